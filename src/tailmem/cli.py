@@ -1,0 +1,93 @@
+"""Dispatch `python -m tailmem <stage> overrides...` to a stage function through Hydra.
+
+Stages are registered by dotted path so that start-up imports only the stage that runs.
+Plain commands (no Hydra config) take their own argv.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+from pathlib import Path
+
+from tailmem.errors import TailmemError
+
+# stage name -> "module:function"; each function takes the resolved DictConfig.
+STAGES: dict[str, str] = {
+    "graphworld": "tailmem.stages.graphworld:run",
+    "rollout": "tailmem.stages.rollout:run",
+    "audit": "tailmem.stages.audit:run",
+    "tables": "tailmem.stages.tables:run",
+    "figures": "tailmem.stages.figures:run",
+}
+
+# command name -> "module:function"; each function takes argv (list of str) and returns an exit code.
+COMMANDS: dict[str, str] = {}
+
+log = logging.getLogger("tailmem")
+
+
+def config_dir() -> Path:
+    """The Hydra config folder: $TAILMEM_CONFIGS, else `configs/` at the repository root."""
+    env = os.environ.get("TAILMEM_CONFIGS")
+    if env:
+        return Path(env).resolve()
+    return Path(__file__).resolve().parents[2] / "configs"
+
+
+def _resolve(target: str):
+    module, func = target.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def usage() -> str:
+    return (
+        "usage: python -m tailmem <stage> [key=value ...]   (Hydra overrides; -m for a multirun sweep)\n"
+        f"stages: {', '.join(STAGES)}\n"
+        + (f"commands: {', '.join(COMMANDS)}\n" if COMMANDS else "")
+    )
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in {"-h", "--help"}:
+        print(usage())
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name in COMMANDS:
+        try:
+            return int(_resolve(COMMANDS[name])(rest) or 0)
+        except TailmemError as exc:
+            print(f"tailmem {name}: error: {exc}", file=sys.stderr)
+            return 1
+    if name not in STAGES:
+        print(f"tailmem: unknown stage {name!r}\n{usage()}", file=sys.stderr)
+        return 2
+    return run_hydra(name, rest)
+
+
+def run_hydra(stage: str, overrides: list[str]) -> int:
+    """Run one stage under hydra.main, so multirun (-m) sweeps work as in any Hydra app."""
+    import hydra
+    from omegaconf import DictConfig
+
+    status = {"code": 0}
+
+    @hydra.main(version_base="1.3", config_path=str(config_dir()), config_name="config")
+    def _app(cfg: DictConfig) -> None:
+        try:
+            _resolve(STAGES[stage])(cfg)
+        except TailmemError as exc:
+            log.error("%s: %s", stage, exc)
+            status["code"] = 1
+
+    saved = sys.argv
+    sys.argv = [f"tailmem {stage}", *overrides, f"stage={stage}"]
+    try:
+        _app()
+    except SystemExit as exc:  # hydra exits on a bad override with its own message
+        return int(exc.code or 0) if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = saved
+    return status["code"]
