@@ -16,10 +16,13 @@ from tailmem.artifacts import write_json, write_text
 from tailmem.paths import CONFIG_FILE, META_FILE
 
 
-def save_provenance(out: Path, cfg: DictConfig, **extra: Any) -> None:
-    """Write `config.yaml` (resolved) and `meta.json` (stage, agent/model, seed, versions, time) into `out`."""
+def save_provenance(out: Path, cfg: DictConfig, prefix: str = "", **extra: Any) -> None:
+    """Write `config.yaml` (resolved) and `meta.json` (stage, agent/model, seed, versions, time) into `out`.
+
+    `prefix` names them apart where several stages share one folder (`results/tables/`).
+    """
     out.mkdir(parents=True, exist_ok=True)
-    write_text(out / CONFIG_FILE, OmegaConf.to_yaml(cfg, resolve=True))
+    write_text(out / f"{prefix}{CONFIG_FILE}", OmegaConf.to_yaml(cfg, resolve=True))
     meta = {
         "stage": cfg.get("stage"),
         "seed": cfg.get("seed"),
@@ -30,4 +33,4 @@ def save_provenance(out: Path, cfg: DictConfig, **extra: Any) -> None:
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **extra,
     }
-    write_json(out / META_FILE, meta)
+    write_json(out / f"{prefix}{META_FILE}", meta)

@@ -1,0 +1,18 @@
+# tailmem: the whole DAG. Stages, in order: graph-world generation -> rollouts -> tail audits ->
+# benchmark evaluation -> tables and figures. Choose a scale and add Hydra overrides with --config:
+#   snakemake --cores 2                                   # default scale
+#   snakemake --cores 2 --config scale=smoke              # tiny graphs (CI)
+#   snakemake --cores 2 --config 'overrides=["scale.sizes=[100,200]","retrieval.k=3"]'
+
+include: "workflows/common.smk"
+include: "workflows/graphworld.smk"
+include: "workflows/rollout.smk"
+include: "workflows/audit.smk"
+include: "workflows/tables.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        TABLES_RANDOM_WALK,
+        FIGURES_RANDOM_WALK,

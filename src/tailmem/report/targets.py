@@ -1,0 +1,75 @@
+"""Which runs each table needs, enumerated from the config: shared by the Snakefile and the table stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from tailmem import paths
+
+
+@dataclass(frozen=True)
+class Run:
+    """One rollout (and its audit): the readable key of its artifact folders."""
+
+    policy: str
+    retrieval: str
+    family: str
+    n: int
+    seed: int
+
+    def keys(self, results: str) -> dict:
+        return dict(results=results, policy=self.policy, retrieval=self.retrieval, family=self.family, n=self.n, seed=self.seed)
+
+    def audit_file(self, results: str) -> Path:
+        return Path(paths.AUDIT.format(**self.keys(results))) / paths.AUDIT_FILE
+
+    def trace_file(self, results: str) -> Path:
+        return Path(paths.ROLLOUT.format(**self.keys(results))) / paths.TRACE_FILE
+
+
+def size_runs(cfg: DictConfig) -> list[Run]:
+    """Tables 2 and 7: random walk x family x size x seed, under the scale's table retrieval design."""
+    s = cfg.scale
+    return [
+        Run("random_walk", s.table_retrieval, fam, int(n), int(seed))
+        for fam in s.families
+        for n in s.sizes
+        for seed in s.seeds
+    ]
+
+
+def retrieval_runs(cfg: DictConfig) -> list[Run]:
+    """Table 8: retrieval design x family at one size, random walk, every seed."""
+    s = cfg.scale
+    return [
+        Run("random_walk", design, fam, int(s.retrieval_size), int(seed))
+        for design in s.retrieval_designs
+        for fam in s.retrieval_families
+        for seed in s.seeds
+    ]
+
+
+def random_walk_runs(cfg: DictConfig) -> list[Run]:
+    """Every run the random-walk tables and figures read, without duplicates, in a stable order."""
+    return list(dict.fromkeys(size_runs(cfg) + retrieval_runs(cfg)))
+
+
+def largest_size_runs(cfg: DictConfig) -> list[Run]:
+    """Table 3 and Figures 3/5 under the random walk: each family at the largest size, first seed."""
+    s = cfg.scale
+    n = max(int(x) for x in s.sizes)
+    return [Run("random_walk", s.table_retrieval, fam, n, int(s.seeds[0])) for fam in s.families]
+
+
+# Files the random-walk table stage writes (stems; each as .csv and .md), and the figure stems.
+RANDOM_WALK_TABLES = (
+    "table2_random_walk_sigma_top10",
+    "table7_random_walk_concentration",
+    "table8_retrieval_designs",
+    "table3_tail_audit_random_walk",
+    "claims_random_walk",
+)
+RANDOM_WALK_FIGURES = ("fig3_ccdf_random_walk", "fig5_concentration_random_walk")
