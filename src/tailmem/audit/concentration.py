@@ -1,0 +1,109 @@
+"""How concentrated an access-count vector is: Gini, top share, sigma_top10, max/median, skew.
+
+Every number is computed over all items, including the ones never accessed (count 0): a state that memory
+never touched is part of the inequality we measure, not missing data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class Concentration:
+    """Concentration of one count vector (paper 1 Tables 2, 7, 8)."""
+
+    gini: float
+    top_share: float  # fraction (0..1) of all accesses that go to the top `top_fraction` of items
+    sigma_top10: float  # std of access frequencies, in percent of all accesses, among the top items
+    max_median: float
+    median_basis: str  # "all": median over all items; "nonzero": all-item median was 0, so nonzero items only
+    skew: float  # Fisher-Pearson moment skewness (scipy default, biased); nan if all counts are equal
+    top_fraction: float
+    n_top: int  # how many items make up the "top" group
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def top_count(n_items: int, top_fraction: float) -> int:
+    """Items in the top group: ceil(fraction * n), at least 1 (the epsilon keeps 0.1 * 30 at 3, not 4)."""
+    return max(1, math.ceil(top_fraction * n_items - 1e-9))
+
+
+def gini(counts: np.ndarray) -> float:
+    """Gini coefficient of non-negative counts: 0 if all equal, 1 - 1/n if one item has every access."""
+    x = np.sort(np.asarray(counts, dtype=float))
+    n, total = x.size, x.sum()
+    if n == 0 or total == 0:
+        return float("nan")
+    rank = np.arange(1, n + 1)
+    return float(np.sum((2 * rank - n - 1) * x) / (n * total))
+
+
+def top_share(counts: np.ndarray, top_fraction: float) -> float:
+    """Fraction of all accesses captured by the `top_fraction` most accessed items."""
+    x = np.sort(np.asarray(counts, dtype=float))[::-1]
+    total = x.sum()
+    if total == 0:
+        return float("nan")
+    return float(x[: top_count(x.size, top_fraction)].sum() / total)
+
+
+def sigma_top(counts: np.ndarray, top_fraction: float) -> float:
+    """Population std (ddof=0) of the top items' access frequencies in percent of all accesses.
+
+    Frequencies rather than raw counts, so that a run twice as long gives the same number; the paper's
+    values (0.15..1.5) are on this percent scale.
+    """
+    x = np.sort(np.asarray(counts, dtype=float))[::-1]
+    total = x.sum()
+    if total == 0:
+        return float("nan")
+    pct = x[: top_count(x.size, top_fraction)] / total * 100.0
+    return float(np.std(pct))
+
+
+def max_median(counts: np.ndarray) -> tuple[float, str]:
+    """Max over median of all items; if that median is 0 (most items unseen), the median of nonzero counts.
+
+    Returns the ratio and which median it used ("all" or "nonzero"), so a table can flag the switch.
+    """
+    x = np.asarray(counts, dtype=float)
+    if x.size == 0 or x.max() == 0:
+        return float("nan"), "all"
+    med = float(np.median(x))
+    if med > 0:
+        return float(x.max() / med), "all"
+    return float(x.max() / np.median(x[x > 0])), "nonzero"
+
+
+def skewness(counts: np.ndarray) -> float:
+    x = np.asarray(counts, dtype=float)
+    if x.size < 2 or np.all(x == x[0]):
+        return float("nan")
+    return float(stats.skew(x))
+
+
+def concentration(counts: np.ndarray, top_fraction: float = 0.10) -> Concentration:
+    """All concentration numbers of one count vector (zeros included)."""
+    x = np.asarray(counts)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"counts must be a non-empty 1-D vector, got shape {x.shape}")
+    if not 0 < top_fraction < 1:
+        raise ValueError(f"top_fraction must be in (0, 1), got {top_fraction}")
+    ratio, basis = max_median(x)
+    return Concentration(
+        gini=gini(x),
+        top_share=top_share(x, top_fraction),
+        sigma_top10=sigma_top(x, top_fraction),
+        max_median=ratio,
+        median_basis=basis,
+        skew=skewness(x),
+        top_fraction=float(top_fraction),
+        n_top=top_count(x.size, top_fraction),
+    )

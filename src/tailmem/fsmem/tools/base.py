@@ -1,0 +1,107 @@
+"""A tool is a schema plus a function; a harness is a named set of tools with one dispatcher.
+
+The dispatcher is the only way an agent (model-driven or programmatic) touches a store, so argument checks,
+refusals and accounting happen in one place. Refusals come back as tool output, never as crashes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from tailmem.fsmem.errors import ToolError
+
+MAX_ARG_CHARS = 64 * 1024
+MAX_OUTPUT_CHARS = 20_000
+
+_JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "array": list, "object": dict, "number": (int, float)}
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict  # JSON schema of the arguments object
+    fn: Callable[..., str]
+
+    def schema(self) -> dict:
+        """The OpenAI function-calling schema."""
+        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    name: str
+    ok: bool
+    output: str
+
+
+def params(required: dict[str, tuple[str, str]], optional: dict[str, tuple[str, str]] | None = None) -> dict:
+    """A JSON schema from {name: (type, description)} maps; arrays are arrays of integers (line ranges)."""
+    props = {}
+    for name, (typ, desc) in {**required, **(optional or {})}.items():
+        props[name] = {"type": typ, "description": desc}
+        if typ == "array":
+            props[name]["items"] = {"type": "integer"}
+    return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
+
+
+@dataclass
+class Harness:
+    """A named tool set over one store. `calls` and `chars_read` accumulate for the accounting."""
+
+    name: str
+    tools: dict[str, Tool] = field(default_factory=dict)
+    calls: int = 0
+    errors: int = 0
+    chars_read: int = 0
+    max_output_chars: int = MAX_OUTPUT_CHARS
+
+    def add(self, tool: Tool) -> None:
+        self.tools[tool.name] = tool
+
+    def schemas(self) -> list[dict]:
+        return [t.schema() for t in self.tools.values()]
+
+    def call(self, name: str, arguments: Any) -> ToolResult:
+        """Check the arguments against the schema, run the tool, and turn refusals into an error output."""
+        self.calls += 1
+        try:
+            tool = self.tools.get(name)
+            if tool is None:
+                raise ToolError(f"unknown tool {name!r}; this harness offers {sorted(self.tools)}")
+            kwargs = check_arguments(tool, arguments)
+            out = tool.fn(**kwargs)
+            if len(out) > self.max_output_chars:
+                out = out[: self.max_output_chars] + f"\n[output truncated at {self.max_output_chars} characters]"
+            self.chars_read += len(out)
+            return ToolResult(name, True, out)
+        except ToolError as exc:
+            self.errors += 1
+            return ToolResult(name, False, f"error: {exc}")
+        except (OSError, UnicodeError) as exc:
+            self.errors += 1
+            return ToolResult(name, False, f"error: {name}: {type(exc).__name__}: {exc}")
+
+    def close(self) -> None:
+        """Release resources (the Shell harness removes its copy)."""
+
+
+def check_arguments(tool: Tool, arguments: Any) -> dict:
+    if not isinstance(arguments, dict):
+        raise ToolError(f"{tool.name}: arguments must be a JSON object, got {type(arguments).__name__}")
+    props = tool.parameters.get("properties", {})
+    unknown = set(arguments) - set(props)
+    if unknown:
+        raise ToolError(f"{tool.name}: unknown argument(s) {sorted(unknown)}; expected {sorted(props)}")
+    missing = [k for k in tool.parameters.get("required", []) if k not in arguments]
+    if missing:
+        raise ToolError(f"{tool.name}: missing argument(s) {missing}")
+    for key, value in arguments.items():
+        want = props[key]["type"]
+        ok = isinstance(value, _JSON_TYPES[want]) and not (want in ("integer", "number") and isinstance(value, bool))
+        if not ok:
+            raise ToolError(f"{tool.name}: argument {key!r} must be {want}, got {type(value).__name__}")
+        if isinstance(value, str) and len(value) > MAX_ARG_CHARS:
+            raise ToolError(f"{tool.name}: argument {key!r} has {len(value)} characters, at most {MAX_ARG_CHARS}")
+    return dict(arguments)

@@ -1,0 +1,181 @@
+"""The call cache: every request hashed to its response, usage, latency and time, in one SQLite file.
+
+Why SQLite in WAL mode: each call is one transaction, so several processes can write at once (they queue on the
+write lock, readers never block) and a kill -9 mid-write loses at most the call in flight, never the file. A re-run
+finds every finished call and pays for none. Hits and misses are counted per role and stage; hit counts are
+buffered and flushed in batches so a hit stays cheap.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from tailmem.errors import LLMError
+from tailmem.llm.records import ChatResponse
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    hash TEXT PRIMARY KEY,
+    role TEXT NOT NULL,
+    stage TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    dollars REAL NOT NULL,
+    latency_s REAL NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS counts (
+    role TEXT NOT NULL,
+    stage TEXT NOT NULL,
+    hits INTEGER NOT NULL DEFAULT 0,
+    misses INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (role, stage)
+);
+"""
+
+
+def canonical(request: dict) -> str:
+    """One JSON text per request: sorted keys, no spaces, so equal requests hash equally."""
+    return json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def request_hash(request: dict) -> str:
+    return hashlib.sha256(canonical(request).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class StageStats:
+    role: str
+    stage: str
+    hits: int
+    misses: int
+    calls: int
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    dollars: float
+
+
+class CallCache:
+    """request hash -> recorded response, shared by threads (one connection each) and processes (file locks)."""
+
+    FLUSH_EVERY = 64
+    FLUSH_SECONDS = 1.0
+
+    def __init__(self, path: str | Path, timeout_s: float = 60.0):
+        self.path = Path(path)
+        self.timeout_s = timeout_s
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._pending_hits: Counter = Counter()
+        self._last_flush = time.monotonic()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = self._conn()
+            conn.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise LLMError(f"call cache {self.path}: cannot open ({exc})") from exc
+        atexit.register(self.flush)
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None or self._local.pid != os.getpid():  # never reuse a connection across fork
+            conn = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable against a killed process
+            conn.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
+            self._local.conn, self._local.pid = conn, os.getpid()
+        return conn
+
+    def get(self, key: str) -> ChatResponse | None:
+        row = self._conn().execute("SELECT response FROM calls WHERE hash = ?", (key,)).fetchone()
+        return None if row is None else ChatResponse.from_json(json.loads(row[0]), from_cache=True)
+
+    def put(self, key: str, role: str, stage: str, backend: str, request: dict, response: ChatResponse,
+            dollars: float) -> None:
+        """Record one finished call and count its miss, in one transaction; a second writer of the same key loses."""
+        u = response.usage
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
+                "INSERT OR IGNORE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (key, role, stage, backend, response.model, canonical(request), json.dumps(response.to_json()),
+                 u.prompt_tokens, u.cached_tokens, u.completion_tokens, dollars, response.latency_s, time.time()),
+            )
+            conn.execute(
+                "INSERT INTO counts (role, stage, misses) VALUES (?,?,1) "
+                "ON CONFLICT(role, stage) DO UPDATE SET misses = misses + 1",
+                (role, stage),
+            )
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise LLMError(f"call cache {self.path}: cannot record call {key} of role {role}, stage {stage} ({exc})") from exc
+
+    def count_hit(self, role: str, stage: str) -> None:
+        with self._lock:
+            self._pending_hits[(role, stage)] += 1
+            due = (sum(self._pending_hits.values()) >= self.FLUSH_EVERY
+                   or time.monotonic() - self._last_flush > self.FLUSH_SECONDS)
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write buffered hit counts."""
+        with self._lock:
+            pending, self._pending_hits = self._pending_hits, Counter()
+            self._last_flush = time.monotonic()
+        if not pending:
+            return
+        try:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(
+                "INSERT INTO counts (role, stage, hits) VALUES (?,?,?) "
+                "ON CONFLICT(role, stage) DO UPDATE SET hits = hits + excluded.hits",
+                [(r, s, n) for (r, s), n in pending.items()],
+            )
+            conn.execute("COMMIT")
+        except sqlite3.Error:  # counts are bookkeeping; never fail a stage over them
+            pass
+
+    def __len__(self) -> int:
+        return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    def stats(self) -> list[StageStats]:
+        """Hits, misses, recorded tokens and dollars per (role, stage)."""
+        self.flush()
+        return read_stats(self._conn())
+
+
+def read_stats(conn: sqlite3.Connection) -> list[StageStats]:
+    sums = {
+        (r, s): rest
+        for r, s, *rest in conn.execute(
+            "SELECT role, stage, COUNT(*), SUM(prompt_tokens), SUM(cached_tokens), SUM(completion_tokens), "
+            "SUM(dollars) FROM calls GROUP BY role, stage"
+        )
+    }
+    counts = {(r, s): (h, m) for r, s, h, m in conn.execute("SELECT role, stage, hits, misses FROM counts")}
+    out = []
+    for key in sorted(set(sums) | set(counts)):
+        n, p, c, o, d = sums.get(key, (0, 0, 0, 0, 0.0))
+        h, m = counts.get(key, (0, 0))
+        out.append(StageStats(key[0], key[1], h, m, n, p or 0, c or 0, o or 0, d or 0.0))
+    return out

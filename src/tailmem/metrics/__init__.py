@@ -1,0 +1,1 @@
+"""Benchmark metrics, each defined as the benchmark itself defines it."""
