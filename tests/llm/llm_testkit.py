@@ -1,0 +1,123 @@
+"""Test kit for tests/llm: a small OpenAI-compatible chat-completions server on 127.0.0.1 for the tests: tool calls, usage with cached
+tokens, scripted 429 / 500 answers, a fixed latency, and a count of every request by its last user message."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeServer:
+    def __init__(self, latency_s: float = 0.0, reply=None):
+        self.latency_s = latency_s
+        self.script: list[int] = []  # statuses to answer (in order) before answering normally
+        self.reply = reply  # optional: fn(request) -> content
+        self.on_request = None  # optional: fn(n_requests) called as each request arrives
+        self.requests = 0
+        self.by_prompt: Counter = Counter()
+        self.statuses: Counter = Counter()
+        self.active = 0
+        self.max_active = 0
+        self.bodies: list[dict] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def answer(self, body: dict) -> dict:
+        messages = body["messages"]
+        last = next((m.get("content") or "" for m in reversed(messages) if m["role"] == "user"), "")
+        digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()[:12]
+        message: dict = {"role": "assistant", "content": None}
+        if body.get("tools") and messages[-1]["role"] == "user":
+            name = body["tools"][0]["function"]["name"]
+            message["tool_calls"] = [{"id": f"call_{digest}", "type": "function",
+                                      "function": {"name": name, "arguments": json.dumps({"query": last})}}]
+        else:
+            message["content"] = self.reply(body) if self.reply else f"answer {digest}"
+        prompt = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 3
+        completion = len(str(message["content"] or "x").split())
+        return {
+            "id": f"chatcmpl-{digest}", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion,
+                      "prompt_tokens_details": {"cached_tokens": prompt // 2}},
+        }
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status: int, payload: dict, headers: dict | None = None):
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server._lock:
+                    server.requests += 1
+                    n = server.requests
+                    last = next((m.get("content") or "" for m in reversed(body["messages"]) if m["role"] == "user"), "")
+                    server.by_prompt[last] += 1
+                    server.bodies.append(body)
+                    status = server.script.pop(0) if server.script else 200
+                    server.statuses[status] += 1
+                    server.active += 1
+                    server.max_active = max(server.max_active, server.active)
+                try:
+                    if server.on_request:
+                        server.on_request(n)
+                    time.sleep(server.latency_s)
+                    if status == 200:
+                        self._send(200, server.answer(body))
+                    else:
+                        self._send(status, {"error": {"message": f"scripted {status}", "type": "test"}},
+                                   {"Retry-After": "0"} if status == 429 else None)
+                finally:
+                    with server._lock:
+                        server.active -= 1
+
+        return Handler
+
+
+def llm_cfg(tmp_path, base_url: str, **over) -> dict:
+    """A whole-config dict with every role on the test server; `over` overrides llm keys."""
+    llm = {
+        "name": "test",
+        "cache_path": str(tmp_path / "llm_cache.sqlite"),
+        "prices": {"test-model": {"input": 0.75, "cached_input": 0.075, "output": 4.50}},
+        "budget": {"max_dollars": None, "max_tokens": None},
+        "concurrency": 8, "retries": 3, "backoff_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 10.0,
+        "base_url": base_url,
+        "roles": {r: {"backend": "openai", "model": "test-model"}
+                  for r in ("policy", "predictor", "builder", "searcher", "executor", "judge")},
+    }
+    llm.update(over)
+    return {"llm": llm}
