@@ -102,30 +102,88 @@ def bootstrap_replicates(data, xmin: float, alpha: float, B: int, rng: np.random
 # --- vectorised refit -------------------------------------------------------------------------------------
 
 
-def discrete_mle(xmin: np.ndarray, mean_log: np.ndarray, alpha_max: float, tol: float = 1e-7) -> np.ndarray:
-    """Exact discrete power-law MLE of alpha on (1, alpha_max], element-wise, by golden-section search.
+def neg_loglik(alpha: np.ndarray, xmin: np.ndarray, sum_log: np.ndarray, n: np.ndarray, alpha_max: float):
+    """powerlaw's fit cost -sum(log pdf) of a discrete power law, in closed form, float quirks included.
 
-    The log-likelihood per point, -alpha * mean_log - log zeta(alpha, xmin), is concave in alpha (log zeta is
-    a log-sum-exp of linear functions), so the search finds the maximum, or the upper bound if it lies beyond.
+    Its normaliser is 1 / (1 - (1 - zeta(alpha, xmin))): for steep tails the cancellation makes the cost noisy
+    near the cap, and infinite once zeta < 1e-16; Nelder-Mead's path depends on that, so we keep it.
+    Outside (0, alpha_max) powerlaw's pdf is 1e-307 everywhere; a zero likelihood is also set to 1e-307.
     """
-    lo = np.full(xmin.shape, 1.0 + 1e-9)
-    hi = np.full(xmin.shape, float(alpha_max))
-    g = (math.sqrt(5) - 1) / 2
+    with np.errstate(all="ignore"):
+        cdf_xmin = 1 - zeta(alpha, xmin)
+        C = 1.0 / (1.0 - cdf_xmin)
+        cost = alpha * sum_log - n * np.log(C)
+    floor = -n * np.log(TINY)
+    cost = np.where(C == 0, floor, cost)
+    return np.where((alpha > 0) & (alpha < alpha_max), cost, floor)
 
-    def f(a):
-        return -a * mean_log - np.log(zeta(a, xmin))
 
-    c, d = hi - g * (hi - lo), lo + g * (hi - lo)
-    fc, fd = f(c), f(d)
-    for _ in range(math.ceil(math.log(tol / (alpha_max - 1)) / math.log(g))):
-        left = fc > fd  # the maximum lies in [lo, d]
-        hi = np.where(left, d, hi)
-        lo = np.where(left, lo, c)
-        new = np.where(left, hi - g * (hi - lo), lo + g * (hi - lo))
-        c, d = np.where(left, new, d), np.where(left, c, new)
-        fnew = f(new)
-        fc, fd = np.where(left, fnew, fd), np.where(left, fc, fnew)
-    return (lo + hi) / 2
+def nelder_mead_alpha(xmin, sum_log, n, alpha0, alpha_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """scipy's bounded 1-D Nelder-Mead (tol 1e-4, 200 evaluations) as powerlaw calls it, on many fits at once.
+
+    Mirrors `scipy.optimize._optimize._minimize_neldermead` step by step (reflect, expand, outside/inside
+    contraction, shrink, clipping to [0, alpha_max], stable sort), so that it stops where powerlaw's fit stops,
+    including near the cap where the cost is noisy. Returns (alpha, success); success is False where the
+    evaluation budget ran out, which powerlaw turns into an invalid xmin candidate.
+    """
+    tol, maxfun, hi = 1e-4, 200, float(alpha_max)
+
+    def f(a, i):
+        return neg_loglik(a, xmin[i], sum_log[i], n[i], hi)
+
+    every = np.arange(xmin.size)
+    s0 = np.clip(alpha0, 0, hi)
+    s1 = np.where(s0 != 0, 1.05 * s0, 0.00025)
+    s1 = np.clip(np.where(s1 > hi, 2 * hi - s1, s1), 0, hi)
+    g0, g1 = f(s0, every), f(s1, every)
+    calls = np.full(xmin.size, 2)
+    success = np.zeros(xmin.size, dtype=bool)
+
+    def sort(i):
+        swap = (g1[i] < g0[i]) | (np.isnan(g0[i]) & ~np.isnan(g1[i]))
+        j = i[swap]
+        s0[j], s1[j] = s1[j], s0[j].copy()
+        g0[j], g1[j] = g1[j], g0[j].copy()
+
+    sort(every)
+    active = every
+    while active.size:
+        a = active
+        with np.errstate(invalid="ignore"):
+            converged = (np.abs(s1[a] - s0[a]) <= tol) & (np.abs(g0[a] - g1[a]) <= tol)
+        out_of_calls = calls[a] >= maxfun
+        success[a[converged & ~out_of_calls]] = True
+        a = a[~converged & ~out_of_calls]
+        if not a.size:
+            break
+        x0, x1, f0, f1 = s0[a], s1[a], g0[a], g1[a]
+        xr = np.clip(2 * x0 - x1, 0, hi)
+        fr = f(xr, a)
+        calls[a] += 1
+        expand = fr < f0
+        outside = ~expand & (fr < f1)
+        x2 = np.where(expand, 3 * x0 - 2 * x1, np.where(outside, 1.5 * x0 - 0.5 * x1, 0.5 * x0 + 0.5 * x1))
+        x2 = np.clip(x2, 0, hi)
+        room = calls[a] < maxfun  # no room: scipy raises inside the step and gives up, sim unchanged
+        f2 = np.full(a.size, np.nan)
+        f2[room] = f(x2[room], a[room])
+        calls[a[room]] += 1
+        take_xe = room & expand & (f2 < fr)
+        take_xr = room & expand & ~(f2 < fr)
+        take_x2 = room & ~expand & np.where(outside, f2 <= fr, f2 < f1)
+        shrink = room & ~expand & ~take_x2
+        new1 = np.where(take_xe | take_x2, x2, np.where(take_xr, xr, x1))
+        newf = np.where(take_xe | take_x2, f2, np.where(take_xr, fr, f1))
+        shrink_ok = shrink & (calls[a] < maxfun)
+        xs = np.clip(x0 + 0.5 * (x1 - x0), 0, hi)
+        new1 = np.where(shrink, xs, new1)
+        newf[shrink_ok] = f(xs[shrink_ok], a[shrink_ok])
+        calls[a[shrink_ok]] += 1
+        s1[a], g1[a] = new1, newf
+        sort(a)
+        calls[a[~room | (shrink & ~shrink_ok)]] = maxfun  # budget exhausted mid-step: stops next round
+        active = a
+    return s0.copy(), success
 
 
 def fit_power_law_tails(samples: np.ndarray, alpha_max: float) -> TailRefits:
@@ -163,16 +221,20 @@ def _fit_chunk(x: np.ndarray, alpha_max: float) -> tuple[np.ndarray, ...]:
     sum_log = suffix_log[crow, start[cand]]
 
     # alpha per candidate: powerlaw's approximate estimator where it uses it, else the exact discrete MLE
-    alpha = np.empty(cand.size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        approx = 1 + n_tail / (sum_log - n_tail * np.log(q - 0.5))
-    use_approx = (q >= APPROX_XMIN) & (approx > 1.5) & (approx <= 3)
-    alpha[use_approx] = approx[use_approx]
-    numeric = ~use_approx
-    alpha[numeric] = discrete_mle(q[numeric], sum_log[numeric] / n_tail[numeric], alpha_max)
-    alpha[numeric & (alpha > alpha_max - 1e-6)] = alpha_max  # Nelder-Mead lands on the bound itself
+        discrete_est = 1 + n_tail / (sum_log - n_tail * np.log(q - 0.5))  # Clauset et al. eq. 3.7
+        continuous_est = 1 + n_tail / (sum_log - n_tail * np.log(q))
+    use_approx = (q >= APPROX_XMIN) & (discrete_est > 1.5) & (discrete_est <= 3)
+    alpha = discrete_est.copy()
+    numeric = np.nonzero(~use_approx)[0]
+    start_alpha = np.maximum(np.where(q >= APPROX_XMIN, discrete_est, continuous_est)[numeric], 1.0)
+    alpha[numeric], converged = nelder_mead_alpha(
+        q[numeric], sum_log[numeric], n_tail[numeric].astype(float), start_alpha, alpha_max
+    )
     in_range = (alpha > 0) & (alpha < alpha_max)
-    valid = np.where(use_approx, in_range, (alpha - BOUNDARY_EPS >= 0) & (alpha + BOUNDARY_EPS <= alpha_max))
+    valid = in_range.copy()
+    near_bound = (alpha[numeric] - BOUNDARY_EPS < 0) | (alpha[numeric] + BOUNDARY_EPS > alpha_max)
+    valid[numeric] &= converged & ~near_bound
 
     # KS distance per candidate over its tail's distinct values (pairs candidate x tail value)
     k_pairs = U[crow] - rank[cand]

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import resource
+import selectors
 import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +40,7 @@ class Limits:
     max_file_bytes: int = 8 * 1024 * 1024
     max_memory_bytes: int = 1024 * 1024 * 1024
     cpu_s: int = 20
+    scratch_bytes: int = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,7 @@ class Sandbox:
         self.limits = limits
         self.base = Path(tempfile.mkdtemp(prefix="tailmem-shell-"))
         self.memory = self.base / "memory"
-        self.scratch = self.base / "scratch"
         shutil.copytree(store_root, self.memory, symlinks=True, ignore=shutil.ignore_patterns(".*"))
-        self.scratch.mkdir()
         self.drop = os.geteuid() == 0
         os.chmod(self.base, 0o755)
         for dirpath, dirnames, filenames in os.walk(self.memory):
@@ -80,15 +81,14 @@ class Sandbox:
             for f in filenames:
                 if not os.path.islink(os.path.join(dirpath, f)):
                     os.chmod(os.path.join(dirpath, f), 0o644)
-        if self.drop:
-            os.chown(self.scratch, NOBODY, NOBODY)
 
     def argv(self, command: str) -> list[str]:
         if self.kind == "bwrap":
             return [
                 "bwrap", "--ro-bind", "/usr", "/usr", *_LIBS,
-                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                "--ro-bind", str(self.memory), "/memory", "--bind", str(self.scratch), "/scratch",
+                "--proc", "/proc", "--dev", "/dev", "--size", str(self.limits.scratch_bytes), "--tmpfs", "/tmp",
+                "--ro-bind", str(self.memory), "/memory",
+                "--perms", "1777", "--size", str(self.limits.scratch_bytes), "--tmpfs", "/scratch",
                 "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
                 "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/scratch", "--setenv", "LC_ALL", "C.UTF-8",
                 "--chdir", "/memory", "bash", "--noprofile", "--norc", "-c", command,
@@ -108,20 +108,40 @@ class Sandbox:
             os.setuid(NOBODY)
 
     def run(self, command: str) -> RunResult:
+        """Run with a wall-clock limit; output past the cap stops being read and the command is killed."""
         cwd = str(self.memory) if self.kind == "unshare" else "/"
         proc = subprocess.Popen(self.argv(command), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, preexec_fn=self._limit, start_new_session=True, cwd=cwd)
         cap = self.limits.max_output_chars
-        timed_out = False
-        try:
-            out, _ = proc.communicate(timeout=self.limits.timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = proc.communicate()
-        text = out.decode("utf-8", errors="replace")
-        truncated = len(text) > cap
-        return RunResult(proc.returncode, text[:cap], timed_out, truncated)
+        deadline = time.monotonic() + self.limits.timeout_s
+        chunks, size, timed_out, truncated = [], 0, False, False
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    timed_out = True
+                    break
+                if not sel.select(timeout=left):
+                    continue
+                data = os.read(proc.stdout.fileno(), 65536)
+                if not data:
+                    break
+                chunks.append(data)
+                size += len(data)
+                if size > cap * 4:
+                    truncated = True
+                    break
+        if timed_out or truncated:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.stdout.close()
+        code = proc.wait()
+        text = b"".join(chunks).decode("utf-8", errors="replace")
+        truncated = truncated or len(text) > cap
+        return RunResult(code, text[:cap], timed_out, truncated)
 
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)

@@ -1,9 +1,10 @@
 """The Core-Tail Memory Controller's allocation: rank r gets budget share b(r; tau) proportional to r^-tau.
 
-Every candidate first gets its one-line summary (the tail is summarised, never silently dropped); the rest of
-the budget is shared by rank, and an item whose share buys its header and at least one fact joins the verbatim
-core with as many facts as its share (plus what higher shares left unused) pays for. A final pass spends any
-remainder in share order, so arms of an ablation at one budget spend the same tokens.
+In share order, each candidate takes the richest form its share (plus what higher shares left unused) buys:
+its header with as many facts as fit (the verbatim core), else its one-line summary (the tail). What is left
+then brings skipped candidates in as summaries, so the tail is summarised rather than dropped (any that still
+cannot fit are counted in a closing note, never silently lost), and finally buys more facts in share order,
+so arms of an ablation at one budget spend the same tokens.
 """
 
 from __future__ import annotations
@@ -40,10 +41,6 @@ def share_order(n: int, order: str, rng: np.random.Generator | None) -> np.ndarr
     raise ValueError(f"memory.order must be one of {ORDERS}, got {order!r}")
 
 
-def _facts_cost(counter: TokenCounter, lines: Sequence[str], k: int) -> int:
-    return counter.lines(lines[: k + 1])
-
-
 def allocate(
     ranked: Sequence[MemoryItem],
     budget: int,
@@ -56,57 +53,62 @@ def allocate(
 ) -> Prompt:
     n = len(ranked)
     share_of = shares(n, tau)[share_order(n, order, rng)]  # share_of[i]: share of the i-th ranked item
+    by_share = [int(i) for i in np.argsort(-share_of, kind="stable")]
+    lines_of = [item.lines(encoding) for item in ranked]
     summary_cost = [counter(item.summary) + 1 for item in ranked]
+    # cost[i][k]: tokens of item i with header + k facts (k >= 1), each block followed by a newline.
+    cost = [[0] + [counter.lines(lines[: k + 1]) + 1 for k in range(1, len(lines))] for lines in lines_of]
+    facts = [0] * n  # facts shown per item (0 = summary only)
+    shown = [False] * n
 
-    # Summaries first, by share, while they fit; an item that does not fit even as a summary is counted out loud.
-    by_share = np.argsort(-share_of, kind="stable")
-    note_cost = counter(_note(n)) + 1 if sum(summary_cost) > budget else 0
-    kept = []
-    used = note_cost
-    for i in by_share:
-        if used + summary_cost[i] <= budget:
-            kept.append(int(i))
-            used += summary_cost[i]
-    dropped = n - len(kept)
+    def spent(i: int) -> int:
+        return cost[i][facts[i]] if facts[i] else (summary_cost[i] if shown[i] else 0)
 
-    # Core: upgrade summaries to header + k facts with each item's share of the remainder.
-    remainder = budget - used
-    facts = dict.fromkeys(kept, 0)
+    # 1. Each item, in share order, takes the richest form its share (plus what higher shares left) buys.
     carry = 0.0
-    for i in kept:
-        lines = ranked[i].lines(encoding)
-        grant = share_of[i] * remainder + carry
-        k = _max_facts(counter, lines, grant + summary_cost[i])
-        spent = (_facts_cost(counter, lines, k) + 1 - summary_cost[i]) if k > 0 else 0
-        facts[i] = k
-        carry = grant - spent
-    used_now = sum(
-        (_facts_cost(counter, ranked[i].lines(encoding), facts[i]) + 1) if facts[i] else summary_cost[i] for i in kept
-    )
-    # Spend what is left in share order, one fact at a time, so matched budgets are matched.
-    left = budget - used_now
-    for i in kept:
-        lines = ranked[i].lines(encoding)
-        while facts[i] < len(lines) - 1:
-            now = (_facts_cost(counter, lines, facts[i]) + 1) if facts[i] else summary_cost[i]
-            nxt = _facts_cost(counter, lines, facts[i] + 1) + 1
-            if nxt - now > left:
-                break
-            left -= nxt - now
+    for i in by_share:
+        grant = share_of[i] * budget + carry
+        k = max((k for k in range(1, len(cost[i])) if cost[i][k] <= grant), default=0)
+        if k:
+            facts[i], shown[i] = k, True
+        elif summary_cost[i] <= grant:
+            shown[i] = True
+        carry = grant - spent(i)
+    # 2. Whatever is left first brings skipped items in as summaries, then buys more facts, in share order,
+    #    so the tail is summarised rather than dropped and arms of an ablation spend matched budgets.
+    left = budget - sum(spent(i) for i in range(n))
+    for i in by_share:
+        if not shown[i] and summary_cost[i] <= left:
+            shown[i] = True
+            left -= summary_cost[i]
+    dropped = n - sum(shown)
+    if dropped:
+        note = counter(_note(dropped)) + 1
+        while left < note and any(shown):  # make room for the note that says how many are not shown
+            j = next(i for i in reversed(by_share) if shown[i])
+            left += spent(j)
+            facts[j], shown[j] = 0, False
+            dropped += 1
+            note = counter(_note(dropped)) + 1
+        left -= note
+    for i in by_share:
+        if not shown[i]:
+            continue
+        while facts[i] + 1 < len(cost[i]) and cost[i][facts[i] + 1] - spent(i) <= left:
+            left -= cost[i][facts[i] + 1] - spent(i)
             facts[i] += 1
 
     core_lines: list[str] = []
     tail_lines: list[str] = []
     core: list[int] = []
     tail: list[int] = []
-    for i in sorted(kept):  # print in rank order: the reader sees the most relevant first
-        item = ranked[i]
-        if facts[i] > 0:
-            core_lines.extend(item.lines(encoding)[: facts[i] + 1])
-            core.append(item.id)
-        else:
-            tail_lines.append(item.summary)
-            tail.append(item.id)
+    for i in range(n):  # print in rank order: the reader sees the most relevant first
+        if facts[i]:
+            core_lines.extend(lines_of[i][: facts[i] + 1])
+            core.append(ranked[i].id)
+        elif shown[i]:
+            tail_lines.append(ranked[i].summary)
+            tail.append(ranked[i].id)
     lines = core_lines + tail_lines
     if dropped:
         lines.append(_note(dropped))
@@ -115,11 +117,3 @@ def allocate(
 
 def _note(dropped: int) -> str:
     return f"(+{dropped} related items not shown)"
-
-
-def _max_facts(counter: TokenCounter, lines: Sequence[str], grant: float) -> int:
-    """The most facts (0 if not even one) whose header-plus-facts block costs at most `grant` tokens."""
-    k = 0
-    while k < len(lines) - 1 and _facts_cost(counter, lines, k + 1) + 1 <= grant:
-        k += 1
-    return k

@@ -1,0 +1,64 @@
+"""Rolling out a policy on a world: the numba kernel for the random walk, the Python loop otherwise."""
+
+from __future__ import annotations
+
+import numpy as np
+from tqdm import tqdm
+
+from tailmem.graphworld.world import World
+from tailmem.rollout.kernel import DESIGN_CODES, walk_kernel
+from tailmem.rollout.loop import run_loop
+from tailmem.rollout.policy import Policy, RandomWalk
+from tailmem.rollout.randomness import Uniforms, draw_uniforms
+from tailmem.rollout.retrieval import Retriever
+from tailmem.rollout.settings import RolloutSettings
+from tailmem.rollout.trace import Trace
+
+BAR_UPDATES = 50  # a shown progress bar splits the kernel run into about this many chunks of episodes
+
+
+def kernel_rollout(indptr: np.ndarray, targets: np.ndarray, design: str, k: int, uniforms: Uniforms,
+                   progress: bool | None = None) -> Trace:
+    """Random walk with retrieval `design` over CSR arrays, driven by `uniforms` (the fast path).
+
+    `progress=None` shows a bar over episodes on a TTY only; a hidden bar means one kernel call.
+    """
+    n, episodes, steps = len(indptr) - 1, uniforms.episodes, uniforms.steps
+    total = episodes * steps
+    draws = uniforms.retrieval.shape[1]
+    if design in ("state_mate_uniform", "state_aware_frequency") and draws < k:
+        raise ValueError(f"{design} with k={k} needs {k} retrieval uniforms per step, got {draws}")
+    reach = k if design == "recency" else min(k, draws)
+    states, actions, episode = (np.zeros(total, dtype=np.int64) for _ in range(3))
+    access_step = np.zeros(total * (1 + reach), dtype=np.int64)
+    access_item = np.zeros(total * (1 + reach), dtype=np.int64)
+    counts = np.zeros(n, dtype=np.int64)
+    stored = np.zeros(n, dtype=np.bool_)
+    seen_at = np.full(n, -1, dtype=np.int64)
+    arrays = (uniforms.start, uniforms.policy, uniforms.retrieval, states, actions, episode, access_step,
+              access_item, counts, stored, seen_at)
+    hide = None if progress is None else not progress
+    with tqdm(total=episodes, desc=f"rollout {design}", unit="episode", disable=hide, leave=False) as bar:
+        chunk = episodes if bar.disable else max(1, -(-episodes // BAR_UPDATES))
+        accesses = 0
+        for first in range(0, episodes, chunk):
+            stop = min(episodes, first + chunk)
+            accesses = walk_kernel(indptr, targets, DESIGN_CODES[design], k, steps, first, stop, *arrays, accesses)
+            bar.update(stop - first)
+    return Trace(states, actions, episode, access_step[:accesses], access_item[:accesses], counts)
+
+
+def rollout(world: World, settings: RolloutSettings, policy: Policy | None = None,
+            progress: bool | None = None) -> Trace:
+    """The trace of `settings` on `world`: deterministic for `settings.seed`.
+
+    Random walk (the default) runs in the numba kernel; any other `policy` object runs step by step in Python
+    with the same retrieval rules and the same uniforms.
+    """
+    uniforms = draw_uniforms(settings.seed, settings.episodes, settings.steps, settings.retrieval_draws)
+    if policy is None and settings.policy == "random_walk":
+        return kernel_rollout(world.indptr, world.targets, settings.retrieval, settings.k, uniforms, progress)
+    policy = policy or RandomWalk()
+    neighbors = lambda s: world.neighbors(s).tolist()  # noqa: E731 - Python ints, ascending
+    retriever = Retriever(world.n, settings.retrieval, settings.k, neighbors)
+    return run_loop(world.n, neighbors, world.actions, policy, retriever, uniforms, progress)

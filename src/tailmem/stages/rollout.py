@@ -1,0 +1,58 @@
+"""Stage `rollout`: load the world, roll out the policy with the retrieval design, write `trace.npz`.
+
+The world comes from `input=` (a graphworld folder) or, by default, from the graphworld folder the config
+names; a missing default world is generated there first (deterministic, so it equals the graphworld stage's).
+A world made for other graph settings is refused rather than silently used under the wrong name.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from tailmem.errors import ArtifactError
+from tailmem.graphworld.build import check_seed
+from tailmem.graphworld.families import check_graph_config
+from tailmem.graphworld.world import World
+from tailmem.paths import TRACE_FILE, WORLD_FILE, graphworld_dir, out_dir, rollout_dir
+from tailmem.provenance import save_provenance
+from tailmem.rollout.run import rollout
+from tailmem.rollout.settings import RolloutSettings
+from tailmem.stages.graphworld import make_world, save_world
+
+log = logging.getLogger("tailmem.rollout")
+
+
+def load_world(cfg: DictConfig) -> tuple[World, Path]:
+    """The world of this rollout and its file; ArtifactError if it was made for other graph settings."""
+    family, n, params = check_graph_config(OmegaConf.to_container(cfg.graph, resolve=True))
+    seed = check_seed(cfg.seed)
+    if cfg.get("input"):
+        path = Path(cfg.input) / WORLD_FILE
+    else:
+        path = graphworld_dir(cfg) / WORLD_FILE
+        if not path.exists():
+            log.info("rollout: %s not found; generating the world first", path)
+            save_world(make_world(cfg), path.parent, cfg)
+    world = World.load(path)
+    made, asked = (world.family, world.n, world.seed, world.params), (family, n, seed, params)
+    if made != asked:
+        raise ArtifactError(f"{path}: made for (family, n, seed, params)={made} but the config asks for {asked}; "
+                            "point input= at the matching graphworld folder or re-run the graphworld stage")
+    return world, path
+
+
+def run(cfg: DictConfig) -> Path:
+    settings = RolloutSettings.from_config(cfg)
+    world, world_path = load_world(cfg)
+    trace = rollout(world, settings, progress=None)
+    out = out_dir(cfg, rollout_dir(cfg))
+    path = trace.save(out / TRACE_FILE)
+    save_provenance(out, cfg, agent=settings.policy, policy=settings.policy, retrieval=settings.retrieval,
+                    k=settings.k, world=str(world_path), steps=trace.total_steps, accesses=trace.total_accesses,
+                    kernel="numba" if settings.policy == "random_walk" else "python")
+    log.info("rollout: %s + %s(k=%d) on %s n=%d: %d steps, %d accesses -> %s", settings.policy,
+             settings.retrieval, settings.k, world.family, world.n, trace.total_steps, trace.total_accesses, path)
+    return path
