@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from llm_stage_script import main as stage_main
 from llm_testkit import FakeServer
 
 from tailmem.llm.cache import CallCache, request_hash
@@ -52,10 +53,10 @@ def test_killed_stage_resumes_without_repeating_a_finished_call(tmp_path):
         assert max(server.by_prompt.values()) <= 2
         assert [p for p, k in server.by_prompt.items() if k == 2] == [f"step {kill_at - 1}"]  # the killed one
 
-        # an uninterrupted run on a fresh cache gives the same outputs
-        assert run_stage(tmp_path / "b.sqlite", server.base_url, tmp_path / "b.json", n).wait(timeout=60) == 0
+        # an uninterrupted run on a fresh cache (in this process) gives the same outputs
+        assert stage_main([str(tmp_path / "b.sqlite"), server.base_url, str(tmp_path / "b.json"), str(n)]) == 0
         before = server.requests
-        assert run_stage(tmp_path / "b.sqlite", server.base_url, tmp_path / "c.json", n).wait(timeout=60) == 0
+        assert stage_main([str(tmp_path / "b.sqlite"), server.base_url, str(tmp_path / "c.json"), str(n)]) == 0
         assert server.requests == before  # a re-run of a finished stage makes no call
     assert integrity(tmp_path / "a.sqlite") == "ok" and len(CallCache(tmp_path / "a.sqlite")) == n
     outputs = [json.loads((tmp_path / f"{x}.json").read_text()) for x in "abc"]

@@ -9,9 +9,10 @@ The refit is the estimator of `tailfit.power_law_fit` (powerlaw 2.0.0 `Fit(discr
 to run on all B replicates at once with numpy/scipy. Per xmin candidate powerlaw does:
 - candidates: the distinct data values except the largest two; fewer than 2 candidates -> no fit (nan);
 - alpha: if xmin >= 10 and the estimate 1 + n / sum(log(x / (xmin - 0.5))) lies in (1.5, 3], that estimate
-  (Clauset et al. eq. 3.7); otherwise the exact discrete MLE, maximising -alpha * sum(log x) - n log zeta(alpha,
-  xmin) on [0, alpha_max] (powerlaw uses Nelder-Mead at tol 1e-4; we use golden-section search on the same
-  concave function, so the two agree to ~1e-4);
+  (Clauset et al. eq. 3.7); otherwise scipy's bounded Nelder-Mead (tol 1e-4) on the discrete likelihood over
+  [0, alpha_max], started from that estimate (xmin >= 10) or the continuous one. We replay the same
+  Nelder-Mead steps on all candidates at once (`nelder_mead_alpha`): it stops short of the exact MLE by up to
+  ~1e-4, and well short of it near the cap, and those stopping points decide which candidates are valid;
 - a numerical alpha within 0.01 of a bound marks the candidate invalid (powerlaw's "near boundary" noise flag);
 - D: max over the distinct tail values x of |P_fit(X < x) - P_data(X < x)|, with P_fit computed as powerlaw
   does, 1 - zeta(alpha, x) relative to 1 - zeta(alpha, xmin) (including its cancellation for steep tails);

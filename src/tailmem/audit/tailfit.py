@@ -13,7 +13,6 @@ Pitfalls of powerlaw 2.0.0 handled here:
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 
@@ -141,9 +140,3 @@ def fit_tail(counts, pl_alpha_max: float = 10.0, tpl_alpha_max: float = 10.0) ->
         p_pl_ln=p_pl_ln,
     )
 
-
-def finite_or_none(value):
-    """JSON has no NaN: a missing number is written as null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

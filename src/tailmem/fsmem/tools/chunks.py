@@ -36,7 +36,7 @@ def chunk_retrieval(chunks: list[Chunk], k: int = 3) -> Harness:
         found = index.top(query, k)
         if not found:
             return f"no chunk matches {query!r}"
-        return "\n\n".join(f"chunks/{c.id}\n{c.render()}" for c in found)
+        return "\n\n".join(f"chunks/{c.id}.md\n{c.render()}" for c in found)
 
     h = Harness("chunks")
     h.add(Tool("retrieve", f"BM25 search over conversation chunks; returns the top {k} chunks with turn locators.",

@@ -47,7 +47,7 @@ def _load(path: str, n_ctx: int, n_threads: int):
         import llama_cpp
     except ImportError as exc:
         raise LLMError(f"backend local needs llama-cpp-python; {EXTRA}") from exc
-    model = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=True, verbose=False,
+    model = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=True, verbose=False, swa_full=True,
                             seed=0)
     return model, threading.Lock()
 

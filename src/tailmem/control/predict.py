@@ -1,0 +1,108 @@
+"""Next-state prediction from a memory block (step (c) of the agent loop), by a model or a programmatic rule.
+
+The programmatic predictor is right for certain only when the transition is in the prompt (evidence); else it
+guesses from what the prompt mentions: a state of the region the action points to. That guess is where a
+summarised tail helps and a dropped tail does not, which is paper 1's argument for CTMC.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tailmem.control.world_memory import short_action
+
+INSTRUCTION = (
+    "You are exploring a world of places connected by paths. Below is your memory of places and the paths you "
+    "have taken. Predict where the chosen path leads. Answer with the state code only, e.g. S12; answer "
+    "UNKNOWN if memory gives no clue."
+)
+
+_REGION_OF_ACTION = re.compile(r"(?:deeper into|toward) the (.+?) district$")
+_MENTIONS = (
+    re.compile(r"^S(?P<s>\d+) [^/\n]+/(?P<r>[^\n(]+?)(?: \(|$)", re.M),  # compact header or summary: S12 place/region
+    re.compile(r"^State (?P<s>\d+): The .+? of the (?P<r>.+?) district\.", re.M),  # verbose header
+    re.compile(r"leads to state (?P<s>\d+) \(the .+? of the (?P<r>.+?) district\)"),  # verbose fact
+    re.compile(r">(?P<r>[^>\n]+)>S(?P<s>\d+)$", re.M),  # compact fact or record: way>region>S12
+)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    state: int | None  # None = UNKNOWN
+    from_evidence: bool
+
+
+def question(state: int, state_text: str, action: str) -> str:
+    return f"You are at state {state}: {state_text}\nChosen path: '{action}'.\nWhich state does it lead to?"
+
+
+def full_prompt(memory_block: str, state: int, state_text: str, action: str) -> str:
+    """The whole API-calling-step prompt whose tokens Tables 4-6 count."""
+    return f"{INSTRUCTION}\n\nMemory:\n{memory_block}\n\n{question(state, state_text, action)}"
+
+
+def find_evidence(memory_block: str, state: int, action: str) -> int | None:
+    """The next state if the prompt states this transition (item fact or history record), else None."""
+    short = re.escape(short_action(action))
+    patterns = (
+        # compact item block of `state`: header line then indented facts
+        rf"^S{state} [^\n]*\n(?:  [^\n]*\n)*?  {short}>S(\d+)$",
+        rf"^S{state} {short}>S(\d+)$",  # compact history record
+        rf"^State {state}: [^\n]*\n(?:  [^\n]*\n)*?  '{re.escape(action)}' leads to state (\d+)",
+        rf"at state {state}, '{re.escape(action)}' led to state (\d+)\.",  # verbose history record
+    )
+    for p in patterns:
+        m = re.search(p, memory_block, re.M)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def mentioned_regions(memory_block: str) -> dict[int, str]:
+    """State -> region for every state the prompt names with its region, in order of first mention."""
+    found: dict[int, tuple[int, str]] = {}
+    for pattern in _MENTIONS:
+        for m in pattern.finditer(memory_block):
+            s = int(m["s"])
+            if s not in found or m.start() < found[s][0]:
+                found[s] = (m.start(), m["r"].strip())
+    return {s: region for s, (_, region) in sorted(found.items(), key=lambda kv: kv[1][0])}
+
+
+class ProgrammaticPredictor:
+    """Evidence if present; else the first-mentioned state of the action's region (not the current state)."""
+
+    name = "programmatic-predictor"
+
+    def predict(self, memory_block: str, state: int, state_text: str, action: str) -> Prediction:
+        hit = find_evidence(memory_block, state, action)
+        if hit is not None:
+            return Prediction(hit, True)
+        m = _REGION_OF_ACTION.search(action)
+        if m:
+            for s, region in mentioned_regions(memory_block).items():
+                if region == m.group(1) and s != state:
+                    return Prediction(s, False)
+        return Prediction(None, False)
+
+
+_CODE = re.compile(r"\bS(\d+)\b")
+
+
+class ModelPredictor:
+    """A configured model: a chat model answers a state code; a scoring-only model picks among mentioned codes."""
+
+    def __init__(self, client):
+        self.client = client
+        self.name = f"{client.backend}:{client.model}"
+
+    def predict(self, memory_block: str, state: int, state_text: str, action: str) -> Prediction:
+        prompt = full_prompt(memory_block, state, state_text, action)
+        if self.client.backend == "local":
+            options = [f"S{s}" for s in mentioned_regions(memory_block) if s != state] + ["UNKNOWN"]
+            choice = options[self.client.choose(prompt + "\nAnswer:", options)]
+            return Prediction(None if choice == "UNKNOWN" else int(choice[1:]), False)
+        reply = self.client.chat([{"role": "user", "content": prompt}], temperature=0.0, max_tokens=8).content or ""
+        m = _CODE.search(reply)
+        return Prediction(int(m.group(1)) if m else None, False)

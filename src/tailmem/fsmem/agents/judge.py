@@ -1,0 +1,55 @@
+"""The judge: correctness 0/1 against the gold answer, and citation support 0 / 0.5 / 1 from the cited files.
+Model-only: offline runs are scored by the benchmark's own metric and leave the judge columns empty."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from tailmem.fsmem.agents.accounting import Meter
+from tailmem.fsmem.agents.models import prompt
+from tailmem.fsmem.store import Store
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: float | None
+    citation: float | None
+    tokens: int
+
+
+def _score(text: str, key: str, allowed: tuple[float, ...]) -> float | None:
+    m = re.search(r"\{.*\}", text or "", re.S)
+    try:
+        value = float(json.loads(m.group(0))[key]) if m else None
+    except (ValueError, KeyError, TypeError):
+        value = None
+    return value if value in allowed else None
+
+
+def cited_text(store: Store | None, citations: tuple[str, ...], limit: int = 12_000) -> str:
+    """The contents the citations point at, resolved through the store's path gate."""
+    if store is None:
+        return "\n".join(citations)
+    parts = []
+    for c in citations:
+        path = c.split(":")[0].split()[0] if c else ""
+        try:
+            parts.append(f"== {path} ==\n{store.read(path)}")
+        except Exception:  # a citation of a missing file is itself evidence of bad attribution
+            parts.append(f"== {c} == (not found in the store)")
+    return "\n".join(parts)[:limit]
+
+
+def judge(client, question: str, gold: str, answer: str, citations: tuple[str, ...], store: Store | None) -> Verdict:
+    meter = Meter("judge", str(client.model), None)
+    r1 = client.chat([{"role": "user", "content": prompt("judge_correctness", question=question, gold=gold, answer=answer)}])
+    meter.add_usage(r1.usage)
+    r2 = client.chat([{"role": "user", "content": prompt("judge_citation", question=question, answer=answer,
+                                                           citations="; ".join(citations),
+                                                           cited=cited_text(store, citations))}])
+    meter.add_usage(r2.usage)
+    ep = meter.close()
+    return Verdict(_score(r1.content, "correct", (0.0, 1.0)), _score(r2.content, "citation", (0.0, 0.5, 1.0)),
+                   ep.prompt_tokens + ep.completion_tokens)

@@ -1,0 +1,144 @@
+"""Stage `audit`: concentration, tail fit and bootstrap p of one trace's access counts -> audit.json.
+
+Reads `counts` from `<input or rollout dir>/trace.npz`; writes config.yaml and meta.json first and audit.json
+last, so a run that dies half-way leaves no complete-looking audit behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from omegaconf import DictConfig, OmegaConf
+
+from tailmem.artifacts import read_npz, write_json
+from tailmem.audit.bootstrap import bootstrap_gof
+from tailmem.audit.concentration import concentration
+from tailmem.audit.tailfit import fit_tail
+from tailmem.errors import ArtifactError, ConfigError
+from tailmem.paths import AUDIT_FILE, TRACE_FILE, audit_dir, out_dir, rollout_dir
+from tailmem.provenance import save_provenance
+
+log = logging.getLogger("tailmem")
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """The validated `audit` config group."""
+
+    top_fraction: float
+    bootstrap: int
+    gof_threshold: float
+    pl_alpha_max: float
+    tpl_alpha_max: float
+
+
+def _number(cfg: DictConfig, key: str, integer: bool = False):
+    value = OmegaConf.select(cfg, f"audit.{key}", default=None)
+    kind = numbers.Integral if integer else numbers.Real
+    if value is None or isinstance(value, bool) or not isinstance(value, kind):
+        expected = "an integer" if integer else "a number"
+        raise ConfigError(f"audit.{key}: expected {expected}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def settings(cfg: DictConfig) -> AuditSettings:
+    """Validate cfg.audit before any work; every error names its key."""
+    s = AuditSettings(
+        top_fraction=_number(cfg, "top_fraction"),
+        bootstrap=_number(cfg, "bootstrap", integer=True),
+        gof_threshold=_number(cfg, "gof_threshold"),
+        pl_alpha_max=_number(cfg, "pl_alpha_max"),
+        tpl_alpha_max=_number(cfg, "tpl_alpha_max"),
+    )
+    if not 0 < s.top_fraction < 1:
+        raise ConfigError(f"audit.top_fraction: expected 0 < value < 1, got {s.top_fraction}")
+    if s.bootstrap < 0:
+        raise ConfigError(f"audit.bootstrap: expected >= 0 replicates, got {s.bootstrap}")
+    if not 0 <= s.gof_threshold <= 1:
+        raise ConfigError(f"audit.gof_threshold: expected a p-value in [0, 1], got {s.gof_threshold}")
+    for key in ("pl_alpha_max", "tpl_alpha_max"):
+        if not getattr(s, key) > 1:
+            raise ConfigError(f"audit.{key}: expected a cap > 1 on the fitted alpha, got {getattr(s, key)}")
+    return s
+
+
+def read_counts(path: Path) -> np.ndarray:
+    """The trace's access counts: a 1-D vector of non-negative integers with at least one access."""
+    counts = read_npz(path, required=("counts",))["counts"]
+    if counts.ndim != 1 or counts.size == 0:
+        raise ArtifactError(f"{path}: `counts` must be a non-empty 1-D array, got shape {counts.shape}")
+    if counts.dtype.kind not in "iuf" or not np.all(np.isfinite(counts)):
+        raise ArtifactError(f"{path}: `counts` must be finite numbers, got dtype {counts.dtype}")
+    if np.any(counts < 0) or np.any(counts != np.round(counts)):
+        raise ArtifactError(f"{path}: `counts` must be non-negative integers")
+    if counts.sum() == 0:
+        raise ArtifactError(f"{path}: `counts` has no accesses at all")
+    return counts.astype(np.int64)
+
+
+def audit_counts(counts: np.ndarray, s: AuditSettings, seed: int) -> dict:
+    """The audit.json body for one count vector (no I/O)."""
+    conc = concentration(counts, s.top_fraction)
+    tail = fit_tail(counts, pl_alpha_max=s.pl_alpha_max, tpl_alpha_max=s.tpl_alpha_max)
+    p = None
+    if tail.ok and s.bootstrap > 0:
+        p = bootstrap_gof(counts, tail.xmin, tail.alpha, tail.ks_D, s.bootstrap, seed, s.pl_alpha_max).p
+    return _finite(
+        {
+            "concentration": conc.to_dict(),
+            "tail": tail.to_dict(),
+            # p and passes are null when there is no test: a degenerate tail or bootstrap = 0
+            "gof": {
+                "p": p,
+                "B": s.bootstrap,
+                "threshold": s.gof_threshold,
+                "passes": None if p is None else bool(p >= s.gof_threshold),
+            },
+            "counts": {
+                "n_items": int(counts.size),
+                "total": int(counts.sum()),
+                "nonzero": int(np.count_nonzero(counts)),
+            },
+        }
+    )
+
+
+def _finite(obj):
+    """JSON has no NaN or infinity: write null instead."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def summary(audit: dict) -> str:
+    c, t, g = audit["concentration"], audit["tail"], audit["gof"]
+
+    def fmt(v, spec=".3g"):
+        return "null" if v is None else format(v, spec)
+
+    return (
+        f"gini={fmt(c['gini'], '.3f')} top{c['top_fraction']:.0%}={fmt(c['top_share'], '.1%')} "
+        f"sigma_top10={fmt(c['sigma_top10'])} max/median={fmt(c['max_median'])} | tail {t['status']}: "
+        f"xmin={fmt(t['xmin'])} alpha={fmt(t['alpha'])} n_tail={t['n_tail']} R_tpl_ln={fmt(t['R_tpl_ln'])} | "
+        f"p_gof={fmt(g['p'])} (B={g['B']}) passes={g['passes']}"
+    )
+
+
+def run(cfg: DictConfig) -> Path:
+    s = settings(cfg)
+    src = Path(cfg.input) if cfg.get("input") else rollout_dir(cfg)
+    trace = src / TRACE_FILE
+    counts = read_counts(trace)
+    audit = audit_counts(counts, s, int(cfg.seed))
+    out = out_dir(cfg, audit_dir(cfg))
+    save_provenance(out, cfg, agent=OmegaConf.select(cfg, "policy.name", default=None), trace=str(trace))
+    write_json(out / AUDIT_FILE, audit)
+    log.info("audit %s: %s", out, summary(audit))
+    return out / AUDIT_FILE
