@@ -71,3 +71,11 @@ def test_smoke_dag_end_to_end_then_nothing_to_do(tmp_path, repo_root, data_dir):
     assert changed.returncode == 0, out[-2000:]
     assert "audit" in out and "tables_random_walk" in out
     assert "rule graphworld" not in out and "rule rollout" not in out
+
+
+def test_graph_overrides_reach_only_families_that_have_the_key():
+    ov = ["graph.degree=6", "graph=modular", "graph.n=50"]
+    assert stage_overrides(ov, ["graph"], family="uniform") == ["graph.degree=6"]
+    assert stage_overrides(ov, ["graph"], family="scale_free") == []
+    with pytest.raises(ConfigError, match="graph.family"):
+        stage_overrides(ov, ["graph"], family="nope")

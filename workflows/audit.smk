@@ -8,7 +8,7 @@ rule audit:
     output:
         f"{paths.AUDIT.format(results=RESULTS, policy='{policy}', retrieval='{retrieval}', family='{family}', n='{n}', seed='{seed}')}/{paths.AUDIT_FILE}",
     params:
-        cmd=tm("audit", "audit"),
+        cmd=lambda wc: tm("audit", "graph", "audit", family=wc.family),
     log:
         f"{RESULTS}/logs/audit/{{policy}}_{{retrieval}}_{{family}}_n{{n}}_seed{{seed}}.log",
     shell:

@@ -13,7 +13,8 @@ RESULTS = CFG.results_dir
 FIGURES = CFG.figures_dir
 
 
-def tm(stage, *groups):
-    """Shell prefix for `python -m tailmem <stage>` with the scale and the overrides under `groups`."""
-    args = [f"scale={SCALE}", *stage_overrides(USER_OVERRIDES, groups)]
+def tm(stage, *groups, family=None):
+    """Shell prefix for `python -m tailmem <stage>` with the scale and the overrides under `groups`
+    (graph overrides only where the job's `family` has that key)."""
+    args = [f"scale={SCALE}", *stage_overrides(USER_OVERRIDES, groups, family)]
     return " ".join(["python -m tailmem", stage, *map(shlex.quote, args)])

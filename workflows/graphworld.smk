@@ -10,7 +10,7 @@ rule graphworld:
     output:
         f"{paths.GRAPHWORLD.format(results=RESULTS, family='{family}', n='{n}', seed='{seed}')}/{paths.WORLD_FILE}",
     params:
-        cmd=tm("graphworld", "graph"),
+        cmd=lambda wc: tm("graphworld", "graph", family=wc.family),
     log:
         f"{RESULTS}/logs/graphworld/{{family}}_n{{n}}_seed{{seed}}.log",
     shell:

@@ -8,7 +8,7 @@ rule rollout:
     output:
         f"{paths.ROLLOUT.format(results=RESULTS, policy='{policy}', retrieval='{retrieval}', family='{family}', n='{n}', seed='{seed}')}/{paths.TRACE_FILE}",
     params:
-        cmd=tm("rollout", "rollout", "policy", "retrieval", "llm"),
+        cmd=lambda wc: tm("rollout", "graph", "rollout", "policy", "retrieval", "llm", family=wc.family),
     log:
         f"{RESULTS}/logs/rollout/{{policy}}_{{retrieval}}_{{family}}_n{{n}}_seed{{seed}}.log",
     shell:

@@ -19,12 +19,19 @@ STAGES: dict[str, str] = {
     "graphworld": "tailmem.stages.graphworld:run",
     "rollout": "tailmem.stages.rollout:run",
     "audit": "tailmem.stages.audit:run",
+    "control": "tailmem.stages.control:run",
+    "control_report": "tailmem.stages.control_report:run",
     "tables": "tailmem.stages.tables:run",
     "figures": "tailmem.stages.figures:run",
+    "fsmem_build": "tailmem.stages.locomo:build",
+    "fsmem_answer": "tailmem.stages.locomo:answer",
+    "fsmem_table": "tailmem.stages.locomo:table",
 }
 
 # command name -> "module:function"; each function takes argv (list of str) and returns an exit code.
-COMMANDS: dict[str, str] = {}
+COMMANDS: dict[str, str] = {
+    "cache": "tailmem.llm.cache_cli:main",
+}
 
 log = logging.getLogger("tailmem")
 

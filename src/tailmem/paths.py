@@ -52,3 +52,22 @@ def audit_dir(cfg) -> Path:
 def out_dir(cfg, default: Path) -> Path:
     """The stage's output folder: `out=` when given (Snakemake sets it), else the derived default."""
     return Path(cfg.out) if cfg.get("out") else default
+
+CONTROL = "{results}/control/{policy}/{retrieval}/{family}/n{n}/seed{seed}/{arm}"
+SUMMARY_FILE = "summary.json"
+STEPS_FILE = "steps.parquet"
+COUNTS_FILE = "counts.npz"
+
+
+def control_dir(cfg) -> Path:
+    return Path(
+        CONTROL.format(
+            results=cfg.results_dir,
+            policy=cfg.policy.name,
+            retrieval=cfg.retrieval.name,
+            family=cfg.graph.family,
+            n=cfg.graph.n,
+            seed=cfg.seed,
+            arm=cfg.control.arm or cfg.memory.name,
+        )
+    )

@@ -40,7 +40,31 @@ def override_key(override: str) -> str:
     return override.lstrip("+~").split("=", 1)[0].strip()
 
 
-def stage_overrides(overrides: Iterable[str], groups: Iterable[str]) -> list[str]:
-    """The overrides whose top-level key is one of `groups` (or a global key)."""
+def stage_overrides(overrides: Iterable[str], groups: Iterable[str], family: str | None = None) -> list[str]:
+    """The overrides whose top-level key is one of `groups` (or a global key).
+
+    With `family`, a job's graph family comes from its wildcard: `graph=<option>` is dropped and `graph.<key>`
+    reaches only families whose config has that key (`graph.degree=6` changes uniform worlds, not scale-free); sizes come from `scale.sizes`.
+    """
     wanted = set(groups) | set(GLOBAL_KEYS)
-    return [o for o in overrides if override_key(o).split(".", 1)[0] in wanted]
+    picked = [o for o in overrides if override_key(o).split(".", 1)[0] in wanted]
+    if family is None:
+        return picked
+    keys = graph_keys(family)
+    out = []
+    for o in picked:
+        key = override_key(o)
+        if key in ("graph", "graph.n", "graph.family") or (key.startswith("graph.") and key.split(".", 1)[1] not in keys):
+            continue
+        out.append(o)
+    return out
+
+
+def graph_keys(family: str) -> set[str]:
+    """The keys of `configs/graph/<family>.yaml`."""
+    import yaml
+
+    path = config_dir() / "graph" / f"{family}.yaml"
+    if not path.exists():
+        raise ConfigError(f"graph.family={family!r}: no config {path}")
+    return set(yaml.safe_load(path.read_text()) or {})

@@ -73,3 +73,60 @@ RANDOM_WALK_TABLES = (
     "claims_random_walk",
 )
 RANDOM_WALK_FIGURES = ("fig3_ccdf_random_walk", "fig5_concentration_random_walk")
+
+
+@dataclass(frozen=True)
+class ControlRun:
+    """One arm of the controller study replayed on one rollout."""
+
+    policy: str
+    retrieval: str
+    family: str
+    n: int
+    seed: int
+    arm: str
+
+    def folder(self, results: str) -> Path:
+        return Path(
+            paths.CONTROL.format(results=results, policy=self.policy, retrieval=self.retrieval, family=self.family,
+                                 n=self.n, seed=self.seed, arm=self.arm)
+        )
+
+    def summary_file(self, results: str) -> Path:
+        return self.folder(results) / paths.SUMMARY_FILE
+
+    def counts_file(self, results: str) -> Path:
+        return self.folder(results) / paths.COUNTS_FILE
+
+
+def control_arms(cfg: DictConfig) -> list[str]:
+    from tailmem.control import arms
+
+    return list(dict.fromkeys(arms.table4_arms() + arms.table5_arms() + arms.table6_arms() + arms.tau_arms(cfg.scale.control.taus)))
+
+
+def control_runs(cfg: DictConfig) -> list[ControlRun]:
+    """Every arm x family x seed of the controller study, on the scale's trajectory source."""
+    c = cfg.scale.control
+    return [
+        ControlRun(c.policy, c.retrieval, fam, int(c.size), int(seed), arm)
+        for fam in c.families
+        for seed in c.seeds
+        for arm in control_arms(cfg)
+    ]
+
+
+def policy_runs(cfg: DictConfig) -> list[Run]:
+    """Table 3 / Figure 4 under the semantic or LLM policy: each family at the control size, every seed."""
+    c = cfg.scale.control
+    return [Run(c.policy, c.retrieval, fam, int(c.size), int(seed)) for fam in cfg.scale.families for seed in c.seeds]
+
+
+CONTROL_TABLES = (
+    "table3_tail_audit_policy",
+    "table4_memory_baselines",
+    "table5_graph_memory_vs_ctmc",
+    "table6_allocation_ablation",
+    "claims_ctmc",
+)
+CONTROL_FIGURES = ("fig4_tail_audit_policy", "fig6_tau_concentration", "fig7_ctmc_token_reduction")

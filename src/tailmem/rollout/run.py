@@ -28,7 +28,8 @@ def kernel_rollout(indptr: np.ndarray, targets: np.ndarray, design: str, k: int,
     draws = uniforms.retrieval.shape[1]
     if design in ("state_mate_uniform", "state_aware_frequency") and draws < k:
         raise ValueError(f"{design} with k={k} needs {k} retrieval uniforms per step, got {draws}")
-    reach = k if design == "recency" else min(k, draws)
+    max_degree = int(np.diff(indptr).max())
+    reach = min(k, n - 1) if design == "recency" else min(k, draws, max_degree)  # most retrieved items per step
     states, actions, episode = (np.zeros(total, dtype=np.int64) for _ in range(3))
     access_step = np.zeros(total * (1 + reach), dtype=np.int64)
     access_item = np.zeros(total * (1 + reach), dtype=np.int64)

@@ -1,0 +1,73 @@
+"""Named experimental arms of the controller study, and the Hydra overrides each stands for.
+
+An arm name is readable and canonical, so it can be a folder name and a Snakemake wildcard:
+`<controller>-<encoding>` for the baselines and Graph Memory, `ctmc-<encoding>-tau<tau>-<order>` for CTMC,
+with `-matched` when CTMC's budget is Graph Memory's measured tokens on the same replay.
+"""
+
+from __future__ import annotations
+
+from tailmem.errors import ConfigError
+from tailmem.memory.controllers import CONTROLLERS
+from tailmem.memory.ctmc import ORDERS
+
+BASELINES = ("full_history", "sliding_window", "flat_retrieval", "frequency_cache", "recency_cache",
+             "hierarchical_summary", "graph_memory")
+ENCODINGS = ("verbose", "compact")
+
+
+def baseline(name: str, encoding: str = "compact") -> str:
+    return f"{name}-{encoding}"
+
+
+def ctmc(encoding: str = "compact", tau: float = 1.0, order: str = "rank", matched: bool = True) -> str:
+    return f"ctmc-{encoding}-tau{float(tau):g}-{order}" + ("-matched" if matched else "")
+
+
+def overrides(arm: str) -> list[str]:
+    """Hydra overrides for an arm name; an unknown part names itself."""
+    parts = arm.split("-")
+    name = parts[0]
+    if name not in CONTROLLERS:
+        raise ConfigError(f"arm {arm!r}: unknown controller {name!r}; expected one of {sorted(CONTROLLERS)}")
+    out = [f"memory={name}"]
+    for part in parts[1:]:
+        if part in ENCODINGS:
+            out.append(f"memory.encoding={part}")
+        elif part.startswith("tau") and name == "ctmc":
+            try:
+                out.append(f"memory.tau={float(part[3:])}")
+            except ValueError:
+                raise ConfigError(f"arm {arm!r}: {part!r} is not tau<number>") from None
+        elif part in ORDERS and name == "ctmc":
+            out.append(f"memory.order={part}")
+        elif part == "matched" and name == "ctmc":
+            out.append("memory.budget=matched")
+        else:
+            raise ConfigError(f"arm {arm!r}: unknown part {part!r}")
+    return out
+
+
+def matched_reference(arm: str) -> str | None:
+    """The Graph Memory arm whose measured memory tokens a `-matched` CTMC arm spends, else None."""
+    if not arm.endswith("-matched"):
+        return None
+    encoding = arm.split("-")[1]
+    return baseline("graph_memory", encoding)
+
+
+def table4_arms() -> list[str]:
+    return [baseline(b) for b in BASELINES]
+
+
+def table5_arms() -> list[str]:
+    return [a for enc in ENCODINGS for a in (baseline("graph_memory", enc), ctmc(enc))]
+
+
+def table6_arms() -> list[str]:
+    """At one matched budget: CTMC tau = 1, uniform tau = 0, shuffled and reversed ranks."""
+    return [ctmc(tau=1.0), ctmc(tau=0.0), ctmc(tau=1.0, order="shuffled"), ctmc(tau=1.0, order="reversed")]
+
+
+def tau_arms(taus) -> list[str]:
+    return [ctmc(tau=t) for t in taus]

@@ -1,0 +1,74 @@
+"""Goal-directed policies: each episode has a goal state; the agent picks the action that looks closest to it.
+
+`semantic` is the model-free proxy (the programmatic-semantic agent over state texts, action names and the
+transitions its retrieved memory holds); `llm` asks the configured policy model to choose among the action names.
+Both see the same things: the state text, the goal text, the action names and the retrieved memory texts.
+"""
+
+from __future__ import annotations
+
+from tailmem.agents.graphworld import POLICY_AGENT, choose_action, format_transition
+from tailmem.graphworld.seeds import derive_rng
+from tailmem.graphworld.world import World
+from tailmem.rollout.policy import Observation, Policy
+
+
+class GoalDirected(Policy):
+    """Base: a goal per episode (a new one once reached), memory of observed transitions, memory texts."""
+
+    def __init__(self, world: World, seed: int):
+        self.world = world
+        self._rng = derive_rng(seed, "goals")
+        self._goal: dict[int, int] = {}
+        self.known: dict[int, dict[int, int]] = {}  # state -> {action index: next state}
+
+    def goal(self, episode: int) -> int:
+        if episode not in self._goal:
+            self._goal = {episode: int(self._rng.integers(self.world.n))}  # past episodes' goals are not needed
+        return self._goal[episode]
+
+    def memory_texts(self, obs: Observation) -> list[str]:
+        """The transitions known from the current and retrieved states, as memory texts."""
+        texts = []
+        for s in (obs.state, *obs.retrieved):
+            for a, nxt in self.known.get(s, {}).items():
+                texts.append(format_transition(self.world.state_texts[s], self.world.actions(s)[a], self.world.state_texts[nxt]))
+        return texts
+
+    def observe(self, obs: Observation, action: int, next_state: int) -> None:
+        self.known.setdefault(obs.state, {})[action] = next_state
+        if next_state == self._goal.get(obs.episode):
+            self._goal[obs.episode] = int(self._rng.integers(self.world.n))
+
+
+class Semantic(GoalDirected):
+    """The model-free proxy for an LLM policy, always labelled as such."""
+
+    name = "semantic"
+    agent = POLICY_AGENT
+
+    def choose(self, obs: Observation, u: float) -> int:
+        goal = self.world.state_texts[self.goal(obs.episode)]
+        return choose_action(self.world.state_texts[obs.state], list(obs.actions), goal, self.memory_texts(obs))
+
+
+class LLMPolicy(GoalDirected):
+    """A configured model chooses among the action names (chat models by number, scoring models by likelihood)."""
+
+    name = "llm"
+
+    def __init__(self, world: World, seed: int, client):
+        super().__init__(world, seed)
+        self.client = client
+        self.agent = f"{client.backend}:{client.model}"
+
+    def choose(self, obs: Observation, u: float) -> int:
+        memory = "\n".join(self.memory_texts(obs)) or "(nothing yet)"
+        prompt = (
+            "You are exploring a world of connected places and want to reach a goal.\n"
+            f"Goal: {self.world.state_texts[self.goal(obs.episode)]}\n"
+            f"You are at: {self.world.state_texts[obs.state]}\n"
+            f"Memory of paths taken:\n{memory}\n"
+            "Which path brings you closer to the goal?"
+        )
+        return self.client.choose(prompt, list(obs.actions))

@@ -1,0 +1,88 @@
+"""Stage `control`: replay one rollout's trajectory under one memory controller, predicting every next state.
+
+Writes `steps.parquet` (one row per API-calling step), `counts.npz` (accesses per item) and `summary.json`
+(tokens per step, overall and tail error, evidence coverage; which controller, predictor and trajectory).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from tailmem import paths
+from tailmem.artifacts import atomic_path, read_json, write_json, write_npz
+from tailmem.control.predict import ModelPredictor, ProgrammaticPredictor
+from tailmem.control.replay import replay, summarize
+from tailmem.errors import ArtifactError, ConfigError
+from tailmem.graphworld.world import World
+from tailmem.memory.controllers import make_controller
+from tailmem.memory.tokens import TokenCounter
+from tailmem.provenance import save_provenance
+from tailmem.rollout.trace import Trace
+
+log = logging.getLogger(__name__)
+
+
+def matched_budget(cfg: DictConfig) -> int:
+    """Graph Memory's measured memory tokens per step on the same replay: the budget a matched arm spends."""
+    source = cfg.control.budget_from
+    if not source:
+        raise ConfigError("control.budget_from: memory.budget=matched needs the Graph Memory arm's summary.json")
+    summary = read_json(source)
+    if "memory_tokens_per_step" not in summary:
+        raise ArtifactError(f"{source}: no memory_tokens_per_step; expected a control-stage summary.json")
+    return int(round(summary["memory_tokens_per_step"]))
+
+
+def make_predictor(cfg: DictConfig):
+    from tailmem.llm import get_client
+
+    client = get_client(cfg, "predictor", stage="control")
+    return ProgrammaticPredictor() if client.backend == "programmatic" else ModelPredictor(client)
+
+
+def run(cfg: DictConfig) -> None:
+    mem_cfg = OmegaConf.to_container(cfg.memory, resolve=True)
+    if mem_cfg.get("budget") == "matched":
+        mem_cfg["budget"] = matched_budget(cfg)
+    controller = make_controller(mem_cfg, seed=int(cfg.seed))
+    world_dir = Path(cfg.control.world) if cfg.control.world else paths.graphworld_dir(cfg)
+    trace_dir = Path(cfg.input) if cfg.input else paths.rollout_dir(cfg)
+    world = World.load(world_dir / paths.WORLD_FILE)
+    trace = Trace.load(trace_dir / paths.TRACE_FILE)
+    if trace.n != world.n:
+        raise ArtifactError(f"{trace_dir / paths.TRACE_FILE}: {trace.n} states but the world has {world.n}")
+    predictor = make_predictor(cfg)
+    counter = TokenCounter(encoding=cfg.llm.encoding)
+    result = replay(world, trace.states, trace.actions, controller, predictor, counter, progress=None)
+    summary = {
+        "arm": cfg.control.arm or controller.name,
+        "controller": controller.name,
+        "label": cfg.memory.get("label", controller.name),
+        "encoding": controller.encoding,
+        "budget": controller.budget,
+        "tau": getattr(controller, "tau", None),
+        "order": getattr(controller, "order", None),
+        "predictor": predictor.name,
+        "policy": cfg.policy.name,
+        "retrieval": cfg.retrieval.name,
+        "family": world.family,
+        "n": world.n,
+        "seed": int(cfg.seed),
+        "tokenizer": cfg.llm.encoding,
+        **summarize(result, cfg.control.tail_fraction),
+    }
+    out = paths.out_dir(cfg, paths.control_dir(cfg))
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / paths.STEPS_FILE) as tmp:
+        result.steps.to_parquet(tmp, index=False)
+    write_npz(out / paths.COUNTS_FILE, counts=result.counts)
+    save_provenance(out, cfg, agent=predictor.name, controller=controller.name)
+    write_json(out / paths.SUMMARY_FILE, summary)  # last: its presence means the arm is complete
+    log.info(
+        "%s: %.1f tokens/step, error %.3f (tail %.3f), coverage %.3f (tail %.3f)",
+        summary["arm"], summary["tokens_per_step"], summary["overall_error"], summary["tail_error"],
+        summary["overall_coverage"], summary["tail_coverage"],
+    )

@@ -1,0 +1,164 @@
+"""LoCoMo end to end for filesystem memory: build a variant's store, answer the questions, tabulate.
+
+Artifacts: {results}/fsmem/locomo/<conv>/<variant>/{store/, snapshots/, build.json}, .../answers/answers.json,
+and {results}/tables/locomo_<conv>.{csv,md}. `build.json` and `answers.json` are written last and atomically,
+so a killed run leaves nothing that looks complete.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from tailmem.artifacts import read_json, write_json, write_text
+from tailmem.data.locomo import CATEGORIES, load, questions
+from tailmem.errors import ConfigError
+from tailmem.fsmem.agents import searcher
+from tailmem.fsmem.agents.accounting import dollars
+from tailmem.fsmem.agents.models import client_for, label
+from tailmem.fsmem.snapshots import SnapshotLog
+from tailmem.fsmem.store import Store
+from tailmem.fsmem.variants import build as build_variant
+from tailmem.fsmem.variants import check_variant, search_harness
+from tailmem.metrics.locomo_f1 import locomo_f1
+from tailmem.provenance import save_provenance
+
+log = logging.getLogger("tailmem")
+BUILD_FILE = "build.json"
+ANSWERS_FILE = "answers.json"
+
+
+def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Path:
+    fs = cfg.fsmem
+    return Path(cfg.results_dir) / "fsmem" / "locomo" / (conv or fs.conversation) / (variant or fs.variant)
+
+
+def _prices(cfg) -> dict:
+    from omegaconf import OmegaConf
+
+    p = cfg.get("llm", {}).get("prices") if cfg.get("llm") else None
+    return OmegaConf.to_container(p, resolve=True) if p is not None else {}
+
+
+def _conversation(cfg):
+    return load(cfg.fsmem.data_file, cfg.fsmem.conversation)
+
+
+def build(cfg) -> None:
+    """Stage fsmem_build: one variant's store for one conversation."""
+    fs = cfg.fsmem
+    check_variant(fs.variant)
+    out = Path(cfg.out) if cfg.get("out") else variant_dir(cfg)
+    conv = _conversation(cfg)
+    client = client_for(cfg, "builder", "fsmem_build")
+    (out / BUILD_FILE).unlink(missing_ok=True)
+    for sub in ("store", "snapshots", ".store.partial"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    partial = out / ".store.partial"
+    store = Store(partial)
+    episodes = build_variant(fs.variant, conv, store, SnapshotLog(out / "snapshots"), fs, client)
+    partial.rename(out / "store")
+    stats = Store(out / "store").stats()
+    agent = label(client, "builder")
+    prices = _prices(cfg)
+    write_json(out / BUILD_FILE, {
+        "conversation": conv.sample_id, "variant": fs.variant, "agent": agent, "store": stats,
+        "episodes": [e.to_json() for e in episodes],
+        "tool_calls": sum(e.tool_calls for e in episodes),
+        "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
+        "dollars": sum(dollars(e, prices) for e in episodes),
+    })
+    save_provenance(out, cfg, agent=agent, model=None if client is None else agent)
+    log.info("fsmem_build %s/%s: %s", conv.sample_id, fs.variant, stats)
+
+
+def answer(cfg) -> None:
+    """Stage fsmem_answer: the search agent answers the non-adversarial questions over a built store."""
+    fs = cfg.fsmem
+    check_variant(fs.variant)
+    src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg)
+    built = read_json(src / BUILD_FILE)
+    out = Path(cfg.out) if cfg.get("out") else src / "answers"
+    conv = _conversation(cfg)
+    limit = fs.get("max_questions")
+    if limit is not None and int(limit) < 1:
+        raise ConfigError(f"fsmem.max_questions: expected null or >= 1, got {limit}")
+    qs = questions(conv, tuple(fs.categories), None if limit is None else int(limit))
+    store = Store(src / "store")
+    harness, form, cap = search_harness(fs.variant, store, conv, fs)
+    s_client = client_for(cfg, "searcher", "fsmem_answer")
+    j_client = client_for(cfg, "judge", "fsmem_answer") if fs.judge else None
+    prices = _prices(cfg)
+    rows = []
+    try:
+        for i, q in enumerate(qs):
+            if s_client is None:
+                a = searcher.answer_programmatic(q.question, harness)
+            else:
+                a = searcher.answer_model(s_client, q.question, harness, form, cap)
+            row = {
+                "conversation": conv.sample_id, "variant": fs.variant, "harness": harness.name, "qid": i,
+                "category": q.category, "question": q.question, "gold": q.answer, "answer": a.text,
+                "citations": list(a.citations), "f1": locomo_f1(a.text, q.answer, q.category),
+                "searcher": a.episode.agent, "builder": built["agent"], **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
+                "search_dollars": dollars(a.episode, prices), "judge": None, "judge_correct": None, "judge_citation": None,
+            }
+            if j_client is not None:
+                from tailmem.fsmem.agents.judge import judge
+
+                v = judge(j_client, q.question, q.answer, a.text, a.citations, store)
+                row.update(judge=label(j_client, "judge"), judge_correct=v.correct, judge_citation=v.citation)
+            rows.append(row)
+    finally:
+        harness.close()
+    write_json(out / ANSWERS_FILE, {"conversation": conv.sample_id, "variant": fs.variant, "rows": rows})
+    save_provenance(out, cfg, agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
+    log.info("fsmem_answer %s/%s: %d questions, mean F1 %.3f", conv.sample_id, fs.variant, len(rows),
+             sum(r["f1"] for r in rows) / max(1, len(rows)))
+
+
+def summarize(rows: list[dict], built: dict) -> dict:
+    df = pd.DataFrame(rows)
+    out = {"variant": built["variant"], "searcher": df["searcher"].iloc[0] if len(df) else "", "builder": built["agent"],
+           "n": len(df), "F1": df["f1"].mean() if len(df) else float("nan")}
+    for cat, name in CATEGORIES.items():
+        if cat == 5:
+            continue
+        sel = df[df["category"] == cat] if len(df) else df
+        out[f"F1 {cat} {name}"] = sel["f1"].mean() if len(sel) else float("nan")
+    if len(df) and df["judge_correct"].notna().any():
+        out["judge correct"] = df["judge_correct"].mean()
+        out["judge citation"] = df["judge_citation"].mean()
+    for key, col in (("tool calls/q", "search_tool_calls"), ("rounds/q", "search_rounds"),
+                     ("chars read/q", "search_chars_read"), ("dollars/q", "search_dollars")):
+        out[key] = df[col].mean() if len(df) else float("nan")
+    out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
+    out["build tool calls"] = built["tool_calls"]
+    out["build tokens"] = built["tokens"]
+    out["build dollars"] = built["dollars"]
+    for k in ("files", "sections", "bytes"):
+        out[f"store {k}"] = built["store"][k]
+    return out
+
+
+def table(cfg) -> None:
+    """Stage fsmem_table: one row per variant, F1 per category, costs per query, store structure."""
+    fs = cfg.fsmem
+    conv = fs.conversation
+    src = Path(cfg.input) if cfg.get("input") else Path(cfg.results_dir) / "fsmem" / "locomo" / conv
+    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    records = []
+    for variant in fs.variants:
+        check_variant(variant)
+        built = read_json(src / variant / BUILD_FILE)
+        rows = read_json(src / variant / "answers" / ANSWERS_FILE)["rows"]
+        records.append(summarize(rows, built))
+    df = pd.DataFrame(records)
+    write_text(out / f"locomo_{conv}.csv", df.to_csv(index=False, float_format="%.4f"))
+    write_text(out / f"locomo_{conv}.md", f"# LoCoMo {conv}: filesystem-memory variants\n\n"
+               + df.to_markdown(index=False, floatfmt=".3f") + "\n")
+    save_provenance(out / f"locomo_{conv}.provenance", cfg, agent="fsmem_table")
+    log.info("fsmem_table: wrote %s", out / f"locomo_{conv}.md")

@@ -1,0 +1,65 @@
+"""configs/llm/*.yaml compose and validate; `python -m tailmem cache stats` prints per role and stage."""
+
+import os
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from llm_testkit import llm_cfg
+
+from tailmem.cli import main as cli_main
+from tailmem.errors import ConfigError, LLMError
+from tailmem.llm import get_client
+from tailmem.llm.settings import ROLES, read_settings
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+@pytest.mark.parametrize("option", ["offline", "local", "openai", "replay"])
+def test_every_option_composes(option, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")  # never used: no call is made
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("config", overrides=[f"llm={option}"])
+    s = read_settings(cfg)
+    assert s.name == option and set(s.roles) == set(ROLES)
+    assert s.price("gpt-5.4-mini").output == 4.50 and str(s.cache_path).endswith("llm_cache.sqlite")
+    if option in ("offline", "replay"):
+        clients = [get_client(cfg, r, "test") for r in ROLES]
+        assert all(c.backend == ("programmatic" if option == "offline" else "replay") for c in clients)
+
+
+def test_offline_roles_name_their_programmatic_agent():
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("config")
+    client = get_client(cfg, "policy", "rollout")
+    assert (client.backend, client.label) == ("programmatic", "programmatic-semantic")
+    with pytest.raises(LLMError, match="role policy .*has no model configured.*programmatic-semantic"):
+        client.chat([{"role": "user", "content": "hi"}])
+    with pytest.raises(LLMError, match="role policy"):
+        client.choose("which?", ["a", "b"])
+
+
+def test_wrong_keys_fail_naming_the_key(tmp_path):
+    cfg = llm_cfg(tmp_path, "http://127.0.0.1:9/v1")
+    cfg["llm"]["roles"]["judge"]["temprature"] = 0
+    with pytest.raises(ConfigError, match=r"llm.roles.judge has unknown key\(s\) \['temprature'\]"):
+        get_client(cfg, "judge", "test")
+    with pytest.raises(ConfigError, match="unknown role 'critic'"):
+        get_client(llm_cfg(tmp_path, "x"), "critic", "test")
+    bad = llm_cfg(tmp_path, "x")
+    bad["llm"]["roles"]["judge"] = {"backend": "vllm", "model": "m"}
+    with pytest.raises(ConfigError, match="llm.roles.judge.backend is 'vllm'"):
+        get_client(bad, "judge", "test")
+
+
+def test_cache_stats_command(server, tmp_path, capsys):
+    cfg = llm_cfg(tmp_path, server.base_url)
+    client = get_client(cfg, "judge", "answer")
+    for _ in range(2):
+        client.chat([{"role": "user", "content": "q"}])
+    client.cache.flush()
+    assert cli_main(["cache", "stats", "--db", cfg["llm"]["cache_path"]]) == 0
+    out = capsys.readouterr().out
+    judge = next(line for line in out.splitlines() if line.startswith("judge"))
+    assert judge.split()[:5] == ["judge", "answer", "1", "1", "1"]
+    assert cli_main(["cache", "stats", "--db", str(tmp_path / "none.sqlite")]) == 1
