@@ -8,6 +8,7 @@ include: "workflows/common.smk"
 include: "workflows/graphworld.smk"
 include: "workflows/rollout.smk"
 include: "workflows/audit.smk"
+include: "workflows/control.smk"
 include: "workflows/tables.smk"
 
 
@@ -16,3 +17,5 @@ rule all:
     input:
         TABLES_RANDOM_WALK,
         FIGURES_RANDOM_WALK,
+        TABLES_CONTROL,
+        FIGURES_CONTROL,

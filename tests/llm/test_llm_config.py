@@ -1,6 +1,5 @@
 """configs/llm/*.yaml compose and validate; `python -m tailmem cache stats` prints per role and stage."""
 
-import os
 from pathlib import Path
 
 import pytest

@@ -22,7 +22,6 @@ to run on all B replicates at once with numpy/scipy. Per xmin candidate powerlaw
 
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass
 

@@ -76,14 +76,17 @@ def positive_counts(counts) -> np.ndarray:
     return x[x > 0]
 
 
-def power_law_fit(data: np.ndarray, pl_alpha_max: float) -> powerlaw.Fit:
+def power_law_fit(data: np.ndarray, pl_alpha_max: float, xmin: float | None = None) -> powerlaw.Fit:
     """`powerlaw.Fit` of discrete data with the power-law alpha cap lifted to `pl_alpha_max`.
 
-    The one place the xmin/alpha estimator is configured; the bootstrap mirrors exactly this call.
+    The one place the xmin/alpha estimator is configured; the bootstrap mirrors exactly this call (xmin=None:
+    chosen by KS minimisation).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return powerlaw.Fit(data, discrete=True, parameter_ranges={"alpha": [0, pl_alpha_max]}, verbose=0)
+        return powerlaw.Fit(
+            data, discrete=True, xmin=xmin, parameter_ranges={"alpha": [0, pl_alpha_max]}, verbose=0
+        )
 
 
 def log_ratio(ll1: np.ndarray, ll2: np.ndarray) -> tuple[float, float]:
@@ -92,8 +95,14 @@ def log_ratio(ll1: np.ndarray, ll2: np.ndarray) -> tuple[float, float]:
     return float(R), float(p)
 
 
-def fit_tail(counts, pl_alpha_max: float = 10.0, tpl_alpha_max: float = 10.0) -> TailFit:
-    """Fit power law (xmin by KS), truncated power law and log-normal to the tail of the positive counts."""
+def fit_tail(
+    counts, pl_alpha_max: float = 10.0, tpl_alpha_max: float = 10.0, xmin: float | None = None
+) -> TailFit:
+    """Fit power law, truncated power law and log-normal to the tail of the positive counts.
+
+    xmin=None (the audit) chooses xmin by KS minimisation; a given xmin fixes the tail, e.g. to compare
+    the distributions over the whole range.
+    """
     data = positive_counts(counts)
     n_distinct = int(np.unique(data).size)
     if n_distinct < MIN_DISTINCT:
@@ -103,7 +112,7 @@ def fit_tail(counts, pl_alpha_max: float = 10.0, tpl_alpha_max: float = 10.0) ->
             n_positive=int(data.size),
             n_distinct=n_distinct,
         )
-    fit = power_law_fit(data, pl_alpha_max)
+    fit = power_law_fit(data, pl_alpha_max, xmin)
     tail = fit.data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -129,7 +138,7 @@ def fit_tail(counts, pl_alpha_max: float = 10.0, tpl_alpha_max: float = 10.0) ->
         alpha=float(pl.alpha),
         n_tail=int(fit.n_tail),
         ks_D=float(pl.D),
-        xmin_valid=not bool(fit.noise_flag),
+        xmin_valid=not bool(getattr(fit, "noise_flag", False)),  # unset when xmin is given
         tpl_alpha=float(tpl.alpha),
         tpl_lambda=float(tpl.Lambda),
         ln_mu=float(ln.mu),

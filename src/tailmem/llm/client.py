@@ -20,7 +20,7 @@ from tailmem.llm.backends.replay import miss
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.cost import dollars
-from tailmem.llm.records import ChatResponse, Usage
+from tailmem.llm.records import ChatResponse
 from tailmem.llm.settings import ROLES, LLMSettings, RoleSettings, read_settings
 
 log = logging.getLogger("tailmem.llm")

@@ -42,14 +42,31 @@ class GoalDirected(Policy):
 
 
 class Semantic(GoalDirected):
-    """The model-free proxy for an LLM policy, always labelled as such."""
+    """The model-free proxy for an LLM policy, always labelled as such.
+
+    Like a sampled model it is not a pure argmax: with probability `explore` (the step's policy uniform) it takes
+    a uniformly chosen action, and it avoids actions it remembers leading back to the last `tabu` states, which
+    would otherwise trap a deterministic scorer in back-and-forth loops.
+    """
 
     name = "semantic"
     agent = POLICY_AGENT
 
+    def __init__(self, world: World, seed: int, explore: float = 0.1, tabu: int = 4):
+        super().__init__(world, seed)
+        self.explore, self.tabu = explore, tabu
+        self._recent: list[int] = []
+
     def choose(self, obs: Observation, u: float) -> int:
+        self._recent = (self._recent + [obs.state])[-self.tabu:]
+        if u < self.explore:
+            return min(int(u / self.explore * len(obs.actions)), len(obs.actions) - 1)
+        known = self.known.get(obs.state, {})
+        allowed = [a for a in range(len(obs.actions)) if known.get(a) not in self._recent] or list(range(len(obs.actions)))
         goal = self.world.state_texts[self.goal(obs.episode)]
-        return choose_action(self.world.state_texts[obs.state], list(obs.actions), goal, self.memory_texts(obs))
+        pick = choose_action(self.world.state_texts[obs.state], [obs.actions[a] for a in allowed], goal,
+                             self.memory_texts(obs))
+        return allowed[pick]
 
 
 class LLMPolicy(GoalDirected):

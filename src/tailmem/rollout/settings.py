@@ -9,7 +9,7 @@ from tailmem.errors import ConfigError
 
 DESIGNS = ("none", "recency", "state_mate_uniform", "state_aware_frequency")  # paper 1, Table 8
 SAMPLING_DESIGNS = ("state_mate_uniform", "state_aware_frequency")  # draw k uniforms per step
-POLICIES = ("random_walk",)  # the LLM policy is added by a later issue
+POLICIES = ("random_walk", "semantic", "llm")  # semantic: model-free proxy; llm: the policy role's model
 
 
 def _count(value: Any, key: str, lo: int) -> int:

@@ -12,13 +12,14 @@ from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 
-from tailmem.errors import ArtifactError
+from tailmem.errors import ArtifactError, ConfigError
 from tailmem.graphworld.build import check_seed
 from tailmem.graphworld.families import check_graph_config
 from tailmem.graphworld.world import World
 from tailmem.paths import TRACE_FILE, WORLD_FILE, graphworld_dir, out_dir, rollout_dir
 from tailmem.provenance import save_provenance
 from tailmem.rollout.run import rollout
+from tailmem.rollout.semantic import LLMPolicy, Semantic
 from tailmem.rollout.settings import RolloutSettings
 from tailmem.stages.graphworld import make_world, save_world
 
@@ -44,13 +45,30 @@ def load_world(cfg: DictConfig) -> tuple[World, Path]:
     return world, path
 
 
+def make_policy(cfg: DictConfig, settings: RolloutSettings, world: World):
+    """None for the random walk (the numba kernel); a goal-directed policy object otherwise."""
+    if settings.policy == "random_walk":
+        return None
+    if settings.policy == "semantic":
+        return Semantic(world, settings.seed)
+    from tailmem.llm import get_client
+
+    client = get_client(cfg, "policy", stage="rollout")
+    if client.backend == "programmatic":
+        raise ConfigError("policy.name=llm: the policy role has no model (llm.roles.policy.backend=programmatic); "
+                          "set llm=local or llm=openai, or use policy=semantic for the model-free proxy")
+    return LLMPolicy(world, settings.seed, client)
+
+
 def run(cfg: DictConfig) -> Path:
     settings = RolloutSettings.from_config(cfg)
     world, world_path = load_world(cfg)
-    trace = rollout(world, settings, progress=None)
+    policy = make_policy(cfg, settings, world)
+    trace = rollout(world, settings, policy=policy, progress=None)
     out = out_dir(cfg, rollout_dir(cfg))
     path = trace.save(out / TRACE_FILE)
-    save_provenance(out, cfg, agent=settings.policy, policy=settings.policy, retrieval=settings.retrieval,
+    agent = settings.policy if policy is None else policy.agent
+    save_provenance(out, cfg, agent=agent, policy=settings.policy, retrieval=settings.retrieval,
                     k=settings.k, world=str(world_path), steps=trace.total_steps, accesses=trace.total_accesses,
                     kernel="numba" if settings.policy == "random_walk" else "python")
     log.info("rollout: %s + %s(k=%d) on %s n=%d: %d steps, %d accesses -> %s", settings.policy,

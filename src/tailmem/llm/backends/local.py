@@ -2,7 +2,9 @@
 
 It is a base model: no chat template, no instructions, no tool calls. What it can do is score text, so `choose`
 returns the option whose continuation of the prompt has the highest summed log-probability: always a valid
-option. The prompt is evaluated once; each option re-uses its KV cache. Install with the `local` extra.
+option. The prompt is evaluated once and each option re-uses its KV cache; logits (a 262k-word vocabulary, the
+costly part) are computed only where a score needs them: the prompt's last token and each option's tokens.
+Install with the `local` extra.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _load(path: str, n_ctx: int, n_threads: int):
         import llama_cpp
     except ImportError as exc:
         raise LLMError(f"backend local needs llama-cpp-python; {EXTRA}") from exc
-    model = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=True, verbose=False, swa_full=True,
+    model = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=False, verbose=False, swa_full=True,
                             seed=0)
     return model, threading.Lock()
 
@@ -74,6 +76,25 @@ class LocalBackend:
     def _tokens(self, text: str, bos: bool) -> list[int]:
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=False))
 
+    def _decode(self, ids: list[int], n_past: int, every: bool) -> np.ndarray:
+        """Run `ids` after the first `n_past` cached tokens; logits of every token, or of the last one only.
+
+        Uses llama-cpp-python's batch and context directly (pinned 0.3.36): its `Llama.eval` either computes
+        logits for every prompt token or keeps none.
+        """
+        llm = self.llm
+        llm._ctx.kv_cache_seq_rm(-1, n_past, -1)  # forget what followed the shared prefix
+        rows = None
+        for i in range(0, len(ids), llm.n_batch):
+            chunk = ids[i:i + llm.n_batch]
+            llm._batch.set_batch(batch=chunk, n_past=n_past + i, logits_all=every)
+            llm._ctx.decode(llm._batch)
+            if every or i + llm.n_batch >= len(ids):
+                shape = (len(chunk) if every else 1, llm.n_vocab())
+                got = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=shape).astype(np.float64)
+                rows = got if rows is None or not every else np.vstack([rows, got])
+        return rows
+
     def scores(self, prompt: str, options: list[str]) -> tuple[list[float], Usage, float]:
         """Summed log-probability of each option given the prompt, the tokens read, and the latency."""
         start = time.perf_counter()
@@ -86,18 +107,14 @@ class LocalBackend:
             if longest > llm.n_ctx():
                 raise LLMError(f"role {self.settings.role}: prompt and option need {longest} tokens, more than "
                                f"llm.roles.{self.settings.role}.n_ctx={llm.n_ctx()}")
-            llm.reset()
-            llm.eval(prompt_ids)
-            base = llm.n_tokens
-            first = _log_softmax(np.array(llm.scores[base - 1]))  # the prompt's next-token distribution
+            first = _log_softmax(self._decode(prompt_ids, 0, every=False)[-1])  # next-token distribution
+            base = len(prompt_ids)
             out = []
             for ids in option_ids:
-                llm.n_tokens = base  # drop the previous option; the prompt's KV cache stays
                 total = float(first[ids[0]])
-                if len(ids) > 1:
-                    llm.eval(ids[:-1])
-                    for j, tok in enumerate(ids[1:]):
-                        total += float(_log_softmax(np.array(llm.scores[base + j]))[tok])
+                if len(ids) > 1:  # the option's own tokens, after the prompt's KV cache
+                    rows = self._decode(ids[:-1], base, every=True)
+                    total += sum(float(_log_softmax(row)[tok]) for row, tok in zip(rows, ids[1:]))
                 out.append(total)
         read = len(prompt_ids) + sum(len(t) for t in option_ids)
         return out, Usage(read, 0, 0), time.perf_counter() - start

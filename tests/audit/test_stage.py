@@ -1,0 +1,107 @@
+import json
+
+import numpy as np
+import pytest
+from omegaconf import OmegaConf
+
+from tailmem.audit.bootstrap import sample_discrete_power_law
+from tailmem.errors import ArtifactError, ConfigError
+from tailmem.stages import audit as stage
+
+
+def make_cfg(tmp_path, **audit_overrides):
+    audit = {"top_fraction": 0.1, "bootstrap": 20, "gof_threshold": 0.1, "pl_alpha_max": 10.0, "tpl_alpha_max": 10.0}
+    audit.update(audit_overrides)
+    return OmegaConf.create(
+        {
+            "stage": "audit",
+            "seed": 0,
+            "results_dir": str(tmp_path / "results"),
+            "input": str(tmp_path / "in"),
+            "out": str(tmp_path / "out"),
+            "graph": {"family": "uniform", "n": 300},
+            "policy": {"name": "random_walk"},
+            "retrieval": {"name": "recency"},
+            "audit": audit,
+        }
+    )
+
+
+def write_trace(tmp_path, counts):
+    (tmp_path / "in").mkdir(exist_ok=True)
+    np.savez(tmp_path / "in" / "trace.npz", counts=counts)
+
+
+def test_missing_trace_names_the_file_and_writes_nothing(tmp_path):
+    with pytest.raises(ArtifactError, match=r"in/trace\.npz"):
+        stage.run(make_cfg(tmp_path))
+    assert not (tmp_path / "out").exists()
+
+
+def test_corrupt_trace_names_the_file(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "trace.npz").write_bytes(b"not a zip")
+    with pytest.raises(ArtifactError, match=r"trace\.npz"):
+        stage.run(make_cfg(tmp_path))
+    assert not (tmp_path / "out").exists()
+
+
+def test_negative_counts_are_rejected(tmp_path):
+    write_trace(tmp_path, np.array([3, -1, 2]))
+    with pytest.raises(ArtifactError, match="non-negative"):
+        stage.run(make_cfg(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [("top_fraction", 1.5), ("top_fraction", 0.0), ("bootstrap", -1), ("bootstrap", 2.5), ("gof_threshold", 2.0),
+     ("tpl_alpha_max", 1.0), ("pl_alpha_max", "ten")],
+)
+def test_bad_config_names_the_key(tmp_path, key, value):
+    write_trace(tmp_path, np.arange(100))
+    with pytest.raises(ConfigError, match=rf"audit\.{key}"):
+        stage.run(make_cfg(tmp_path, **{key: value}))
+    assert not (tmp_path / "out").exists()
+
+
+def test_good_run_writes_the_schema(tmp_path):
+    rng = np.random.default_rng(0)
+    counts = np.r_[np.zeros(50, dtype=int), sample_discrete_power_law(1, 2.2, 250, rng).astype(int)]
+    write_trace(tmp_path, counts)
+    path = stage.run(make_cfg(tmp_path))
+    audit = json.loads(path.read_text())
+    assert set(audit) == {"concentration", "tail", "gof", "counts"}
+    assert {"gini", "top_share", "sigma_top10", "max_median", "skew"} <= set(audit["concentration"])
+    tail = audit["tail"]
+    assert {"xmin", "alpha", "n_tail", "ks_D", "tpl", "lognormal", "R_tpl_ln", "p_tpl_ln", "R_pl_ln", "p_pl_ln"} <= set(
+        tail
+    )
+    assert set(tail["tpl"]) == {"alpha", "lambda"} and set(tail["lognormal"]) == {"mu", "sigma"}
+    assert tail["status"] == "ok" and 1.5 < tail["alpha"] < 3.5
+    assert audit["gof"]["B"] == 20 and 0 <= audit["gof"]["p"] <= 1
+    assert audit["gof"]["passes"] == (audit["gof"]["p"] >= 0.1)
+    assert audit["counts"] == {"n_items": 300, "total": int(counts.sum()), "nonzero": 250}
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert meta["agent"] == "random_walk" and (tmp_path / "out" / "config.yaml").exists()
+
+
+def test_degenerate_trace_writes_nulls_not_nan(tmp_path):
+    write_trace(tmp_path, np.full(60, 4))
+    path = stage.run(make_cfg(tmp_path))
+    text = path.read_text()
+    assert "NaN" not in text
+    audit = json.loads(text)
+    assert audit["tail"]["status"] == "degenerate" and audit["tail"]["alpha"] is None
+    assert audit["gof"]["p"] is None and audit["gof"]["passes"] is None
+    assert audit["concentration"]["gini"] == 0.0
+
+
+def test_repository_config_validates():
+    from hydra import compose, initialize_config_dir
+
+    from tailmem.cli import config_dir
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
+        cfg = compose(config_name="config", overrides=["stage=audit", "scale=smoke"])
+    s = stage.settings(cfg)
+    assert s.bootstrap == cfg.audit.bootstrap and s.tpl_alpha_max > 3 and s.pl_alpha_max > 3

@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+from scipy.special import erfc, zeta
+
+from tailmem.audit.bootstrap import sample_discrete_power_law
+from tailmem.audit.tailfit import fit_tail, log_ratio
+
+
+def sample_tpl(alpha, lam, n, rng, xmax=100_000):
+    """Exact discrete truncated power law on 1..xmax (the tail beyond xmax has mass < e^-2000)."""
+    k = np.arange(1, xmax + 1.0)
+    w = k**-alpha * np.exp(-lam * k)
+    return 1 + np.searchsorted(np.cumsum(w) / w.sum(), rng.random(n), side="right")
+
+
+def test_power_law_sampler_matches_the_pmf():
+    x = sample_discrete_power_law(1, 2.5, 200_000, np.random.default_rng(0))
+    for k in (1, 2, 5):
+        assert np.mean(x == k) == pytest.approx(k**-2.5 / zeta(2.5, 1), rel=0.03)
+    assert np.mean(x >= 10) == pytest.approx(zeta(2.5, 10) / zeta(2.5, 1), rel=0.05)
+
+
+def test_power_law_alpha_recovered():
+    x = sample_discrete_power_law(1, 2.5, 10_000, np.random.default_rng(1))
+    fit = fit_tail(x)
+    assert fit.ok
+    assert abs(fit.alpha - 2.5) < 0.1
+
+
+def test_alpha_cap_of_three_is_lifted():
+    x = sample_discrete_power_law(1, 3.5, 20_000, np.random.default_rng(2))
+    assert fit_tail(x, xmin=1).alpha == pytest.approx(3.5, abs=0.1)  # default parameter_ranges: <= 3
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_R_favours_tpl_on_tpl_samples(seed):
+    fit = fit_tail(sample_tpl(1.5, 0.02, 5_000, np.random.default_rng(seed)), xmin=1)
+    assert fit.R_tpl_ln > 0
+    assert fit.tpl_lambda == pytest.approx(0.02, rel=0.5)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_R_favours_lognormal_on_lognormal_samples(seed):
+    rng = np.random.default_rng(seed)
+    x = np.round(np.exp(rng.normal(2.0, 1.0, 2_000)))
+    fit = fit_tail(x[x > 0], xmin=1)
+    assert fit.R_tpl_ln < 0 and fit.p_tpl_ln < 0.05
+
+
+def test_likelihood_ratio_is_non_nested():
+    rng = np.random.default_rng(3)
+    ll1, ll2 = rng.normal(0, 1, 500), rng.normal(0.05, 1, 500)
+    R, p = log_ratio(ll1, ll2)
+    d = ll1 - ll2
+    assert R == pytest.approx(d.sum())
+    assert p == pytest.approx(erfc(abs(d.sum()) / np.sqrt(2 * d.size * d.var())))
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [np.full(100, 5), np.zeros(50), np.r_[np.zeros(40), np.arange(1, 6).repeat(3)]],
+    ids=["all-equal", "all-zero", "five-distinct"],
+)
+def test_degenerate_vectors_are_flagged_not_crashed(counts):
+    fit = fit_tail(counts)
+    assert fit.status == "degenerate" and "distinct" in fit.reason
+    assert np.isnan(fit.alpha)
+    assert fit.to_dict()["tpl"]["alpha"] != fit.to_dict()["tpl"]["alpha"]  # nan
