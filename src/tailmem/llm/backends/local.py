@@ -9,6 +9,7 @@ Install with the `local` extra.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import threading
 import time
@@ -51,6 +52,7 @@ def _load(path: str, n_ctx: int, n_threads: int):
         raise LLMError(f"backend local needs llama-cpp-python; {EXTRA}") from exc
     model = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=False, verbose=False, swa_full=True,
                             seed=0)
+    atexit.register(model.close)  # free it while the interpreter is whole; llama.cpp's __del__ fails at teardown
     return model, threading.Lock()
 
 
