@@ -9,6 +9,7 @@ include: "workflows/graphworld.smk"
 include: "workflows/rollout.smk"
 include: "workflows/audit.smk"
 include: "workflows/control.smk"
+include: "workflows/fsmem.smk"
 include: "workflows/tables.smk"
 
 
@@ -19,3 +20,4 @@ rule all:
         FIGURES_RANDOM_WALK,
         TABLES_CONTROL,
         FIGURES_CONTROL,
+        FSMEM_TABLES,

@@ -32,12 +32,14 @@ def test_top_count_is_not_fooled_by_float_rounding():
     assert top_count(5, 0.1) == 1
 
 
-def test_sigma_top10_is_std_of_percent_frequencies_and_scale_free():
+def test_sigma_top10_is_std_of_counts_over_the_mean_and_length_free():
     x = np.zeros(20)
     x[:2] = [30, 10]
     x[2:] = 60 / 18
-    assert sigma_top(x, 0.10) == pytest.approx(10.0)  # top 2 items: 30% and 10%
-    assert sigma_top(3 * x, 0.10) == pytest.approx(10.0)
+    assert sigma_top(x, 0.10) == pytest.approx(2.0)  # mean count 5: top 2 items are 6 and 2 means
+    assert sigma_top(3 * x, 0.10) == pytest.approx(2.0)
+    wider = np.concatenate([x, np.zeros(20)])  # same accesses over twice the items: relative counts double
+    assert sigma_top(wider, 0.10) > sigma_top(x, 0.10)
 
 
 def test_max_median_uses_all_items_then_nonzero_when_median_is_zero():

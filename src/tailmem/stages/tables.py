@@ -39,7 +39,7 @@ def run(cfg: DictConfig) -> None:
         "table2_random_walk_sigma_top10": (
             rw.table2(sizes),
             "Table 2: random-walk control across graph sizes (sigma_top10)",
-            f"{common} Retrieval `{s.table_retrieval}`. sigma_top10 = sd of access share (percent) among the top 10% items.",
+            f"{common} Retrieval `{s.table_retrieval}`. sigma_top10 = sd of the top 10% items' access counts in units of the mean count.",
         ),
         "table7_random_walk_concentration": (
             rw.table7(sizes),
