@@ -77,6 +77,8 @@ def main(argv: list[str]) -> int:
 def run_hydra(stage: str, overrides: list[str]) -> int:
     """Run one stage under hydra.main, so multirun (-m) sweeps work as in any Hydra app."""
     import hydra
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per HTTP request drowns the stage log
     from omegaconf import DictConfig
 
     status = {"code": 0}
