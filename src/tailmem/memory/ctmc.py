@@ -9,7 +9,9 @@ so arms of an ablation at one budget spend the same tokens.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 import numpy as np
 
@@ -56,8 +58,13 @@ def allocate(
     by_share = [int(i) for i in np.argsort(-share_of, kind="stable")]
     lines_of = [item.lines(encoding) for item in ranked]
     summary_cost = [counter(item.summary) + 1 for item in ranked]
-    # cost[i][k]: tokens of item i with header + k facts (k >= 1), each block followed by a newline.
-    cost = [[0] + [counter.lines(lines[: k + 1]) + 1 for k in range(1, len(lines))] for lines in lines_of]
+    # cost[i][k]: tokens of item i with header + k facts (k >= 1), each line followed by a newline; one pass
+    # of cumulative sums over cached line counts, so a hub with hundreds of facts costs no more than a scan.
+    cost = []
+    for lines in lines_of:
+        cum = list(accumulate(counter(line) + 1 for line in lines))
+        cum[0] = 0
+        cost.append(cum)
     facts = [0] * n  # facts shown per item (0 = summary only)
     shown = [False] * n
 
@@ -68,7 +75,7 @@ def allocate(
     carry = 0.0
     for i in by_share:
         grant = share_of[i] * budget + carry
-        k = max((k for k in range(1, len(cost[i])) if cost[i][k] <= grant), default=0)
+        k = max(bisect_right(cost[i], grant, lo=1) - 1, 0)  # costs rise with k: the most facts the grant buys
         if k:
             facts[i], shown[i] = k, True
         elif summary_cost[i] <= grant:
