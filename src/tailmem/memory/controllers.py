@@ -132,11 +132,19 @@ class HierarchicalSummary(Controller):
         )
 
 
+RANK_BY = ("access", "recency", "query")
+
+
 def related_candidates(store: MemoryStore, query: Query, rank_by: str = "access") -> list[MemoryItem]:
-    """The current item first, then the stored related items, most accessed (or most recent) first."""
+    """The current item first, then the stored related items, most accessed (or most recent) first.
+
+    `rank_by="query"` keeps the order of `query.related`, for callers whose candidates come ranked by a
+    retriever (LongMemEval's BM25) rather than from a graph's neighbourhood.
+    """
     ids = [i for i in query.related if i in store and i != query.current]
-    stats = store.access_count if rank_by == "access" else store.last_access
-    ids.sort(key=lambda i: (-stats.get(i, 0), i))
+    if rank_by != "query":
+        stats = store.access_count if rank_by == "access" else store.last_access
+        ids.sort(key=lambda i: (-stats.get(i, 0), i))
     if query.current is not None and query.current in store:
         ids.insert(0, query.current)
     return [store.items[i] for i in ids]
@@ -191,6 +199,8 @@ def make_controller(mem_cfg, seed: int = 0) -> Controller:
     cls = CONTROLLERS[name]
     if settings.get("encoding", "compact") not in ("verbose", "compact"):
         raise ConfigError(f"memory.encoding: expected 'verbose' or 'compact', got {settings['encoding']!r}")
+    if settings.get("rank_by", "access") not in RANK_BY:
+        raise ConfigError(f"memory.rank_by: expected one of {RANK_BY}, got {settings['rank_by']!r}")
     if cls is CTMC:
         settings.setdefault("seed", seed)
         if settings.get("order", "rank") not in ctmc.ORDERS:

@@ -6,6 +6,7 @@ import warnings
 from pathlib import Path
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -26,10 +27,10 @@ def save_figure(fig, stem: Path) -> list[Path]:
     return written
 
 
-def panel_grid(k: int, width: float = 3.4, height: float = 2.9):
+def panel_grid(k: int, width: float = 3.6, height: float = 3.2):
     cols = min(3, k)
     rows = int(np.ceil(k / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False, layout="constrained")
     for ax in axes.flat[k:]:
         ax.set_visible(False)
     return fig, axes.flat[:k]
@@ -49,9 +50,13 @@ def ccdf_with_tails(ax, counts: np.ndarray, xmin: float, tpl_alpha_max: float, t
         fit.plot_ccdf(ax=ax, color="black", marker=".", linestyle="none", label="empirical")
         fit.truncated_power_law.plot_ccdf(ax=ax, color="tab:red", linestyle="--", label="TPL")
         fit.lognormal.plot_ccdf(ax=ax, color="tab:blue", linestyle=":", label="log-normal")
-    ax.set_title(title, fontsize=9)
-    ax.set_xlabel("accesses per item (x >= xmin)")
-    ax.set_ylabel("P(X >= x)")
+    ax.set_title(title, fontsize=8)
+    # plain integer labels at 1, 2, 5 x 10^k: a tail spans less than a decade, and default minor labels collide
+    ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("accesses per item (x >= xmin)", fontsize=8)
+    ax.set_ylabel("P(X >= x)", fontsize=8)
 
 
 def rank_frequency(ax, counts: np.ndarray, label: str) -> None:

@@ -41,7 +41,7 @@ def tau_concentration(cfg: DictConfig, results: str) -> pd.DataFrame:
 
 
 def figure4(table3: pd.DataFrame, threshold: float, stem: Path, title: str) -> None:
-    fig, axes = plots.plt.subplots(1, 3, figsize=(11, 3.2))
+    fig, axes = plots.plt.subplots(1, 3, figsize=(11, 3.4), layout="constrained")
     x = np.arange(len(table3))
     axes[0].bar(x, table3.alpha, yerr=table3.alpha_sd.fillna(0), color="tab:gray")
     axes[0].set_ylabel("fitted alpha")
@@ -59,7 +59,7 @@ def figure4(table3: pd.DataFrame, threshold: float, stem: Path, title: str) -> N
 
 
 def figure6(conc: pd.DataFrame, stem: Path, title: str) -> None:
-    fig, axes = plots.plt.subplots(1, 3, figsize=(11, 3.2))
+    fig, axes = plots.plt.subplots(1, 3, figsize=(11, 3.4), layout="constrained")
     for ax, metric in zip(axes, ("gini", "skew", "max_median")):
         for fam, sub in conc.groupby("family", sort=False):
             g = sub.groupby("tau")[metric]
@@ -72,7 +72,7 @@ def figure6(conc: pd.DataFrame, stem: Path, title: str) -> None:
 
 
 def figure7(red: pd.DataFrame, stem: Path, title: str) -> None:
-    fig, ax = plots.plt.subplots(figsize=(7, 3.2))
+    fig, ax = plots.plt.subplots(figsize=(7, 3.4), layout="constrained")
     labels = [f"{r.family}/s{r.seed}/{r.encoding[0]}" for r in red.itertuples()]
     colors = ["tab:orange" if e == "verbose" else "tab:blue" for e in red.encoding]
     ax.bar(np.arange(len(red)), red.reduction_pct, color=colors)

@@ -28,13 +28,13 @@ def run(cfg: DictConfig) -> None:
     fig, axes = plots.panel_grid(len(runs))
     for ax, r in zip(axes, runs):
         tail = audits[r.family]["tail"]
-        title = f"{r.family}: alpha {tail['alpha']:.2f}, xmin {tail['xmin']:.0f}, R(TPL/LN) {tail['R_tpl_ln']:.2f}"
+        title = f"{r.family}\nalpha {tail['alpha']:.2f}, xmin {tail['xmin']:.0f}, R(TPL vs LN) {tail['R_tpl_ln']:.2f}"
         plots.ccdf_with_tails(ax, counts[r.family], tail["xmin"], cfg.audit.tpl_alpha_max, title)
     axes[0].legend(fontsize=7)
     fig.suptitle(f"Figure 3: access CCDFs with fitted tails ({policy})", fontsize=10)
     plots.save_figure(fig, out / "fig3_ccdf_random_walk")
 
-    fig, (left, right) = plots.plt.subplots(1, 2, figsize=(9, 3.4))
+    fig, (left, right) = plots.plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     for r in runs:
         plots.rank_frequency(left, counts[r.family], r.family)
         plots.cumulative_share(right, counts[r.family], r.family)

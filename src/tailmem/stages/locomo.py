@@ -1,7 +1,9 @@
-"""LoCoMo end to end for filesystem memory: build a variant's store, answer the questions, tabulate.
+"""LoCoMo (and REALTALK, same shape) end to end for filesystem memory: build a variant's store, answer the
+questions, tabulate.
 
-Artifacts: {results}/fsmem/locomo/<conv>/<variant>/{store/, snapshots/, build.json}, .../answers/answers.json,
-and {results}/tables/locomo_<conv>.{csv,md}. `build.json` and `answers.json` are written last and atomically,
+Artifacts (paths in `tailmem.fsmem.layout`): {results}/fsmem/<benchmark>/<conv>/<variant>/{store/, snapshots/,
+build.json}, .../answers/<harness>/answers.json, and {results}/tables/<benchmark>_<conv>.{csv,md}.
+`build.json` and `answers.json` are written last and atomically,
 so a killed run leaves nothing that looks complete.
 """
 
@@ -14,11 +16,14 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem.artifacts import read_json, write_json, write_text
-from tailmem.data.locomo import CATEGORIES, load, questions
+from tailmem.data.locomo import questions
 from tailmem.errors import ConfigError
 from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import dollars
 from tailmem.fsmem.agents.models import client_for, label
+from tailmem.fsmem.benchmarks import categories, category_names, conversation
+from tailmem.fsmem.layout import ANSWERS_FILE, BUILD_FILE, answers_dir
+from tailmem.fsmem.layout import variant_dir as _variant_dir
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
@@ -27,13 +32,11 @@ from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.provenance import save_provenance
 
 log = logging.getLogger("tailmem")
-BUILD_FILE = "build.json"
-ANSWERS_FILE = "answers.json"
 
 
 def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Path:
     fs = cfg.fsmem
-    return Path(cfg.results_dir) / "fsmem" / "locomo" / (conv or fs.conversation) / (variant or fs.variant)
+    return _variant_dir(cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant)
 
 
 def _prices(cfg) -> dict:
@@ -44,7 +47,7 @@ def _prices(cfg) -> dict:
 
 
 def _conversation(cfg):
-    return load(cfg.fsmem.data_file, cfg.fsmem.conversation)
+    return conversation(cfg.fsmem, cfg.fsmem.benchmark, cfg.fsmem.conversation)
 
 
 def build(cfg) -> None:
@@ -65,7 +68,7 @@ def build(cfg) -> None:
     agent = label(client, "builder")
     prices = _prices(cfg)
     write_json(out / BUILD_FILE, {
-        "conversation": conv.sample_id, "variant": fs.variant, "agent": agent, "store": stats,
+        "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant, "agent": agent, "store": stats,
         "episodes": [e.to_json() for e in episodes],
         "tool_calls": sum(e.tool_calls for e in episodes),
         "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
@@ -81,12 +84,12 @@ def answer(cfg) -> None:
     check_variant(fs.variant)
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg)
     built = read_json(src / BUILD_FILE)
-    out = Path(cfg.out) if cfg.get("out") else src / "answers"
+    out = Path(cfg.out) if cfg.get("out") else answers_dir(src, fs.harness)
     conv = _conversation(cfg)
     limit = fs.get("max_questions")
     if limit is not None and int(limit) < 1:
         raise ConfigError(f"fsmem.max_questions: expected null or >= 1, got {limit}")
-    qs = questions(conv, tuple(fs.categories), None if limit is None else int(limit))
+    qs = questions(conv, categories(fs, fs.benchmark), None if limit is None else int(limit))
     store = Store(src / "store")
     harness, form, cap = search_harness(fs.variant, store, conv, fs)
     s_client = client_for(cfg, "searcher", "fsmem_answer")
@@ -95,38 +98,41 @@ def answer(cfg) -> None:
     rows = []
     try:
         for i, q in enumerate(qs):
+            start = len(harness.trace)
             if s_client is None:
                 a = searcher.answer_programmatic(q.question, harness)
             else:
                 a = searcher.answer_model(s_client, q.question, harness, form, cap)
             row = {
-                "conversation": conv.sample_id, "variant": fs.variant, "harness": harness.name, "qid": i,
+                "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
+                "harness": harness.name, "qid": i,
                 "category": q.category, "question": q.question, "gold": q.answer, "answer": a.text,
                 "citations": list(a.citations), "f1": locomo_f1(a.text, q.answer, q.category),
                 "searcher": a.episode.agent, "builder": built["agent"], **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
                 "search_dollars": dollars(a.episode, prices), "judge": None, "judge_correct": None, "judge_citation": None,
+                "search_trace": harness.trace[start:],
             }
             if j_client is not None:
                 from tailmem.fsmem.agents.judge import judge
 
                 v = judge(j_client, q.question, q.answer, a.text, a.citations, store)
-                row.update(judge=label(j_client, "judge"), judge_correct=v.correct, judge_citation=v.citation)
+                row.update(judge=label(j_client, "judge"), judge_correct=v.correct, judge_citation=v.citation,
+                           judge_episode=v.episode)
             rows.append(row)
     finally:
         harness.close()
-    write_json(out / ANSWERS_FILE, {"conversation": conv.sample_id, "variant": fs.variant, "rows": rows})
+    write_json(out / ANSWERS_FILE, {"benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
+                                    "harness": fs.harness, "rows": rows})
     save_provenance(out, cfg, agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
     log.info("fsmem_answer %s/%s: %d questions, mean F1 %.3f", conv.sample_id, fs.variant, len(rows),
              sum(r["f1"] for r in rows) / max(1, len(rows)))
 
 
-def summarize(rows: list[dict], built: dict) -> dict:
+def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
     df = pd.DataFrame(rows)
     out = {"variant": built["variant"], "searcher": df["searcher"].iloc[0] if len(df) else "", "builder": built["agent"],
            "n": len(df), "F1": df["f1"].mean() if len(df) else float("nan")}
-    for cat, name in CATEGORIES.items():
-        if cat == 5:
-            continue
+    for cat, name in category_names(benchmark).items():
         sel = df[df["category"] == cat] if len(df) else df
         out[f"F1 {cat} {name}"] = sel["f1"].mean() if len(sel) else float("nan")
     if len(df) and df["judge_correct"].notna().any():
@@ -148,17 +154,18 @@ def table(cfg) -> None:
     """Stage fsmem_table: one row per variant, F1 per category, costs per query, store structure."""
     fs = cfg.fsmem
     conv = fs.conversation
-    src = Path(cfg.input) if cfg.get("input") else Path(cfg.results_dir) / "fsmem" / "locomo" / conv
+    src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg).parent
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
     records = []
     for variant in fs.variants:
         check_variant(variant)
         built = read_json(src / variant / BUILD_FILE)
-        rows = read_json(src / variant / "answers" / ANSWERS_FILE)["rows"]
-        records.append(summarize(rows, built))
+        rows = read_json(answers_dir(src / variant, fs.harness) / ANSWERS_FILE)["rows"]
+        records.append(summarize(rows, built, fs.benchmark))
     df = pd.DataFrame(records)
-    write_text(out / f"locomo_{conv}.csv", df.to_csv(index=False, float_format="%.4f"))
-    write_text(out / f"locomo_{conv}.md", f"# LoCoMo {conv}: filesystem-memory variants\n\n"
+    stem = f"{fs.benchmark}_{conv}"
+    write_text(out / f"{stem}.csv", df.to_csv(index=False, float_format="%.4f"))
+    write_text(out / f"{stem}.md", f"# {fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})\n\n"
                + df.to_markdown(index=False, floatfmt=".3f") + "\n")
-    save_provenance(out / f"locomo_{conv}.provenance", cfg, agent="fsmem_table")
-    log.info("fsmem_table: wrote %s", out / f"locomo_{conv}.md")
+    save_provenance(out / f"{stem}.provenance", cfg, agent="fsmem_table")
+    log.info("fsmem_table: wrote %s", out / f"{stem}.md")

@@ -25,6 +25,7 @@ class Episode:
     chars_read: int
     capped: bool
     latency_s: float
+    calls: tuple = ()  # per model call (prompt, cached, completion) tokens, for paper 2's intrinsic-efficiency bounds
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -38,6 +39,7 @@ class Meter:
         self.base = (harness.calls, harness.errors, harness.chars_read) if harness else (0, 0, 0)
         self.rounds = self.prompt = self.cached = self.completion = 0
         self.capped = False
+        self.usages: list[tuple[int, int, int]] = []
         self.model_latency = 0.0
         self.t0 = time.perf_counter()
 
@@ -45,6 +47,7 @@ class Meter:
         self.prompt += usage.prompt_tokens
         self.cached += usage.cached_tokens
         self.completion += usage.completion_tokens
+        self.usages.append((usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens))
         self.model_latency += latency_s
 
     def close(self) -> Episode:
@@ -52,7 +55,7 @@ class Meter:
         calls, errors, chars = (h.calls, h.errors, h.chars_read) if h else (0, 0, 0)
         return Episode(self.role, self.agent, self.rounds, calls - self.base[0], errors - self.base[1],
                        self.prompt, self.cached, self.completion, chars - self.base[2], self.capped,
-                       round(time.perf_counter() - self.t0, 4))
+                       round(time.perf_counter() - self.t0, 4), tuple(self.usages))
 
 
 def dollars(ep: Episode, prices: dict | None) -> float:

@@ -17,6 +17,7 @@ class Verdict:
     correct: float | None
     citation: float | None
     tokens: int
+    episode: dict | None = None  # the judge's accounting (Episode.to_json), for the cost tables
 
 
 def _score(text: str, key: str, allowed: tuple[float, ...]) -> float | None:
@@ -52,4 +53,4 @@ def judge(client, question: str, gold: str, answer: str, citations: tuple[str, .
     meter.add_usage(r2.usage)
     ep = meter.close()
     return Verdict(_score(r1.content, "correct", (0.0, 1.0)), _score(r2.content, "citation", (0.0, 0.5, 1.0)),
-                   ep.prompt_tokens + ep.completion_tokens)
+                   ep.prompt_tokens + ep.completion_tokens, ep.to_json())

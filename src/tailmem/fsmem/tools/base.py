@@ -48,10 +48,12 @@ def params(required: dict[str, tuple[str, str]], optional: dict[str, tuple[str, 
 
 @dataclass
 class Harness:
-    """A named tool set over one store. `calls` and `chars_read` accumulate for the accounting."""
+    """A named tool set over one store. `calls` and `chars_read` accumulate for the accounting; `trace` keeps
+    every call's (tool, arguments, ok) so store-access audits can count what the agent read."""
 
     name: str
     tools: dict[str, Tool] = field(default_factory=dict)
+    trace: list = field(default_factory=list)
     calls: int = 0
     errors: int = 0
     chars_read: int = 0
@@ -66,6 +68,8 @@ class Harness:
     def call(self, name: str, arguments: Any) -> ToolResult:
         """Check the arguments against the schema, run the tool, and turn refusals into an error output."""
         self.calls += 1
+        entry = [name, arguments if isinstance(arguments, dict) else {}, False]
+        self.trace.append(entry)
         try:
             tool = self.tools.get(name)
             if tool is None:
@@ -75,6 +79,7 @@ class Harness:
             if len(out) > self.max_output_chars:
                 out = out[: self.max_output_chars] + f"\n[output truncated at {self.max_output_chars} characters]"
             self.chars_read += len(out)
+            entry[2] = True
             return ToolResult(name, True, out)
         except ToolError as exc:
             self.errors += 1

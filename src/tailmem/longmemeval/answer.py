@@ -1,0 +1,94 @@
+"""Answering a LongMemEval question from a memory block: a configured chat model, or a programmatic stand-in.
+
+The model plays the `searcher` role (the project's question-answering role; no new role is added). Offline no
+capable model exists, so the programmatic answerer returns the memory sentence that shares the most content
+words with the question, and abstains when even that one shares under half of them. It is a floor, labelled in
+every row; what it measures well is whether the memory block still holds the words the answer sits among.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from string import Template
+
+from tailmem.errors import ConfigError, DataError
+
+ABSTAIN = "That was not mentioned in our chats."
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+_LINE_TAG = re.compile(r"^\s*(?:S\d+ [^:]*?\d\d:\d\d|\d+[UA]:|\[turn \d+\] \w+:|Session \d+ on [^,]*, turn \d+, \w+:)\s*")
+_WORD = re.compile(r"[a-z0-9]+")
+STOPWORDS = frozenset(
+    "a an the and or but of to in on at for from by with about as is are was were be been being do does did i my me "
+    "we our you your it its this that these those what which who whom whose when where why how many much did have "
+    "has had can could would should will shall may might any some there their they them he she his her so if then "
+    "than too very just also not no yes into out up down over again more most other such only own same s t don "
+    "now last first ago time".split()
+)
+
+
+def prompt_template(name: str) -> Template:
+    from tailmem.cli import config_dir
+
+    path = config_dir() / "prompts" / "longmemeval" / f"{name}.md"
+    if not path.exists():
+        raise DataError(f"{path}: prompt file not found; expected configs/prompts/longmemeval/{name}.md")
+    return Template(path.read_text())
+
+
+def full_prompt(memory: str, question: str, date: str) -> str:
+    """The whole prompt of one query, whose tokens Figure 8 counts."""
+    return prompt_template("answer").safe_substitute(memory=memory, question=question, date=date)
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    agent: str
+
+
+class ProgrammaticAnswerer:
+    """The sentence of the memory most overlapping the question; abstains below `min_overlap` of its words."""
+
+    name = "programmatic-answerer"
+
+    def __init__(self, min_overlap: float = 0.5):
+        self.min_overlap = min_overlap
+
+    def answer(self, memory: str, question: str, date: str) -> Answer:
+        q = content_words(question)
+        best, best_score = "", 0
+        for sentence in _SENTENCE.split(memory):
+            sentence = _LINE_TAG.sub("", sentence).strip()
+            if not sentence:
+                continue
+            score = len(q & content_words(sentence))
+            if score > best_score:  # ties keep the earlier sentence: the controller's order decides
+                best, best_score = sentence, score
+        if not q or best_score < self.min_overlap * len(q):
+            return Answer(ABSTAIN, self.name)
+        return Answer(best, self.name)
+
+
+class ModelAnswerer:
+    """A chat model answers from the memory block; `seed` goes into the request so seeds are distinct calls."""
+
+    def __init__(self, client, max_tokens: int = 128, seed: int = 0):
+        if client.backend == "local" or getattr(client, "_hash_backend", None) == "local":
+            raise ConfigError("llm.roles.searcher: LongMemEval answering needs a chat model (openai or replay), "
+                              "not the local scoring-only model; use the programmatic backend offline")
+        self.client = client
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.name = f"{client.backend}:{client.model}"
+
+    def request(self, memory: str, question: str, date: str) -> dict:
+        return {"messages": [{"role": "user", "content": full_prompt(memory, question, date)}],
+                "temperature": 0.0, "max_tokens": self.max_tokens, "seed": self.seed}
+
+    def answer_many(self, requests: list[dict]) -> list[Answer]:
+        return [Answer((r.content or "").strip(), self.name) for r in self.client.chat_many(requests)]

@@ -1,0 +1,87 @@
+"""One question under every arm: the haystack becomes memory, each controller builds a prompt, the prompt is
+answered and scored. Every arm sees the same items, ranking and question (matched replay, as in the graph world).
+
+What a seed changes: the haystack's session order before indexing (item ids, BM25 and Flat Retrieval
+tie-breaks, the order equal candidates enter a prompt) and, with a model, the request's `seed`. With the
+programmatic answerer nothing else varies, so seed-level sd measures only order effects.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from tailmem.data.longmemeval import Question
+from tailmem.longmemeval import metrics
+from tailmem.longmemeval.answer import ProgrammaticAnswerer, full_prompt
+from tailmem.longmemeval.arms import Arm
+from tailmem.longmemeval.haystack_memory import build_store
+from tailmem.longmemeval.retrieval import rank, recall_at_k
+from tailmem.memory.controllers import make_controller
+from tailmem.memory.query import Query
+from tailmem.memory.tokens import TokenCounter
+
+
+@dataclass(frozen=True)
+class Built:
+    """One arm's prompt for one question, scored without a model, and the request text to answer it with."""
+
+    row: dict
+    memory: str
+
+
+def haystack_order(question: Question, seed: int) -> np.ndarray:
+    rng = np.random.default_rng([seed, zlib.crc32(question.qid.encode())])
+    return rng.permutation(len(question.sessions))
+
+
+def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: int, recall_ks, counter: TokenCounter) -> list[Built]:
+    perm = haystack_order(question, seed)
+    sessions = tuple(question.sessions[i] for i in perm)
+    ranking = rank(sessions, question.question)
+    store = build_store(question, sessions, ranking)
+    top = ranking.order[:candidates]
+    query = Query(step=0, current=top[0] if top else None, related=tuple(top[1:]), text=question.question)
+    answers = set(question.answer_session_ids)
+    answer_pos = [k for k, s in enumerate(sessions) if s.id in answers]
+    ranked_ids = [sessions[k].id for k in ranking.order]
+    recall = {f"recall@{k}": recall_at_k(ranked_ids, question.answer_session_ids, int(k)) for k in recall_ks}
+    built, graph_tokens = [], None
+    for arm in arms:
+        settings = dict(arm.memory)
+        if arm.ratio is not None:
+            if graph_tokens is None:
+                raise ValueError("longmemeval arms: Graph Memory must precede the CTMC arms it sets budgets for")
+            settings["budget"] = int(round(arm.ratio * graph_tokens))
+        prompt = make_controller(settings, seed=seed).build(store, query, counter)
+        if arm.name == "graph_memory":
+            graph_tokens = prompt.tokens
+        text = full_prompt(prompt.text, question.question, question.date)
+        built.append(Built(
+            row={
+                "qid": question.qid, "question_type": question.qtype, "abstention": question.abstention,
+                "seed": seed, "arm": arm.name, "label": arm.label, "budget": settings.get("budget"),
+                "sessions": len(sessions), "prompt_tokens": counter.exact(text), "memory_tokens": prompt.tokens,
+                "n_core": len(prompt.core), "n_tail": len(prompt.tail),
+                "coverage": metrics.evidence_coverage(question, prompt.text),
+                "answer_sessions_placed": metrics.sessions_in_prompt(answer_pos, prompt.accessed),
+                **recall,
+            },
+            memory=prompt.text,
+        ))
+    return built
+
+
+def score(question: Question, row: dict, response: str, agent: str) -> dict:
+    return row | {"answer": response, "gold": question.answer, "answerer": agent,
+                  "correct": metrics.substring_correct(question, response), "abstained": metrics.abstains(response)}
+
+
+def evaluate_programmatic(question: Question, built: list[Built], answerer: ProgrammaticAnswerer) -> list[dict]:
+    out = []
+    for b in built:
+        a = answerer.answer(b.memory, question.question, question.date)
+        out.append(score(question, b.row, a.text, a.agent))
+    return out
