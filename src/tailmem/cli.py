@@ -26,6 +26,8 @@ STAGES: dict[str, str] = {
     "fsmem_build": "tailmem.stages.locomo:build",
     "fsmem_answer": "tailmem.stages.locomo:answer",
     "fsmem_table": "tailmem.stages.locomo:table",
+    "longmemeval": "tailmem.stages.longmemeval:run",
+    "longmemeval_report": "tailmem.stages.longmemeval:report",
 }
 
 # command name -> "module:function"; each function takes argv (list of str) and returns an exit code.

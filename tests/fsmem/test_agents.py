@@ -1,37 +1,12 @@
 """The model-driven loop against a fake client that implements the LLM contract."""
 
-from dataclasses import dataclass
-
 from tailmem.fsmem.agents import loop
 from tailmem.fsmem.agents.accounting import dollars
 from tailmem.fsmem.agents.searcher import answer_model, answer_programmatic, parse_reply
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.center import center
 from tailmem.fsmem.tools.management import management
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: dict
-
-
-@dataclass(frozen=True)
-class Usage:
-    prompt_tokens: int
-    cached_tokens: int
-    completion_tokens: int
-
-
-@dataclass(frozen=True)
-class ChatResponse:
-    content: str | None
-    tool_calls: tuple
-    usage: Usage
-    model: str
-    from_cache: bool
-    latency_s: float
+from tailmem.llm import ChatResponse, ToolCall, Usage
 
 
 class FakeClient:

@@ -4,7 +4,7 @@ under the wrong parent". All content comparisons are lexical (TF-IDF cosine, sci
 
 Shape: files, folders, sections, bytes, mean/max leaf depth (path components of a file), mean/max fanout
 (children of the root and of each folder), concentration (Gini of file sizes, share of the largest file),
-references (links or path mentions of another store file) and source locators (`[D3:1]`).
+references (mentions of another store file's path, or `[[wiki links]]`) and source locators (`[D3:1]`).
 
 B1 sibling label distinguishability: among the children of one node, a child's content (a file's text, or
     all text under a folder) is closer to its own label (name and description) than to any sibling's label;
@@ -29,7 +29,7 @@ from tailmem.audit.concentration import gini
 from tailmem.fsmem.store import Store
 
 LOCATOR = re.compile(r"\[D\d+:\d+\]")
-LINK = re.compile(r"\]\(([^)\s]+\.md)\)|\[\[([^\]]+)\]\]")
+WIKI_LINK = re.compile(r"\[\[[^\]]+\]\]")
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,7 @@ def measure(store: Store) -> Hierarchy:
     refs = 0
     for f in files:
         body = docs[f].body
-        refs += sum(1 for m in LINK.finditer(body) if (m.group(1) or m.group(2) or "").removesuffix(".md") != f.removesuffix(".md"))
-        refs += sum(body.count(g) for g in files if g != f)
+        refs += sum(body.count(g) for g in files if g != f) + len(WIKI_LINK.findall(body))
     b1, b2, b3, b4 = _taxonomy(files, texts, docs, children, folders)
     return Hierarchy(
         files=len(files), folders=len(folders), sections=sections, bytes=int(sizes.sum()),

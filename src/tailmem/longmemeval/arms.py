@@ -5,7 +5,7 @@ is the query's `current` item, the rest its `related` items, kept in retrieval o
 Memory puts whole sessions in verbatim while they fit `graph_budget`; CTMC arm `ctmc-r<ratio>` spends `ratio`
 times Graph Memory's measured memory tokens on the same question (ratio 1 = matched budget) on a verbatim core
 of the most relevant turns and a summarised tail. Full History (every turn) and Flat Retrieval (the `flat_k`
-sessions with most word overlap, whole) are the references.
+sessions with most word overlap, whole, no budget) are the references.
 """
 
 from __future__ import annotations
@@ -52,6 +52,6 @@ def make_arms(lme) -> list[Arm]:
         arms.append(Arm(ctmc_name(ratio), f"{label} ({float(ratio):g}x)", c, float(ratio)))
     fh = _memory_config("full_history") | {"encoding": enc}
     arms.append(Arm("full_history", fh.pop("label"), fh))
-    fr = _memory_config("flat_retrieval") | {"encoding": enc, "k": int(lme.flat_k)}
+    fr = _memory_config("flat_retrieval") | {"encoding": enc, "k": int(lme.flat_k), "budget": None}
     arms.append(Arm("flat_retrieval", fr.pop("label"), fr))
     return arms

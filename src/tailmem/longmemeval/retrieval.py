@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import logging
+
 import bm25s
 import numpy as np
 
 from tailmem.data.longmemeval import Session
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at debug level
 
 
 def _index(texts: Sequence[str]) -> bm25s.BM25:

@@ -1,0 +1,137 @@
+"""Stages `longmemeval` (one dataset, one seed: every question under every arm) and `longmemeval_report`
+(Figure 8 and its tables over datasets and seeds).
+
+Artifacts: {results}/longmemeval/<dataset>/seed<seed>/{rows.parquet, summary.json} (summary written last, so a
+killed run leaves nothing that looks complete); {results}/tables/longmemeval_*.{csv,md}; {figures}/fig8_longmemeval.{png,pdf}.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+from omegaconf import DictConfig
+
+from tailmem.artifacts import atomic_path, read_json, write_json
+from tailmem.data.longmemeval import load, select
+from tailmem.errors import ArtifactError, ConfigError
+from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
+from tailmem.longmemeval.arms import make_arms
+from tailmem.longmemeval.evaluate import build_prompts, evaluate_programmatic, score
+from tailmem.memory.tokens import TokenCounter
+from tailmem.provenance import save_provenance
+
+log = logging.getLogger(__name__)
+RUN = "{results}/longmemeval/{dataset}/seed{seed}"
+ROWS_FILE = "rows.parquet"
+SUMMARY_FILE = "summary.json"
+
+
+def run_dir(results, dataset: str, seed: int) -> Path:
+    return Path(RUN.format(results=results, dataset=dataset, seed=seed))
+
+
+def _questions(cfg: DictConfig):
+    lme = cfg.longmemeval
+    dataset = str(lme.dataset)
+    if dataset not in lme.files:
+        raise ConfigError(f"longmemeval.dataset: {dataset!r} has no file; expected one of {list(lme.files)}")
+    limit = lme.max_per_type
+    if limit is not None and int(limit) < 1:
+        raise ConfigError(f"longmemeval.max_per_type: expected null or >= 1, got {limit}")
+    return dataset, select(load(lme.files[dataset]), None if limit is None else int(limit))
+
+
+def run(cfg: DictConfig) -> None:
+    from tailmem.llm import get_client
+
+    lme = cfg.longmemeval
+    seed = int(cfg.seed)
+    dataset, questions = _questions(cfg)
+    arms = make_arms(lme)
+    counter = TokenCounter(encoding=cfg.llm.encoding)
+    searcher = get_client(cfg, "searcher", stage="longmemeval")
+    model = None if searcher.backend == "programmatic" else ModelAnswerer(searcher, int(lme.answer_max_tokens), seed)
+    programmatic = ProgrammaticAnswerer(float(lme.min_overlap))
+    rows = []
+    for q in questions:
+        built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter)
+        if model is None:
+            rows.extend(evaluate_programmatic(q, built, programmatic))
+        else:
+            answers = model.answer_many([model.request(b.memory, q.question, q.date) for b in built])
+            rows.extend(score(q, b.row, a.text, a.agent) for b, a in zip(built, answers))
+    judge_label = _judge(cfg, questions, rows) if lme.judge else None
+    df = pd.DataFrame(rows)
+    df["dataset"] = dataset
+    out = Path(cfg.out) if cfg.get("out") else run_dir(cfg.results_dir, dataset, seed)
+    with atomic_path(out / ROWS_FILE) as tmp:
+        df.to_parquet(tmp, index=False)
+    agent = model.name if model else programmatic.name
+    save_provenance(out, cfg, agent=agent, model=None if model is None else model.name, judge=judge_label)
+    summary = {
+        "dataset": dataset, "seed": seed, "questions": len(questions), "answerer": agent, "judge": judge_label,
+        "arms": {a.name: {"prompt_tokens": float(df[df.arm == a.name].prompt_tokens.mean()),
+                          "accuracy": float(df[df.arm == a.name].correct.mean()),
+                          "coverage": float(df[df.arm == a.name].coverage.mean())} for a in arms},
+    }
+    write_json(out / SUMMARY_FILE, summary)
+    for name, s in summary["arms"].items():
+        log.info("%s seed %d %s: %.0f tokens/query, accuracy %.3f, coverage %.3f",
+                 dataset, seed, name, s["prompt_tokens"], s["accuracy"], s["coverage"])
+
+
+def _judge(cfg: DictConfig, questions, rows: list[dict]) -> str | None:
+    """Add `judge_correct` (1/0, None when unparsed) to every row when a judge model is configured."""
+    from tailmem.llm import get_client
+    from tailmem.longmemeval.judge import judge_many
+
+    client = get_client(cfg, "judge", stage="longmemeval")
+    if client.backend == "programmatic":
+        for r in rows:
+            r["judge_correct"] = None
+        return None
+    by_id = {q.qid: q for q in questions}
+    verdicts = judge_many(client, [by_id[r["qid"]] for r in rows], [r["answer"] for r in rows])
+    for r, v in zip(rows, verdicts):
+        r["judge_correct"] = None if v is None else float(v)
+    return f"{client.backend}:{client.model}"
+
+
+def load_rows(results, datasets, seeds) -> pd.DataFrame:
+    frames = []
+    for dataset in datasets:
+        for seed in seeds:
+            folder = run_dir(results, dataset, seed)
+            read_json(folder / SUMMARY_FILE)  # raises with the path if the run is missing or incomplete
+            try:
+                frames.append(pd.read_parquet(folder / ROWS_FILE))
+            except Exception as exc:  # pyarrow raises several types for a truncated file
+                raise ArtifactError(f"{folder / ROWS_FILE}: unreadable ({exc}); re-run stage longmemeval") from exc
+    return pd.concat(frames, ignore_index=True)
+
+
+def report(cfg: DictConfig) -> None:
+    from tailmem.report import longmemeval_figure, longmemeval_tables
+    from tailmem.stages.tables import write_table
+
+    lme = cfg.longmemeval
+    rows = load_rows(cfg.results_dir, list(lme.datasets), list(lme.seeds))
+    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    answerers = ", ".join(sorted(rows.answerer.unique()))
+    note = (
+        f"Datasets {list(lme.datasets)} (S = the 60-question stratified sample), max_per_type={lme.max_per_type}, "
+        f"seeds {list(lme.seeds)} (a seed permutes each haystack's session order); mean ± sample sd over seeds. "
+        f"Answerer: {answerers}. Accuracy = substring match (paper 1); abstention questions count as right when the "
+        f"answer abstains. Coverage = fraction of has_answer turns in the prompt. Graph Memory: top-{lme.candidates} "
+        f"BM25 sessions, whole, within {lme.graph_budget} tokens; CTMC r = ratio x Graph Memory's memory tokens per "
+        f"question (tau={lme.tau}, {lme.encoding} encoding)."
+    )
+    tables = longmemeval_tables.all_tables(rows, list(lme.recall_ks), float(lme.primary_ratio))
+    for stem, (df, title) in tables.items():
+        write_table(out, stem, df, title, note)
+        log.info("wrote %s", out / f"{stem}.md")
+    fig_dir = Path(cfg.figures_dir)
+    longmemeval_figure.figure8(rows, fig_dir / "fig8_longmemeval", float(lme.primary_ratio), note)
+    save_provenance(out, cfg, prefix="longmemeval.", agent=answerers)
