@@ -10,6 +10,7 @@ include: "workflows/rollout.smk"
 include: "workflows/audit.smk"
 include: "workflows/control.smk"
 include: "workflows/fsmem.smk"
+include: "workflows/longmemeval.smk"
 include: "workflows/tables.smk"
 
 

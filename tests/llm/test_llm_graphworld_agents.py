@@ -1,6 +1,6 @@
-"""The programmatic graph-world policy and predictor: deterministic, goal-directed, grounded only in memory."""
+"""The programmatic graph-world policy: deterministic, goal-directed, grounded only in what its prompt holds."""
 
-from tailmem.agents.graphworld import Prediction, choose_action, format_transition, parse_transitions, predict_next_state
+from tailmem.agents.graphworld import choose_action, format_transition, parse_transitions
 
 HERE = "The mossy courtyard of the harbor district. Paths lead out in 2 directions."
 MILL = "The old mill of the forest district. One path leads out."
@@ -21,14 +21,6 @@ def test_policy_uses_a_remembered_transition_to_the_goal():
 def test_policy_is_deterministic_and_valid():
     picks = {choose_action(HERE, ACTIONS, "anywhere", []) for _ in range(5)}
     assert len(picks) == 1 and picks <= {0, 1}
-
-
-def test_predictor_is_right_only_with_the_transition_in_memory():
-    memories = [format_transition(HERE, ACTIONS[0], MILL), format_transition(MILL, "go back", HERE)]
-    assert predict_next_state(HERE, ACTIONS[0], memories, [MILL, GATE]) == Prediction(MILL, True)
-    guess = predict_next_state(HERE, ACTIONS[1], memories, [MILL, GATE])
-    assert guess.grounded is False and guess.next_state == GATE  # by the action name's words
-    assert predict_next_state(HERE, ACTIONS[1], [], None).next_state == HERE
 
 
 def test_free_form_memory_is_read_with_candidate_states():

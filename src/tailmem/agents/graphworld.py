@@ -1,9 +1,9 @@
-"""Programmatic graph-world agents: a goal-directed policy and a next-state predictor that use only what is in
-the prompt (state text, action names, goal text, retrieved memory texts), so memory control is what they measure.
+"""The programmatic graph-world policy: goal-directed, using only what a model's prompt would hold (state text,
+action names, goal text, retrieved memory texts), so memory is what it measures.
 
-They stand in for the `policy` and `predictor` roles when no model is configured (the offline default) and are
-deterministic: the same inputs give the same output. Both take plain strings and lists, never the World, so the
-same call fits a model prompt and a programmatic agent alike.
+It stands in for the `policy` role when no model is configured (the offline default) and is deterministic: the
+same inputs give the same output. It takes plain strings and lists, never the World. (The `predictor` role's
+programmatic stand-in reads controller memory blocks: `tailmem.control.predict`.)
 
 Memory texts are read in the form `format_transition` writes ("From: <state> | Action: <action> | To: <next>");
 a free-form text that quotes a state, an action and then another state is read too.
@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass
 
 POLICY_AGENT = "programmatic-semantic"
-PREDICTOR_AGENT = "programmatic-memory"
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an the of to in into on at by for from and or is are was be it its this that with toward "
@@ -95,28 +94,3 @@ def choose_action(state: str, actions: list[str], goal: str, memories: list[str]
         if best_key is None or key > best_key:
             best, best_key = i, key
     return best
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """A predicted next state; `grounded` is True when a memory text stated this transition."""
-
-    next_state: str
-    grounded: bool
-
-
-def predict_next_state(state: str, action: str, memories: list[str], candidates: list[str] | None = None) -> Prediction:
-    """The next state after `action` in `state` (the `programmatic-memory` predictor).
-
-    Right only if the transition is in the memory texts: then it is copied (grounded). Otherwise it guesses: the
-    candidate whose words best match the action name (ties by a stable hash), or the current state if no
-    candidates are given.
-    """
-    for t in reversed(parse_transitions(memories, candidates)):  # the latest statement wins
-        if _same(t.state, state) and _norm(t.action) == _norm(action):
-            return Prediction(t.next_state, True)
-    if not candidates:
-        return Prediction(state, False)
-    action_words = words(action)
-    guess = max(candidates, key=lambda c: (len(action_words & words(c)), _tiebreak(state, action, c)))
-    return Prediction(guess, False)

@@ -73,7 +73,7 @@ def mentioned_regions(memory_block: str) -> dict[int, str]:
 class ProgrammaticPredictor:
     """Evidence if present; else the first-mentioned state of the action's region (not the current state)."""
 
-    name = "programmatic-predictor"
+    name = "programmatic-memory"
 
     def predict(self, memory_block: str, state: int, state_text: str, action: str) -> Prediction:
         hit = find_evidence(memory_block, state, action)

@@ -1,0 +1,78 @@
+"""Stage fsmem_growth (RQ4): the growth atlas of the agent-curated stores, one snapshot per chunk.
+
+Outputs: {results}/tables/fsmem_rq4_growth.{csv,md} (one row per conversation), the per-chunk atlas
+{results}/tables/fsmem_rq4_growth_atlas.csv, and {figures}/fsmem_rq4_growth.{png,pdf}: files, sections, bytes,
+creates/edits/deletes, build effort (tool calls) per chunk, and early-file survival against chunks.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tailmem.artifacts import read_json, write_text
+from tailmem.errors import DataError
+from tailmem.fsmem import study
+from tailmem.fsmem.growth import atlas
+from tailmem.fsmem.snapshots import SnapshotLog
+from tailmem.provenance import save_provenance
+from tailmem.stages.tables import write_table
+
+log = logging.getLogger("tailmem")
+
+
+def run(cfg) -> None:
+    from tailmem.report import plots
+
+    st = cfg.fsmem.study
+    runs = [r for r in study.main_runs(cfg) if r.variant == st.growth_variant]
+    summary, steps_all = [], []
+    for r in runs:
+        if not r.build_file.exists():
+            raise DataError(f"{r.build_file}: missing; run the fsmem_store rule for it first")
+        built = read_json(r.build_file)
+        steps, surv = atlas(SnapshotLog(r.build_dir / "snapshots"), float(st.early_fraction))
+        if not steps:
+            raise DataError(f"{r.build_dir / 'snapshots'}: no per-chunk snapshots (variant {r.variant} keeps none)")
+        effort = [e["tool_calls"] for e in built["episodes"]]
+        rounds = [e["rounds"] for e in built["episodes"]]
+        tokens = [e["prompt_tokens"] + e["completion_tokens"] for e in built["episodes"]]
+        for s, calls, rd, tok in zip(steps, effort, rounds, tokens):
+            steps_all.append({"benchmark": r.benchmark, "conversation": r.conversation, **s.to_dict(),
+                              "build tool calls": calls, "build rounds": rd, "build tokens": tok})
+        q = max(1, len(steps) // 4)
+        summary.append({
+            "benchmark": r.benchmark, "conversation": r.conversation, "builder": built["agent"], "chunks": len(steps),
+            "final files": steps[-1].files, "final sections": steps[-1].sections, "final bytes": steps[-1].bytes,
+            "chunk of last new file": max(s.chunk for s in steps if s.creates) if any(s.creates for s in steps) else 0,
+            "creates": sum(s.creates for s in steps), "edits": sum(s.edits for s in steps),
+            "deletes": sum(s.deletes for s in steps),
+            "calls/chunk first quarter": float(np.mean(effort[:q])), "calls/chunk last quarter": float(np.mean(effort[-q:])),
+            "early files": surv.early_files, "early survival": surv.share,
+            "early unchanged": surv.unchanged / surv.early_files if surv.early_files else np.nan,
+        })
+    tables = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    write_table(tables, "fsmem_rq4_growth", pd.DataFrame(summary).round(4), "RQ4: growth atlas of the agent-curated stores",
+                f"Variant {st.growth_variant}, one build episode and one snapshot per chunk (<= {cfg.fsmem.chunk.max_turns} "
+                f"turns or {cfg.fsmem.chunk.max_chars} characters). Early files = files present after any of the first "
+                f"{st.early_fraction:.0%} of chunks; survival = still present (same path) at the end; unchanged = same bytes "
+                "as at the end of the early phase. A rename counts as a delete plus a create. Per-chunk rows: "
+                "fsmem_rq4_growth_atlas.csv.")
+    df = pd.DataFrame(steps_all)
+    write_text(tables / "fsmem_rq4_growth_atlas.csv", df.to_csv(index=False))
+    panels = [("files", "files"), ("sections", "sections"), ("bytes", "bytes"), ("edits", "files edited"),
+              ("build tool calls", "build tool calls per chunk"), ("early_alive", "early files alive (share)")]
+    fig, axes = plots.panel_grid(len(panels))
+    for ax, (col, title) in zip(axes, panels):
+        for (bench, conv), g in df.groupby(["benchmark", "conversation"], sort=False):
+            ax.plot(g["chunk"], g[col], linewidth=1, label=f"{bench} {conv}")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("chunk")
+    axes[0].legend(fontsize=5, ncol=2)
+    fig.suptitle("Growth atlas: store against chunks integrated")
+    plots.save_figure(fig, Path(cfg.figures_dir) / "fsmem_rq4_growth")
+    save_provenance(tables / "fsmem_rq4_growth.provenance", cfg, agent="fsmem_growth")
+    log.info("fsmem_growth: %d stores", len(runs))

@@ -1,0 +1,218 @@
+"""Stages of the filesystem-memory study (issue 6): one table per research question, read from the build and
+answer artifacts that `tailmem.fsmem.study` enumerates.
+
+fsmem_shape      RQ1  store shape per builder and variant
+fsmem_hierarchy       paper 2 Table 14: shape and taxonomy-contract metrics B1-B4
+fsmem_retrieval  RQ2  correctness and search cost per variant per benchmark
+fsmem_strength   RQ3  builder x searcher models
+fsmem_harness    RQ5  Center vs Center+BM25 vs Shell: store shape and correctness
+fsmem_costs           tokens (uncached, cached, output) per role, dollars, intrinsic-efficiency share
+Tables go to {results}/tables/fsmem_<name>.{csv,md}.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tailmem.artifacts import read_json
+from tailmem.errors import DataError
+from tailmem.fsmem import study
+from tailmem.fsmem.benchmarks import category_names, conversation
+from tailmem.fsmem.hierarchy import measure
+from tailmem.fsmem.store import Store
+from tailmem.provenance import save_provenance
+from tailmem.stages.tables import write_table
+
+log = logging.getLogger("tailmem")
+OFFLINE_NOTE = ("Offline (llm=offline) every role is a programmatic agent: tokens and dollars are 0 and `chars read/q` "
+                "(characters of tool output returned to the agent) is the cost proxy; the judge does not run.")
+
+
+def _out(cfg) -> Path:
+    return Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+
+
+def _load(run: study.Run) -> tuple[dict, list[dict]]:
+    for f in (run.build_file, run.answers_file):
+        if not f.exists():
+            raise DataError(f"{f}: missing; run its Snakemake rule first (workflows/fsmem_study.smk)")
+    return read_json(run.build_file), read_json(run.answers_file)["rows"]
+
+
+def _input_bytes(cfg, bench: str, conv: str) -> int:
+    c = conversation(cfg.fsmem, bench, conv)
+    return sum(len(t.render().encode()) + 1 for s in c.sessions for t in s.turns)
+
+
+def _correctness(df: pd.DataFrame, bench: str) -> dict:
+    out = {"n": len(df), "F1": df["f1"].mean() if len(df) else np.nan}
+    for cat in category_names(bench):
+        sel = df[df["category"] == cat]
+        out[f"F1 cat{cat}"] = sel["f1"].mean() if len(sel) else np.nan
+    judged = df["judge_correct"].dropna() if "judge_correct" in df else pd.Series(dtype=float)
+    out["judge correct"] = judged.mean() if len(judged) else np.nan
+    return out
+
+
+def _search_cost(df: pd.DataFrame) -> dict:
+    if not len(df):
+        return {}
+    return {"tool calls/q": df["search_tool_calls"].mean(), "rounds/q": df["search_rounds"].mean(),
+            "chars read/q": df["search_chars_read"].mean(),
+            "tokens/q": (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean(),
+            "dollars/q": df["search_dollars"].mean()}
+
+
+def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str) -> None:
+    out = _out(cfg)
+    write_table(out, stem, df.round(4), title, note)
+    save_provenance(out / f"{stem}.provenance", cfg, agent=stem)
+    log.info("%s: wrote %s", stem, out / f"{stem}.md")
+
+
+def shape(cfg) -> None:
+    """RQ1: store shape per builder and variant, averaged over each benchmark's conversations."""
+    recs = []
+    for run in study.main_runs(cfg):
+        if run.variant == "closed_book":
+            continue
+        built, _ = _load(run)
+        h = measure(Store(run.build_dir / "store"))
+        recs.append({"benchmark": run.benchmark, "builder": built["agent"], "variant": run.variant,
+                     "files": h.files, "folders": h.folders, "sections": h.sections, "bytes": h.bytes,
+                     "bytes/input": h.bytes / max(1, _input_bytes(cfg, run.benchmark, run.conversation)),
+                     "max depth": h.max_leaf_depth, "mean fanout": h.mean_fanout, "cross-refs": h.references,
+                     "locators": h.locators, "build tool calls": built["tool_calls"]})
+    df = pd.DataFrame(recs).groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
+    n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == study.main_runs(cfg)[0].variant)
+    _finish(cfg, "fsmem_rq1_store_shape", df, "RQ1: store shape per builder and variant",
+            f"Mean over conversations ({dict(n)}). bytes/input = store bytes over the rendered transcript's bytes; "
+            "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. " + OFFLINE_NOTE)
+
+
+def hierarchy(cfg) -> None:
+    """Paper 2 Table 14: the hierarchy panel per store, averaged over conversations."""
+    recs = []
+    for run in study.main_runs(cfg) + study.harness_runs(cfg):
+        if run.variant == "closed_book" or run.harness != "center":
+            continue
+        built, _ = _load(run)
+        h = measure(Store(run.build_dir / "store")).to_dict()
+        recs.append({"benchmark": run.benchmark, "builder": built["agent"], "variant": run.variant, **h})
+    df = pd.DataFrame(recs).drop_duplicates()
+    df = df.groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
+    keep = ["benchmark", "builder", "variant", "files", "mean_leaf_depth", "max_leaf_depth", "mean_fanout",
+            "max_fanout", "gini_bytes", "top_file_share", "references", "b1_label_distinguishability",
+            "b2_sibling_cohesion", "b3_scope_leakage", "b4_tree_content_spearman"]
+    _finish(cfg, "fsmem_hierarchy", df[keep], "Hierarchy metrics (paper 2 Table 14 panel)",
+            "Mean over conversations. B1 = share of children whose content is closest (TF-IDF cosine) to their own label "
+            "among their siblings' labels (higher = distinguishable labels); B2 = mean pairwise content cosine of files "
+            "sharing a folder (higher = cohesive); B3 = share of files closer to another folder's centroid than their "
+            "own (lower = less leakage); B4 = Spearman of tree distance vs content distance over file pairs "
+            "(NaN for flat stores). Definitions: tailmem/fsmem/hierarchy.py.")
+
+
+def retrieval(cfg) -> None:
+    """RQ2: correctness and search cost per variant per benchmark (question-weighted over conversations)."""
+    recs = []
+    runs = study.main_runs(cfg)
+    for bench in dict.fromkeys(r.benchmark for r in runs):
+        for variant in dict.fromkeys(r.variant for r in runs):
+            rows, files = [], []
+            for run in (r for r in runs if r.benchmark == bench and r.variant == variant):
+                built, rs = _load(run)
+                rows += rs
+                files.append(built["store"]["files"])
+            df = pd.DataFrame(rows)
+            recs.append({"benchmark": bench, "variant": variant, "searcher": df["searcher"].iloc[0] if len(df) else "",
+                         **_correctness(df, bench), **_search_cost(df), "store files": float(np.mean(files))})
+    _finish(cfg, "fsmem_rq2_retrieval", pd.DataFrame(recs), "RQ2: store shape vs retrieval, per variant per benchmark",
+            "Harness center; F1 = the benchmark's token F1 (LoCoMo's definition, REALTALK reuses it; categories as "
+            "columns, REALTALK has 1-3); question-weighted over conversations. " + OFFLINE_NOTE)
+
+
+def strength(cfg) -> None:
+    """RQ3: the builder x searcher grid."""
+    recs = []
+    for run in study.strength_runs(cfg):
+        built, rows = _load(run)
+        df = pd.DataFrame(rows)
+        recs.append({"builder": run.builder, "searcher": run.searcher, **_correctness(df, run.benchmark),
+                     **_search_cost(df), "build tokens": built["tokens"], "build dollars": built["dollars"],
+                     "store files": built["store"]["files"], "store sections": built["store"]["sections"]})
+    s = cfg.fsmem.study.strength
+    grid = f"{len(study._role_models(cfg, 'builder', s.builders))} x {len(study._role_models(cfg, 'searcher', s.searchers))}"
+    degenerate = " Offline the grid degenerates to programmatic x programmatic (1 x 1): the configured models " \
+        f"{list(s.builders)} x {list(s.searchers)} run with llm=openai (any OpenAI-compatible endpoint)." if grid == "1 x 1" else ""
+    _finish(cfg, "fsmem_rq3_strength", pd.DataFrame(recs), "RQ3: strength grid (builder x searcher models)",
+            f"{grid} grid on {s.benchmark} {run.conversation}, variant {s.variant}, harness {s.harness}.{degenerate} "
+            + OFFLINE_NOTE)
+
+
+def harness(cfg) -> None:
+    """RQ5: the same stores searched through Center, Center+BM25 and Shell (paper 2 Tables 9 and 10)."""
+    recs = []
+    for run in study.harness_runs(cfg):
+        built, rows = _load(run)
+        df = pd.DataFrame(rows)
+        tools = Counter(c[0] for r in rows for c in r.get("search_trace", []))
+        total = max(1, sum(tools.values()))
+        st = built["store"]
+        recs.append({"benchmark": run.benchmark, "conversation": run.conversation, "variant": run.variant,
+                     "harness": run.harness, "files": st["files"], "folders": st["folders"], "sections": st["sections"],
+                     "bytes": st["bytes"], **_correctness(df, run.benchmark), **_search_cost(df),
+                     "tool mix": ", ".join(f"{k} {v / total:.0%}" for k, v in tools.most_common(4))})
+    _finish(cfg, "fsmem_rq5_harness", pd.DataFrame(recs), "RQ5: harness study (Center vs Center+BM25 vs Shell)",
+            "Store shape (Table 10) and correctness (Table 9) per harness. The harness is the search agent's tool set; "
+            "every store is built through the management tool set, so shape columns repeat across harnesses "
+            "(paper 2 also lets the builder use the harness; not implemented here). Shell runs bash in a bubblewrap "
+            "sandbox over a copy of the store. " + OFFLINE_NOTE)
+
+
+def costs(cfg) -> None:
+    """Tokens per role (uncached input, cached input, output), dollars and paper 2's intrinsic-efficiency share."""
+    from tailmem.llm.cost import bounds
+    from tailmem.llm.records import Usage
+    from tailmem.llm.settings import Price
+
+    prices = dict(cfg.llm.get("prices") or {}) if cfg.get("llm") else {}
+
+    def price(agent: str) -> Price | None:
+        p = prices.get(agent) or prices.get("default")
+        return None if p is None or agent.startswith("programmatic") else Price(float(p["input"]), float(p["cached_input"]), float(p["output"]))
+
+    groups: dict[tuple, list] = {}
+    seen_builds = set()
+    for run in study.all_runs(cfg):
+        built, rows = _load(run)
+        key = (run.benchmark, run.variant, run.harness)
+        if run.build_file not in seen_builds:
+            seen_builds.add(run.build_file)
+            for e in built["episodes"]:
+                groups.setdefault((*key[:2], "-", "builder", e["agent"]), []).append(e)
+        for r in rows:
+            ep = {k[len("search_"):]: v for k, v in r.items() if k.startswith("search_")}
+            groups.setdefault((*key, "searcher", r["searcher"]), []).append(ep)
+            if r.get("judge_episode"):
+                groups.setdefault((*key, "judge", r["judge"]), []).append(r["judge_episode"])
+    recs = []
+    for (bench, variant, harness_name, role, agent), eps in groups.items():
+        uncached = sum(e["prompt_tokens"] - e["cached_tokens"] for e in eps)
+        p = price(agent)
+        transcripts = [[Usage(*c) for c in e.get("calls", [])] for e in eps]
+        b = bounds(transcripts, p) if p is not None else None
+        recs.append({"benchmark": bench, "variant": variant, "harness": harness_name, "role": role, "agent": agent,
+                     "episodes": len(eps), "model calls": sum(len(t) for t in transcripts),
+                     "uncached input": uncached, "cached input": sum(e["cached_tokens"] for e in eps),
+                     "output": sum(e["completion_tokens"] for e in eps), "chars read": sum(e["chars_read"] for e in eps),
+                     "dollars": b.measured if b else 0.0, "no-cache $": b.no_cache if b else 0.0,
+                     "perfect $": b.perfect if b else 0.0, "efficiency share": b.share if b else np.nan})
+    _finish(cfg, "fsmem_costs", pd.DataFrame(recs), "Cost per role: tokens, dollars and intrinsic efficiency",
+            "Per benchmark, variant, search harness and role, summed over all study runs (builds counted once). "
+            "Dollars from llm.prices; no-cache $ bills every prompt token uncached, perfect $ pre-fills every transcript "
+            "token once (paper 2 C.5); efficiency share = (no-cache - measured) / (no-cache - perfect). " + OFFLINE_NOTE)

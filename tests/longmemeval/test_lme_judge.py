@@ -1,0 +1,62 @@
+"""The judge and the model answerer against the loopback OpenAI-compatible server; yes/no variants parsed."""
+
+import pytest
+from llm_testkit import FakeServer, llm_cfg
+
+from tailmem.data.longmemeval import Question, Session, Turn
+from tailmem.errors import ConfigError
+from tailmem.llm import get_client
+from tailmem.longmemeval.answer import ModelAnswerer
+from tailmem.longmemeval.judge import judge_many, parse_verdict, template_name
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("yes", True), ("Yes.", True), ("**YES**", True), ("Answer: yes", True), ("yes, it gives Tokyo", True),
+    ("Correct", True), ("True", True), ("No", False), ("no.", False), ("**No** - it says Paris", False),
+    ("Verdict: incorrect", False), ("The response is not correct.", False), ("false", False),
+    ("I cannot tell", None), ("", None), (None, None), ("Nope", None),
+])
+def test_parse_verdict_variants(reply, verdict):
+    assert parse_verdict(reply) is verdict
+
+
+def q(qid, qtype):
+    s = (Session("s", "2023/01/01", (Turn("user", "My sister moved to Tokyo.", True),)),)
+    return Question(qid, qtype, "Where did my sister move?", "2023/02/01", "Tokyo", ("s",), s)
+
+
+def test_templates_by_type():
+    assert template_name(q("a", "temporal-reasoning")) == "judge_temporal"
+    assert template_name(q("a_abs", "temporal-reasoning")) == "judge_abstention"
+    assert template_name(q("a", "single-session-preference")) == "judge_preference"
+    assert template_name(q("a", "multi-session")) == "judge_default"
+
+
+def test_judge_path_on_the_loopback_server(tmp_path):
+    replies = iter(["Yes.", "**no**", "Answer: YES", "hmm"])
+    with FakeServer(reply=lambda body: next(replies)) as server:
+        client = get_client(llm_cfg(tmp_path, server.base_url, concurrency=1), "judge", "test")
+        questions = [q("a", "multi-session"), q("b", "knowledge-update"), q("c_abs", "multi-session"), q("d", "temporal-reasoning")]
+        verdicts = judge_many(client, questions, ["Tokyo", "Paris", "not mentioned", "?"])
+    assert verdicts == [True, False, True, None]
+    assert server.requests == 4
+    prompts = [b["messages"][0]["content"] for b in server.bodies]
+    assert "updated answer" in prompts[1] and "cannot be answered" in prompts[2] and "off by one" in prompts[3]
+
+
+def test_model_answerer_on_the_loopback_server(tmp_path):
+    with FakeServer(reply=lambda body: " Tokyo ") as server:
+        client = get_client(llm_cfg(tmp_path, server.base_url), "searcher", "test")
+        answerer = ModelAnswerer(client, max_tokens=16, seed=2)
+        (a,) = answerer.answer_many([answerer.request("S0 2023\n  0U: my sister moved to Tokyo", "Where?", "2023/02/01")])
+    assert a.text == "Tokyo" and a.agent == "openai:test-model"
+    body = server.bodies[0]
+    assert body["seed"] == 2 and "my sister moved to Tokyo" in body["messages"][0]["content"]
+
+
+def test_local_scoring_model_cannot_answer():
+    class Local:
+        backend = "local"
+
+    with pytest.raises(ConfigError, match="llm.roles.searcher"):
+        ModelAnswerer(Local())
