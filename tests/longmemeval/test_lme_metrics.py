@@ -64,8 +64,8 @@ def test_items_list_the_most_relevant_turn_first_and_ctmc_keeps_it():
     assert len(store.history) == 7
     counter = TokenCounter()
     query = Query(step=0, current=ranking.order[0], related=tuple(ranking.order[1:]), text=q.question)
-    tight = make_controller({"name": "ctmc", "budget": 45, "tau": 1.0, "rank_by": "query"}).build(store, query, counter)
-    assert evidence_coverage(q, tight.text) == 1.0 and tight.tokens <= 45
+    tight = make_controller({"name": "ctmc", "budget": 60, "tau": 1.0, "rank_by": "query"}).build(store, query, counter)
+    assert evidence_coverage(q, tight.text) == 1.0 and tight.tokens <= 60
     whole = make_controller({"name": "graph_memory", "budget": 30, "rank_by": "query"}).build(store, query, counter)
     assert 1 not in whole.core  # the answer session does not fit whole
     assert ProgrammaticAnswerer().answer(tight.text, q.question, q.date).text.endswith("moved to Tokyo last month.")

@@ -2,13 +2,14 @@
 context (a long chat history) read only up to `end_index_in_shared_context`.
 
 Official files per tier (32k, 128k, 1M): `questions_<tier>.csv` (one row per question; `all_options` is a
-JSON list of "(a) ..." strings, `correct_answer` is "(c)") and `shared_contexts_<tier>.jsonl` (one JSON object
+list of "(a) ..." strings, `correct_answer` is "(c)") and `shared_contexts_<tier>.jsonl` (one JSON object
 per line mapping a `shared_context_id` to its list of {"role", "content"} messages). Only questions_32k.csv is
 in ../shared/data/personamem; `missing(...)` says what is absent so a stage can skip with a clear message.
 """
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 from dataclasses import dataclass
@@ -61,6 +62,17 @@ def _option(text: str, i: int, path: Path) -> str:
     return text[len(prefix):].strip()
 
 
+def _options(text: str) -> list[str]:
+    """`all_options` is a JSON list in most rows and a Python list literal (single quotes) in others."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError:
+        raw = ast.literal_eval(text)
+    if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw):
+        raise ValueError("all_options is not a list of strings")
+    return raw
+
+
 def load_questions(path: str | Path) -> list[Question]:
     path = Path(path)
     if not path.exists():
@@ -73,14 +85,14 @@ def load_questions(path: str | Path) -> list[Question]:
             raise DataError(f"{path}: missing columns {absent}")
         for n, row in enumerate(reader, 2):
             try:
-                raw = json.loads(row["all_options"])
+                raw = _options(row["all_options"])
                 answer = row["correct_answer"].strip().strip("()").lower()
                 if answer not in LETTERS[: len(raw)]:
                     raise ValueError(f"correct_answer {row['correct_answer']!r}")
                 out.append(Question(row["question_id"], row.get("persona_id", ""), row["question_type"], row["topic"],
                                     row["user_question_or_message"], tuple(_option(t, i, path) for i, t in enumerate(raw)),
                                     answer, row["shared_context_id"], int(row["end_index_in_shared_context"])))
-            except (ValueError, TypeError, json.JSONDecodeError) as exc:
+            except (ValueError, TypeError, SyntaxError) as exc:
                 raise DataError(f"{path}: line {n}: bad row ({exc})") from exc
     return out
 

@@ -1,0 +1,59 @@
+"""Stages `longmemeval` and `longmemeval_report` end to end on a few oracle questions, offline and with the
+loopback server playing the answering model and the judge."""
+
+import json
+
+import pandas as pd
+import pytest
+from llm_testkit import FakeServer
+
+from tailmem.cli import main
+
+
+def common(tmp_path, data_dir):
+    return ["scale=smoke", f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures", f"data_dir={data_dir}",
+            "longmemeval.max_per_type=1", "longmemeval.datasets=[oracle]", "longmemeval.seeds=[0,1]"]
+
+
+def test_offline_stage_and_report(tmp_path, data_dir):
+    args = common(tmp_path, data_dir)
+    for seed in (0, 1):
+        assert main(["longmemeval", *args, "longmemeval.dataset=oracle", f"seed={seed}"]) == 0
+    run = tmp_path / "results/longmemeval/oracle/seed0"
+    rows = pd.read_parquet(run / "rows.parquet")
+    assert len(rows) == 6 * 6 and set(rows.answerer) == {"programmatic-answerer"}
+    assert set(rows.arm) == {"graph_memory", "ctmc-r1", "ctmc-r0.75", "ctmc-r0.5", "full_history", "flat_retrieval"}
+    gm = rows[rows.arm == "graph_memory"].set_index("qid")
+    half = rows[rows.arm == "ctmc-r0.5"].set_index("qid")
+    assert (half.memory_tokens <= 0.5 * gm.memory_tokens + 1).all()  # CTMC spends its share of Graph Memory's tokens
+    assert rows.coverage.between(0, 1).all() and rows["recall@10"].eq(1.0).all()  # oracle: evidence sessions only
+    assert json.loads((run / "summary.json").read_text())["questions"] == 6
+    assert main(["longmemeval_report", *args]) == 0
+    tables = tmp_path / "results/tables"
+    for stem in ("by_type", "summary", "ctmc_vs_graph"):
+        assert (tables / f"longmemeval_{stem}.csv").exists() and (tables / f"longmemeval_{stem}.md").exists()
+    cmp = pd.read_csv(tables / "longmemeval_ctmc_vs_graph.csv")
+    assert set(cmp.arm) == {"ctmc-r1", "ctmc-r0.75", "ctmc-r0.5"} and (cmp.token_reduction_pct_paper == 24.48).all()
+    assert "±" in (tables / "longmemeval_summary.md").read_text()  # two seeds: mean ± sd
+    assert (tmp_path / "figures/fig8_longmemeval.png").exists() and (tmp_path / "figures/fig8_longmemeval.pdf").exists()
+
+
+def test_report_names_a_missing_run(tmp_path, data_dir):
+    assert main(["longmemeval_report", *common(tmp_path, data_dir)]) == 1
+
+
+def test_model_answers_and_judge_through_the_loopback_server(tmp_path, data_dir, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+
+    def reply(body):
+        text = body["messages"][0]["content"]
+        return "**Yes**" if "yes or no" in text else "It was not mentioned."
+
+    with FakeServer(reply=reply) as server:
+        args = [*common(tmp_path, data_dir), "longmemeval.dataset=oracle", "seed=0", "llm=openai",
+                f"llm.base_url={server.base_url}", f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1"]
+        assert main(["longmemeval", *args]) == 0
+    rows = pd.read_parquet(tmp_path / "results/longmemeval/oracle/seed0/rows.parquet")
+    assert server.requests == 2 * len(rows)  # one answer and one verdict per (question, arm)
+    assert set(rows.answerer) == {"openai:gpt-5.4-mini"} and rows.judge_correct.eq(1.0).all()
+    assert rows.abstained.all()
