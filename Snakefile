@@ -10,7 +10,9 @@ include: "workflows/rollout.smk"
 include: "workflows/audit.smk"
 include: "workflows/control.smk"
 include: "workflows/fsmem.smk"
+include: "workflows/fsmem_study.smk"
 include: "workflows/longmemeval.smk"
+include: "workflows/alfworld.smk"
 include: "workflows/tables.smk"
 
 

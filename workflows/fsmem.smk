@@ -1,8 +1,10 @@
-# Filesystem memory on LoCoMo: build each variant's store, answer the questions, one table per conversation.
+# Filesystem memory on LoCoMo and REALTALK: build each variant's store, answer the questions through a search
+# harness, one table per LoCoMo conversation. Paths: tailmem/fsmem/layout.py.
 #   snakemake --cores 2 fsmem_locomo
 FSMEM_CONVS = list(CFG.fsmem.conversations)
 FSMEM_VARIANTS = list(CFG.fsmem.variants)
-FSMEM = f"{RESULTS}/fsmem/locomo"
+FSMEM_ROOT = f"{RESULTS}/fsmem"
+FSMEM = f"{FSMEM_ROOT}/locomo"
 FSMEM_TABLES = expand(f"{RESULTS}/tables/locomo_{{conv}}.{{ext}}", conv=FSMEM_CONVS, ext=["csv", "md"])
 
 
@@ -13,32 +15,44 @@ rule fsmem_locomo:
 
 rule fsmem_store:
     output:
-        f"{FSMEM}/{{conv}}/{{variant}}/build.json",
+        f"{FSMEM_ROOT}/{{bench}}/{{conv}}/{{variant}}/build.json",
+    wildcard_constraints:
+        bench="locomo|realtalk",
+        conv="[^/]+",
+        variant="[^/]+",
     params:
         cmd=lambda wc: tm("fsmem_build", "fsmem", "llm", "data_dir"),
     shell:
-        "{params.cmd} fsmem.conversation={wildcards.conv} fsmem.variant={wildcards.variant} out=$(dirname {output})"
+        "{params.cmd} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
+        " fsmem.variant={wildcards.variant} out=$(dirname {output})"
 
 
 rule fsmem_answers:
     input:
-        f"{FSMEM}/{{conv}}/{{variant}}/build.json",
+        f"{FSMEM_ROOT}/{{bench}}/{{conv}}/{{variant}}/build.json",
     output:
-        f"{FSMEM}/{{conv}}/{{variant}}/answers/answers.json",
+        f"{FSMEM_ROOT}/{{bench}}/{{conv}}/{{variant}}/answers/{{harness}}/answers.json",
+    wildcard_constraints:
+        bench="locomo|realtalk",
+        conv="[^/]+",
+        variant="[^/]+",
+        harness="center|center_bm25|shell",
     params:
         cmd=lambda wc: tm("fsmem_answer", "fsmem", "llm", "data_dir"),
     shell:
-        "{params.cmd} fsmem.conversation={wildcards.conv} fsmem.variant={wildcards.variant}"
+        "{params.cmd} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
+        " fsmem.variant={wildcards.variant} fsmem.harness={wildcards.harness}"
         " input=$(dirname {input}) out=$(dirname {output})"
 
 
 rule fsmem_table:
     input:
-        lambda wc: expand(f"{FSMEM}/{wc.conv}/{{variant}}/answers/answers.json", variant=FSMEM_VARIANTS),
+        lambda wc: expand(f"{FSMEM}/{wc.conv}/{{variant}}/answers/center/answers.json", variant=FSMEM_VARIANTS),
     output:
         csv=f"{RESULTS}/tables/locomo_{{conv}}.csv",
         md=f"{RESULTS}/tables/locomo_{{conv}}.md",
     params:
         cmd=lambda wc: tm("fsmem_table", "fsmem"),
     shell:
-        "{params.cmd} fsmem.conversation={wildcards.conv} input={FSMEM}/{wildcards.conv} out=$(dirname {output.csv})"
+        "{params.cmd} fsmem.benchmark=locomo fsmem.harness=center fsmem.conversation={wildcards.conv}"
+        " input={FSMEM}/{wildcards.conv} out=$(dirname {output.csv})"

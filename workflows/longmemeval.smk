@@ -33,7 +33,7 @@ rule longmemeval_report:
         [report(t, category="LongMemEval", subcategory="tables") for t in LONGMEMEVAL_TABLES],
         [report(f, category="LongMemEval", subcategory="figures") for f in LONGMEMEVAL_FIGURES],
     params:
-        cmd=tm("longmemeval_report", "longmemeval", "llm"),
+        cmd=tm("longmemeval_report", "longmemeval"),
     log:
         f"{RESULTS}/logs/longmemeval_report.log",
     shell:

@@ -146,3 +146,14 @@ def test_bad_settings_name_their_key():
         make_controller({"name": "graph_memory", "encoding": "tiny"})
     with pytest.raises(ConfigError, match="memory.budget"):
         make_controller({"name": "ctmc"}).build(MemoryStore(), Query(step=0), word_counter())
+
+
+def test_a_larger_share_never_ends_poorer_at_a_tight_budget():
+    big = MemoryItem(0, ("State 0: a long header line " * 3, "fact one of state zero here"), ("S0 long header " * 3, "f0"), "S0")
+    small = MemoryItem(1, ("S1", "f1"), ("S1", "f1"), "S1")
+    store = MemoryStore(items={0: big, 1: small})
+    counter = word_counter()
+    cost_big = counter.lines(big.compact) + 1
+    budget = cost_big + counter(small.summary) + 1  # room for the top item's fact, not for its share alone
+    p = make_controller({"name": "ctmc", "budget": budget, "tau": 1.0}).build(store, Query(step=0, current=0, related=(1,)), counter)
+    assert p.core[0] == 0 and p.tokens <= budget

@@ -1,7 +1,9 @@
 """The Core-Tail Memory Controller's allocation: rank r gets budget share b(r; tau) proportional to r^-tau.
 
 In share order, each candidate takes the richest form its share (plus what higher shares left unused) buys:
-its header with as many facts as fit (the verbatim core), else its one-line summary (the tail). What is left
+its header with as many facts as fit (the verbatim core), else its one-line summary (the tail); a candidate
+that cannot buy one fact borrows it from later shares while the budget has room, so a larger share never ends
+with less than a smaller one. What is left
 then brings skipped candidates in as summaries, so the tail is summarised rather than dropped (any that still
 cannot fit are counted in a closing note, never silently lost), and finally buys more facts in share order,
 so arms of an ablation at one budget spend the same tokens.
@@ -72,15 +74,23 @@ def allocate(
         return cost[i][facts[i]] if facts[i] else (summary_cost[i] if shown[i] else 0)
 
     # 1. Each item, in share order, takes the richest form its share (plus what higher shares left) buys.
+    #    An item whose grant cannot buy one fact borrows it from later shares when the budget still has room
+    #    beside the later items' summaries, so a larger share never ends poorer than a smaller one.
     carry = 0.0
+    committed = 0
+    later_summaries = sum(summary_cost)
     for i in by_share:
+        later_summaries -= summary_cost[i]
         grant = share_of[i] * budget + carry
         k = max(bisect_right(cost[i], grant, lo=1) - 1, 0)  # costs rise with k: the most facts the grant buys
+        if not k and len(cost[i]) > 1 and cost[i][1] <= budget - committed - later_summaries:
+            k = 1
         if k:
             facts[i], shown[i] = k, True
         elif summary_cost[i] <= grant:
             shown[i] = True
-        carry = grant - spent(i)
+        carry = grant - spent(i)  # negative after a borrow: later shares repay it
+        committed += spent(i)
     # 2. Whatever is left first brings skipped items in as summaries, then buys more facts, in share order,
     #    so the tail is summarised rather than dropped and arms of an ablation spend matched budgets.
     left = budget - sum(spent(i) for i in range(n))

@@ -1,0 +1,76 @@
+"""Protocols of the skill setting: tasks in one fixed order; the store used for task k is built only from the
+tasks before k in its chain. `three_chain` cuts the order into three consecutive chains and resets the store at
+each; `full_chain` runs one chain over all tasks.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+from tailmem.alfworld.curator import sources
+from tailmem.alfworld.episode import EpisodeRecord
+from tailmem.alfworld.games import Game
+from tailmem.fsmem.store import Store
+
+PROTOCOLS = {"three_chain": 3, "full_chain": 1}
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """One task of a chain: outcome, costs per role and the store it was given."""
+
+    index: int  # position in the fixed order (0-based)
+    chain: int
+    id: str
+    family: str
+    ran: bool
+    success: bool
+    steps: int
+    invalid: int
+    error: str
+    store_sources_max: int  # the latest task the store held when task `index` ran (-1: none)
+    store_files: int  # after curating this task
+    store_bytes: int
+    retrieval_chars: int
+    retrieval_files: int
+    guidance_tokens: int
+    execution_tokens: int  # prompt tokens of the executor over the episode
+    curation_chars: int
+
+
+def segments(order: list[Game], protocol: str) -> list[list[Game]]:
+    n = PROTOCOLS[protocol]
+    size = -(-len(order) // n)
+    return [order[i:i + size] for i in range(0, len(order), size)] or [[]]
+
+
+def run_chain(order: list[Game], protocol: str, store_root: Path, retrieve: Callable, attempt: Callable,
+              curate: Callable, progress=None) -> list[TaskRecord]:
+    """`retrieve(store, game) -> Retrieved`, `attempt(game, guidance) -> EpisodeRecord`,
+    `curate(store, k, game, episode) -> chars written`."""
+    out: list[TaskRecord] = []
+    index = 0
+    for c, seg in enumerate(segments(order, protocol)):
+        if store_root.exists():
+            shutil.rmtree(store_root)
+        store = Store(store_root)
+        for game in seg:
+            held = sources(store)
+            got = retrieve(store, game)
+            ep: EpisodeRecord = attempt(game, got.guidance)
+            written = curate(store, index, game.id, ep) if ep.loaded else 0
+            st = store.stats()
+            out.append(TaskRecord(index, c, game.id, game.family, ep.loaded, ep.success, ep.steps, ep.invalid,
+                                  ep.error, max(held, default=-1), st["files"], st["bytes"], got.chars_read,
+                                  len(got.files), ep.guidance_tokens, ep.context_tokens, written))
+            index += 1
+            if progress is not None:
+                progress.update(1)
+    return out
+
+
+def to_rows(records: list[TaskRecord]) -> list[dict]:
+    return [asdict(r) for r in records]

@@ -1,0 +1,121 @@
+"""The curator (management role) of the skill setting: after each task it writes what the task taught into the
+store, through the fsmem management tools. Every line it writes names its source task (`task k`), which is how
+the no-leakage audit reads a store.
+
+Variants (paper 2, section 3): `episode_log` keeps each trajectory verbatim; `curated_skills` distils successful
+trajectories into one procedure per goal family and failures into lessons; `curated_skills_memory` and
+`guidance_synthesis` also keep where objects of each kind were found.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tailmem.alfworld.episode import EpisodeRecord
+from tailmem.alfworld.games import SHORT
+from tailmem.alfworld.goal import kind, parse_goal
+from tailmem.fsmem.store import Store
+from tailmem.fsmem.tools.management import append_section
+
+VARIANTS = ("no_store", "episode_log", "curated_skills", "curated_skills_memory", "guidance_synthesis")
+WITH_MEMORY = ("curated_skills_memory", "guidance_synthesis")
+_TAKE = re.compile(r"^take ([a-z]+) \d+ from ([a-z]+) \d+$")
+_VERB = re.compile(r"^(clean|heat|cool) ([a-z]+) \d+ with ([a-z]+) \d+$")
+_USE = re.compile(r"^use ([a-z]+) \d+$")
+_MOVE = re.compile(r"^move ([a-z]+) \d+ to ([a-z]+) \d+$")
+SOURCE = re.compile(r"\btask (\d+)\b")
+
+
+def render_trajectory(ep: EpisodeRecord, max_feedback: int = 300) -> str:
+    lines = [f"> {a}\n{fb.strip()[:max_feedback]}" for a, fb in ep.trajectory]
+    return "\n".join(lines)
+
+
+def procedure(ep: EpisodeRecord) -> list[str]:
+    """The successful trajectory's key steps, with instances generalised to kinds ("the object")."""
+    g = parse_goal(ep.goal)
+    steps = ["Search the receptacles for the object, opening closed ones; memory of visited places saves steps."]
+    for a, _ in ep.trajectory:
+        if m := _TAKE.match(a):
+            steps.append(f"take the {m.group(1)} (the object) from the {m.group(2)} where it is.")
+        elif m := _VERB.match(a):
+            steps.append(f"go to the {m.group(3)} and {m.group(1)} the object with the {m.group(3)}.")
+        elif m := _USE.match(a):
+            steps.append(f"carry the object to the {m.group(1)} and use the {m.group(1)}.")
+        elif m := _MOVE.match(a):
+            steps.append(f"go to the {m.group(2)} and move the object to the {m.group(2)}.")
+    if g.count > 1:
+        steps.append("Repeat for the second object; do not take back the one already placed.")
+    return steps
+
+
+def found_at(ep: EpisodeRecord) -> dict[str, list[str]]:
+    """Object kind -> receptacle kinds it was seen at or taken from, in this episode."""
+    out: dict[str, list[str]] = {}
+    for a, fb in ep.trajectory:
+        if m := _TAKE.match(a):
+            out.setdefault(m.group(1), []).append(m.group(2))
+        at = re.search(r"You (?:arrive at|open the) ([a-z]+ \d+)\.", fb)
+        seen = re.search(r"you see (.+?)\.(?:\s|$)", fb)
+        if at and seen:
+            for obj in re.findall(r"([a-z]+) \d+", seen.group(1)):
+                out.setdefault(obj, []).append(kind(at.group(1)))
+    return out
+
+
+class ProgrammaticCurator:
+    """Deterministic curation by variant; one call per finished task, writing through management tools."""
+
+    agent = "programmatic-curator"
+
+    def __init__(self, variant: str):
+        if variant not in VARIANTS:
+            raise ValueError(f"alfworld.variant: {variant!r}; expected one of {VARIANTS}")
+        self.variant = variant
+
+    def curate(self, store: Store, k: int, game_id: str, ep: EpisodeRecord) -> int:
+        """Write task k into the store; returns characters written (the curation cost proxy)."""
+        if self.variant == "no_store" or not ep.loaded:
+            return 0
+        short = SHORT[ep.family]
+        g = parse_goal(ep.goal)
+        outcome = "success" if ep.success else "failure"
+        written = 0
+        if self.variant == "episode_log":
+            text = f"source: task {k} ({game_id}), {outcome} in {ep.steps} steps\n\n{render_trajectory(ep)}\n"
+            append_section(store, f"episodes/{k:03d}-{short}-{g.obj}.md", "Trajectory", text,
+                           description=f"task {k} ({short}): {ep.goal} - {outcome}")
+            return len(text)
+        path = f"skills/{short}.md"
+        if ep.success:
+            if not (store.root / path).exists():
+                steps = "\n".join(f"{i}. {s}" for i, s in enumerate(procedure(ep), 1))
+                text = f"{steps}\n(first shown by task {k})\n"
+                append_section(store, path, "Procedure", text, description=f"how to solve '{short}' tasks: {ep.goal}")
+                written += len(text)
+            line = f"- task {k}: {ep.goal} - solved in {ep.steps} steps\n"
+            append_section(store, path, "Sources", line)
+            written += len(line)
+        else:
+            searched = sorted({kind(a[len('go to '):]) for a, _ in ep.trajectory if a.startswith("go to ")})
+            line = (f"- task {k}: {ep.goal} - failed after {ep.steps} steps; searched {', '.join(searched)}. "
+                    f"Check the procedure's appliance and look where such objects were found before.\n")
+            append_section(store, f"notes/{short}-lessons.md", "Lessons", line,
+                           description=f"lessons from failed '{short}' tasks")
+            written += len(line)
+        if self.variant in WITH_MEMORY:
+            for obj, places in sorted(found_at(ep).items()):
+                line = f"- {obj} found at: {', '.join(sorted(set(places)))} (task {k})\n"
+                append_section(store, "memory/objects.md", obj, line,
+                               description="where objects of each kind were seen or taken, by task")
+                written += len(line)
+        return written
+
+
+def sources(store: Store) -> set[int]:
+    """Every task a store's files cite (the no-leakage audit)."""
+    out: set[int] = set()
+    for f in store.files():
+        out |= {int(n) for n in SOURCE.findall(store.read(f))}
+        out |= {int(n) for n in re.findall(r"^episodes/(\d+)-", f)}
+    return out

@@ -1,0 +1,93 @@
+"""Memoise TextWorld's grammar-template parsing, the hot spot of an ALFWorld step.
+
+TextWorld's PDDL text generator re-parses every template string with tatsu each time it renders a command or
+feedback, and `Symbol.copy` deep-copies the whole game state inside each symbol's context only to replace that
+context at once, each conditional re-parses its logic query, and `copy_context` deep-copies variable maps it only ever extends (together ~0.4 s per
+kitchen step). The parse depends only on the template string, so we cache
+it and hand out copies; symbol copies share the state, facts and entity infos, as `copy_context` already does.
+Output text is unchanged; `tests/alfworld` checks a game's observations and admissible commands with and without.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+_INSTALLED = {"done": False}
+
+
+def install() -> None:
+    """Patch textworld.envs.pddl.textgen once per process (idempotent)."""
+    if _INSTALLED["done"]:
+        return
+    from textworld.envs.pddl import textgen
+
+    original = textgen._parse_and_convert
+
+    @functools.lru_cache(maxsize=4096)
+    def parsed(start: str, rule_name: str, trace: bool):
+        return original(start, rule_name=rule_name, trace=trace)
+
+    def cached_parse(start, rule_name="symbols", trace=False, **kwargs):
+        if kwargs or not isinstance(start, str):
+            return original(start, rule_name=rule_name, trace=trace, **kwargs)
+        return copy.deepcopy(parsed(start, rule_name, bool(trace)))
+
+    shared = ("state", "facts", "entity_infos")
+    original_copy = textgen.Symbol.copy
+
+    def light_copy(self, context):
+        memo = {}
+        ctx = self.context if isinstance(self.context, dict) else {}
+        for key in shared:
+            if key in ctx:
+                memo[id(ctx[key])] = ctx[key]
+        for key in shared:
+            if key in context:
+                memo[id(context[key])] = context[key]
+        out = copy.deepcopy(self, memo)
+        out.context = shallow_context(context)
+        return out
+
+    original_context = textgen.copy_context
+
+    def shallow_context(context):  # the generator only adds keys to these dicts, never edits their values
+        return {"state": context["state"], "facts": context["facts"], "variables": dict(context["variables"]),
+                "mapping": dict(context["mapping"]), "entity_infos": context["entity_infos"]}
+
+    original_query = textgen.query
+
+    @functools.lru_cache(maxsize=4096)
+    def rule_of(expression: str):  # textworld Rules are never modified after parsing
+        return textgen.Rule.parse_conjunctive_query(expression)
+
+    def cached_query(expression, context):
+        contexts = []
+        for mapping in context["state"].all_assignments(rule_of(expression), context["mapping"]):
+            ctx = shallow_context(context)
+            ctx["variables"].update({ph.name: ctx["entity_infos"][var.name] for ph, var in mapping.items()})
+            ctx["mapping"].update(mapping)
+            contexts.append(ctx)
+        return contexts
+
+    textgen.query = cached_query
+    textgen._original_query = original_query
+    textgen._parse_and_convert = cached_parse
+    textgen._original_parse_and_convert = original
+    textgen.copy_context = shallow_context
+    textgen._original_copy_context = original_context
+    textgen.Symbol.copy = light_copy
+    textgen.Symbol._original_copy = original_copy
+    _INSTALLED["done"] = True
+
+
+def uninstall() -> None:
+    """Restore the original parser (for the equivalence test)."""
+    from textworld.envs.pddl import textgen
+
+    if _INSTALLED["done"]:
+        textgen._parse_and_convert = textgen._original_parse_and_convert
+        textgen.Symbol.copy = textgen.Symbol._original_copy
+        textgen.copy_context = textgen._original_copy_context
+        textgen.query = textgen._original_query
+        _INSTALLED["done"] = False

@@ -1,0 +1,199 @@
+"""Stages of the ALFWorld study (issue 8): regenerate games, paper 1's memory arms, paper 2's skill chains,
+and the report. Artifacts under `<results>/alfworld/...`; tables under `<results>/tables/alfworld_*`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
+
+from tailmem.alfworld import games as G
+from tailmem.artifacts import read_json, write_json
+from tailmem.errors import ConfigError, DataError
+from tailmem.provenance import save_provenance
+
+log = logging.getLogger(__name__)
+
+
+def root(cfg) -> Path:
+    return Path(cfg.results_dir) / "alfworld"
+
+
+def games_dir(cfg, split: str) -> Path:
+    """Regenerated game files, shared by every subset (a game is rebuilt once)."""
+    return root(cfg) / "games" / "files" / split
+
+
+def manifest_path(cfg, subset: str) -> Path:
+    return root(cfg) / "games" / subset / "manifest.json"
+
+
+def subset_games(cfg, subset: str) -> list[G.Game]:
+    """The games of a subset: a split (all, or the first `max_games` in the fixed order), or `smoke`."""
+    a = cfg.alfworld
+    data = Path(a.data_root)
+    if subset == "smoke":
+        return G.select(G.split_games(data, "valid_seen"), list(a.smoke_games))
+    if subset not in G.SPLITS:
+        raise ConfigError(f"alfworld.subset: {subset!r}; expected smoke or one of {G.SPLITS}")
+    games = G.interleaved(G.split_games(data, subset))
+    return games[: a.max_games] if a.get("max_games") else games
+
+
+def split_of(subset: str) -> str:
+    return "valid_seen" if subset == "smoke" else subset
+
+
+def regenerate_games(cfg: DictConfig) -> None:
+    """Stage `alfworld_games`: rebuild every game of `alfworld.subset` for the installed alfworld."""
+    from tailmem.alfworld import regenerate as R
+    from tailmem.alfworld.env import alfred_game_files
+
+    a = cfg.alfworld
+    subset = a.subset
+    split = split_of(subset)
+    out = Path(cfg.out) if cfg.get("out") else manifest_path(cfg, subset).parent
+    files = games_dir(cfg, split)
+    gs = subset_games(cfg, subset)
+    domain, grammar = R.installed_logic()
+    data = Path(a.data_root) / "json_2.1.1"
+    recs = [R.regenerate(g, data, files.parent, domain, grammar, a.regenerate.seed, a.regenerate.expert_check)
+            for g in tqdm(gs, desc=f"regenerate {subset}")]
+    accepted = {str(Path(p).resolve()) for p in alfred_game_files(files)}
+    rows = [{**r.__dict__, "collected": str((files / r.id / R.GAME_FILE).resolve()) in accepted} for r in recs]
+    failed = [r for r in rows if not r["ok"]]
+    for r in failed:
+        log.warning("alfworld game %s/%s failed to regenerate: %s", split, r["id"], r["error"])
+    import textworld
+
+    save_provenance(out, cfg, alfworld=_version("alfworld"), textworld=textworld.__version__)
+    write_json(out / "manifest.json", {"subset": subset, "split": split, "games": rows, "n": len(rows),
+                                        "ok": len(rows) - len(failed),
+                                        "collected_by_AlfredTWEnv": sum(r["collected"] for r in rows)})
+    log.info("%s: %d games, %d regenerated", subset, len(rows), len(rows) - len(failed))
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return version(dist)
+
+
+def _manifest(cfg, subset: str) -> dict:
+    m = read_json(manifest_path(cfg, subset))
+    return {r["id"]: r for r in m["games"]}
+
+
+def _game_file(cfg, game: G.Game) -> Path:
+    return games_dir(cfg, game.split) / game.id / "game.tw-pddl"
+
+
+def _counter(cfg):
+    from tailmem.memory.tokens import TokenCounter
+
+    return TokenCounter(encoding=cfg.llm.encoding)
+
+
+def memory(cfg: DictConfig) -> None:
+    """Stage `alfworld_memory`: every game of the subset under one memory arm (paper 1 on ALFWorld)."""
+    from tailmem.alfworld import speedup
+    from tailmem.alfworld.episode import cached, episode_key, run_episode
+    from tailmem.alfworld.executor import make_executor
+    from tailmem.llm import get_client
+    from tailmem.memory.controllers import make_controller
+
+    speedup.install()
+    a = cfg.alfworld
+    arm = a.arm
+    if arm not in a.arms:
+        raise ConfigError(f"alfworld.arm: {arm!r}; expected one of {list(a.arms)}")
+    settings = OmegaConf.to_container(a.arms[arm], resolve=True)
+    out = Path(cfg.out) if cfg.get("out") else root(cfg) / "memory" / a.subset / arm
+    gs = subset_games(cfg, a.subset)
+    _manifest(cfg, a.subset)  # the games stage ran
+    client = get_client(cfg, "executor", "alfworld_memory")
+    counter = _counter(cfg)
+    cache_dir = root(cfg) / "episodes" if client.backend == "programmatic" else None
+    rows = []
+    for g in tqdm(gs, desc=f"alfworld memory {arm}"):
+        ex = make_executor(client)
+        key = episode_key(g, settings, "", a.max_steps, ex.agent)
+        rec = cached(cache_dir, key, lambda: run_episode(g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed),
+                                                          counter, "", a.max_steps))
+        if not rec.loaded:
+            log.warning("alfworld game %s could not be loaded: %s (skipped)", g.key, rec.error)
+        rows.append(rec.to_json())
+    save_provenance(out, cfg, executor=client.agent if client.backend == "programmatic" else client.model)
+    write_json(out / "episodes.json", {"arm": arm, "settings": settings, "subset": a.subset, "episodes": rows})
+
+
+def skills(cfg: DictConfig) -> None:
+    """Stage `alfworld_skills`: one cell (protocol x variant) of the skill setting over the fixed order."""
+    from tailmem.alfworld import speedup
+    from tailmem.alfworld.chain import PROTOCOLS, run_chain, to_rows
+    from tailmem.alfworld.curator import VARIANTS, ProgrammaticCurator
+    from tailmem.alfworld.episode import cached, episode_key, run_episode
+    from tailmem.alfworld.executor import make_executor
+    from tailmem.alfworld.goal import parse_goal
+    from tailmem.alfworld.retriever import retrieve
+    from tailmem.llm import get_client
+    from tailmem.memory.controllers import make_controller
+
+    speedup.install()
+    a = cfg.alfworld
+    if a.variant not in VARIANTS:
+        raise ConfigError(f"alfworld.variant: {a.variant!r}; expected one of {VARIANTS}")
+    if a.protocol not in PROTOCOLS:
+        raise ConfigError(f"alfworld.protocol: {a.protocol!r}; expected one of {sorted(PROTOCOLS)}")
+    for role in ("builder", "searcher"):
+        if get_client(cfg, role, "alfworld_skills").backend != "programmatic":
+            raise ConfigError(f"llm.roles.{role}: the ALFWorld curator/retriever run programmatically only so far; "
+                              f"set llm.roles.{role}.backend=programmatic")
+    out = Path(cfg.out) if cfg.get("out") else root(cfg) / "skills" / a.subset / a.protocol / a.variant
+    order = subset_games(cfg, a.subset)
+    manifest = _manifest(cfg, a.subset)
+    settings = OmegaConf.to_container(a.arms[a.executor_arm], resolve=True)
+    client = get_client(cfg, "executor", "alfworld_skills")
+    counter = _counter(cfg)
+    cache_dir = root(cfg) / "episodes" if client.backend == "programmatic" else None
+    curator = ProgrammaticCurator(a.variant)
+
+    def goal_of(g):
+        text = manifest.get(g.id, {}).get("goal", "")
+        if not text:
+            return None
+        return parse_goal(text)
+
+    def retrieve_for(store, g):
+        goal = goal_of(g)
+        if goal is None:
+            from tailmem.alfworld.retriever import Retrieved
+
+            return Retrieved("", 0, ())
+        return retrieve(a.variant, store, goal, g.family, a.retrieval_k)
+
+    def attempt(g, guidance):
+        ex = make_executor(client)
+        key = episode_key(g, settings, guidance, a.max_steps, ex.agent)
+        return cached(cache_dir, key, lambda: run_episode(g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed),
+                                                          counter, guidance, a.max_steps))
+
+    with tqdm(total=len(order), desc=f"alfworld {a.protocol}/{a.variant}") as bar:
+        recs = run_chain(order, a.protocol, out / "store", retrieve_for, attempt, curator.curate, bar)
+    for r in recs:
+        if not r.ran:
+            log.warning("alfworld game %s could not be loaded: %s (skipped; the chain went on)", r.id, r.error)
+    save_provenance(out, cfg, curator=curator.agent, executor=client.agent)
+    write_json(out / "chain.json", {"protocol": a.protocol, "variant": a.variant, "subset": a.subset,
+                                    "order": [g.id for g in order], "tasks": to_rows(recs)})
+
+
+def report(cfg: DictConfig) -> None:
+    """Stage `alfworld_report`: tables and figures of one subset."""
+    from tailmem.report import alfworld_tables
+
+    alfworld_tables.write_all(cfg, root(cfg), cfg.alfworld.subset)
