@@ -24,3 +24,4 @@ rule all:
         TABLES_CONTROL,
         FIGURES_CONTROL,
         FSMEM_TABLES,
+        LONGMEMEVAL_TARGETS,

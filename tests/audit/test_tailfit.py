@@ -66,3 +66,18 @@ def test_degenerate_vectors_are_flagged_not_crashed(counts):
     assert fit.status == "degenerate" and "distinct" in fit.reason
     assert np.isnan(fit.alpha)
     assert fit.to_dict()["tpl"]["alpha"] != fit.to_dict()["tpl"]["alpha"]  # nan
+
+
+def test_a_failed_truncated_power_law_fit_keeps_the_other_fits(monkeypatch):
+    import powerlaw
+
+    from tailmem.audit import tailfit
+
+    def explode(*args, **kwargs):
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(powerlaw, "Truncated_Power_Law", explode)
+    rng = np.random.default_rng(0)
+    fit = tailfit.fit_tail(np.round(rng.lognormal(2.0, 0.8, size=2000)).astype(int))
+    assert fit.status == "ok" and "truncated power law not fitted" in fit.reason
+    assert np.isnan(fit.R_tpl_ln) and np.isfinite(fit.R_pl_ln) and np.isfinite(fit.alpha)

@@ -117,21 +117,30 @@ def fit_tail(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pl = fit.power_law
-        tpl = powerlaw.Truncated_Power_Law(
-            data=tail,
-            xmin=fit.xmin,
-            discrete=True,
-            parameter_ranges={"alpha": [0, tpl_alpha_max]},
-            parent_Fit=fit,
-            verbose=0,
-        )
         ln = fit.lognormal
-        ll_pl, ll_tpl, ll_ln = pl.loglikelihoods(tail), tpl.loglikelihoods(tail), ln.loglikelihoods(tail)
-    R_tpl_ln, p_tpl_ln = log_ratio(ll_tpl, ll_ln)
+        ll_pl, ll_ln = pl.loglikelihoods(tail), ln.loglikelihoods(tail)
+        reason = ""
+        try:
+            tpl = powerlaw.Truncated_Power_Law(
+                data=tail,
+                xmin=fit.xmin,
+                discrete=True,
+                parameter_ranges={"alpha": [0, tpl_alpha_max]},
+                parent_Fit=fit,
+                verbose=0,
+            )
+            ll_tpl = tpl.loglikelihoods(tail)
+            tpl_alpha, tpl_lambda = float(tpl.alpha), float(tpl.Lambda)
+            R_tpl_ln, p_tpl_ln = log_ratio(ll_tpl, ll_ln)
+        except (ArithmeticError, ValueError) as exc:
+            # powerlaw's discrete TPL normaliser (mpmath) can divide by zero for extreme lambda: keep the
+            # power-law and log-normal results and say why the TPL columns are empty.
+            reason = f"truncated power law not fitted ({type(exc).__name__} in powerlaw's discrete normaliser)"
+            tpl_alpha = tpl_lambda = R_tpl_ln = p_tpl_ln = float("nan")
     R_pl_ln, p_pl_ln = log_ratio(ll_pl, ll_ln)
     return TailFit(
         status="ok",
-        reason="",
+        reason=reason,
         n_positive=int(data.size),
         n_distinct=n_distinct,
         xmin=float(fit.xmin),
@@ -139,8 +148,8 @@ def fit_tail(
         n_tail=int(fit.n_tail),
         ks_D=float(pl.D),
         xmin_valid=not bool(getattr(fit, "noise_flag", False)),  # unset when xmin is given
-        tpl_alpha=float(tpl.alpha),
-        tpl_lambda=float(tpl.Lambda),
+        tpl_alpha=tpl_alpha,
+        tpl_lambda=tpl_lambda,
         ln_mu=float(ln.mu),
         ln_sigma=float(ln.sigma),
         R_tpl_ln=R_tpl_ln,

@@ -48,7 +48,10 @@ def ccdf_with_tails(ax, counts: np.ndarray, xmin: float, tpl_alpha_max: float, t
             data, discrete=True, xmin=xmin, verbose=0, parameter_ranges={"alpha": [1.0, tpl_alpha_max]}
         )
         fit.plot_ccdf(ax=ax, color="black", marker=".", linestyle="none", label="empirical")
-        fit.truncated_power_law.plot_ccdf(ax=ax, color="tab:red", linestyle="--", label="TPL")
+        try:
+            fit.truncated_power_law.plot_ccdf(ax=ax, color="tab:red", linestyle="--", label="TPL")
+        except (ArithmeticError, ValueError):  # see audit.tailfit: powerlaw's discrete TPL can fail to fit
+            title += " (TPL not fitted)"
         fit.lognormal.plot_ccdf(ax=ax, color="tab:blue", linestyle=":", label="log-normal")
     ax.set_title(title, fontsize=8)
     # plain integer labels at 1, 2, 5 x 10^k: a tail spans less than a decade, and default minor labels collide

@@ -79,8 +79,10 @@ def run(cfg) -> None:
     from tailmem.report import plots
 
     groups: dict[tuple, list] = {}
+    seen = set()
     for r in study.main_runs(cfg) + study.harness_runs(cfg):
-        if r.variant != "closed_book":
+        if r.variant != "closed_book" and r.answers_file not in seen:
+            seen.add(r.answers_file)
             groups.setdefault((r.benchmark, r.variant, r.harness), []).append(r)
     recs, points, fits = [], [], {u: [] for u in UNITS}
     for key, runs in groups.items():

@@ -89,7 +89,7 @@ def shape(cfg) -> None:
                      "max depth": h.max_leaf_depth, "mean fanout": h.mean_fanout, "cross-refs": h.references,
                      "locators": h.locators, "build tool calls": built["tool_calls"]})
     df = pd.DataFrame(recs).groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
-    n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == study.main_runs(cfg)[0].variant)
+    n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == cfg.fsmem.study.variants[0])
     _finish(cfg, "fsmem_rq1_store_shape", df, "RQ1: store shape per builder and variant",
             f"Mean over conversations ({dict(n)}). bytes/input = store bytes over the rendered transcript's bytes; "
             "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. " + OFFLINE_NOTE)
@@ -188,31 +188,33 @@ def costs(cfg) -> None:
 
     groups: dict[tuple, list] = {}
     seen_builds = set()
+    strength_files = {r.answers_file for r in study.strength_runs(cfg)}
     for run in study.all_runs(cfg):
         built, rows = _load(run)
-        key = (run.benchmark, run.variant, run.harness)
+        key = ("strength" if run.answers_file in strength_files else "main", run.benchmark, run.variant, run.harness)
         if run.build_file not in seen_builds:
             seen_builds.add(run.build_file)
             for e in built["episodes"]:
-                groups.setdefault((*key[:2], "-", "builder", e["agent"]), []).append(e)
+                groups.setdefault((*key[:3], "-", "builder", e["agent"]), []).append(e)
         for r in rows:
             ep = {k[len("search_"):]: v for k, v in r.items() if k.startswith("search_")}
             groups.setdefault((*key, "searcher", r["searcher"]), []).append(ep)
             if r.get("judge_episode"):
                 groups.setdefault((*key, "judge", r["judge"]), []).append(r["judge_episode"])
     recs = []
-    for (bench, variant, harness_name, role, agent), eps in groups.items():
+    for (runs, bench, variant, harness_name, role, agent), eps in groups.items():
         uncached = sum(e["prompt_tokens"] - e["cached_tokens"] for e in eps)
         p = price(agent)
         transcripts = [[Usage(*c) for c in e.get("calls", [])] for e in eps]
         b = bounds(transcripts, p) if p is not None else None
-        recs.append({"benchmark": bench, "variant": variant, "harness": harness_name, "role": role, "agent": agent,
-                     "episodes": len(eps), "model calls": sum(len(t) for t in transcripts),
+        recs.append({"study": runs, "benchmark": bench, "variant": variant, "harness": harness_name, "role": role,
+                     "agent": agent, "episodes": len(eps), "model calls": sum(len(t) for t in transcripts),
                      "uncached input": uncached, "cached input": sum(e["cached_tokens"] for e in eps),
                      "output": sum(e["completion_tokens"] for e in eps), "chars read": sum(e["chars_read"] for e in eps),
                      "dollars": b.measured if b else 0.0, "no-cache $": b.no_cache if b else 0.0,
                      "perfect $": b.perfect if b else 0.0, "efficiency share": b.share if b else np.nan})
     _finish(cfg, "fsmem_costs", pd.DataFrame(recs), "Cost per role: tokens, dollars and intrinsic efficiency",
-            "Per benchmark, variant, search harness and role, summed over all study runs (builds counted once). "
+            "Per study (main = RQ1/2/5 runs, strength = RQ3 grid), benchmark, variant, search harness and role, summed "
+            "over runs (each build counted once). "
             "Dollars from llm.prices; no-cache $ bills every prompt token uncached, perfect $ pre-fills every transcript "
             "token once (paper 2 C.5); efficiency share = (no-cache - measured) / (no-cache - perfect). " + OFFLINE_NOTE)

@@ -1,0 +1,83 @@
+"""The real environment: regenerate one game for the installed alfworld, the text patch changes nothing, the
+programmatic agent solves an easy game, a missing game file is reported by id."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("alfworld")
+pytest.importorskip("textworld")
+
+from tailmem.alfworld import regenerate as R  # noqa: E402
+from tailmem.alfworld import speedup  # noqa: E402
+from tailmem.alfworld.env import GameEnv, alfred_game_files  # noqa: E402
+from tailmem.alfworld.episode import run_episode  # noqa: E402
+from tailmem.alfworld.executor import ProgrammaticExecutor  # noqa: E402
+from tailmem.alfworld.games import Game, split_games  # noqa: E402
+from tailmem.memory.controllers import make_controller  # noqa: E402
+from tailmem.memory.tokens import TokenCounter  # noqa: E402
+
+EASY = "pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745514"
+
+
+@pytest.fixture(scope="module")
+def easy_game(data_dir, tmp_path_factory):
+    root = data_dir / "alfworld"
+    game = next(g for g in split_games(root, "valid_seen") if g.id == EASY)
+    out = tmp_path_factory.mktemp("games")
+    domain, grammar = R.installed_logic()
+    rec = R.regenerate(game, root / "json_2.1.1", out, domain, grammar, seed=0, expert_check=True)
+    return game, out / "valid_seen" / EASY / R.GAME_FILE, rec
+
+
+def test_regenerated_game_uses_the_installed_grammar(easy_game):
+    game, path, rec = easy_game
+    assert rec.ok, rec.error
+    assert rec.walkthrough_steps > 0
+    assert rec.goal in ("put some book on sidetable", "put a book in sidetable")
+    data = json.loads(path.read_text())
+    assert 'template :: "move {o} to {r}"' in data["grammar"] and "put {o} in/on {r}" not in data["grammar"]
+    assert data["solvable"] and data["walkthrough"][-1].startswith("move book")
+    assert str(path.resolve()) in {str(Path(p).resolve()) for p in alfred_game_files(path.parents[2])}
+
+
+def test_text_patch_changes_no_observation(easy_game):
+    _, path, _ = easy_game
+    commands = ["go to drawer 1", "open drawer 1", "go to diningtable 1", "look"]
+
+    def play():
+        env = GameEnv(path)
+        out = [env.reset()]
+        out += [env.step(c) for c in commands]
+        env.close()
+        return out
+
+    speedup.uninstall()
+    plain = play()
+    speedup.install()
+    assert play() == plain
+
+
+def test_programmatic_agent_solves_an_easy_game(easy_game):
+    game, path, _ = easy_game
+    speedup.install()
+    ctl = make_controller({"name": "ctmc", "budget": 64, "tau": 1.0, "rank_by": "query"})
+    rec = run_episode(game, path, ProgrammaticExecutor(), ctl, TokenCounter(), "", max_steps=50)
+    assert rec.loaded and rec.success and rec.steps <= 20
+    assert rec.memory_tokens > 0 and sum(rec.accesses.values()) > 0
+
+
+def test_missing_game_is_reported_with_its_id(tmp_path):
+    game = Game("valid_seen", "pick_and_place_simple-None-0/trial_x", "pick_and_place_simple")
+    rec = run_episode(game, tmp_path / "nope" / "game.tw-pddl", ProgrammaticExecutor(),
+                      make_controller({"name": "graph_memory", "budget": None}), TokenCounter())
+    assert not rec.loaded and rec.error and rec.id == game.id
+
+
+def test_regeneration_failure_names_the_game(tmp_path):
+    game = Game("valid_seen", "pick_and_place_simple-None-0/trial_missing", "pick_and_place_simple")
+    domain, grammar = R.installed_logic()
+    rec = R.regenerate(game, tmp_path, tmp_path / "out", domain, grammar, seed=0)
+    assert not rec.ok
+    assert "traj_data.json" in rec.error or "initial_state.pddl" in rec.error
