@@ -20,7 +20,7 @@ SCRIPT = HERE / "llm_stage_script.py"
 
 
 def run_stage(cache, base_url, out, n, *extra):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent), os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen([sys.executable, str(SCRIPT), str(cache), base_url, str(out), str(n), *extra], env=env)
 
 
