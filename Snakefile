@@ -25,3 +25,5 @@ rule all:
         FIGURES_CONTROL,
         FSMEM_TABLES,
         LONGMEMEVAL_TARGETS,
+        FSMEM_STUDY_TARGETS,
+        ALFWORLD_TARGETS,
