@@ -14,6 +14,10 @@ import numpy as np
 from tailmem.errors import ArtifactError
 
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path in the target folder; rename it onto `path` only if the block succeeds."""
@@ -24,6 +28,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; artifacts are ordinary files
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():
