@@ -7,6 +7,7 @@ loop reports the true next state through `observe`, where a policy with its own 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 
@@ -21,13 +22,14 @@ class Observation:
     retrieved: tuple[int, ...]  # items placed into context this step besides `state`, in access order
 
 
-class Policy:
+class Policy(ABC):
     """Base class: chooses an action index; `observe` is a no-op unless the policy keeps its own memory."""
 
     name = "policy"
 
+    @abstractmethod
     def choose(self, obs: Observation, u: float) -> int:
-        raise NotImplementedError
+        """The action index (0 .. len(obs.actions) - 1) to take, given the step's policy uniform `u`."""
 
     def observe(self, obs: Observation, action: int, next_state: int) -> None:
         """The true next state after `action` (step (d) of the agent loop)."""
