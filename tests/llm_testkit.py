@@ -12,10 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeServer:
-    def __init__(self, latency_s: float = 0.0, reply=None):
+    def __init__(self, latency_s: float = 0.0, reply=None, agent=None):
         self.latency_s = latency_s
         self.script: list[int] = []  # statuses to answer (in order) before answering normally
         self.reply = reply  # optional: fn(request) -> content
+        self.agent = agent  # optional: fn(request) -> the whole assistant message (content and/or tool_calls)
         self.on_request = None  # optional: fn(n_requests) called as each request arrives
         self.requests = 0
         self.by_prompt: Counter = Counter()
@@ -45,7 +46,9 @@ class FakeServer:
         last = next((m.get("content") or "" for m in reversed(messages) if m["role"] == "user"), "")
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()[:12]
         message: dict = {"role": "assistant", "content": None}
-        if body.get("tools") and messages[-1]["role"] == "user":
+        if self.agent is not None:
+            message = self.agent(body)
+        elif body.get("tools") and messages[-1]["role"] == "user":
             name = body["tools"][0]["function"]["name"]
             message["tool_calls"] = [{"id": f"call_{digest}", "type": "function",
                                       "function": {"name": name, "arguments": json.dumps({"query": last})}}]

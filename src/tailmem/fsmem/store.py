@@ -42,7 +42,8 @@ def render(description: str, body: str) -> str:
     """The file text for a description and a body; the one place the frontmatter format is written."""
     check_description(description)
     body = body if body.endswith("\n") or not body else body + "\n"
-    return f"---\ndescription: {yaml.safe_dump(description, default_style=None, width=10**6).strip()}\n---\n{body}"
+    header = yaml.safe_dump({"description": description}, allow_unicode=True, width=10**6)
+    return f"---\n{header}---\n{body}"
 
 
 def check_description(description: str) -> None:

@@ -1,0 +1,58 @@
+"""Every filesystem-memory study target through Snakemake with every role on an endpoint (llm=openai at a
+loopback server played by `scripted_agent`): model builders write the stores through tool calls, model
+searchers read them, the judge grades, and the tables report the model names, tokens and dollars."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import scripted_agent
+from llm_testkit import FakeServer
+from tailmem.llm.cache import CallCache
+
+TEST_PRICE = "{input:1.0,cached_input:0.1,output:4.0}"  # a test price for every model (the paper gives only mini's)
+MODELS = "[gpt-5.4-nano,gpt-5.4-mini]"
+
+
+def _snakemake(repo_root, workdir, overrides, *targets):
+    ov = "overrides=[" + ",".join(f'"{o}"' for o in overrides) + "]"
+    cmd = [sys.executable, "-m", "snakemake", *targets, "--snakefile", str(repo_root / "Snakefile"),
+           "--directory", str(workdir), "--cores", "2", "--config", "scale=smoke", ov]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root)
+
+
+@pytest.mark.slow
+def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeServer(agent=scripted_agent.agent) as server:
+        overrides = [
+            f"data_dir={data_dir}", "llm=openai", f"llm.base_url={server.base_url}",
+            f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1", "llm.backoff_s=0.01",
+            f"+llm.prices.default={TEST_PRICE}", "fsmem.max_questions=3", "fsmem.personamem.max_questions=2",
+            f"fsmem.study.strength.builders={MODELS}", f"fsmem.study.strength.searchers={MODELS}",
+        ]
+        run = _snakemake(repo_root, tmp_path, overrides, "fsmem_study")
+        assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+        calls = server.requests
+        assert calls > 50
+        again = _snakemake(repo_root, tmp_path, overrides, "fsmem_study", "--forceall")
+        assert again.returncode == 0, (again.stdout + again.stderr)[-4000:]
+        assert server.requests == calls  # every call of the re-run is answered by the call cache
+
+    tables = tmp_path / "results" / "smoke" / "tables"
+    strength = pd.read_csv(tables / "fsmem_rq3_strength.csv")
+    pairs = set(zip(strength["builder"], strength["searcher"]))
+    assert pairs == {(b, s) for b in ("gpt-5.4-nano", "gpt-5.4-mini") for s in ("gpt-5.4-nano", "gpt-5.4-mini")}
+    retrieval = pd.read_csv(tables / "fsmem_rq2_retrieval.csv")
+    filesystem = retrieval[retrieval["variant"] == "agent_curated"]
+    assert (filesystem["tokens/q"] > 0).all() and (filesystem["dollars/q"] > 0).all()
+    assert filesystem["judge correct"].between(0, 1).all()
+    shape = pd.read_csv(tables / "fsmem_rq1_store_shape.csv")
+    curated = shape[shape["variant"] == "agent_curated"]
+    assert (curated["files"] > 0).all()  # the model builder's tool calls made the store
+    costs = pd.read_csv(tables / "fsmem_costs.csv")
+    assert {"builder", "searcher", "judge"} <= set(costs["role"])
+    stats = CallCache(tmp_path / "llm_cache.sqlite").stats()
+    assert stats
