@@ -62,3 +62,23 @@ def test_cache_stats_command(server, tmp_path, capsys):
     judge = next(line for line in out.splitlines() if line.startswith("judge"))
     assert judge.split()[:5] == ["judge", "answer", "1", "1", "1"]
     assert cli_main(["cache", "stats", "--db", str(tmp_path / "none.sqlite")]) == 1
+
+
+def test_prices_file_prices_models_whose_names_have_dots(tmp_path):
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("config", overrides=["llm=openai"])
+    with pytest.raises(ConfigError, match="no entry for model 'gpt-5.4-nano'"):
+        read_settings(cfg).price("gpt-5.4-nano")
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("gpt-5.4-nano: {input: 0.2, cached_input: 0.02, output: 1.25}\n")
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("config", overrides=["llm=openai", f"llm.prices_file={prices}"])
+    s = read_settings(cfg)
+    assert s.price("gpt-5.4-nano").output == 1.25 and s.price("gpt-5.4-mini").output == 4.50
+    prices.write_text("gpt-5.4-nano: [1, 2]\n")
+    with pytest.raises(ConfigError, match=r"llm.prices.gpt-5.4-nano needs numbers"):
+        read_settings(cfg)
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("config", overrides=["llm=openai", f"llm.prices_file={tmp_path}/absent.yaml"])
+    with pytest.raises(ConfigError, match="llm.prices_file: .*absent.yaml not found"):
+        read_settings(cfg)

@@ -72,7 +72,7 @@ class LLMSettings:
 
 
 _ROLE_KEYS = {f.name for f in fields(RoleSettings)} - {"role"}
-_GROUP_KEYS = {"name", "cache_path", "prices", "budget", "encoding", "roles", "defaults"}
+_GROUP_KEYS = {"name", "cache_path", "prices", "prices_file", "budget", "encoding", "roles", "defaults"}
 
 
 def _plain(node) -> dict:
@@ -87,6 +87,34 @@ def _plain(node) -> dict:
     except ImportError:  # pragma: no cover - omegaconf is a dependency
         pass
     return dict(node)
+
+
+def price_entries(llm) -> dict:
+    """{model: {input, cached_input, output}}: `llm.prices`, overridden by the YAML file `llm.prices_file` (model
+    names with dots, such as gpt-5.4-nano, cannot be keys of a command-line override, but can be in a file)."""
+    llm = _plain(llm) or {}
+    out = dict(llm.get("prices") or {})
+    path = llm.get("prices_file")
+    if path:
+        import yaml
+
+        path = Path(os.path.expanduser(str(path)))
+        if not path.exists():
+            raise ConfigError(f"llm.prices_file: {path} not found")
+        try:
+            extra = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"llm.prices_file: {path} is not valid YAML ({exc})") from exc
+        if not isinstance(extra, dict):
+            raise ConfigError(f"llm.prices_file: {path} must map model names to {{input, cached_input, output}}")
+        out.update(extra)
+    return out
+
+
+def prices_of(cfg) -> dict:
+    """The price table of the whole config `cfg` (empty without an llm group), for stages that price episodes."""
+    llm = cfg.get("llm") if hasattr(cfg, "get") else None
+    return price_entries(llm) if llm else {}
 
 
 def read_settings(cfg) -> LLMSettings:
@@ -115,7 +143,7 @@ def read_settings(cfg) -> LLMSettings:
             raise ConfigError(f"llm.roles.{role}.model is required for backend {backend!r}")
         roles[role] = RoleSettings(role=role, **merged)
     prices = {}
-    for model, p in (llm.get("prices") or {}).items():
+    for model, p in price_entries(llm).items():
         try:
             prices[model] = Price(float(p["input"]), float(p["cached_input"]), float(p["output"]))
         except (KeyError, TypeError, ValueError) as exc:
