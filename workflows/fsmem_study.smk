@@ -44,7 +44,15 @@ def _model(role, name):
     return "" if name == fsmem_study_runs.PROGRAMMATIC else f"llm.roles.{role}.model={name}"
 
 
+def _priced_strength_grid(wildcards):
+    """No input: checks, when the DAG first needs a grid store, that every grid model has a price."""
+    fsmem_study_runs.check_strength_prices(CFG)
+    return []
+
+
 rule fsmem_strength_store:
+    input:
+        _priced_strength_grid,
     output:
         f"{FSMEM_ROOT}/strength/{{bench}}/{{conv}}/{{builder}}/{{variant}}/build.json",
     wildcard_constraints:
@@ -77,6 +85,42 @@ rule fsmem_strength_answers:
         model=lambda wc: _model("searcher", wc.searcher),
     shell:
         "{params.cmd} {params.model} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
+        " fsmem.variant={wildcards.variant} fsmem.harness={wildcards.harness}"
+        " input=$(dirname {input}) out=$(dirname {output})"
+
+
+# -- RQ5: one store per build harness, searched through the same harness ------------------------------------
+# (the main build's harness reuses the main store: tailmem.fsmem.layout.harness_build_dir)
+rule fsmem_harness_store:
+    output:
+        f"{FSMEM_ROOT}/harness/{{bench}}/{{conv}}/{{bharness}}/{{variant}}/build.json",
+    wildcard_constraints:
+        bench="[^/]+",
+        conv="[^/]+",
+        bharness="center|center_bm25|shell",
+        variant="[^/]+",
+    params:
+        cmd=lambda wc: tm("fsmem_build", "fsmem", "llm", "data_dir"),
+    shell:
+        "{params.cmd} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
+        " fsmem.variant={wildcards.variant} fsmem.build_harness={wildcards.bharness} out=$(dirname {output})"
+
+
+rule fsmem_harness_answers:
+    input:
+        f"{FSMEM_ROOT}/harness/{{bench}}/{{conv}}/{{bharness}}/{{variant}}/build.json",
+    output:
+        f"{FSMEM_ROOT}/harness/{{bench}}/{{conv}}/{{bharness}}/{{variant}}/answers/{{harness}}/answers.json",
+    wildcard_constraints:
+        bench="[^/]+",
+        conv="[^/]+",
+        bharness="center|center_bm25|shell",
+        variant="[^/]+",
+        harness="center|center_bm25|shell",
+    params:
+        cmd=lambda wc: tm("fsmem_answer", "fsmem", "llm", "data_dir"),
+    shell:
+        "{params.cmd} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
         " fsmem.variant={wildcards.variant} fsmem.harness={wildcards.harness}"
         " input=$(dirname {input}) out=$(dirname {output})"
 
@@ -119,7 +163,18 @@ rule fsmem_access:
         "{params.cmd} out={FSMEM_T}"
 
 
+def _personamem_data(wildcards):
+    """The tiers' files that exist, so the table is redone when, e.g., the shared contexts are added."""
+    from tailmem.data.personamem import contexts_path, questions_path
+
+    pm = CFG.fsmem.personamem
+    files = [f(pm.data_dir, t) for t in pm.tiers for f in (questions_path, contexts_path)]
+    return [str(f) for f in files if f.exists()]
+
+
 rule fsmem_personamem:
+    input:
+        _personamem_data,
     output:
         FSMEM_PERSONAMEM,
     params:

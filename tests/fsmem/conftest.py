@@ -1,28 +1,11 @@
 """Shared fixtures: a small store inside a fenced folder whose surroundings the security tests hash."""
 
-import hashlib
 import os
-from pathlib import Path
 
 import pytest
 
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.management import management
-
-
-def tree_hash(root: Path) -> str:
-    """Hash of every path, type, link target and content under `root` (the store's surroundings)."""
-    h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        for name in sorted(dirnames + filenames):
-            p = Path(dirpath) / name
-            h.update(str(p.relative_to(root)).encode())
-            if p.is_symlink():
-                h.update(b"L" + os.readlink(p).encode())
-            elif p.is_file():
-                h.update(b"F" + p.read_bytes())
-    return h.hexdigest()
 
 
 @pytest.fixture

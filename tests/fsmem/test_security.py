@@ -6,7 +6,7 @@ from tailmem.fsmem.sandbox import Limits, available
 from tailmem.fsmem.tools.center import center_bm25
 from tailmem.fsmem.tools.management import management
 
-from conftest import tree_hash
+from fs_testkit import tree_hash
 
 BIG = "x" * 300_000
 MANAGEMENT_ATTACKS = [

@@ -21,19 +21,19 @@ def small_store(root):
 def test_counts_from_hand_traces(tmp_path):
     store = small_store(tmp_path / "s")
     traces = [
-        [["view", {"path": "people/ann.md", "view_range": [7, 7]}, True],   # line 7: session 1 section of ann
+        [["view", {"path": "people/ann.md", "view_range": [6, 6]}, True],   # line 6: session 1 section of ann
          ["read_section", {"path": "people/ann.md", "heading": "2 May"}, True],
          ["grep", {"pattern": "Rex"}, True],                                   # not a read
          ["view", {"path": "people/bob.md"}, False]],                          # failed: not a read
-        [["bash", {"command": "sed -n '7p' people/bob.md | head -1"}, True],
+        [["bash", {"command": "sed -n '6p' people/bob.md | head -1"}, True],
          ["bash", {"command": "cat people/missing.md"}, True]],
     ]
     acc = count_reads(store, traces)
     assert acc.files == {"people/ann.md": 2, "people/bob.md": 1}
-    assert acc.sections["people/ann.md#6 1 May, 2023 (session 1)"] == 1
-    assert acc.sections["people/ann.md#8 2 May, 2023 (session 2)"] == 1
-    assert acc.sections["people/bob.md#6 1 May, 2023 (session 1)"] == 1
-    assert acc.sections["people/ann.md#5 Ann"] == 0 and acc.unresolved == 1
+    assert acc.sections["people/ann.md#5 1 May, 2023 (session 1)"] == 1
+    assert acc.sections["people/ann.md#7 2 May, 2023 (session 2)"] == 1
+    assert acc.sections["people/bob.md#5 1 May, 2023 (session 1)"] == 1
+    assert acc.sections["people/ann.md#4 Ann"] == 0 and acc.unresolved == 1
     assert len(acc.sections) == (1 + 3) + (1 + 2)  # per file: the frontmatter preamble + its headings
 
 

@@ -70,11 +70,11 @@ def test_prices_file_prices_models_whose_names_have_dots(tmp_path):
     with pytest.raises(ConfigError, match="no entry for model 'gpt-5.4-nano'"):
         read_settings(cfg).price("gpt-5.4-nano")
     prices = tmp_path / "prices.yaml"
-    prices.write_text("gpt-5.4-nano: {input: 0.2, cached_input: 0.02, output: 1.25}\n")
+    prices.write_text("gpt-5.4-nano: {input: 1.0, cached_input: 0.1, output: 4.0}  # test values, not real prices\n")
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
         cfg = compose("config", overrides=["llm=openai", f"llm.prices_file={prices}"])
     s = read_settings(cfg)
-    assert s.price("gpt-5.4-nano").output == 1.25 and s.price("gpt-5.4-mini").output == 4.50
+    assert s.price("gpt-5.4-nano").output == 4.0 and s.price("gpt-5.4-mini").output == 4.50
     prices.write_text("gpt-5.4-nano: [1, 2]\n")
     with pytest.raises(ConfigError, match=r"llm.prices.gpt-5.4-nano needs numbers"):
         read_settings(cfg)

@@ -47,7 +47,7 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
     assert pairs == {(b, s) for b in ("gpt-5.4-nano", "gpt-5.4-mini") for s in ("gpt-5.4-nano", "gpt-5.4-mini")}
     retrieval = pd.read_csv(tables / "fsmem_rq2_retrieval.csv")
     filesystem = retrieval[retrieval["variant"] == "agent_curated"]
-    assert (filesystem["tokens/q"] > 0).all() and (filesystem["dollars/q"] > 0).all()
+    assert (filesystem["tokens/q"] > 0).all() and (filesystem["cents/q"] > 0).all()
     assert filesystem["judge correct"].between(0, 1).all()
     shape = pd.read_csv(tables / "fsmem_rq1_store_shape.csv")
     curated = shape[shape["variant"] == "agent_curated"]

@@ -5,6 +5,12 @@ Official files per tier (32k, 128k, 1M): `questions_<tier>.csv` (one row per que
 list of "(a) ..." strings, `correct_answer` is "(c)") and `shared_contexts_<tier>.jsonl` (one JSON object
 per line mapping a `shared_context_id` to its list of {"role", "content"} messages). Only questions_32k.csv is
 in ../shared/data/personamem; `missing(...)` says what is absent so a stage can skip with a clear message.
+
+`as_conversation` turns a shared context into a LoCoMo `Conversation` (like REALTALK), so every store variant,
+agent and harness runs unchanged. Sessions are cut at every distinct end index of the context's questions (and
+every `block` messages between), so each question's visible prefix is exactly a run of whole sessions. Locators
+keep LoCoMo's `D<session>:<n>` form, which the searcher, reorganizer and audits parse, with `n` the 1-based
+number of the message in the whole context: `[D3:45]` is message 45 (0-based index 44).
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tailmem.data.locomo import Conversation, Session, Turn
 from tailmem.errors import DataError
 
 LETTERS = "abcdefgh"
+SPEAKERS = {"system": "System", "user": "User", "assistant": "Assistant"}  # message role -> turn speaker
 COLUMNS = ("question_id", "question_type", "topic", "user_question_or_message", "correct_answer", "all_options",
            "shared_context_id", "end_index_in_shared_context")
 
@@ -97,6 +105,23 @@ def load_questions(path: str | Path) -> list[Question]:
     return out
 
 
+def _messages(line: str) -> dict[str, tuple[Message, ...]]:
+    """One jsonl line: {shared_context_id: [{"role": system|user|assistant, "content": str}, ...]}."""
+    obj = json.loads(line)
+    if not isinstance(obj, dict) or not obj:
+        raise ValueError(f"a non-empty JSON object, got {type(obj).__name__}")
+    out = {}
+    for cid, msgs in obj.items():
+        if not isinstance(msgs, list):
+            raise ValueError(f"context {cid!r}: a list of messages, got {type(msgs).__name__}")
+        for i, m in enumerate(msgs):
+            if not isinstance(m, dict) or m.get("role") not in SPEAKERS or not isinstance(m.get("content"), str):
+                raise ValueError(f"context {cid!r} message {i}: {{\"role\": one of {list(SPEAKERS)}, "
+                                 f"\"content\": string}}, got {str(m)[:80]!r}")
+        out[cid] = tuple(Message(m["role"], m["content"]) for m in msgs)
+    return out
+
+
 def load_contexts(path: str | Path) -> dict[str, tuple[Message, ...]]:
     path = Path(path)
     if not path.exists():
@@ -107,10 +132,14 @@ def load_contexts(path: str | Path) -> dict[str, tuple[Message, ...]]:
             if not line.strip():
                 continue
             try:
-                for cid, msgs in json.loads(line).items():
-                    out[cid] = tuple(Message(str(m["role"]), str(m["content"])) for m in msgs)
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise DataError(f"{path}: line {n}: expected {{context_id: [{{role, content}}, ...]}} ({exc})") from exc
+                found = _messages(line)
+            except ValueError as exc:  # json.JSONDecodeError is a ValueError
+                raise DataError(f"{path}: line {n}: expected one JSON object {{shared_context_id: [{{role, content}}, "
+                                f"...]}} per line ({exc})") from exc
+            for cid in found:
+                if cid in out:
+                    raise DataError(f"{path}: line {n}: shared_context_id {cid!r} appears on an earlier line too")
+            out.update(found)
     return out
 
 
@@ -122,3 +151,48 @@ def context_for(q: Question, contexts: dict[str, tuple[Message, ...]]) -> tuple[
     if not 0 < q.end_index <= len(msgs):
         raise DataError(f"question {q.question_id}: end_index_in_shared_context {q.end_index} outside 1..{len(msgs)}")
     return msgs[: q.end_index]
+
+
+def cuts(end_indices, block: int) -> list[int]:
+    """Session ends (exclusive message counts) up to the last end index: every end index, and at most `block`
+    messages apart."""
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block}")
+    out, start = [], 0
+    for end in sorted(set(int(e) for e in end_indices)):
+        while end - start > block:
+            start += block
+            out.append(start)
+        out.append(end)
+        start = end
+    return out
+
+
+def as_conversation(context_id: str, messages, end_indices, block: int) -> Conversation:
+    """The context up to its last end index as sessions of turns cut at `cuts(end_indices, block)`; later
+    messages, which no question may see, are left out. Each session's `date_time` names its message range
+    (PersonaMem has no timestamps), and whitespace inside a message is collapsed so every turn is one line."""
+    sessions, start = [], 0
+    for s, end in enumerate(cuts(end_indices, block), 1):
+        if end > len(messages):
+            raise DataError(f"context {context_id!r}: end_index_in_shared_context {end} is past its {len(messages)} messages")
+        turns = tuple(Turn(f"D{s}:{n + 1}", SPEAKERS[m.role], " ".join(m.content.split()))
+                      for n, m in enumerate(messages[start:end], start))
+        sessions.append(Session(s, f"messages {start + 1}-{end}", turns))
+        start = end
+    return Conversation(context_id, (SPEAKERS["user"], SPEAKERS["assistant"]), tuple(sessions), ())
+
+
+def message_number(turn: Turn) -> int:
+    """The 1-based number of a turn's message in its context (from the `D<session>:<n>` locator)."""
+    return int(turn.dia_id.rsplit(":", 1)[1])
+
+
+def prefix(conv: Conversation, end: int) -> Conversation:
+    """The sessions holding exactly messages[:end]; `end` must be a session end of `conv`."""
+    kept = tuple(s for s in conv.sessions if s.turns and message_number(s.turns[-1]) <= end)
+    last = message_number(kept[-1].turns[-1]) if kept else 0
+    if last != end:
+        raise DataError(f"context {conv.sample_id!r}: {end} is not a session end (sessions end at "
+                        f"{[message_number(s.turns[-1]) for s in conv.sessions if s.turns]})")
+    return Conversation(conv.sample_id, conv.speakers, kept, conv.qa)

@@ -4,6 +4,8 @@
     <results>/fsmem/<benchmark>/<conv>/<variant>/answers/<harness>/answers.json
     <results>/fsmem/strength/<benchmark>/<conv>/<builder>/<variant>/...            (RQ3: one store per builder)
     <results>/fsmem/strength/<benchmark>/<conv>/<builder>/<variant>/answers/<harness>/<searcher>/answers.json
+    <results>/fsmem/harness/<benchmark>/<conv>/<harness>/<variant>/...                (RQ5: built through <harness>)
+    <results>/fsmem/harness/<benchmark>/<conv>/<harness>/<variant>/answers/<harness>/answers.json
 """
 
 from __future__ import annotations
@@ -25,3 +27,15 @@ def answers_dir(vdir: str | Path, harness: str, searcher: str | None = None) -> 
 
 def strength_dir(results: str | Path, benchmark: str, conv: str, builder: str, variant: str) -> Path:
     return Path(results) / "fsmem" / "strength" / benchmark / conv / builder / variant
+
+
+def harness_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str) -> Path:
+    return Path(results) / "fsmem" / "harness" / benchmark / conv / harness / variant
+
+
+def harness_build_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str,
+                      main_harness: str = "center") -> Path:
+    """RQ5: the store built through `harness`; the main build's own harness reuses the main store."""
+    if harness == main_harness:
+        return variant_dir(results, benchmark, conv, variant)
+    return harness_dir(results, benchmark, conv, harness, variant)

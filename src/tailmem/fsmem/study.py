@@ -1,9 +1,12 @@
 """Which runs each study of issue 6 reads, enumerated from the config, so the Snakemake rules that make the
 artifacts and the table stages that read them can never disagree.
 
-A run is (benchmark, conversation, variant, harness, builder, searcher, build folder, answers folder).
-RQ1/RQ2: every `fsmem.study.variants` store of every conversation, searched with `center`.
-RQ5: `fsmem.study.harness_variants` on the first `harness_conversations` conversations, through every harness.
+A run is (benchmark, conversation, variant, harness, builder, searcher, build folder, answers folder, build harness).
+RQ1/RQ2: every `fsmem.study.variants` store of every conversation, built through `fsmem.build_harness` (center)
+and searched with `center`.
+RQ5: `fsmem.study.harness_variants` on the first `harness_conversations` conversations, each built AND searched
+through every harness (paper 2: the harness is one factor, both roles); the main build's harness reuses the
+main store (`layout.harness_build_dir`).
 RQ3: the strength grid, one store per builder model and one answer set per searcher model; a role whose
 backend is programmatic contributes the single label `programmatic`.
 """
@@ -13,8 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from tailmem.errors import ConfigError
 from tailmem.fsmem.benchmarks import conversation_ids
-from tailmem.fsmem.layout import ANSWERS_FILE, BUILD_FILE, answers_dir, strength_dir, variant_dir
+from tailmem.fsmem.layout import ANSWERS_FILE, BUILD_FILE, answers_dir, harness_build_dir, strength_dir, variant_dir
+from tailmem.fsmem.variants import build_harness_name
 
 PROGRAMMATIC = "programmatic"
 
@@ -29,6 +34,7 @@ class Run:
     searcher: str
     build_dir: Path
     answers_dir: Path
+    build_harness: str = "center"  # the tool set the store was built with
 
     @property
     def build_file(self) -> Path:
@@ -49,6 +55,32 @@ def _label(cfg, role: str) -> str:
     return PROGRAMMATIC if r is None or r.backend == PROGRAMMATIC else str(r.model)
 
 
+def main_build_harness(cfg) -> str:
+    """The harness the main stores are built through (`fsmem.build_harness`, default center)."""
+    return build_harness_name(cfg.fsmem)
+
+
+def check_strength_prices(cfg) -> None:
+    """Every model of the RQ3 grid has a price before its first job runs, so the grid cannot fail half-way."""
+    s = cfg.fsmem.study.strength
+    for role, models in (("builder", s.builders), ("searcher", s.searchers)):
+        _check_priced(cfg, role, models)
+
+
+def _check_priced(cfg, role: str, models) -> None:
+    if _role_models(cfg, role, models) == [PROGRAMMATIC]:
+        return
+    from tailmem.llm.settings import read_settings
+
+    settings = read_settings(cfg)
+    for m in models:
+        try:
+            settings.price(str(m))
+        except ConfigError as exc:
+            raise ConfigError(f"fsmem.study.strength.{role}s: {exc}; give its price in llm.prices or in a "
+                              f"llm.prices_file (docs/llm.md)") from exc
+
+
 def main_runs(cfg) -> list[Run]:
     st, out = cfg.fsmem.study, []
     for bench in st.benchmarks:
@@ -56,19 +88,20 @@ def main_runs(cfg) -> list[Run]:
             for variant in st.variants:
                 vdir = variant_dir(cfg.results_dir, bench, conv, variant)
                 out.append(Run(bench, conv, variant, "center", _label(cfg, "builder"), _label(cfg, "searcher"),
-                               vdir, answers_dir(vdir, "center")))
+                               vdir, answers_dir(vdir, "center"), main_build_harness(cfg)))
     return out
 
 
 def harness_runs(cfg) -> list[Run]:
     st, out = cfg.fsmem.study, []
+    main = main_build_harness(cfg)
     for bench in st.harness_benchmarks:
         for conv in conversation_ids(cfg.fsmem, bench)[: int(st.harness_conversations)]:
             for variant in st.harness_variants:
-                vdir = variant_dir(cfg.results_dir, bench, conv, variant)
                 for harness in st.harnesses:
+                    bdir = harness_build_dir(cfg.results_dir, bench, conv, harness, variant, main)
                     out.append(Run(bench, conv, variant, harness, _label(cfg, "builder"), _label(cfg, "searcher"),
-                                   vdir, answers_dir(vdir, harness)))
+                                   bdir, answers_dir(bdir, harness), harness))
     return out
 
 
@@ -78,7 +111,8 @@ def strength_runs(cfg) -> list[Run]:
     for b in _role_models(cfg, "builder", s.builders):
         bdir = strength_dir(cfg.results_dir, s.benchmark, conv, b, s.variant)
         for q in _role_models(cfg, "searcher", s.searchers):
-            out.append(Run(s.benchmark, conv, s.variant, s.harness, b, q, bdir, answers_dir(bdir, s.harness, q)))
+            out.append(Run(s.benchmark, conv, s.variant, s.harness, b, q, bdir, answers_dir(bdir, s.harness, q),
+                           main_build_harness(cfg)))
     return out
 
 

@@ -1,5 +1,6 @@
-"""The store variants of the LoCoMo study, each built from one conversation through the management harness,
-and the search harness each is read with.
+"""The store variants of the LoCoMo study, each built from one conversation through a build harness
+(`fsmem.build_harness`: center = the management tools, center_bm25 = + ranked search, shell = bash over a
+writable sandbox), and the search harness each is read with.
 
 closed_book: empty store, no tools.  chunk_retrieval: BM25 top-3 over chunks (the chunk files are kept for
 citations).  verbatim: one file per session.  foldered: the same files, byte-identical, in topic folders.
@@ -30,6 +31,24 @@ CURATED = ("reorganized_condense", "reorganized_preserve", "agent_curated")
 HARNESSES = ("center", "center_bm25", "shell")
 
 
+def _limits(fs) -> Limits:
+    sh = fs.shell
+    return Limits(timeout_s=sh.timeout_s, max_output_chars=sh.max_output_chars)
+
+
+def open_build_harness(name: str, store: Store, fs) -> Harness:
+    """The tools a builder writes with: paper 2's harness study varies them for both roles."""
+    if name == "center":
+        return management(store)
+    if name == "center_bm25":
+        return management(store, ranked=True)
+    if name == "shell":
+        from tailmem.fsmem.tools.shell import shell_builder
+
+        return shell_builder(store, _limits(fs))
+    raise FsmemError(f"fsmem.build_harness: {name!r} is not one of {list(HARNESSES)}")
+
+
 def check_variant(variant: str) -> None:
     if variant not in VARIANTS:
         raise FsmemError(f"fsmem.variant: {variant!r} is not one of {list(VARIANTS)}")
@@ -47,39 +66,53 @@ def _write_sessions(conv: Conversation, h: Harness, folders: bool) -> Episode:
     for s in conv.sessions:
         name, desc, body = _session_file(s, conv.speakers)
         path = f"{dominant_topic(body)}/{name}" if folders else name
-        h.call("create", {"path": path, "description": desc, "content": body})
+        builder.create_file(h, path, desc, body)
     return meter.close()
 
 
-def build(variant: str, conv: Conversation, store: Store, snaps: SnapshotLog, fs, client=None) -> list[Episode]:
-    """Build `variant`'s store for `conv` into `store`; returns the build episodes (one per chunk or pass)."""
+def build_harness_name(fs, build_harness: str | None = None) -> str:
+    """The build harness a build uses: the argument, else `fsmem.build_harness`, else center."""
+    name = build_harness or fs.get("build_harness") or "center"
+    if name not in HARNESSES:
+        raise FsmemError(f"fsmem.build_harness: {name!r} is not one of {list(HARNESSES)}")
+    return name
+
+
+def build(variant: str, conv: Conversation, store: Store, snaps: SnapshotLog, fs, client=None,
+          build_harness: str | None = None) -> list[Episode]:
+    """Build `variant`'s store for `conv` into `store` through the build harness (`build_harness_name`);
+    returns the build episodes (one per chunk or pass). The programmatic reorganizer uses the management
+    tools whatever the harness (see `tailmem.fsmem.agents.reorganizer`)."""
     check_variant(variant)
-    h = management(store)
+    h = open_build_harness(build_harness_name(fs, build_harness), store, fs)
     episodes: list[Episode] = []
-    if variant == "chunk_retrieval":
-        meter = Meter("builder", builder.AGENT, h)
-        meter.rounds += 1
-        for c in chunk_conversation(conv, fs.chunk.max_turns, fs.chunk.max_chars):
-            h.call("create", {"path": f"chunks/{c.id}.md", "description": f"Chunk {c.id} of session {c.session}",
-                              "content": c.render() + "\n"})
-        episodes.append(meter.close())
-    elif variant in ("verbatim", "foldered") or variant.startswith("reorganized"):
-        episodes.append(_write_sessions(conv, h, folders=variant == "foldered"))
-        if variant.startswith("reorganized"):
-            snaps.take(store, "verbatim")
-            mode = variant.split("_", 1)[1]
-            files = store.files()
-            if client is None:
-                episodes.append(reorganizer.reorganize_programmatic(h, mode, files))
-            else:
-                episodes += reorganizer.reorganize_model(client, h, mode, fs.rounds.build, fs.rounds.reorganize_passes)
-    elif variant == "agent_curated":
-        for i, c in enumerate(chunk_conversation(conv, fs.chunk.max_turns, fs.chunk.max_chars), 1):
-            if client is None:
-                episodes.append(builder.integrate_programmatic(c, h))
-            else:
-                episodes.append(builder.integrate_model(client, c, h, fs.rounds.build))
-            snaps.take(store, f"chunk_{i:04d}")
+    try:
+        if variant == "chunk_retrieval":
+            meter = Meter("builder", builder.AGENT, h)
+            meter.rounds += 1
+            for c in chunk_conversation(conv, fs.chunk.max_turns, fs.chunk.max_chars):
+                builder.create_file(h, f"chunks/{c.id}.md", f"Chunk {c.id} of session {c.session}", c.render() + "\n")
+            episodes.append(meter.close())
+        elif variant in ("verbatim", "foldered") or variant.startswith("reorganized"):
+            episodes.append(_write_sessions(conv, h, folders=variant == "foldered"))
+            if variant.startswith("reorganized"):
+                snaps.take(store, "verbatim")
+                mode = variant.split("_", 1)[1]
+                files = store.files()
+                if client is None:
+                    episodes.append(reorganizer.reorganize_programmatic(management(store), mode, files))
+                else:
+                    episodes += reorganizer.reorganize_model(client, h, mode, fs.rounds.build, fs.rounds.reorganize_passes)
+        elif variant == "agent_curated":
+            known: dict[str, str] = {}
+            for i, c in enumerate(chunk_conversation(conv, fs.chunk.max_turns, fs.chunk.max_chars), 1):
+                if client is None:
+                    episodes.append(builder.integrate_programmatic(c, h, known))
+                else:
+                    episodes.append(builder.integrate_model(client, c, h, fs.rounds.build))
+                snaps.take(store, f"chunk_{i:04d}")
+    finally:
+        h.close()
     snaps.take(store, "final")
     return episodes
 
@@ -101,6 +134,5 @@ def search_harness(variant: str, store: Store, conv: Conversation, fs) -> tuple[
     if name == "shell":
         from tailmem.fsmem.tools.shell import shell
 
-        sh = fs.shell
-        return shell(store, Limits(timeout_s=sh.timeout_s, max_output_chars=sh.max_output_chars)), "filesystem", cap
+        return shell(store, _limits(fs)), "filesystem", cap
     raise FsmemError(f"fsmem.harness: {name!r} is not one of {list(HARNESSES)}")

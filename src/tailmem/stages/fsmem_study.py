@@ -5,7 +5,7 @@ fsmem_shape      RQ1  store shape per builder and variant
 fsmem_hierarchy       paper 2 Table 14: shape and taxonomy-contract metrics B1-B4
 fsmem_retrieval  RQ2  correctness and search cost per variant per benchmark
 fsmem_strength   RQ3  builder x searcher models
-fsmem_harness    RQ5  Center vs Center+BM25 vs Shell: store shape and correctness
+fsmem_harness    RQ5  Center vs Center+BM25 vs Shell, each building and searching: shape, effort, correctness
 fsmem_costs           tokens (uncached, cached, output) per role, dollars, intrinsic-efficiency share
 Tables go to {results}/tables/fsmem_<name>.{csv,md}.
 """
@@ -23,6 +23,7 @@ from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.fsmem.benchmarks import category_names, conversation
+from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
 from tailmem.fsmem.store import Store
 from tailmem.provenance import save_provenance
@@ -31,6 +32,20 @@ from tailmem.stages.tables import write_table
 log = logging.getLogger("tailmem")
 OFFLINE_NOTE = ("Offline (llm=offline) every role is a programmatic agent: tokens and dollars are 0 and `chars read/q` "
                 "(characters of tool output returned to the agent) is the cost proxy; the judge does not run.")
+ROLES = ("builder", "searcher", "judge")
+
+
+def agents_note(cfg) -> str:
+    """Who played each role: the offline note when nobody is a model, else the model per role."""
+    roles = cfg.llm.roles if cfg.get("llm") else {}
+    names = {r: (str(roles[r].model) if r in roles and roles[r].backend != "programmatic" else "programmatic")
+             for r in ROLES}
+    if set(names.values()) == {"programmatic"}:
+        return OFFLINE_NOTE
+    return ("Roles: " + ", ".join(f"{r} {m}" for r, m in names.items()) + " (RQ3 rows name their own builder and "
+            "searcher); dollars from llm.prices; cents/q = search dollars per question x 100; `chars read/q` = "
+            "characters of tool output returned to the searcher."
+            + (" No judge model: judge columns are empty." if names["judge"] == "programmatic" else ""))
 
 
 def _out(cfg) -> Path:
@@ -41,7 +56,17 @@ def _load(run: study.Run) -> tuple[dict, list[dict]]:
     for f in (run.build_file, run.answers_file):
         if not f.exists():
             raise DataError(f"{f}: missing; run its Snakemake rule first (workflows/fsmem_study.smk)")
-    return read_json(run.build_file), read_json(run.answers_file)["rows"]
+    built = read_json(run.build_file)
+    made_with = built.get("build_harness", "center")  # build.json from before build harnesses: center
+    if made_with != run.build_harness:
+        raise DataError(f"{run.build_file}: built through {made_with!r}, but this study expects build harness "
+                        f"{run.build_harness!r}; rebuild it (its Snakemake rule, or fsmem.build_harness=...)")
+    return built, read_json(run.answers_file)["rows"]
+
+
+def _chunks(cfg, bench: str, conv: str) -> int:
+    fs = cfg.fsmem
+    return len(chunk_conversation(conversation(fs, bench, conv), fs.chunk.max_turns, fs.chunk.max_chars))
 
 
 def _input_bytes(cfg, bench: str, conv: str) -> int:
@@ -65,12 +90,12 @@ def _search_cost(df: pd.DataFrame) -> dict:
     return {"tool calls/q": df["search_tool_calls"].mean(), "rounds/q": df["search_rounds"].mean(),
             "chars read/q": df["search_chars_read"].mean(),
             "tokens/q": (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean(),
-            "dollars/q": df["search_dollars"].mean()}
+            "cents/q": 100 * df["search_dollars"].mean()}
 
 
 def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str) -> None:
     out = _out(cfg)
-    write_table(out, stem, df.round(4), title, note)
+    write_table(out, stem, df.round(4), title, f"{note} {agents_note(cfg)}".strip())
     save_provenance(out / f"{stem}.provenance", cfg, agent=stem)
     log.info("%s: wrote %s", stem, out / f"{stem}.md")
 
@@ -92,7 +117,7 @@ def shape(cfg) -> None:
     n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == cfg.fsmem.study.variants[0])
     _finish(cfg, "fsmem_rq1_store_shape", df, "RQ1: store shape per builder and variant",
             f"Mean over conversations ({dict(n)}). bytes/input = store bytes over the rendered transcript's bytes; "
-            "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. " + OFFLINE_NOTE)
+            "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. ")
 
 
 def hierarchy(cfg) -> None:
@@ -133,7 +158,7 @@ def retrieval(cfg) -> None:
                          **_correctness(df, bench), **_search_cost(df), "store files": float(np.mean(files))})
     _finish(cfg, "fsmem_rq2_retrieval", pd.DataFrame(recs), "RQ2: store shape vs retrieval, per variant per benchmark",
             "Harness center; F1 = the benchmark's token F1 (LoCoMo's definition, REALTALK reuses it; categories as "
-            "columns, REALTALK has 1-3); question-weighted over conversations. " + OFFLINE_NOTE)
+            "columns, REALTALK has 1-3); question-weighted over conversations. ")
 
 
 def strength(cfg) -> None:
@@ -150,37 +175,54 @@ def strength(cfg) -> None:
     degenerate = " Offline the grid degenerates to programmatic x programmatic (1 x 1): the configured models " \
         f"{list(s.builders)} x {list(s.searchers)} run with llm=openai (any OpenAI-compatible endpoint)." if grid == "1 x 1" else ""
     _finish(cfg, "fsmem_rq3_strength", pd.DataFrame(recs), "RQ3: strength grid (builder x searcher models)",
-            f"{grid} grid on {s.benchmark} {run.conversation}, variant {s.variant}, harness {s.harness}.{degenerate} "
-            + OFFLINE_NOTE)
+            f"{grid} grid on {s.benchmark} {run.conversation}, variant {s.variant}, harness {s.harness}.{degenerate} ")
 
 
 def harness(cfg) -> None:
-    """RQ5: the same stores searched through Center, Center+BM25 and Shell (paper 2 Tables 9 and 10)."""
-    recs = []
+    """RQ5: each store built AND searched through Center, Center+BM25 and Shell (paper 2 Tables 9 and 10, D.3)."""
+    per_run, tools, rows_of = [], {}, {}
     for run in study.harness_runs(cfg):
         built, rows = _load(run)
-        df = pd.DataFrame(rows)
-        tools = Counter(c[0] for r in rows for c in r.get("search_trace", []))
-        total = max(1, sum(tools.values()))
-        st = built["store"]
-        recs.append({"benchmark": run.benchmark, "conversation": run.conversation, "variant": run.variant,
-                     "harness": run.harness, "files": st["files"], "folders": st["folders"], "sections": st["sections"],
-                     "bytes": st["bytes"], **_correctness(df, run.benchmark), **_search_cost(df),
-                     "tool mix": ", ".join(f"{k} {v / total:.0%}" for k, v in tools.most_common(4))})
+        key = (run.benchmark, run.variant, run.harness)
+        st, eps, chunks = built["store"], built["episodes"], _chunks(cfg, run.benchmark, run.conversation)
+        per_run.append({"benchmark": run.benchmark, "variant": run.variant, "harness": run.harness,
+                        "builder": built["agent"], "store files": st["files"], "folders": st["folders"],
+                        "sections": st["sections"], "bytes": st["bytes"], "max depth": st["depth"],
+                        "build rounds/chunk": sum(e["rounds"] for e in eps) / chunks,
+                        "build tool calls/chunk": sum(e["tool_calls"] for e in eps) / chunks,
+                        "build tool errors": sum(e["tool_errors"] for e in eps), "build dollars": built["dollars"]})
+        rows_of.setdefault(key, []).extend(rows)
+        tools.setdefault(key, Counter()).update(c[0] for r in rows for c in r.get("search_trace", []))
+    keys = ["benchmark", "variant", "harness", "builder"]
+    df = pd.DataFrame(per_run).groupby(keys, sort=False).mean(numeric_only=True).reset_index()
+    recs = []
+    for _, rec in df.iterrows():
+        key = (rec["benchmark"], rec["variant"], rec["harness"])
+        rows, mix = pd.DataFrame(rows_of[key]), tools[key]
+        total = max(1, sum(mix.values()))
+        recs.append({**rec.to_dict(), **_correctness(rows, key[0]), **_search_cost(rows),
+                     "search tool mix": ", ".join(f"{k} {v / total:.0%}" for k, v in mix.most_common(4))})
+    n = Counter((r.benchmark, r.variant, r.harness) for r in study.harness_runs(cfg))
     _finish(cfg, "fsmem_rq5_harness", pd.DataFrame(recs), "RQ5: harness study (Center vs Center+BM25 vs Shell)",
-            "Store shape (Table 10) and correctness (Table 9) per harness. The harness is the search agent's tool set; "
-            "every store is built through the management tool set, so shape columns repeat across harnesses "
-            "(paper 2 also lets the builder use the harness; not implemented here). Shell runs bash in a bubblewrap "
-            "sandbox over a copy of the store. " + OFFLINE_NOTE)
+            "The harness is one factor for both roles (paper 2 C.4): each store is built through it (center = the "
+            "management tools, center_bm25 = + ranked whole-file search, shell = bash over a writable sandbox whose "
+            "changes are synced back through the store's path checks) and searched through it (center = view, grep, "
+            "toc, read_section; center_bm25 = + search; shell = read-only bash). Store shape as Table 10, correctness "
+            "and search cost as Table 9, build effort per input chunk (chunks of the conversation) as D.3; the center "
+            f"row reuses the main store. Mean over {max(n.values(), default=0)} conversation(s) per row, correctness "
+            "question-weighted. The verbatim variant is a fixed dump, so only curated builds can depend on the build "
+            "harness; the programmatic builder's plan does not depend on tools either (the same files through "
+            "append_section or bash heredocs, byte-identical), so offline the shape columns tie and only build "
+            "effort and search cost differ. ")
 
 
 def costs(cfg) -> None:
     """Tokens per role (uncached input, cached input, output), dollars and paper 2's intrinsic-efficiency share."""
     from tailmem.llm.cost import bounds
     from tailmem.llm.records import Usage
-    from tailmem.llm.settings import Price
+    from tailmem.llm.settings import Price, prices_of
 
-    prices = dict(cfg.llm.get("prices") or {}) if cfg.get("llm") else {}
+    prices = prices_of(cfg)
 
     def price(agent: str) -> Price | None:
         p = prices.get(agent) or prices.get("default")
@@ -195,7 +237,7 @@ def costs(cfg) -> None:
         if run.build_file not in seen_builds:
             seen_builds.add(run.build_file)
             for e in built["episodes"]:
-                groups.setdefault((*key[:3], "-", "builder", e["agent"]), []).append(e)
+                groups.setdefault((*key[:3], run.build_harness, "builder", e["agent"]), []).append(e)
         for r in rows:
             ep = {k[len("search_"):]: v for k, v in r.items() if k.startswith("search_")}
             groups.setdefault((*key, "searcher", r["searcher"]), []).append(ep)
@@ -214,7 +256,7 @@ def costs(cfg) -> None:
                      "dollars": b.measured if b else 0.0, "no-cache $": b.no_cache if b else 0.0,
                      "perfect $": b.perfect if b else 0.0, "efficiency share": b.share if b else np.nan})
     _finish(cfg, "fsmem_costs", pd.DataFrame(recs), "Cost per role: tokens, dollars and intrinsic efficiency",
-            "Per study (main = RQ1/2/5 runs, strength = RQ3 grid), benchmark, variant, search harness and role, summed "
-            "over runs (each build counted once). "
+            "Per study (main = RQ1/2/5 runs, strength = RQ3 grid), benchmark, variant, harness (the build harness on "
+            "builder rows, the search harness otherwise) and role, summed over runs (each build counted once). "
             "Dollars from llm.prices; no-cache $ bills every prompt token uncached, perfect $ pre-fills every transcript "
-            "token once (paper 2 C.5); efficiency share = (no-cache - measured) / (no-cache - perfect). " + OFFLINE_NOTE)
+            "token once (paper 2 C.5); efficiency share = (no-cache - measured) / (no-cache - perfect). ")

@@ -27,7 +27,8 @@ from tailmem.fsmem.layout import variant_dir as _variant_dir
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
-from tailmem.fsmem.variants import check_variant, search_harness
+from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.llm.settings import prices_of
 from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.provenance import save_provenance
 
@@ -39,21 +40,15 @@ def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Pat
     return _variant_dir(cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant)
 
 
-def _prices(cfg) -> dict:
-    from omegaconf import OmegaConf
-
-    p = cfg.get("llm", {}).get("prices") if cfg.get("llm") else None
-    return OmegaConf.to_container(p, resolve=True) if p is not None else {}
-
-
 def _conversation(cfg):
     return conversation(cfg.fsmem, cfg.fsmem.benchmark, cfg.fsmem.conversation)
 
 
 def build(cfg) -> None:
-    """Stage fsmem_build: one variant's store for one conversation."""
+    """Stage fsmem_build: one variant's store for one conversation, through `fsmem.build_harness`."""
     fs = cfg.fsmem
     check_variant(fs.variant)
+    harness = build_harness_name(fs)
     out = Path(cfg.out) if cfg.get("out") else variant_dir(cfg)
     conv = _conversation(cfg)
     client = client_for(cfg, "builder", "fsmem_build")
@@ -62,20 +57,23 @@ def build(cfg) -> None:
         shutil.rmtree(out / sub, ignore_errors=True)
     partial = out / ".store.partial"
     store = Store(partial)
-    episodes = build_variant(fs.variant, conv, store, SnapshotLog(out / "snapshots"), fs, client)
+    episodes = build_variant(fs.variant, conv, store, SnapshotLog(out / "snapshots"), fs, client, build_harness=harness)
     partial.rename(out / "store")
     stats = Store(out / "store").stats()
     agent = label(client, "builder")
-    prices = _prices(cfg)
+    prices = prices_of(cfg)
+    # The programmatic reorganizer always rewrites through the management tools (agents/reorganizer.py).
+    reorganizer = ("center" if client is None else harness) if fs.variant.startswith("reorganized") else None
     write_json(out / BUILD_FILE, {
-        "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant, "agent": agent, "store": stats,
+        "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant, "agent": agent,
+        "build_harness": harness, "reorganizer_harness": reorganizer, "store": stats,
         "episodes": [e.to_json() for e in episodes],
         "tool_calls": sum(e.tool_calls for e in episodes),
         "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
         "dollars": sum(dollars(e, prices) for e in episodes),
     })
     save_provenance(out, cfg, agent=agent, model=None if client is None else agent)
-    log.info("fsmem_build %s/%s: %s", conv.sample_id, fs.variant, stats)
+    log.info("fsmem_build %s/%s (build harness %s): %s", conv.sample_id, fs.variant, harness, stats)
 
 
 def answer(cfg) -> None:
@@ -94,7 +92,7 @@ def answer(cfg) -> None:
     harness, form, cap = search_harness(fs.variant, store, conv, fs)
     s_client = client_for(cfg, "searcher", "fsmem_answer")
     j_client = client_for(cfg, "judge", "fsmem_answer") if fs.judge else None
-    prices = _prices(cfg)
+    prices = prices_of(cfg)
     rows = []
     try:
         for i, q in enumerate(qs):
@@ -139,8 +137,8 @@ def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
         out["judge correct"] = df["judge_correct"].mean()
         out["judge citation"] = df["judge_citation"].mean()
     for key, col in (("tool calls/q", "search_tool_calls"), ("rounds/q", "search_rounds"),
-                     ("chars read/q", "search_chars_read"), ("dollars/q", "search_dollars")):
-        out[key] = df[col].mean() if len(df) else float("nan")
+                     ("chars read/q", "search_chars_read"), ("cents/q", "search_dollars")):
+        out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
     out["build tool calls"] = built["tool_calls"]
     out["build tokens"] = built["tokens"]

@@ -1,103 +1,234 @@
-"""Stage fsmem_personamem: PersonaMem through filesystem memory, per tier (32k, 128k).
+"""Stage fsmem_personamem: PersonaMem through every filesystem-memory variant, per tier (the 32k vs 128k scale study).
 
-For each question the store holds its shared context up to `end_index_in_shared_context`, verbatim, one file per
-block of `fsmem.personamem.block_messages` messages (stores are cached per (context, end index)); the search
-agent reads it through Center and picks an option; the score is exact match on the letter. The programmatic
-searcher picks the option sharing the most terms with the lines it found; a model gets the options in the
-question and answers with a letter. Where a tier's files are absent (the shared contexts are not distributed
-with this repository) the table says so and the tier is skipped; nothing is guessed.
+Each shared context becomes a conversation (`data.personamem.as_conversation`) and each variant's stores are
+built so a question is answered over exactly its visible prefix (`fsmem.personamem`). The search agent reads a
+store through the variant's harness (`variants.search_harness`: none, chunk retrieval or `fsmem.harness`) and
+picks an option; the score is exact match on the letter. The programmatic searcher picks the option sharing the
+most terms with its answer and the lines it cited; a model gets the options in the question and answers with a
+letter. Where a tier's files are absent (the shared contexts are not distributed with this repository) the table
+says so per variant and the tier is skipped; nothing is guessed.
+
+Artifacts: <results>/fsmem/personamem/<tier>/<variant>/contexts/<context>/{snapshots/, build.json} and
+.../<variant>/answers/<harness>/answers.json, each written atomically and reused while its key matches, so a
+killed run keeps every finished (tier, variant).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import re
+import shlex
 import tempfile
+from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
-from tailmem.data.personamem import context_for, load_contexts, load_questions, missing, questions_path
+from tailmem.artifacts import read_json, write_json
+from tailmem.data.personamem import (as_conversation, context_for, contexts_path, load_contexts, load_questions, missing,
+                                     prefix, questions_path)
+from tailmem.errors import ConfigError
 from tailmem.fsmem.agents import searcher
-from tailmem.fsmem.agents.models import client_for
-from tailmem.fsmem.store import Store
+from tailmem.fsmem.agents.accounting import Meter, dollars
+from tailmem.fsmem.agents.models import client_for, label
+from tailmem.fsmem.errors import FsmemError
+from tailmem.fsmem.personamem import build_context, open_store
 from tailmem.fsmem.tokens import terms
-from tailmem.fsmem.tools.center import center
-from tailmem.fsmem.tools.management import management
-from tailmem.metrics.multiple_choice import exact_match
+from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.llm.settings import prices_of
+from tailmem.metrics.multiple_choice import exact_match, option_letter
 from tailmem.provenance import save_provenance
 from tailmem.stages.tables import write_table
 
 log = logging.getLogger("tailmem")
+ANSWERS_FILE = "answers.json"
+COLUMNS = ["tier", "variant", "status", "questions", "answered", "contexts", "stores", "accuracy", "tool calls/q",
+           "rounds/q", "chars read/q", "tokens/q", "cents/q", "store files", "store sections", "store bytes",
+           "build tool calls", "build tokens", "build dollars", "harness", "build harness", "searcher", "builder"]
+SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
-def build_store(root: Path, messages, block: int) -> Store:
-    store = Store(root)
-    h = management(store)
-    for start in range(0, len(messages), block):
-        part = messages[start: start + block]
-        body = f"# Messages {start + 1}-{start + len(part)}\n" + "\n".join(
-            f"- [M{start + i + 1}] {m.role}: {' '.join(m.content.split())}" for i, m in enumerate(part)) + "\n"
-        h.call("create", {"path": f"context_{start // block + 1:03d}.md",
-                          "description": f"Chat messages {start + 1} to {start + len(part)}, verbatim", "content": body})
-    return store
 
 
-def choose_programmatic(q, harness) -> tuple[str, searcher.Answer]:
-    """The option sharing the most terms with the lines the programmatic searcher found (ties: the first)."""
+def context_dir(vdir: Path, cid: str) -> Path:
+    """A context's folder: its id if that is a safe file name, else a hash of it."""
+    return vdir / "contexts" / (cid if SAFE.fullmatch(cid) else "ctx_" + hashlib.sha256(cid.encode()).hexdigest()[:16])
+
+
+def _options_text(q) -> str:
+    return "\n".join(f"({'abcdefgh'[i]}) {o}" for i, o in enumerate(q.options))
+
+
+def _cited_text(harness, citation: str, conv) -> str:
+    """The text of a cited line, read through the harness the searcher used (chunk retrieval returns turns
+    verbatim, so a cited locator's turn is what it read)."""
+    where, _, locator = citation.partition(" ")
+    path, _, line = where.rpartition(":")
+    if "view" in harness.tools and line.isdigit():
+        return harness.call("view", {"path": path, "view_range": [int(line), int(line)]}).output
+    if "bash" in harness.tools and line.isdigit():
+        return harness.call("bash", {"command": f"sed -n '{int(line)}p' {shlex.quote(path)}"}).output
+    dia = locator.strip("[] ")
+    return " ".join(t.text for s in conv.sessions for t in s.turns if t.dia_id == dia)
+
+
+def choose_programmatic(q, harness, conv) -> tuple[str, searcher.Answer]:
+    """The option sharing the most terms with the searcher's answer and the lines it cited (ties: the first).
+    Reading the cited lines counts as the searcher's tool calls and characters read."""
+    meter = Meter("searcher", searcher.AGENT, harness)
     a = searcher.answer_programmatic(q.question, harness)
-    found = set()
+    found = set(terms(a.text))
     for c in a.citations:
-        path, line = c.split(" ")[0].rsplit(":", 1)
-        out = harness.call("view", {"path": path, "view_range": [int(line), int(line)]}).output
-        found |= set(terms(out))
+        found |= set(terms(_cited_text(harness, c, conv)))
     scores = [len(set(terms(o)) & found) for o in q.options]
-    return f"({'abcdefgh'[scores.index(max(scores))]})", a
+    episode = replace(meter.close(), rounds=a.episode.rounds + (1 if a.citations else 0))
+    return f"({'abcdefgh'[scores.index(max(scores))]})", replace(a, episode=episode)
 
 
-def choose_model(client, q, harness, max_rounds: int) -> tuple[str, searcher.Answer]:
-    options = "\n".join(f"({'abcdefgh'[i]}) {o}" for i, o in enumerate(q.options))
-    text = f"{q.question}\n\nOptions:\n{options}\n\nAnswer with the letter of the best option, e.g. ANSWER: (b)."
-    a = searcher.answer_model(client, text, harness, "filesystem", max_rounds)
+def choose_model(client, q, harness, form: str, cap: int) -> tuple[str, searcher.Answer]:
+    text = f"{q.question}\n\nOptions:\n{_options_text(q)}\n\nAnswer with the letter of the best option, e.g. ANSWER: (b)."
+    a = searcher.answer_model(client, text, harness, form, cap)
     return a.text, a
+
+
+def _select(pm, qs: list) -> list:
+    """The questions of the first `contexts` contexts (in file order), then the first `max_questions`."""
+    n_ctx, n_q = pm.get("contexts"), pm.get("max_questions")
+    for key, value in (("contexts", n_ctx), ("max_questions", n_q)):
+        if value is not None and int(value) < 1:
+            raise ConfigError(f"fsmem.personamem.{key}: expected null or >= 1, got {value}")
+    if n_ctx is not None:
+        keep = list(dict.fromkeys(q.context_id for q in qs))[: int(n_ctx)]
+        qs = [q for q in qs if q.context_id in set(keep)]
+    return qs[: int(n_q)] if n_q is not None else qs
+
+
+def _variants(cfg) -> list[str]:
+    pm = cfg.fsmem.personamem
+    variants = list(pm.get("variants") or cfg.fsmem.variants)
+    for v in variants:
+        try:
+            check_variant(v)
+        except FsmemError as exc:
+            raise ConfigError(f"fsmem.personamem.variants: {exc}") from exc
+    return variants
+
+
+def answer_variant(cfg, tier: str, variant: str, qs: list, convs: dict, clients: tuple, prices: dict) -> tuple[list, list]:
+    """Build (or reuse) every context's stores for `variant`, then answer (or reuse) the tier's questions.
+    Returns (answer rows, build records)."""
+    fs = cfg.fsmem
+    b_client, s_client = clients
+    vdir = Path(cfg.results_dir) / "fsmem" / "personamem" / tier / variant
+    ends = defaultdict(set)
+    for q in qs:
+        ends[q.context_id].add(q.end_index)
+    builds = {cid: build_context(variant, convs[cid], sorted(ends[cid]), context_dir(vdir, cid), fs, b_client, prices)
+              for cid in ends}
+    searcher_label = label(s_client, "searcher")
+    key = hashlib.sha256(json.dumps({
+        "builds": [builds[c]["key"] for c in sorted(builds)], "questions": [repr(q) for q in qs],
+        "searcher": searcher_label, "harness": fs.harness, "retrieval_k": int(fs.retrieval_k),
+        "rounds": [int(fs.rounds.search_curated), int(fs.rounds.search_other)]}).encode()).hexdigest()
+    path = vdir / "answers" / str(fs.harness) / ANSWERS_FILE
+    if path.exists() and read_json(path).get("key") == key:
+        log.info("fsmem_personamem %s/%s: reusing %s", tier, variant, path)
+        return read_json(path)["rows"], list(builds.values())
+    rows, open_ = [], {}
+    with tempfile.TemporaryDirectory(prefix="personamem_answer_") as tmp:
+        try:
+            for q in qs:
+                at = (q.context_id, q.end_index)
+                if at not in open_:
+                    store = open_store(context_dir(vdir, q.context_id), q.end_index, Path(tmp) / f"s{len(open_)}")
+                    conv = prefix(convs[q.context_id], q.end_index)
+                    open_[at] = (search_harness(variant, store, conv, fs), conv)
+                (harness, form, cap), conv = open_[at]
+                start = len(harness.trace)
+                reply, a = (choose_programmatic(q, harness, conv) if s_client is None
+                            else choose_model(s_client, q, harness, form, cap))
+                rows.append({"tier": tier, "variant": variant, "harness": harness.name, "question_id": q.question_id,
+                             "context_id": q.context_id, "end_index": q.end_index, "question_type": q.question_type,
+                             "gold": q.answer, "reply": reply, "choice": option_letter(reply),
+                             "correct": exact_match(reply, q.answer), "citations": list(a.citations),
+                             "searcher": a.episode.agent, "builder": builds[q.context_id]["agent"],
+                             **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
+                             "search_dollars": dollars(a.episode, prices), "search_trace": harness.trace[start:]})
+        finally:
+            for (harness, _, _), _ in open_.values():
+                harness.close()
+    write_json(path, {"key": key, "tier": tier, "variant": variant, "harness": str(fs.harness), "rows": rows})
+    return rows, list(builds.values())
+
+
+def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, labels: dict) -> dict:
+    df = pd.DataFrame(rows)
+    stores = [s for b in builds for s in b["stores"].values()]
+    out = {"tier": tier, "variant": variant, "status": "ran", "questions": n_q, "answered": len(df),
+           "contexts": len(builds), "stores": len(stores), "accuracy": df["correct"].mean() if len(df) else float("nan")}
+    for t, g in (df.groupby("question_type") if len(df) else ()):
+        out[f"acc {t}"] = g["correct"].mean()
+    for key, col in (("tool calls/q", "search_tool_calls"), ("rounds/q", "search_rounds"),
+                     ("chars read/q", "search_chars_read"), ("cents/q", "search_dollars")):
+        out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
+    out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
+    for k in ("files", "sections", "bytes"):
+        out[f"store {k}"] = sum(s[k] for s in stores) / len(stores) if stores else float("nan")
+    out["build tool calls"] = sum(b["tool_calls"] for b in builds)
+    out["build tokens"] = sum(b["tokens"] for b in builds)
+    out["build dollars"] = sum(b["dollars"] for b in builds)
+    harness = ",".join(dict.fromkeys(df["harness"])) if len(df) else labels["harness"]  # none / chunks / fsmem.harness
+    return {**out, **labels, "harness": harness}
 
 
 def run(cfg) -> None:
     pm, fs = cfg.fsmem.personamem, cfg.fsmem
-    client = client_for(cfg, "searcher", "fsmem_personamem")
+    variants = _variants(cfg)
+    block = int(pm.block_messages)
+    if block < 1:
+        raise ConfigError(f"fsmem.personamem.block_messages: expected >= 1, got {block}")
+    b_client = client_for(cfg, "builder", "fsmem_personamem")
+    s_client = client_for(cfg, "searcher", "fsmem_personamem")
+    labels = {"harness": str(fs.harness), "build harness": build_harness_name(fs), "searcher": label(s_client, "searcher"),
+              "builder": label(b_client, "builder")}
+    prices = prices_of(cfg)
     recs = []
     for tier in pm.tiers:
         absent = missing(pm.data_dir, tier)
-        n_q = len(load_questions(questions_path(pm.data_dir, tier))) if questions_path(pm.data_dir, tier).exists() else 0
+        qpath = questions_path(pm.data_dir, tier)
+        n_q = len(load_questions(qpath)) if qpath.exists() else 0
         if absent:
             status = f"skipped: {', '.join(p.name for p in absent)} absent from {pm.data_dir}"
             log.warning("fsmem_personamem %s: %s (not distributed here; see data/personamem/PROVENANCE.md)", tier, status)
-            recs.append({"tier": tier, "status": status, "questions": n_q, "answered": 0})
+            recs += [{"tier": tier, "variant": v, "status": status, "questions": n_q, "answered": 0, "contexts": 0,
+                      "stores": 0, **labels}
+                     for v in variants]
             continue
-        qs = load_questions(questions_path(pm.data_dir, tier))
-        qs = qs[: int(pm.max_questions)] if pm.get("max_questions") is not None else qs
-        contexts = load_contexts(Path(pm.data_dir) / f"shared_contexts_{tier}.jsonl")
-        rows = []
-        with tempfile.TemporaryDirectory(prefix="personamem_") as tmp:
-            stores: dict[tuple[str, int], Store] = {}
-            for q in qs:
-                key = (q.context_id, q.end_index)
-                if key not in stores:
-                    stores[key] = build_store(Path(tmp) / f"s{len(stores)}", context_for(q, contexts), int(pm.block_messages))
-                h = center(stores[key])
-                reply, a = (choose_programmatic(q, h) if client is None
-                            else choose_model(client, q, h, int(fs.rounds.search_other)))
-                rows.append({"type": q.question_type, "correct": exact_match(reply, q.answer),
-                             "tool calls": a.episode.tool_calls, "chars read": a.episode.chars_read,
-                             "tokens": a.episode.prompt_tokens + a.episode.completion_tokens})
-        df = pd.DataFrame(rows)
-        recs.append({"tier": tier, "status": "ran", "questions": n_q, "answered": len(df), "variant": "verbatim",
-                     "harness": "center", "searcher": "programmatic-searcher" if client is None else str(client.model),
-                     "accuracy": df["correct"].mean(), "tool calls/q": df["tool calls"].mean(),
-                     "chars read/q": df["chars read"].mean(), "tokens/q": df["tokens"].mean(),
-                     **{f"acc {t}": g["correct"].mean() for t, g in df.groupby("type")}})
+        qs = _select(pm, load_questions(qpath))
+        contexts = load_contexts(contexts_path(pm.data_dir, tier))
+        for q in qs:
+            context_for(q, contexts)  # every question's context exists and its end index is in range
+        ends = defaultdict(set)
+        for q in qs:
+            ends[q.context_id].add(q.end_index)
+        convs = {cid: as_conversation(cid, contexts[cid], e, block) for cid, e in ends.items()}
+        for variant in variants:
+            rows, builds = answer_variant(cfg, tier, variant, qs, convs, (b_client, s_client), prices)
+            recs.append(summarize(tier, variant, n_q, rows, builds, labels))
+            log.info("fsmem_personamem %s/%s: %d questions over %d contexts, accuracy %.3f", tier, variant, len(rows),
+                     len(builds), recs[-1]["accuracy"])
+    df = pd.DataFrame(recs)
+    acc = sorted(c for c in df.columns if c.startswith("acc "))
+    df = df.reindex(columns=COLUMNS[:8] + acc + COLUMNS[8:])  # the same columns whether a tier ran or not
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
-    write_table(out, "fsmem_personamem", pd.DataFrame(recs), "PersonaMem through filesystem memory",
-                "4-option multiple choice, exact match on the letter; the store holds the shared context up to "
-                "end_index_in_shared_context. A tier whose shared_contexts_<tier>.jsonl (or questions csv) is absent is "
-                "skipped, not estimated: only questions_32k.csv is distributed here (data/personamem/PROVENANCE.md).")
+    write_table(out, "fsmem_personamem", df, "PersonaMem through filesystem memory, per tier and variant",
+                "4-option multiple choice, exact match on the letter. Every question is answered over a store built from "
+                "exactly messages[:end_index_in_shared_context] of its shared context (dumps and reorganized stores once "
+                "per distinct end index, agent_curated once per context with the snapshot after the chunk ending there); "
+                "store columns are means over those stores, build columns totals. A tier whose "
+                "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
+                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md).")
     save_provenance(out / "fsmem_personamem.provenance", cfg, agent="fsmem_personamem")

@@ -1,5 +1,8 @@
-"""The reorganizer: rewrites a verbatim store in place (condense | preserve) through the management harness.
+"""The reorganizer: rewrites a verbatim store in place (condense | preserve).
 
+A model reorganizer works through the build harness (management tools, + ranked search, or bash). The
+programmatic one always uses the management tools (`variants.build` hands it those and records it in
+build.json): its rule-based rewrite is a fixed function of the store, whatever tools carry it out.
 Programmatic: moves every session file's turns into `people/<speaker>.md` under dated headings and deletes the
 session files. `preserve` keeps every turn verbatim; `condense` keeps only substantive turns, cut to the
 sentences that carry names, numbers or the first statement (the lossy default the paper describes).
@@ -12,8 +15,7 @@ from collections import defaultdict
 
 from tailmem.fsmem.agents import loop
 from tailmem.fsmem.agents.accounting import Episode, Meter
-from tailmem.fsmem.agents.builder import slug
-from tailmem.fsmem.agents.models import prompt
+from tailmem.fsmem.agents.builder import slug, survey, system_prompt
 from tailmem.fsmem.tools.base import Harness
 from tailmem.fsmem.tokens import terms
 
@@ -67,9 +69,9 @@ def reorganize_model(client, harness: Harness, mode: str, max_rounds: int, passe
             if mode == "preserve" else "")
     episodes = []
     for n in range(1, passes + 1):
-        survey = harness.call("view", {"path": ""}).output
-        system = prompt("reorganize", strategy_rule=rule)
-        user = f"Pass {n} of {passes}. Current store:\n{survey}\n\nReorganize it in place; reply DONE when it needs no more work."
+        current = survey(harness)
+        system = system_prompt(harness, "reorganize", strategy_rule=rule)
+        user = f"Pass {n} of {passes}. Current store:\n{current}\n\nReorganize it in place; reply DONE when it needs no more work."
         text, ep, _ = loop.run(client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False)
         episodes.append(ep)
         if text.strip().upper().startswith("DONE") and ep.tool_calls == 0:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from tailmem.fsmem.agents import loop
 from tailmem.fsmem.agents.accounting import Episode, Meter
+from tailmem.fsmem.agents.builder import survey
 from tailmem.fsmem.agents.models import prompt
 from tailmem.fsmem.dates import DAY
 from tailmem.fsmem.tokens import STOPWORDS, stem, terms, words
@@ -63,7 +64,9 @@ def _probe_grep(harness: Harness, word: str) -> list[Line]:
     if "grep" in harness.tools:
         out = harness.call("grep", {"pattern": pat, "max_results": 200}).output
     else:
-        out = harness.call("bash", {"command": f"grep -rniE {shlex.quote(pat)} . | head -200"}).output
+        # sorted by file and line: `grep -r` walks folders in directory order, which differs between copies
+        cmd = f"grep -rniE {shlex.quote(pat)} . | sort -t: -k1,1 -k2,2n | head -200"
+        out = harness.call("bash", {"command": cmd}).output
     hits = []
     for raw in out.splitlines():
         m = HIT.match(raw)
@@ -153,7 +156,7 @@ def answer_programmatic(question: str, harness: Harness) -> Answer:
         date = chunk_date.get((best[0].path, best[0].number), "") if best else ""
     else:
         meter.rounds += 1
-        harness.call("view", {"path": ""})  # survey once
+        survey(harness)  # once: `view ""`, or its bash equivalent on the Shell harness
         if "search" in harness.tools:
             harness.call("search", {"query": question, "k": 5})
         meter.rounds += 1

@@ -85,38 +85,46 @@ def rename(store: Store, old_path: str, new_path: str) -> str:
     return f"renamed {old} -> {new}"
 
 
-def append_section(store: Store, path: str, heading: str, text: str, description: str = "") -> str:
-    """Append `text` at the end of section `## heading`, creating the section, or the file (needs description)."""
+def section_text(old: str | None, path: str, heading: str, text: str, description: str = "") -> tuple[str, str]:
+    """The file text after appending `text` to the end of section `## heading` (`old` None: the file is new),
+    and what happened. Pure, so a builder on another harness (bash) can produce byte-identical files."""
     heading = heading.strip().lstrip("#").strip()
     if not heading or "\n" in heading:
         raise ToolError("heading: expected a one-line title")
     piece = text if text.endswith("\n") else text + "\n"
-    p = store.resolve(path)
-    if not p.exists():
+    if old is None:
         if not description:
             raise ToolError(f"{path!r}: does not exist; pass `description` to create it")
-        store.write(path, render(description, f"## {heading}\n{piece}"), overwrite=False)
-        return f"created {store.relpath(path)} with section {heading!r}"
-    old = store.read(path)
+        return render(description, f"## {heading}\n{piece}"), f"created {path} with section {heading!r}"
     lines = old.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     hs = headings(old)
     match = [h for h in hs if h[2] == heading and h[0] > parse(old, path).header_lines]
     if not match:
-        store.write(path, "".join(lines) + f"\n## {heading}\n{piece}")
-        return f"added section {heading!r} to {store.relpath(path)}"
+        return "".join(lines) + f"\n## {heading}\n{piece}", f"added section {heading!r} to {path}"
     line, level, _ = match[0]
     end = next((ln for ln, lvl, _ in hs if ln > line and lvl <= level), None)
     cut = (end - 1) if end else len(lines)
     while cut > line and not lines[cut - 1].strip():
         cut -= 1
-    store.write(path, "".join(lines[:cut]) + piece + "".join(lines[cut:]))
-    return f"appended {piece.count(chr(10))} line(s) to section {heading!r} of {store.relpath(path)}"
+    return ("".join(lines[:cut]) + piece + "".join(lines[cut:]),
+            f"appended {piece.count(chr(10))} line(s) to section {heading!r} of {path}")
 
 
-def management(store: Store) -> Harness:
-    h = Harness("management")
+def append_section(store: Store, path: str, heading: str, text: str, description: str = "") -> str:
+    """Append `text` at the end of section `## heading`, creating the section, or the file (needs description)."""
+    p = store.resolve(path)
+    old = store.read(path) if p.exists() else None
+    new, what = section_text(old, store.relpath(path), heading, text, description)
+    store.write(path, new, overwrite=old is not None)
+    return what
+
+
+def management(store: Store, ranked: bool = False) -> Harness:
+    """The seven write tools (with view); `ranked` adds Center+BM25's whole-file `search`, re-indexed as the
+    store changes (the center_bm25 build harness)."""
+    h = Harness("management_bm25" if ranked else "management")
     for t in reading_tools(store):
         if t.name == "view":
             h.add(t)
@@ -141,4 +149,8 @@ def management(store: Store) -> Harness:
                params({**s, "heading": ("string", "section title"), "text": ("string", "lines to append")},
                       {"description": ("string", "one-line description, required when the file is new")}),
                lambda path, heading, text, description="": append_section(store, path, heading, text, description)))
+    if ranked:
+        from tailmem.fsmem.tools.ranked import FileIndex, search_tool
+
+        h.add(search_tool(FileIndex(store, live=True)))
     return h

@@ -13,15 +13,23 @@ MAX_QUERY_CHARS = 2000
 
 
 class FileIndex:
-    """A BM25 index of the store as it is when built; search stores are fixed, so no updates."""
+    """A BM25 index of the store. Search stores are fixed, so by default it is built once; `live` (a builder's
+    harness, whose store changes between calls) re-indexes whenever the files' contents changed."""
 
-    def __init__(self, store: Store):
-        self.store = store
-        self.paths = store.files()
+    def __init__(self, store: Store, live: bool = False):
+        self.store, self.live = store, live
+        self._index(self._contents())
+
+    def _contents(self) -> dict[str, str]:
+        return {p: self.store.read(p) for p in self.store.files()}
+
+    def _index(self, contents: dict[str, str]) -> None:
+        self.contents = contents if self.live else None
+        self.paths = list(contents)
         docs = []
-        for p in self.paths:
+        for p, text in contents.items():
             name_words = p.replace("/", " ").replace("_", " ").replace("-", " ").replace(".md", "")
-            docs.append(terms(name_words + "\n" + store.read(p)) or ["_empty_"])
+            docs.append(terms(name_words + "\n" + text) or ["_empty_"])
         self.bm25 = bm25s.BM25()
         if self.paths:
             self.bm25.index(docs, show_progress=False)
@@ -29,6 +37,10 @@ class FileIndex:
     def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
         if not query.strip() or len(query) > MAX_QUERY_CHARS:
             raise ToolError(f"query: expected 1 to {MAX_QUERY_CHARS} characters")
+        if self.live:
+            now = self._contents()
+            if now != self.contents:
+                self._index(now)
         q = terms(query)
         if not q or not self.paths:
             return []
