@@ -95,7 +95,7 @@ def _search_cost(df: pd.DataFrame) -> dict:
 
 def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str) -> None:
     out = _out(cfg)
-    write_table(out, stem, df.round(4), title, f"{note} {agents_note(cfg)}".strip())
+    write_table(out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}")
     save_provenance(out / f"{stem}.provenance", cfg, agent=stem)
     log.info("%s: wrote %s", stem, out / f"{stem}.md")
 
