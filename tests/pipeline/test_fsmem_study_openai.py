@@ -32,14 +32,15 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
             f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1", "llm.backoff_s=0.01",
             f"+llm.prices.default={TEST_PRICE}", "fsmem.max_questions=3", "fsmem.personamem.max_questions=2",
             f"fsmem.study.strength.builders={MODELS}", f"fsmem.study.strength.searchers={MODELS}",
+            "fsmem.chunk.max_turns=32", "fsmem.chunk.max_chars=12000",  # fewer, larger build episodes
         ]
         run = _snakemake(repo_root, tmp_path, overrides, "fsmem_study")
         assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
         calls = server.requests
         assert calls > 50
-        again = _snakemake(repo_root, tmp_path, overrides, "fsmem_study", "--forceall")
+        again = _snakemake(repo_root, tmp_path, overrides, "fsmem_rq3_strength", "--forceall")
         assert again.returncode == 0, (again.stdout + again.stderr)[-4000:]
-        assert server.requests == calls  # every call of the re-run is answered by the call cache
+        assert server.requests == calls  # the grid's builds, answers and judgements re-run from the call cache
 
     tables = tmp_path / "results" / "smoke" / "tables"
     strength = pd.read_csv(tables / "fsmem_rq3_strength.csv")
