@@ -216,6 +216,15 @@ def harness(cfg) -> None:
             "effort and search cost differ. ")
 
 
+def transcripts_of(role: str, episodes: list[dict]) -> list[list]:
+    """The transcripts paper 2's bounds are taken over: an agent's episode is one growing transcript; the judge's
+    prompts (correctness, citation) are independent calls, so each is a transcript of its own."""
+    from tailmem.llm.records import Usage
+
+    calls = [[Usage(*c) for c in e.get("calls", [])] for e in episodes]
+    return [[u] for t in calls for u in t] if role == "judge" else calls
+
+
 def costs(cfg) -> None:
     """Tokens per role (uncached input, cached input, output), dollars and paper 2's intrinsic-efficiency share."""
     from tailmem.llm.cost import bounds
@@ -247,7 +256,7 @@ def costs(cfg) -> None:
     for (runs, bench, variant, harness_name, role, agent), eps in groups.items():
         uncached = sum(e["prompt_tokens"] - e["cached_tokens"] for e in eps)
         p = price(agent)
-        transcripts = [[Usage(*c) for c in e.get("calls", [])] for e in eps]
+        transcripts = transcripts_of(role, eps)
         b = bounds(transcripts, p) if p is not None else None
         recs.append({"study": runs, "benchmark": bench, "variant": variant, "harness": harness_name, "role": role,
                      "agent": agent, "episodes": len(eps), "model calls": sum(len(t) for t in transcripts),
@@ -259,4 +268,6 @@ def costs(cfg) -> None:
             "Per study (main = RQ1/2/5 runs, strength = RQ3 grid), benchmark, variant, harness (the build harness on "
             "builder rows, the search harness otherwise) and role, summed over runs (each build counted once). "
             "Dollars from llm.prices; no-cache $ bills every prompt token uncached, perfect $ pre-fills every transcript "
-            "token once (paper 2 C.5); efficiency share = (no-cache - measured) / (no-cache - perfect). ")
+            "token once (paper 2 C.5; per agent episode, each judge call on its own); efficiency share = (no-cache - measured) / "
+            "(no-cache - perfect), NaN where caching could save nothing, above 1 where the provider cached more than a "
+            "transcript's own prefix (e.g. a system prompt shared across episodes). ")
