@@ -83,7 +83,8 @@ def run(cfg) -> None:
     for r in study.main_runs(cfg) + study.harness_runs(cfg):
         if r.variant != "closed_book" and r.answers_file not in seen:
             seen.add(r.answers_file)
-            groups.setdefault((r.benchmark, r.variant, r.harness), []).append(r)
+            tools = "chunks" if r.variant == "chunk_retrieval" else r.harness  # chunk retrieval has its own tool
+            groups.setdefault((r.benchmark, r.variant, tools), []).append(r)
     recs, points, fits = [], [], {u: [] for u in UNITS}
     for key, runs in groups.items():
         counts = pooled_counts(cfg, runs)
