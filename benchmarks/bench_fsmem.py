@@ -1,5 +1,7 @@
-"""Latency of grep, toc and BM25 search on a generated 1,000-file store, and BM25 index build and query
-throughput of bm25s vs rank_bm25 (pip install rank_bm25==0.2.2). Measures and prints; asserts nothing.
+"""Latency of grep, toc and BM25 search on a generated 1,000-file store, BM25 index build and query
+throughput of bm25s vs rank_bm25 (pip install rank_bm25==0.2.2), and the cost of building a store through the
+writable Shell sandbox against the management tools (LoCoMo conv-50, programmatic builder; reads the data
+directory, TAILMEM_DATA_DIR or ../shared/data). Measures and prints; asserts nothing.
 
     python benchmarks/bench_fsmem.py
 """
@@ -93,5 +95,38 @@ def main() -> None:
         print(f"bm25s speed-up: build x{r_build / b_build:.1f}, query x{(len(queries) / b_query) / (len(queries) / r_query):.1f}")
 
 
+def build_through_harnesses() -> None:
+    """agent_curated on conv-50 through center (the management tools: the plain reference) and shell."""
+    import hashlib
+    from pathlib import Path
+
+    from tailmem.fsmem.benchmarks import conversation
+    from tailmem.fsmem.sandbox import available
+    from tailmem.fsmem.snapshots import SnapshotLog
+    from tailmem.fsmem.variants import build
+    from tailmem.workflow import compose_config
+
+    if available() != "bwrap":
+        print("\nShell build: bubblewrap not available here, skipped")
+        return
+    fs = compose_config("default").fsmem
+    conv = conversation(fs, "locomo", "conv-50")
+    times, digests = {}, {}
+    for harness in ("center", "shell"):
+        with tempfile.TemporaryDirectory() as tmp:
+            store = Store(Path(tmp) / "store")
+            t = time.perf_counter()
+            episodes = build("agent_curated", conv, store, SnapshotLog(Path(tmp) / "snaps"), fs, build_harness=harness)
+            times[harness] = time.perf_counter() - t
+            digests[harness] = hashlib.sha256(b"".join(p.encode() + (store.root / p).read_bytes()
+                                                       for p in sorted(store.files()))).hexdigest()
+            calls = sum(e.tool_calls for e in episodes)
+        print(f"\nagent_curated conv-50 ({len(episodes)} chunks) through {harness:6s}: {times[harness]:6.2f} s, "
+              f"{calls} tool calls, {times[harness] / calls * 1e3:.1f} ms per call")
+    print(f"Shell build / management-tools build: x{times['shell'] / times['center']:.1f}; "
+          f"stores byte-identical: {digests['shell'] == digests['center']}")
+
+
 if __name__ == "__main__":
     main()
+    build_through_harnesses()
