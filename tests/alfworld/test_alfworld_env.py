@@ -1,4 +1,4 @@
-"""The real environment: regenerate one game for the installed alfworld, the text patch changes nothing, the
+"""The real environment (the `easy_game` fixture is in conftest.py): regenerate one game for the installed alfworld, the text patch changes nothing, the
 programmatic agent solves an easy game, a missing game file is reported by id."""
 
 import json
@@ -14,22 +14,9 @@ from tailmem.alfworld import speedup  # noqa: E402
 from tailmem.alfworld.env import GameEnv, alfred_game_files  # noqa: E402
 from tailmem.alfworld.episode import run_episode  # noqa: E402
 from tailmem.alfworld.executor import ProgrammaticExecutor  # noqa: E402
-from tailmem.alfworld.games import Game, split_games  # noqa: E402
+from tailmem.alfworld.games import Game  # noqa: E402
 from tailmem.memory.controllers import make_controller  # noqa: E402
 from tailmem.memory.tokens import TokenCounter  # noqa: E402
-
-EASY = "pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745514"
-
-
-@pytest.fixture(scope="module")
-def easy_game(data_dir, tmp_path_factory):
-    root = data_dir / "alfworld"
-    game = next(g for g in split_games(root, "valid_seen") if g.id == EASY)
-    out = tmp_path_factory.mktemp("games")
-    domain, grammar = R.installed_logic()
-    rec = R.regenerate(game, root / "json_2.1.1", out, domain, grammar, seed=0, expert_check=True)
-    return game, out / "valid_seen" / EASY / R.GAME_FILE, rec
-
 
 def test_regenerated_game_uses_the_installed_grammar(easy_game):
     game, path, rec = easy_game
