@@ -5,6 +5,9 @@ the no-leakage audit reads a store.
 Variants (paper 2, section 3): `episode_log` keeps each trajectory verbatim; `curated_skills` distils successful
 trajectories into one procedure per goal family and failures into lessons; `curated_skills_memory` and
 `guidance_synthesis` also keep where objects of each kind were found.
+
+Two curators: `ProgrammaticCurator` (deterministic, per variant) and `ModelCurator` (one management-agent episode
+per task through the same tools, prompted per variant family from configs/prompts/alfworld/).
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ import re
 from tailmem.alfworld.episode import EpisodeRecord
 from tailmem.alfworld.games import SHORT
 from tailmem.alfworld.goal import kind, parse_goal
+from tailmem.fsmem.agents import models
+from tailmem.fsmem.agents.accounting import Episode
 from tailmem.fsmem.store import Store
-from tailmem.fsmem.tools.management import append_section
+from tailmem.fsmem.tools.management import append_section, management
 
 VARIANTS = ("no_store", "episode_log", "curated_skills", "curated_skills_memory", "guidance_synthesis")
 WITH_MEMORY = ("curated_skills_memory", "guidance_synthesis")
@@ -24,6 +29,16 @@ _VERB = re.compile(r"^(clean|heat|cool) ([a-z]+) \d+ with ([a-z]+) \d+$")
 _USE = re.compile(r"^use ([a-z]+) \d+$")
 _MOVE = re.compile(r"^move ([a-z]+) \d+ to ([a-z]+) \d+$")
 SOURCE = re.compile(r"\btask (\d+)\b")
+# The model curator's prompt per variant; the memory variants add the observations-memory fragment.
+CURATOR_PROMPTS = {"episode_log": "curator_episode_log", "curated_skills": "curator_skills",
+                   "curated_skills_memory": "curator_skills", "guidance_synthesis": "curator_skills"}
+# Write tools and the argument that carries the text they write (the model curator's cost proxy).
+WRITTEN_ARG = {"create": "content", "str_replace": "new_str", "insert": "text", "append_section": "text"}
+
+
+def prompt(name: str, **values) -> str:
+    """A prompt file from configs/prompts/alfworld/, with $placeholders filled."""
+    return models.prompt(name, folder="alfworld", **values)
 
 
 def render_trajectory(ep: EpisodeRecord, max_feedback: int = 300) -> str:
@@ -110,6 +125,48 @@ class ProgrammaticCurator:
                                description="where objects of each kind were seen or taken, by task")
                 written += len(line)
         return written
+
+
+def curator_system(variant: str, tools: str) -> str:
+    """The model curator's system prompt for a variant."""
+    memory = "\n" + prompt("curator_skills_memory") if variant in WITH_MEMORY else ""
+    return prompt(CURATOR_PROMPTS[variant], tools=tools, memory=memory)
+
+
+def task_message(k: int, game_id: str, ep: EpisodeRecord, current: str) -> str:
+    """What the model curator sees of task k: number, game, goal, outcome, the store's survey, the trajectory."""
+    outcome = (f"success in {ep.steps} steps" if ep.success else f"failure after {ep.steps} steps")
+    return (f"Task number: {k} (cite it as `(task {k})`)\nGame: {game_id}\nGoal family: {SHORT[ep.family]}\n"
+            f"Goal: {ep.goal}\nOutcome: {outcome}\n\nCurrent store (names and descriptions):\n{current}\n\n"
+            f"Trajectory:\n{render_trajectory(ep)}\n")
+
+
+class ModelCurator:
+    """Model-driven curation: one management-agent episode per finished task, through the fsmem management
+    tools over the chain's store (which refuse any path outside it). `episodes` keeps each task's accounting."""
+
+    def __init__(self, variant: str, client, max_rounds: int):
+        if variant not in VARIANTS:
+            raise ValueError(f"alfworld.variant: {variant!r}; expected one of {VARIANTS}")
+        self.variant, self.client, self.max_rounds = variant, client, max_rounds
+        self.agent = str(client.model)
+        self.episodes: list[tuple[int, Episode]] = []
+
+    def curate(self, store: Store, k: int, game_id: str, ep: EpisodeRecord) -> int:
+        """Task k into the store by the model; returns characters its successful write calls carried."""
+        from tailmem.fsmem.agents import loop
+
+        if self.variant == "no_store" or not ep.loaded:
+            return 0
+        harness = management(store)
+        current = harness.call("view", {"path": ""}).output
+        start = len(harness.trace)
+        system = curator_system(self.variant, ", ".join(harness.tools))
+        _, episode, _ = loop.run(self.client, "builder", system, task_message(k, game_id, ep, current), harness,
+                                 self.max_rounds, final_answer_on_cap=False)
+        self.episodes.append((k, episode))
+        return sum(len(args.get(WRITTEN_ARG[name], "")) for name, args, ok in harness.trace[start:]
+                   if ok and name in WRITTEN_ARG and isinstance(args.get(WRITTEN_ARG[name], ""), str))
 
 
 def sources(store: Store) -> set[int]:

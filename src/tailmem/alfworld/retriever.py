@@ -4,6 +4,10 @@ The executor cannot open files; retrieval reads through the fsmem read tools and
 BM25 over whole files (top k, read in full). Curated stores: route by name to the family's skill and lessons
 files (plus the object's section of the observations memory). Guidance synthesis reads the same as curated
 skills + memory, then writes a short task-specific guidance with its sources.
+
+`retrieve_model`: a search-agent episode over the store through the Center harness (read-only tools). The model
+chooses what to read; what the executor gets keeps the variants apart as above: the first k files the agent
+opened, verbatim, except for guidance synthesis, whose guidance is the agent's own written answer.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass
 from tailmem.alfworld.games import SHORT
 from tailmem.alfworld.goal import Goal
 from tailmem.alfworld.guidance import priors
+from tailmem.fsmem.agents.accounting import Episode
 from tailmem.fsmem.errors import ToolError
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.ranked import FileIndex
@@ -26,6 +31,7 @@ class Retrieved:
     guidance: str
     chars_read: int  # characters of store text the retriever read (its cost proxy)
     files: tuple[str, ...]
+    episode: Episode | None = None  # the search agent's accounting (tokens, tool calls) when a model retrieved
 
 
 def retrieve(variant: str, store: Store | None, goal: Goal, family: str, k: int = 3) -> Retrieved:
@@ -67,3 +73,32 @@ def synthesise(raw: str, goal: Goal, files: list[str]) -> str:
     if not lines:
         return NO_EXPERIENCE
     return "\n".join(lines + [f"(from {', '.join(files)})"])
+
+
+def retrieve_model(client, variant: str, store: Store | None, goal: Goal, family: str, max_rounds: int,
+                   k: int = 3) -> Retrieved:
+    """Guidance for the goal from one search-agent episode; `files` are the store files its tools opened."""
+    from tailmem.alfworld.curator import prompt
+    from tailmem.fsmem.agents import loop
+    from tailmem.fsmem.tools.center import center
+
+    if variant == "no_store" or store is None or not store.files():
+        return Retrieved("", 0, ())
+    harness = center(store)
+    listing = harness.call("view", {"path": ""}).output
+    start = len(harness.trace)
+    system = prompt("retriever", tools=", ".join(harness.tools), no_experience=NO_EXPERIENCE)
+    user = (f"Goal of the next task: {goal.text}\nGoal family: {SHORT[family]}\n\n"
+            f"Store (names and descriptions):\n{listing}\n\nWrite the guidance for this task.")
+    text, episode, _ = loop.run(client, "searcher", system, user, harness, max_rounds)
+    known = set(store.files())
+    opened = []
+    for _, args, ok in harness.trace[start:]:
+        path = str(args.get("path", "")).strip("/")
+        if ok and path in known and path not in opened:
+            opened.append(path)
+    read = len(listing) + episode.chars_read
+    if variant == "guidance_synthesis":
+        return Retrieved(text.strip(), read, tuple(opened), episode)
+    handed = opened[:k]
+    return Retrieved("\n\n".join(store.read(p) for p in handed), read, tuple(handed), episode)

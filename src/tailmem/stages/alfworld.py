@@ -135,11 +135,11 @@ def skills(cfg: DictConfig) -> None:
     """Stage `alfworld_skills`: one cell (protocol x variant) of the skill setting over the fixed order."""
     from tailmem.alfworld import speedup
     from tailmem.alfworld.chain import PROTOCOLS, run_chain, to_rows
-    from tailmem.alfworld.curator import VARIANTS, ProgrammaticCurator
+    from tailmem.alfworld.curator import VARIANTS, ModelCurator, ProgrammaticCurator
     from tailmem.alfworld.episode import cached, episode_key, run_episode
     from tailmem.alfworld.executor import make_executor
     from tailmem.alfworld.goal import parse_goal
-    from tailmem.alfworld.retriever import retrieve
+    from tailmem.alfworld.retriever import Retrieved, retrieve, retrieve_model
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
 
@@ -149,18 +149,22 @@ def skills(cfg: DictConfig) -> None:
         raise ConfigError(f"alfworld.variant: {a.variant!r}; expected one of {VARIANTS}")
     if a.protocol not in PROTOCOLS:
         raise ConfigError(f"alfworld.protocol: {a.protocol!r}; expected one of {sorted(PROTOCOLS)}")
-    for role in ("builder", "searcher"):
-        if get_client(cfg, role, "alfworld_skills").backend != "programmatic":
-            raise ConfigError(f"llm.roles.{role}: the ALFWorld curator/retriever run programmatically only so far; "
-                              f"set llm.roles.{role}.backend=programmatic")
+    builder = get_client(cfg, "builder", "alfworld_skills")
+    searcher = get_client(cfg, "searcher", "alfworld_skills")
+    model_builder, model_searcher = builder.backend != "programmatic", searcher.backend != "programmatic"
     out = Path(cfg.out) if cfg.get("out") else root(cfg) / "skills" / a.subset / a.protocol / a.variant
     order = subset_games(cfg, a.subset)
     manifest = _manifest(cfg, a.subset)
     settings = OmegaConf.to_container(a.arms[a.executor_arm], resolve=True)
     client = get_client(cfg, "executor", "alfworld_skills")
     counter = _counter(cfg)
+    # A programmatic executor's episode depends only on the game, settings, cap and guidance text (all in the
+    # episode key), so episodes stay cached whoever wrote the guidance: a model curator or retriever changes the
+    # text, hence the key. Only a model executor disables the cache.
     cache_dir = root(cfg) / "episodes" if client.backend == "programmatic" else None
-    curator = ProgrammaticCurator(a.variant)
+    curator = (ModelCurator(a.variant, builder, int(a.curator_rounds)) if model_builder
+               else ProgrammaticCurator(a.variant))
+    retrievals: list[dict] = []
 
     def goal_of(g):
         text = manifest.get(g.id, {}).get("goal", "")
@@ -171,10 +175,13 @@ def skills(cfg: DictConfig) -> None:
     def retrieve_for(store, g):
         goal = goal_of(g)
         if goal is None:
-            from tailmem.alfworld.retriever import Retrieved
-
             return Retrieved("", 0, ())
-        return retrieve(a.variant, store, goal, g.family, a.retrieval_k)
+        if not model_searcher:
+            return retrieve(a.variant, store, goal, g.family, a.retrieval_k)
+        got = retrieve_model(searcher, a.variant, store, goal, g.family, int(a.retriever_rounds), a.retrieval_k)
+        if got.episode is not None:
+            retrievals.append({"id": g.id, "files": list(got.files), **got.episode.to_json()})
+        return got
 
     def attempt(g, guidance):
         ex = make_executor(client)
@@ -187,9 +194,16 @@ def skills(cfg: DictConfig) -> None:
     for r in recs:
         if not r.ran:
             log.warning("alfworld game %s could not be loaded: %s (skipped; the chain went on)", r.id, r.error)
-    save_provenance(out, cfg, curator=curator.agent, executor=client.agent)
-    write_json(out / "chain.json", {"protocol": a.protocol, "variant": a.variant, "subset": a.subset,
-                                    "order": [g.id for g in order], "tasks": to_rows(recs)})
+    save_provenance(out, cfg, curator=curator.agent,
+                    executor=client.agent if client.backend == "programmatic" else client.model,
+                    retriever=searcher.model if model_searcher else "programmatic-retriever")
+    chain = {"protocol": a.protocol, "variant": a.variant, "subset": a.subset,
+             "order": [g.id for g in order], "tasks": to_rows(recs)}
+    if model_builder:  # the model roles' accounting (tokens, tool calls), per task
+        chain["curation_episodes"] = [{"index": k, **e.to_json()} for k, e in curator.episodes]
+    if model_searcher:
+        chain["retrieval_episodes"] = retrievals
+    write_json(out / "chain.json", chain)
 
 
 def report(cfg: DictConfig) -> None:

@@ -24,11 +24,11 @@ def label(client, role: str) -> str:
     return f"programmatic-{role}" if client is None else str(client.model)
 
 
-def prompt(name: str, **values) -> str:
-    """A prompt file from configs/prompts/fsmem/, with $placeholders filled."""
+def prompt(name: str, folder: str = "fsmem", **values) -> str:
+    """A prompt file from configs/prompts/<folder>/ (fsmem; alfworld for the skill setting), $placeholders filled."""
     from tailmem.cli import config_dir
 
-    path = Path(config_dir()) / "prompts" / "fsmem" / f"{name}.md"
+    path = Path(config_dir()) / "prompts" / folder / f"{name}.md"
     if not path.exists():
         from tailmem.fsmem.errors import FsmemError
 
