@@ -20,6 +20,10 @@ import numpy as np
 import powerlaw
 from powerlaw.statistics import loglikelihood_ratio
 
+from tailmem.audit import tpl_normalizer
+
+tpl_normalizer.install()  # the discrete TPL's normaliser without mpmath's Lerch sum (same values, ~60x faster)
+
 MIN_DISTINCT = 10  # fewer distinct positive counts than this: no tail to speak of, report "degenerate"
 
 NAN = float("nan")

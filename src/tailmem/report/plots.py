@@ -40,6 +40,10 @@ def ccdf_with_tails(ax, counts: np.ndarray, xmin: float, tpl_alpha_max: float, t
     """Empirical CCDF of the tail (counts >= xmin) with powerlaw's fitted TPL and log-normal CCDFs."""
     import powerlaw
 
+    from tailmem.audit import tpl_normalizer
+
+    tpl_normalizer.install()
+
     data = np.asarray(counts, dtype=float)
     data = data[data > 0]
     with warnings.catch_warnings():
