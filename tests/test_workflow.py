@@ -4,6 +4,7 @@ import subprocess
 import sys
 import time
 
+import pandas as pd
 import pytest
 
 from tailmem.errors import ConfigError
@@ -61,6 +62,11 @@ def test_smoke_dag_end_to_end_then_nothing_to_do(tmp_path, repo_root, data_dir):
         assert (tables / f"{stem}.md").read_text().startswith("# ")
     for stem in ("fig3_ccdf_random_walk", "fig5_concentration_random_walk"):
         assert (tmp_path / "figures" / "smoke" / f"{stem}.png").stat().st_size > 1000
+    # ALFWorld's 6-game smoke subset (one game per family) is part of the same DAG
+    mem = pd.read_csv(tables / "alfworld_smoke_memory.csv")
+    skills = pd.read_csv(tables / "alfworld_smoke_skills.csv")
+    assert set(mem.arm) >= {"graph_memory", "ctmc"} and (mem.games == 6).all()
+    assert len(skills) == 10 and (skills.tasks == 6).all() and (skills.leakage == "no").all()
     print(f"smoke DAG: {elapsed:.1f} s")
     second = _snakemake(tmp_path, repo_root, data_dir, "--dry-run")
     assert second.returncode == 0, second.stderr[-2000:]
