@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tailmem.data import read_json
 from tailmem.errors import DataError
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -50,12 +50,7 @@ class Conversation:
 
 def load(path: str | Path, sample_id: str) -> Conversation:
     path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: LoCoMo file not found (set data_dir or fsmem.data_file)")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not valid JSON ({exc})") from exc
+    data = read_json(path, "LoCoMo file not found (set data_dir or fsmem.data_file)")
     found = [s for s in data if s.get("sample_id") == sample_id]
     if not found:
         raise DataError(f"{path}: no conversation {sample_id!r}; have {[s.get('sample_id') for s in data]}")

@@ -7,11 +7,11 @@ ending in `_abs` are abstention questions, whose right answer is that the haysta
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tailmem.data import read_json
 from tailmem.errors import DataError
 
 QUESTION_TYPES = (
@@ -63,12 +63,7 @@ class Question:
 def load(path: str | Path) -> list[Question]:
     """Every question of a LongMemEval file; a malformed instance names the file and its question id."""
     path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: LongMemEval file not found (set data_dir or longmemeval.files)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not valid JSON ({exc})") from exc
+    data = read_json(path, "LongMemEval file not found (set data_dir or longmemeval.files)")
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a JSON list of question instances, got {type(data).__name__}")
     return [parse(item, path, i) for i, item in enumerate(data)]

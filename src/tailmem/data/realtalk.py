@@ -8,12 +8,12 @@ dated headings and the searcher's date extraction read that form.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from pathlib import Path
 
 from tailmem.data.locomo import QA, Conversation, Session, Turn
+from tailmem.data import read_json
 from tailmem.errors import DataError
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain"}
@@ -40,12 +40,7 @@ def locomo_time(stamp: str) -> str:
 
 def load(folder: str | Path, chat_id: str) -> Conversation:
     path = Path(folder) / f"{chat_id}.json"
-    if not path.exists():
-        raise DataError(f"{path}: REALTALK chat not found (fsmem.realtalk.data_dir, chat ids: Chat_1_Emi_Elise, ...)")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not valid JSON ({exc})") from exc
+    data = read_json(path, "REALTALK chat not found (fsmem.realtalk.data_dir, chat ids: Chat_1_Emi_Elise, ...)")
     return parse(data, chat_id, path)
 
 
