@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
 import sys
-from pathlib import Path
 
+from tailmem.config_dir import config_dir  # also importable as tailmem.cli.config_dir until its importers move
 from tailmem.errors import TailmemError
 
 # stage name -> "module:function"; each function takes the resolved DictConfig.
@@ -49,14 +48,6 @@ COMMANDS: dict[str, str] = {
 }
 
 log = logging.getLogger("tailmem")
-
-
-def config_dir() -> Path:
-    """The Hydra config folder: $TAILMEM_CONFIGS, else `configs/` at the repository root."""
-    env = os.environ.get("TAILMEM_CONFIGS")
-    if env:
-        return Path(env).resolve()
-    return Path(__file__).resolve().parents[2] / "configs"
 
 
 def _resolve(target: str):
