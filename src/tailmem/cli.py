@@ -10,7 +10,7 @@ import importlib
 import logging
 import sys
 
-from tailmem.config_dir import config_dir  # also importable as tailmem.cli.config_dir until its importers move
+from tailmem.configs import config_dir  # also importable as tailmem.cli.config_dir until its importers move
 from tailmem.errors import TailmemError
 
 # stage name -> "module:function"; each function takes the resolved DictConfig.
