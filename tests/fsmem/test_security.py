@@ -7,6 +7,7 @@ from tailmem.fsmem.tools.center import center_bm25
 from tailmem.fsmem.tools.management import management
 
 from fs_testkit import tree_hash
+from sandbox_kit import become_subreaper, no_sandbox_left
 
 BIG = "x" * 300_000
 MANAGEMENT_ATTACKS = [
@@ -96,6 +97,7 @@ def test_center_refuses(fenced, name, args):
 def test_shell_contains(fenced):
     from tailmem.fsmem.tools.shell import shell
 
+    become_subreaper()
     store, outside, around = fenced
     before = tree_hash(around)
     h = shell(store, Limits(timeout_s=2, max_output_chars=4000))
@@ -104,31 +106,10 @@ def test_shell_contains(fenced):
         for command, expect in SHELL_ATTACKS:
             out = h.call("bash", {"command": command}).output
             assert expect in out, (command, out[-300:])
+            assert no_sandbox_left() == [], ("a sandboxed process outlived its command", command)
     finally:
         h.close()
     assert tree_hash(around) == before
-    assert not h.sandbox.base.exists()
-    import time
-
-    deadline = time.monotonic() + 3  # a killed PID namespace is torn down asynchronously
-    while _sandbox_processes() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _sandbox_processes(), "a sandboxed process outlived its command"
-
-
-def _sandbox_processes() -> list[int]:
-    """Processes running as the sandbox user (nobody) or still inside a bwrap; none may survive a command."""
-    import os
-
-    left = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            uid = int(open(f"/proc/{pid}/status").read().split("Uid:")[1].split()[0])
-        except (OSError, IndexError):
-            continue
-        if uid == 65534:
-            left.append(int(pid))
-    return left
 
 
 def test_at_least_thirty_attacks():

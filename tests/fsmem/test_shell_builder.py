@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fs_testkit import tree_hash
+from sandbox_kit import become_subreaper, no_sandbox_left
 
 from tailmem.fsmem.sandbox import Limits, available
 from tailmem.fsmem.tools.shell import shell_builder
@@ -22,13 +23,15 @@ NOTE = "---\ndescription: a note\n---\n"
 
 @pytest.fixture
 def builder(fenced):
+    become_subreaper()
     store, outside, around = fenced
     h = shell_builder(store, LIMITS)
     before = (tree_hash(outside), sorted(os.listdir(around)))
     yield h, store, outside
     h.close()
     assert (tree_hash(outside), sorted(os.listdir(around))) == before  # nothing around the store changed
-    assert not h.sandbox.base.exists()
+    assert no_sandbox_left() == [], "a sandboxed process outlived its command"
+    assert h.sandbox.cgroup is None
 
 
 def bash(h, command):
@@ -103,8 +106,12 @@ def test_store_file_cap_and_long_refusal_lists(fenced):
     store, _, _ = fenced
     h = shell_builder(store, LIMITS, max_files=10)
     try:
-        out = bash(h, "touch n{1..200}.md")
-        assert "the store would hold more than 10 files" in out and "; and 141 more]" in out
+        out = bash(h, f"for i in {{1..200}}; do printf -- '{NOTE}' > n$i.md; done")
+        refused = out.split("[not kept: ")[1].split("]")[0]
+        named = refused.count("(the store would hold more than 10 files)")
+        more = int(refused.rsplit("; and ", 1)[1].split()[0])
+        assert named + more == 191 and 20 <= named <= 50  # 200 new files, 9 kept beside calvin.md
+        assert out.index("[not kept:") < out.index("[memory updated:")
         assert len(store.files()) == 10
     finally:
         h.close()
@@ -114,7 +121,7 @@ def test_store_file_cap_and_long_refusal_lists(fenced):
     ("echo x > notes.txt", "notes.txt (not a .md file"),
     ("mkfifo pipe.md", "pipe.md (fifo"),
     ("echo x > .hidden.md", ".hidden.md (path '.hidden.md': hidden names"),
-    ("printf -- '---\\ndescription: [\\n---\\nx\\n' > bad.md", "bad.md (bad.md: frontmatter is not valid YAML"),
+    ("printf -- '---\\ndescription: [\\n---\\nx\\n' > bad.md", "bad.md (bad.md: frontmatter refused: not valid YAML"),
     ("printf '\\377\\376' > bin.md", "bin.md (not UTF-8 text)"),
 ])
 def test_other_files_are_not_kept(builder, command, named):

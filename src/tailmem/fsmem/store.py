@@ -7,17 +7,22 @@ root: store-relative POSIX paths only, no `..`, no hidden names, no symlinks any
 from __future__ import annotations
 
 import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import yaml
 
+from tailmem.fsmem import frontmatter_safe
 from tailmem.fsmem.errors import ToolError
 
 MAX_PATH_CHARS = 256
 MAX_DESCRIPTION_CHARS = 300
 MAX_FILE_BYTES = 256 * 1024
 SUFFIX = ".md"
+NAME_MAX_BYTES = 255  # the filesystem's limit on one name (ext4, tmpfs, xfs, btrfs)
+TEMP_AFFIX = (".", ".tmp")  # `write` goes through `.{name}.tmp`, so a name must leave room for these
+MAX_NAME_BYTES = NAME_MAX_BYTES - sum(len(a) for a in TEMP_AFFIX)
 
 
 @dataclass(frozen=True)
@@ -46,19 +51,24 @@ def render(description: str, body: str) -> str:
     return f"---\n{header}---\n{body}"
 
 
-def check_description(description: str) -> None:
+def check_description(description: str, path: str = "") -> None:
+    where = f"{path}: description" if path else "description"
     if not isinstance(description, str) or not description.strip():
-        raise ToolError("description: expected a non-empty one-line string")
+        raise ToolError(f"{where}: expected a non-empty one-line string")
     if "\n" in description or "\r" in description:
-        raise ToolError("description: must be one line (no newlines)")
+        raise ToolError(f"{where}: must be one line (no newlines)")
     if len(description) > MAX_DESCRIPTION_CHARS:
-        raise ToolError(f"description: {len(description)} characters, at most {MAX_DESCRIPTION_CHARS}")
+        raise ToolError(f"{where}: {len(description)} characters, at most {MAX_DESCRIPTION_CHARS}")
 
 
 def parse(text: str, path: str = "?") -> Document:
-    """Split frontmatter from body. A file without frontmatter has an empty description."""
+    """Split frontmatter from body. A file must open with a `---` line, a YAML mapping holding a non-empty
+    one-line string `description`, and a closing `---` line (LF line endings); anything else is refused,
+    so a file the store keeps always has a description. The YAML goes through `frontmatter_safe`."""
+    if text.startswith("---\r\n"):
+        raise ToolError(f"{path}: frontmatter lines end in CRLF; write LF line endings")
     if not text.startswith("---\n"):
-        return Document("", text, 0)
+        raise ToolError(f"{path}: no frontmatter; a memory file starts with '---', a 'description: ...' line, and '---'")
     end = text.find("\n---\n", 3)
     if end < 0:
         end_eof = text.find("\n---", 3)
@@ -68,12 +78,14 @@ def parse(text: str, path: str = "?") -> Document:
             raise ToolError(f"{path}: frontmatter opened with '---' but never closed")
     head = text[4:end]
     try:
-        meta = yaml.safe_load(head) or {}
-    except yaml.YAMLError as exc:
-        raise ToolError(f"{path}: frontmatter is not valid YAML ({str(exc).splitlines()[0]})") from None
+        meta = frontmatter_safe.load(head)
+    except frontmatter_safe.FrontmatterError as exc:
+        raise ToolError(f"{path}: frontmatter refused: {exc}") from None
     if not isinstance(meta, dict):
         raise ToolError(f"{path}: frontmatter must be a mapping with a `description` key")
-    description = str(meta.get("description", "") or "")
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ToolError(f"{path}: frontmatter `description` must be a non-empty string")
     header_lines = head.count("\n") + 3 if head else 2
     body = text[end + 5 :] if end + 5 <= len(text) else ""
     return Document(description, body, header_lines)
@@ -89,9 +101,15 @@ class Store:
 
     # -- the path gate -------------------------------------------------------------------------------
     def relpath(self, path: str) -> str:
-        """Validate a path string and return it normalised (no leading `./`, no trailing `/`)."""
+        """Validate a path string and return it normalised (no leading `./`, no trailing `/`, Unicode NFC,
+        every name at most MAX_NAME_BYTES of UTF-8 so its temporary `.{name}.tmp` fits the filesystem)."""
         if not isinstance(path, str):
             raise ToolError(f"path: expected a string, got {type(path).__name__}")
+        try:
+            path = unicodedata.normalize("NFC", path)
+            path.encode("utf-8")
+        except UnicodeError:
+            raise ToolError(f"path {path.encode('utf-8', 'backslashreplace').decode()!r}: not valid Unicode") from None
         if path in ("", ".", "/", "./"):
             return ""
         if len(path) > MAX_PATH_CHARS:
@@ -106,6 +124,9 @@ class Store:
                 raise ToolError(f"path {path!r}: '..' is refused; every path stays inside the store")
             if part.startswith("."):
                 raise ToolError(f"path {path!r}: hidden names (starting with '.') are reserved")
+            if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+                raise ToolError(f"path {path!r}: the name {part[:20]!r}... has {len(part.encode('utf-8'))} bytes of "
+                                f"UTF-8, at most {MAX_NAME_BYTES}")
         return "/".join(parts)
 
     def resolve(self, path: str) -> Path:
@@ -171,7 +192,7 @@ class Store:
         data = text.encode("utf-8")
         if len(data) > self.max_file_bytes:
             raise ToolError(f"path {path!r}: {len(data)} bytes, at most {self.max_file_bytes} per file")
-        parse(text, path)
+        check_description(parse(text, path).description, path)
         p = self.resolve(rel)
         if p.is_dir():
             raise ToolError(f"path {path!r}: is a folder")
