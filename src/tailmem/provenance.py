@@ -1,11 +1,24 @@
-"""Provenance saved beside every artifact: the resolved config and who/what produced it."""
+"""Provenance saved beside every artifact: the resolved config and what produced it, so any number can be traced to
+the code (git commit, dirty flag, diff hash), the config (digest of the groups the stage reads), the packages
+(pinned and installed versions), the agents (model or programmatic agent per role) and the data (sha256 per file).
+
+Git and package facts are computed once per process and data hashes once per (path, size, mtime), so a stage pays
+for them once however many artifacts it writes.
+"""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib.metadata
+import os
 import platform
+import re
 import socket
+import subprocess
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +26,198 @@ from omegaconf import DictConfig, OmegaConf
 
 import tailmem
 from tailmem.artifacts import write_json, write_text
+from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
 
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
+DISTRIBUTION = "tailmem"
+_CHUNK = 1 << 20
 
-def save_provenance(out: Path, cfg: DictConfig, prefix: str = "", **extra: Any) -> None:
-    """Write `config.yaml` (resolved) and `meta.json` (stage, agent/model, seed, versions, time) into `out`.
+
+# --- code: git commit, dirty flag, diff hash ------------------------------------------------------------------
+
+
+def _git(root: Path, *args: str) -> bytes:
+    # GIT_OPTIONAL_LOCKS=0: `git status` must not take the index lock while other processes commit.
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True, env=env, timeout=30).stdout
+
+
+@functools.lru_cache(maxsize=None)
+def code_state(root: Path = REPO_ROOT) -> dict:
+    """{commit, dirty, diff_sha256, reason} of the git checkout at `root`.
+
+    dirty = tracked changes against HEAD or untracked (not ignored) files; diff_sha256 hashes `git diff HEAD
+    --binary` plus each untracked file's path and content, so it changes whenever the working tree does. Outside a
+    git checkout (an installed wheel, a tarball) or without git, commit and dirty are null and `reason` says why.
+    """
+    root = Path(root).resolve()
+    state: dict[str, Any] = {"commit": None, "dirty": None, "diff_sha256": None, "reason": None}
+    try:
+        top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip()).resolve()
+    except FileNotFoundError:
+        return {**state, "reason": "git is not installed"}
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        err = getattr(exc, "stderr", b"") or b""
+        return {**state, "reason": f"{root} is not a git checkout ({err.decode(errors='replace').strip()[:200]})"}
+    if top != root:
+        return {**state, "reason": f"{root} is not a git checkout (it lies inside {top})"}
+    try:
+        state["commit"] = _git(root, "rev-parse", "--verify", "HEAD").decode().strip()
+        status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+        diff = _git(root, "diff", "HEAD", "--binary")
+        untracked = [p for p in _git(root, "ls-files", "--others", "--exclude-standard", "-z").decode().split("\0") if p]
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        err = getattr(exc, "stderr", b"") or b""
+        return {**state, "reason": f"git failed in {root}: {err.decode(errors='replace').strip()[:200]}"}
+    state["dirty"] = bool(status)
+    if state["dirty"]:
+        h = hashlib.sha256(diff)
+        for rel in sorted(untracked):
+            path = root / rel
+            h.update(b"\0untracked\0" + rel.encode() + b"\0")
+            h.update((file_sha256(path) if path.is_file() else "not-a-file").encode())
+        state["diff_sha256"] = h.hexdigest()
+        state["untracked_files"] = len(untracked)
+    return state
+
+
+# --- packages: the pins of the installed distribution and what is installed ------------------------------------
+
+_REQ = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:==\s*([^\s;,]+))?")
+_EXTRA = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
+
+
+def _installed(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def package_versions(distribution: str = DISTRIBUTION) -> dict:
+    """{name: {pinned, installed, extra}} for every requirement of `distribution` (pyproject's dependencies and
+    extras); installed is null when the package is absent (an extra not installed)."""
+    try:
+        reqs = importlib.metadata.requires(distribution) or []
+    except importlib.metadata.PackageNotFoundError:
+        return {"reason": f"distribution {distribution!r} is not installed (pip install -e .)"}
+    out = {}
+    for req in reqs:
+        spec, _, marker = req.partition(";")
+        m = _REQ.match(spec)
+        if not m:
+            continue
+        extra = _EXTRA.search(marker)
+        out[m.group(1)] = {"pinned": m.group(2), "installed": _installed(m.group(1)),
+                           "extra": extra.group(1) if extra else None}
+    return out
+
+
+# --- data: sha256 per file, cached by (path, size, mtime) ----------------------------------------------------
+
+_SHA256: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a file's bytes; recomputed only when its path, size or mtime changes."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot hash a data file that is not there ({exc.strerror})") from exc
+    if not path.is_file():
+        raise DataError(f"{path}: expected a data file, found a folder; pass the files read")
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _SHA256:
+        h = hashlib.sha256()
+        with path.open("rb") as f:
+            while chunk := f.read(_CHUNK):
+                h.update(chunk)
+        _SHA256[key] = h.hexdigest()
+    return _SHA256[key]
+
+
+def data_records(files: Iterable[str | os.PathLike], data_dir: str | os.PathLike | None = None) -> dict:
+    """{name: {sha256, bytes}} per file read; a file under `data_dir` is named relative to it, so two machines
+    with the data in different places record the same names."""
+    base = Path(data_dir).resolve() if data_dir else None
+    out = {}
+    for f in dict.fromkeys(Path(p) for p in files):
+        full = f.resolve()
+        name = str(full.relative_to(base)) if base is not None and full.is_relative_to(base) else str(full)
+        out[name] = {"sha256": file_sha256(f), "bytes": full.stat().st_size}
+    return dict(sorted(out.items()))
+
+
+# --- config: digest of the groups a stage reads (tailmem.registry) ---------------------------------------------
+
+
+def config_record(cfg: DictConfig, groups: Sequence[str] | None = None) -> tuple[list[str], str]:
+    """(groups, digest): `groups` with `registry.config_digest`, else the registered stage's own groups and
+    digest (its memory arms included), else every top-level key but `hydra` and the global folder keys."""
+    from tailmem import registry
+
+    if groups is None:
+        st = registry.STAGES.get(str(cfg.get("stage")))
+        if st is not None:
+            return list(st.groups), st.config_digest(cfg)
+        groups = sorted(k for k in cfg.keys() if k != "hydra" and k not in registry.GLOBAL_KEYS)
+    return list(groups), registry.config_digest(cfg, groups)
+
+
+# --- agents: model or programmatic agent per role ------------------------------------------------------------
+
+
+def agents(cfg: DictConfig) -> dict:
+    """{role: {backend, agent}} from the llm group (agent = the model, or the programmatic agent standing in)."""
+    if not cfg.get("llm"):
+        return {}
+    from tailmem.llm.settings import read_settings
+
+    try:
+        roles = read_settings(cfg).roles
+    except TailmemError as exc:  # a stage that never calls a model must not fail on an llm setting it ignores
+        return {"error": str(exc)}
+    return {role: {"backend": r.backend, "agent": r.label} for role, r in roles.items()}
+
+
+# --- what gets written -----------------------------------------------------------------------------------------
+
+
+def provenance(cfg: DictConfig, data_files: Iterable[str | os.PathLike] = (), groups: Sequence[str] | None = None) -> dict:
+    """The machine-independent part of meta.json: code, config digest, packages, agents, data."""
+    used, digest = config_record(cfg, groups)
+    return {
+        "code": code_state(),
+        "config_digest": digest,
+        "config_groups": used,
+        "packages": package_versions(),
+        "agents": agents(cfg),
+        "data": data_records(data_files, cfg.get("data_dir")),
+    }
+
+
+def table_footer(cfg: DictConfig, groups: Sequence[str] | None = None) -> str:
+    """One Markdown line under a table: commit, dirty flag (diff hash), config digest and the agent per role."""
+    code = code_state()
+    if code["commit"] is None:
+        where = f"commit unknown ({code['reason']})"
+    else:
+        where = f"commit `{code['commit'][:12]}`" + (
+            f" (dirty, diff sha256 `{code['diff_sha256'][:12]}`)" if code["dirty"] else " (clean)")
+    used, digest = config_record(cfg, groups)
+    roles = agents(cfg)
+    who = ("agents: " + ", ".join(f"{r} {a['agent']}" for r, a in roles.items())) if roles and "error" not in roles \
+        else f"agents: {roles.get('error', 'no llm group')}"
+    return f"Provenance: {where}; config digest `{digest}` ({', '.join(used)}); {who}."
+
+
+def save_provenance(out: Path, cfg: DictConfig, prefix: str = "", data_files: Iterable[str | os.PathLike] = (),
+                    groups: Sequence[str] | None = None, **extra: Any) -> None:
+    """Write `config.yaml` (resolved) and `meta.json` into `out`: stage, seed, code, config digest, packages,
+    agent per role, sha256 of each data file in `data_files`, host and time, plus `extra`.
 
     `prefix` names them apart where several stages share one folder (`results/tables/`).
     """
@@ -27,6 +227,7 @@ def save_provenance(out: Path, cfg: DictConfig, prefix: str = "", **extra: Any) 
         "stage": cfg.get("stage"),
         "seed": cfg.get("seed"),
         "tailmem_version": tailmem.__version__,
+        **provenance(cfg, data_files, groups),
         "python": sys.version.split()[0],
         "host": socket.gethostname(),
         "platform": platform.platform(),

@@ -15,7 +15,7 @@ from tailmem.artifacts import read_json
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.provenance import save_provenance
-from tailmem.stages.tables import write_table
+from tailmem.report.table_io import write_table
 
 
 def memory_frames(results: Path, subset: str, arms: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, dict]:

@@ -1,15 +1,16 @@
-"""Collect audit artifacts into one frame: a row per run, the columns every random-walk table reads."""
+"""Audit records into one frame: a row per run, the columns every random-walk table reads."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import pandas as pd
 
-from tailmem.artifacts import read_json
-from tailmem.report.targets import Run
 
-
-def audit_row(run: Run, audit: dict) -> dict:
-    """Flatten one audit.json into the columns the tables use."""
+def audit_row(run: Any, audit: dict) -> dict:
+    """Flatten one audit.json into the columns the tables use; `run` is any record with policy, retrieval,
+    family, n and seed (`tailmem.targets.Run`)."""
     conc, tail, gof = audit["concentration"], audit.get("tail", {}), audit.get("gof", {})
     return {
         "policy": run.policy,
@@ -32,6 +33,6 @@ def audit_row(run: Run, audit: dict) -> dict:
     }
 
 
-def load_audits(runs: list[Run], results: str) -> pd.DataFrame:
-    """One row per run; a missing or corrupt audit raises ArtifactError naming the file."""
-    return pd.DataFrame([audit_row(run, read_json(run.audit_file(results))) for run in runs])
+def audit_frame(pairs: Iterable[tuple[Any, dict]]) -> pd.DataFrame:
+    """One row per (run, audit) pair, in order."""
+    return pd.DataFrame([audit_row(run, audit) for run, audit in pairs])

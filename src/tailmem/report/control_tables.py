@@ -1,6 +1,7 @@
 """Paper 1 Tables 4-6 and the CTMC claims from the controller study's summaries, paper values beside ours.
 
-Rows aggregate every family and seed of the study (mean ± sd); the CSV keeps the per-arm numbers.
+Rows aggregate every family and seed of the study (mean ± sd); the CSV keeps the per-arm numbers. The frame is
+one `summary_row` per arm, family and seed (the stage reads the summaries).
 """
 
 from __future__ import annotations
@@ -8,22 +9,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tailmem.artifacts import read_json
 from tailmem.control import arms
 from tailmem.report import paper_values as paper
-from tailmem.report.targets import ControlRun
 
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
 
 
-def load_summaries(runs: list[ControlRun], results: str) -> pd.DataFrame:
-    rows = []
-    for run in runs:
-        s = read_json(run.summary_file(results))
-        rows.append({"arm": run.arm, "family": run.family, "seed": run.seed, **{k: s[k] for k in
-                     ("label", "controller", "encoding", "budget", "tau", "order", "predictor", "policy", *METRICS,
-                      "memory_tokens_per_step")}})
-    return pd.DataFrame(rows)
+def summary_row(arm: str, family: str, seed: int, summary: dict) -> dict:
+    """One controller-study summary.json as a row of the frame every table here reads."""
+    return {"arm": arm, "family": family, "seed": seed, **{k: summary[k] for k in
+            ("label", "controller", "encoding", "budget", "tau", "order", "predictor", "policy", *METRICS,
+             "memory_tokens_per_step")}}
 
 
 def _aggregate(df: pd.DataFrame, arm_list: list[str], metrics=METRICS) -> pd.DataFrame:

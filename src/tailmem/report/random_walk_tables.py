@@ -1,7 +1,7 @@
 """Paper 1 Tables 2, 7, 8 and the Table 3 layout under the random walk, each with the paper's values beside ours.
 
-Every function takes the frame of `report.audits.load_audits` and returns a pandas frame: numeric columns
-for the CSV; `markdown()` renders mean +- sd over seeds next to the paper's number.
+Every function takes the audit frame (`report.audits.audit_frame`: one row per run) and returns a pandas frame:
+numeric columns for the CSV; `report.table_io.markdown` renders mean +- sd over seeds next to the paper's number.
 """
 
 from __future__ import annotations
@@ -147,16 +147,3 @@ def claims(sizes: pd.DataFrame, designs: pd.DataFrame) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
-
-
-def markdown(df: pd.DataFrame, title: str, note: str = "") -> str:
-    """Render a table: `x` with `x_sd` becomes `mean ± sd`; `x_paper` stays a column of its own."""
-    out = df.copy()
-    for col in [c for c in df.columns if f"{c}_sd" in df.columns]:
-        sd = df[f"{col}_sd"]
-        out[col] = [
-            f"{m:.3f}" if not np.isfinite(s) else f"{m:.3f} ± {s:.3f}" for m, s in zip(df[col], sd)
-        ]
-        out = out.drop(columns=f"{col}_sd")
-    body = out.to_markdown(index=False, floatfmt=".3f")
-    return f"# {title}\n\n{note}\n\n{body}\n" if note else f"# {title}\n\n{body}\n"

@@ -6,23 +6,27 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 from omegaconf import DictConfig
 
-from tailmem.artifacts import read_npz
+from tailmem.artifacts import read_json, read_npz
 from tailmem.audit.concentration import concentration
 from tailmem.control import arms
 from tailmem.paths import TABLES
-from tailmem.provenance import save_provenance
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.report import control_figures as cf
 from tailmem.report import control_tables as ct
-from tailmem.report import plots
 from tailmem.report import random_walk_tables as rw
-from tailmem.report.audits import load_audits
-from tailmem.report.targets import ControlRun, control_runs, policy_runs
-from tailmem.stages.tables import write_table
+from tailmem.report.table_io import write_table
+from tailmem.stages.tables import load_audits
+from tailmem.targets import ControlRun, control_runs, policy_runs
 
 log = logging.getLogger(__name__)
+
+
+def load_summaries(runs: list[ControlRun], results: str) -> pd.DataFrame:
+    """One row per arm, family and seed of the controller study (`report.control_tables.summary_row`)."""
+    return pd.DataFrame([ct.summary_row(r.arm, r.family, r.seed, read_json(r.summary_file(results))) for r in runs])
 
 
 def tau_concentration(cfg: DictConfig, results: str) -> pd.DataFrame:
@@ -40,55 +44,12 @@ def tau_concentration(cfg: DictConfig, results: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def figure4(table3: pd.DataFrame, threshold: float, stem: Path, title: str) -> None:
-    fig, axes = plots.plt.subplots(1, 3, figsize=(11, 3.4), layout="constrained")
-    x = np.arange(len(table3))
-    axes[0].bar(x, table3.alpha, yerr=table3.alpha_sd.fillna(0), color="tab:gray")
-    axes[0].set_ylabel("fitted alpha")
-    axes[1].bar(x, table3.p_gof, color="tab:green")
-    axes[1].axhline(threshold, color="red", linestyle="--", label=f"p_gof = {threshold}")
-    axes[1].set_ylabel("bootstrap p_gof")
-    axes[1].legend(fontsize=7)
-    axes[2].bar(x, table3.R_tpl_ln, color="tab:purple")
-    axes[2].axhline(0, color="black", linewidth=0.5)
-    axes[2].set_ylabel("R (TPL vs log-normal)")
-    for ax in axes:
-        ax.set_xticks(x, table3.family, rotation=30, fontsize=8)
-    fig.suptitle(title, fontsize=10)
-    plots.save_figure(fig, stem)
-
-
-def figure6(conc: pd.DataFrame, stem: Path, title: str) -> None:
-    fig, axes = plots.plt.subplots(1, 3, figsize=(11, 3.4), layout="constrained")
-    for ax, metric in zip(axes, ("gini", "skew", "max_median")):
-        for fam, sub in conc.groupby("family", sort=False):
-            g = sub.groupby("tau")[metric]
-            ax.errorbar(g.mean().index, g.mean(), yerr=g.std(ddof=1).fillna(0), marker="o", capsize=3, label=fam)
-        ax.set_xlabel("tau")
-        ax.set_ylabel(metric)
-    axes[0].legend(fontsize=7)
-    fig.suptitle(title, fontsize=10)
-    plots.save_figure(fig, stem)
-
-
-def figure7(red: pd.DataFrame, stem: Path, title: str) -> None:
-    fig, ax = plots.plt.subplots(figsize=(7, 3.4), layout="constrained")
-    labels = [f"{r.family}/s{r.seed}/{r.encoding[0]}" for r in red.itertuples()]
-    colors = ["tab:orange" if e == "verbose" else "tab:blue" for e in red.encoding]
-    ax.bar(np.arange(len(red)), red.reduction_pct, color=colors)
-    ax.axhline(0, color="black", linewidth=0.5)
-    ax.set_xticks(np.arange(len(red)), labels, rotation=60, fontsize=7)
-    ax.set_ylabel("prompt-token reduction (%)")
-    ax.set_title(title, fontsize=10)
-    plots.save_figure(fig, stem)
-
-
 def run(cfg: DictConfig) -> None:
     results = cfg.results_dir
     tables = Path(TABLES.format(results=results))
     figures = Path(cfg.figures_dir)
     c = cfg.scale.control
-    df = ct.load_summaries(control_runs(cfg), results)
+    df = load_summaries(control_runs(cfg), results)
     audits = load_audits(policy_runs(cfg), results)
     predictor = ", ".join(sorted(df.predictor.unique()))
     note = (
@@ -109,13 +70,14 @@ def run(cfg: DictConfig) -> None:
         "table6_allocation_ablation": (ct.table6(df), "Table 6: allocation ablation at a matched budget", note),
         "claims_ctmc": (ct.claims(df, conc), "Paper 1's CTMC claims, checked", note),
     }
+    footer = table_footer(cfg)
     for stem, (frame, title, text) in out.items():
-        write_table(tables, stem, frame, title, text)
-    write_table(tables, "fig6_tau_concentration_data", conc, "Figure 6 data: concentration of access vs tau", note)
-    write_table(tables, "fig7_ctmc_token_reduction_data", red, "Figure 7 data: CTMC vs Graph Memory per pair", note)
-    figure4(t3, cfg.audit.gof_threshold, figures / "fig4_tail_audit_policy",
+        write_table(tables, stem, frame, title, text, footer)
+    write_table(tables, "fig6_tau_concentration_data", conc, "Figure 6 data: concentration of access vs tau", note, footer)
+    write_table(tables, "fig7_ctmc_token_reduction_data", red, "Figure 7 data: CTMC vs Graph Memory per pair", note, footer)
+    cf.figure4(t3, cfg.audit.gof_threshold, figures / "fig4_tail_audit_policy",
             f"Figure 4: tail audit under the {c.policy} policy (n = {c.size})")
-    figure6(conc, figures / "fig6_tau_concentration", "Figure 6: access concentration vs tau (CTMC)")
-    figure7(red, figures / "fig7_ctmc_token_reduction", "Figure 7: prompt-token reduction of CTMC vs Graph Memory")
+    cf.figure6(conc, figures / "fig6_tau_concentration", "Figure 6: access concentration vs tau (CTMC)")
+    cf.figure7(red, figures / "fig7_ctmc_token_reduction", "Figure 7: prompt-token reduction of CTMC vs Graph Memory")
     save_provenance(tables, cfg, prefix="control.", agent=predictor)
     log.info("wrote control tables under %s and figures under %s", tables, figures)

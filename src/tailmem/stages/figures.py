@@ -11,7 +11,7 @@ from omegaconf import DictConfig
 from tailmem.artifacts import read_json, read_npz
 from tailmem.provenance import save_provenance
 from tailmem.report import plots
-from tailmem.report.targets import largest_size_runs
+from tailmem.targets import largest_size_runs
 
 log = logging.getLogger(__name__)
 

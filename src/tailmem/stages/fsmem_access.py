@@ -25,8 +25,9 @@ from tailmem.fsmem.benchmarks import conversation
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.chunks import ChunkIndex
-from tailmem.provenance import save_provenance
-from tailmem.stages.tables import write_table
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.report.table_io import write_table
+from tailmem.stages.locomo import conversation_file
 
 log = logging.getLogger("tailmem")
 UNITS = ("file", "section")
@@ -104,7 +105,7 @@ def run(cfg) -> None:
                 f"file/section of the store is an item (unread = 0). Concentration as in paper 1 (top {cfg.audit.top_fraction:.0%}); "
                 f"tail fits by powerlaw, p_gof from {cfg.audit.bootstrap} bootstrap replicates; R_tpl_ln > 0 favours the "
                 "truncated power law over the log-normal. Reads: view of a file or range, read_section, bash sed/cat, "
-                "retrieved chunks (grep/toc/search hits are not reads).")
+                "retrieved chunks (grep/toc/search hits are not reads).", table_footer(cfg))
     write_text(tables / "fsmem_access_ccdf.csv", pd.DataFrame(points).to_csv(index=False))
     for unit in UNITS:
         fig, axes = plots.panel_grid(len(fits[unit]))
@@ -120,5 +121,7 @@ def run(cfg) -> None:
             ax.legend(fontsize=6)
         fig.suptitle(f"Search-agent reads per {unit}: CCDF with fitted tails")
         plots.save_figure(fig, figures / f"fsmem_access_ccdf_{unit}")
-    save_provenance(tables / "fsmem_access_audit.provenance", cfg, agent="fsmem_access")
+    read = dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation)  # chunk retrieval re-chunks them
+                         for runs in groups.values() for r in runs if r.variant == "chunk_retrieval")
+    save_provenance(tables / "fsmem_access_audit.provenance", cfg, data_files=list(read), agent="fsmem_access")
     log.info("fsmem_access: %d groups", len(groups))

@@ -18,8 +18,8 @@ from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.fsmem.growth import atlas
 from tailmem.fsmem.snapshots import SnapshotLog
-from tailmem.provenance import save_provenance
-from tailmem.stages.tables import write_table
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.report.table_io import write_table
 
 log = logging.getLogger("tailmem")
 
@@ -60,7 +60,7 @@ def run(cfg) -> None:
                 f"turns or {cfg.fsmem.chunk.max_chars} characters). Early files = files present after any of the first "
                 f"{st.early_fraction:.0%} of chunks; survival = still present (same path) at the end; unchanged = same bytes "
                 "as at the end of the early phase. A rename counts as a delete plus a create. Per-chunk rows: "
-                "fsmem_rq4_growth_atlas.csv.")
+                "fsmem_rq4_growth_atlas.csv.", table_footer(cfg))
     df = pd.DataFrame(steps_all)
     write_text(tables / "fsmem_rq4_growth_atlas.csv", df.to_csv(index=False))
     panels = [("files", "files"), ("sections", "sections"), ("bytes", "bytes"), ("edits", "files edited"),
@@ -74,5 +74,6 @@ def run(cfg) -> None:
     axes[0].legend(fontsize=5, ncol=2)
     fig.suptitle("Growth atlas: store against chunks integrated")
     plots.save_figure(fig, Path(cfg.figures_dir) / "fsmem_rq4_growth")
+    # reads snapshots and build.json only: no benchmark file, so no data sha256s (the builds' meta.json have them)
     save_provenance(tables / "fsmem_rq4_growth.provenance", cfg, agent="fsmem_growth")
     log.info("fsmem_growth: %d stores", len(runs))

@@ -26,8 +26,9 @@ from tailmem.fsmem.benchmarks import category_names, conversation
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
 from tailmem.fsmem.store import Store
-from tailmem.provenance import save_provenance
-from tailmem.stages.tables import write_table
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.report.table_io import write_table
+from tailmem.stages.locomo import conversation_file
 
 log = logging.getLogger("tailmem")
 OFFLINE_NOTE = ("Offline (llm=offline) every role is a programmatic agent: tokens and dollars are 0 and `chars read/q` "
@@ -64,6 +65,11 @@ def _load(run: study.Run) -> tuple[dict, list[dict]]:
     return built, read_json(run.answers_file)["rows"]
 
 
+def _data_files(cfg, runs) -> list[Path]:
+    """The benchmark files a table read conversations from (for the sha256s in its provenance)."""
+    return list(dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation) for r in runs))
+
+
 def _chunks(cfg, bench: str, conv: str) -> int:
     fs = cfg.fsmem
     return len(chunk_conversation(conversation(fs, bench, conv), fs.chunk.max_turns, fs.chunk.max_chars))
@@ -93,10 +99,11 @@ def _search_cost(df: pd.DataFrame) -> dict:
             "cents/q": 100 * df["search_dollars"].mean()}
 
 
-def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str) -> None:
+def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=()) -> None:
+    """Write the table (provenance footer under it) and its provenance; `data_files` = benchmark files read."""
     out = _out(cfg)
-    write_table(out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}")
-    save_provenance(out / f"{stem}.provenance", cfg, agent=stem)
+    write_table(out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}", table_footer(cfg))
+    save_provenance(out / f"{stem}.provenance", cfg, data_files=data_files, agent=stem)
     log.info("%s: wrote %s", stem, out / f"{stem}.md")
 
 
@@ -117,7 +124,8 @@ def shape(cfg) -> None:
     n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == cfg.fsmem.study.variants[0])
     _finish(cfg, "fsmem_rq1_store_shape", df, "RQ1: store shape per builder and variant",
             f"Mean over conversations ({dict(n)}). bytes/input = store bytes over the rendered transcript's bytes; "
-            "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. ")
+            "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. ",
+            _data_files(cfg, (r for r in study.main_runs(cfg) if r.variant != "closed_book")))
 
 
 def hierarchy(cfg) -> None:
@@ -203,6 +211,7 @@ def harness(cfg) -> None:
         recs.append({**rec.to_dict(), **_correctness(rows, key[0]), **_search_cost(rows),
                      "search tool mix": ", ".join(f"{k} {v / total:.0%}" for k, v in mix.most_common(4))})
     n = Counter((r.benchmark, r.variant, r.harness) for r in study.harness_runs(cfg))
+    files = _data_files(cfg, study.harness_runs(cfg))
     _finish(cfg, "fsmem_rq5_harness", pd.DataFrame(recs), "RQ5: harness study (Center vs Center+BM25 vs Shell)",
             "The harness is one factor for both roles (paper 2 C.4): each store is built through it (center = the "
             "management tools, center_bm25 = + ranked whole-file search, shell = bash over a writable sandbox whose "
@@ -213,7 +222,7 @@ def harness(cfg) -> None:
             "question-weighted. The verbatim variant is a fixed dump, so only curated builds can depend on the build "
             "harness; the programmatic builder's plan does not depend on tools either (the same files through "
             "append_section or bash heredocs, byte-identical), so offline the shape columns tie and only build "
-            "effort and search cost differ. ")
+            "effort and search cost differ. ", files)
 
 
 def transcripts_of(role: str, episodes: list[dict]) -> list[list]:

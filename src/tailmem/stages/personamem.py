@@ -40,8 +40,8 @@ from tailmem.fsmem.tokens import terms
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
 from tailmem.metrics.multiple_choice import exact_match, option_letter
-from tailmem.provenance import save_provenance
-from tailmem.stages.tables import write_table
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.report.table_io import write_table
 
 log = logging.getLogger("tailmem")
 ANSWERS_FILE = "answers.json"
@@ -195,11 +195,12 @@ def run(cfg) -> None:
     labels = {"harness": str(fs.harness), "build harness": build_harness_name(fs), "searcher": label(s_client, "searcher"),
               "builder": label(b_client, "builder")}
     prices = prices_of(cfg)
-    recs = []
+    recs, read = [], []
     for tier in pm.tiers:
         absent = missing(pm.data_dir, tier)
         qpath = questions_path(pm.data_dir, tier)
         n_q = len(load_questions(qpath)) if qpath.exists() else 0
+        read += [qpath] if qpath.exists() else []
         if absent:
             status = f"skipped: {', '.join(p.name for p in absent)} absent from {pm.data_dir}"
             log.warning("fsmem_personamem %s: %s (not distributed here; see data/personamem/PROVENANCE.md)", tier, status)
@@ -209,6 +210,7 @@ def run(cfg) -> None:
             continue
         qs = _select(pm, load_questions(qpath))
         contexts = load_contexts(contexts_path(pm.data_dir, tier))
+        read.append(contexts_path(pm.data_dir, tier))
         for q in qs:
             context_for(q, contexts)  # every question's context exists and its end index is in range
         ends = defaultdict(set)
@@ -230,5 +232,5 @@ def run(cfg) -> None:
                 "per distinct end index, agent_curated once per context with the snapshot after the chunk ending there); "
                 "store columns are means over those stores, build columns totals. A tier whose "
                 "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
-                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md).")
-    save_provenance(out / "fsmem_personamem.provenance", cfg, agent="fsmem_personamem")
+                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md).", table_footer(cfg))
+    save_provenance(out / "fsmem_personamem.provenance", cfg, data_files=read, agent="fsmem_personamem")

@@ -5,22 +5,23 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import pandas as pd
 from omegaconf import DictConfig
 
-from tailmem.artifacts import write_text
+from tailmem.artifacts import read_json
 from tailmem.paths import TABLES
-from tailmem.provenance import save_provenance
+from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import random_walk_tables as rw
-from tailmem.report.audits import load_audits
-from tailmem.report.targets import largest_size_runs, retrieval_runs, size_runs
+from tailmem.report.audits import audit_frame
+from tailmem.report.table_io import write_table
+from tailmem.targets import Run, retrieval_runs, size_runs
 
 log = logging.getLogger(__name__)
 
 
-def write_table(folder: Path, stem: str, df, title: str, note: str) -> None:
-    """CSV (numbers, for code) and Markdown (for people), each written atomically."""
-    write_text(folder / f"{stem}.csv", df.to_csv(index=False))
-    write_text(folder / f"{stem}.md", rw.markdown(df, title, note))
+def load_audits(runs: list[Run], results: str) -> pd.DataFrame:
+    """One row per run; a missing or corrupt audit raises ArtifactError naming the file."""
+    return audit_frame((run, read_json(run.audit_file(results))) for run in runs)
 
 
 def run(cfg: DictConfig) -> None:
@@ -63,7 +64,8 @@ def run(cfg: DictConfig) -> None:
             common,
         ),
     }
+    footer = table_footer(cfg)
     for stem, (df, title, note) in tables.items():
-        write_table(out, stem, df, title, note)
+        write_table(out, stem, df, title, note, footer)
         log.info("wrote %s", out / f"{stem}.md")
     save_provenance(out, cfg, prefix="random_walk.", agent="random_walk")

@@ -1,4 +1,4 @@
-"""Which runs each table needs, enumerated from the config: shared by the Snakefile and the table stage."""
+"""Which runs each table needs, enumerated from the config: shared by the Snakefiles and the report stages."""
 
 from __future__ import annotations
 

@@ -1,0 +1,273 @@
+"""Issue 12, finding 2 (thin provenance) and the "report/ a pure layer" deliverable.
+
+meta.json must name the code (commit, dirty flag, diff hash), the config (digest of the stage's groups), the
+packages (pins and installed versions), the agent per role and the sha256 of every data file read; every table's
+Markdown carries the same in a footer; report/ reads no config and imports no stage.
+Each fact is checked against an independent source: git run here, hashlib on the file, packaging's parser.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import json
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from hydra import compose, initialize_config_dir
+
+from tailmem import provenance, registry
+from tailmem.configs import config_dir
+from tailmem.errors import DataError
+from tailmem.report.table_io import write_table
+
+SRC = Path(provenance.__file__).resolve().parent
+
+
+def compose_cfg(*overrides: str):
+    with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
+        return compose(config_name="config", overrides=list(overrides))
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture()
+def fresh_caches():
+    provenance.code_state.cache_clear()
+    yield
+    provenance.code_state.cache_clear()
+
+
+def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fresh_caches):
+    """Finding 2: meta.json had only tailmem_version 0.1.0, Python and host."""
+    cfg = compose_cfg("stage=fsmem_build", f"data_dir={data_dir}")
+    data = data_dir / "locomo" / "locomo10.json"
+    provenance.save_provenance(tmp_path, cfg, data_files=[data], agent="x")
+    meta = json.loads((tmp_path / "meta.json").read_text())
+
+    code = meta["code"]
+    root = provenance.REPO_ROOT
+    assert code["commit"] == git(root, "rev-parse", "HEAD").strip()
+    dirty = bool(git(root, "status", "--porcelain"))
+    assert code["dirty"] is dirty
+    assert (len(code["diff_sha256"]) == 64) if dirty else code["diff_sha256"] is None
+
+    assert meta["config_groups"] == list(registry.STAGES["fsmem_build"].groups)
+    assert meta["config_digest"] == registry.STAGES["fsmem_build"].config_digest(cfg)
+
+    assert meta["data"] == {"locomo/locomo10.json": {"sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
+                                                     "bytes": data.stat().st_size}}
+
+    from packaging.requirements import Requirement
+
+    reqs = [Requirement(r) for r in importlib.metadata.requires("tailmem")]
+    assert set(meta["packages"]) == {r.name for r in reqs}
+    for r in reqs:
+        rec = meta["packages"][r.name]
+        assert rec["pinned"] == next(iter(r.specifier)).version
+        try:
+            assert rec["installed"] == importlib.metadata.version(r.name)
+        except importlib.metadata.PackageNotFoundError:
+            assert rec["installed"] is None
+    assert meta["packages"]["numpy"]["extra"] is None and meta["packages"]["pytest"]["extra"] == "dev"
+
+    offline = yaml.safe_load((config_dir() / "llm" / "offline.yaml").read_text())["roles"]
+    assert meta["agents"] == {role: {"backend": "programmatic", "agent": spec["agent"]} for role, spec in offline.items()}
+    assert meta["agent"] == "x" and meta["stage"] == "fsmem_build"
+
+
+def test_config_digest_follows_the_stage_groups_only():
+    """The digest changes with a value of a group the stage reads, not with one it does not read."""
+    base = compose_cfg("stage=fsmem_build")
+    digest = provenance.config_record(base)[1]
+    assert provenance.config_record(compose_cfg("stage=fsmem_build", "fsmem.chunk.max_turns=7"))[1] != digest
+    assert provenance.config_record(compose_cfg("stage=fsmem_build", "graph.degree=9"))[1] == digest
+    # a stage outside the registry: every top-level group but the folders
+    groups, _ = provenance.config_record(compose_cfg("stage=someday"))
+    assert "graph" in groups and "results_dir" not in groups and "hydra" not in groups
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.invalid")
+    git(root, "config", "user.name", "t")
+    (root / "a.py").write_text("x = 1\n")
+    git(root, "add", "a.py")
+    git(root, "commit", "-q", "-m", "one")
+    return root
+
+
+def test_dirty_tree_gives_a_diff_hash_that_follows_the_diff(tmp_path, fresh_caches):
+    root = _repo(tmp_path)
+    clean = provenance.code_state(root)
+    assert clean["commit"] == git(root, "rev-parse", "HEAD").strip() and clean["dirty"] is False
+    assert clean["diff_sha256"] is None
+
+    def state():
+        provenance.code_state.cache_clear()
+        return provenance.code_state(root)
+
+    (root / "a.py").write_text("x = 2\n")
+    first = state()
+    diff = subprocess.run(["git", "-C", str(root), "diff", "HEAD", "--binary"], capture_output=True, check=True).stdout
+    assert first["dirty"] is True and first["diff_sha256"] == hashlib.sha256(diff).hexdigest()
+    (root / "a.py").write_text("x = 3\n")
+    second = state()
+    assert second["dirty"] is True and second["diff_sha256"] != first["diff_sha256"]
+    (root / "new.py").write_text("y = 1\n")  # an untracked file is a change too
+    third = state()
+    assert third["diff_sha256"] != second["diff_sha256"] and third["untracked_files"] == 1
+    (root / "new.py").write_text("y = 2\n")
+    assert state()["diff_sha256"] != third["diff_sha256"]
+    (root / "new.py").unlink()
+    (root / "a.py").write_text("x = 1\n")
+    assert state() == clean
+
+
+def test_outside_a_git_checkout_commit_is_null_and_says_why(tmp_path, fresh_caches):
+    state = provenance.code_state(tmp_path)
+    assert state["commit"] is None and state["dirty"] is None and "not a git checkout" in state["reason"]
+    sub = _repo(tmp_path) / "pkg"  # a folder inside someone else's checkout is not the tailmem checkout
+    sub.mkdir()
+    assert "not a git checkout" in provenance.code_state(sub)["reason"]
+
+
+def test_git_and_packages_are_computed_once_per_process(monkeypatch, fresh_caches):
+    provenance.code_state()
+    provenance.package_versions()
+
+    def boom(*a, **k):
+        raise AssertionError("git ran again")
+
+    monkeypatch.setattr(subprocess, "run", boom)
+    monkeypatch.setattr(importlib.metadata, "requires", boom)
+    provenance.code_state()
+    provenance.package_versions()
+
+
+def test_data_sha256_is_cached_by_path_size_and_mtime(tmp_path):
+    f = tmp_path / "d.json"
+    f.write_text("[1]")
+    assert provenance.file_sha256(f) == hashlib.sha256(b"[1]").hexdigest()
+    f.write_text("[1, 2]")  # new size: rehashed, not served from the cache
+    assert provenance.file_sha256(f) == hashlib.sha256(b"[1, 2]").hexdigest()
+    with pytest.raises(DataError, match="nope.json"):
+        provenance.file_sha256(tmp_path / "nope.json")
+    with pytest.raises(DataError, match="folder"):
+        provenance.file_sha256(tmp_path)
+
+
+def test_table_footer_under_the_markdown_not_in_the_csv(tmp_path, fresh_caches):
+    cfg = compose_cfg("stage=tables")
+    footer = provenance.table_footer(cfg)
+    commit = git(provenance.REPO_ROOT, "rev-parse", "HEAD").strip()
+    assert f"commit `{commit[:12]}`" in footer
+    assert registry.STAGES["tables"].config_digest(cfg) in footer
+    assert "policy programmatic-semantic" in footer and "judge programmatic-judge" in footer
+    assert ("dirty, diff sha256" in footer) is bool(git(provenance.REPO_ROOT, "status", "--porcelain"))
+    df = pd.DataFrame({"a": [1.0, 2.0], "a_sd": [0.1, 0.2]})
+    write_table(tmp_path, "t", df, "T", "note", footer)
+    md = (tmp_path / "t.md").read_text()
+    assert md.rstrip().endswith(footer) and md.index("note") < md.index("| a ") < md.index(footer)
+    assert "1.000 ± 0.100" in md
+    assert "Provenance" not in (tmp_path / "t.csv").read_text()
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.csv"), df)
+
+
+def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)]
+
+
+def test_every_stage_table_gets_a_footer():
+    """Each write_table call in a stage hands in a footer (6th argument or footer=); ALFWorld's tables are
+    written by report/alfworld_tables.py (owned elsewhere) and checked by the purity test below."""
+    missing = []
+    for path in sorted((SRC / "stages").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for call in _calls(tree, "write_table"):
+            if len(call.args) < 6 and not any(k.arg == "footer" for k in call.keywords):
+                missing.append(f"{path.name}:{call.lineno}")
+    assert not missing, f"write_table without a provenance footer at {missing}"
+
+
+def test_fsmem_stages_record_data_and_footer_end_to_end(tmp_path, data_dir, fresh_caches):
+    """A real stage run: build and answer record the LoCoMo file's sha256; the table's Markdown ends in the footer."""
+    from tailmem.stages import locomo
+
+    over = [f"results_dir={tmp_path}", f"data_dir={data_dir}", "fsmem.variant=verbatim", "fsmem.max_questions=2",
+            "fsmem.variants=[verbatim]"]
+    locomo.build(compose_cfg("stage=fsmem_build", *over))
+    locomo.answer(compose_cfg("stage=fsmem_answer", *over))
+    cfg = compose_cfg("stage=fsmem_table", *over)
+    locomo.table(cfg)
+    base = tmp_path / "fsmem/locomo/conv-50/verbatim"
+    want = hashlib.sha256((data_dir / "locomo/locomo10.json").read_bytes()).hexdigest()
+    for meta in (base / "meta.json", base / "answers/center/meta.json"):
+        assert json.loads(meta.read_text())["data"]["locomo/locomo10.json"]["sha256"] == want
+    md = (tmp_path / "tables/locomo_conv-50.md").read_text()
+    assert md.rstrip().endswith(provenance.table_footer(cfg))
+
+
+# --- report/ is a pure layer --------------------------------------------------------------------------------
+
+FORBIDDEN_MODULES = ("tailmem.stages", "tailmem.cli", "tailmem.provenance", "tailmem.configs", "tailmem.workflow",
+                     "tailmem.registry", "tailmem.targets", "hydra", "omegaconf", "yaml")
+FORBIDDEN_NAMES = {"cfg", "config_dir", "save_provenance", "DictConfig", "OmegaConf", "compose"}
+# Owned by the ALFWorld work of issue 12: write_all still reads cfg and writes provenance.
+PENDING = {"alfworld_tables.py"}
+
+
+def impurities(path: Path) -> list[str]:
+    """What in `path` reads config, writes provenance or reaches up into stages / the CLI."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        mods = []
+        if isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            mods = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+        found += [f"imports {m}" for m in mods if any(m == f or m.startswith(f + ".") for f in FORBIDDEN_MODULES)]
+        if isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES:
+            found.append(f"uses {node.id} (line {node.lineno})")
+        if isinstance(node, ast.arg) and node.arg in FORBIDDEN_NAMES:
+            found.append(f"takes {node.arg} (line {node.lineno})")
+    return found
+
+
+REPORT = sorted((SRC / "report").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", [p for p in REPORT if p.name not in PENDING], ids=lambda p: p.name)
+def test_report_modules_are_pure(path):
+    assert impurities(path) == []
+
+
+@pytest.mark.parametrize("path", [p for p in REPORT if p.name in PENDING], ids=lambda p: p.name)
+@pytest.mark.xfail(reason="ALFWorld report still reads cfg and writes provenance (its owner moves it to the stage)")
+def test_pending_report_modules_are_pure(path):
+    assert impurities(path) == []
+
+
+def test_the_purity_scan_catches_what_it_should(tmp_path):
+    """The scan is not vacuous: each forbidden pattern is found in a module written to contain it."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from tailmem.stages.tables import x\nimport tailmem.cli\nfrom omegaconf import OmegaConf\n"
+                   "def f(cfg):\n    return cfg.scale\n")
+    found = impurities(bad)
+    assert {"imports tailmem.stages.tables", "imports tailmem.cli", "imports omegaconf"} <= set(found)
+    assert any(f.startswith("takes cfg") for f in found) and any(f.startswith("uses cfg") for f in found)
+
+
+def test_library_code_finds_configs_without_the_cli():
+    from tailmem import cli
+
+    assert cli.config_dir is config_dir and (config_dir() / "config.yaml").exists()
