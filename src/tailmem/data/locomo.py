@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tailmem.data import read_json
+from tailmem.data import read_json, records
 from tailmem.errors import DataError
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -58,22 +58,34 @@ def load(path: str | Path, sample_id: str) -> Conversation:
 
 
 def parse(sample: dict, path: Path | str = "?") -> Conversation:
-    try:
-        conv = sample["conversation"]
-        speakers = (conv["speaker_a"], conv["speaker_b"])
-        indices = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
-        sessions = tuple(
-            Session(i, conv.get(f"session_{i}_date_time", ""),
-                    tuple(Turn(t["dia_id"], t["speaker"], t["text"], t.get("blip_caption", "") or "") for t in conv[f"session_{i}"]))
-            for i in indices
-        )
-        qa = tuple(
-            QA(q["question"], str(q.get("answer", q.get("adversarial_answer", ""))), int(q["category"]), tuple(q.get("evidence", ())))
-            for q in sample["qa"]
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DataError(f"{path}: conversation {sample.get('sample_id')!r} is malformed (missing {exc})") from exc
-    return Conversation(sample["sample_id"], speakers, sessions, qa)
+    """One conversation; every record is checked (`tailmem.data.records`): a bad one names the file, the
+    conversation, the session turn or question index, and the field."""
+    top = records.mapping(sample, f"{path}: conversation #?")
+    sample_id = records.text(top, "sample_id", f"{path}: conversation")
+    where = f"{path}: conversation {sample_id!r}"
+    conv = records.mapping(top.get("conversation"), f"{where}: field 'conversation'")
+    speakers = (records.text(conv, "speaker_a", where), records.text(conv, "speaker_b", where))
+    indices = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
+    sessions = []
+    for i in indices:
+        date = records.optional_text(conv, f"session_{i}_date_time", where)
+        turns = []
+        for j, t in enumerate(records.items(conv, f"session_{i}", where)):
+            at = f"{where}: session_{i} turn {j}"
+            t = records.mapping(t, at)
+            turns.append(Turn(records.text(t, "dia_id", at), records.text(t, "speaker", at),
+                              records.text(t, "text", at, empty=True), records.optional_text(t, "blip_caption", at)))
+        sessions.append(Session(i, date, tuple(turns)))
+    qa = []
+    for j, q in enumerate(records.items(top, "qa", where)):
+        at = f"{where}: qa[{j}]"
+        q = records.mapping(q, at)
+        category = records.integer(q, "category", at, CATEGORIES)
+        # adversarial questions (category 5) carry `adversarial_answer` instead of `answer`
+        key = "answer" if "answer" in q or category != 5 else "adversarial_answer"
+        qa.append(QA(records.text(q, "question", at), records.text(q, key, at, numbers=True), category,
+                     records.strings(q, "evidence", at)))
+    return Conversation(sample_id, speakers, tuple(sessions), tuple(qa))
 
 
 def questions(conv: Conversation, categories=(1, 2, 3, 4), limit: int | None = None) -> list[QA]:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tailmem.data import read_json
+from tailmem.data import read_json, records
 from tailmem.errors import DataError
 
 QUESTION_TYPES = (
@@ -83,18 +83,30 @@ def parse(item: dict, path: str | Path = "?", index: int = 0) -> Question:
     ids, dates, raw = item["haystack_session_ids"], item["haystack_dates"], item["haystack_sessions"]
     if not (isinstance(raw, list) and isinstance(ids, list) and isinstance(dates, list) and len(ids) == len(dates) == len(raw)):
         raise DataError(f"{where}: haystack_session_ids, haystack_dates and haystack_sessions must be lists of one length")
+    ids = records.strings(item, "haystack_session_ids", where, required=True)
+    dates = records.strings(item, "haystack_dates", where, required=True)
     sessions = []
-    for sid, date, turns in zip(ids, dates, raw):
+    for k, (sid, date, turns) in enumerate(zip(ids, dates, raw)):
+        at = f"{where}: haystack_sessions[{k}] ({sid!r})"
         if not isinstance(turns, list):
-            raise DataError(f"{where}: session {sid!r} is not a list of turns")
-        try:
-            sessions.append(Session(str(sid), str(date), tuple(
-                Turn(str(t["role"]), str(t["content"]), bool(t.get("has_answer", False))) for t in turns)))
-        except (KeyError, TypeError) as exc:
-            raise DataError(f"{where}: session {sid!r} has a turn without 'role' or 'content' ({exc!r})") from exc
+            raise DataError(f"{at}: expected a list of turns, got {type(turns).__name__}")
+        parsed = []
+        for j, t in enumerate(turns):
+            tw = f"{where}: session {sid!r} has a turn without a valid field (haystack_sessions[{k}] turn {j})"
+            t = records.mapping(t, tw)
+            role = records.text(t, "role", tw)
+            if role not in ("user", "assistant"):
+                raise DataError(f"{tw}: field 'role': expected 'user' or 'assistant', got {role[:40]!r}")
+            has = t.get("has_answer", False)
+            if not isinstance(has, bool):
+                raise DataError(f"{tw}: field 'has_answer': expected true or false, got {type(has).__name__}")
+            parsed.append(Turn(role, records.text(t, "content", tw, empty=True), has))
+        sessions.append(Session(sid, date, tuple(parsed)))
     return Question(
-        qid=str(qid), qtype=item["question_type"], question=str(item["question"]), date=str(item["question_date"]),
-        answer=str(item["answer"]), answer_session_ids=tuple(str(s) for s in item["answer_session_ids"]),
+        qid=records.text(item, "question_id", where), qtype=item["question_type"],
+        question=records.text(item, "question", where), date=records.text(item, "question_date", where),
+        answer=records.text(item, "answer", where, numbers=True),
+        answer_session_ids=records.strings(item, "answer_session_ids", where, required=True),
         sessions=tuple(sessions),
     )
 

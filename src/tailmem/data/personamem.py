@@ -92,16 +92,30 @@ def load_questions(path: str | Path) -> list[Question]:
         if absent:
             raise DataError(f"{path}: missing columns {absent}")
         for n, row in enumerate(reader, 2):
+            where = f"{path}: line {n} (question {row.get('question_id')!r})"
+            for col in ("question_id", "question_type", "user_question_or_message", "shared_context_id",
+                        "correct_answer", "all_options", "end_index_in_shared_context"):
+                if row.get(col) is None or not row[col].strip():
+                    raise DataError(f"{where}: field {col!r}: expected a non-empty value")
+            try:
+                end = int(row["end_index_in_shared_context"])
+            except ValueError:
+                raise DataError(f"{where}: field 'end_index_in_shared_context': expected an integer, "
+                                f"got {row['end_index_in_shared_context'][:40]!r}") from None
+            if end < 1:
+                raise DataError(f"{where}: field 'end_index_in_shared_context': expected >= 1, got {end}")
             try:
                 raw = _options(row["all_options"])
-                answer = row["correct_answer"].strip().strip("()").lower()
-                if answer not in LETTERS[: len(raw)]:
-                    raise ValueError(f"correct_answer {row['correct_answer']!r}")
-                out.append(Question(row["question_id"], row.get("persona_id", ""), row["question_type"], row["topic"],
-                                    row["user_question_or_message"], tuple(_option(t, i, path) for i, t in enumerate(raw)),
-                                    answer, row["shared_context_id"], int(row["end_index_in_shared_context"])))
             except (ValueError, TypeError, SyntaxError) as exc:
-                raise DataError(f"{path}: line {n}: bad row ({exc})") from exc
+                raise DataError(f"{where}: field 'all_options': {exc}") from exc
+            answer = row["correct_answer"].strip().strip("()").lower()
+            if answer not in LETTERS[: len(raw)]:
+                raise DataError(f"{where}: field 'correct_answer': {row['correct_answer']!r} is not one of the "
+                                f"{len(raw)} options")
+            out.append(Question(row["question_id"], row.get("persona_id") or "", row["question_type"],
+                                row.get("topic") or "", row["user_question_or_message"],
+                                tuple(_option(t, i, path) for i, t in enumerate(raw)), answer,
+                                row["shared_context_id"], end))
     return out
 
 

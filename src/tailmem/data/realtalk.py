@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from tailmem.data.locomo import QA, Conversation, Session, Turn
-from tailmem.data import read_json
+from tailmem.data import read_json, records
 from tailmem.errors import DataError
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain"}
@@ -45,19 +45,30 @@ def load(folder: str | Path, chat_id: str) -> Conversation:
 
 
 def parse(data: dict, chat_id: str, path: Path | str = "?") -> Conversation:
-    try:
-        names = data["name"]
-        speakers = (names["speaker_1"], names["speaker_2"])
-        indices = sorted(int(m.group(1)) for k in data if (m := re.fullmatch(r"session_(\d+)", k)))
-        sessions = []
-        for i in indices:
-            raw = data[f"session_{i}"]
-            stamp = data.get(f"session_{i}_date_time") or (raw[0].get("date_time", "") if raw else "")
-            turns = tuple(Turn(t["dia_id"], t["speaker"], t.get("clean_text", ""), t.get("blip_caption", "") or "")
-                          for t in raw)
-            sessions.append(Session(i, locomo_time(stamp), turns))
-        qa = tuple(QA(q["question"], str(q["answer"]), int(q["category"]), tuple(q.get("evidence", ())))
-                   for q in data["qa"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DataError(f"{path}: REALTALK chat {chat_id!r} is malformed (missing or bad {exc})") from exc
-    return Conversation(chat_id, speakers, tuple(sessions), qa)
+    """One chat; every record is checked (`tailmem.data.records`): a bad one names the file, the chat, the
+    session turn or question index, and the field."""
+    where = f"{path}: REALTALK chat {chat_id!r}"
+    data = records.mapping(data, where)
+    names = records.mapping(data.get("name"), f"{where}: field 'name'")
+    speakers = (records.text(names, "speaker_1", f"{where}: name"), records.text(names, "speaker_2", f"{where}: name"))
+    indices = sorted(int(m.group(1)) for k in data if (m := re.fullmatch(r"session_(\d+)", k)))
+    sessions = []
+    for i in indices:
+        raw = records.items(data, f"session_{i}", where)
+        turns = []
+        for j, t in enumerate(raw):
+            at = f"{where}: session_{i} turn {j}"
+            t = records.mapping(t, at)
+            turns.append(Turn(records.text(t, "dia_id", at), records.text(t, "speaker", at),
+                              records.text(t, "clean_text", at, empty=True, default=""),
+                              records.optional_text(t, "blip_caption", at)))
+        stamp = records.optional_text(data, f"session_{i}_date_time", where) or (
+            records.optional_text(raw[0], "date_time", f"{where}: session_{i} turn 0") if raw else "")
+        sessions.append(Session(i, locomo_time(stamp), tuple(turns)))
+    qa = []
+    for j, q in enumerate(records.items(data, "qa", where)):
+        at = f"{where}: qa[{j}]"
+        q = records.mapping(q, at)
+        qa.append(QA(records.text(q, "question", at), records.text(q, "answer", at, numbers=True),
+                     records.integer(q, "category", at, CATEGORIES), records.strings(q, "evidence", at)))
+    return Conversation(chat_id, speakers, tuple(sessions), tuple(qa))
