@@ -28,6 +28,13 @@ def test_offline_stage_and_report(tmp_path, data_dir):
     assert (half.memory_tokens <= 0.5 * gm.memory_tokens + 1).all()  # CTMC spends its share of Graph Memory's tokens
     assert rows.coverage.between(0, 1).all() and rows["recall@10"].eq(1.0).all()  # oracle: evidence sessions only
     assert json.loads((run / "summary.json").read_text())["questions"] == 6
+    # issue 16 finding 4: one hypotheses file per arm and seed, the shape LongMemEval's evaluate_qa.py reads
+    for arm in set(rows.arm):
+        lines = [json.loads(x) for x in (run / "hypotheses" / f"{arm}.jsonl").read_text().splitlines()]
+        assert [set(x) for x in lines] == [{"question_id", "hypothesis"}] * 6
+        assert {x["question_id"] for x in lines} == set(rows.qid)
+    # official retrieval metrics beside ours, with the official question filter
+    assert {"recall_any@1", "recall_all@1", "ndcg_any@1", "retrieval_scored"} <= set(rows.columns)
     assert main(["longmemeval_report", *args]) == 0
     tables = tmp_path / "results/tables"
     for stem in ("by_type", "summary", "ctmc_vs_graph"):
@@ -35,6 +42,8 @@ def test_offline_stage_and_report(tmp_path, data_dir):
     cmp = pd.read_csv(tables / "longmemeval_ctmc_vs_graph.csv")
     assert set(cmp.arm) == {"ctmc-r1", "ctmc-r0.75", "ctmc-r0.5"} and (cmp.token_reduction_pct_paper == 24.48).all()
     assert "±" in (tables / "longmemeval_summary.md").read_text()  # two seeds: mean ± sd
+    summary = pd.read_csv(tables / "longmemeval_summary.csv")
+    assert {"recall_any@1", "recall_all@1", "ndcg_any@1", "ours_recall@1", "retrieval_questions"} <= set(summary.columns)
     assert (tmp_path / "figures/fig8_longmemeval.png").exists() and (tmp_path / "figures/fig8_longmemeval.pdf").exists()
 
 
@@ -57,4 +66,5 @@ def test_model_answers_and_judge_through_the_loopback_server(tmp_path, data_dir,
     # one answer and one verdict per (question, arm), less the repeats the call cache answers (same prompt)
     assert len(rows) < server.requests <= 2 * len(rows)
     assert set(rows.answerer) == {"openai:gpt-5.4-mini"} and rows.judge_correct.eq(1.0).all()
+    assert rows.judge_correct_ours.eq(1.0).all() and rows.judge_reply.eq("**Yes**").all()  # both readings kept
     assert rows.abstained.all()

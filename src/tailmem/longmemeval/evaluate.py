@@ -18,7 +18,8 @@ from tailmem.longmemeval import metrics
 from tailmem.longmemeval.answer import ProgrammaticAnswerer, full_prompt
 from tailmem.longmemeval.arms import Arm
 from tailmem.longmemeval.haystack_memory import build_store
-from tailmem.longmemeval.retrieval import rank, recall_at_k
+from tailmem.longmemeval.retrieval import (correct_sessions, official_metrics, official_retrieval_question, rank,
+                                           recall_at_k)
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.query import Query
 from tailmem.memory.tokens import TokenCounter
@@ -48,6 +49,10 @@ def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: in
     answer_pos = [k for k, s in enumerate(sessions) if s.id in answers]
     ranked_ids = [sessions[k].id for k in ranking.order]
     recall = {f"recall@{k}": recall_at_k(ranked_ids, question.answer_session_ids, int(k)) for k in recall_ks}
+    correct = correct_sessions(sessions, question.answer_session_ids)
+    for k in recall_ks:
+        recall |= official_metrics(ranked_ids, correct, int(k))
+    recall["retrieval_scored"] = official_retrieval_question(question.qid, sessions)
     built, graph_tokens = [], None
     for arm in arms:
         settings = dict(arm.memory)

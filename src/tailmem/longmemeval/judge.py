@@ -1,20 +1,29 @@
 """LongMemEval's judged accuracy: a model says yes or no to each answer with a prompt chosen by question type.
 
-The prompts (configs/prompts/longmemeval/judge_*.md) follow LongMemEval's evaluation in our own words: a default
-check, leniency for off-by-one counts in temporal reasoning, the updated answer for knowledge updates, a rubric
-for preferences, and "did it notice the question is unanswerable" for abstention. Models phrase a verdict in
-many ways ("Yes.", "**No**", "Answer: yes", "yes, because ..."), so the parser reads the first yes/no word
-after dropping markup; a reply with neither is unparsed (None), counted apart rather than scored as wrong.
+The prompts (configs/prompts/longmemeval/judge_*.md) state LongMemEval's acceptance rules (src/evaluation/
+evaluate_qa.py) in our own words, rule by rule; docs/longmemeval.md maps each of our sentences to the official one.
+The type is chosen as the official script chooses it: abstention when the question id contains `_abs`, else by
+question type (single-session-user, single-session-assistant and multi-session share the default rules).
+
+Two readings of the judge's reply:
+- `official_verdict`, the default for reported accuracy: correct iff the lower-cased reply contains "yes"
+  anywhere (so "Correct." and an empty reply are wrong, and "yes" inside another word counts).
+- `parse_verdict`, ours, a labelled extra: the first yes/no/correct/incorrect/true/false word after dropping
+  markup; a reply with none of them is unparsed (None), counted apart rather than scored.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from tailmem.data.longmemeval import Question
 from tailmem.longmemeval.answer import prompt_template
 
-_TEMPLATE = {
+TEMPLATES = {
+    "single-session-user": "judge_default",
+    "single-session-assistant": "judge_default",
+    "multi-session": "judge_default",
     "temporal-reasoning": "judge_temporal",
     "knowledge-update": "judge_knowledge_update",
     "single-session-preference": "judge_preference",
@@ -23,10 +32,22 @@ _VERDICT = re.compile(r"\b(not correct|not true|yes|no|incorrect|correct|true|fa
 _POSITIVE = {"yes", "correct", "true"}
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """One judge reply read both ways."""
+
+    reply: str
+    official: bool  # LongMemEval's rule: "yes" in the lower-cased reply
+    ours: bool | None  # first verdict word; None = unparsed
+
+
 def template_name(question: Question) -> str:
-    if question.abstention:
+    if "_abs" in question.qid:
         return "judge_abstention"
-    return _TEMPLATE.get(question.qtype, "judge_default")
+    if question.qtype not in TEMPLATES:
+        raise ValueError(f"LongMemEval judge: question {question.qid!r} has type {question.qtype!r}; "
+                         f"expected one of {sorted(TEMPLATES)}")
+    return TEMPLATES[question.qtype]
 
 
 def judge_prompt(question: Question, response: str) -> str:
@@ -34,15 +55,24 @@ def judge_prompt(question: Question, response: str) -> str:
         question=question.question, gold=question.answer, response=response)
 
 
+def official_verdict(reply: str | None) -> bool:
+    """LongMemEval's reading: the stripped, lower-cased reply contains 'yes'."""
+    return "yes" in (reply or "").strip().lower()
+
+
 def parse_verdict(reply: str | None) -> bool | None:
-    """True for yes, False for no, None when the reply says neither (markup and case ignored)."""
+    """Ours: True for yes, False for no, None when the reply says neither (markup and case ignored)."""
     text = re.sub(r"[*_`#>\"']", " ", (reply or "").lower())
     m = _VERDICT.search(text)
     return None if m is None else m.group(1) in _POSITIVE
 
 
-def judge_many(client, questions: list[Question], responses: list[str]) -> list[bool | None]:
-    """One yes/no verdict per (question, response), the calls run concurrently by the client."""
-    requests = [{"messages": [{"role": "user", "content": judge_prompt(q, r)}], "temperature": 0.0, "max_tokens": 8}
+def read_reply(reply: str | None) -> Verdict:
+    return Verdict(reply or "", official_verdict(reply), parse_verdict(reply))
+
+
+def judge_many(client, questions: list[Question], responses: list[str]) -> list[Verdict]:
+    """One verdict per (question, response), the calls run concurrently by the client."""
+    requests = [{"messages": [{"role": "user", "content": judge_prompt(q, r)}]}  # params: the judge role's
                 for q, r in zip(questions, responses)]
-    return [parse_verdict(r.content) for r in client.chat_many(requests)]
+    return [read_reply(r.content) for r in client.chat_many(requests)]

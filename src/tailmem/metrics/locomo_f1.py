@@ -1,22 +1,28 @@
 """LoCoMo's token F1, as its evaluation defines it.
 
-Normalisation: drop commas, lowercase, drop punctuation, drop the words a/an/the/and, collapse spaces; then
-Porter-stem every token and take the F1 of the token multisets. Category 1 (multi-hop) splits prediction and
-gold on commas and averages, over gold parts, the best F1 of any predicted part. Category 3 keeps the gold
-answer only up to its first ';'. Categories 2 and 4 use the plain token F1.
+Normalisation: drop commas, lowercase, drop ASCII punctuation, drop the words a/an/the/and, collapse spaces; then
+Porter-stem every token and take the F1 of the token multisets. Word boundaries come from the `regex` package, as
+in LoCoMo's scorer: its `\\b` treats combining marks and joiners as word characters (so "the" followed by U+0301
+is one word, kept), where Python's `re` does not. Category 1 (multi-hop) splits prediction and gold on commas and
+averages, over gold parts, the best F1 of any predicted part. Category 3 keeps the gold answer only up to its
+first ';'. Categories 2 and 4 use the plain token F1. Category 5 (adversarial) is not an F1: the answer scores 1
+when it says "no information available" or "not mentioned" (any case), else 0. Category 5 is scored only when a
+run opts in by listing it in `fsmem.categories`; paper 2's protocol (the default) answers categories 1-4 only.
 """
 
 from __future__ import annotations
 
-import re
 import string
 from collections import Counter
 
+import regex
 from nltk.stem import PorterStemmer
 
 _stemmer = PorterStemmer()
-_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+_ARTICLES = regex.compile(r"\b(a|an|the|and)\b")
 _PUNCT = str.maketrans("", "", string.punctuation)
+ABSTAIN_PHRASES = ("no information available", "not mentioned")
+CATEGORIES = (1, 2, 3, 4, 5)
 
 
 def normalize(text: str) -> str:
@@ -40,12 +46,20 @@ def multi_answer_f1(prediction: str, gold: str) -> float:
     return sum(max(token_f1(p, g) for p in preds) for g in golds) / len(golds)
 
 
+def adversarial_score(prediction: str) -> float:
+    """Category 5: did the answer decline (LoCoMo's two phrases, case-insensitive substring)."""
+    text = str(prediction).lower()
+    return float(any(phrase in text for phrase in ABSTAIN_PHRASES))
+
+
 def locomo_f1(prediction: str, gold: str, category: int) -> float:
-    """The score of one answer; category 5 (adversarial) is not scored by F1."""
+    """The score of one answer, by category (5: the adversarial rule above, not an F1)."""
     if category == 1:
         return multi_answer_f1(prediction, gold)
     if category == 3:
         return token_f1(prediction, str(gold).split(";")[0].strip())
     if category in (2, 4):
         return token_f1(prediction, gold)
-    raise ValueError(f"LoCoMo category {category}: F1 is defined for categories 1-4")
+    if category == 5:
+        return adversarial_score(prediction)
+    raise ValueError(f"LoCoMo category {category!r}: expected one of {list(CATEGORIES)}")

@@ -4,6 +4,13 @@ Scores are first taken per seed (one number per dataset, arm, seed and, where it
 reported as mean and sample sd over seeds (`x`, `x_sd`; the Markdown renders mean ± sd). Task-averaged accuracy
 is the mean over question types of each type's accuracy (abstention questions stay in their type); overall is
 the mean over questions; abstention is the mean over `_abs` questions only.
+
+Judged accuracy (`judge_*`) reads each judge reply as LongMemEval's evaluate_qa.py does ("yes" anywhere in the
+lower-cased reply); `judge_*_ours` reads the first verdict word and leaves unparsed replies out, and
+`judge_unparsed` counts those replies. Session retrieval: `recall_any@k`, `recall_all@k`, `ndcg_any@k` are
+LongMemEval's, averaged over its question filter (no abstention, some user turn marked has_answer;
+`retrieval_questions` counts them); `ours_recall@k` is our fraction of answer sessions in the top k over every
+question (tailmem.longmemeval.retrieval).
 """
 
 from __future__ import annotations
@@ -54,6 +61,10 @@ def by_type(rows: pd.DataFrame) -> pd.DataFrame:
             "coverage": ("coverage", "mean"), "questions": ("qid", "nunique")}
     if _judged(rows):
         cols["judge_accuracy"] = ("judge_correct", "mean")
+        if "judge_correct_ours" in rows:
+            rows = rows.assign(_unparsed=rows.judge_correct_ours.isna() & rows.judge_correct.notna())
+            cols["judge_accuracy_ours"] = ("judge_correct_ours", "mean")
+            cols["judge_unparsed"] = ("_unparsed", "sum")
     per_seed = rows.groupby(["dataset", "arm", "question_type", "seed"], sort=False).agg(**cols).reset_index()
     metrics = [c for c in cols if c != "questions"]
     df = _over_seeds(per_seed, ["dataset", "arm", "question_type"], metrics)
@@ -71,11 +82,20 @@ def per_seed_summary(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
              "task_avg_accuracy": g.groupby("question_type").correct.mean().mean(),
              "overall_accuracy": g.correct.mean(),
              "abstention_accuracy": g[g.abstention].correct.mean() if g.abstention.any() else np.nan,
-             "coverage": g.coverage.mean(), "answer_sessions_placed": g.answer_sessions_placed.mean(),
-             **{f"recall@{k}": g[f"recall@{k}"].mean() for k in recall_ks}}
+             "coverage": g.coverage.mean(), "answer_sessions_placed": g.answer_sessions_placed.mean()}
+        if "retrieval_scored" in g:
+            scored = g[g.retrieval_scored.astype(bool)]
+            r["retrieval_questions"] = scored.qid.nunique()
+            for k in recall_ks:
+                for m in ("recall_any", "recall_all", "ndcg_any"):
+                    r[f"{m}@{k}"] = scored[f"{m}@{k}"].mean() if len(scored) else np.nan
+        r |= {f"ours_recall@{k}": g[f"recall@{k}"].mean() for k in recall_ks}
         if judged:
             r["judge_task_avg_accuracy"] = g.groupby("question_type").judge_correct.mean().mean()
             r["judge_overall_accuracy"] = g.judge_correct.mean()
+            if "judge_correct_ours" in g:
+                r["judge_overall_accuracy_ours"] = g.judge_correct_ours.mean()  # unparsed replies left out
+                r["judge_unparsed"] = int((g.judge_correct_ours.isna() & g.judge_correct.notna()).sum())
         out.append(r)
     return pd.DataFrame(out)
 
@@ -118,7 +138,8 @@ def all_tables(rows: pd.DataFrame, recall_ks, primary_ratio: float) -> dict[str,
     return {
         "longmemeval_by_type": (by_type(rows), "LongMemEval by question type (paper 1 Figure 8's numbers)"),
         "longmemeval_summary": (summary(rows, recall_ks),
-                                "LongMemEval: task-averaged, overall and abstention accuracy, coverage, session recall"),
+                                "LongMemEval: task-averaged, overall and abstention accuracy, coverage, session retrieval "
+                                "(LongMemEval's recall_any/recall_all/ndcg_any; ours_recall = our recall@k)"),
         "longmemeval_ctmc_vs_graph": (
             ctmc_vs_graph(rows, recall_ks),
             f"LongMemEval: CTMC vs Graph Memory (paper 1: {PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens at "

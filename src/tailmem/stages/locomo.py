@@ -29,9 +29,10 @@ from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
+from tailmem.exports import locomo as locomo_export
+from tailmem.metrics import locomo_evidence
 from tailmem.metrics.locomo_f1 import locomo_f1
-from tailmem.provenance import save_provenance, table_footer
-from tailmem.report.table_io import with_footer
+from tailmem.provenance import save_provenance
 
 log = logging.getLogger("tailmem")
 
@@ -43,11 +44,6 @@ def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Pat
 
 def _conversation(cfg):
     return conversation(cfg.fsmem, cfg.fsmem.benchmark, cfg.fsmem.conversation)
-
-
-def conversation_file(fs, benchmark: str, conv_id: str) -> Path:
-    """The data file `fsmem.benchmarks.conversation` reads for a conversation (its sha256 goes in meta.json)."""
-    return Path(fs.data_file) if benchmark == "locomo" else Path(fs.realtalk.data_dir) / f"{conv_id}.json"
 
 
 def build(cfg) -> None:
@@ -78,8 +74,7 @@ def build(cfg) -> None:
         "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
         "dollars": sum(dollars(e, prices) for e in episodes),
     })
-    save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)], agent=agent,
-                    model=None if client is None else agent)
+    save_provenance(out, cfg, agent=agent, model=None if client is None else agent)
     log.info("fsmem_build %s/%s (build harness %s): %s", conv.sample_id, fs.variant, harness, stats)
 
 
@@ -128,8 +123,7 @@ def answer(cfg) -> None:
         harness.close()
     write_json(out / ANSWERS_FILE, {"benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
                                     "harness": fs.harness, "rows": rows})
-    save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
-                    agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
+    save_provenance(out, cfg, agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
     log.info("fsmem_answer %s/%s: %d questions, mean F1 %.3f", conv.sample_id, fs.variant, len(rows),
              sum(r["f1"] for r in rows) / max(1, len(rows)))
 
@@ -138,9 +132,12 @@ def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
     df = pd.DataFrame(rows)
     out = {"variant": built["variant"], "searcher": df["searcher"].iloc[0] if len(df) else "", "builder": built["agent"],
            "n": len(df), "F1": df["f1"].mean() if len(df) else float("nan")}
-    for cat, name in category_names(benchmark).items():
+    names = category_names(benchmark) | ({5: "adversarial"} if len(df) and (df["category"] == 5).any() else {})
+    for cat, name in names.items():  # category 5 only when fsmem.categories opts in (LoCoMo's rule, not an F1)
         sel = df[df["category"] == cat] if len(df) else df
         out[f"F1 {cat} {name}"] = sel["f1"].mean() if len(sel) else float("nan")
+    if "evidence_coverage" in df:  # tailmem.metrics.locomo_evidence: gold dialogue ids among those read
+        out["evidence coverage"] = df["evidence_coverage"].mean()
     if len(df) and df["judge_correct"].notna().any():
         out["judge correct"] = df["judge_correct"].mean()
         out["judge citation"] = df["judge_citation"].mean()
@@ -162,17 +159,23 @@ def table(cfg) -> None:
     conv = fs.conversation
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg).parent
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
-    records = []
+    records, answers, conv_data = [], {}, _conversation(cfg)
     for variant in fs.variants:
         check_variant(variant)
         built = read_json(src / variant / BUILD_FILE)
         rows = read_json(answers_dir(src / variant, fs.harness) / ANSWERS_FILE)["rows"]
+        harness = search_harness(variant, Store(src / variant / "store"), conv_data, fs)[0]
+        try:  # replays each answer's read-only calls to see which dialogue ids it read
+            rows = locomo_evidence.annotate(rows, conv_data.qa, harness)
+        finally:
+            harness.close()
+        answers[variant] = rows
         records.append(summarize(rows, built, fs.benchmark))
     df = pd.DataFrame(records)
     stem = f"{fs.benchmark}_{conv}"
     write_text(out / f"{stem}.csv", df.to_csv(index=False, float_format="%.4f"))
-    write_text(out / f"{stem}.md", with_footer(f"# {fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})\n\n"
-               + df.to_markdown(index=False, floatfmt=".3f") + "\n", table_footer(cfg)))
-    save_provenance(out / f"{stem}.provenance", cfg, data_files=[conversation_file(fs, fs.benchmark, conv)],
-                    agent="fsmem_table")
+    write_text(out / f"{stem}.md", f"# {fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})\n\n"
+               + df.to_markdown(index=False, floatfmt=".3f") + "\n")
+    write_json(out / f"{stem}.predictions.json", locomo_export.predictions(conv_data, answers))  # LoCoMo's layout
+    save_provenance(out / f"{stem}.provenance", cfg, agent="fsmem_table")
     log.info("fsmem_table: wrote %s", out / f"{stem}.md")

@@ -18,9 +18,10 @@ from tailmem.data.longmemeval import load, select
 from tailmem.errors import ArtifactError, ConfigError
 from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
 from tailmem.longmemeval.arms import make_arms
+from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.longmemeval.evaluate import build_prompts, evaluate_programmatic, score
 from tailmem.memory.tokens import TokenCounter
-from tailmem.provenance import save_provenance, table_footer
+from tailmem.provenance import save_provenance
 
 log = logging.getLogger(__name__)
 RUN = "{results}/longmemeval/{dataset}/seed{seed}"
@@ -68,9 +69,9 @@ def run(cfg: DictConfig) -> None:
     out = Path(cfg.out) if cfg.get("out") else run_dir(cfg.results_dir, dataset, seed)
     with atomic_path(out / ROWS_FILE) as tmp:
         df.to_parquet(tmp, index=False)
+    write_hypotheses(out, df)  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
     agent = model.name if model else programmatic.name
-    save_provenance(out, cfg, data_files=[lme.files[dataset]], agent=agent, model=None if model is None else model.name,
-                    judge=judge_label)
+    save_provenance(out, cfg, agent=agent, model=None if model is None else model.name, judge=judge_label)
     summary = {
         "dataset": dataset, "seed": seed, "questions": len(questions), "answerer": agent, "judge": judge_label,
         "arms": {a.name: {"prompt_tokens": float(df[df.arm == a.name].prompt_tokens.mean()),
@@ -84,19 +85,21 @@ def run(cfg: DictConfig) -> None:
 
 
 def _judge(cfg: DictConfig, questions, rows: list[dict]) -> str | None:
-    """Add `judge_correct` (1/0, None when unparsed) to every row when a judge model is configured."""
+    """Add `judge_correct` (LongMemEval's reading, 1/0), `judge_correct_ours` (1/0, None when unparsed) and the
+    reply to every row when a judge model is configured."""
     from tailmem.llm import get_client
     from tailmem.longmemeval.judge import judge_many
 
     client = get_client(cfg, "judge", stage="longmemeval")
     if client.backend == "programmatic":
         for r in rows:
-            r["judge_correct"] = None
+            r.update(judge_correct=None, judge_correct_ours=None, judge_reply=None)
         return None
     by_id = {q.qid: q for q in questions}
     verdicts = judge_many(client, [by_id[r["qid"]] for r in rows], [r["answer"] for r in rows])
-    for r, v in zip(rows, verdicts):
-        r["judge_correct"] = None if v is None else float(v)
+    for r, v in zip(rows, verdicts):  # official reading by default; ours (None = unparsed) kept beside it
+        r.update(judge_correct=float(v.official), judge_correct_ours=None if v.ours is None else float(v.ours),
+                 judge_reply=v.reply)
     return f"{client.backend}:{client.model}"
 
 
@@ -115,7 +118,7 @@ def load_rows(results, datasets, seeds) -> pd.DataFrame:
 
 def report(cfg: DictConfig) -> None:
     from tailmem.report import longmemeval_figure, longmemeval_tables
-    from tailmem.report.table_io import write_table
+    from tailmem.stages.tables import write_table
 
     lme = cfg.longmemeval
     rows = load_rows(cfg.results_dir, list(lme.datasets), list(lme.seeds))
@@ -130,9 +133,8 @@ def report(cfg: DictConfig) -> None:
         f"question (tau={lme.tau}, {lme.encoding} encoding)."
     )
     tables = longmemeval_tables.all_tables(rows, list(lme.recall_ks), float(lme.primary_ratio))
-    footer = table_footer(cfg)
     for stem, (df, title) in tables.items():
-        write_table(out, stem, df, title, note, footer)
+        write_table(out, stem, df, title, note)
         log.info("wrote %s", out / f"{stem}.md")
     fig_dir = Path(cfg.figures_dir)
     longmemeval_figure.figure8(rows, fig_dir / "fig8_longmemeval", float(lme.primary_ratio), note)
