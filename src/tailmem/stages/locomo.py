@@ -32,7 +32,8 @@ from tailmem.llm.settings import prices_of
 from tailmem.exports import locomo as locomo_export
 from tailmem.metrics import locomo_evidence
 from tailmem.metrics.locomo_f1 import locomo_f1
-from tailmem.provenance import save_provenance
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.report.table_io import with_footer
 
 log = logging.getLogger("tailmem")
 
@@ -44,6 +45,11 @@ def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Pat
 
 def _conversation(cfg):
     return conversation(cfg.fsmem, cfg.fsmem.benchmark, cfg.fsmem.conversation)
+
+
+def conversation_file(fs, benchmark: str, conv_id: str) -> Path:
+    """The data file `fsmem.benchmarks.conversation` reads for a conversation (its sha256 goes in meta.json)."""
+    return Path(fs.data_file) if benchmark == "locomo" else Path(fs.realtalk.data_dir) / f"{conv_id}.json"
 
 
 def build(cfg) -> None:
@@ -74,7 +80,8 @@ def build(cfg) -> None:
         "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
         "dollars": sum(dollars(e, prices) for e in episodes),
     })
-    save_provenance(out, cfg, agent=agent, model=None if client is None else agent)
+    save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)], agent=agent,
+                    model=None if client is None else agent)
     log.info("fsmem_build %s/%s (build harness %s): %s", conv.sample_id, fs.variant, harness, stats)
 
 
@@ -123,7 +130,8 @@ def answer(cfg) -> None:
         harness.close()
     write_json(out / ANSWERS_FILE, {"benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
                                     "harness": fs.harness, "rows": rows})
-    save_provenance(out, cfg, agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
+    save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
+                    agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
     log.info("fsmem_answer %s/%s: %d questions, mean F1 %.3f", conv.sample_id, fs.variant, len(rows),
              sum(r["f1"] for r in rows) / max(1, len(rows)))
 
@@ -174,8 +182,9 @@ def table(cfg) -> None:
     df = pd.DataFrame(records)
     stem = f"{fs.benchmark}_{conv}"
     write_text(out / f"{stem}.csv", df.to_csv(index=False, float_format="%.4f"))
-    write_text(out / f"{stem}.md", f"# {fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})\n\n"
-               + df.to_markdown(index=False, floatfmt=".3f") + "\n")
+    write_text(out / f"{stem}.md", with_footer(f"# {fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})\n\n"
+               + df.to_markdown(index=False, floatfmt=".3f") + "\n", table_footer(cfg)))
     write_json(out / f"{stem}.predictions.json", locomo_export.predictions(conv_data, answers))  # LoCoMo's layout
-    save_provenance(out / f"{stem}.provenance", cfg, agent="fsmem_table")
+    save_provenance(out / f"{stem}.provenance", cfg, data_files=[conversation_file(fs, fs.benchmark, conv)],
+                    agent="fsmem_table")
     log.info("fsmem_table: wrote %s", out / f"{stem}.md")

@@ -21,7 +21,7 @@ from tailmem.longmemeval.arms import make_arms
 from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.longmemeval.evaluate import build_prompts, evaluate_programmatic, score
 from tailmem.memory.tokens import TokenCounter
-from tailmem.provenance import save_provenance
+from tailmem.provenance import save_provenance, table_footer
 
 log = logging.getLogger(__name__)
 RUN = "{results}/longmemeval/{dataset}/seed{seed}"
@@ -71,7 +71,8 @@ def run(cfg: DictConfig) -> None:
         df.to_parquet(tmp, index=False)
     write_hypotheses(out, df)  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
     agent = model.name if model else programmatic.name
-    save_provenance(out, cfg, agent=agent, model=None if model is None else model.name, judge=judge_label)
+    save_provenance(out, cfg, data_files=[lme.files[dataset]], agent=agent, model=None if model is None else model.name,
+                    judge=judge_label)
     summary = {
         "dataset": dataset, "seed": seed, "questions": len(questions), "answerer": agent, "judge": judge_label,
         "arms": {a.name: {"prompt_tokens": float(df[df.arm == a.name].prompt_tokens.mean()),
@@ -118,7 +119,7 @@ def load_rows(results, datasets, seeds) -> pd.DataFrame:
 
 def report(cfg: DictConfig) -> None:
     from tailmem.report import longmemeval_figure, longmemeval_tables
-    from tailmem.stages.tables import write_table
+    from tailmem.report.table_io import write_table
 
     lme = cfg.longmemeval
     rows = load_rows(cfg.results_dir, list(lme.datasets), list(lme.seeds))
@@ -133,8 +134,9 @@ def report(cfg: DictConfig) -> None:
         f"question (tau={lme.tau}, {lme.encoding} encoding)."
     )
     tables = longmemeval_tables.all_tables(rows, list(lme.recall_ks), float(lme.primary_ratio))
+    footer = table_footer(cfg)
     for stem, (df, title) in tables.items():
-        write_table(out, stem, df, title, note)
+        write_table(out, stem, df, title, note, footer)
         log.info("wrote %s", out / f"{stem}.md")
     fig_dir = Path(cfg.figures_dir)
     longmemeval_figure.figure8(rows, fig_dir / "fig8_longmemeval", float(lme.primary_ratio), note)
