@@ -171,7 +171,7 @@ def test_unreachable_mirror_leaves_the_message(tmp_path, offline_manifest, capsy
 def test_report_names_download_url_when_there_is_one():
     e = _entry("locomo/locomo10.json")
     text = report([(e, "missing")], Path("/nowhere"))
-    assert "download URL: https://" in text and "/nowhere" in text and "1 of" in text
+    assert "download: https://" in text and "/nowhere" in text and "1 of" in text
 
 
 def test_cli_dispatches_the_data_command(tmp_path, offline_manifest, capsys):

@@ -81,12 +81,15 @@ def fetch(entry: Entry, data_dir: Path, mirror: str | None, log=print) -> bool:
 def report(bad: list[tuple[Entry, str]], data_dir: Path, total: int = len(MANIFEST)) -> str:
     """The one message a run without its data gets: what is missing, where to get it, and the command."""
     lines = [f"Benchmark data: {len(bad)} of {total} entries missing or not as pinned under {data_dir}:"]
+    by_benchmark: dict[str, list[tuple[Entry, str]]] = {}
     for e, why in bad:
-        what = f"{e.files} files" if e.kind == "tree" else f"{e.size:,} bytes"
-        lines.append(f"  - {e.path} ({e.benchmark}, {what}): {why}")
-        lines.append(f"      get it from {e.source}; licence: {e.licence}")
-        if e.url:
-            lines.append(f"      download URL: {e.url}")
+        by_benchmark.setdefault(e.benchmark, []).append((e, why))
+    for benchmark, items in by_benchmark.items():
+        licences = sorted({e.licence for e, _ in items})
+        lines.append(f"  {benchmark} (licence: {'; '.join(licences)})")
+        for e, why in items:
+            url = f"; download: {e.url}" if e.url else ""
+            lines.append(f"    - {e.path}: {why}; from {e.source}{url}")
     lines.append(f"Fetch them with: {COMMAND}   (add --mirror URL for a copy of the data folder served over HTTP)")
     lines.append("or point TAILMEM_DATA_DIR (Hydra key data_dir=) at a folder that has them.")
     return "\n".join(lines)
