@@ -179,3 +179,10 @@ def test_cli_dispatches_the_data_command(tmp_path, offline_manifest, capsys):
 
     assert cli_main(["data", "--check", "--data-dir", str(tmp_path)]) == 1
     assert "python -m tailmem data" in capsys.readouterr().err
+
+
+def test_a_stage_without_its_data_names_the_command(tmp_path):
+    from tailmem.data import locomo
+
+    with pytest.raises(DataError, match="python -m tailmem data"):
+        locomo.load(tmp_path / "locomo10.json", "conv-50")

@@ -13,7 +13,7 @@ def read_json(path: str | Path, missing: str):
     and where it is configured)."""
     path = Path(path)
     if not path.exists():
-        raise DataError(f"{path}: {missing}")
+        raise DataError(f"{path}: {missing}; `python -m tailmem data` lists every benchmark file and fetches them")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
