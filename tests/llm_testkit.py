@@ -1,5 +1,10 @@
 """Test kit for tests/llm: a small OpenAI-compatible chat-completions server on 127.0.0.1 for the tests: tool calls, usage with cached
-tokens, scripted 429 / 500 answers, a fixed latency, and a count of every request by its last user message."""
+tokens, scripted 429 / 500 answers, a fixed latency, and a count of every request by its last user message.
+
+It validates requests the way the servers we target do: with `reasoning=True`, as the OpenAI API does for
+reasoning models (400 on `max_tokens`, on any temperature but 1, on an unknown reasoning_effort), else as it does
+for other chat models (400 on `reasoning_effort`); an assistant message with `"content": null` gets llama.cpp's
+500 request-validation error when `null_content_500` is set. GET /v1/models lists `served_id`."""
 
 from __future__ import annotations
 
@@ -12,8 +17,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeServer:
-    def __init__(self, latency_s: float = 0.0, reply=None, agent=None):
+    def __init__(self, latency_s: float = 0.0, reply=None, agent=None, reasoning: bool = False,
+                 null_content_500: bool = False, served_id: str = "test-model", drop_prompt: bool = False):
         self.latency_s = latency_s
+        self.reasoning = reasoning
+        self.null_content_500 = null_content_500
+        self.served_id = served_id
+        self.drop_prompt = drop_prompt  # bill only the last message, as a server that dropped the rest
         self.script: list[int] = []  # statuses to answer (in order) before answering normally
         self.reply = reply  # optional: fn(request) -> content
         self.agent = agent  # optional: fn(request) -> the whole assistant message (content and/or tool_calls)
@@ -54,7 +64,8 @@ class FakeServer:
                                       "function": {"name": name, "arguments": json.dumps({"query": last})}}]
         else:
             message["content"] = self.reply(body) if self.reply else f"answer {digest}"
-        prompt = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 3
+        billed = messages[-1:] if self.drop_prompt else messages
+        prompt = sum(len(str(m.get("content") or "")) for m in billed) // 4 + 3
         completion = len(str(message["content"] or "x").split())
         return {
             "id": f"chatcmpl-{digest}", "object": "chat.completion", "created": 0, "model": body["model"],
@@ -64,6 +75,23 @@ class FakeServer:
                       "total_tokens": prompt + completion,
                       "prompt_tokens_details": {"cached_tokens": prompt // 2}},
         }
+
+    def refuse(self, body: dict) -> tuple[int, str] | None:
+        """The status and message a parameter-validating server answers this request with, or None."""
+        if self.reasoning:
+            if "max_tokens" in body:
+                return 400, ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                             "Use 'max_completion_tokens' instead.")
+            if "temperature" in body and body["temperature"] != 1:
+                return 400, (f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+                             f"model. Only the default (1) value is supported.")
+            if "reasoning_effort" in body and body["reasoning_effort"] not in ("minimal", "low", "medium", "high"):
+                return 400, f"Invalid value: '{body['reasoning_effort']}'. Supported values are: 'minimal', 'low', 'medium', and 'high'."
+        elif "reasoning_effort" in body:
+            return 400, "Unsupported parameter: 'reasoning_effort' is not supported with this model."
+        if self.null_content_500 and any(m["role"] == "assistant" and m.get("content") is None for m in body["messages"]):
+            return 500, "1 validation error for ChatCompletionRequestAssistantMessage: content: Input should be a valid string"
+        return None
 
     def _handler(self):
         server = self
@@ -82,15 +110,23 @@ class FakeServer:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def do_GET(self):
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": server.served_id, "object": "model",
+                                                                 "owned_by": "test", "max_model_len": 4096}]})
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                refused = server.refuse(body)
                 with server._lock:
                     server.requests += 1
                     n = server.requests
                     last = next((m.get("content") or "" for m in reversed(body["messages"]) if m["role"] == "user"), "")
                     server.by_prompt[last] += 1
                     server.bodies.append(body)
-                    status = server.script.pop(0) if server.script else 200
+                    status = server.script.pop(0) if server.script else (refused[0] if refused else 200)
                     server.statuses[status] += 1
                     server.active += 1
                     server.max_active = max(server.max_active, server.active)
@@ -101,7 +137,9 @@ class FakeServer:
                     if status == 200:
                         self._send(200, server.answer(body))
                     else:
-                        self._send(status, {"error": {"message": f"scripted {status}", "type": "test"}},
+                        message = refused[1] if refused and status == refused[0] else f"scripted {status}"
+                        self._send(status, {"error": {"message": message, "type": "invalid_request_error"
+                                                      if status < 500 else "server_error"}},
                                    {"Retry-After": "0"} if status == 429 else None)
                 finally:
                     with server._lock:

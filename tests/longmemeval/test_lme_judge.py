@@ -48,7 +48,7 @@ def test_judge_path_on_the_loopback_server(tmp_path):
 def test_model_answerer_on_the_loopback_server(tmp_path):
     with FakeServer(reply=lambda body: " Tokyo ") as server:
         client = get_client(llm_cfg(tmp_path, server.base_url), "searcher", "test")
-        answerer = ModelAnswerer(client, max_tokens=16, seed=2)
+        answerer = ModelAnswerer(client, seed=2)
         (a,) = answerer.answer_many([answerer.request("S0 2023\n  0U: my sister moved to Tokyo", "Where?", "2023/02/01")])
     assert a.text == "Tokyo" and a.agent == "openai:test-model"
     body = server.bodies[0]

@@ -103,6 +103,6 @@ class ModelPredictor:
             options = [f"S{s}" for s in mentioned_regions(memory_block) if s != state] + ["UNKNOWN"]
             choice = options[self.client.choose(prompt + "\nAnswer:", options)]
             return Prediction(None if choice == "UNKNOWN" else int(choice[1:]), False)
-        reply = self.client.chat([{"role": "user", "content": prompt}], temperature=0.0, max_tokens=8).content or ""
+        reply = self.client.chat([{"role": "user", "content": prompt}]).content or ""  # params: the role's (llm.params)
         m = _CODE.search(reply)
         return Prediction(int(m.group(1)) if m else None, False)

@@ -4,6 +4,12 @@ Why SQLite in WAL mode: each call is one transaction, so several processes can w
 write lock, readers never block) and a kill -9 mid-write loses at most the call in flight, never the file. A re-run
 finds every finished call and pays for none. Hits and misses are counted per role and stage; hit counts are
 buffered and flushed in batches so a hit stays cheap.
+
+Pay once across processes: before paying, a process claims the request with a row in `pending` (host, pid); a
+twin that finds the claim waits for the answer instead of sending the same request. A claim whose process is gone
+(killed mid-call) or, on another host, older than `stale_s`, is taken over. `sent` counts HTTP requests really
+sent (retries and failures included), `short_prompts` answers billed far fewer prompt tokens than were sent.
+`endpoints` remembers which served model answered at each base URL, so replay hashes as the recording did.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import atexit
 import hashlib
 import json
 import os
+import socket
 import sqlite3
 import threading
 import time
@@ -45,7 +52,21 @@ CREATE TABLE IF NOT EXISTS counts (
     misses INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (role, stage)
 );
+CREATE TABLE IF NOT EXISTS pending (
+    hash TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS endpoints (
+    base_url TEXT NOT NULL,
+    model TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (base_url, model, endpoint)
+);
 """
+COUNTERS = ("sent", "short_prompts")  # columns added to `counts` (older caches get them on open)
 
 
 def canonical(request: dict) -> str:
@@ -63,6 +84,8 @@ class StageStats:
     stage: str
     hits: int
     misses: int
+    sent: int
+    short_prompts: int
     calls: int
     prompt_tokens: int
     cached_tokens: int
@@ -76,9 +99,10 @@ class CallCache:
     FLUSH_EVERY = 64
     FLUSH_SECONDS = 1.0
 
-    def __init__(self, path: str | Path, timeout_s: float = 60.0):
+    def __init__(self, path: str | Path, timeout_s: float = 60.0, stale_s: float = 3600.0):
         self.path = Path(path)
         self.timeout_s = timeout_s
+        self.stale_s = stale_s  # a claim from another host older than this is abandoned
         self._local = threading.local()
         self._lock = threading.Lock()
         self._pending_hits: Counter = Counter()
@@ -87,6 +111,13 @@ class CallCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = self._conn()
             conn.executescript(SCHEMA)
+            have = {row[1] for row in conn.execute("PRAGMA table_info(counts)")}
+            for column in COUNTERS:
+                if column not in have:
+                    try:
+                        conn.execute(f"ALTER TABLE counts ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+                    except sqlite3.OperationalError:  # another process added it first
+                        pass
         except sqlite3.Error as exc:
             raise LLMError(f"call cache {self.path}: cannot open ({exc})") from exc
         atexit.register(self.flush)
@@ -122,11 +153,96 @@ class CallCache:
                 "ON CONFLICT(role, stage) DO UPDATE SET misses = misses + 1",
                 (role, stage),
             )
+            conn.execute("DELETE FROM pending WHERE hash = ?", (key,))
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise LLMError(f"call cache {self.path}: cannot record call {key} of role {role}, stage {stage} ({exc})") from exc
+
+    # -- pay once across processes --------------------------------------------------------------------------------
+    def _alive(self, host: str, pid: int, created: float) -> bool:
+        if host != socket.gethostname():
+            return time.time() - created < self.stale_s
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # exists, owned by someone else
+            return True
+        return True
+
+    def claim(self, key: str) -> str:
+        """'done' if the call is recorded, 'owner' if this process now holds the claim, 'wait' if another does."""
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if conn.execute("SELECT 1 FROM calls WHERE hash = ?", (key,)).fetchone():
+                state = "done"
+            else:
+                row = conn.execute("SELECT host, pid, created FROM pending WHERE hash = ?", (key,)).fetchone()
+                if row is not None and (row[0], row[1]) != (socket.gethostname(), os.getpid()) and self._alive(*row):
+                    state = "wait"
+                else:
+                    conn.execute("INSERT OR REPLACE INTO pending VALUES (?,?,?,?)",
+                                 (key, socket.gethostname(), os.getpid(), time.time()))
+                    state = "owner"
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise LLMError(f"call cache {self.path}: cannot claim call {key} ({exc})") from exc
+        return state
+
+    def release(self, key: str) -> None:
+        """Drop this process's claim (its call failed), so a waiting twin takes over."""
+        try:
+            self._conn().execute("DELETE FROM pending WHERE hash = ? AND host = ? AND pid = ?",
+                                 (key, socket.gethostname(), os.getpid()))
+        except sqlite3.Error:
+            pass
+
+    def wait(self, key: str, poll_s: float = 0.02, max_poll_s: float = 0.5) -> ChatResponse | None:
+        """Wait while another process pays for `key`: its answer, or None once its claim is gone or dead."""
+        while True:
+            hit = self.get(key)
+            if hit is not None:
+                return hit
+            row = self._conn().execute("SELECT host, pid, created FROM pending WHERE hash = ?", (key,)).fetchone()
+            if row is None or not self._alive(*row):
+                return self.get(key)
+            time.sleep(poll_s)
+            poll_s = min(max_poll_s, poll_s * 1.5)
+
+    # -- endpoints ----------------------------------------------------------------------------------------------------
+    def record_endpoint(self, base_url: str, model: str, endpoint: str) -> None:
+        try:
+            self._conn().execute("INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?)",
+                                 (base_url, model, endpoint, time.time()))
+        except sqlite3.Error:  # bookkeeping for replay only
+            pass
+
+    def recorded_endpoint(self, base_url: str, model: str) -> str | None:
+        """The endpoint last recorded for (base_url, model); else, if only one was recorded for the model, that one."""
+        conn = self._conn()
+        row = conn.execute("SELECT endpoint FROM endpoints WHERE base_url = ? AND model = ? ORDER BY created DESC",
+                           (base_url, model)).fetchone()
+        if row:
+            return row[0]
+        rows = conn.execute("SELECT DISTINCT endpoint FROM endpoints WHERE model = ?", (model,)).fetchall()
+        return rows[0][0] if len(rows) == 1 else None
+
+    def bump(self, role: str, stage: str, counter: str, n: int = 1) -> None:
+        """Add n to a counter of COUNTERS at once (not buffered: `sent` is what was paid for)."""
+        if counter not in COUNTERS:
+            raise ValueError(counter)
+        try:
+            conn = self._conn()
+            conn.execute(f"INSERT INTO counts (role, stage, {counter}) VALUES (?,?,?) "
+                         f"ON CONFLICT(role, stage) DO UPDATE SET {counter} = {counter} + excluded.{counter}",
+                         (role, stage, n))
+        except sqlite3.Error:
+            pass
 
     def count_hit(self, role: str, stage: str) -> None:
         with self._lock:
@@ -172,10 +288,12 @@ def read_stats(conn: sqlite3.Connection) -> list[StageStats]:
             "SUM(dollars) FROM calls GROUP BY role, stage"
         )
     }
-    counts = {(r, s): (h, m) for r, s, h, m in conn.execute("SELECT role, stage, hits, misses FROM counts")}
+    have = {row[1] for row in conn.execute("PRAGMA table_info(counts)")}
+    extra = ", ".join(c if c in have else "0" for c in COUNTERS)
+    counts = {(r, s): rest for r, s, *rest in conn.execute(f"SELECT role, stage, hits, misses, {extra} FROM counts")}
     out = []
     for key in sorted(set(sums) | set(counts)):
         n, p, c, o, d = sums.get(key, (0, 0, 0, 0, 0.0))
-        h, m = counts.get(key, (0, 0))
-        out.append(StageStats(key[0], key[1], h, m, n, p or 0, c or 0, o or 0, d or 0.0))
+        h, m, sent, short = counts.get(key, (0, 0, 0, 0))
+        out.append(StageStats(key[0], key[1], h, m, sent, short, n, p or 0, c or 0, o or 0, d or 0.0))
     return out

@@ -1,5 +1,8 @@
 """`python -m tailmem cache stats [--db PATH] [overrides...]`: hits, misses, tokens and dollars per role and stage.
 
+`sent` is the number of HTTP requests really sent (retries and failed requests included): what was paid for.
+`short` counts answers billed far fewer prompt tokens than the client sent (the server dropped part of the prompt).
+
 Without --db the cache is the one `llm.cache_path` names in the composed config (Hydra overrides apply).
 """
 
@@ -23,12 +26,11 @@ def _default_db(overrides: list[str]) -> Path:
 
 
 def table(rows) -> str:
-    head = ("role", "stage", "hits", "misses", "calls", "prompt", "cached", "output", "dollars")
-    body = [(r.role, r.stage, r.hits, r.misses, r.calls, r.prompt_tokens, r.cached_tokens, r.completion_tokens,
-             f"{r.dollars:.4f}") for r in rows]
+    head = ("role", "stage", "hits", "misses", "sent", "short", "calls", "prompt", "cached", "output", "dollars")
+    keys = ("hits", "misses", "sent", "short_prompts", "calls", "prompt_tokens", "cached_tokens", "completion_tokens")
+    body = [(r.role, r.stage, *(getattr(r, k) for k in keys), f"{r.dollars:.4f}") for r in rows]
     if rows:
-        body.append(("total", "", *(sum(getattr(r, k) for r in rows) for k in
-                                    ("hits", "misses", "calls", "prompt_tokens", "cached_tokens", "completion_tokens")),
+        body.append(("total", "", *(sum(getattr(r, k) for r in rows) for k in keys),
                      f"{sum(r.dollars for r in rows):.4f}"))
     cells = [head, *[tuple(str(c) for c in row) for row in body]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(head))]

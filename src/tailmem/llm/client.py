@@ -4,13 +4,20 @@ role's backend under the budget guard, recording the answer, its usage and its c
     client = get_client(cfg, "policy", stage="rollout")
     if client.backend == "programmatic": ... use the programmatic agent ...
     reply = client.chat([{"role": "user", "content": "..."}], tools=[...])
+
+The request's sampling parameters come from the role's settings by model family (tailmem.llm.params); the
+hash covers the endpoint (base URL + served model id, or llm.roles.<role>.endpoint_key) so another server never
+answers from this one's recordings. Pay once: identical requests in flight in this process share one call, and
+across processes the cache's pending claim makes a twin wait for the answer (tailmem.llm.cache).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from tailmem.errors import ConfigError, LLMError
@@ -20,10 +27,35 @@ from tailmem.llm.backends.replay import miss
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.cost import dollars
+from tailmem.llm.params import family_of, request_params
 from tailmem.llm.records import ChatResponse
 from tailmem.llm.settings import ROLES, LLMSettings, RoleSettings, read_settings
+from tailmem.llm.tokens import count_message_tokens, count_tokens
 
 log = logging.getLogger("tailmem.llm")
+# An answer billed under this share of the client's prompt estimate means the server dropped part of the prompt
+# (a system prompt or the tools it cannot render); estimates under SHORT_MIN_TOKENS are too small to judge.
+SHORT_RATIO = 0.25
+SHORT_MIN_TOKENS = 64
+
+# Identical requests in flight in this process: (cache file, request hash) -> the Future of the one paying call.
+_flight_lock = threading.Lock()
+_in_flight: dict[tuple, Future] = {}
+
+
+def _join(key: tuple) -> tuple[bool, Future]:
+    """(True, new future) for the first caller of `key`, (False, its future) for every twin while it runs."""
+    with _flight_lock:
+        if key in _in_flight:
+            return False, _in_flight[key]
+        fut: Future = Future()
+        _in_flight[key] = fut
+        return True, fut
+
+
+def _leave(key: tuple) -> None:
+    with _flight_lock:
+        _in_flight.pop(key, None)
 
 
 class LLMClient:
@@ -44,51 +76,138 @@ class LLMClient:
         self._impl = backend_impl
         # replay re-computes the hashes the recording backend wrote
         self._hash_backend = settings.recorded_backend if self.backend == "replay" else self.backend
+        self.family = family_of(self.model, llm.families, settings.family) if self._hash_backend == "openai" else None
+        self._endpoint: str | None = None
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self.sent = 0  # HTTP requests this client sent (retries and failures included)
+        self.short_prompts = 0  # answers billed far fewer prompt tokens than were sent
 
     def __repr__(self) -> str:
         return f"LLMClient(role={self.role!r}, stage={self.stage!r}, backend={self.backend!r}, model={self.model!r})"
 
+    # -- request parameters and endpoint ------------------------------------------------------------------------
+    def params(self, task: str | None = None) -> dict:
+        """The sampling parameters of this role's requests (for `task`, e.g. restructure), by model family."""
+        return request_params(self.settings, self.family or "standard", task)
+
+    def endpoint(self) -> str:
+        """The endpoint identity hashed into every request: endpoint_key, else base URL + served model id."""
+        if self._endpoint is None:
+            if self.settings.endpoint_key is not None:
+                endpoint = str(self.settings.endpoint_key)
+            else:
+                from tailmem.llm.backends.openai_backend import base_url_of
+
+                base = base_url_of(self.settings)
+                if self.backend == "replay":
+                    endpoint = (self.cache.recorded_endpoint(base, self.model) if self.cache else None) or f"{base}#"
+                else:
+                    endpoint = self._impl.endpoint_id(self.model)
+                    if self.cache is not None:
+                        self.cache.record_endpoint(base, self.model, endpoint)
+            self._endpoint = endpoint
+        return self._endpoint
+
     # -- the cached call -------------------------------------------------------------------------------------------
+    def _hit(self, response: ChatResponse) -> ChatResponse:
+        with self._lock:
+            self.hits += 1
+        self.cache.count_hit(self.role, self.stage)
+        return response if response.from_cache else dataclasses.replace(response, from_cache=True)
+
     def _call(self, request: dict, run) -> ChatResponse:
-        """Answer `request` from the cache, else via run() -> ChatResponse, recording it."""
+        """Answer `request` from the cache, else via run() -> ChatResponse, recording it; each request is paid once."""
         key = request_hash(request)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                with self._lock:
-                    self.hits += 1
-                self.cache.count_hit(self.role, self.stage)
-                return hit
+        if self.cache is None:
+            return run()
+        hit = self.cache.get(key)
+        if hit is not None:
+            return self._hit(hit)
         if self.backend == "replay":
             raise miss(self.role, self.stage, key, self._hash_backend, self.model, self._llm.cache_path)
+        flight = (str(self.cache.path), key)
+        first, fut = _join(flight)
+        if not first:  # a twin in this process is paying for it
+            return self._hit(fut.result())
+        try:
+            while True:
+                state = self.cache.claim(key)
+                if state == "owner":
+                    response = self._pay(key, request, run)
+                    break
+                response = self.cache.get(key) if state == "done" else self.cache.wait(key)
+                if response is not None:  # another process paid for it
+                    response = self._hit(response)
+                    break
+            fut.set_result(response)
+            return response
+        except BaseException as exc:
+            fut.set_exception(exc)
+            raise
+        finally:
+            _leave(flight)
+
+    def _pay(self, key: str, request: dict, run) -> ChatResponse:
+        """Send the request (this process holds its claim), record the answer, release the claim on failure."""
         paid = self.backend == "openai"  # the budget guards remote calls; the local model is free
-        if paid:
-            self.budget.check(self.role, self.stage)
-        response = run()
-        cost = dollars(response.usage, self._llm.price(self.model)) if paid else 0.0
-        if paid:
-            self.budget.spend(cost, response.usage.total_tokens)
-        if self.cache is not None:
+        try:
+            if paid:
+                self.budget.check(self.role, self.stage)
+            response = run()
+            cost = dollars(response.usage, self._llm.price(self.model)) if paid else 0.0
+            if paid:
+                self.budget.spend(cost, response.usage.total_tokens)
             self.cache.put(key, self.role, self.stage, self.backend, request, response, cost)
+        except BaseException:
+            self.cache.release(key)
+            raise
         with self._lock:
             self.misses += 1
         return response
 
+    def _sent(self) -> None:
+        with self._lock:
+            self.sent += 1
+        if self.cache is not None:
+            self.cache.bump(self.role, self.stage, "sent")
+
+    def _check_prompt(self, messages: list[dict], tools: list[dict] | None, response: ChatResponse) -> None:
+        """Flag an answer billed far fewer prompt tokens than were sent: the server dropped part of the prompt."""
+        estimate = count_message_tokens(messages, self._llm.encoding)
+        if tools:
+            estimate += count_tokens(json.dumps(tools), self._llm.encoding)
+        billed = response.usage.prompt_tokens
+        if estimate >= SHORT_MIN_TOKENS and billed < SHORT_RATIO * estimate:
+            with self._lock:
+                self.short_prompts += 1
+            if self.cache is not None:
+                self.cache.bump(self.role, self.stage, "short_prompts")
+            log.warning("role %s, stage %s, model %s: billed %d prompt tokens for about %d sent%s; the server "
+                        "dropped part of the prompt (check its chat format / template)", self.role, self.stage,
+                        self.model, billed, estimate, " with tools" if tools else "")
+
     # -- the contract ----------------------------------------------------------------------------------------------
-    def chat(self, messages: list[dict], tools: list[dict] | None = None, **params) -> ChatResponse:
-        """A chat completion in OpenAI wire format (messages, function tools); role params apply, call params win."""
+    def chat(self, messages: list[dict], tools: list[dict] | None = None, task: str | None = None,
+             **params) -> ChatResponse:
+        """A chat completion in OpenAI wire format (messages, function tools). The role's family decides the
+        sampling parameters (`task` picks a task's output cap); call params (e.g. seed) are added on top."""
         if self.backend == "programmatic":
             raise no_model(self.role, self.stage, self.label, "chat()")
         if self._hash_backend == "local":
             raise LLMError(f"role {self.role} (stage {self.stage}): backend local runs a base model that cannot "
                            f"chat or call tools; use choose(), a programmatic agent, or an openai backend")
-        merged = {**self.settings.params, **params}
-        request = {"backend": self._hash_backend, "model": self.model, "messages": messages,
-                   "tools": tools or None, "params": merged}
-        return self._call(request, lambda: self._impl.chat(self.model, messages, tools, merged))
+        merged = {**self.params(task), **params}
+        request = {"backend": self._hash_backend, "endpoint": self.endpoint(), "model": self.model,
+                   "messages": messages, "tools": tools or None, "params": merged}
+
+        def run() -> ChatResponse:
+            response = self._impl.chat(self.model, messages, tools, merged, on_send=self._sent)
+            self._check_prompt(messages, tools, response)
+            return response
+
+        return self._call(request, run)
 
     def choose(self, prompt: str, options: list[str]) -> int:
         """The index of the chosen option; always valid. Local: highest log-probability; chat: asks for a number."""
@@ -181,7 +300,7 @@ def _backend(settings: RoleSettings, llm: LLMSettings):
         llm.price(settings.model)  # fail now, not after the first paid call
         from tailmem.llm.backends.openai_backend import OpenAIBackend
 
-        return OpenAIBackend(settings, llm.encoding)
+        return OpenAIBackend(settings, llm.encoding, family_of(settings.model, llm.families, settings.family))
     if settings.backend == "local":
         from tailmem.llm.backends.local import LocalBackend
 

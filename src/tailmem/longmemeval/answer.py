@@ -75,20 +75,19 @@ class ProgrammaticAnswerer:
 
 
 class ModelAnswerer:
-    """A chat model answers from the memory block; `seed` goes into the request so seeds are distinct calls."""
+    """A chat model answers from the memory block; `seed` goes into the request so seeds are distinct calls.
+    Sampling parameters and the output cap are the searcher role's (tailmem.llm.params), never set here."""
 
-    def __init__(self, client, max_tokens: int = 128, seed: int = 0):
+    def __init__(self, client, seed: int = 0):
         if client.backend == "local" or getattr(client, "_hash_backend", None) == "local":
             raise ConfigError("llm.roles.searcher: LongMemEval answering needs a chat model (openai or replay), "
                               "not the local scoring-only model; use the programmatic backend offline")
         self.client = client
-        self.max_tokens = max_tokens
         self.seed = seed
         self.name = f"{client.backend}:{client.model}"
 
     def request(self, memory: str, question: str, date: str) -> dict:
-        return {"messages": [{"role": "user", "content": full_prompt(memory, question, date)}],
-                "temperature": 0.0, "max_tokens": self.max_tokens, "seed": self.seed}
+        return {"messages": [{"role": "user", "content": full_prompt(memory, question, date)}], "seed": self.seed}
 
     def answer_many(self, requests: list[dict]) -> list[Answer]:
         return [Answer((r.content or "").strip(), self.name) for r in self.client.chat_many(requests)]

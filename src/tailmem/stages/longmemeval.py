@@ -53,7 +53,7 @@ def run(cfg: DictConfig) -> None:
     arms = make_arms(lme)
     counter = TokenCounter(encoding=cfg.llm.encoding)
     searcher = get_client(cfg, "searcher", stage="longmemeval")
-    model = None if searcher.backend == "programmatic" else ModelAnswerer(searcher, int(lme.answer_max_tokens), seed)
+    model = None if searcher.backend == "programmatic" else ModelAnswerer(searcher, seed)
     programmatic = ProgrammaticAnswerer(float(lme.min_overlap))
     rows = []
     for q in questions:

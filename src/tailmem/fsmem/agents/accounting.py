@@ -1,4 +1,6 @@
-"""What an episode cost: tool rounds, tool calls and errors, tokens by kind, characters read.
+"""What an episode cost: tool rounds, tool calls and errors, tokens by kind, characters read, and what the run
+settings did to it: tool outputs cut at the safety cap (`truncations`), transcripts compacted (`compactions`),
+and whether a model offered tools answered without any (`no_tool_call`).
 
 Programmatic agents call no model, so their tokens are 0; `chars_read` (characters of tool output returned to
 the agent) is the cost proxy comparable across both kinds of agent.
@@ -26,6 +28,9 @@ class Episode:
     capped: bool
     latency_s: float
     calls: tuple = ()  # per model call (prompt, cached, completion) tokens, for paper 2's intrinsic-efficiency bounds
+    truncations: int = 0  # tool outputs cut at the harness's safety cap
+    compactions: int = 0  # transcript compactions (running summary + last three turns)
+    no_tool_call: bool = False  # offered tools, called none
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -36,9 +41,10 @@ class Meter:
 
     def __init__(self, role: str, agent: str, harness: Harness | None):
         self.role, self.agent, self.harness = role, agent, harness
-        self.base = (harness.calls, harness.errors, harness.chars_read) if harness else (0, 0, 0)
+        self.base = (harness.calls, harness.errors, harness.chars_read, harness.truncations) if harness else (0, 0, 0, 0)
         self.rounds = self.prompt = self.cached = self.completion = 0
-        self.capped = False
+        self.compactions = 0
+        self.capped = self.no_tool_call = False
         self.usages: list[tuple[int, int, int]] = []
         self.model_latency = 0.0
         self.t0 = time.perf_counter()
@@ -52,10 +58,11 @@ class Meter:
 
     def close(self) -> Episode:
         h = self.harness
-        calls, errors, chars = (h.calls, h.errors, h.chars_read) if h else (0, 0, 0)
+        calls, errors, chars, cut = (h.calls, h.errors, h.chars_read, h.truncations) if h else (0, 0, 0, 0)
         return Episode(self.role, self.agent, self.rounds, calls - self.base[0], errors - self.base[1],
                        self.prompt, self.cached, self.completion, chars - self.base[2], self.capped,
-                       round(time.perf_counter() - self.t0, 4), tuple(self.usages))
+                       round(time.perf_counter() - self.t0, 4), tuple(self.usages), cut - self.base[3],
+                       self.compactions, self.no_tool_call)
 
 
 def dollars(ep: Episode, prices: dict | None) -> float:

@@ -72,7 +72,8 @@ def reorganize_model(client, harness: Harness, mode: str, max_rounds: int, passe
         current = survey(harness)
         system = system_prompt(harness, "reorganize", strategy_rule=rule)
         user = f"Pass {n} of {passes}. Current store:\n{current}\n\nReorganize it in place; reply DONE when it needs no more work."
-        text, ep, _ = loop.run(client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False)
+        text, ep, _ = loop.run(client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False,
+                               task="restructure")  # paper 2's restructuring output cap (C.1)
         episodes.append(ep)
         if text.strip().upper().startswith("DONE") and ep.tool_calls == 0:
             break

@@ -2,34 +2,60 @@
 
 Retries are ours, not the SDK's (its max_retries is 0), so they are counted and their backoff is set in config:
 429, 5xx, time-outs and dropped connections wait backoff_s * 2^attempt (jittered, capped, or the server's
-Retry-After) and try again; any other error fails at once with the role, model and status in the message.
+Retry-After) and try again; any other error fails at once with the role, model and status in the message. A 5xx
+whose body is a request-validation error (llama.cpp's server answers a malformed request with a 500) is the
+request's fault, so it fails at once too: the same request would fail the same way every time. A 400 naming a
+parameter the model refuses names the config key that put it there (tailmem.llm.params).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
+import re
 import threading
 import time
 
 from tailmem.errors import LLMError
+from tailmem.llm.params import config_key, refused_parameter
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
 from tailmem.llm.settings import RoleSettings
 from tailmem.llm.tokens import count_message_tokens, count_tokens
 
+log = logging.getLogger("tailmem.llm")
 OPENAI_URL = "https://api.openai.com/v1"
+# What a server's 5xx says when it is really rejecting the request (pydantic, jinja chat templates, llama.cpp).
+VALIDATION = re.compile(r"validation|validat(e|ing)|invalid|unsupported|not supported|input should|field required|"
+                        r"is required|missing|extra inputs|template|jinja|must (be|alternate)|expected (a|an|one)",
+                        re.I)
+CONTEXT_KEYS = ("context_window", "context_length", "max_model_len", "n_ctx", "max_context_length")
+
+
+def base_url_of(settings: RoleSettings) -> str:
+    """The endpoint a role talks to: its base_url, else $OPENAI_BASE_URL, else OpenAI's; no trailing slash."""
+    return (settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+
+
+def validation_error(exc: Exception) -> bool:
+    """Whether a 5xx carries a request-validation error rather than a server fault."""
+    body = getattr(exc, "body", None)
+    text = json.dumps(body) if body is not None else str(exc)
+    return bool(VALIDATION.search(text))
 
 
 class OpenAIBackend:
     name = "openai"
 
-    def __init__(self, settings: RoleSettings, encoding: str = "o200k_base"):
+    def __init__(self, settings: RoleSettings, encoding: str = "o200k_base", family: str = "standard"):
         import openai
 
         self.settings = settings
         self.encoding = encoding
-        self.base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+        self.family = family
+        self.base_url = base_url_of(settings)
+        self._served: dict | None = None
         key = settings.api_key or os.environ.get(settings.api_key_env)
         if not key:
             if self.base_url.rstrip("/") == OPENAI_URL:
@@ -43,6 +69,36 @@ class OpenAIBackend:
         self._lock = threading.Lock()
         self.retries = 0  # retried attempts, for tests and logs
 
+    # -- what the server says about itself -------------------------------------------------------------------------
+    def served(self, model: str) -> dict:
+        """The server's /models entry for `model` (or its only model), {} if it lists none; asked once."""
+        with self._lock:
+            if self._served is not None:
+                return self._served
+        entry: dict = {}
+        try:
+            listed = [m.model_dump() if hasattr(m, "model_dump") else dict(m) for m in self._client.models.list()]
+            same = [m for m in listed if m.get("id") == model]
+            entry = same[0] if same else (listed[0] if len(listed) == 1 else {})
+        except Exception as exc:  # many servers have no /models; the base URL alone then names the endpoint
+            log.debug("role %s: %s/models unavailable (%s)", self.settings.role, self.base_url, exc)
+        with self._lock:
+            self._served = entry
+        return entry
+
+    def endpoint_id(self, model: str) -> str:
+        """Cache identity of the endpoint: base URL and the id of the model it serves."""
+        return f"{self.base_url}#{self.served(model).get('id', '')}"
+
+    def context_window(self, model: str) -> int | None:
+        """The context window where the server reports one (vLLM's max_model_len, llama.cpp's n_ctx...)."""
+        entry = self.served(model)
+        for source in (entry, entry.get("meta") or {}, entry.get("status") or {}):
+            for k in CONTEXT_KEYS:
+                if isinstance(source, dict) and isinstance(source.get(k), int):
+                    return int(source[k])
+        return None
+
     def _wait(self, attempt: int, exc: Exception) -> float:
         s = self.settings
         wait = min(s.backoff_max_s, s.backoff_s * 2**attempt) * (0.5 + random.random() / 2)
@@ -55,7 +111,19 @@ class OpenAIBackend:
             pass
         return wait
 
-    def chat(self, model: str, messages: list[dict], tools: list[dict] | None, params: dict) -> ChatResponse:
+    def _refused(self, exc: Exception, model: str) -> LLMError:
+        """The error for a request the server rejected, naming the config key of a refused parameter."""
+        s = self.settings
+        param = refused_parameter(str(exc))
+        hint = ""
+        if param:
+            hint = (f"; the {self.family}-family request carried {param!r}: change "
+                    f"{config_key(s.role, param, s, self.family)}")
+        return LLMError(f"role {s.role}, model {model} at {self.base_url}: request rejected ({exc}){hint}")
+
+    def chat(self, model: str, messages: list[dict], tools: list[dict] | None, params: dict,
+             on_send=None) -> ChatResponse:
+        """One completion; `on_send()` is called for every HTTP request sent (retries included)."""
         s = self.settings
         kwargs = dict(params)
         if tools:
@@ -63,15 +131,21 @@ class OpenAIBackend:
         start = time.perf_counter()
         for attempt in range(s.retries + 1):
             try:
+                if on_send is not None:
+                    on_send()
                 resp = self._client.chat.completions.create(model=model, messages=messages, **kwargs)
                 break
             except self._retryable as exc:
+                if isinstance(exc, self._openai.InternalServerError) and validation_error(exc):
+                    raise self._refused(exc, model) from exc
                 if attempt == s.retries:
                     raise LLMError(f"role {s.role}, model {model} at {self.base_url}: gave up after "
                                    f"{s.retries + 1} attempts (llm.roles.{s.role}.retries={s.retries}): {exc}") from exc
                 with self._lock:
                     self.retries += 1
                 time.sleep(self._wait(attempt, exc))
+            except self._openai.APIStatusError as exc:
+                raise self._refused(exc, model) from exc
             except self._openai.APIError as exc:
                 raise LLMError(f"role {s.role}, model {model} at {self.base_url}: {exc}") from exc
             except TypeError as exc:  # an unknown request parameter
