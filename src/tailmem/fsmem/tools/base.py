@@ -6,13 +6,18 @@ refusals and accounting happen in one place. Refusals come back as tool output, 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tailmem.fsmem.errors import ToolError
 
+log = logging.getLogger(__name__)
+
 MAX_ARG_CHARS = 64 * 1024
-MAX_OUTPUT_CHARS = 20_000
+# Paper 2 (C.1) never clips a file view; this is only a safety cap against a runaway output (~100k tokens), and
+# every hit is counted (`Harness.truncations`) and logged. Model roles set it from llm.roles.<role>.tool_output_max_chars.
+MAX_OUTPUT_CHARS = 400_000
 
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "array": list, "object": dict, "number": (int, float)}
 
@@ -57,6 +62,7 @@ class Harness:
     calls: int = 0
     errors: int = 0
     chars_read: int = 0
+    truncations: int = 0  # outputs cut at max_output_chars
     max_output_chars: int = MAX_OUTPUT_CHARS
 
     def add(self, tool: Tool) -> None:
@@ -76,8 +82,7 @@ class Harness:
                 raise ToolError(f"unknown tool {name!r}; this harness offers {sorted(self.tools)}")
             kwargs = check_arguments(tool, arguments)
             out = tool.fn(**kwargs)
-            if len(out) > self.max_output_chars:
-                out = out[: self.max_output_chars] + f"\n[output truncated at {self.max_output_chars} characters]"
+            out = self.clip(name, out)
             self.chars_read += len(out)
             entry[2] = True
             return ToolResult(name, True, out)
@@ -87,6 +92,15 @@ class Harness:
         except (OSError, UnicodeError) as exc:
             self.errors += 1
             return ToolResult(name, False, f"error: {name}: {type(exc).__name__}: {exc}")
+
+    def clip(self, name: str, out: str) -> str:
+        """The output within the safety cap; a cut is counted and logged, and the agent is told where it was cut."""
+        if len(out) <= self.max_output_chars:
+            return out
+        self.truncations += 1
+        log.warning("harness %s: %s output of %d characters cut at the safety cap of %d (tool_output_max_chars)",
+                    self.name, name, len(out), self.max_output_chars)
+        return out[: self.max_output_chars] + f"\n[output truncated at {self.max_output_chars} of {len(out)} characters]"
 
     def close(self) -> None:
         """Release resources (the Shell harness removes its copy)."""
