@@ -1,20 +1,22 @@
 # ALFWorld (issue 8): regenerate the games for the installed alfworld, run paper 1's memory arms and paper 2's
 # skill cells, then tables and figures.   snakemake --cores 2 alfworld   |   snakemake --cores 2 alfworld_smoke
-ALF = f"{RESULTS}/alfworld"
 ALF_ARMS = list(CFG.alfworld.arms_run)
 ALF_PROTOCOLS = list(CFG.alfworld.protocols)
 ALF_VARIANTS = list(CFG.alfworld.variants)
 ALF_TABLE_STEMS = ["memory", "memory_family", "skills", "skills_family"]
 ALF_FIGURE_STEMS = ["memory", "skills_growth"]
+ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=RESULTS)}/manifest.json"
+ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=RESULTS)}/episodes.json"
+ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=RESULTS)}/chain.json"
 
 
-def _alf_targets(subset):
-    return (expand(f"{RESULTS}/tables/alfworld_{subset}_{{stem}}.{{ext}}", stem=ALF_TABLE_STEMS, ext=["csv", "md"])
-            + expand(f"{FIGURES}/alfworld_{subset}_{{stem}}.{{ext}}", stem=ALF_FIGURE_STEMS, ext=["png", "pdf"]))
+def _alf_outputs(subset):
+    return ([f for s in ALF_TABLE_STEMS for f in table(f"alfworld_{subset}_{s}")]
+            + [f for s in ALF_FIGURE_STEMS for f in figure(f"alfworld_{subset}_{s}")])
 
 
-ALFWORLD_TARGETS = [t for s in CFG.alfworld.subsets for t in _alf_targets(s)]
-ALFWORLD_SMOKE_TARGETS = _alf_targets("smoke")
+ALFWORLD_TARGETS = [t for s in CFG.alfworld.subsets for t in _alf_outputs(s)]
+ALFWORLD_SMOKE_TARGETS = _alf_outputs("smoke")
 
 
 rule alfworld:
@@ -29,53 +31,52 @@ rule alfworld_smoke:
 
 rule alfworld_games:
     output:
-        f"{ALF}/games/{{subset}}/manifest.json",
+        ALF_GAMES,
     params:
-        cmd=lambda wc: tm("alfworld_games", "alfworld", "llm"),
+        **stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
-        f"{RESULTS}/logs/alfworld/games_{{subset}}.log",
+        log_of("alfworld_games", "subset"),
     shell:
-        "{params.cmd} alfworld.subset={wildcards.subset} out=$(dirname {output}) > {log} 2>&1"
+        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule alfworld_memory:
     input:
-        f"{ALF}/games/{{subset}}/manifest.json",
+        ALF_GAMES,
     output:
-        f"{ALF}/memory/{{subset}}/{{arm}}/episodes.json",
+        ALF_MEMORY,
     params:
-        cmd=lambda wc: tm("alfworld_memory", "alfworld", "llm"),
+        **stage_params("alfworld_memory", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.arm={wc.arm}"]),
     log:
-        f"{RESULTS}/logs/alfworld/memory_{{subset}}_{{arm}}.log",
+        log_of("alfworld_memory", "subset", "arm"),
     shell:
-        "{params.cmd} alfworld.subset={wildcards.subset} alfworld.arm={wildcards.arm} out=$(dirname {output}) > {log} 2>&1"
+        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule alfworld_skills:
     input:
-        f"{ALF}/games/{{subset}}/manifest.json",
+        ALF_GAMES,
     output:
-        f"{ALF}/skills/{{subset}}/{{protocol}}/{{variant}}/chain.json",
+        ALF_SKILLS,
     params:
-        cmd=lambda wc: tm("alfworld_skills", "alfworld", "llm"),
+        **stage_params("alfworld_skills", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.protocol={wc.protocol}",
+                                                      f"alfworld.variant={wc.skill_variant}"]),
     log:
-        f"{RESULTS}/logs/alfworld/skills_{{subset}}_{{protocol}}_{{variant}}.log",
+        log_of("alfworld_skills", "subset", "protocol", "skill_variant"),
     shell:
-        "{params.cmd} alfworld.subset={wildcards.subset} alfworld.protocol={wildcards.protocol} "
-        "alfworld.variant={wildcards.variant} out=$(dirname {output}) > {log} 2>&1"
+        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule alfworld_report:
     input:
-        lambda wc: expand(f"{ALF}/memory/{wc.subset}/{{arm}}/episodes.json", arm=ALF_ARMS),
-        lambda wc: expand(f"{ALF}/skills/{wc.subset}/{{protocol}}/{{variant}}/chain.json",
-                          protocol=ALF_PROTOCOLS, variant=ALF_VARIANTS),
+        lambda wc: expand(ALF_MEMORY, subset=wc.subset, arm=ALF_ARMS),
+        lambda wc: expand(ALF_SKILLS, subset=wc.subset, protocol=ALF_PROTOCOLS, skill_variant=ALF_VARIANTS),
     output:
-        [f"{RESULTS}/tables/alfworld_{{subset}}_{s}.{e}" for s in ALF_TABLE_STEMS for e in ("csv", "md")],
-        [f"{FIGURES}/alfworld_{{subset}}_{s}.{e}" for s in ALF_FIGURE_STEMS for e in ("png", "pdf")],
+        [f for s in ALF_TABLE_STEMS for f in table(f"alfworld_{{subset}}_{s}")],
+        [f for s in ALF_FIGURE_STEMS for f in figure(f"alfworld_{{subset}}_{s}")],
     params:
-        cmd=lambda wc: tm("alfworld_report", "alfworld", "llm"),
+        **stage_params("alfworld_report", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
-        f"{RESULTS}/logs/alfworld/report_{{subset}}.log",
+        log_of("alfworld_report", "subset"),
     shell:
-        "{params.cmd} alfworld.subset={wildcards.subset} > {log} 2>&1"
+        "{params.cmd} > {log} 2>&1"

@@ -1,13 +1,11 @@
 # Stage 4 (graph world): the controller study. Each arm replays a semantic/LLM-policy trajectory under one
 # memory controller (paper 1 Tables 4-6, Figures 4, 6, 7). Target by name: `snakemake control_report`.
-from tailmem import paths
 from tailmem.control import arms as control_arms
-from tailmem.report import targets as _targets
 
-_CONTROL_RUNS = _targets.control_runs(CFG)
-_POLICY_RUNS = _targets.policy_runs(CFG)
-TABLES_CONTROL = [f"{RESULTS}/tables/{stem}.{ext}" for stem in _targets.CONTROL_TABLES for ext in ("csv", "md")]
-FIGURES_CONTROL = [f"{FIGURES}/{stem}.{ext}" for stem in _targets.CONTROL_FIGURES for ext in ("png", "pdf")]
+_CONTROL_RUNS = targets.control_runs(CFG)
+_POLICY_RUNS = targets.policy_runs(CFG)
+TABLES_CONTROL = [f for stem in targets.CONTROL_TABLES for f in table(stem)]
+FIGURES_CONTROL = [f for stem in targets.CONTROL_FIGURES for f in figure(stem)]
 
 
 def _control_inputs(wc):
@@ -22,27 +20,28 @@ def _control_inputs(wc):
     return inputs
 
 
-def _control_args(wc, input):
-    args = control_arms.overrides(wc.arm) + [f"control.arm={wc.arm}"]
-    if "budget" in input.keys():
-        args.append(f"control.budget_from={input.budget}")
-    return " ".join(args)
+def _control_args(wc):
+    """The run's overrides, then the arm's (`memory=ctmc memory.tau=1.0 ...`)."""
+    return _run_args(wc) + control_arms.overrides(wc.arm) + [f"control.arm={wc.arm}"]
+
+
+def _budget_arg(wc, input):
+    return f"control.budget_from={input.budget}" if "budget" in input.keys() else ""
 
 
 rule control:
     input:
         unpack(_control_inputs),
     output:
-        f"{paths.CONTROL.format(results=RESULTS, policy='{policy}', retrieval='{retrieval}', family='{family}', n='{n}', seed='{seed}', arm='{arm}')}/{paths.SUMMARY_FILE}",
+        f"{paths.wild(paths.CONTROL, results=RESULTS)}/{paths.SUMMARY_FILE}",
     params:
-        cmd=lambda wc: tm("control", "graph", "memory", "control", "llm", family=wc.family),
-        arm=lambda wc, input: _control_args(wc, input),
+        **stage_params("control", _control_args, family=lambda wc: wc.family),
+        budget=_budget_arg,
     log:
-        f"{RESULTS}/logs/control/{{policy}}_{{retrieval}}_{{family}}_n{{n}}_seed{{seed}}_{{arm}}.log",
+        log_of("control", "policy", "retrieval", "family", "n", "seed", "arm"),
     shell:
-        "{params.cmd} graph={wildcards.family} graph.n={wildcards.n} seed={wildcards.seed} "
-        "policy={wildcards.policy} retrieval={wildcards.retrieval} {params.arm} "
-        "control.world=$(dirname {input.world}) input=$(dirname {input.trace}) out=$(dirname {output}) > {log} 2>&1"
+        "{params.cmd} {params.budget} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
+        "out=$(dirname {output}) > {log} 2>&1"
 
 
 rule control_report:
@@ -53,8 +52,8 @@ rule control_report:
         [report(t, category="Controller study", subcategory="tables") for t in TABLES_CONTROL],
         [report(f, category="Controller study", subcategory="figures") for f in FIGURES_CONTROL],
     params:
-        cmd=tm("control_report", "scale", "audit", "llm"),
+        **stage_params("control_report"),
     log:
-        f"{RESULTS}/logs/control_report.log",
+        log_of("control_report"),
     shell:
         "{params.cmd} > {log} 2>&1"

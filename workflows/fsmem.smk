@@ -1,11 +1,17 @@
 # Filesystem memory on LoCoMo and REALTALK: build each variant's store, answer the questions through a search
-# harness, one table per LoCoMo conversation. Paths: tailmem/fsmem/layout.py.
+# harness, one table per LoCoMo conversation. Paths: tailmem/paths.py.
 #   snakemake --cores 2 fsmem_locomo
 FSMEM_CONVS = list(CFG.fsmem.conversations)
 FSMEM_VARIANTS = list(CFG.fsmem.variants)
-FSMEM_ROOT = f"{RESULTS}/fsmem"
-FSMEM = f"{FSMEM_ROOT}/locomo"
-FSMEM_TABLES = expand(f"{RESULTS}/tables/locomo_{{conv}}.{{ext}}", conv=FSMEM_CONVS, ext=["csv", "md"])
+FSMEM_TABLES = [f for conv in FSMEM_CONVS for f in table(f"locomo_{conv}")]
+
+
+def _store_args(wc):
+    return [f"fsmem.benchmark={wc.bench}", f"fsmem.conversation={wc.conv}", f"fsmem.variant={wc.variant}"]
+
+
+def _answer_args(wc):
+    return _store_args(wc) + [f"fsmem.harness={wc.harness}"]
 
 
 rule fsmem_locomo:
@@ -15,44 +21,40 @@ rule fsmem_locomo:
 
 rule fsmem_store:
     output:
-        f"{FSMEM_ROOT}/{{bench}}/{{conv}}/{{variant}}/build.json",
-    wildcard_constraints:
-        bench="locomo|realtalk",
-        conv="[^/]+",
-        variant="[^/]+",
+        f"{paths.wild(paths.FSMEM_VARIANT, results=RESULTS)}/{paths.BUILD_FILE}",
     params:
-        cmd=lambda wc: tm("fsmem_build", "fsmem", "llm", "data_dir"),
+        **stage_params("fsmem_build", _store_args),
+    log:
+        log_of("fsmem_store", "bench", "conv", "variant"),
     shell:
-        "{params.cmd} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
-        " fsmem.variant={wildcards.variant} out=$(dirname {output})"
+        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_answers:
     input:
-        f"{FSMEM_ROOT}/{{bench}}/{{conv}}/{{variant}}/build.json",
+        f"{paths.wild(paths.FSMEM_VARIANT, results=RESULTS)}/{paths.BUILD_FILE}",
     output:
-        f"{FSMEM_ROOT}/{{bench}}/{{conv}}/{{variant}}/answers/{{harness}}/answers.json",
-    wildcard_constraints:
-        bench="locomo|realtalk",
-        conv="[^/]+",
-        variant="[^/]+",
-        harness="center|center_bm25|shell",
+        f"{paths.wild(paths.ANSWERS, store=paths.wild(paths.FSMEM_VARIANT, results=RESULTS))}/{paths.ANSWERS_FILE}",
     params:
-        cmd=lambda wc: tm("fsmem_answer", "fsmem", "llm", "data_dir"),
+        **stage_params("fsmem_answer", _answer_args),
+    log:
+        log_of("fsmem_answers", "bench", "conv", "variant", "harness"),
     shell:
-        "{params.cmd} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
-        " fsmem.variant={wildcards.variant} fsmem.harness={wildcards.harness}"
-        " input=$(dirname {input}) out=$(dirname {output})"
+        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_table:
     input:
-        lambda wc: expand(f"{FSMEM}/{wc.conv}/{{variant}}/answers/center/answers.json", variant=FSMEM_VARIANTS),
+        lambda wc: [f"{paths.answers_dir(paths.variant_dir(RESULTS, 'locomo', wc.conv, v), 'center')}/{paths.ANSWERS_FILE}"
+                    for v in FSMEM_VARIANTS],
     output:
-        csv=f"{RESULTS}/tables/locomo_{{conv}}.csv",
-        md=f"{RESULTS}/tables/locomo_{{conv}}.md",
+        csv=paths.TABLE.format(results=RESULTS, stem="locomo_{conv}", ext="csv"),
+        md=paths.TABLE.format(results=RESULTS, stem="locomo_{conv}", ext="md"),
     params:
-        cmd=lambda wc: tm("fsmem_table", "fsmem"),
+        **stage_params("fsmem_table", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center",
+                                                  f"fsmem.conversation={wc.conv}"]),
+        folder=lambda wc: paths.FSMEM_CONV.format(results=RESULTS, bench="locomo", conv=wc.conv),
+    log:
+        log_of("fsmem_table", "conv"),
     shell:
-        "{params.cmd} fsmem.benchmark=locomo fsmem.harness=center fsmem.conversation={wildcards.conv}"
-        " input={FSMEM}/{wildcards.conv} out=$(dirname {output.csv})"
+        "{params.cmd} input={params.folder} out=$(dirname {output.csv}) > {log} 2>&1"

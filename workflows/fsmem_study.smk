@@ -7,30 +7,26 @@ from tailmem.fsmem import study as fsmem_study_runs
 FSMEM_MAIN = fsmem_study_runs.main_runs(CFG)
 FSMEM_HARNESS = fsmem_study_runs.harness_runs(CFG)
 FSMEM_STRENGTH = fsmem_study_runs.strength_runs(CFG)
-FSMEM_T = f"{RESULTS}/tables"
+FSMEM_T = paths.TABLES.format(results=RESULTS)
 
 
 def _fsmem_files(runs):
     return sorted({str(f) for r in runs for f in (r.build_file, r.answers_file)})
 
 
-def _fsmem_table(stem):
-    return [f"{FSMEM_T}/{stem}.csv", f"{FSMEM_T}/{stem}.md"]
-
-
+# study stage -> (its output files, the runs it reads); each rule below is named after its stage.
 FSMEM_STUDY = {
-    "fsmem_shape": (_fsmem_table("fsmem_rq1_store_shape"), FSMEM_MAIN),
-    "fsmem_retrieval": (_fsmem_table("fsmem_rq2_retrieval"), FSMEM_MAIN),
-    "fsmem_strength": (_fsmem_table("fsmem_rq3_strength"), FSMEM_STRENGTH),
-    "fsmem_harness": (_fsmem_table("fsmem_rq5_harness"), FSMEM_HARNESS),
-    "fsmem_hierarchy": (_fsmem_table("fsmem_hierarchy"), FSMEM_MAIN + FSMEM_HARNESS),
-    "fsmem_costs": (_fsmem_table("fsmem_costs"), FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH),
+    "fsmem_shape": (table("fsmem_rq1_store_shape"), FSMEM_MAIN),
+    "fsmem_retrieval": (table("fsmem_rq2_retrieval"), FSMEM_MAIN),
+    "fsmem_strength": (table("fsmem_rq3_strength"), FSMEM_STRENGTH),
+    "fsmem_harness": (table("fsmem_rq5_harness"), FSMEM_HARNESS),
+    "fsmem_hierarchy": (table("fsmem_hierarchy"), FSMEM_MAIN + FSMEM_HARNESS),
+    "fsmem_costs": (table("fsmem_costs"), FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH),
 }
-FSMEM_GROWTH = _fsmem_table("fsmem_rq4_growth") + [f"{FSMEM_T}/fsmem_rq4_growth_atlas.csv",
-                                                   f"{FIGURES}/fsmem_rq4_growth.png", f"{FIGURES}/fsmem_rq4_growth.pdf"]
-FSMEM_ACCESS = _fsmem_table("fsmem_access_audit") + [f"{FSMEM_T}/fsmem_access_ccdf.csv"] + expand(
-    f"{FIGURES}/fsmem_access_ccdf_{{unit}}.{{ext}}", unit=["file", "section"], ext=["png", "pdf"])
-FSMEM_PERSONAMEM = _fsmem_table("fsmem_personamem")
+FSMEM_GROWTH = table("fsmem_rq4_growth") + [f"{FSMEM_T}/fsmem_rq4_growth_atlas.csv"] + figure("fsmem_rq4_growth")
+FSMEM_ACCESS = (table("fsmem_access_audit") + [f"{FSMEM_T}/fsmem_access_ccdf.csv"]
+                + figure("fsmem_access_ccdf_file") + figure("fsmem_access_ccdf_section"))
+FSMEM_PERSONAMEM = table("fsmem_personamem")
 FSMEM_STUDY_TARGETS = [f for outs, _ in FSMEM_STUDY.values() for f in outs] + FSMEM_GROWTH + FSMEM_ACCESS + FSMEM_PERSONAMEM
 
 
@@ -41,7 +37,7 @@ rule fsmem_study:
 
 # -- RQ3: one store per builder model, one answer set per searcher model ------------------------------------
 def _model(role, name):
-    return "" if name == fsmem_study_runs.PROGRAMMATIC else f"llm.roles.{role}.model={name}"
+    return [] if name == fsmem_study_runs.PROGRAMMATIC else [f"llm.roles.{role}.model={name}"]
 
 
 def _priced_strength_grid(wildcards):
@@ -50,79 +46,60 @@ def _priced_strength_grid(wildcards):
     return []
 
 
+_STRENGTH = paths.wild(paths.FSMEM_STRENGTH, results=RESULTS)
+_HARNESS = paths.wild(paths.FSMEM_HARNESS, results=RESULTS)
+
+
 rule fsmem_strength_store:
     input:
         _priced_strength_grid,
     output:
-        f"{FSMEM_ROOT}/strength/{{bench}}/{{conv}}/{{builder}}/{{variant}}/build.json",
-    wildcard_constraints:
-        bench="[^/]+",
-        conv="[^/]+",
-        builder="[^/]+",
-        variant="[^/]+",
+        f"{_STRENGTH}/{paths.BUILD_FILE}",
     params:
-        cmd=lambda wc: tm("fsmem_build", "fsmem", "llm", "data_dir"),
-        model=lambda wc: _model("builder", wc.builder),
+        **stage_params("fsmem_build", lambda wc: _store_args(wc) + _model("builder", wc.builder)),
+    log:
+        log_of("fsmem_strength_store", "bench", "conv", "builder", "variant"),
     shell:
-        "{params.cmd} {params.model} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
-        " fsmem.variant={wildcards.variant} out=$(dirname {output})"
+        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_strength_answers:
     input:
-        f"{FSMEM_ROOT}/strength/{{bench}}/{{conv}}/{{builder}}/{{variant}}/build.json",
+        f"{_STRENGTH}/{paths.BUILD_FILE}",
     output:
-        f"{FSMEM_ROOT}/strength/{{bench}}/{{conv}}/{{builder}}/{{variant}}/answers/{{harness}}/{{searcher}}/answers.json",
-    wildcard_constraints:
-        bench="[^/]+",
-        conv="[^/]+",
-        builder="[^/]+",
-        variant="[^/]+",
-        harness="[^/]+",
-        searcher="[^/]+",
+        f"{paths.wild(paths.ANSWERS_BY_SEARCHER, store=_STRENGTH)}/{paths.ANSWERS_FILE}",
     params:
-        cmd=lambda wc: tm("fsmem_answer", "fsmem", "llm", "data_dir"),
-        model=lambda wc: _model("searcher", wc.searcher),
+        **stage_params("fsmem_answer", lambda wc: _answer_args(wc) + _model("searcher", wc.searcher)),
+    log:
+        log_of("fsmem_strength_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     shell:
-        "{params.cmd} {params.model} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
-        " fsmem.variant={wildcards.variant} fsmem.harness={wildcards.harness}"
-        " input=$(dirname {input}) out=$(dirname {output})"
+        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- RQ5: one store per build harness, searched through the same harness ------------------------------------
-# (the main build's harness reuses the main store: tailmem.fsmem.layout.harness_build_dir)
+# (the main build's harness reuses the main store: tailmem.paths.harness_build_dir)
 rule fsmem_harness_store:
     output:
-        f"{FSMEM_ROOT}/harness/{{bench}}/{{conv}}/{{bharness}}/{{variant}}/build.json",
-    wildcard_constraints:
-        bench="[^/]+",
-        conv="[^/]+",
-        bharness="center|center_bm25|shell",
-        variant="[^/]+",
+        f"{_HARNESS}/{paths.BUILD_FILE}",
     params:
-        cmd=lambda wc: tm("fsmem_build", "fsmem", "llm", "data_dir"),
+        **stage_params("fsmem_build", lambda wc: _store_args(wc) + [f"fsmem.build_harness={wc.bharness}"]),
+    log:
+        log_of("fsmem_harness_store", "bench", "conv", "bharness", "variant"),
     shell:
-        "{params.cmd} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
-        " fsmem.variant={wildcards.variant} fsmem.build_harness={wildcards.bharness} out=$(dirname {output})"
+        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_harness_answers:
     input:
-        f"{FSMEM_ROOT}/harness/{{bench}}/{{conv}}/{{bharness}}/{{variant}}/build.json",
+        f"{_HARNESS}/{paths.BUILD_FILE}",
     output:
-        f"{FSMEM_ROOT}/harness/{{bench}}/{{conv}}/{{bharness}}/{{variant}}/answers/{{harness}}/answers.json",
-    wildcard_constraints:
-        bench="[^/]+",
-        conv="[^/]+",
-        bharness="center|center_bm25|shell",
-        variant="[^/]+",
-        harness="center|center_bm25|shell",
+        f"{paths.wild(paths.ANSWERS, store=_HARNESS)}/{paths.ANSWERS_FILE}",
     params:
-        cmd=lambda wc: tm("fsmem_answer", "fsmem", "llm", "data_dir"),
+        **stage_params("fsmem_answer", _answer_args),
+    log:
+        log_of("fsmem_harness_answers", "bench", "conv", "bharness", "variant", "harness"),
     shell:
-        "{params.cmd} fsmem.benchmark={wildcards.bench} fsmem.conversation={wildcards.conv}"
-        " fsmem.variant={wildcards.variant} fsmem.harness={wildcards.harness}"
-        " input=$(dirname {input}) out=$(dirname {output})"
+        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- the study tables ----------------------------------------------------------------------------------------
@@ -136,9 +113,11 @@ for _stage, (_outs, _runs) in FSMEM_STUDY.items():
         output:
             _outs,
         params:
-            cmd=tm(_stage, "fsmem", "llm", "data_dir"),
+            **stage_params(_stage),
+        log:
+            log_of(_stage),
         shell:
-            "{params.cmd} out={FSMEM_T}"
+            "{params.cmd} out={FSMEM_T} > {log} 2>&1"
 
 
 rule fsmem_growth:
@@ -147,9 +126,11 @@ rule fsmem_growth:
     output:
         FSMEM_GROWTH,
     params:
-        cmd=tm("fsmem_growth", "fsmem", "llm", "data_dir"),
+        **stage_params("fsmem_growth"),
+    log:
+        log_of("fsmem_growth"),
     shell:
-        "{params.cmd} out={FSMEM_T}"
+        "{params.cmd} out={FSMEM_T} > {log} 2>&1"
 
 
 rule fsmem_access:
@@ -158,9 +139,11 @@ rule fsmem_access:
     output:
         FSMEM_ACCESS,
     params:
-        cmd=tm("fsmem_access", "fsmem", "llm", "audit", "data_dir", "seed"),
+        **stage_params("fsmem_access"),
+    log:
+        log_of("fsmem_access"),
     shell:
-        "{params.cmd} out={FSMEM_T}"
+        "{params.cmd} out={FSMEM_T} > {log} 2>&1"
 
 
 def _personamem_data(wildcards):
@@ -178,9 +161,11 @@ rule fsmem_personamem:
     output:
         FSMEM_PERSONAMEM,
     params:
-        cmd=tm("fsmem_personamem", "fsmem", "llm", "data_dir"),
+        **stage_params("fsmem_personamem"),
+    log:
+        log_of("fsmem_personamem"),
     shell:
-        "{params.cmd} out={FSMEM_T}"
+        "{params.cmd} out={FSMEM_T} > {log} 2>&1"
 
 
 # Target names per research question (the rules above are named after their stages).

@@ -1,18 +1,13 @@
 # Stage 1: the Synthetic Graph World. One world per family x size x seed.
-from tailmem import paths
-
-wildcard_constraints:
-    n=r"\d+",
-    seed=r"\d+",
 
 
 rule graphworld:
     output:
-        f"{paths.GRAPHWORLD.format(results=RESULTS, family='{family}', n='{n}', seed='{seed}')}/{paths.WORLD_FILE}",
+        f"{paths.wild(paths.GRAPHWORLD, results=RESULTS)}/{paths.WORLD_FILE}",
     params:
-        cmd=lambda wc: tm("graphworld", "graph", family=wc.family),
+        **stage_params("graphworld", lambda wc: [f"graph={wc.family}", f"graph.n={wc.n}", f"seed={wc.seed}"],
+                       family=lambda wc: wc.family),
     log:
-        f"{RESULTS}/logs/graphworld/{{family}}_n{{n}}_seed{{seed}}.log",
+        log_of("graphworld", "family", "n", "seed"),
     shell:
-        "{params.cmd} graph={wildcards.family} graph.n={wildcards.n} seed={wildcards.seed} "
-        "out=$(dirname {output}) > {log} 2>&1"
+        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"

@@ -1,17 +1,20 @@
 # Stage 2: agent rollouts; each writes the per-step access trace and the access-count vector.
-from tailmem import paths
+
+
+def _run_args(wc):
+    """The overrides naming one run: world, policy, retrieval design, seed."""
+    return [f"graph={wc.family}", f"graph.n={wc.n}", f"seed={wc.seed}", f"policy={wc.policy}",
+            f"retrieval={wc.retrieval}"]
 
 
 rule rollout:
     input:
         world=rules.graphworld.output[0],
     output:
-        f"{paths.ROLLOUT.format(results=RESULTS, policy='{policy}', retrieval='{retrieval}', family='{family}', n='{n}', seed='{seed}')}/{paths.TRACE_FILE}",
+        f"{paths.wild(paths.ROLLOUT, results=RESULTS)}/{paths.TRACE_FILE}",
     params:
-        cmd=lambda wc: tm("rollout", "graph", "rollout", "policy", "retrieval", "llm", family=wc.family),
+        **stage_params("rollout", _run_args, family=lambda wc: wc.family),
     log:
-        f"{RESULTS}/logs/rollout/{{policy}}_{{retrieval}}_{{family}}_n{{n}}_seed{{seed}}.log",
+        log_of("rollout", "policy", "retrieval", "family", "n", "seed"),
     shell:
-        "{params.cmd} graph={wildcards.family} graph.n={wildcards.n} seed={wildcards.seed} "
-        "policy={wildcards.policy} retrieval={wildcards.retrieval} "
-        "input=$(dirname {input.world}) out=$(dirname {output}) > {log} 2>&1"
+        "{params.cmd} input=$(dirname {input.world}) out=$(dirname {output}) > {log} 2>&1"

@@ -1,12 +1,9 @@
 # Stage 5: tables and figures. Targets reachable by name: `snakemake tables_random_walk figures_random_walk`.
-from tailmem.report import targets
 
 _RW_RUNS = targets.random_walk_runs(CFG)
 _RW_LARGEST = targets.largest_size_runs(CFG)
-TABLES_RANDOM_WALK = [
-    f"{RESULTS}/tables/{stem}.{ext}" for stem in targets.RANDOM_WALK_TABLES for ext in ("csv", "md")
-]
-FIGURES_RANDOM_WALK = [f"{FIGURES}/{stem}.{ext}" for stem in targets.RANDOM_WALK_FIGURES for ext in ("png", "pdf")]
+TABLES_RANDOM_WALK = [f for stem in targets.RANDOM_WALK_TABLES for f in table(stem)]
+FIGURES_RANDOM_WALK = [f for stem in targets.RANDOM_WALK_FIGURES for f in figure(stem)]
 
 
 rule tables_random_walk:
@@ -15,11 +12,12 @@ rule tables_random_walk:
     output:
         [report(t, category="Random walk", subcategory="tables") for t in TABLES_RANDOM_WALK],
     params:
-        cmd=tm("tables", "scale", "audit", "rollout"),
+        **stage_params("tables"),
+        out=paths.TABLES.format(results=RESULTS),
     log:
-        f"{RESULTS}/logs/tables_random_walk.log",
+        log_of("tables_random_walk"),
     shell:
-        "{params.cmd} out={RESULTS}/tables > {log} 2>&1"
+        "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule figures_random_walk:
@@ -29,8 +27,8 @@ rule figures_random_walk:
     output:
         [report(f, category="Random walk", subcategory="figures") for f in FIGURES_RANDOM_WALK],
     params:
-        cmd=tm("figures", "scale", "audit"),
+        **stage_params("figures"),
     log:
-        f"{RESULTS}/logs/figures_random_walk.log",
+        log_of("figures_random_walk"),
     shell:
         "{params.cmd} out={FIGURES} > {log} 2>&1"

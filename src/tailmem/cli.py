@@ -12,39 +12,15 @@ import sys
 
 from tailmem.configs import config_dir  # also importable as tailmem.cli.config_dir until its importers move
 from tailmem.errors import TailmemError
+from tailmem.registry import STAGES as REGISTRY
 
-# stage name -> "module:function"; each function takes the resolved DictConfig.
-STAGES: dict[str, str] = {
-    "graphworld": "tailmem.stages.graphworld:run",
-    "rollout": "tailmem.stages.rollout:run",
-    "audit": "tailmem.stages.audit:run",
-    "control": "tailmem.stages.control:run",
-    "control_report": "tailmem.stages.control_report:run",
-    "tables": "tailmem.stages.tables:run",
-    "figures": "tailmem.stages.figures:run",
-    "fsmem_build": "tailmem.stages.locomo:build",
-    "fsmem_answer": "tailmem.stages.locomo:answer",
-    "fsmem_table": "tailmem.stages.locomo:table",
-    "alfworld_games": "tailmem.stages.alfworld:regenerate_games",
-    "alfworld_memory": "tailmem.stages.alfworld:memory",
-    "alfworld_skills": "tailmem.stages.alfworld:skills",
-    "alfworld_report": "tailmem.stages.alfworld:report",
-    "fsmem_shape": "tailmem.stages.fsmem_study:shape",
-    "fsmem_hierarchy": "tailmem.stages.fsmem_study:hierarchy",
-    "fsmem_retrieval": "tailmem.stages.fsmem_study:retrieval",
-    "fsmem_strength": "tailmem.stages.fsmem_study:strength",
-    "fsmem_harness": "tailmem.stages.fsmem_study:harness",
-    "fsmem_costs": "tailmem.stages.fsmem_study:costs",
-    "fsmem_growth": "tailmem.stages.fsmem_growth:run",
-    "fsmem_access": "tailmem.stages.fsmem_access:run",
-    "fsmem_personamem": "tailmem.stages.personamem:run",
-    "longmemeval": "tailmem.stages.longmemeval:run",
-    "longmemeval_report": "tailmem.stages.longmemeval:report",
-}
+# stage name -> "module:function"; each function takes the resolved DictConfig. Declared in tailmem.registry.
+STAGES: dict[str, str] = {name: st.target for name, st in REGISTRY.items()}
 
 # command name -> "module:function"; each function takes argv (list of str) and returns an exit code.
 COMMANDS: dict[str, str] = {
     "cache": "tailmem.llm.cache_cli:main",
+    "data": "tailmem.data.fetch:main",
 }
 
 log = logging.getLogger("tailmem")
@@ -92,11 +68,21 @@ def run_hydra(stage: str, overrides: list[str]) -> int:
     @hydra.main(version_base="1.3", config_path=str(config_dir()), config_name="config")
     def _app(cfg: DictConfig) -> None:
         try:
+            from tailmem.config_schema import validate
+
+            validate(cfg)  # types, ranges and unknown keys (even `+`-appended), before the stage does any work
             _resolve(STAGES[stage])(cfg)
         except TailmemError as exc:
             log.error("%s: %s", stage, exc)
             status["code"] = 1
 
+    from tailmem.config_schema import check_overrides
+
+    try:
+        check_overrides(overrides)  # an unknown key: our message, before Hydra's "append it with +" hint
+    except TailmemError as exc:
+        print(f"tailmem {stage}: error: {exc}", file=sys.stderr)
+        return 1
     saved = sys.argv
     sys.argv = [f"tailmem {stage}", *overrides, f"stage={stage}"]
     try:

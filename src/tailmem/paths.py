@@ -1,18 +1,16 @@
-"""Where each stage's artifact lives: one template per stage, shared by the stages and the Snakefile.
+"""Where every artifact lives: one template per artifact, read by the stages and by the Snakemake rules alike.
 
-A path names the parameters that make the artifact, so a reader can tell where a number came from.
+A path names the parameters that make the artifact, so a reader can tell where a number came from. Templates
+are `str.format` patterns; `wild(template, results=...)` fills some fields and leaves the others as Snakemake
+wildcards (`{family}`), so a rule's output and a stage's default folder come from the same string.
 """
 
 from __future__ import annotations
 
+import string
 from pathlib import Path
 
-GRAPHWORLD = "{results}/graphworld/{family}/n{n}/seed{seed}"
-ROLLOUT = "{results}/rollout/{policy}/{retrieval}/{family}/n{n}/seed{seed}"
-AUDIT = "{results}/audit/{policy}/{retrieval}/{family}/n{n}/seed{seed}"
-CONTROL = "{results}/control/{policy}/{retrieval}/{family}/n{n}/seed{seed}/{arm}"
-TABLES = "{results}/tables"
-
+# -- file names ---------------------------------------------------------------------------------------------
 WORLD_FILE = "world.json"
 TRACE_FILE = "trace.npz"
 AUDIT_FILE = "audit.json"
@@ -21,8 +19,64 @@ META_FILE = "meta.json"
 SUMMARY_FILE = "summary.json"
 STEPS_FILE = "steps.parquet"
 COUNTS_FILE = "counts.npz"
+BUILD_FILE = "build.json"
+ANSWERS_FILE = "answers.json"
+
+# -- graph world ----------------------------------------------------------------------------------------------
+GRAPHWORLD = "{results}/graphworld/{family}/n{n}/seed{seed}"
+ROLLOUT = "{results}/rollout/{policy}/{retrieval}/{family}/n{n}/seed{seed}"
+AUDIT = "{results}/audit/{policy}/{retrieval}/{family}/n{n}/seed{seed}"
+CONTROL = "{results}/control/{policy}/{retrieval}/{family}/n{n}/seed{seed}/{arm}"
+
+# -- filesystem memory (paper 2) -----------------------------------------------------------------------------
+FSMEM = "{results}/fsmem"
+FSMEM_CONV = "{results}/fsmem/{bench}/{conv}"
+FSMEM_VARIANT = FSMEM_CONV + "/{variant}"                                          # store/, snapshots/, build.json
+FSMEM_STRENGTH = "{results}/fsmem/strength/{bench}/{conv}/{builder}/{variant}"     # RQ3: one store per builder
+FSMEM_HARNESS = "{results}/fsmem/harness/{bench}/{conv}/{bharness}/{variant}"      # RQ5: built through bharness
+ANSWERS = "{store}/answers/{harness}"                                              # under any store folder above
+ANSWERS_BY_SEARCHER = "{store}/answers/{harness}/{searcher}"                       # RQ3: one per searcher model
+
+# -- LongMemEval, ALFWorld ----------------------------------------------------------------------------------------
+LONGMEMEVAL = "{results}/longmemeval/{dataset}/seed{seed}"
+ALFWORLD = "{results}/alfworld"
+ALFWORLD_GAMES = "{results}/alfworld/games/{subset}"
+ALFWORLD_MEMORY = "{results}/alfworld/memory/{subset}/{arm}"
+ALFWORLD_SKILLS = "{results}/alfworld/skills/{subset}/{protocol}/{skill_variant}"
+
+# -- tables, figures, logs ----------------------------------------------------------------------------------------
+TABLES = "{results}/tables"
+TABLE = "{results}/tables/{stem}.{ext}"
+FIGURE = "{figures}/{stem}.{ext}"
+LOGS = "{results}/logs"
+TABLE_EXTS = ("csv", "md")
+FIGURE_EXTS = ("png", "pdf")
 
 
+def wild(template: str, **fixed) -> str:
+    """`template` with the `fixed` fields filled and every other field kept as a `{wildcard}`."""
+    fields = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    return template.format(**{name: "{" + name + "}" for name in fields} | fixed)
+
+
+def table_files(results: str | Path, stem: str) -> list[str]:
+    """The .csv and .md of one table."""
+    return [TABLE.format(results=results, stem=stem, ext=ext) for ext in TABLE_EXTS]
+
+
+def figure_files(figures: str | Path, stem: str) -> list[str]:
+    """The .png and .pdf of one figure."""
+    return [FIGURE.format(figures=figures, stem=stem, ext=ext) for ext in FIGURE_EXTS]
+
+
+def log_file(results: str | Path, rule: str, *keys) -> str:
+    """`<results>/logs/<rule>/<key1>_<key2>....log` (a single `<rule>.log` without keys)."""
+    if not keys:
+        return f"{LOGS.format(results=results)}/{rule}.log"
+    return f"{LOGS.format(results=results)}/{rule}/{'_'.join(map(str, keys))}.log"
+
+
+# -- folders from a resolved config (the stages' defaults) -------------------------------------------------------
 def graphworld_dir(cfg) -> Path:
     return Path(GRAPHWORLD.format(results=cfg.results_dir, family=cfg.graph.family, n=cfg.graph.n, seed=cfg.seed))
 
@@ -41,12 +95,44 @@ def audit_dir(cfg) -> Path:
     return Path(AUDIT.format(**_run_keys(cfg)))
 
 
+def control_dir(cfg) -> Path:
+    return Path(CONTROL.format(**_run_keys(cfg), arm=cfg.control.arm or cfg.memory.name))
+
+
 def out_dir(cfg, default: Path) -> Path:
     """The stage's output folder: `out=` when given (Snakemake sets it), else the derived default."""
     return Path(cfg.out) if cfg.get("out") else default
 
 
+def tables_dir(cfg) -> Path:
+    return Path(TABLES.format(results=cfg.results_dir))
 
 
-def control_dir(cfg) -> Path:
-    return Path(CONTROL.format(**_run_keys(cfg), arm=cfg.control.arm or cfg.memory.name))
+def variant_dir(results: str | Path, benchmark: str, conv: str, variant: str) -> Path:
+    return Path(FSMEM_VARIANT.format(results=results, bench=benchmark, conv=conv, variant=variant))
+
+
+def answers_dir(store: str | Path, harness: str, searcher: str | None = None) -> Path:
+    if searcher:
+        return Path(ANSWERS_BY_SEARCHER.format(store=store, harness=harness, searcher=searcher))
+    return Path(ANSWERS.format(store=store, harness=harness))
+
+
+def strength_dir(results: str | Path, benchmark: str, conv: str, builder: str, variant: str) -> Path:
+    return Path(FSMEM_STRENGTH.format(results=results, bench=benchmark, conv=conv, builder=builder, variant=variant))
+
+
+def harness_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str) -> Path:
+    return Path(FSMEM_HARNESS.format(results=results, bench=benchmark, conv=conv, bharness=harness, variant=variant))
+
+
+def harness_build_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str,
+                      main_harness: str = "center") -> Path:
+    """RQ5: the store built through `harness`; the main build's own harness reuses the main store."""
+    if harness == main_harness:
+        return variant_dir(results, benchmark, conv, variant)
+    return harness_dir(results, benchmark, conv, harness, variant)
+
+
+def longmemeval_dir(results: str | Path, dataset: str, seed: int) -> Path:
+    return Path(LONGMEMEVAL.format(results=results, dataset=dataset, seed=seed))

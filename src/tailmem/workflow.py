@@ -1,20 +1,24 @@
-"""Glue between Snakemake and Hydra: compose the config a DAG is built from, and route overrides to stages.
+"""Glue between Snakemake and Hydra: compose the config a DAG is built from, route overrides to stages, and
+give each job its command and its config digest.
 
 The Snakefile enumerates its targets from the same composed config the stages read, so the DAG and the
-stages can never disagree about sizes, seeds or folders.
+stages can never disagree about sizes, seeds or folders. A job's config digest is taken of the same resolved
+groups its stage will see (the stage records it in `meta.json`), so editing a default in `configs/` reruns
+exactly the jobs whose groups it changes.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 from omegaconf import DictConfig
 
-from tailmem.cli import config_dir
+from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
-
-# Keys every stage receives: they move artifacts or data, not numbers.
-GLOBAL_KEYS = ("results_dir", "figures_dir", "data_dir")
+from tailmem.registry import GLOBAL_KEYS, base_payload, code_digest, digest_of, stage as get_stage, with_sets
 
 
 def compose_config(scale: str, overrides: Sequence[str] = ()) -> DictConfig:
@@ -24,6 +28,9 @@ def compose_config(scale: str, overrides: Sequence[str] = ()) -> DictConfig:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from tailmem.config_schema import check_overrides, validate
+
+    check_overrides(overrides)  # an unknown key: our message, not Hydra's "append it with +" hint
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(config_dir()), version_base="1.3"):
@@ -32,6 +39,7 @@ def compose_config(scale: str, overrides: Sequence[str] = ()) -> DictConfig:
         raise ConfigError(f"config for scale={scale!r} with overrides {list(overrides)}: {exc}") from exc
     finally:
         GlobalHydra.instance().clear()
+    validate(cfg, overrides)  # every key's type and range (tailmem.config_schema), one line per error
     return cfg
 
 
@@ -68,3 +76,108 @@ def graph_keys(family: str) -> set[str]:
     if not path.exists():
         raise ConfigError(f"graph.family={family!r}: no config {path}")
     return set(yaml.safe_load(path.read_text()) or {})
+
+
+def split_override(override: str) -> tuple[str, str]:
+    """`a.b=1` -> ("a.b", "1")."""
+    key, _, value = override.partition("=")
+    return key.strip(), value
+
+
+def _is_group(key: str) -> bool:
+    return "." not in key and (config_dir() / key).is_dir()
+
+
+@dataclass(frozen=True)
+class Job:
+    """What one Snakemake job runs: its shell command (without `out=`/`input=` paths) and its digests."""
+
+    cmd: str
+    config: str
+    code: str
+
+
+class Dag:
+    """The composed config of one scale and the user's overrides, and the jobs built from it.
+
+    A job is a stage plus its own overrides (group choices such as `graph=modular`, keys such as `seed=1`);
+    its command passes the stage only the user's overrides of the groups it reads, and its config digest is
+    taken of those groups resolved as the stage will resolve them. Hydra composes once per DAG (about 0.5 s a
+    composition); a job's group choice is read from its option file plus the user's overrides of that group,
+    which equals Hydra's composition for option files without interpolations or package headers (checked for
+    every shipped option in tests/test_rerun_digests.py) and falls back to a Hydra composition otherwise.
+    """
+
+    def __init__(self, scale: str, overrides: Sequence[str] = ()):
+        self.scale = scale
+        self.overrides = list(overrides)
+        self.cfg = compose_config(scale, self.overrides)
+        self._payloads: dict[tuple, dict] = {}
+        self._options: dict[tuple, object] = {}
+
+    def option_payload(self, group: str, option: str, family: str | None = None):
+        """The resolved node of `group` when the job chooses `option` (plain data)."""
+        key = (group, option, family)
+        if key not in self._options:
+            self._options[key] = self._read_option(group, option, family)
+        return self._options[key]
+
+    def _read_option(self, group: str, option: str, family: str | None):
+        import yaml
+        from omegaconf import OmegaConf
+
+        mine = [o for o in stage_overrides(self.overrides, [group], family if group == "graph" else None)
+                if override_key(o).startswith(group + ".")]
+        path = config_dir() / group / f"{option}.yaml"
+        text = path.read_text() if path.is_file() else ""
+        if not text or "${" in text or "@package" in text or any(o.startswith("~") for o in mine):
+            base = [o for o in self.overrides if override_key(o).split(".", 1)[0] != group]
+            cfg = compose_config(self.scale, [*base, *mine, f"{group}={option}"])
+            return base_payload(cfg, [group])[group]
+        node = OmegaConf.create(yaml.safe_load(text) or {})
+        for o in mine:
+            k, v = split_override(o.lstrip("+"))
+            OmegaConf.update(node, k.split(".", 1)[1], yaml.safe_load(v) if v != "" else "", force_add=True)
+        return OmegaConf.to_container(node, resolve=True)
+
+    @lru_cache(maxsize=None)
+    def job(self, stage: str, args: tuple[str, ...] = (), family: str | None = None) -> Job:
+        """The command and digests of `stage` run with the job overrides `args` (graph overrides filtered to
+        the keys of `family`, as the stage receives them)."""
+        st = get_stage(stage)
+        passed = [f"scale={self.scale}", *stage_overrides(self.overrides, st.groups, family), *args]
+        cmd = " ".join(["python -m tailmem", stage, *map(shlex.quote, passed)])
+        key = (st.groups, st.arms)
+        if key not in self._payloads:
+            self._payloads[key] = base_payload(self.cfg, st.groups, st.arms)
+        payload = dict(self._payloads[key])
+        sets = []
+        for arg in args:
+            k, v = split_override(arg)
+            if _is_group(k):
+                if k in st.groups:
+                    payload[k] = self.option_payload(k, v, family)
+            else:
+                sets.append((k, v))
+        return Job(cmd, digest_of(with_sets(payload, sets)), code_digest(stage))
+
+
+def wildcard_patterns() -> dict[str, str]:
+    """Snakemake `wildcard_constraints` for every named wildcard, generated from the Python registries, so a
+    name unknown to the code never matches a rule (adding a harness to `fsmem.variants.HARNESSES` is enough)."""
+    from tailmem.fsmem.benchmarks import BENCHMARKS
+    from tailmem.fsmem.variants import HARNESSES, VARIANTS
+    from tailmem.graphworld.families import FAMILIES
+    from tailmem.rollout.settings import DESIGNS, POLICIES
+
+    def one_of(names) -> str:
+        return "|".join(sorted(map(str, names), key=len, reverse=True))
+
+    segment = r"[^/]+"
+    return dict(
+        n=r"\d+", seed=r"\d+",
+        family=one_of(FAMILIES), policy=one_of(POLICIES), retrieval=one_of(DESIGNS),
+        bench=one_of(BENCHMARKS), variant=one_of(VARIANTS), harness=one_of(HARNESSES), bharness=one_of(HARNESSES),
+        conv=segment, arm=segment, builder=segment, searcher=segment, dataset=segment, subset=segment,
+        protocol=segment, skill_variant=segment,
+    )

@@ -9,7 +9,7 @@ from tailmem.artifacts import read_json
 from tailmem.cli import config_dir
 from tailmem.errors import DataError
 from tailmem.fsmem import study
-from tailmem.fsmem.layout import harness_dir, variant_dir
+from tailmem.paths import harness_dir, variant_dir
 from tailmem.fsmem.sandbox import available
 from tailmem.stages import fsmem_study, locomo
 

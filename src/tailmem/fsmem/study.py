@@ -6,7 +6,7 @@ RQ1/RQ2: every `fsmem.study.variants` store of every conversation, built through
 and searched with `center`.
 RQ5: `fsmem.study.harness_variants` on the first `harness_conversations` conversations, each built AND searched
 through every harness (paper 2: the harness is one factor, both roles); the main build's harness reuses the
-main store (`layout.harness_build_dir`).
+main store (`paths.harness_build_dir`).
 RQ3: the strength grid, one store per builder model and one answer set per searcher model; a role whose
 backend is programmatic contributes the single label `programmatic`.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tailmem.errors import ConfigError
 from tailmem.fsmem.benchmarks import conversation_ids
-from tailmem.fsmem.layout import ANSWERS_FILE, BUILD_FILE, answers_dir, harness_build_dir, strength_dir, variant_dir
+from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, harness_build_dir, strength_dir, variant_dir
 from tailmem.fsmem.variants import build_harness_name
 
 PROGRAMMATIC = "programmatic"

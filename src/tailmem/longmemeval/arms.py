@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import yaml
-
 from tailmem.errors import ConfigError
+from tailmem.memory.arms import arm_settings
 
 
 @dataclass(frozen=True)
@@ -25,15 +24,6 @@ class Arm:
     ratio: float | None = None  # CTMC only: budget = ratio x Graph Memory's memory tokens
 
 
-def _memory_config(name: str) -> dict:
-    from tailmem.cli import config_dir
-
-    path = config_dir() / "memory" / f"{name}.yaml"
-    if not path.exists():
-        raise ConfigError(f"memory={name}: no config {path}")
-    return dict(yaml.safe_load(path.read_text()))
-
-
 def ctmc_name(ratio: float) -> str:
     return f"ctmc-r{float(ratio):g}"
 
@@ -42,16 +32,21 @@ def make_arms(lme) -> list[Arm]:
     """Graph Memory first (CTMC's budgets are read from it), then CTMC per ratio, then the references."""
     enc = str(lme.encoding)
     arms = []
-    gm = _memory_config("graph_memory") | {"encoding": enc, "budget": int(lme.graph_budget), "rank_by": "query"}
+    gm = arm_settings("graph_memory", encoding=enc, budget=int(lme.graph_budget), rank_by="query")
     arms.append(Arm("graph_memory", gm.pop("label"), gm))
     for ratio in lme.ctmc_ratios:
         if not 0 < float(ratio) <= 1:
             raise ConfigError(f"longmemeval.ctmc_ratios: expected ratios in (0, 1], got {ratio}")
-        c = _memory_config("ctmc") | {"encoding": enc, "budget": None, "tau": float(lme.tau), "rank_by": "query"}
+        c = arm_settings("ctmc", encoding=enc, budget=None, tau=float(lme.tau), rank_by="query")
         label = c.pop("label")
         arms.append(Arm(ctmc_name(ratio), f"{label} ({float(ratio):g}x)", c, float(ratio)))
-    fh = _memory_config("full_history") | {"encoding": enc}
+    fh = arm_settings("full_history", encoding=enc)
     arms.append(Arm("full_history", fh.pop("label"), fh))
-    fr = _memory_config("flat_retrieval") | {"encoding": enc, "k": int(lme.flat_k), "budget": None}
+    fr = arm_settings("flat_retrieval", encoding=enc, k=int(lme.flat_k), budget=None)
     arms.append(Arm("flat_retrieval", fr.pop("label"), fr))
     return arms
+
+
+def arm_payload(cfg) -> dict:
+    """The arms' settings as this config builds them (for the stage's config digest)."""
+    return {a.name: {"memory": a.memory, "ratio": a.ratio} for a in make_arms(cfg.longmemeval)}

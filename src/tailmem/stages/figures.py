@@ -16,6 +16,11 @@ from tailmem.targets import largest_size_runs
 log = logging.getLogger(__name__)
 
 
+def _num(value, spec: str) -> str:
+    """A fitted number for a title, or "-" where the fit gave none (a tail too small to fit)."""
+    return "-" if value is None else format(value, spec)
+
+
 def run(cfg: DictConfig) -> None:
     results = cfg.results_dir
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.figures_dir)
@@ -28,7 +33,8 @@ def run(cfg: DictConfig) -> None:
     fig, axes = plots.panel_grid(len(runs))
     for ax, r in zip(axes, runs):
         tail = audits[r.family]["tail"]
-        title = f"{r.family}\nalpha {tail['alpha']:.2f}, xmin {tail['xmin']:.0f}, R(TPL vs LN) {tail['R_tpl_ln']:.2f}"
+        title = (f"{r.family}\nalpha {_num(tail.get('alpha'), '.2f')}, xmin {_num(tail.get('xmin'), '.0f')}, "
+                 f"R(TPL vs LN) {_num(tail.get('R_tpl_ln'), '.2f')}")
         plots.ccdf_with_tails(ax, counts[r.family], tail["xmin"], cfg.audit.tpl_alpha_max, title)
     axes[0].legend(fontsize=7)
     fig.suptitle(f"Figure 3: access CCDFs with fitted tails ({policy})", fontsize=10)

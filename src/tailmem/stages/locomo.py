@@ -1,7 +1,7 @@
 """LoCoMo (and REALTALK, same shape) end to end for filesystem memory: build a variant's store, answer the
 questions, tabulate.
 
-Artifacts (paths in `tailmem.fsmem.layout`): {results}/fsmem/<benchmark>/<conv>/<variant>/{store/, snapshots/,
+Artifacts (paths in `tailmem.paths`): {results}/fsmem/<benchmark>/<conv>/<variant>/{store/, snapshots/,
 build.json}, .../answers/<harness>/answers.json, and {results}/tables/<benchmark>_<conv>.{csv,md}.
 `build.json` and `answers.json` are written last and atomically,
 so a killed run leaves nothing that looks complete.
@@ -22,8 +22,8 @@ from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import dollars
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.benchmarks import categories, category_names, conversation
-from tailmem.fsmem.layout import ANSWERS_FILE, BUILD_FILE, answers_dir
-from tailmem.fsmem.layout import variant_dir as _variant_dir
+from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir
+from tailmem.paths import variant_dir as _variant_dir
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant

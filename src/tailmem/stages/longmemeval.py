@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig
 
+from tailmem.paths import longmemeval_dir
 from tailmem.artifacts import atomic_path, read_json, write_json
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ArtifactError, ConfigError
@@ -24,13 +25,12 @@ from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance, table_footer
 
 log = logging.getLogger(__name__)
-RUN = "{results}/longmemeval/{dataset}/seed{seed}"
 ROWS_FILE = "rows.parquet"
 SUMMARY_FILE = "summary.json"
 
 
 def run_dir(results, dataset: str, seed: int) -> Path:
-    return Path(RUN.format(results=results, dataset=dataset, seed=seed))
+    return longmemeval_dir(results, dataset, seed)
 
 
 def _questions(cfg: DictConfig):

@@ -1,0 +1,263 @@
+"""The stage registry: each stage's function and the config groups it reads, declared once.
+
+The CLI dispatches from it, the Snakemake rules build their commands and rerun digests from it, and provenance
+records the same digests. Two digests decide whether a job's artifact is still current:
+
+- the *config digest*: sha256 of the canonical JSON of the resolved config of the stage's groups (defaults +
+  overrides, so a comment-only YAML edit changes nothing), minus the keys a job sets from its wildcards;
+- the *code digest*: sha256 over the syntax trees (`ast.dump`, so comments and formatting do not count) of every
+  `tailmem` module the stage imports, found by a static walk of `import` statements from the stage module
+  (imports inside functions included), plus the prompt files under `configs/prompts/<group>/` of its groups.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+PACKAGE_ROOT = Path(__file__).resolve().parent  # src/tailmem
+
+# Top-level keys that move artifacts or data but do not change a number: in a digest, a path derived from one
+# of them (`${data_dir}/locomo/...`) counts as the placeholder `<data_dir>/locomo/...`, the same on any machine.
+GLOBAL_KEYS = ("results_dir", "figures_dir", "data_dir")
+# Keys that only point a job at its input artifacts (set by Snakemake); never part of a digest.
+PATH_KEYS = ("control.world", "control.budget_from")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One `python -m tailmem <name>` stage: `target` is "module:function"; `groups` the top-level config keys
+    (Hydra groups or plain sections) whose values can change its artifacts."""
+
+    name: str
+    target: str
+    groups: tuple[str, ...]
+    arms: str | None = None  # "module:function" giving, from the config, the memory arms the stage builds
+
+    @property
+    def module(self) -> str:
+        return self.target.split(":")[0]
+
+    def function(self):
+        import importlib
+
+        module, func = self.target.split(":")
+        return getattr(importlib.import_module(module), func)
+
+    def config_digest(self, cfg) -> str:
+        """This stage's config digest of `cfg` (see the module docstring)."""
+        return config_digest(cfg, self.groups, arms=self.arms)
+
+
+_FSMEM = ("fsmem", "llm")
+_ALF = ("alfworld", "llm")
+
+STAGES: dict[str, Stage] = {s.name: s for s in (
+    Stage("graphworld", "tailmem.stages.graphworld:run", ("graph", "seed")),
+    Stage("rollout", "tailmem.stages.rollout:run", ("graph", "seed", "rollout", "policy", "retrieval", "llm")),
+    Stage("audit", "tailmem.stages.audit:run", ("graph", "seed", "policy", "retrieval", "audit")),
+    Stage("control", "tailmem.stages.control:run",
+          ("graph", "seed", "policy", "retrieval", "memory", "control", "llm")),
+    Stage("control_report", "tailmem.stages.control_report:run", ("scale", "audit", "control", "llm")),
+    Stage("tables", "tailmem.stages.tables:run", ("scale", "audit", "rollout")),
+    Stage("figures", "tailmem.stages.figures:run", ("scale", "audit")),
+    Stage("fsmem_build", "tailmem.stages.locomo:build", _FSMEM),
+    Stage("fsmem_answer", "tailmem.stages.locomo:answer", _FSMEM),
+    Stage("fsmem_table", "tailmem.stages.locomo:table", ("fsmem",)),
+    Stage("fsmem_shape", "tailmem.stages.fsmem_study:shape", _FSMEM),
+    Stage("fsmem_hierarchy", "tailmem.stages.fsmem_study:hierarchy", _FSMEM),
+    Stage("fsmem_retrieval", "tailmem.stages.fsmem_study:retrieval", _FSMEM),
+    Stage("fsmem_strength", "tailmem.stages.fsmem_study:strength", _FSMEM),
+    Stage("fsmem_harness", "tailmem.stages.fsmem_study:harness", _FSMEM),
+    Stage("fsmem_costs", "tailmem.stages.fsmem_study:costs", _FSMEM),
+    Stage("fsmem_growth", "tailmem.stages.fsmem_growth:run", _FSMEM),
+    Stage("fsmem_access", "tailmem.stages.fsmem_access:run", (*_FSMEM, "audit", "seed")),
+    Stage("fsmem_personamem", "tailmem.stages.personamem:run", _FSMEM),
+    Stage("longmemeval", "tailmem.stages.longmemeval:run", ("longmemeval", "seed", "llm"),
+          arms="tailmem.longmemeval.arms:arm_payload"),
+    Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval",)),
+    Stage("alfworld_games", "tailmem.stages.alfworld:regenerate_games", _ALF),
+    Stage("alfworld_memory", "tailmem.stages.alfworld:memory", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
+    Stage("alfworld_skills", "tailmem.stages.alfworld:skills", _ALF),
+    Stage("alfworld_report", "tailmem.stages.alfworld:report", _ALF),
+)}
+
+def stage(name: str) -> Stage:
+    from tailmem.errors import ConfigError
+
+    if name not in STAGES:
+        raise ConfigError(f"stage={name!r}: unknown stage; expected one of {sorted(STAGES)}")
+    return STAGES[name]
+
+
+# -- config digest -------------------------------------------------------------------------------------------
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _drop(tree: dict, dotted: str) -> None:
+    head, _, rest = dotted.partition(".")
+    if head not in tree:
+        return
+    if not rest:
+        tree.pop(head)
+    elif isinstance(tree[head], dict):
+        _drop(tree[head], rest)
+
+
+def _set(tree: dict, dotted: str, value: Any) -> None:
+    head, _, rest = dotted.partition(".")
+    if not rest:
+        tree[head] = value
+        return
+    if not isinstance(tree.get(head), dict):
+        tree[head] = {}
+    _set(tree[head], rest, value)
+
+
+def base_payload(cfg, groups: Iterable[str], arms: str | None = None) -> dict:
+    """The resolved `groups` of `cfg` as plain data (global folders as placeholders, input-path keys dropped);
+    for a stage that builds several memory arms (`arms`), those arms' settings as it will build them."""
+    import copy
+    import importlib
+
+    from omegaconf import DictConfig, OmegaConf
+
+    if isinstance(cfg, DictConfig):
+        cfg = copy.deepcopy(cfg)
+        for key in GLOBAL_KEYS:
+            if key in cfg:
+                cfg[key] = f"<{key}>"
+    out: dict[str, Any] = {}
+    for group in groups:
+        node = cfg.get(group)
+        out[group] = OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else node
+    for key in PATH_KEYS:
+        _drop(out, key)
+    if arms:
+        module, func = arms.split(":")
+        out["memory_arms"] = getattr(importlib.import_module(module), func)(cfg)
+    return out
+
+
+def with_sets(payload: dict, sets: Iterable[tuple[str, str]]) -> dict:
+    """`payload` with a job's own overrides (`key`, `value` strings, parsed as Hydra parses plain values) set
+    in the groups it holds."""
+    import copy
+
+    import yaml
+
+    out = copy.deepcopy(payload)
+    for key, value in sets:
+        if key.split(".", 1)[0] in out and key not in PATH_KEYS:
+            _set(out, key, yaml.safe_load(value) if value != "" else "")
+    return out
+
+
+def digest_of(payload: dict) -> str:
+    """sha256 (hex, first 16) of a payload's canonical JSON."""
+    return hashlib.sha256(_canonical(payload).encode()).hexdigest()[:16]
+
+
+def config_digest(cfg, groups: Iterable[str], arms: str | None = None) -> str:
+    """What a job's numbers depend on in the config, as a digest of `base_payload`. A stage computes it from
+    the config it runs with; the workflow gets the same value from the DAG's config plus the job's overrides."""
+    return digest_of(base_payload(cfg, groups, arms))
+
+
+# -- code digest ---------------------------------------------------------------------------------------------
+def _module_file(name: str) -> Path | None:
+    """The source file of `tailmem.x.y` (a module or a package's __init__), or None if there is none."""
+    parts = name.split(".")
+    if parts[0] != "tailmem":
+        return None
+    base = PACKAGE_ROOT.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+def _imports(path: Path) -> set[str]:
+    """Every `tailmem` module named by an import in `path` (and the packages on the way to each)."""
+    tree = _tree(path)
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)  # `from pkg import module`
+    out = set()
+    for name in names:
+        parts = name.split(".")
+        out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return {n for n in out if n.startswith("tailmem")}
+
+
+@cache
+def import_closure(module: str) -> tuple[Path, ...]:
+    """The source files of `module` and of every `tailmem` module it imports, transitively, sorted."""
+    seen: set[Path] = set()
+    todo = [module, *_parents(module)]
+    while todo:
+        path = _module_file(todo.pop())
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        todo.extend(_imports(path))
+    return tuple(sorted(seen))
+
+
+def _parents(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+@cache
+def _file_digest(path: Path) -> str:
+    if path.suffix == ".py":
+        text = ast.dump(_tree(path))
+    else:
+        text = path.read_text()
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def source_files(name: str, config_root: Path | None = None) -> tuple[Path, ...]:
+    """What the code digest of stage `name` covers: its import closure and its groups' prompt files."""
+    st = stage(name)
+    files = list(import_closure(st.module))
+    if config_root is None:
+        from tailmem.configs import config_dir
+
+        config_root = config_dir()
+    for group in st.groups:
+        folder = Path(config_root) / "prompts" / group
+        if folder.is_dir():
+            files.extend(sorted(p for p in folder.rglob("*") if p.is_file()))
+    return tuple(files)
+
+
+@cache
+def code_digest(name: str, config_root: Path | None = None) -> str:
+    """sha256 (hex, first 16) of the source stage `name` runs (see `source_files`); paths count relative to
+    the package or the config folder, so a clone elsewhere gets the same digest."""
+    if config_root is None:
+        from tailmem.configs import config_dir
+
+        config_root = config_dir()
+    h = hashlib.sha256()
+    for path in source_files(name, config_root):
+        root = PACKAGE_ROOT if path.is_relative_to(PACKAGE_ROOT) else Path(config_root)
+        h.update(f"{path.relative_to(root)}\0{_file_digest(path)}\n".encode())
+    return h.hexdigest()[:16]

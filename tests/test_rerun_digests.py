@@ -1,0 +1,146 @@
+"""Results follow their config and code (issue 12, finding 1): editing a default in `configs/` or a module reruns
+exactly the jobs that depend on it, a comment-only edit reruns nothing, and a no-op rerun schedules 0 jobs.
+
+The slow test runs a graph-world slice of the smoke DAG for real (so Snakemake has stored each job's params), edits
+a copy of `configs/` or of a source module, and reads which jobs a dry run schedules, by rule.
+"""
+
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tailmem import registry
+from tailmem.workflow import Dag
+
+# One family, one size, one seed; the controller study with two taus: ~30 jobs.
+SLICE = [
+    "scale.families=[modular]", "scale.sizes=[60]", "scale.retrieval_families=[modular]", "scale.retrieval_size=60",
+    "scale.control.families=[modular]", "scale.control.taus=[1.0]", "audit.bootstrap=5",
+]
+TARGETS = ["tables_random_walk", "figures_random_walk", "control_report"]
+
+
+def _run(workdir, repo_root, configs, *extra):
+    overrides = "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]"
+    cmd = [sys.executable, "-m", "snakemake", *TARGETS, "--snakefile", str(repo_root / "Snakefile"), "--directory",
+           str(workdir), "--cores", "2", *extra, "--config", "scale=smoke", overrides]
+    env = dict(os.environ, TAILMEM_CONFIGS=str(configs))
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root, env=env)
+
+
+def _scheduled(workdir, repo_root, configs) -> collections.Counter:
+    """Jobs a dry run would run, counted by rule (from Snakemake's job-stats table)."""
+    out = _run(workdir, repo_root, configs, "-n", "--quiet", "rules")
+    assert out.returncode == 0, out.stderr[-3000:]
+    text = out.stdout + out.stderr
+    if "Nothing to be done" in text:
+        return collections.Counter()
+    counts = collections.Counter()
+    for line in text.splitlines():
+        m = re.fullmatch(r"\s*([A-Za-z_][\w]*)\s+(\d+)\s*", line)
+        if m and m.group(1) not in ("total", "job", "count"):
+            counts[m.group(1)] = int(m.group(2))
+    assert counts, text[-3000:]
+    return counts
+
+
+@pytest.fixture(scope="module")
+def ran_slice(tmp_path_factory, repo_root):
+    """A finished run of the slice, in its own folder, against its own copy of configs/."""
+    work = tmp_path_factory.mktemp("rerun")
+    configs = work / "configs"
+    shutil.copytree(repo_root / "configs", configs)
+    first = _run(work, repo_root, configs)
+    assert first.returncode == 0, first.stderr[-4000:]
+    return work, configs
+
+
+def _edit(path, old, new):
+    text = path.read_text()
+    assert old in text, f"{path}: {old!r} not found"
+    path.write_text(text.replace(old, new, 1))
+    return text
+
+
+@pytest.mark.slow
+def test_noop_rerun_schedules_nothing(ran_slice, repo_root):
+    work, configs = ran_slice
+    assert _scheduled(work, repo_root, configs) == collections.Counter()
+
+
+@pytest.mark.slow
+def test_comment_only_edit_reruns_nothing(ran_slice, repo_root):
+    work, configs = ran_slice
+    path = configs / "memory" / "graph_memory.yaml"
+    saved = _edit(path, "budget: 160", "budget: 160   # a comment changes no number")
+    try:
+        assert _scheduled(work, repo_root, configs) == collections.Counter()
+    finally:
+        path.write_text(saved)
+
+
+@pytest.mark.slow
+def test_memory_default_edit_reruns_the_controller_study_and_its_report_only(ran_slice, repo_root):
+    work, configs = ran_slice
+    path = configs / "memory" / "graph_memory.yaml"
+    saved = _edit(path, "budget: 160", "budget: 40")
+    try:
+        jobs = _scheduled(work, repo_root, configs)
+    finally:
+        path.write_text(saved)
+    assert set(jobs) == {"control", "control_report"}, jobs
+    # Graph Memory's arms (2 encodings) and the CTMC arms matched to them rerun; the baselines do not.
+    assert 2 <= jobs["control"] < 14, jobs
+
+
+@pytest.mark.slow
+def test_steps_edit_reruns_rollouts_and_what_follows_but_no_world(ran_slice, repo_root):
+    work, configs = ran_slice
+    path = configs / "scale" / "smoke.yaml"
+    saved = _edit(path, "  steps: 40", "  steps: 30")
+    try:
+        jobs = _scheduled(work, repo_root, configs)
+    finally:
+        path.write_text(saved)
+    assert "graphworld" not in jobs
+    assert {"rollout", "audit", "control", "tables_random_walk", "control_report"} <= set(jobs), jobs
+
+
+def test_a_scale_edit_changes_the_rollout_digest_not_the_world_digest():
+    base = Dag("smoke")
+    edited = Dag("smoke", ["rollout.steps=20"])
+    world_args = ("graph=modular", "graph.n=30", "seed=0")
+    run_args = (*world_args, "policy=random_walk", "retrieval=recency")
+    assert base.job("graphworld", world_args, "modular").config == edited.job("graphworld", world_args, "modular").config
+    assert base.job("rollout", run_args, "modular").config != edited.job("rollout", run_args, "modular").config
+
+
+def test_the_dag_digest_equals_the_digest_the_stage_computes_from_its_own_config():
+    """What Snakemake tracks and what meta.json records are one number."""
+    from tailmem.workflow import compose_config
+
+    args = ("graph=modular", "graph.n=30", "seed=0", "policy=semantic", "retrieval=recency",
+            "memory=ctmc", "memory.tau=1.0", "control.arm=ctmc-compact-tau1-rank")
+    job = Dag("smoke").job("control", args, "modular")
+    cfg = compose_config("smoke", [*args, "control.world=/somewhere/else", "out=/x"])
+    assert job.config == registry.stage("control").config_digest(cfg)
+
+
+def test_code_digest_follows_imports_and_ignores_comments(tmp_path, monkeypatch):
+    """ctmc.py is in the control stage's closure and not the world's; a comment does not change a digest."""
+    closure = {p.name for p in registry.import_closure("tailmem.stages.control")}
+    assert "ctmc.py" in closure
+    assert "ctmc.py" not in {p.name for p in registry.import_closure("tailmem.stages.graphworld")}
+    src = registry.PACKAGE_ROOT / "memory" / "ctmc.py"
+    text = src.read_text()
+    with_comment = tmp_path / "a.py"
+    with_comment.write_text(text + "\n# a comment\n")
+    changed = tmp_path / "b.py"
+    changed.write_text(text + "\nEXTRA = 1\n")
+    assert registry._file_digest(with_comment) == registry._file_digest(src)
+    assert registry._file_digest(changed) != registry._file_digest(src)
