@@ -58,8 +58,9 @@ def code_state(root: Path = REPO_ROOT) -> dict:
     except FileNotFoundError:
         return {**state, "reason": "git is not installed"}
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-        err = getattr(exc, "stderr", b"") or b""
-        return {**state, "reason": f"{root} is not a git checkout ({err.decode(errors='replace').strip()[:200]})"}
+        err = (getattr(exc, "stderr", b"") or b"").decode(errors="replace").strip()[:200]
+        what = "is not a git checkout" if "not a git repository" in err else "cannot be read by git"
+        return {**state, "reason": f"{root} {what} ({err})"}
     if top != root:
         return {**state, "reason": f"{root} is not a git checkout (it lies inside {top})"}
     try:
@@ -71,6 +72,7 @@ def code_state(root: Path = REPO_ROOT) -> dict:
         err = getattr(exc, "stderr", b"") or b""
         return {**state, "reason": f"git failed in {root}: {err.decode(errors='replace').strip()[:200]}"}
     state["dirty"] = bool(status)
+    state["untracked_files"] = len(untracked)
     if state["dirty"]:
         h = hashlib.sha256(diff)
         for rel in sorted(untracked):
@@ -78,7 +80,6 @@ def code_state(root: Path = REPO_ROOT) -> dict:
             h.update(b"\0untracked\0" + rel.encode() + b"\0")
             h.update((file_sha256(path) if path.is_file() else "not-a-file").encode())
         state["diff_sha256"] = h.hexdigest()
-        state["untracked_files"] = len(untracked)
     return state
 
 
@@ -190,7 +191,7 @@ def provenance(cfg: DictConfig, data_files: Iterable[str | os.PathLike] = (), gr
     """The machine-independent part of meta.json: code, config digest, packages, agents, data."""
     used, digest = config_record(cfg, groups)
     return {
-        "code": code_state(),
+        "code": dict(code_state()),  # a copy: the cached record stays as git reported it
         "config_digest": digest,
         "config_groups": used,
         "packages": package_versions(),
