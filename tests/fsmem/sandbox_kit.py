@@ -4,6 +4,7 @@ The test process makes itself a child subreaper, so anything a sandbox leaves ru
 parent died) is re-parented to it and shows up among its descendants."""
 
 import ctypes
+import json
 import os
 import subprocess
 import sys
@@ -66,19 +67,46 @@ def no_sandbox_left(timeout: float = 3.0) -> list[int]:
         time.sleep(0.05)
 
 
-def run_as_nobody(script: str, timeout: float = 120) -> subprocess.CompletedProcess | str:
-    """Run a Python script as uid/gid 65534 (setpriv) with the package on its path; a string says why not."""
+def run_unprivileged(fn, *args, timeout: float = 120):
+    """Call `fn(work, *args)` in a forked child that has dropped to uid/gid 65534 (every module is already
+    imported, so the child needs nothing from root-only folders); returns its JSON-able result, or a string
+    saying why this cannot run here. `work` is a fresh folder the child owns."""
     if os.geteuid() != 0:
         return "the tests do not run as root, so they cannot switch to an unprivileged user"
-    setpriv = "/usr/bin/setpriv"
-    if not os.path.exists(setpriv):
-        return "setpriv (util-linux) is not installed"
     work = tempfile.mkdtemp(prefix="tailmem-nobody-")
     os.chown(work, NOBODY, NOBODY)
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": SRC, "HOME": work, "TMPDIR": work,
-           "OPENAI_API_KEY": "sk-NOBODY-CANARY-0000"}
-    try:
-        return subprocess.run([setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", sys.executable,
-                               "-c", script, work], capture_output=True, text=True, timeout=timeout, env=env, cwd=work)
-    finally:
-        subprocess.run(["rm", "-rf", work], check=False)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop privileges, run, report, and never return into pytest
+        code = 0
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            os.environ.update(HOME=work, TMPDIR=work)
+            tempfile.tempdir = work
+            data = json.dumps({"ok": fn(work, *args)}).encode()
+        except BaseException as exc:  # reported to the parent, which fails the test with it
+            data = json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode()
+            code = 1
+        try:
+            while data:
+                data = data[os.write(w, data):]
+        finally:
+            os._exit(code)
+    os.close(w)
+    chunks = []
+    deadline = time.monotonic() + timeout
+    with os.fdopen(r, "rb") as f:
+        chunks.append(f.read())
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    subprocess.run(["rm", "-rf", work], check=False)
+    out = json.loads(b"".join(chunks) or b'{"error": "the child reported nothing"}')
+    if "error" in out:
+        raise AssertionError(f"unprivileged child failed: {out['error']}")
+    return out["ok"]

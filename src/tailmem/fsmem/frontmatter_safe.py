@@ -25,6 +25,18 @@ class _NoAliasLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._depth = 0
 
+    def fetch_flow_sequence_start(self):  # the scanner, before any token of a deep `[[[...` is queued
+        self._flow_guard()
+        super().fetch_flow_sequence_start()
+
+    def fetch_flow_mapping_start(self):
+        self._flow_guard()
+        super().fetch_flow_mapping_start()
+
+    def _flow_guard(self) -> None:
+        if self.flow_level >= MAX_DEPTH:
+            raise FrontmatterError(f"nested deeper than {MAX_DEPTH} levels")
+
     def compose_node(self, parent, index):
         if self.check_event(AliasEvent):
             raise FrontmatterError("YAML aliases (*name) are refused")

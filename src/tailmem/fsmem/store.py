@@ -91,6 +91,11 @@ def parse(text: str, path: str = "?") -> Document:
     return Document(description, body, header_lines)
 
 
+def shown(path: str, keep: int = 60) -> str:
+    """A path as an error message names it: long ones shortened in the middle (the message stays readable)."""
+    return path if len(path) <= keep else f"{path[: keep - 25]}...{path[-20:]} ({len(path)} characters)"
+
+
 class Store:
     """A rooted markdown tree. Paths are store-relative; `""`, `"."` and `"/"` name the root."""
 
@@ -115,17 +120,17 @@ class Store:
         if len(path) > MAX_PATH_CHARS:
             raise ToolError(f"path: {len(path)} characters, at most {MAX_PATH_CHARS}")
         if any(ord(c) < 32 for c in path) or "\\" in path:
-            raise ToolError(f"path {path!r}: control characters and backslashes are not allowed")
+            raise ToolError(f"path {shown(path)!r}: control characters and backslashes are not allowed")
         if path.startswith("/") or path.startswith("~") or (len(path) > 1 and path[1] == ":"):
-            raise ToolError(f"path {path!r}: absolute paths are refused; paths are relative to the store root")
+            raise ToolError(f"path {shown(path)!r}: absolute paths are refused; paths are relative to the store root")
         parts = [p for p in PurePosixPath(path).parts if p != "."]
         for part in parts:
             if part == "..":
-                raise ToolError(f"path {path!r}: '..' is refused; every path stays inside the store")
+                raise ToolError(f"path {shown(path)!r}: '..' is refused; every path stays inside the store")
             if part.startswith("."):
-                raise ToolError(f"path {path!r}: hidden names (starting with '.') are reserved")
+                raise ToolError(f"path {shown(path)!r}: hidden names (starting with '.') are reserved")
             if len(part.encode("utf-8")) > MAX_NAME_BYTES:
-                raise ToolError(f"path {path!r}: the name {part[:20]!r}... has {len(part.encode('utf-8'))} bytes of "
+                raise ToolError(f"path {shown(path)!r}: a name has {len(part.encode('utf-8'))} bytes of "
                                 f"UTF-8, at most {MAX_NAME_BYTES}")
         return "/".join(parts)
 

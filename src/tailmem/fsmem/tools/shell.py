@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tailmem.fsmem.errors import ToolError
 from tailmem.fsmem.sandbox import Limits, Sandbox
-from tailmem.fsmem.store import Store, check_description, parse
+from tailmem.fsmem.store import Store, check_description, parse, shown
 from tailmem.fsmem.tools.base import MAX_ARG_CHARS, Harness, Tool, params
 
 MAX_COMMAND_CHARS = 4000
@@ -99,9 +99,9 @@ class SyncReport:
         MAX_NAMED) and counts the rest, so a long list of writes never hides a refusal."""
         out = []
         if self.refused:
-            out.append("[not kept: " + _listed([f"{p} ({why})" for p, why in self.refused], "; ") + "]")
-        parts = ([f"wrote {_listed(self.written, ', ')}"] if self.written else []) + (
-            [f"deleted {_listed(self.deleted, ', ')}"] if self.deleted else [])
+            out.append("[not kept: " + _listed([f"{shown(p)} ({why[:300]})" for p, why in self.refused], "; ") + "]")
+        parts = ([f"wrote {_listed([shown(p) for p in self.written], ', ')}"] if self.written else []) + (
+            [f"deleted {_listed([shown(p) for p in self.deleted], ', ')}"] if self.deleted else [])
         if parts:
             out.append(f"[memory updated: {'; '.join(parts)}]")
         return "\n".join(out)
@@ -110,7 +110,6 @@ class SyncReport:
 def _listed(items: list[str], sep: str, budget: int = MAX_REPORT_CHARS // 2) -> str:
     shown, used = [], 0
     for item in items[:MAX_NAMED]:
-        item = item if len(item) <= 300 else item[:297] + "..."
         if shown and used + len(item) + len(sep) > budget:
             break
         shown.append(item)
