@@ -39,6 +39,7 @@ class ToolResult:
     name: str
     ok: bool
     output: str
+    error_type: str | None = None  # the exception's class name when ok is False
 
 
 def params(required: dict[str, tuple[str, str]], optional: dict[str, tuple[str, str]] | None = None) -> dict:
@@ -61,6 +62,7 @@ class Harness:
     trace: list = field(default_factory=list)
     calls: int = 0
     errors: int = 0
+    error_types: dict = field(default_factory=dict)  # exception class name -> failed calls
     chars_read: int = 0
     truncations: int = 0  # outputs cut at max_output_chars
     max_output_chars: int = MAX_OUTPUT_CHARS
@@ -87,11 +89,16 @@ class Harness:
             entry[2] = True
             return ToolResult(name, True, out)
         except ToolError as exc:
-            self.errors += 1
-            return ToolResult(name, False, f"error: {exc}")
-        except (OSError, UnicodeError) as exc:
-            self.errors += 1
-            return ToolResult(name, False, f"error: {name}: {type(exc).__name__}: {exc}")
+            return self._failed(name, exc, f"error: {exc}")
+        except Exception as exc:  # any failure of a tool is the agent's tool error, never a crash of the host
+            return self._failed(name, exc, f"error: {name}: {type(exc).__name__}: {str(exc)[:2000]}")
+
+    def _failed(self, name: str, exc: BaseException, text: str) -> ToolResult:
+        """Count a failed call and record its exception type (`error_types`, `ToolResult.error_type`)."""
+        self.errors += 1
+        kind = type(exc).__name__
+        self.error_types[kind] = self.error_types.get(kind, 0) + 1
+        return ToolResult(name, False, text, kind)
 
     def clip(self, name: str, out: str) -> str:
         """The output within the safety cap; a cut is counted and logged, and the agent is told where it was cut."""
