@@ -14,6 +14,7 @@ Gold evidence strings are read leniently, as the data needs: "D8:6; D9:17" and "
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import defaultdict, deque
@@ -34,13 +35,19 @@ def gold_ids(evidence: Iterable[str]) -> set[str]:
     return out
 
 
-def replay_reads(harness, trace: Iterable) -> set[str]:
+def replay_reads(harness, trace: Iterable, cache: dict | None = None) -> set[str]:
     """The dialogue ids in the outputs of a trace's successful calls, replayed through `harness` (same store, same
-    tools as when the question was answered). Failed calls showed only an error and are skipped."""
+    tools as when the question was answered). Failed calls showed only an error and are skipped. The harness is
+    read-only, so `cache` may keep each distinct call's ids across the questions of one store."""
+    cache = {} if cache is None else cache
     seen: set[str] = set()
     for name, args, ok in trace:
-        if ok:
-            seen |= dialogue_ids(harness.call(name, args).output)
+        if not ok:
+            continue
+        key = (name, json.dumps(args, sort_keys=True))
+        if key not in cache:
+            cache[key] = dialogue_ids(harness.call(name, args).output)
+        seen |= cache[key]
     return seen
 
 
@@ -68,9 +75,9 @@ def match_evidence(rows: list[dict], qa) -> list[tuple[str, ...]]:
 
 def annotate(rows: list[dict], qa, harness) -> list[dict]:
     """Each row with `evidence`, `evidence_read` (gold ids that were read, sorted) and `evidence_coverage`."""
-    out = []
+    out, cache = [], {}
     for row, evidence in zip(rows, match_evidence(rows, qa)):
-        read = replay_reads(harness, row.get("search_trace", []))
+        read = replay_reads(harness, row.get("search_trace", []), cache)
         gold = gold_ids(evidence)
         out.append(row | {"evidence": list(evidence), "evidence_read": sorted(gold & read),
                           "evidence_coverage": coverage(read, evidence)})
