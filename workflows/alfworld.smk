@@ -10,11 +10,6 @@ ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=RESULTS)}/episodes.jso
 ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=RESULTS)}/chain.json"
 
 
-def _alf_outputs(subset):
-    return ([f for s in ALF_TABLE_STEMS for f in table(f"alfworld_{subset}_{s}")]
-            + [f for s in ALF_FIGURE_STEMS for f in figure(f"alfworld_{subset}_{s}")])
-
-
 ALFWORLD_TARGETS = [t for s in CFG.alfworld.subsets for t in _alf_outputs(s)]
 ALFWORLD_SMOKE_TARGETS = _alf_outputs("smoke")
 
@@ -36,6 +31,8 @@ rule alfworld_games:
         **stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
         log_of("alfworld_games", "subset"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -49,6 +46,8 @@ rule alfworld_memory:
         **stage_params("alfworld_memory", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.arm={wc.arm}"]),
     log:
         log_of("alfworld_memory", "subset", "arm"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -63,6 +62,8 @@ rule alfworld_skills:
                                                       f"alfworld.variant={wc.skill_variant}"]),
     log:
         log_of("alfworld_skills", "subset", "protocol", "skill_variant"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -78,5 +79,7 @@ rule alfworld_report:
         **stage_params("alfworld_report", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
         log_of("alfworld_report", "subset"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} > {log} 2>&1"

@@ -10,5 +10,7 @@ rule audit:
         **stage_params("audit", _run_args, family=lambda wc: wc.family),
     log:
         log_of("audit", "policy", "retrieval", "family", "n", "seed"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} input=$(dirname {input.trace}) out=$(dirname {output}) > {log} 2>&1"

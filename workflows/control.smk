@@ -8,27 +8,6 @@ TABLES_CONTROL = [f for stem in targets.CONTROL_TABLES for f in table(stem)]
 FIGURES_CONTROL = [f for stem in targets.CONTROL_FIGURES for f in figure(stem)]
 
 
-def _control_inputs(wc):
-    keys = dict(results=RESULTS, family=wc.family, n=wc.n, seed=wc.seed)
-    inputs = {
-        "world": f"{paths.GRAPHWORLD.format(**keys)}/{paths.WORLD_FILE}",
-        "trace": f"{paths.ROLLOUT.format(policy=wc.policy, retrieval=wc.retrieval, **keys)}/{paths.TRACE_FILE}",
-    }
-    reference = control_arms.matched_reference(wc.arm)
-    if reference:
-        inputs["budget"] = f"{paths.CONTROL.format(policy=wc.policy, retrieval=wc.retrieval, arm=reference, **keys)}/{paths.SUMMARY_FILE}"
-    return inputs
-
-
-def _control_args(wc):
-    """The run's overrides, then the arm's (`memory=ctmc memory.tau=1.0 ...`)."""
-    return _run_args(wc) + control_arms.overrides(wc.arm) + [f"control.arm={wc.arm}"]
-
-
-def _budget_arg(wc, input):
-    return f"control.budget_from={input.budget}" if "budget" in input.keys() else ""
-
-
 rule control:
     input:
         unpack(_control_inputs),
@@ -39,6 +18,8 @@ rule control:
         budget=_budget_arg,
     log:
         log_of("control", "policy", "retrieval", "family", "n", "seed", "arm"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} {params.budget} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
         "out=$(dirname {output}) > {log} 2>&1"
@@ -55,5 +36,7 @@ rule control_report:
         **stage_params("control_report"),
     log:
         log_of("control_report"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} > {log} 2>&1"

@@ -23,5 +23,7 @@ rule data:
         mirror=f"--mirror {DATA_MIRROR}" if DATA_MIRROR else "",
     log:
         log_of("data"),
+    conda:
+        CONDA_ENV
     shell:
         "python -m tailmem data --data-dir {params.data_dir} {params.mirror} 2>&1 | tee {log}"

@@ -6,14 +6,6 @@ FSMEM_VARIANTS = list(CFG.fsmem.variants)
 FSMEM_TABLES = [f for conv in FSMEM_CONVS for f in table(f"locomo_{conv}")]
 
 
-def _store_args(wc):
-    return [f"fsmem.benchmark={wc.bench}", f"fsmem.conversation={wc.conv}", f"fsmem.variant={wc.variant}"]
-
-
-def _answer_args(wc):
-    return _store_args(wc) + [f"fsmem.harness={wc.harness}"]
-
-
 rule fsmem_locomo:
     input:
         FSMEM_TABLES,
@@ -26,6 +18,8 @@ rule fsmem_store:
         **stage_params("fsmem_build", _store_args),
     log:
         log_of("fsmem_store", "bench", "conv", "variant"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -39,6 +33,8 @@ rule fsmem_answers:
         **stage_params("fsmem_answer", _answer_args),
     log:
         log_of("fsmem_answers", "bench", "conv", "variant", "harness"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
@@ -56,5 +52,7 @@ rule fsmem_table:
         folder=lambda wc: paths.FSMEM_CONV.format(results=RESULTS, bench="locomo", conv=wc.conv),
     log:
         log_of("fsmem_table", "conv"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} input={params.folder} out=$(dirname {output.csv}) > {log} 2>&1"

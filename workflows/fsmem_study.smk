@@ -10,10 +10,6 @@ FSMEM_STRENGTH = fsmem_study_runs.strength_runs(CFG)
 FSMEM_T = paths.TABLES.format(results=RESULTS)
 
 
-def _fsmem_files(runs):
-    return sorted({str(f) for r in runs for f in (r.build_file, r.answers_file)})
-
-
 # study stage -> (its output files, the runs it reads); each rule below is named after its stage.
 FSMEM_STUDY = {
     "fsmem_shape": (table("fsmem_rq1_store_shape"), FSMEM_MAIN),
@@ -36,16 +32,6 @@ rule fsmem_study:
 
 
 # -- RQ3: one store per builder model, one answer set per searcher model ------------------------------------
-def _model(role, name):
-    return [] if name == fsmem_study_runs.PROGRAMMATIC else [f"llm.roles.{role}.model={name}"]
-
-
-def _priced_strength_grid(wildcards):
-    """No input: checks, when the DAG first needs a grid store, that every grid model has a price."""
-    fsmem_study_runs.check_strength_prices(CFG)
-    return []
-
-
 _STRENGTH = paths.wild(paths.FSMEM_STRENGTH, results=RESULTS)
 _HARNESS = paths.wild(paths.FSMEM_HARNESS, results=RESULTS)
 
@@ -59,6 +45,8 @@ rule fsmem_strength_store:
         **stage_params("fsmem_build", lambda wc: _store_args(wc) + _model("builder", wc.builder)),
     log:
         log_of("fsmem_strength_store", "bench", "conv", "builder", "variant"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -72,6 +60,8 @@ rule fsmem_strength_answers:
         **stage_params("fsmem_answer", lambda wc: _answer_args(wc) + _model("searcher", wc.searcher)),
     log:
         log_of("fsmem_strength_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
@@ -85,6 +75,8 @@ rule fsmem_harness_store:
         **stage_params("fsmem_build", lambda wc: _store_args(wc) + [f"fsmem.build_harness={wc.bharness}"]),
     log:
         log_of("fsmem_harness_store", "bench", "conv", "bharness", "variant"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -98,6 +90,8 @@ rule fsmem_harness_answers:
         **stage_params("fsmem_answer", _answer_args),
     log:
         log_of("fsmem_harness_answers", "bench", "conv", "bharness", "variant", "harness"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
@@ -114,10 +108,13 @@ for _stage, (_outs, _runs) in FSMEM_STUDY.items():
             _outs,
         params:
             **stage_params(_stage),
+            out=out_folder,
         log:
             log_of(_stage),
+        conda:
+            CONDA_ENV
         shell:
-            "{params.cmd} out={FSMEM_T} > {log} 2>&1"
+            "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule fsmem_growth:
@@ -127,10 +124,13 @@ rule fsmem_growth:
         FSMEM_GROWTH,
     params:
         **stage_params("fsmem_growth"),
+        out=out_folder,
     log:
         log_of("fsmem_growth"),
+    conda:
+        CONDA_ENV
     shell:
-        "{params.cmd} out={FSMEM_T} > {log} 2>&1"
+        "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule fsmem_access:
@@ -140,19 +140,13 @@ rule fsmem_access:
         FSMEM_ACCESS,
     params:
         **stage_params("fsmem_access"),
+        out=out_folder,
     log:
         log_of("fsmem_access"),
+    conda:
+        CONDA_ENV
     shell:
-        "{params.cmd} out={FSMEM_T} > {log} 2>&1"
-
-
-def _personamem_data(wildcards):
-    """The tiers' files that exist, so the table is redone when, e.g., the shared contexts are added."""
-    from tailmem.data.personamem import contexts_path, questions_path
-
-    pm = CFG.fsmem.personamem
-    files = [f(pm.data_dir, t) for t in pm.tiers for f in (questions_path, contexts_path)]
-    return [str(f) for f in files if f.exists()]
+        "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule fsmem_personamem:
@@ -162,10 +156,13 @@ rule fsmem_personamem:
         FSMEM_PERSONAMEM,
     params:
         **stage_params("fsmem_personamem"),
+        out=out_folder,
     log:
         log_of("fsmem_personamem"),
+    conda:
+        CONDA_ENV
     shell:
-        "{params.cmd} out={FSMEM_T} > {log} 2>&1"
+        "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 # Target names per research question (the rules above are named after their stages).

@@ -9,5 +9,7 @@ rule graphworld:
                        family=lambda wc: wc.family),
     log:
         log_of("graphworld", "family", "n", "seed"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"

@@ -21,6 +21,8 @@ rule longmemeval_run:
         **stage_params("longmemeval", lambda wc: [f"longmemeval.dataset={wc.dataset}", f"seed={wc.seed}"]),
     log:
         log_of("longmemeval", "dataset", "seed"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -33,8 +35,10 @@ rule longmemeval_report:
         [report(f, category="LongMemEval", subcategory="figures") for f in LONGMEMEVAL_FIGURES],
     params:
         **stage_params("longmemeval_report"),
-        out=paths.TABLES.format(results=RESULTS),
+        out=out_folder,
     log:
         log_of("longmemeval_report"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"

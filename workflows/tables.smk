@@ -13,9 +13,11 @@ rule tables_random_walk:
         [report(t, category="Random walk", subcategory="tables") for t in TABLES_RANDOM_WALK],
     params:
         **stage_params("tables"),
-        out=paths.TABLES.format(results=RESULTS),
+        out=out_folder,
     log:
         log_of("tables_random_walk"),
+    conda:
+        CONDA_ENV
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"
 
@@ -28,7 +30,10 @@ rule figures_random_walk:
         [report(f, category="Random walk", subcategory="figures") for f in FIGURES_RANDOM_WALK],
     params:
         **stage_params("figures"),
+        out=out_folder,
     log:
         log_of("figures_random_walk"),
+    conda:
+        CONDA_ENV
     shell:
-        "{params.cmd} out={FIGURES} > {log} 2>&1"
+        "{params.cmd} out={params.out} > {log} 2>&1"
