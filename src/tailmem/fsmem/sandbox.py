@@ -422,6 +422,22 @@ class Sandbox:
             self.cgroup = None
 
 
+def provenance(limits: Limits) -> dict:
+    """What a Shell harness with these limits runs under on this machine, for build provenance (the search
+    harness records its own `describe()`); {"sandbox": None, "error": ...} when it would refuse to start."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tailmem-probe-") as empty:
+        try:
+            sb = Sandbox(empty, limits, writable=True)
+        except FsmemError as exc:
+            return {"sandbox": None, "error": str(exc)}
+        try:
+            return sb.describe()
+        finally:
+            sb.close()
+
+
 def seed_archive(root: Path) -> bytes:
     """A tar of the store's visible tree (folders and regular files; hidden names and symlinks left out)."""
     buf = io.BytesIO()

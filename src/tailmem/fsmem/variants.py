@@ -33,7 +33,17 @@ HARNESSES = ("center", "center_bm25", "shell")
 
 def _limits(fs) -> Limits:
     sh = fs.shell
-    return Limits(timeout_s=sh.timeout_s, max_output_chars=sh.max_output_chars)
+    unsafe = (fs.get("sandbox") or {}).get("allow_unsafe_fallback", False)
+    if not isinstance(unsafe, bool):
+        raise FsmemError(f"fsmem.sandbox.allow_unsafe_fallback: expected true or false, got {unsafe!r}")
+    return Limits(timeout_s=sh.timeout_s, max_output_chars=sh.max_output_chars, allow_unsafe_fallback=unsafe)
+
+
+def sandbox_provenance(fs, harness: str) -> dict | None:
+    """Which sandbox a Shell harness runs under here (issue 13: recorded in build.json); None for other harnesses."""
+    from tailmem.fsmem.sandbox import provenance
+
+    return provenance(_limits(fs)) if harness == "shell" else None
 
 
 def open_build_harness(name: str, store: Store, fs) -> Harness:

@@ -27,7 +27,7 @@ from tailmem.paths import variant_dir as _variant_dir
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
-from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.fsmem.variants import build_harness_name, check_variant, sandbox_provenance, search_harness
 from tailmem.llm.settings import prices_of
 from tailmem.exports import locomo as locomo_export
 from tailmem.metrics import locomo_evidence
@@ -74,7 +74,8 @@ def build(cfg) -> None:
     reorganizer = ("center" if client is None else harness) if fs.variant.startswith("reorganized") else None
     write_json(out / BUILD_FILE, {
         "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant, "agent": agent,
-        "build_harness": harness, "reorganizer_harness": reorganizer, "store": stats,
+        "build_harness": harness, "sandbox": sandbox_provenance(fs, harness), "reorganizer_harness": reorganizer,
+        "store": stats,
         "episodes": [e.to_json() for e in episodes],
         "tool_calls": sum(e.tool_calls for e in episodes),
         "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
@@ -129,7 +130,8 @@ def answer(cfg) -> None:
     finally:
         harness.close()
     write_json(out / ANSWERS_FILE, {"benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
-                                    "harness": fs.harness, "rows": rows})
+                                    "harness": fs.harness, "sandbox": getattr(harness, "sandbox_info", None),
+                                    "rows": rows})
     save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
                     agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
     log.info("fsmem_answer %s/%s: %d questions, mean F1 %.3f", conv.sample_id, fs.variant, len(rows),
