@@ -11,9 +11,18 @@ from tailmem.errors import ConfigError
 from tailmem.memory.controllers import CONTROLLERS
 from tailmem.memory.ctmc import ORDERS
 
-BASELINES = ("full_history", "sliding_window", "flat_retrieval", "frequency_cache", "recency_cache",
-             "hierarchical_summary", "graph_memory")
+PAPER_BASELINES = ("full_history", "sliding_window", "flat_retrieval", "frequency_cache", "recency_cache",
+                   "hierarchical_summary", "graph_memory")  # paper 1 Table 4's rows, in its order
 ENCODINGS = ("verbose", "compact")
+
+
+def baselines() -> list[str]:
+    """Table 4's controllers: the paper's, in its order, then every other `configs/memory/` option that is not
+    CTMC (so a new controller joins the table by its config file alone)."""
+    from tailmem.memory.arms import catalogue
+
+    extra = sorted(n for n in catalogue() if n not in PAPER_BASELINES and n != "ctmc")
+    return [*PAPER_BASELINES, *extra]
 
 
 def baseline(name: str, encoding: str = "compact") -> str:
@@ -57,7 +66,7 @@ def matched_reference(arm: str) -> str | None:
 
 
 def table4_arms() -> list[str]:
-    return [baseline(b) for b in BASELINES]
+    return [baseline(b) for b in baselines()]
 
 
 def table5_arms() -> list[str]:
