@@ -147,6 +147,7 @@ def test_git_and_packages_are_computed_once_per_process(monkeypatch, fresh_cache
     def boom(*a, **k):
         raise AssertionError("git ran again")
 
+    monkeypatch.setattr(subprocess, "Popen", boom)
     monkeypatch.setattr(subprocess, "run", boom)
     monkeypatch.setattr(importlib.metadata, "requires", boom)
     provenance.code_state()
@@ -188,8 +189,7 @@ def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
 
 
 def test_every_stage_table_gets_a_footer():
-    """Each write_table call in a stage hands in a footer (6th argument or footer=); ALFWorld's tables are
-    written by report/alfworld_tables.py (owned elsewhere) and checked by the purity test below."""
+    """Each write_table call in a stage hands in a footer (6th argument or footer=)."""
     missing = []
     for path in sorted((SRC / "stages").glob("*.py")):
         tree = ast.parse(path.read_text())
@@ -222,10 +222,6 @@ def test_fsmem_stages_record_data_and_footer_end_to_end(tmp_path, data_dir, fres
 FORBIDDEN_MODULES = ("tailmem.stages", "tailmem.cli", "tailmem.provenance", "tailmem.configs", "tailmem.workflow",
                      "tailmem.registry", "tailmem.targets", "hydra", "omegaconf", "yaml")
 FORBIDDEN_NAMES = {"cfg", "config_dir", "save_provenance", "DictConfig", "OmegaConf", "compose"}
-# Owned by the ALFWorld work of issue 12: write_all still reads cfg and writes provenance.
-PENDING = {"alfworld_tables.py"}
-
-
 def impurities(path: Path) -> list[str]:
     """What in `path` reads config, writes provenance or reaches up into stages / the CLI."""
     found = []
@@ -246,14 +242,9 @@ def impurities(path: Path) -> list[str]:
 REPORT = sorted((SRC / "report").glob("*.py"))
 
 
-@pytest.mark.parametrize("path", [p for p in REPORT if p.name not in PENDING], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", REPORT, ids=lambda p: p.name)
 def test_report_modules_are_pure(path):
-    assert impurities(path) == []
-
-
-@pytest.mark.parametrize("path", [p for p in REPORT if p.name in PENDING], ids=lambda p: p.name)
-@pytest.mark.xfail(reason="ALFWorld report still reads cfg and writes provenance (its owner moves it to the stage)")
-def test_pending_report_modules_are_pure(path):
+    """report/ turns frames into tables and figures: it reads no config, writes no provenance, imports no stage."""
     assert impurities(path) == []
 
 

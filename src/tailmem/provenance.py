@@ -37,10 +37,18 @@ _CHUNK = 1 << 20
 # --- code: git commit, dirty flag, diff hash ------------------------------------------------------------------
 
 
-def _git(root: Path, *args: str) -> bytes:
+def _git(root: Path, *commands: tuple[str, ...]) -> list[bytes]:
+    """Run git `commands` in `root` at the same time (process starts dominate: run together they cost one);
+    the outputs in order, or CalledProcessError for the first that failed."""
     # GIT_OPTIONAL_LOCKS=0: `git status` must not take the index lock while other processes commit.
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True, env=env, timeout=30).stdout
+    procs = [subprocess.Popen(["git", "-C", str(root), *c], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+             for c in commands]
+    outs = [p.communicate(timeout=30) for p in procs]
+    for c, p, (out, err) in zip(commands, procs, outs):
+        if p.returncode:
+            raise subprocess.CalledProcessError(p.returncode, ["git", *c], out, err)
+    return [out for out, _ in outs]
 
 
 @functools.lru_cache(maxsize=None)
@@ -53,24 +61,26 @@ def code_state(root: Path = REPO_ROOT) -> dict:
     """
     root = Path(root).resolve()
     state: dict[str, Any] = {"commit": None, "dirty": None, "diff_sha256": None, "reason": None}
-    try:
-        top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip()).resolve()
+    if not (root / ".git").exists():
+        return {**state, "reason": f"{root} is not a git checkout (no .git in it)"}
+    try:  # two processes, run together: status (with the HEAD commit in its header) and the diff
+        status, diff = _git(root, ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"),
+                            ("diff", "HEAD", "--binary"))
     except FileNotFoundError:
         return {**state, "reason": "git is not installed"}
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         err = (getattr(exc, "stderr", b"") or b"").decode(errors="replace").strip()[:200]
-        what = "is not a git checkout" if "not a git repository" in err else "cannot be read by git"
-        return {**state, "reason": f"{root} {what} ({err})"}
-    if top != root:
-        return {**state, "reason": f"{root} is not a git checkout (it lies inside {top})"}
-    try:
-        state["commit"] = _git(root, "rev-parse", "--verify", "HEAD").decode().strip()
-        status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-        diff = _git(root, "diff", "HEAD", "--binary")
-        untracked = [p for p in _git(root, "ls-files", "--others", "--exclude-standard", "-z").decode().split("\0") if p]
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-        err = getattr(exc, "stderr", b"") or b""
-        return {**state, "reason": f"git failed in {root}: {err.decode(errors='replace').strip()[:200]}"}
+        return {**state, "reason": f"{root} cannot be read by git ({err})"}
+    entries = [e for e in status.decode().split("\0") if e]
+    n = next((i for i, e in enumerate(entries) if not e.startswith("# ")), len(entries))  # headers come first
+    head = next((e.split()[2] for e in entries[:n] if e.startswith("# branch.oid ")), None)
+    status = entries[n:]
+    untracked, skip = [], False
+    for entry in status:  # a rename ("2 ...") is followed by its original path
+        if not skip and entry.startswith("? "):
+            untracked.append(entry[2:])
+        skip = entry.startswith("2 ") and not skip
+    state["commit"] = head
     state["dirty"] = bool(status)
     state["untracked_files"] = len(untracked)
     if state["dirty"]:
@@ -89,11 +99,19 @@ _REQ = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:==\s*
 _EXTRA = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
 
 
+_VERSION = re.compile(r"^Version:\s*(\S+)", re.M)
+
+
 def _installed(name: str) -> str | None:
+    """The installed version of `name`, read from its metadata's header lines only (parsing a whole METADATA
+    file, long description and all, is what makes `importlib.metadata.version` slow)."""
     try:
-        return importlib.metadata.version(name)
+        dist = importlib.metadata.distribution(name)
     except importlib.metadata.PackageNotFoundError:
         return None
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    m = _VERSION.search(text.split("\n\n", 1)[0])
+    return m.group(1) if m else dist.version
 
 
 @functools.lru_cache(maxsize=None)
