@@ -2,8 +2,8 @@
 tokens, scripted 429 / 500 answers, a fixed latency, and a count of every request by its last user message.
 
 It validates requests the way the servers we target do: with `reasoning=True`, as the OpenAI API does for
-reasoning models (400 on `max_tokens`, on any temperature but 1, on an unknown reasoning_effort), else as it does
-for other chat models (400 on `reasoning_effort`); an assistant message with `"content": null` gets llama.cpp's
+reasoning models (400 on `max_tokens`, on any temperature but 1, on an unknown reasoning_effort); with
+`reasoning=False`, as it does for other chat models (400 on `reasoning_effort`); `None` accepts any parameter. An assistant message with `"content": null` gets llama.cpp's
 500 request-validation error when `null_content_500` is set. GET /v1/models lists `served_id`."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeServer:
-    def __init__(self, latency_s: float = 0.0, reply=None, agent=None, reasoning: bool = False,
+    def __init__(self, latency_s: float = 0.0, reply=None, agent=None, reasoning: bool | None = None,
                  null_content_500: bool = False, served_id: str = "test-model", drop_prompt: bool = False):
         self.latency_s = latency_s
         self.reasoning = reasoning
@@ -87,7 +87,7 @@ class FakeServer:
                              f"model. Only the default (1) value is supported.")
             if "reasoning_effort" in body and body["reasoning_effort"] not in ("minimal", "low", "medium", "high"):
                 return 400, f"Invalid value: '{body['reasoning_effort']}'. Supported values are: 'minimal', 'low', 'medium', and 'high'."
-        elif "reasoning_effort" in body:
+        elif self.reasoning is False and "reasoning_effort" in body:
             return 400, "Unsupported parameter: 'reasoning_effort' is not supported with this model."
         if self.null_content_500 and any(m["role"] == "assistant" and m.get("content") is None for m in body["messages"]):
             return 500, "1 validation error for ChatCompletionRequestAssistantMessage: content: Input should be a valid string"

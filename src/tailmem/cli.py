@@ -20,6 +20,8 @@ STAGES: dict[str, str] = {name: st.target for name, st in REGISTRY.items()}
 # command name -> "module:function"; each function takes argv (list of str) and returns an exit code.
 COMMANDS: dict[str, str] = {
     "cache": "tailmem.llm.cache_cli:main",
+    "llm_check": "tailmem.llm.check:main",
+    "llm_cost": "tailmem.llm.estimate:main",
     "data": "tailmem.data.fetch:main",
 }
 

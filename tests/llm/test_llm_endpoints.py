@@ -363,3 +363,23 @@ def test_llm_cost_prices_measured_calls_with_the_paid_models(server, tmp_path):
     o = sum(r.usage.completion_tokens for r in replies)
     assert line.calls == 30 and line.dollars == pytest.approx(10 * ((p - c) * 2.0 + c * 1.0 + o * 10.0) / 1e6)
     assert render([line]).endswith(f"about ${line.dollars:.2f} for 30 calls")
+
+
+def test_llm_check_and_llm_cost_are_commands(tmp_path, capsys, monkeypatch):
+    from tailmem.cli import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeServer(reasoning=True) as server:
+        over = ["llm=openai", f"llm.base_url={server.base_url}", f"llm.cache_path={tmp_path}/c.sqlite",
+                "llm.roles.policy.backend=programmatic", "llm.roles.predictor.backend=programmatic"]
+        assert main(["llm_check", *over]) == 0
+        out = capsys.readouterr().out
+        assert "searcher: openai gpt-5.4-mini (family reasoning)" in out and "accepted: yes" in out
+        assert "policy" not in out  # programmatic roles send nothing
+        assert main(["llm_check", *over, "+llm.roles.judge.family=standard"]) == 1
+        assert "change llm.roles.judge.family" in capsys.readouterr().out
+        get_client(reasoning_cfg(tmp_path, server.base_url, cache_path=str(tmp_path / "c.sqlite")), "judge",
+                   "longmemeval").chat(user("a question"))
+    assert main(["llm_cost", "--db", str(tmp_path / "c.sqlite"), "--times", "longmemeval=100", *over]) == 0
+    assert "about $" in capsys.readouterr().out
+    assert main(["llm_cost", "--db", str(tmp_path / "c.sqlite"), "--times", "longmemeval"]) == 1

@@ -111,9 +111,9 @@ def config_key(role: str, param: str, settings, family: str) -> str:
     """What to change when the server refuses `param`: the key that put it into the request."""
     if param in (settings.params or {}):
         return f"llm.roles.{role}.params.{param}"
-    switch = (f"llm.roles.{role}.family ({family} now; or a pattern in llm.model_families)")
-    if param in ("max_tokens", "temperature") and family == "standard":
-        return f"{switch}, or llm.roles.{role}.{'temperature: null' if param == 'temperature' else 'max_output_tokens'}"
-    if param in ("max_completion_tokens", "reasoning_effort") and family == "reasoning":
-        return f"{switch}, or llm.roles.{role}.{'reasoning_effort: null' if param == 'reasoning_effort' else 'max_output_tokens'}"
+    switch = f"llm.roles.{role}.family ({family} now; or a pattern in llm.model_families)"
+    own = {"temperature": "temperature=null", "reasoning_effort": "reasoning_effort=null",
+           "max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
+    if param in own:
+        return f"{switch}, or llm.roles.{role}.{own[param]}"
     return switch

@@ -82,6 +82,8 @@ class LLMSettings:
 
 
 _ROLE_KEYS = {f.name for f in fields(RoleSettings)} - {"role"}
+# Role keys whose null, written at the role, means "not sent" / "off" rather than "inherit the group's value".
+NULLABLE = {"family", "temperature", "max_output_tokens", "reasoning_effort", "endpoint_key", "compact_prompt_tokens"}
 _GROUP_KEYS = {"name", "cache_path", "prices", "prices_file", "budget", "encoding", "roles", "defaults",
                "model_families"}
 
@@ -145,7 +147,7 @@ def read_settings(cfg) -> LLMSettings:
         bad = set(spec) - _ROLE_KEYS
         if bad:
             raise ConfigError(f"llm.roles.{role} has unknown key(s) {sorted(bad)}; expected some of {sorted(_ROLE_KEYS)}")
-        merged = {**shared, **{k: v for k, v in spec.items() if v is not None}}
+        merged = {**shared, **{k: v for k, v in spec.items() if v is not None or k in NULLABLE}}
         merged["params"] = {**(shared.get("params") or {}), **(spec.get("params") or {})}
         merged["task_max_output_tokens"] = {**(shared.get("task_max_output_tokens") or {}),
                                             **(spec.get("task_max_output_tokens") or {})}
