@@ -9,6 +9,7 @@ from hydra import compose, initialize_config_dir
 from tailmem.artifacts import read_json
 from tailmem.configs import config_dir
 from tailmem.metrics.locomo_f1 import locomo_f1
+from tailmem.paths import ANSWERS_FILE
 from tailmem.stages import locomo
 
 
@@ -17,6 +18,12 @@ def _cfg(tmp_path, data_dir, variant, **extra):
         over = [f"results_dir={tmp_path}", f"data_dir={data_dir}", f"fsmem.variant={variant}", "fsmem.max_questions=6",
                 "fsmem.variants=[closed_book,verbatim]", "stage=fsmem_table"]
         return compose(config_name="config", overrides=over + [f"{k}={v}" for k, v in extra.items()])
+
+
+def _rows(cfg):
+    """answers.json of a variant's centre-harness run, wherever the layout puts it below the variant folder."""
+    (path,) = locomo.variant_dir(cfg).glob(f"answers/center/**/{ANSWERS_FILE}")
+    return read_json(path)["rows"]
 
 
 def test_coverage_column_and_predictions_file(tmp_path, data_dir):
@@ -31,7 +38,7 @@ def test_coverage_column_and_predictions_file(tmp_path, data_dir):
     assert "F1 5 adversarial" not in df                               # paper 2's protocol: categories 1-4
     export = json.loads((tmp_path / "tables/locomo_conv-50.predictions.json").read_text())
     assert export["sample_id"] == "conv-50" and len(export["qa"]) == 6
-    rows = read_json(tmp_path / "fsmem/locomo/conv-50/verbatim/answers/center/answers.json")["rows"]
+    rows = _rows(_cfg(tmp_path, data_dir, "verbatim"))
     for e, r in zip(export["qa"], rows):                              # same order, same scores from the export
         assert e["question"] == r["question"] and e["verbatim_prediction"] == r["answer"]
         assert locomo_f1(e["verbatim_prediction"], e["answer"], e["category"]) == r["f1"]
@@ -42,9 +49,9 @@ def test_category_5_is_scored_when_opted_in(tmp_path, data_dir):
     cfg = _cfg(tmp_path, data_dir, "closed_book", **{"fsmem.categories": "[5]", "fsmem.max_questions": 3})
     locomo.build(cfg)
     locomo.answer(cfg)
-    rows = read_json(tmp_path / "fsmem/locomo/conv-50/closed_book/answers/center/answers.json")["rows"]
+    rows = _rows(cfg)
     assert [r["category"] for r in rows] == [5, 5, 5]
     assert all(r["f1"] == 1.0 for r in rows)                         # closed book says "No information available"
-    built = read_json(tmp_path / "fsmem/locomo/conv-50/closed_book/build.json")
+    built = read_json(locomo.variant_dir(cfg) / "build.json")
     summary = locomo.summarize(rows, built)
     assert summary["F1 5 adversarial"] == 1.0 and summary["F1"] == 1.0
