@@ -383,3 +383,27 @@ def test_llm_check_and_llm_cost_are_commands(tmp_path, capsys, monkeypatch):
     assert main(["llm_cost", "--db", str(tmp_path / "c.sqlite"), "--times", "longmemeval=100", *over]) == 0
     assert "about $" in capsys.readouterr().out
     assert main(["llm_cost", "--db", str(tmp_path / "c.sqlite"), "--times", "longmemeval"]) == 1
+
+
+def test_unparsable_judge_replies_are_counted_not_silent(tmp_path, caplog):
+    """fsmem's judge: a reply without the JSON verdict leaves the mean, so it is counted and logged."""
+    from tailmem.fsmem.agents.judge import judge
+    from tailmem.stages.locomo import summarize
+
+    replies = iter(['{"correct": 1}', "The answer looks right to me.", "I cannot tell.", '{"citation": 0.5}'])
+    with FakeServer(reply=lambda body: next(replies)) as server:
+        client = get_client(llm_cfg(tmp_path, server.base_url, concurrency=1), "judge", "test")
+        with caplog.at_level(logging.WARNING):
+            v1 = judge(client, "Q1?", "Tokyo", "Tokyo", (), None)
+            v2 = judge(client, "Q2?", "Paris", "Paris", (), None)
+    assert (v1.correct, v1.citation, v1.unparsed) == (1.0, None, 1)
+    assert (v2.correct, v2.citation, v2.unparsed) == (None, 0.5, 1)
+    assert caplog.text.count("unparsable") == 2
+    rows = [{"searcher": "m", "f1": 1.0, "category": 1, "judge": "m", "judge_correct": v.correct,
+             "judge_citation": v.citation, "judge_unparsed": v.unparsed, "search_tool_calls": 1, "search_rounds": 1,
+             "search_chars_read": 1, "search_dollars": 0.0, "search_prompt_tokens": 1, "search_completion_tokens": 1,
+             "search_no_tool_call": False, "search_compactions": 2, "search_truncations": 1} for v in (v1, v2)]
+    built = {"variant": "v", "agent": "b", "tool_calls": 0, "tokens": 0, "dollars": 0.0,
+             "store": {"files": 1, "sections": 1, "bytes": 1}, "episodes": [{"compactions": 1, "no_tool_call": True}]}
+    out = summarize(rows, built)
+    assert (out["judge unparsed"], out["compactions"], out["truncations"], out["no tool call"]) == (2, 5, 2, 1)

@@ -125,7 +125,7 @@ def answer(cfg) -> None:
 
                 v = judge(j_client, q.question, q.answer, a.text, a.citations, store)
                 row.update(judge=label(j_client, "judge"), judge_correct=v.correct, judge_citation=v.citation,
-                           judge_episode=v.episode)
+                           judge_episode=v.episode, judge_unparsed=v.unparsed)
             rows.append(row)
     finally:
         harness.close()
@@ -155,6 +155,12 @@ def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
                      ("chars read/q", "search_chars_read"), ("cents/q", "search_dollars")):
         out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
+    if len(df) and df["judge"].notna().any():  # replies the judge rule could not read (left out of its means)
+        out["judge unparsed"] = int(df.get("judge_unparsed", pd.Series(0, index=df.index)).fillna(0).sum())
+    eps = built.get("episodes", [])  # run settings (issue 14): answers without a tool call, compactions, cut outputs
+    for key, col in (("no tool call", "no_tool_call"), ("compactions", "compactions"), ("truncations", "truncations")):
+        searched = int(df[f"search_{col}"].fillna(0).sum()) if len(df) and f"search_{col}" in df else 0
+        out[key] = searched + sum(int(e.get(col, 0)) for e in eps)
     out["build tool calls"] = built["tool_calls"]
     out["build tokens"] = built["tokens"]
     out["build dollars"] = built["dollars"]

@@ -1,15 +1,20 @@
 """The judge: correctness 0/1 against the gold answer, and citation support 0 / 0.5 / 1 from the cited files.
-Model-only: offline runs are scored by the benchmark's own metric and leave the judge columns empty."""
+Model-only: offline runs are scored by the benchmark's own metric and leave the judge columns empty. A reply the
+judge's JSON rule cannot read scores None and leaves the mean, so each is counted (`Verdict.unparsed`) and logged:
+a run where every reply was unreadable must not look like a run with a judged mean."""
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 
 from tailmem.fsmem.agents.accounting import Meter
 from tailmem.fsmem.agents.models import prompt
 from tailmem.fsmem.store import Store
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -18,6 +23,7 @@ class Verdict:
     citation: float | None
     tokens: int
     episode: dict | None = None  # the judge's accounting (Episode.to_json), for the cost tables
+    unparsed: int = 0  # of the two replies (correctness, citation), those the rule could not read
 
 
 def _score(text: str, key: str, allowed: tuple[float, ...]) -> float | None:
@@ -52,5 +58,10 @@ def judge(client, question: str, gold: str, answer: str, citations: tuple[str, .
                                                            cited=cited_text(store, citations))}])
     meter.add_usage(r2.usage)
     ep = meter.close()
-    return Verdict(_score(r1.content, "correct", (0.0, 1.0)), _score(r2.content, "citation", (0.0, 0.5, 1.0)),
-                   ep.prompt_tokens + ep.completion_tokens, ep.to_json())
+    correct, citation = _score(r1.content, "correct", (0.0, 1.0)), _score(r2.content, "citation", (0.0, 0.5, 1.0))
+    for reply, value, key in ((r1.content, correct, "correct"), (r2.content, citation, "citation")):
+        if value is None:
+            log.warning("judge %s: unparsable %s reply %r (expected JSON with %r); left out of the mean and "
+                        "counted as judge_unparsed", client.model, key, (reply or "")[:120], key)
+    return Verdict(correct, citation, ep.prompt_tokens + ep.completion_tokens, ep.to_json(),
+                   int(correct is None) + int(citation is None))
