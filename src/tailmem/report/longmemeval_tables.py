@@ -22,6 +22,8 @@ from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
 
 PAPER_TOKEN_REDUCTION_PCT = 24.48  # paper 1: CTMC vs Graph Memory on LongMemEval, "while maintaining aggregate accuracy"
+JUDGE_NOTE = ("; judge_* = LongMemEval's reading of the judge ('yes' in the reply), judge_*_ours = first verdict "
+              "word with unparsed replies left out, judge_unparsed = their count (when a judge model ran)")
 ARM_ORDER = ("graph_memory", "ctmc", "flat_retrieval", "full_history")
 
 
@@ -136,10 +138,11 @@ def ctmc_vs_graph(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
 
 def all_tables(rows: pd.DataFrame, recall_ks, primary_ratio: float) -> dict[str, tuple[pd.DataFrame, str]]:
     return {
-        "longmemeval_by_type": (by_type(rows), "LongMemEval by question type (paper 1 Figure 8's numbers)"),
+        "longmemeval_by_type": (by_type(rows), "LongMemEval by question type (paper 1 Figure 8's numbers)" + JUDGE_NOTE),
         "longmemeval_summary": (summary(rows, recall_ks),
                                 "LongMemEval: task-averaged, overall and abstention accuracy, coverage, session retrieval "
-                                "(LongMemEval's recall_any/recall_all/ndcg_any; ours_recall = our recall@k)"),
+                                "(LongMemEval's recall_any/recall_all/ndcg_any over its question filter; ours_recall = "
+                                "our recall@k over every question)" + JUDGE_NOTE),
         "longmemeval_ctmc_vs_graph": (
             ctmc_vs_graph(rows, recall_ks),
             f"LongMemEval: CTMC vs Graph Memory (paper 1: {PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens at "
