@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from nltk.stem import PorterStemmer
-
 WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
 STOPWORDS = frozenset(
@@ -21,12 +19,17 @@ STOPWORDS = frozenset(
     did does do kind sort way well""".split()
 )
 
-_stemmer = PorterStemmer()
+_stemmer = []  # nltk's PorterStemmer, made on first use: importing nltk takes about a second, and the registries
+# that import this module (fsmem.variants) are read whenever a config is validated
 
 
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    return _stemmer.stem(word)
+    if not _stemmer:
+        from nltk.stem import PorterStemmer
+
+        _stemmer.append(PorterStemmer())
+    return _stemmer[0].stem(word)
 
 
 def words(text: str) -> list[str]:

@@ -4,6 +4,7 @@ whose keywords (Porter stems) it mentions. Rule-based on purpose, so offline sto
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 
 from tailmem.fsmem.tokens import stem, terms
 
@@ -22,18 +23,23 @@ LEXICON = {
     "home": "home house mansion apartment move moved room",
     "media": "book read movie film show series game gaming",
 }
-_STEMS = {topic: {stem(w) for w in words.split()} for topic, words in LEXICON.items()}
+
+
+@cache
+def _stems() -> dict[str, set[str]]:
+    """The lexicon's stems, made on first use (stemming imports nltk, about a second)."""
+    return {topic: {stem(w) for w in words.split()} for topic, words in LEXICON.items()}
 
 
 def topics_of(text: str) -> list[str]:
     ts = set(terms(text))
-    return [t for t, keys in _STEMS.items() if ts & keys]
+    return [t for t, keys in _stems().items() if ts & keys]
 
 
 def dominant_topic(text: str) -> str:
     counts = Counter()
     for term in terms(text):
-        for topic, keys in _STEMS.items():
+        for topic, keys in _stems().items():
             if term in keys:
                 counts[topic] += 1
     return counts.most_common(1)[0][0] if counts else "misc"

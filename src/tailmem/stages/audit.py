@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import math
-import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,34 +36,17 @@ class AuditSettings:
     tpl_alpha_max: float
 
 
-def _number(cfg: DictConfig, key: str, integer: bool = False):
-    value = OmegaConf.select(cfg, f"audit.{key}", default=None)
-    kind = numbers.Integral if integer else numbers.Real
-    if value is None or isinstance(value, bool) or not isinstance(value, kind):
-        expected = "an integer" if integer else "a number"
-        raise ConfigError(f"audit.{key}: expected {expected}, got {value!r}")
-    return int(value) if integer else float(value)
-
-
 def settings(cfg: DictConfig) -> AuditSettings:
-    """Validate cfg.audit before any work; every error names its key."""
-    s = AuditSettings(
-        top_fraction=_number(cfg, "top_fraction"),
-        bootstrap=_number(cfg, "bootstrap", integer=True),
-        gof_threshold=_number(cfg, "gof_threshold"),
-        pl_alpha_max=_number(cfg, "pl_alpha_max"),
-        tpl_alpha_max=_number(cfg, "tpl_alpha_max"),
+    """Validate cfg.audit before any work, by the rules of tailmem.config_schema; every error names its key."""
+    from tailmem.config_schema import read
+
+    return AuditSettings(
+        top_fraction=float(read(cfg, "audit.top_fraction")),
+        bootstrap=int(read(cfg, "audit.bootstrap")),
+        gof_threshold=float(read(cfg, "audit.gof_threshold")),
+        pl_alpha_max=float(read(cfg, "audit.pl_alpha_max")),
+        tpl_alpha_max=float(read(cfg, "audit.tpl_alpha_max")),
     )
-    if not 0 < s.top_fraction < 1:
-        raise ConfigError(f"audit.top_fraction: expected 0 < value < 1, got {s.top_fraction}")
-    if s.bootstrap < 0:
-        raise ConfigError(f"audit.bootstrap: expected >= 0 replicates, got {s.bootstrap}")
-    if not 0 <= s.gof_threshold <= 1:
-        raise ConfigError(f"audit.gof_threshold: expected a p-value in [0, 1], got {s.gof_threshold}")
-    for key in ("pl_alpha_max", "tpl_alpha_max"):
-        if not getattr(s, key) > 1:
-            raise ConfigError(f"audit.{key}: expected a cap > 1 on the fitted alpha, got {getattr(s, key)}")
-    return s
 
 
 def read_counts(path: Path) -> np.ndarray:

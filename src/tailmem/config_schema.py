@@ -1,0 +1,797 @@
+"""Every config key with its typed reader, checked when the DAG is composed and again when a stage starts.
+
+Why: a bad value (`rollout.steps=zero`, `llm.retries=-1`) or a misspelt key (`+graph.nn=200`) must fail in a
+second with one line naming the key, the value and what was expected, before any job runs; not inside a job
+after its upstream work ran, and not silently.
+
+The schema maps key patterns (`*` = any one key) to readers. Where a stage already has a typed reader, the
+schema calls it (`Probe`, or a group check for rules that tie several keys together: graph families, memory
+controllers, the llm group), so each rule has one definition. `validate(cfg)` collects every error and raises
+one ConfigError with a line per error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from tailmem.configs import config_dir
+from tailmem.errors import ConfigError
+
+WORKFLOW = "workflow"  # the `stage` value of the config a DAG is composed from (tailmem.workflow)
+
+
+# ---------------------------------------------------------------- typed readers: problem(value) -> None or "expected ..."
+
+class Reader:
+    """A value's type and range. `null=True`: the key may be null."""
+
+    null = False
+
+    def problem(self, value: Any) -> str | None:
+        if value is None:
+            return None if self.null else f"expected {self.describe()}, not null"
+        return self.check(value)
+
+    def check(self, value: Any) -> str | None:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+def _bounds(lo, hi, lo_open: bool = False, hi_open: bool = False) -> str:
+    if lo is not None and hi is not None:
+        return f" in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    if lo is not None:
+        return f" {'>' if lo_open else '>='} {lo:g}"
+    if hi is not None:
+        return f" {'<' if hi_open else '<='} {hi:g}"
+    return ""
+
+
+class Int(Reader):
+    """An integer; `lo` may be a function, for a bound another module owns (graph.n's MIN_STATES)."""
+
+    def __init__(self, lo: int | Callable[[], int] | None = None, hi: int | None = None, null: bool = False):
+        self._lo, self.hi, self.null = lo, hi, null
+
+    @property
+    def lo(self) -> int | None:
+        return self._lo() if callable(self._lo) else self._lo
+
+    def check(self, value):
+        lo = self.lo
+        ok = (isinstance(value, int) and not isinstance(value, bool)
+              and (lo is None or value >= lo) and (self.hi is None or value <= self.hi))
+        return None if ok else f"expected {self.describe()}"
+
+    def describe(self):
+        return "an integer" + _bounds(self.lo, self.hi) + (" or null" if self.null else "")
+
+
+class Choice(Reader):
+    """One of a registry's values (numbers too: LoCoMo's categories)."""
+
+    def __init__(self, choices: Callable[[], Iterable[Any]], null: bool = False):
+        self.choices, self.null = choices, null
+
+    def check(self, value):
+        names = list(self.choices())
+        ok = not isinstance(value, bool) and value in names
+        return None if ok else f"expected {self.describe()}"
+
+    def describe(self):
+        return f"one of {list(self.choices())}" + (" or null" if self.null else "")
+
+
+class Num(Reader):
+    def __init__(self, lo: float | None = None, hi: float | None = None, lo_open: bool = False,
+                 hi_open: bool = False, null: bool = False):
+        self.lo, self.hi, self.lo_open, self.hi_open, self.null = lo, hi, lo_open, hi_open, null
+
+    def check(self, value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return f"expected {self.describe()}"
+        if self.lo is not None and (value <= self.lo if self.lo_open else value < self.lo):
+            return f"expected {self.describe()}"
+        if self.hi is not None and (value >= self.hi if self.hi_open else value > self.hi):
+            return f"expected {self.describe()}"
+        return None
+
+    def describe(self):
+        return "a number" + _bounds(self.lo, self.hi, self.lo_open, self.hi_open) + (" or null" if self.null else "")
+
+
+class Str(Reader):
+    """A non-empty string; with `choices` (names, or a function returning them) one of those names."""
+
+    def __init__(self, choices: Iterable[str] | Callable[[], Iterable[str]] | None = None, null: bool = False):
+        self._choices, self.null = choices, null
+
+    @property
+    def choices(self) -> list[str] | None:
+        if self._choices is None:
+            return None
+        return list(self._choices() if callable(self._choices) else self._choices)
+
+    def check(self, value):
+        if not isinstance(value, str) or not value:
+            return f"expected {self.describe()}"
+        names = self.choices
+        if names is not None and value not in names:
+            close = difflib.get_close_matches(value, names, n=1)
+            return f"expected {self.describe()}" + (f"; did you mean {close[0]!r}?" if close else "")
+        return None
+
+    def describe(self):
+        names = self.choices
+        what = f"one of {names}" if names is not None else "a non-empty string"
+        return what + (" or null" if self.null else "")
+
+
+class Url(Str):
+    def check(self, value):
+        if not isinstance(value, str) or not value.startswith(("http://", "https://")):
+            return f"expected {self.describe()}"
+        return None
+
+    def describe(self):
+        return "an http(s):// URL" + (" or null" if self.null else "")
+
+
+class Bool(Reader):
+    def __init__(self, null: bool = False):
+        self.null = null
+
+    def check(self, value):
+        return None if isinstance(value, bool) else f"expected {self.describe()}"
+
+    def describe(self):
+        return "true or false" + (" or null" if self.null else "")
+
+
+class ListOf(Reader):
+    """A list whose every item passes `item`; non-empty unless `empty=True`."""
+
+    def __init__(self, item: Reader, empty: bool = False, null: bool = False):
+        self.item, self.empty, self.null = item, empty, null
+
+    def check(self, value):
+        if not isinstance(value, (list, tuple)):
+            return f"expected {self.describe()}"
+        if not value and not self.empty:
+            return f"expected {self.describe()}, got an empty list"
+        for i, item in enumerate(value):
+            bad = self.item.problem(item)
+            if bad:
+                return f"item {i} ({item!r}): {bad}"
+        return None
+
+    def describe(self):
+        return f"a {'' if self.empty else 'non-empty '}list of {self.item.describe()}" + (" or null" if self.null else "")
+
+
+class Map(Reader):
+    """A mapping whose contents are free (request parameters): its keys are not checked."""
+
+    def __init__(self, null: bool = False):
+        self.null = null
+
+    def check(self, value):
+        return None if isinstance(value, dict) else f"expected {self.describe()}"
+
+    def describe(self):
+        return "a mapping" + (" or null" if self.null else "")
+
+
+class AnyOf(Reader):
+    def __init__(self, *readers: Reader, null: bool = False):
+        self.readers, self.null = readers, null
+
+    def check(self, value):
+        return None if any(r.problem(value) is None for r in self.readers) else f"expected {self.describe()}"
+
+    def describe(self):
+        return " or ".join(r.describe() for r in self.readers) + (" or null" if self.null else "")
+
+
+class Probe(Reader):
+    """The rule of a stage's own typed reader: `read(value)` raises ConfigError when the value is bad, and the
+    message after its `key: ` prefix says what was expected."""
+
+    def __init__(self, read: Callable[[Any], Any], what: str, null: bool = False):
+        self.read, self.what, self.null = read, what, null
+
+    def check(self, value):
+        try:
+            self.read(value)
+        except ConfigError as exc:  # keep what the reader says was expected, drop its own key prefix
+            text = str(exc)
+            if "expected " in text:
+                return text[text.index("expected "):]
+            return text.split(": ", 1)[1] if ": " in text else text
+        except (TypeError, ValueError):
+            return f"expected {self.what}"
+        return None
+
+    def describe(self):
+        return self.what + (" or null" if self.null else "")
+
+
+class Checked(Reader):
+    """A key whose rule involves other keys: a group check (below) reads it with them."""
+
+    def __init__(self, by: str):
+        self.by = by
+
+    def problem(self, value):
+        return None
+
+    def describe(self):
+        return f"(checked by {self.by})"
+
+
+# ---------------------------------------------------------------- rules shared with the stages' readers
+
+def _rollout(**kwargs) -> None:
+    from tailmem.rollout.settings import RolloutSettings
+
+    RolloutSettings(**kwargs)
+
+
+def _llm_role(key: str) -> Callable[[Any], None]:
+    """Probe of llm.settings.read_settings for a role key it range-checks (group-wide llm.<key> is merged into
+    every role, so the rule is the same)."""
+
+    def read(value):
+        from tailmem.llm.settings import read_settings
+
+        role = {"backend": "programmatic", key: value}
+        read_settings({"llm": {"name": "probe", "cache_path": "probe.sqlite", "roles": {"judge": role}}})
+
+    return read
+
+
+def _model_families(value) -> None:
+    from tailmem.llm.params import read_families
+
+    read_families(value)
+
+
+def _arm(value) -> None:
+    from tailmem.control.arms import overrides
+
+    if not isinstance(value, str):
+        raise ConfigError(f"control.arm={value!r}: expected an arm name such as graph_memory-compact")
+    overrides(value)
+
+
+def _names(module: str, attr: str) -> Callable[[], list[str]]:
+    """A registry's names, imported when first needed (stage start-up imports only what it runs)."""
+
+    def names():
+        import importlib
+
+        return list(getattr(importlib.import_module(module), attr))
+
+    return names
+
+
+def _categories(benchmark: str) -> list[int]:
+    from tailmem.fsmem.benchmarks import category_names
+
+    return list(category_names(benchmark))
+
+
+SEED = Probe(lambda v: _rollout(seed=v), "an integer >= 0")
+TAU = Num(lo=0)  # CTMC's rank exponent: 0 = uniform allocation
+POSITIVE = Int(lo=1)
+FAMILY = Str(_names("tailmem.graphworld.families", "FAMILIES"))
+DESIGN = Probe(lambda v: _rollout(retrieval=v), "a retrieval design of tailmem.rollout.settings.DESIGNS")
+POLICY = Probe(lambda v: _rollout(policy=v), "a policy of tailmem.rollout.settings.POLICIES")
+BENCHMARK = Str(_names("tailmem.fsmem.benchmarks", "BENCHMARKS"))
+FS_VARIANT = Str(_names("tailmem.fsmem.variants", "VARIANTS"))
+HARNESS = Str(_names("tailmem.fsmem.variants", "HARNESSES"))
+ENCODING = Str(_names("tailmem.control.arms", "ENCODINGS"))
+
+
+def _min_states() -> int:
+    from tailmem.graphworld.families import MIN_STATES
+
+    return MIN_STATES
+
+
+SIZE = Int(lo=_min_states)  # a graph size: the bound of graph.n (graphworld.families.MIN_STATES)
+
+
+# A memory controller's settings (configs/memory/, and ALFWorld's arms): names, encoding, rank_by, order and
+# which keys a controller takes are checked by memory.controllers.make_controller; the ranges here.
+MEMORY = {
+    "name": Checked("memory.controllers.make_controller"),
+    "label": Str(),
+    "encoding": Checked("memory.controllers.make_controller"),
+    "budget": AnyOf(POSITIVE, Str(["matched"]), null=True),
+    "tau": TAU,
+    "order": Checked("memory.controllers.make_controller"),
+    "rank_by": Checked("memory.controllers.make_controller"),
+    "k": POSITIVE,
+    "window": POSITIVE,
+    "older": Int(lo=0),
+    "seed": SEED,
+}
+
+# One role's model settings (llm.settings.RoleSettings); each may also be set group-wide as llm.<key>.
+ROLE = {
+    "backend": Str(_names("tailmem.llm.settings", "BACKENDS")),
+    "model": Str(null=True),
+    "agent": Str(null=True),
+    "base_url": Url(null=True),
+    "api_key_env": Str(),
+    "api_key": Str(null=True),
+    "params": Map(),
+    "recorded_backend": Str(_names("tailmem.llm.settings", "BACKENDS")),
+    "model_path": Str(null=True),
+    "n_ctx": POSITIVE,
+    "n_threads": POSITIVE,
+    "concurrency": POSITIVE,
+    "retries": Int(lo=0),
+    "backoff_s": Num(lo=0),
+    "backoff_max_s": Num(lo=0),
+    "timeout_s": Num(lo=0, lo_open=True),
+    "choose_retries": Int(lo=0),
+    # issue 14's run settings, range-checked by read_settings itself
+    **{k: Probe(_llm_role(k), f"a valid llm.{k} (tailmem.llm.settings)", null=True) for k in
+       ("family", "temperature", "max_output_tokens", "reasoning_effort", "compact_prompt_tokens",
+        "tool_output_max_chars")},
+    "task_max_output_tokens": Probe(_llm_role("task_max_output_tokens"), "a mapping task -> integer >= 1"),
+    "endpoint_key": Str(null=True),
+}
+
+DOLLARS = Num(lo=0)
+ACCESS_UNITS = ("file", "section")
+
+
+def _graph_rules() -> dict[str, Reader]:
+    """The keys of every graph option (configs/graph/), read with their family by check_graph_config."""
+    keys = {"family", "n"} | {k for f in (config_dir() / "graph").glob("*.yaml") for k in _graph_option(f.stem)}
+    return {f"graph.{k}": Checked("graphworld.families.check_graph_config") for k in sorted(keys)}
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> dict[str, Reader]:
+    """Key pattern -> reader, for every key of every config group."""
+    from tailmem.registry import STAGES
+
+    rules: dict[str, Reader] = {
+        "stage": Str(lambda: [*STAGES, WORKFLOW]),
+        "seed": SEED,
+        "data_dir": Str(),
+        "results_dir": Str(),
+        "figures_dir": Str(),
+        "out": Str(null=True),
+        "input": Str(null=True),
+        "rollout.episodes": Probe(lambda v: _rollout(episodes=v), "an integer >= 1"),
+        "rollout.steps": Probe(lambda v: _rollout(steps=v), "an integer >= 1"),
+        "control.arm": Probe(_arm, "an arm name (tailmem.control.arms)", null=True),
+        "control.world": Str(null=True),
+        "control.budget_from": Str(null=True),
+        "control.tail_fraction": Num(lo=0, hi=1, lo_open=True),
+        **_graph_rules(),
+        "policy.name": POLICY,
+        "retrieval.name": DESIGN,
+        "retrieval.k": Probe(lambda v: _rollout(k=v), "an integer >= 0"),
+        # audit (stages.audit.settings reads these through `read`)
+        "audit.top_fraction": Num(lo=0, hi=1, lo_open=True, hi_open=True),  # the top share, e.g. 0.10
+        "audit.bootstrap": Int(lo=0),  # replicates; 0 = no p_gof
+        "audit.gof_threshold": Num(lo=0, hi=1),  # a p-value
+        "audit.tpl_alpha_max": Num(lo=1, lo_open=True),  # a cap on the fitted alpha
+        "audit.pl_alpha_max": Num(lo=1, lo_open=True),
+        **{f"memory.{k}": r for k, r in MEMORY.items()},
+        # llm (llm.settings.read_settings checks roles, backends and models together)
+        "llm.name": Str(),
+        "llm.cache_path": Str(),
+        "llm.encoding": Str(),
+        "llm.prices.*.input": DOLLARS,
+        "llm.prices.*.cached_input": DOLLARS,
+        "llm.prices.*.output": DOLLARS,
+        "llm.prices_file": Str(null=True),
+        "llm.budget.max_dollars": Num(lo=0, null=True),
+        "llm.budget.max_tokens": Int(lo=0, null=True),
+        "llm.model_families": Probe(_model_families, "a list of {pattern, family}", null=True),
+        **{f"llm.{k}": r for k, r in ROLE.items()},  # group-wide defaults of every role
+        **{f"llm.roles.*.{k}": r for k, r in ROLE.items()},
+        # fsmem (paper 2)
+        "fsmem.benchmark": BENCHMARK,
+        "fsmem.data_file": Str(),
+        "fsmem.conversations": ListOf(Str()),
+        "fsmem.conversation": Str(),
+        "fsmem.variants": ListOf(FS_VARIANT),
+        "fsmem.variant": FS_VARIANT,
+        "fsmem.harness": HARNESS,
+        "fsmem.build_harness": HARNESS,
+        "fsmem.categories": ListOf(Choice(lambda: _categories("locomo"))),
+        "fsmem.max_questions": Int(lo=1, null=True),
+        "fsmem.judge": Bool(),
+        "fsmem.retrieval_k": POSITIVE,
+        "fsmem.chunk.max_turns": POSITIVE,
+        "fsmem.chunk.max_chars": POSITIVE,
+        "fsmem.rounds.build": POSITIVE,
+        "fsmem.rounds.search_curated": POSITIVE,
+        "fsmem.rounds.search_other": POSITIVE,
+        "fsmem.rounds.reorganize_passes": POSITIVE,
+        "fsmem.shell.timeout_s": Num(lo=0, lo_open=True),
+        "fsmem.shell.max_output_chars": POSITIVE,
+        "fsmem.sandbox.allow_unsafe_fallback": Bool(),  # issue 13 (fsmem.variants reads it with the same rule)
+        "fsmem.realtalk.data_dir": Str(),
+        "fsmem.realtalk.chats": ListOf(Str(), null=True),
+        "fsmem.realtalk.categories": ListOf(Choice(lambda: _categories("realtalk"))),
+        "fsmem.personamem.data_dir": Str(),
+        "fsmem.personamem.tiers": ListOf(Str(["32k", "128k", "1M"])),  # data.personamem: the official tiers
+        "fsmem.personamem.max_questions": Int(lo=1, null=True),
+        "fsmem.personamem.contexts": Int(lo=1, null=True),
+        "fsmem.personamem.variants": ListOf(FS_VARIANT, null=True),
+        "fsmem.personamem.block_messages": POSITIVE,
+        "fsmem.study.benchmarks": ListOf(BENCHMARK),
+        "fsmem.study.variants": ListOf(FS_VARIANT),
+        "fsmem.study.harness_variants": ListOf(FS_VARIANT),
+        "fsmem.study.harnesses": ListOf(HARNESS),
+        "fsmem.study.harness_benchmarks": ListOf(BENCHMARK),
+        "fsmem.study.harness_conversations": POSITIVE,
+        "fsmem.study.strength.benchmark": BENCHMARK,
+        "fsmem.study.strength.variant": FS_VARIANT,
+        "fsmem.study.strength.harness": HARNESS,
+        "fsmem.study.strength.builders": ListOf(Str()),
+        "fsmem.study.strength.searchers": ListOf(Str()),
+        "fsmem.study.growth_variant": FS_VARIANT,
+        "fsmem.study.early_fraction": Num(lo=0, hi=1, lo_open=True),
+        # stages.fsmem_access.UNITS (importing that stage loads the audit stack; a test keeps the two equal)
+        "fsmem.study.access_unit": ListOf(Str(ACCESS_UNITS)),
+        # ALFWorld (paper 1 observation memory, paper 2 skill setting)
+        "alfworld.data_root": Str(),
+        "alfworld.subsets": ListOf(Str(lambda: ["smoke", *_names("tailmem.alfworld.games", "SPLITS")()])),
+        "alfworld.subset": Str(lambda: ["smoke", *_names("tailmem.alfworld.games", "SPLITS")()]),
+        "alfworld.max_games": Int(lo=1, null=True),
+        "alfworld.max_steps": POSITIVE,
+        "alfworld.smoke_games": ListOf(Str()),
+        "alfworld.regenerate.seed": SEED,
+        "alfworld.regenerate.expert_check": Bool(),
+        **{f"alfworld.arms.*.{k}": r for k, r in MEMORY.items()},
+        "alfworld.arms_run": ListOf(Str()),
+        "alfworld.arm": Checked("the alfworld group check"),
+        "alfworld.executor_arm": Checked("the alfworld group check"),
+        "alfworld.variants": ListOf(Str(_names("tailmem.alfworld.curator", "VARIANTS"))),
+        "alfworld.protocols": ListOf(Str(_names("tailmem.alfworld.chain", "PROTOCOLS"))),
+        "alfworld.variant": Str(_names("tailmem.alfworld.curator", "VARIANTS")),
+        "alfworld.protocol": Str(_names("tailmem.alfworld.chain", "PROTOCOLS")),
+        "alfworld.retrieval_k": POSITIVE,
+        "alfworld.curator_rounds": POSITIVE,
+        "alfworld.retriever_rounds": POSITIVE,
+        # LongMemEval (paper 1 Figure 8)
+        "longmemeval.files.*": Str(),
+        "longmemeval.datasets": ListOf(Str()),
+        "longmemeval.dataset": Checked("the longmemeval group check"),
+        "longmemeval.seeds": ListOf(SEED),
+        "longmemeval.max_per_type": Int(lo=1, null=True),
+        "longmemeval.encoding": ENCODING,
+        "longmemeval.candidates": POSITIVE,
+        "longmemeval.graph_budget": POSITIVE,
+        "longmemeval.ctmc_ratios": ListOf(Num(lo=0, hi=1, lo_open=True)),
+        "longmemeval.primary_ratio": Num(lo=0, hi=1, lo_open=True),
+        "longmemeval.tau": TAU,
+        "longmemeval.flat_k": POSITIVE,
+        "longmemeval.recall_ks": ListOf(POSITIVE),
+        "longmemeval.min_overlap": Num(lo=0, hi=1),
+        "longmemeval.answer_max_tokens": POSITIVE,
+        "longmemeval.judge": Bool(),
+        # scale: what the DAG enumerates
+        "scale.name": Str(),
+        "scale.families": ListOf(FAMILY),
+        "scale.sizes": ListOf(SIZE),
+        "scale.seeds": ListOf(SEED),
+        "scale.table_retrieval": DESIGN,
+        "scale.retrieval_designs": ListOf(DESIGN),
+        "scale.retrieval_families": ListOf(FAMILY),
+        "scale.retrieval_size": SIZE,
+        "scale.control.policy": POLICY,
+        "scale.control.retrieval": DESIGN,
+        "scale.control.families": ListOf(FAMILY),
+        "scale.control.size": SIZE,
+        "scale.control.seeds": ListOf(SEED),
+        "scale.control.taus": ListOf(TAU),
+    }
+    return rules
+
+
+# ---------------------------------------------------------------- key lookup (paths are tuples: model names have dots)
+
+KeyPath = tuple  # a key as its parts: ("llm", "prices", "gpt-5.4-mini", "input")
+
+
+def _parts(key: str | KeyPath) -> KeyPath:
+    return tuple(key.split(".")) if isinstance(key, str) else tuple(key)
+
+
+def _match(pattern: KeyPath, key: KeyPath) -> bool:
+    return len(pattern) == len(key) and all(a == "*" or a == b for a, b in zip(pattern, key))
+
+
+@functools.lru_cache(maxsize=1)
+def _patterns() -> list[tuple[KeyPath, Reader]]:
+    return [(_parts(p), r) for p, r in schema().items()]
+
+
+def rule_for(key: str | KeyPath) -> Reader | None:
+    """The reader of a key (dotted, or its parts), or None when no config group defines it."""
+    key = _parts(key)
+    exact = schema().get(".".join(key))
+    if exact is not None:
+        return exact
+    return next((r for p, r in _patterns() if "*" in p and _match(p, key)), None)
+
+
+def _is_prefix(key: str | KeyPath) -> bool:
+    """Some key lies under `key` (it is a mapping of the schema, not a leaf)."""
+    key = _parts(key)
+    return any(len(p) > len(key) and _match(p[: len(key)], key) for p, _ in _patterns())
+
+
+def _suggest(key: str, candidates: Iterable[str]) -> str:
+    close = difflib.get_close_matches(key, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def unknown(key: str, candidates: Iterable[str] | None = None) -> str:
+    """The error line of a key no config group defines, with the closest existing key."""
+    if candidates is None:
+        candidates = [p for p in schema() if "*" not in p]
+    return f"{key}: unknown key{_suggest(key, candidates)}"
+
+
+def leaves(tree: dict, prefix: KeyPath = ()) -> list[tuple[KeyPath, Any]]:
+    """(key parts, value) of every leaf; a mapping the schema reads whole (a Map, a wrong-typed value) is a leaf."""
+    out = []
+    for name, value in tree.items():
+        key = (*prefix, str(name))
+        if isinstance(value, dict) and value and rule_for(key) is None:
+            out.extend(leaves(value, key))
+        else:
+            out.append((key, value))
+    return out
+
+
+# ---------------------------------------------------------------- group checks: rules that tie keys together
+
+def _config_error(call: Callable[[], Any], rename: Callable[[str], str] = lambda s: s) -> list[str]:
+    try:
+        call()
+    except ConfigError as exc:
+        return [rename(line) for line in str(exc).splitlines()]
+    return []
+
+
+def _graph_option(family: str) -> dict:
+    import yaml
+
+    path = config_dir() / "graph" / f"{family}.yaml"
+    return yaml.safe_load(path.read_text()) or {} if path.exists() else {}
+
+
+def _graph(cfg: dict, overrides: Sequence[str] | None) -> list[str]:
+    from tailmem.graphworld.families import FAMILIES, check_graph_config
+
+    graph = dict(cfg.get("graph") or {})
+    errors = []
+    family = graph.get("family")
+    if family in FAMILIES and cfg.get("stage") != WORKFLOW:
+        own = ["family", "n", *FAMILIES[family].keys]
+        for key in sorted(set(graph) - set(own)):
+            owners = [f.stem for f in sorted((config_dir() / "graph").glob("*.yaml")) if key in _graph_option(f.stem)]
+            errors.append(f"graph.{key}: not a key of graph family {family!r} (its keys: "
+                          f"{', '.join('graph.' + k for k in own)}); it is a key of {', '.join(owners)}")
+    errors += _config_error(lambda: check_graph_config(graph))
+    if cfg.get("stage") != WORKFLOW:
+        return errors
+    # The DAG builds a world per family x size of the scale; graph.<key> overrides reach the families that
+    # have the key (tailmem.workflow.stage_overrides), each family's other keys are its option's defaults.
+    from tailmem.workflow import override_key
+
+    changed = {override_key(o).split(".", 1)[1] for o in overrides or () if override_key(o).startswith("graph.")}
+    scale = cfg.get("scale") or {}
+    control = scale.get("control") or {}
+    grid = [("scale.families", f, "scale.sizes", n) for f in scale.get("families") or [] for n in scale.get("sizes") or []]
+    grid += [("scale.retrieval_families", f, "scale.retrieval_size", scale.get("retrieval_size"))
+             for f in scale.get("retrieval_families") or []]
+    grid += [("scale.control.families", f, "scale.control.size", control.get("size")) for f in control.get("families") or []]
+    failed: set[str] = set()
+    for fkey, family, nkey, n in grid:
+        if family in failed:
+            continue  # one line per family: its first failing size
+        params = {**_graph_option(family), "family": family, "n": n}
+        params.update({k: graph[k] for k in FAMILIES[family].keys if k in changed and k in graph})
+        lines = _config_error(lambda p=params: check_graph_config(p),
+                              lambda line, f=family, n=n, a=fkey, b=nkey: f"{line} [graph family {f} from {a}, "
+                                                                          f"graph.n={n} from {b}]")
+        if lines:
+            failed.add(family)
+            errors += lines
+    return errors
+
+
+def _memory(settings: dict, prefix: str, arm: bool = False) -> list[str]:
+    """make_controller's checks of one controller's settings; an arm (`arm=True`) is first completed from
+    configs/memory/<name>.yaml by memory.arms.arm_settings, as the stages build it."""
+    from tailmem.memory.controllers import make_controller
+
+    def rename(line: str) -> str:
+        if line.startswith(("memory.", "memory=")):  # memory.<key>: ..., or memory=<name>: ... (arm_settings)
+            return prefix + ("name=" if line[6] == "=" else "") + line[7:]
+        return f"{prefix.rstrip('.')}: {line}"
+
+    def build():
+        full = dict(settings)
+        if arm:
+            from tailmem.memory.arms import arm_settings
+
+            full = arm_settings(full.pop("name", None), **full)
+        make_controller(full)
+
+    return _config_error(build, rename)
+
+
+def _llm(cfg: dict) -> list[str]:
+    from tailmem.llm.settings import read_settings
+
+    return _config_error(lambda: read_settings(cfg))
+
+
+def _alfworld(cfg: dict) -> list[str]:
+    a = cfg.get("alfworld") or {}
+    arms = a.get("arms") or {}
+    errors = []
+    for name, settings in arms.items():
+        errors += _memory(settings or {}, f"alfworld.arms.{name}.", arm=True)
+    for key in ("arm", "executor_arm"):
+        if a.get(key) not in arms:
+            errors.append(f"alfworld.{key}={a.get(key)!r}: expected one of alfworld.arms {list(arms)}")
+    for i, name in enumerate(a.get("arms_run") or []):
+        if name not in arms:
+            errors.append(f"alfworld.arms_run={a['arms_run']!r}: item {i} ({name!r}): expected one of alfworld.arms "
+                          f"{list(arms)}")
+    return errors
+
+
+def _longmemeval(cfg: dict) -> list[str]:
+    lme = cfg.get("longmemeval") or {}
+    files = list((lme.get("files") or {}))
+    errors = []
+    if lme.get("dataset") not in files:
+        errors.append(f"longmemeval.dataset={lme.get('dataset')!r}: expected one of longmemeval.files {files}")
+    for i, name in enumerate(lme.get("datasets") or []):
+        if name not in files:
+            errors.append(f"longmemeval.datasets={lme['datasets']!r}: item {i} ({name!r}): expected one of "
+                          f"longmemeval.files {files}")
+    ratios = [float(r) for r in lme.get("ctmc_ratios") or []]
+    if lme.get("primary_ratio") is not None and float(lme["primary_ratio"]) not in ratios:
+        errors.append(f"longmemeval.primary_ratio={lme['primary_ratio']!r}: expected one of longmemeval.ctmc_ratios "
+                      f"{ratios}")
+    return errors
+
+
+# group -> check; a group's check runs only when its keys passed their own readers
+GROUP_CHECKS: dict[str, Callable[[dict, Sequence[str] | None], list[str]]] = {
+    "graph": _graph,
+    "memory": lambda cfg, _: _memory(cfg.get("memory") or {}, "memory."),
+    "llm": lambda cfg, _: _llm(cfg),
+    "alfworld": lambda cfg, _: _alfworld(cfg),
+    "longmemeval": lambda cfg, _: _longmemeval(cfg),
+}
+# a group check that reads another group's keys waits for that group too
+AFTER = {"graph": ("graph", "scale")}
+
+
+# ---------------------------------------------------------------- entry points
+
+def _plain(cfg) -> dict:
+    from omegaconf import DictConfig, OmegaConf
+
+    if isinstance(cfg, DictConfig):
+        return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+    return dict(cfg)
+
+
+def _scope(tree: dict) -> set[str] | None:
+    """The groups whose values a stage reads (tailmem.registry), or None (all) for the DAG's config."""
+    stage = tree.get("stage")
+    if stage == WORKFLOW:
+        return None
+    from tailmem.registry import STAGES
+
+    return set(STAGES[stage].groups) if stage in STAGES else None
+
+
+def errors(cfg, overrides: Sequence[str] | None = None) -> list[str]:
+    """Every error of the resolved config `cfg`, one line each (empty when the config is valid).
+
+    Unknown keys are refused in every group. Values are read in every group when the DAG is composed
+    (`stage: workflow`); a stage reads those of its own groups (the rest were read when its DAG was composed,
+    and reading them would import every registry at each job's start).
+    """
+    tree = _plain(cfg)
+    tree.pop("hydra", None)
+    scope = _scope(tree)
+    found: list[str] = []
+    bad_groups: set[str] = set()
+    for path, value in leaves(tree):
+        key = ".".join(path)
+        rule = rule_for(path)
+        if rule is None:
+            if isinstance(value, dict) and not value:
+                continue  # an empty mapping (e.g. `roles: {}`) adds no key
+            found.append(f"{key}={value!r}: expected a mapping (keys under {key})" if _is_prefix(path) else unknown(key))
+        else:
+            if scope is not None and len(path) > 1 and path[0] not in scope:
+                continue
+            problem = rule.problem(value)
+            if problem is None:
+                continue
+            found.append(f"{key}={value!r}: {problem}")
+        bad_groups.add(path[0])
+    for group, check in GROUP_CHECKS.items():
+        if group in tree and (scope is None or group in scope) and not bad_groups & set(AFTER.get(group, (group,))):
+            found += check(tree, overrides)
+    return list(dict.fromkeys(found))
+
+
+def validate(cfg, overrides: Sequence[str] | None = None) -> None:
+    """Raise one ConfigError listing every bad value and unknown key of `cfg`, one line each.
+
+    `overrides` (the DAG's, when `cfg.stage` is `workflow`) say which graph keys reach which families.
+    """
+    found = errors(cfg, overrides)
+    if found:
+        raise ConfigError("\n".join(found))
+
+
+def read(cfg, key: str) -> Any:
+    """The value of `key` in `cfg`, checked by its rule: a stage's typed reader of one key."""
+    from omegaconf import OmegaConf
+
+    value = OmegaConf.select(cfg, key, default=None) if OmegaConf.is_config(cfg) else _get(cfg, key)
+    rule = rule_for(key)
+    if rule is None:
+        raise ConfigError(unknown(key))
+    problem = rule.problem(value)
+    if problem:
+        raise ConfigError(f"{key}={value!r}: {problem}")
+    return value
+
+
+def _get(tree: dict, key: str) -> Any:
+    for part in key.split("."):
+        tree = tree.get(part) if isinstance(tree, dict) else None
+    return tree
+
+
+def check_overrides(overrides: Sequence[str]) -> None:
+    """Refuse a `key=value` override whose key no config group defines, before Hydra composes (Hydra's own
+    message for it suggests appending the key with `+`, which would then run with the key ignored)."""
+    groups = {p.name for p in config_dir().iterdir() if p.is_dir()} | {"hydra"}
+    top = {p.split(".", 1)[0] for p in schema()}
+    bad = []
+    for o in overrides:
+        if o.startswith("~") or "=" not in o:
+            continue
+        key = o.lstrip("+").split("=", 1)[0].strip()
+        if "/" in key or key.split(".", 1)[0] == "hydra" or key.startswith("@"):
+            continue
+        if "." not in key:
+            if key not in groups and key not in top:
+                bad.append(unknown(key, [*groups, *top]))
+        elif rule_for(key) is None and not _is_prefix(key):
+            bad.append(unknown(key))
+    if bad:
+        raise ConfigError("\n".join(dict.fromkeys(bad)))
