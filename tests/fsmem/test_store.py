@@ -65,3 +65,41 @@ def test_schemas_are_openai_functions(tmp_path):
     s, m = make(tmp_path)
     for schema in m.schemas() + center_bm25(s).schemas():
         assert schema["type"] == "function" and schema["function"]["parameters"]["type"] == "object"
+
+
+def test_snapshot_restore_refuses_paths_outside_and_bad_blobs(tmp_path):
+    import json
+
+    import pytest
+
+    from tailmem.fsmem.errors import FsmemError
+
+    s, m = make(tmp_path)
+    log = SnapshotLog(tmp_path / "snap")
+    snap = log.take(s, "c1")
+    manifest = tmp_path / "snap/manifests/c1.json"
+    digest = snap.files["people/dave.md"]
+    for path, blob, words in [("../escape.md", digest, "'..' is refused"), ("/abs.md", digest, "absolute"),
+                              ("ok.md", "../../etc/passwd", "sha256 hex digest")]:
+        manifest.write_text(json.dumps({"label": "c1", "files": {path: blob}, "bytes": 1}))
+        with pytest.raises(FsmemError, match=words):
+            log.restore("c1", tmp_path / "r")
+    assert not (tmp_path / "escape.md").exists()
+    (tmp_path / "snap/objects" / digest).write_bytes(b"tampered")
+    manifest.write_text(json.dumps({"label": "c1", "files": {"people/dave.md": digest}, "bytes": 1}))
+    with pytest.raises(FsmemError, match="does not match"):
+        log.restore("c1", tmp_path / "r2")
+
+
+def test_names_are_nfc_and_within_the_byte_limit(tmp_path):
+    from tailmem.fsmem.store import MAX_NAME_BYTES
+
+    s = Store(tmp_path / "s")
+    assert s.relpath("cafe\u0301.md") == "caf\u00e9.md"
+    m = management(s)
+    assert m.call("create", {"path": "cafe\u0301.md", "description": "d"}).ok
+    assert s.files() == ["caf\u00e9.md"]
+    assert not m.call("create", {"path": "caf\u00e9.md", "description": "d"}).ok  # one name, already there
+    wide = "\u00e9" * ((MAX_NAME_BYTES - 3) // 2 + 1) + ".md"  # few characters, too many UTF-8 bytes
+    r = m.call("create", {"path": wide, "description": "d"})
+    assert not r.ok and "bytes of UTF-8" in r.output

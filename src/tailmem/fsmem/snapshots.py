@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tailmem.artifacts import read_json, write_json
+from tailmem.fsmem.errors import FsmemError, ToolError
 from tailmem.fsmem.store import Store
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -57,11 +61,22 @@ class SnapshotLog:
         return Snapshot(new_label, snap.files, snap.bytes)
 
     def restore(self, label: str, dest: str | os.PathLike) -> Store:
-        """Materialise a snapshot as a store at `dest` (for growth curves and audits)."""
+        """Materialise a snapshot as a store at `dest` (for growth curves and audits). Manifest paths go through
+        the store's path gate and every blob is checked against its hash, so a damaged or hand-edited
+        manifest cannot write outside `dest`."""
         snap = self.load(label)
         store = Store(dest)
+        manifest = self.folder / "manifests" / f"{label}.json"
         for path, digest in snap.files.items():
-            target = store.root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes((self.folder / "objects" / digest).read_bytes())
+            if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
+                raise FsmemError(f"{manifest}: file {path!r}: blob name {digest!r} is not a sha256 hex digest")
+            try:
+                rel = store.relpath(path)  # a manifest path stays inside the store, like every agent path
+            except ToolError as exc:
+                raise FsmemError(f"{manifest}: {exc}") from None
+            data = (self.folder / "objects" / digest).read_bytes()
+            if hashlib.sha256(data).hexdigest() != digest:
+                raise FsmemError(f"{self.folder / 'objects' / digest}: content does not match its sha256 name")
+            store.mkdirs(str(PurePosixPath(rel).parent))
+            store.resolve(rel).write_bytes(data)
         return store
