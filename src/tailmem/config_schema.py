@@ -282,9 +282,11 @@ def _names(module: str, attr: str) -> Callable[[], list[str]]:
 
 
 def _categories(benchmark: str) -> list[int]:
+    """Categories a run may answer: LoCoMo's 1-5 (5, adversarial, opts into LoCoMo's own rule; issue 16)."""
+    from tailmem.data.locomo import CATEGORIES
     from tailmem.fsmem.benchmarks import category_names
 
-    return list(category_names(benchmark))
+    return list(CATEGORIES) if benchmark == "locomo" else list(category_names(benchmark))
 
 
 SEED = Probe(lambda v: _rollout(seed=v), "an integer >= 0")

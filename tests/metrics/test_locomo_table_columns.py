@@ -4,6 +4,7 @@ category 5 scored by LoCoMo's rule when `fsmem.categories` opts in, and the pred
 import json
 
 import pandas as pd
+import pytest
 from hydra import compose, initialize_config_dir
 
 from tailmem.artifacts import read_json
@@ -55,3 +56,14 @@ def test_category_5_is_scored_when_opted_in(tmp_path, data_dir):
     built = read_json(locomo.variant_dir(cfg) / "build.json")
     summary = locomo.summarize(rows, built)
     assert summary["F1 5 adversarial"] == 1.0 and summary["F1"] == 1.0
+
+
+def test_the_config_schema_accepts_the_category_5_opt_in():
+    from tailmem.config_schema import validate
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
+        ok = compose(config_name="config", overrides=["fsmem.categories=[1,2,3,4,5]", "stage=fsmem_answer"])
+        bad = compose(config_name="config", overrides=["fsmem.categories=[1,6]", "stage=fsmem_answer"])
+    validate(ok)
+    with pytest.raises(Exception, match="fsmem.categories"):
+        validate(bad)
