@@ -71,7 +71,7 @@ def _bad_values(value, key: str = "") -> list:
 
 
 def _names_key(lines: list[str], key: str) -> bool:
-    return any(line.startswith((f"{key}=", f"{key}:")) for line in lines)
+    return any(line.startswith((f"{key}=", f"{key}:", f"{key} ")) for line in lines)
 
 
 def _group_leaves(group: str, option: str) -> list[tuple[tuple, object]]:
@@ -213,6 +213,24 @@ def test_memory_and_llm_cross_key_rules_come_from_their_readers():
         compose_config("smoke", ["llm.roles.policy.backend=openai"])
     with pytest.raises(ConfigError, match=r"^alfworld\.arms\.ctmc\.tau=-1: expected a number >= 0$"):
         compose_config("smoke", ["+alfworld.arms.ctmc.tau=-1"])
+
+
+def test_read_is_a_stage_s_typed_reader_of_one_key():
+    from omegaconf import OmegaConf
+
+    from tailmem.config_schema import read
+
+    cfg = OmegaConf.create({"audit": {"bootstrap": 50, "top_fraction": 1.5}})
+    assert read(cfg, "audit.bootstrap") == 50
+    with pytest.raises(ConfigError, match=r"^audit\.top_fraction=1\.5: expected a number in \(0, 1\)$"):
+        read(cfg, "audit.top_fraction")
+    with pytest.raises(ConfigError, match=r"^audit\.gof_threshold=None: expected a number in \[0, 1\], not null$"):
+        read(cfg, "audit.gof_threshold")
+
+
+def test_an_unresolvable_interpolation_names_its_key():
+    with pytest.raises(ConfigError, match=r"^fsmem\.data_file: "):
+        compose_config("smoke", ["fsmem.data_file=${nowhere}/x.json"])
 
 
 # ---------------------------------------------------------------- issue 12, finding 6: unknown keys, even with +

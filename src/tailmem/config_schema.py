@@ -699,9 +699,13 @@ AFTER = {"graph": ("graph", "scale")}
 
 def _plain(cfg) -> dict:
     from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
 
     if isinstance(cfg, DictConfig):
-        return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+        try:
+            return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+        except OmegaConfBaseException as exc:  # an interpolation that does not resolve names its key
+            raise ConfigError(f"{getattr(exc, 'full_key', '') or 'config'}: {exc}".splitlines()[0]) from exc
     return dict(cfg)
 
 
