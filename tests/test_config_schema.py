@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tailmem.cli import config_dir
-from tailmem.config_schema import MEMORY, ROLE, errors, leaves, rule_for
+from tailmem.config_schema import MEMORY, ROLE, errors, leaves, required, rule_for
 from tailmem.errors import ConfigError
 from tailmem.workflow import compose_config
 
@@ -123,6 +123,22 @@ def test_top_level_keys_with_bad_values_are_named():
                 assert _names_key(lines, key), f"{key}={bad!r} not reported; got {lines}"
 
 
+def test_a_missing_key_is_named():
+    """Every key a config must have, deleted (`~key`, or a key removed from its YAML), is reported as missing."""
+    tree = _compose(())
+    keys = required()
+    for key in keys:
+        parts = key.split(".")
+        node = tree
+        for part in parts[:-1]:
+            node = node.get(part, {})
+        node.pop(parts[-1], None)
+    lines = errors(tree)
+    assert len(keys) > 100
+    named = {line.split(": missing; expected ", 1)[0] for line in lines if ": missing; expected " in line}
+    assert sorted(set(keys) - named) == []
+
+
 def test_role_and_controller_rules_cover_their_typed_readers():
     """The llm role keys are RoleSettings' fields, the memory keys every controller's fields: one list each."""
     from tailmem.llm.settings import RoleSettings
@@ -182,9 +198,10 @@ def test_finding3_expected_ranges_are_stated():
 
 def test_all_errors_are_reported_together():
     with pytest.raises(ConfigError) as info:
-        compose_config("smoke", ["rollout.steps=zero", "llm.retries=-1", "fsmem.retrieval_k=many"])
+        compose_config("smoke", ["rollout.steps=zero", "llm.retries=-1", "fsmem.retrieval_k=many", "+graph.nn=200"])
     lines = str(info.value).splitlines()
-    assert [line.split("=", 1)[0] for line in lines] == ["rollout.steps", "llm.retries", "fsmem.retrieval_k"]
+    assert sorted(line.split("=", 1)[0].split(":", 1)[0] for line in lines) == \
+        ["fsmem.retrieval_k", "graph.nn", "llm.retries", "rollout.steps"]
 
 
 @pytest.mark.parametrize("scale", ["smoke", "default", "paper"])

@@ -508,6 +508,13 @@ def schema() -> dict[str, Reader]:
     return rules
 
 
+def required() -> list[str]:
+    """Keys every composed config has: all but the option-dependent ones (a graph family's and a memory
+    controller's keys, read with their option) and the group-wide defaults of the llm roles (each optional)."""
+    optional = {f"llm.{k}" for k in ROLE}
+    return [k for k in schema() if "*" not in k and k.split(".", 1)[0] not in ("graph", "memory") and k not in optional]
+
+
 # ---------------------------------------------------------------- key lookup (paths are tuples: model names have dots)
 
 KeyPath = tuple  # a key as its parts: ("llm", "prices", "gpt-5.4-mini", "input")
@@ -746,6 +753,11 @@ def errors(cfg, overrides: Sequence[str] | None = None) -> list[str]:
                 continue
             found.append(f"{key}={value!r}: {problem}")
         bad_groups.add(path[0])
+    present = {".".join(path) for path, _ in leaves(tree)}
+    for key in required():
+        if key not in present and (scope is None or "." not in key or key.split(".", 1)[0] in scope):
+            found.append(f"{key}: missing; expected {rule_for(key).describe()}")
+            bad_groups.add(key.split(".", 1)[0])
     for group, check in GROUP_CHECKS.items():
         if group in tree and (scope is None or group in scope) and not bad_groups & set(AFTER.get(group, (group,))):
             found += check(tree, overrides)
@@ -784,12 +796,13 @@ def _get(tree: dict, key: str) -> Any:
 
 def check_overrides(overrides: Sequence[str]) -> None:
     """Refuse a `key=value` override whose key no config group defines, before Hydra composes (Hydra's own
-    message for it suggests appending the key with `+`, which would then run with the key ignored)."""
+    message for it suggests appending the key with `+`, which would then run with the key ignored). An
+    appended `+key=value` composes, so `validate` refuses it together with every other error."""
     groups = {p.name for p in config_dir().iterdir() if p.is_dir()} | {"hydra"}
     top = {p.split(".", 1)[0] for p in schema()}
     bad = []
     for o in overrides:
-        if o.startswith("~") or "=" not in o:
+        if o.startswith(("~", "+")) or "=" not in o:
             continue
         key = o.lstrip("+").split("=", 1)[0].strip()
         if "/" in key or key.split(".", 1)[0] == "hydra" or key.startswith("@"):
