@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,35 +17,12 @@ from tailmem.artifacts import read_npz, write_json
 from tailmem.audit.bootstrap import bootstrap_gof
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
-from tailmem.errors import ArtifactError, ConfigError
+from tailmem.errors import ArtifactError
 from tailmem.paths import AUDIT_FILE, TRACE_FILE, audit_dir, out_dir, rollout_dir
 from tailmem.provenance import save_provenance
+from tailmem.stages.audit_settings import AuditSettings, settings  # noqa: F401  (the audit group's reader)
 
 log = logging.getLogger("tailmem")
-
-
-@dataclass(frozen=True)
-class AuditSettings:
-    """The validated `audit` config group."""
-
-    top_fraction: float
-    bootstrap: int
-    gof_threshold: float
-    pl_alpha_max: float
-    tpl_alpha_max: float
-
-
-def settings(cfg: DictConfig) -> AuditSettings:
-    """Validate cfg.audit before any work, by the rules of tailmem.config_schema; every error names its key."""
-    from tailmem.config_schema import read
-
-    return AuditSettings(
-        top_fraction=float(read(cfg, "audit.top_fraction")),
-        bootstrap=int(read(cfg, "audit.bootstrap")),
-        gof_threshold=float(read(cfg, "audit.gof_threshold")),
-        pl_alpha_max=float(read(cfg, "audit.pl_alpha_max")),
-        tpl_alpha_max=float(read(cfg, "audit.tpl_alpha_max")),
-    )
 
 
 def read_counts(path: Path) -> np.ndarray:
