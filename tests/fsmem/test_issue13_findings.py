@@ -299,7 +299,7 @@ def test_5_a_failing_sync_leaves_the_store_whole(guarded, monkeypatch):
     def flaky_open(path, mode="r", *a, **kw):  # the second new file of the staged tree cannot be written
         if "x" in mode:
             count["n"] += 1
-            if count["n"] == 3:
+            if count["n"] == 2:
                 raise OSError(28, "No space left on device")
         return real_open(path, mode, *a, **kw)
 

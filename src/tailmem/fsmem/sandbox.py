@@ -394,6 +394,10 @@ class Sandbox:
         self.root = Path(store_root)
         self.seed = seed_archive(self.root)
 
+    def reseed_from(self, files: dict[str, bytes], folders: set[str]) -> None:
+        """`reseed` from the store's content already in memory (after a sync): no second read of the store."""
+        self.seed = pack(files, folders)
+
     def mirror(self, store_root: str | os.PathLike, paths: list[str]) -> None:
         """Bring the copy up to date after a sync (the packed copy is rebuilt whole: it is cheap)."""
         self.reseed(store_root)
@@ -440,22 +444,32 @@ def provenance(limits: Limits) -> dict:
 
 def seed_archive(root: Path) -> bytes:
     """A tar of the store's visible tree (folders and regular files; hidden names and symlinks left out)."""
+    files: dict[str, bytes] = {}
+    folders: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d))]
+        rel = os.path.relpath(dirpath, root)
+        if rel != ".":
+            folders.add(rel.replace(os.sep, "/"))
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            if name.startswith(".") or os.path.islink(full) or not os.path.isfile(full):
+                continue
+            with open(full, "rb") as f:
+                files[os.path.normpath(os.path.join(rel, name)).replace(os.sep, "/")] = f.read()
+    return pack(files, folders)
+
+
+def pack(files: dict[str, bytes], folders: set[str]) -> bytes:
+    """A tar of folders (0755) and files (0644), parents before children, in sorted order."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tf:
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d)))
-            rel = os.path.relpath(dirpath, root)
-            if rel != ".":
-                info = tarfile.TarInfo(rel.replace(os.sep, "/"))
-                info.type, info.mode = tarfile.DIRTYPE, 0o755
-                tf.addfile(info)
-            for name in sorted(filenames):
-                full = os.path.join(dirpath, name)
-                if name.startswith(".") or os.path.islink(full) or not os.path.isfile(full):
-                    continue
-                with open(full, "rb") as f:
-                    data = f.read()
-                info = tarfile.TarInfo(os.path.normpath(os.path.join(rel, name)).replace(os.sep, "/"))
-                info.size, info.mode = len(data), 0o644
-                tf.addfile(info, io.BytesIO(data))
+        for d in sorted(folders):
+            info = tarfile.TarInfo(d)
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+            tf.addfile(info)
+        for path in sorted(files):
+            info = tarfile.TarInfo(path)
+            info.size, info.mode = len(files[path]), 0o644
+            tf.addfile(info, io.BytesIO(files[path]))
     return buf.getvalue()

@@ -93,6 +93,7 @@ class SyncReport:
     written: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    tree: tuple[dict, set] | None = None  # the store's files and folders after a sync that changed it
 
     def text(self) -> str:
         """Refusals first, then what was kept; each list names what fits in half of MAX_REPORT_CHARS (at most
@@ -229,7 +230,8 @@ def sync(store: Store, archive: bytes, max_store_bytes: int = MAX_STORE_BYTES,
         report.written.append(p)
     report.deleted = sorted(gone)
     if report.written or report.deleted or _folders_differ(store, folders, final):
-        _swap_in(store, final, folders, deadline)
+        _swap_in(store, final, folders, set(final) - set(report.written), deadline)
+        report.tree = (final, _visible_folders(store))
     return report
 
 
@@ -261,9 +263,11 @@ def _folders_differ(store: Store, folders: set[str], final: dict[str, bytes]) ->
     return bool(want - have) or any(not os.listdir(store.root / d) for d in have - want)
 
 
-def _swap_in(store: Store, final: dict[str, bytes], folders: set[str], deadline: float | None) -> None:
+def _swap_in(store: Store, final: dict[str, bytes], folders: set[str], unchanged: set[str],
+             deadline: float | None) -> None:
     """Build the new store tree beside the store and exchange the two in one rename; the old tree is removed.
-    Everything the sandbox never saw (hidden names, the store's own symlinks) is carried over unchanged."""
+    Unchanged files are hard-linked from the old tree (copied where links fail); everything the sandbox never
+    saw (hidden names, the store's own symlinks) is carried over unchanged."""
     root = store.root
     stage = Path(tempfile.mkdtemp(prefix=f".{root.name}.sync-", dir=root.parent))
     try:
@@ -277,6 +281,12 @@ def _swap_in(store: Store, final: dict[str, bytes], folders: set[str], deadline:
                 _deadline_check(deadline)
             target = stage / p
             target.parent.mkdir(parents=True, exist_ok=True)
+            if p in unchanged:
+                try:
+                    os.link(root / p, target, follow_symlinks=False)
+                    continue
+                except OSError:
+                    pass
             with open(target, "xb") as f:
                 f.write(data)
         _deadline_check(deadline)
@@ -359,7 +369,8 @@ def shell_builder(store: Store, limits: Limits = Limits(), max_store_bytes: int 
             return "[command killed (output or size limit): its changes to /memory were discarded]\n" + out
         deadline = start + limits.timeout_s + limits.sync_timeout_s
         report = sync(store, r.tree, max_store_bytes, max_files, deadline)
-        sandbox.reseed(store.root)
+        if report.tree is not None:  # unchanged store: the copy the next command starts from is still right
+            sandbox.reseed_from(*report.tree)
         extra = report.text()
         return f"{extra}\n{out}" if extra else out
 
