@@ -26,6 +26,27 @@ SHORT = {"pick_and_place_simple": "put", "look_at_obj_in_light": "examine", "pic
 SPLITS = ("valid_seen", "valid_unseen")
 MANIFEST = "manifest_solvable.json"
 
+# Games left out of every run, the same on every machine: `<split>/<task>/<trial>` -> why. A game is listed here
+# when alfworld's hand-coded expert does not win its regenerated version in any of regenerate.EXPERT_ATTEMPTS
+# seeded attempts (seed alfworld.regenerate.seed = 20240229, alfworld 0.4.2, textworld 1.7.0): the walkthrough
+# is what certifies a regenerated game as winnable. Found by regenerating both splits in full (issue 12: 274
+# games, 268 won, 8 of them only on a later attempt; valid_seen 136 of 140, valid_unseen 132 of 134); re-check
+# with the slow test `test_alfworld_determinism.py::test_excluded_games_fail_the_expert` when a version changes.
+EXCLUDED: dict[str, str] = {
+    "valid_seen/pick_two_obj_and_place-CD-None-Drawer-304/trial_T20190907_230232_832893":
+        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_seen/pick_two_obj_and_place-Newspaper-None-Drawer-224/trial_T20190911_101248_326533":
+        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_seen/pick_two_obj_and_place-Spatula-None-Drawer-13/trial_T20190908_183331_203888":
+        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_seen/pick_two_obj_and_place-SprayBottle-None-Toilet-402/trial_T20190910_222914_814642":
+        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_unseen/pick_two_obj_and_place-KeyChain-None-Safe-219/trial_T20190909_012027_782483":
+        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_unseen/pick_two_obj_and_place-PepperShaker-None-Drawer-10/trial_T20190912_221016_460197":
+        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+}
+
 
 @dataclass(frozen=True)
 class Game:
@@ -59,6 +80,11 @@ def split_games(alfworld_root: str | Path, split: str) -> list[Game]:
     if split not in SPLITS:
         raise DataError(f"alfworld split {split!r}: expected one of {SPLITS}")
     return sorted((g for g in manifest(alfworld_root) if g.split == split), key=lambda g: g.id)
+
+
+def playable(games: list[Game]) -> list[Game]:
+    """`games` without the EXCLUDED ones, order kept."""
+    return [g for g in games if g.key not in EXCLUDED]
 
 
 def interleaved(games: list[Game]) -> list[Game]:

@@ -1,5 +1,6 @@
 """Stages of the ALFWorld study (issue 8): regenerate games, paper 1's memory arms, paper 2's skill chains,
-and the report. Artifacts under `<results>/alfworld/...`; tables under `<results>/tables/alfworld_*`.
+and the report. Artifacts under `<results>/alfworld/...` (folders: `alfworld.layout`, one segment per agent role
+a cell depends on); tables under `<results>/tables/alfworld_*`.
 """
 
 from __future__ import annotations
@@ -8,32 +9,31 @@ import json
 import logging
 from pathlib import Path
 
+import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from tailmem.alfworld import games as G
+from tailmem.alfworld import layout
 from tailmem.artifacts import read_json, write_json
-from tailmem.errors import ConfigError, DataError
-from tailmem.provenance import save_provenance
+from tailmem.errors import ConfigError
+from tailmem.provenance import save_provenance, table_footer
 
 log = logging.getLogger(__name__)
 
 
-def root(cfg) -> Path:
-    return Path(cfg.results_dir) / "alfworld"
-
-
 def games_dir(cfg, split: str) -> Path:
     """Regenerated game files, shared by every subset (a game is rebuilt once)."""
-    return root(cfg) / "games" / "files" / split
+    return layout.game_files_dir(cfg, split)
 
 
 def manifest_path(cfg, subset: str) -> Path:
-    return root(cfg) / "games" / subset / "manifest.json"
+    return layout.games_dir(cfg, subset) / "manifest.json"
 
 
-def subset_games(cfg, subset: str) -> list[G.Game]:
-    """The games of a subset: a split (all, or the first `max_games` in the fixed order), or `smoke`."""
+def listed_games(cfg, subset: str) -> list[G.Game]:
+    """Every game a subset names, excluded ones too: a split (all, or the first `max_games` in the fixed order),
+    or `smoke`."""
     a = cfg.alfworld
     data = Path(a.data_root)
     if subset == "smoke":
@@ -44,6 +44,24 @@ def subset_games(cfg, subset: str) -> list[G.Game]:
     return games[: a.max_games] if a.get("max_games") else games
 
 
+def subset_games(cfg, subset: str) -> list[G.Game]:
+    """The games a subset plays: `listed_games` without `games.EXCLUDED` (the same on every machine)."""
+    return G.playable(listed_games(cfg, subset))
+
+
+def arm_settings(cfg, arm: str) -> dict:
+    """An arm's controller settings: configs/memory/<name>.yaml with the arm's other keys on top."""
+    from tailmem.memory.arms import arm_settings as from_catalogue
+
+    a = cfg.alfworld
+    if arm not in a.arms:
+        raise ConfigError(f"alfworld.arm: {arm!r}; expected one of {list(a.arms)}")
+    spec = OmegaConf.to_container(a.arms[arm], resolve=True)
+    if "name" not in spec:
+        raise ConfigError(f"alfworld.arms.{arm}: no `name`; expected a configs/memory option (graph_memory, ctmc, ...)")
+    return from_catalogue(spec.pop("name"), **spec)
+
+
 def split_of(subset: str) -> str:
     return "valid_seen" if subset == "smoke" else subset
 
@@ -51,14 +69,17 @@ def split_of(subset: str) -> str:
 def regenerate_games(cfg: DictConfig) -> None:
     """Stage `alfworld_games`: rebuild every game of `alfworld.subset` for the installed alfworld."""
     from tailmem.alfworld import regenerate as R
+    from tailmem.alfworld import speedup
     from tailmem.alfworld.env import alfred_game_files
 
+    speedup.install()  # same text, ~4x faster expert checks (tests/alfworld: the patch changes no observation)
     a = cfg.alfworld
     subset = a.subset
     split = split_of(subset)
     out = Path(cfg.out) if cfg.get("out") else manifest_path(cfg, subset).parent
     files = games_dir(cfg, split)
-    gs = subset_games(cfg, subset)
+    listed = listed_games(cfg, subset)
+    gs = G.playable(listed)
     domain, grammar = R.installed_logic()
     data = Path(a.data_root) / "json_2.1.1"
     recs = [R.regenerate(g, data, files.parent, domain, grammar, a.regenerate.seed, a.regenerate.expert_check)
@@ -68,19 +89,21 @@ def regenerate_games(cfg: DictConfig) -> None:
     failed = [r for r in rows if not r["ok"]]
     for r in failed:
         log.warning("alfworld game %s/%s failed to regenerate: %s", split, r["id"], r["error"])
-    import textworld
-
-    save_provenance(out, cfg, alfworld=_version("alfworld"), textworld=textworld.__version__)
+    excluded = [{"id": g.id, "family": g.family, "reason": G.EXCLUDED[g.key]} for g in listed if g.key in G.EXCLUDED]
+    save_provenance(out, cfg, data_files=_data_files(data, gs),
+                    regenerate=R.recipe(a.regenerate.seed, a.regenerate.expert_check))
     write_json(out / "manifest.json", {"subset": subset, "split": split, "games": rows, "n": len(rows),
-                                        "ok": len(rows) - len(failed),
+                                        "ok": len(rows) - len(failed), "excluded": excluded,
                                         "collected_by_AlfredTWEnv": sum(r["collected"] for r in rows)})
-    log.info("%s: %d games, %d regenerated", subset, len(rows), len(rows) - len(failed))
+    log.info("%s: %d games, %d regenerated, %d excluded (games.EXCLUDED)", subset, len(rows), len(rows) - len(failed),
+             len(excluded))
 
 
-def _version(dist: str) -> str:
-    from importlib.metadata import version
+def _data_files(data: Path, games: list[G.Game]) -> list[Path]:
+    """The data files a regeneration reads: each game's trajectory and initial state."""
+    from tailmem.alfworld import regenerate as R
 
-    return version(dist)
+    return [data / g.split / g.id / name for g in games for name in (R.TRAJ_FILE, R.PROBLEM_FILE)]
 
 
 def _manifest(cfg, subset: str) -> dict:
@@ -90,6 +113,10 @@ def _manifest(cfg, subset: str) -> dict:
 
 def _game_file(cfg, game: G.Game) -> Path:
     return games_dir(cfg, game.split) / game.id / "game.tw-pddl"
+
+
+def _agent(client) -> str:
+    return client.agent if client.backend == "programmatic" else client.model
 
 
 def _counter(cfg):
@@ -109,15 +136,13 @@ def memory(cfg: DictConfig) -> None:
     speedup.install()
     a = cfg.alfworld
     arm = a.arm
-    if arm not in a.arms:
-        raise ConfigError(f"alfworld.arm: {arm!r}; expected one of {list(a.arms)}")
-    settings = OmegaConf.to_container(a.arms[arm], resolve=True)
-    out = Path(cfg.out) if cfg.get("out") else root(cfg) / "memory" / a.subset / arm
+    settings = arm_settings(cfg, arm)
+    out = Path(cfg.out) if cfg.get("out") else layout.memory_dir(cfg, a.subset, arm)
     gs = subset_games(cfg, a.subset)
     _manifest(cfg, a.subset)  # the games stage ran
     client = get_client(cfg, "executor", "alfworld_memory")
     counter = _counter(cfg)
-    cache_dir = root(cfg) / "episodes" if client.backend == "programmatic" else None
+    cache_dir = layout.episodes_dir(cfg) if client.backend == "programmatic" else None
     rows = []
     for g in tqdm(gs, desc=f"alfworld memory {arm}"):
         ex = make_executor(client)
@@ -127,8 +152,9 @@ def memory(cfg: DictConfig) -> None:
         if not rec.loaded:
             log.warning("alfworld game %s could not be loaded: %s (skipped)", g.key, rec.error)
         rows.append(rec.to_json())
-    save_provenance(out, cfg, executor=client.agent if client.backend == "programmatic" else client.model)
-    write_json(out / "episodes.json", {"arm": arm, "settings": settings, "subset": a.subset, "episodes": rows})
+    save_provenance(out, cfg, executor=_agent(client))
+    write_json(out / "episodes.json", {"arm": arm, "settings": settings, "subset": a.subset, "executor": _agent(client),
+                                       "episodes": rows})
 
 
 def skills(cfg: DictConfig) -> None:
@@ -152,16 +178,16 @@ def skills(cfg: DictConfig) -> None:
     builder = get_client(cfg, "builder", "alfworld_skills")
     searcher = get_client(cfg, "searcher", "alfworld_skills")
     model_builder, model_searcher = builder.backend != "programmatic", searcher.backend != "programmatic"
-    out = Path(cfg.out) if cfg.get("out") else root(cfg) / "skills" / a.subset / a.protocol / a.variant
+    out = Path(cfg.out) if cfg.get("out") else layout.skills_dir(cfg, a.subset, a.protocol, a.variant)
     order = subset_games(cfg, a.subset)
     manifest = _manifest(cfg, a.subset)
-    settings = OmegaConf.to_container(a.arms[a.executor_arm], resolve=True)
+    settings = arm_settings(cfg, a.executor_arm)
     client = get_client(cfg, "executor", "alfworld_skills")
     counter = _counter(cfg)
     # A programmatic executor's episode depends only on the game, settings, cap and guidance text (all in the
     # episode key), so episodes stay cached whoever wrote the guidance: a model curator or retriever changes the
     # text, hence the key. Only a model executor disables the cache.
-    cache_dir = root(cfg) / "episodes" if client.backend == "programmatic" else None
+    cache_dir = layout.episodes_dir(cfg) if client.backend == "programmatic" else None
     curator = (ModelCurator(a.variant, builder, int(a.curator_rounds)) if model_builder
                else ProgrammaticCurator(a.variant))
     retrievals: list[dict] = []
@@ -194,10 +220,10 @@ def skills(cfg: DictConfig) -> None:
     for r in recs:
         if not r.ran:
             log.warning("alfworld game %s could not be loaded: %s (skipped; the chain went on)", r.id, r.error)
-    save_provenance(out, cfg, curator=curator.agent,
-                    executor=client.agent if client.backend == "programmatic" else client.model,
-                    retriever=searcher.model if model_searcher else "programmatic-retriever")
+    retriever = searcher.model if model_searcher else "programmatic-retriever"
+    save_provenance(out, cfg, curator=curator.agent, executor=_agent(client), retriever=retriever)
     chain = {"protocol": a.protocol, "variant": a.variant, "subset": a.subset,
+             "agents": {"executor": _agent(client), "curator": curator.agent, "retriever": retriever},
              "order": [g.id for g in order], "tasks": to_rows(recs)}
     if model_builder:  # the model roles' accounting (tokens, tool calls), per task
         chain["curation_episodes"] = [{"index": k, **e.to_json()} for k, e in curator.episodes]
@@ -206,8 +232,41 @@ def skills(cfg: DictConfig) -> None:
     write_json(out / "chain.json", chain)
 
 
-def report(cfg: DictConfig) -> None:
-    """Stage `alfworld_report`: tables and figures of one subset."""
-    from tailmem.report import alfworld_tables
+def memory_episodes(cfg, subset: str, arms: list[str]) -> pd.DataFrame:
+    """One row per (arm, game) of the memory cells, for `report.alfworld_tables.memory_tables`."""
+    rows = [{"arm": arm, **e} for arm in arms
+            for e in read_json(layout.memory_dir(cfg, subset, arm) / "episodes.json")["episodes"]]
+    return pd.DataFrame(rows)
 
-    alfworld_tables.write_all(cfg, root(cfg), cfg.alfworld.subset)
+
+def skill_tasks(cfg, subset: str, protocols: list[str], variants: list[str]) -> pd.DataFrame:
+    """One row per (protocol, variant, task) of the skill cells, for `report.alfworld_tables.skill_tables`."""
+    rows = [{"protocol": p, "variant": v, **t} for p in protocols for v in variants
+            for t in read_json(layout.skills_dir(cfg, subset, p, v) / "chain.json")["tasks"]]
+    return pd.DataFrame(rows)
+
+
+def report(cfg: DictConfig) -> None:
+    """Stage `alfworld_report`: tables and figures of one subset, with their provenance."""
+    from tailmem.report import alfworld_tables as T
+    from tailmem.report.plots import save_figure
+    from tailmem.report.table_io import write_table
+
+    a = cfg.alfworld
+    subset = a.subset
+    tables = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    figures = Path(cfg.figures_dir)
+    stem = f"alfworld_{subset}"
+    episodes = memory_episodes(cfg, subset, list(a.arms_run))
+    tasks = skill_tasks(cfg, subset, list(a.protocols), list(a.variants))
+    mem, mem_fam, counts = T.memory_tables(episodes)
+    sk, sk_fam = T.skill_tables(tasks)
+    labels = layout.agent_labels(cfg)
+    notes = T.notes(labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding)
+    titles = T.titles(subset)
+    footer = table_footer(cfg)
+    for name, df in (("memory", mem), ("memory_family", mem_fam), ("skills", sk), ("skills_family", sk_fam)):
+        write_table(tables, f"{stem}_{name}", df, titles[name], notes[name], footer)
+    save_figure(T.skills_growth_figure(tasks), figures / f"{stem}_skills_growth")
+    save_figure(T.memory_figure(mem, counts), figures / f"{stem}_memory")
+    save_provenance(tables, cfg, prefix=f"{stem}_", **labels)

@@ -1,0 +1,71 @@
+"""Where the ALFWorld artifacts live, from the templates in `tailmem.paths`, plus who played: the agent per role.
+
+A cell run with another model must not overwrite the first (issue 12): the memory and skill templates carry one
+path segment per role that the cell depends on (`{executor}`; `{executor}/{builder}/{searcher}` for a skill
+cell), each the role's model name or programmatic agent label made safe for a path. `agent_segments(cfg)` gives
+them for the Snakemake rules (`expand(..., **agent_segments(CFG))`) and the stages alike.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tailmem import paths
+
+ROLES = ("executor", "builder", "searcher")  # executor acts; builder curates the store; searcher retrieves
+GAME_FILES = "{results}/alfworld/games/files/{split}"  # regenerated game files, shared by every subset
+EPISODES = "{results}/alfworld/episodes"  # content-keyed cache of programmatic episodes (the key names the agent)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def segment(label: str) -> str:
+    """`label` as one path segment: runs of characters other than letters, digits and `._+-` become `_`
+    (`org/model:q4` -> `org_model_q4`); an empty or dot-only result is refused."""
+    out = _UNSAFE.sub("_", str(label)).strip("_")
+    if not out.strip("."):
+        from tailmem.errors import ConfigError
+
+        raise ConfigError(f"agent label {label!r}: expected a model name or agent label usable as a folder name")
+    return out
+
+
+def agent_labels(cfg) -> dict[str, str]:
+    """The model (or programmatic agent) of each ALFWorld role, as the llm settings name it."""
+    from tailmem.llm.settings import read_settings
+
+    roles = read_settings(cfg).roles
+    return {r: roles[r].label for r in ROLES}
+
+
+def agent_segments(cfg) -> dict[str, str]:
+    """`{executor, builder, searcher}` -> path segment, the fields the ALFWorld templates take."""
+    return {r: segment(label) for r, label in agent_labels(cfg).items()}
+
+
+def _fill(template: str, cfg, **keys) -> Path:
+    # str.format ignores fields a template does not name, so every template gets every agent segment.
+    return Path(template.format(results=cfg.results_dir, **agent_segments(cfg), **keys))
+
+
+def games_dir(cfg, subset: str) -> Path:
+    """A subset's games manifest folder."""
+    return _fill(paths.ALFWORLD_GAMES, cfg, subset=subset)
+
+
+def game_files_dir(cfg, split: str) -> Path:
+    return _fill(GAME_FILES, cfg, split=split)
+
+
+def episodes_dir(cfg) -> Path:
+    return _fill(EPISODES, cfg)
+
+
+def memory_dir(cfg, subset: str, arm: str) -> Path:
+    """One memory-arm cell: depends on the executor."""
+    return _fill(paths.ALFWORLD_MEMORY, cfg, subset=subset, arm=arm)
+
+
+def skills_dir(cfg, subset: str, protocol: str, variant: str) -> Path:
+    """One skill cell: depends on the executor, the curator (builder) and the retriever (searcher)."""
+    return _fill(paths.ALFWORLD_SKILLS, cfg, subset=subset, protocol=protocol, skill_variant=variant)
