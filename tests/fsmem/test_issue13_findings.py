@@ -478,6 +478,12 @@ def _attacks_as_nobody(work):
         out["snoop"] = call(h, SNOOP).output
         out["forge"] = call(h, FORGE).output
         out["nested"] = call(h, "unshare -rm true && echo NESTED; echo done").output
+        out["long"] = call(h, f"printf -- '{NOTE}' > {'n' * 252}.md").output
+        out["laughs"] = call(h, f"cat > bad.md <<'EOF'\n{LAUGHS}EOF").output
+        t = time.monotonic()
+        out["deep"] = call(h, "for i in $(seq 150); do mkdir d; cd d; done").output
+        out["deep_s"] = time.monotonic() - t
+        out["inodes"] = call(h, "for i in $(seq 30000); do :> /tmp/f$i || { echo stopped at $i; break; }; done").output
         h.close()
         r = shell(store, Limits(timeout_s=5))
         out["ro"] = call(r, "echo x >> a.md; echo y > b.md").output
@@ -499,6 +505,9 @@ def test_as_an_unprivileged_user():
     assert KEY not in out["snoop"] and "tailmem-nobody-" not in out["snoop"] and "PATH=/usr/bin:/bin" in out["snoop"]
     assert "forged writes: 0" in out["forge"] or not os.path.exists("/usr/bin/python3")
     assert "NESTED" not in out["nested"] and "done" in out["nested"]
+    assert f"bytes of UTF-8, at most {MAX_NAME_BYTES}" in out["long"] and "anchors" in out["laughs"]
+    assert "characters, at most 256" in out["deep"] and out["deep_s"] < 10
+    assert "stopped at" in out["inodes"] and int(out["inodes"].split("stopped at ")[1].split()[0]) <= 20_000
     assert "Read-only file system" in out["ro"]
     assert out["files"] == ["a.md"] and out["a"].endswith("x\n")
     assert out["info"]["caps"].startswith("rlimits")  # nobody cannot create cgroups here; describe() says so
