@@ -199,3 +199,19 @@ def test_excluded_games_fail_the_expert(data_dir, tmp_path):
     for key in EXCLUDED:
         rec = R.regenerate(by_key[key], root / "json_2.1.1", tmp_path, domain, grammar, SEED)
         assert not rec.ok and f"did not win in {R.EXPERT_ATTEMPTS} seeded attempts" in rec.error, (key, rec)
+
+
+def test_a_split_plays_every_game_but_the_excluded_ones(data_dir, repo_root):
+    from omegaconf import OmegaConf
+
+    from tailmem.stages.alfworld import listed_games, subset_games
+
+    alf = OmegaConf.load(repo_root / "configs" / "alfworld" / "default.yaml")
+    cfg = OmegaConf.create({"data_dir": str(data_dir), "alfworld": alf})
+    listed = listed_games(cfg, "valid_seen")
+    played = subset_games(cfg, "valid_seen")
+    excluded = [g for g in listed if g.key in EXCLUDED]
+    assert excluded and len(played) == len(listed) - len(excluded)  # valid_seen: 140 listed, 4 excluded
+    assert not {g.key for g in played} & set(EXCLUDED)
+    cfg.alfworld.max_games = 30  # max_games counts games played, in the same order
+    assert subset_games(cfg, "valid_seen") == played[:30]

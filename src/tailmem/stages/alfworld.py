@@ -32,21 +32,26 @@ def manifest_path(cfg, subset: str) -> Path:
 
 
 def listed_games(cfg, subset: str) -> list[G.Game]:
-    """Every game a subset names, excluded ones too: a split (all, or the first `max_games` in the fixed order),
-    or `smoke`."""
+    """Every game a subset names, excluded ones too: the smoke list, or a whole split."""
     a = cfg.alfworld
     data = Path(a.data_root)
     if subset == "smoke":
         return G.select(G.split_games(data, "valid_seen"), list(a.smoke_games))
     if subset not in G.SPLITS:
         raise ConfigError(f"alfworld.subset: {subset!r}; expected smoke or one of {G.SPLITS}")
-    games = G.interleaved(G.split_games(data, subset))
-    return games[: a.max_games] if a.get("max_games") else games
+    return G.split_games(data, subset)
 
 
 def subset_games(cfg, subset: str) -> list[G.Game]:
-    """The games a subset plays: `listed_games` without `games.EXCLUDED` (the same on every machine)."""
-    return G.playable(listed_games(cfg, subset))
+    """The games a subset plays, in the order every cell runs: the smoke list as given, or a split's games
+    without `games.EXCLUDED` (the same on every machine) in the fixed family-interleaved order, the first
+    `max_games` of them if set."""
+    games = G.playable(listed_games(cfg, subset))
+    if subset == "smoke":
+        return games
+    games = G.interleaved(games)
+    max_games = cfg.alfworld.get("max_games")
+    return games[:max_games] if max_games else games
 
 
 def arm_settings(cfg, arm: str) -> dict:
@@ -79,7 +84,7 @@ def regenerate_games(cfg: DictConfig) -> None:
     out = Path(cfg.out) if cfg.get("out") else manifest_path(cfg, subset).parent
     files = games_dir(cfg, split)
     listed = listed_games(cfg, subset)
-    gs = G.playable(listed)
+    gs = subset_games(cfg, subset)
     domain, grammar = R.installed_logic()
     data = Path(a.data_root) / "json_2.1.1"
     recs = [R.regenerate(g, data, files.parent, domain, grammar, a.regenerate.seed, a.regenerate.expert_check)
