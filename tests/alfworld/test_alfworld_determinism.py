@@ -215,3 +215,14 @@ def test_a_split_plays_every_game_but_the_excluded_ones(data_dir, repo_root):
     assert not {g.key for g in played} & set(EXCLUDED)
     cfg.alfworld.max_games = 30  # max_games counts games played, in the same order
     assert subset_games(cfg, "valid_seen") == played[:30]
+
+
+def test_cached_episodes_are_keyed_by_the_code_that_played_them(monkeypatch):
+    """A cache filled by another commit must not be reused: it would make two machines' artifacts differ."""
+    from tailmem.alfworld import episode
+
+    game = Game("valid_seen", "pick_and_place_simple-X-None-Y-1/trial_T0", "pick_and_place_simple")
+    key = episode.episode_key(game, {"name": "ctmc"}, "", 50, "programmatic-executor")
+    assert key == episode.episode_key(game, {"name": "ctmc"}, "", 50, "programmatic-executor")
+    monkeypatch.setattr(episode, "code_version", lambda: "other-code")
+    assert episode.episode_key(game, {"name": "ctmc"}, "", 50, "programmatic-executor") != key

@@ -5,6 +5,7 @@ step and which memory items were placed in context (the access audit's counts).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -117,10 +118,29 @@ def run_episode(game: Game, game_file: str | Path, executor, controller, counter
     )
 
 
+# What plays an episode besides its inputs: the code of these modules (and what they import) and the game engine.
+EPISODE_CODE = ("tailmem.alfworld.episode", "tailmem.alfworld.executor", "tailmem.alfworld.speedup",
+                "tailmem.memory.controllers")
+
+
+@functools.cache
+def code_version() -> str:
+    """Digest of the episode code and the alfworld/textworld versions: a cached episode played by other code
+    (an older commit, an edited executor) is never reused, so a cache cannot make two machines disagree."""
+    from importlib.metadata import version
+
+    from tailmem.registry import PACKAGE_ROOT, import_closure
+
+    h = hashlib.sha256(f"alfworld {version('alfworld')} textworld {version('textworld')}\n".encode())
+    for path in sorted({f for m in EPISODE_CODE for f in import_closure(m)}):
+        h.update(f"{path.relative_to(PACKAGE_ROOT)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()[:16]
+
+
 def episode_key(game: Game, settings: dict, guidance: str, max_steps: int, agent: str) -> str:
-    """Content key of an episode: same game, controller, guidance, cap and agent -> same deterministic outcome."""
+    """Content key of an episode: same game, controller, guidance, cap, agent and code -> same outcome."""
     blob = json.dumps({"game": game.key, "settings": settings, "guidance": guidance, "max_steps": max_steps,
-                       "agent": agent}, sort_keys=True)
+                       "agent": agent, "code": code_version()}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
