@@ -178,7 +178,10 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
                 "llm.roles.executor={backend: programmatic, agent: programmatic-executor}",
                 "alfworld.variant=curated_skills", "alfworld.protocol=full_chain"])
         stage.skills(cfg)
-    out = tmp_path / "alfworld/skills/valid_seen/full_chain/curated_skills"
+    from tailmem.alfworld import layout
+
+    out = layout.skills_dir(cfg, "valid_seen", "full_chain", "curated_skills")
+    assert out.is_relative_to(tmp_path / "alfworld" / "skills")
     meta = read_json(out / "meta.json")
     assert meta["curator"] == "gpt-5.4-mini" and meta["retriever"] == "gpt-5.4-mini"
     chain = read_json(out / "chain.json")
@@ -186,4 +189,4 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
     assert [e["index"] for e in chain["curation_episodes"]] == [0, 1, 2]
     assert len(chain["retrieval_episodes"]) == 2 and chain["retrieval_episodes"][0]["prompt_tokens"] > 0
     assert played[0] == "" and "(task 0)" in played[1]
-    assert list((tmp_path / "alfworld/episodes").rglob("*.json"))  # programmatic executor: episodes cached
+    assert list(layout.episodes_dir(cfg).rglob("*.json"))  # programmatic executor: episodes cached
