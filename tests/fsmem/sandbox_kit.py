@@ -21,6 +21,12 @@ def become_subreaper() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+def release_subreaper() -> None:
+    """Reap what was re-parented to us and stop being a subreaper (so later tests collect no zombies)."""
+    reap()
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
 def descendants(root: int | None = None) -> list[int]:
     """PIDs of every live (not zombie) descendant of `root` (default: this process)."""
     root = os.getpid() if root is None else root

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fs_testkit import tree_hash
-from sandbox_kit import become_subreaper, no_sandbox_left, run_unprivileged
+from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper, run_unprivileged
 
 from tailmem.fsmem import sandbox as sandbox_mod
 from tailmem.fsmem.errors import FsmemError, ToolError
@@ -48,6 +48,7 @@ def guarded(fenced):
     yield store, around
     assert (tree_hash(outside), sorted(os.listdir(around))) == before
     assert no_sandbox_left() == [], "a sandboxed process outlived its command"
+    release_subreaper()
 
 
 def call(h, command):
@@ -512,3 +513,4 @@ def test_as_an_unprivileged_user():
     assert out["files"] == ["a.md"] and out["a"].endswith("x\n")
     assert out["info"]["caps"].startswith("rlimits")  # nobody cannot create cgroups here; describe() says so
     assert no_sandbox_left() == []
+    release_subreaper()

@@ -7,7 +7,7 @@ from tailmem.fsmem.tools.center import center_bm25
 from tailmem.fsmem.tools.management import management
 
 from fs_testkit import tree_hash
-from sandbox_kit import become_subreaper, no_sandbox_left
+from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
 BIG = "x" * 300_000
 MANAGEMENT_ATTACKS = [
@@ -68,7 +68,7 @@ SHELL_ATTACKS = [
     ("echo hi > /dev/tcp/127.0.0.1/22", "refused"),
     ("sleep 30", "time limit"),
     ("yes", "truncated"),
-    (":(){ :|:& };:", "[exit"),
+    (":(){ :|:& };:", "[exit|time limit"),  # contained either way: bash's fork retries can outlast 2 s under load
     ("sleep 60 & disown; echo started", "started"),
     ("head -c 100000000 /dev/zero > /scratch/big", "File size limit"),
     ("cat escape/secret.md; cat people/link.md", "No such file"),
@@ -105,10 +105,11 @@ def test_shell_contains(fenced):
         assert "Ferrari" in h.call("bash", {"command": "grep -rn Ferrari ."}).output
         for command, expect in SHELL_ATTACKS:
             out = h.call("bash", {"command": command}).output
-            assert expect in out, (command, out[-300:])
+            assert any(e in out for e in expect.split("|")), (command, out[-300:])
             assert no_sandbox_left() == [], ("a sandboxed process outlived its command", command)
     finally:
         h.close()
+        release_subreaper()
     assert tree_hash(around) == before
 
 

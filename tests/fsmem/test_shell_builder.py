@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fs_testkit import tree_hash
-from sandbox_kit import become_subreaper, no_sandbox_left
+from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
 from tailmem.fsmem.sandbox import Limits, available
 from tailmem.fsmem.tools.shell import shell_builder
@@ -31,6 +31,7 @@ def builder(fenced):
     h.close()
     assert (tree_hash(outside), sorted(os.listdir(around))) == before  # nothing around the store changed
     assert no_sandbox_left() == [], "a sandboxed process outlived its command"
+    release_subreaper()
     assert h.sandbox.cgroup is None
 
 

@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from fs_testkit import tree_hash
-from sandbox_kit import become_subreaper, no_sandbox_left
+from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
 from tailmem.fsmem.sandbox import Limits, available
 from tailmem.fsmem.store import parse
@@ -83,6 +83,7 @@ def guarded(fenced, monkeypatch):
     yield store
     assert (tree_hash(outside), sorted(os.listdir(around))) == before
     assert no_sandbox_left() == [], "a sandboxed process outlived its command"
+    release_subreaper()
 
 
 @pytest.mark.parametrize("command,expect,files", [c[1:] for c in HOSTILE], ids=[c[0] for c in HOSTILE])

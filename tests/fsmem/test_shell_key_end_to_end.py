@@ -11,7 +11,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from llm_testkit import FakeServer
-from sandbox_kit import become_subreaper, no_sandbox_left
+from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
 from tailmem.cli import config_dir
 from tailmem.fsmem.sandbox import available
@@ -58,3 +58,4 @@ def test_the_key_never_leaves_the_host(tmp_path, monkeypatch):
     assert KEY.encode() not in cache
     assert json.loads(text)["sandbox"]["sandbox"] == "bwrap"
     assert no_sandbox_left() == []
+    release_subreaper()

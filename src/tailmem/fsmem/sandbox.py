@@ -42,6 +42,7 @@ import subprocess
 import tarfile
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -370,6 +371,8 @@ class Sandbox:
                 "bare `unshare`, which lets the command read the host's files and environment"
                 + ("; the Shell build harness never falls back" if writable else ""))
         self.cgroup = _Cgroup.create(limits) if self.kind == "bwrap" else None
+        if self.cgroup is not None:  # removed even if the harness is never closed
+            self._finalizer = weakref.finalize(self, self.cgroup.remove)
         self.seed = b""
         self.root = Path(store_root)
         self.reseed(store_root)
@@ -422,7 +425,7 @@ class Sandbox:
 
     def close(self) -> None:
         if self.cgroup is not None:
-            self.cgroup.remove()
+            self._finalizer()
             self.cgroup = None
 
 
