@@ -9,7 +9,7 @@ prompt flagged.
 """
 
 import logging
-import threading
+import os
 
 import pytest
 from hydra import compose, initialize_config_dir
@@ -183,6 +183,12 @@ def test_a_dead_claim_is_taken_over(tmp_path):
 
     cache._conn().execute("INSERT INTO pending VALUES (?,?,?,?)", ("k", socket.gethostname(), pid, time.time()))
     assert cache.wait("k") is None and cache.claim("k") == "owner"
+    # a live process (a reused pid) holding a claim older than stale_s is abandoned too; a fresh one is waited for
+    cache._conn().execute("REPLACE INTO pending VALUES (?,?,?,?)", ("k", socket.gethostname(), os.getppid(), time.time()))
+    assert cache.claim("k") == "wait"
+    cache._conn().execute("REPLACE INTO pending VALUES (?,?,?,?)",
+                          ("k", socket.gethostname(), os.getppid(), time.time() - cache.stale_s - 1))
+    assert cache.claim("k") == "owner"
 
 
 # -- finding 4: the endpoint is part of the key --------------------------------------------------------------------
@@ -407,3 +413,18 @@ def test_unparsable_judge_replies_are_counted_not_silent(tmp_path, caplog):
              "store": {"files": 1, "sections": 1, "bytes": 1}, "episodes": [{"compactions": 1, "no_tool_call": True}]}
     out = summarize(rows, built)
     assert (out["judge unparsed"], out["compactions"], out["truncations"], out["no tool call"]) == (2, 5, 2, 1)
+
+
+def test_a_cache_written_before_the_sent_counter_gains_it(tmp_path):
+    import sqlite3
+
+    from tailmem.llm.cache import CallCache
+
+    with sqlite3.connect(tmp_path / "old.sqlite") as conn:  # the counts table as tailmem wrote it before issue 14
+        conn.execute("CREATE TABLE counts (role TEXT NOT NULL, stage TEXT NOT NULL, hits INTEGER NOT NULL DEFAULT 0, "
+                     "misses INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (role, stage))")
+        conn.execute("INSERT INTO counts VALUES ('judge', 'old', 3, 2)")
+    cache = CallCache(tmp_path / "old.sqlite")
+    cache.bump("judge", "old", "sent", 2)
+    (row,) = cache.stats()
+    assert (row.hits, row.misses, row.sent, row.short_prompts) == (3, 2, 2, 0)

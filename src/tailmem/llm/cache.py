@@ -50,6 +50,8 @@ CREATE TABLE IF NOT EXISTS counts (
     stage TEXT NOT NULL,
     hits INTEGER NOT NULL DEFAULT 0,
     misses INTEGER NOT NULL DEFAULT 0,
+    sent INTEGER NOT NULL DEFAULT 0,
+    short_prompts INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (role, stage)
 );
 CREATE TABLE IF NOT EXISTS pending (
@@ -107,20 +109,36 @@ class CallCache:
         self._lock = threading.Lock()
         self._pending_hits: Counter = Counter()
         self._last_flush = time.monotonic()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = self._conn()
-            conn.executescript(SCHEMA)
-            have = {row[1] for row in conn.execute("PRAGMA table_info(counts)")}
-            for column in COUNTERS:
-                if column not in have:
-                    try:
-                        conn.execute(f"ALTER TABLE counts ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
-                    except sqlite3.OperationalError:  # another process added it first
-                        pass
-        except sqlite3.Error as exc:
-            raise LLMError(f"call cache {self.path}: cannot open ({exc})") from exc
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self._create()
+                break
+            except sqlite3.OperationalError as exc:
+                # several processes opening a new file at once: switching it to WAL or creating the tables can
+                # answer "locked" at once (SQLite skips the busy wait where waiting could deadlock); try again
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise LLMError(f"call cache {self.path}: cannot open ({exc})") from exc
+                stale, self._local.conn = getattr(self._local, "conn", None), None
+                if stale is not None:
+                    stale.close()
+                time.sleep(0.05)
+            except sqlite3.Error as exc:
+                raise LLMError(f"call cache {self.path}: cannot open ({exc})") from exc
         atexit.register(self.flush)
+
+    def _create(self) -> None:
+        conn = self._conn()
+        conn.executescript(SCHEMA)
+        have = {row[1] for row in conn.execute("PRAGMA table_info(counts)")}
+        for column in COUNTERS:  # caches written before these counters existed
+            if column not in have:
+                try:
+                    conn.execute(f"ALTER TABLE counts ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+                except sqlite3.OperationalError as exc:
+                    if "duplicate column" not in str(exc):  # else another process added it first
+                        raise
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -162,8 +180,12 @@ class CallCache:
 
     # -- pay once across processes --------------------------------------------------------------------------------
     def _alive(self, host: str, pid: int, created: float) -> bool:
+        """Whether a claim's owner may still answer: its process exists (this host), and the claim is not older
+        than stale_s (no call lives that long: a reused pid or a claim from another host is abandoned then)."""
+        if time.time() - created >= self.stale_s:
+            return False
         if host != socket.gethostname():
-            return time.time() - created < self.stale_s
+            return True
         try:
             os.kill(pid, 0)
         except ProcessLookupError:

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 
 from tailmem.errors import TailmemError
+from tailmem.llm.client import SHORT_RATIO
 from tailmem.llm.tokens import count_message_tokens, count_tokens
 
 # A system prompt long enough that a server dropping it shows in the billed prompt tokens.
@@ -68,7 +69,7 @@ def check_role(client) -> RoleCheck:
         accepted = "yes"
         estimate = count_message_tokens(messages, llm.encoding)
         prompt = f"{reply.usage.prompt_tokens}/{estimate}"
-        if reply.usage.prompt_tokens < 0.5 * estimate:
+        if reply.usage.prompt_tokens < SHORT_RATIO * estimate:
             prompt += " (server dropped part of the prompt)"
         ask = [{"role": "system", "content": SYSTEM},
                {"role": "user", "content": "Call the ping tool with token OK. Do not reply in text."}]
@@ -76,7 +77,7 @@ def check_role(client) -> RoleCheck:
             r2 = impl.chat(client.model, ask, [PING], params)
             tools = "yes" if r2.tool_calls else "no (answered in text)"
             est2 = count_message_tokens(ask, llm.encoding) + count_tokens(json.dumps([PING]), llm.encoding)
-            if r2.usage.prompt_tokens < 0.5 * est2:
+            if r2.usage.prompt_tokens < SHORT_RATIO * est2:
                 tools += f" (billed {r2.usage.prompt_tokens} of ~{est2} prompt tokens: tools dropped?)"
         except TailmemError as exc:
             tools = f"no ({exc})"
