@@ -37,7 +37,7 @@ from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.errors import FsmemError
 from tailmem.fsmem.personamem import build_context, open_store
 from tailmem.fsmem.tokens import terms
-from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.fsmem.variants import build_harness_name, check_variant, sandbox_provenance, search_harness
 from tailmem.llm.settings import prices_of
 from tailmem.metrics.multiple_choice import exact_match, option_letter
 from tailmem.provenance import save_provenance, table_footer
@@ -160,7 +160,8 @@ def answer_variant(cfg, tier: str, variant: str, qs: list, convs: dict, clients:
         finally:
             for (harness, _, _), _ in open_.values():
                 harness.close()
-    write_json(path, {"key": key, "tier": tier, "variant": variant, "harness": str(fs.harness), "rows": rows})
+    write_json(path, {"key": key, "tier": tier, "variant": variant, "harness": str(fs.harness),
+                      "sandbox": sandbox_provenance(fs, str(fs.harness)), "rows": rows})
     return rows, list(builds.values())
 
 
