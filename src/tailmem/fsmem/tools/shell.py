@@ -25,7 +25,6 @@ import shutil
 import tarfile
 import tempfile
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
