@@ -369,10 +369,18 @@ def _config_error(call: Callable[[], Any], rename: Callable[[str], str] = lambda
 
 
 def _graph_option(family: str) -> dict:
+    """The keys and defaults of configs/graph/<family>.yaml ({} when there is no such option)."""
+    path = config_dir() / "graph" / f"{family}.yaml"
+    return dict(_yaml(str(path), path.stat().st_mtime_ns)) if path.exists() else {}
+
+
+@functools.lru_cache(maxsize=64)
+def _yaml(path: str, mtime_ns: int) -> dict:
+    """A YAML file's content, read again when the file changes (the DAG composes the config many times)."""
     import yaml
 
-    path = config_dir() / "graph" / f"{family}.yaml"
-    return yaml.safe_load(path.read_text()) or {} if path.exists() else {}
+    with open(path) as fh:
+        return yaml.safe_load(fh) or {}
 
 
 def _graph(cfg: dict, overrides: Sequence[str] | None) -> list[str]:
