@@ -4,7 +4,6 @@ retry storm (issue 14, finding 5). Gemma 270M is a base model: its replies are p
 tested is that the client, the loop and the stages cope with what a real server does.
 """
 
-import os
 import signal
 import socket
 import subprocess
@@ -43,16 +42,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory):
+def _serve(folder, *extra):
+    """Start llama.cpp's server on a free port; yields its base URL, then stops it."""
     from tailmem.llm.backends.local import default_model_path
 
     port = _free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
+    log = folder / "server.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", default_model_path(),
-                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
-                                stdout=out, stderr=subprocess.STDOUT)
+                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
+                                 *extra], stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
@@ -71,6 +70,11 @@ def llama_server(tmp_path_factory):
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory):
+    yield from _serve(tmp_path_factory.mktemp("llama"))
 
 
 def cfg(tmp_path, base):
@@ -146,3 +150,16 @@ def test_llm_check_against_the_server(llama_server, tmp_path):
     (check,) = run_checks(c)
     assert (check.family, check.accepted) == ("standard", "yes")
     assert check.tools.startswith(("yes", "no")) and check.context == "not reported"
+
+
+def test_a_chat_format_that_drops_the_system_prompt_is_flagged(tmp_path_factory, tmp_path, caplog):
+    """llama-cpp-python's `gemma` chat format has no place for a system prompt: measured 16 prompt tokens billed
+    for ~105 sent (the GGUF's own template: 119). The client flags it instead of recording it without comment."""
+    import logging
+
+    for base in _serve(tmp_path_factory.mktemp("gemma"), "--chat_format", "gemma"):
+        client = get_client(cfg(tmp_path, base), "judge", "test")
+        system = "You are checking a model endpoint for a research pipeline. Keep your reply short. " * 6
+        with caplog.at_level(logging.WARNING):
+            r = client.chat([{"role": "system", "content": system}, {"role": "user", "content": "Reply OK."}])
+    assert client.short_prompts == 1 and r.usage.prompt_tokens < 30 and "dropped part of the prompt" in caplog.text
