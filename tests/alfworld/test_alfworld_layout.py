@@ -114,3 +114,11 @@ def test_memory_table_from_a_frame():
     assert fam.set_index("family").loc["put", "b"] == 100.0
     with pytest.raises(KeyError, match="accesses"):
         memory_tables(eps.drop(columns="accesses"))
+
+
+def test_table_notes_say_how_many_listed_games_were_excluded():
+    from tailmem.report.alfworld_tables import notes
+
+    with_excluded = notes("x", "b", "s", 50, "o200k_base", excluded=4)
+    assert "4 listed game(s) excluded" in with_excluded["memory"] and "4 listed" in with_excluded["skills"]
+    assert "excluded" not in notes("x", "b", "s", 50, "o200k_base")["memory"]

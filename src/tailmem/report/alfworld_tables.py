@@ -111,15 +111,18 @@ def titles(subset: str) -> dict[str, str]:
     }
 
 
-def notes(executor: str, curator: str, retriever: str, max_steps: int, encoding: str) -> dict[str, str]:
-    """Table stem suffix -> the note under its title."""
+def notes(executor: str, curator: str, retriever: str, max_steps: int, encoding: str,
+          excluded: int = 0) -> dict[str, str]:
+    """Table stem suffix -> the note under its title; `excluded` = listed games never played (games.EXCLUDED)."""
+    left_out = (f" {excluded} listed game(s) excluded: alfworld's expert cannot win them (games.EXCLUDED)."
+                if excluded else "")
     return {
         "memory": (f"Executor: {executor}; at most {max_steps} actions; `ran` = games that loaded (of `games`). "
-                   f"Tokens counted with {encoding}. Access audit over (game, location) items."),
+                   f"Tokens counted with {encoding}. Access audit over (game, location) items.{left_out}"),
         "memory_family": "",
         "skills": (f"Executor: {executor}; curator: {curator}; retriever: {retriever}. Costs per role: retrieval = "
                    "store characters read, curation = characters written, execution = executor prompt tokens. "
-                   "`leakage` = a task's store held that task or a later one (must be `no`)."),
+                   f"`leakage` = a task's store held that task or a later one (must be `no`).{left_out}"),
         "skills_family": "",
     }
 

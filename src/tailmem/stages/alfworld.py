@@ -267,7 +267,9 @@ def report(cfg: DictConfig) -> None:
     mem, mem_fam, counts = T.memory_tables(episodes)
     sk, sk_fam = T.skill_tables(tasks)
     labels = layout.agent_labels(cfg)
-    notes = T.notes(labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding)
+    excluded = len(read_json(manifest_path(cfg, subset)).get("excluded", []))
+    notes = T.notes(labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding,
+                    excluded)
     titles = T.titles(subset)
     footer = table_footer(cfg)
     for name, df in (("memory", mem), ("memory_family", mem_fam), ("skills", sk), ("skills_family", sk_fam)):
