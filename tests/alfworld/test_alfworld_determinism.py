@@ -94,7 +94,6 @@ print(json.dumps(rec.__dict__))
 """
 
 
-@pytest.mark.slow
 def test_named_pick_two_game_regenerates_identically_under_two_hash_seeds(data_dir, tmp_path):
     """The issue's game: unseeded, its expert walkthrough took 16 to 147 steps over five runs."""
     root = data_dir / "alfworld"
@@ -114,7 +113,6 @@ def test_named_pick_two_game_regenerates_identically_under_two_hash_seeds(data_d
     assert json.loads(game1)["walkthrough"][-1].startswith("move soapbar")
 
 
-@pytest.mark.slow
 def test_expert_seed_decides_the_walkthrough(data_dir, tmp_path):
     """What the fix pins down is real: other seeds give the expert another walk through the same game."""
     root = data_dir / "alfworld"
