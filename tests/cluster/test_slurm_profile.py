@@ -1,0 +1,198 @@
+"""The cluster path run for real (issue 19): a slice of the smoke DAG covering every cheap rule kind goes through
+`profiles/slurm` to a single-node SLURM with accounting; its artifacts equal a local run's byte for byte (timing
+fields aside), a rerun through the profile submits nothing, and an unset account or partition is named in the
+error. Only rule names and the Snakemake CLI are assumed of the workflow."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+import yaml
+from slurm_testkit import SingleNodeSlurm, unavailable
+
+# The smoke scale cut to one world per role: one family and size for the random-walk tables, one LongMemEval
+# dataset, one filesystem-memory variant; the controller study keeps its 13 arms (one trajectory).
+SLICE = ["scale.families=[uniform]", "scale.sizes=[30]", "scale.retrieval_families=[uniform]",
+         "scale.retrieval_size=30", "longmemeval.datasets=[oracle]", "fsmem.variants=[verbatim]"]
+TARGETS = ["tables_random_walk", "figures_random_walk", "control_report", "longmemeval", "fsmem_locomo"]
+RULE_KINDS = {"graphworld", "rollout", "audit", "tables_random_walk", "figures_random_walk", "control",
+              "control_report", "longmemeval_run", "longmemeval_report", "fsmem_store", "fsmem_answers", "fsmem_table"}
+# Poll sacct every second or so instead of the plugin's 40 s first wait: a test run, not a production one.
+FAST_POLL = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
+# Fields that record when, where or how fast a job ran, not what it computed.
+TIMING_KEY = re.compile(r"^(host|finished_at)$|(^|_)(latency|elapsed|wall|duration)(_s|_seconds)?$")
+PROFILE = Path(__file__).resolve().parents[2] / "profiles" / "slurm"
+TIMEOUT = 900
+
+
+def _snakemake(repo_root: Path, workdir: Path, env: dict, options: list[str], targets: list[str],
+               timeout: float = TIMEOUT) -> tuple[subprocess.CompletedProcess, float]:
+    """Run Snakemake on the slice; past `timeout` it is killed and returns code -9 with what it printed."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory",
+           str(workdir), "--config", "scale=smoke", "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]",
+           *options, "--", *targets]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=repo_root, env=env)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), time.monotonic() - t0
+
+
+def _job_stats(log: str) -> dict[str, int]:
+    """Snakemake's 'Job stats' table: jobs per rule."""
+    stats, inside = {}, False
+    for line in log.splitlines():
+        if line.startswith("Job stats:"):
+            inside, stats = True, {}
+        elif inside and (m := re.match(r"^(\w+)\s+(\d+)\s*$", line)):
+            if m.group(1) == "total":
+                inside = False
+            else:
+                stats[m.group(1)] = int(m.group(2))
+    return stats
+
+
+def _normalised(path: Path, mask_code: bool) -> bytes:
+    data = path.read_bytes()
+    if path.suffix == ".json":
+        def strip(x):
+            if isinstance(x, dict):
+                return {k: strip(v) for k, v in x.items()
+                        if not TIMING_KEY.search(k) and not (mask_code and k == "code")}
+            return [strip(v) for v in x] if isinstance(x, list) else x
+        return json.dumps(strip(json.loads(data)), sort_keys=True).encode()
+    if mask_code and path.suffix == ".md":
+        return re.sub(rb"(?m)^Provenance: .*$", b"Provenance: (masked)", data)
+    return data
+
+
+def _artifacts(root: Path) -> dict[str, Path]:
+    """Every file under results/ and figures/ but the rules' logs."""
+    out = {}
+    for top in ("results", "figures"):
+        for p in (root / top).rglob("*"):
+            rel = p.relative_to(root)
+            if p.is_file() and "logs" not in rel.parts:
+                out[str(rel)] = p
+    return out
+
+
+def _tree_state(repo_root: Path) -> str:
+    """A hash of the checkout's uncommitted state (provenance and the rules' code digests depend on it)."""
+    h = hashlib.sha256()
+    for args in (["rev-parse", "HEAD"], ["diff", "HEAD", "--binary"], ["status", "--porcelain", "-uall"]):
+        done = subprocess.run(["git", "-C", str(repo_root), *args], capture_output=True,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+        h.update(done.stdout)
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if why := unavailable():
+        pytest.skip(why)
+    with SingleNodeSlurm() as c:
+        need = max(v.get("mem_mb", 0) for v in _profile()["set-resources"].values())
+        if c.memory_mb < need:
+            pytest.skip(f"the profile asks up to {need} MB per job; this node has {c.memory_mb} MB")
+        yield c
+
+
+def _profile() -> dict:
+    return yaml.safe_load((PROFILE / "config.yaml").read_text())
+
+
+def _env(data_dir: Path, **slurm) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "TAILMEM_SLURM_"))}
+    # SOURCE_DATE_EPOCH: matplotlib writes it as the PDFs' creation date, so figures compare byte for byte
+    return {**env, "TAILMEM_DATA_DIR": str(data_dir), "SOURCE_DATE_EPOCH": "0", **slurm}
+
+
+def test_profile_takes_account_and_partition_from_the_environment_and_names_only_real_rules(repo_root):
+    prof = _profile()
+    res = prof["default-resources"]
+    assert res["slurm_account"] == "$TAILMEM_SLURM_ACCOUNT"
+    assert res["slurm_partition"] == "$TAILMEM_SLURM_PARTITION"
+    assert "your_account" not in (PROFILE / "config.yaml").read_text()
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
+                           "--list-rules", "--config", "scale=smoke"],
+                          capture_output=True, text=True, cwd=repo_root, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rules = set(done.stdout.split())
+    for key in ("set-resources", "groups"):
+        unknown = set(prof[key]) - rules
+        assert not unknown, f"profiles/slurm {key} names rules the workflow does not have: {sorted(unknown)}"
+    assert set(prof["group-components"]) <= set(prof["groups"].values())
+
+
+@pytest.mark.slow
+def test_smoke_slice_through_slurm_equals_local_run_then_nothing_to_do(cluster, tmp_path, repo_root, data_dir):
+    tree_before = _tree_state(repo_root)
+    local, local_s = _snakemake(repo_root, tmp_path / "local", _env(data_dir), ["--cores", "2"], TARGETS)
+    assert local.returncode == 0, local.stderr[-4000:]
+    stats = _job_stats(local.stderr)
+    assert RULE_KINDS <= set(stats), f"the slice misses rule kinds {sorted(RULE_KINDS - set(stats))}"
+
+    since = time.strftime("%Y-%m-%dT%H:%M:%S")
+    env = _env(data_dir, TAILMEM_SLURM_ACCOUNT=cluster.account, TAILMEM_SLURM_PARTITION=cluster.partition)
+    slurm, slurm_s = _snakemake(repo_root, tmp_path / "slurm", env, ["--profile", str(PROFILE), *FAST_POLL], TARGETS)
+    assert slurm.returncode == 0, slurm.stderr[-6000:] + "\nslurmctld:\n" + cluster.log("slurmctld")
+    jobs = cluster.jobs(since)
+    assert jobs and all(j["state"] == "COMPLETED" for j in jobs), jobs
+    # grouped: fewer submissions than rule jobs, and the groups of the profile among them
+    rule_jobs = sum(n for r, n in stats.items() if r in RULE_KINDS)
+    assert len(jobs) < rule_jobs, (len(jobs), rule_jobs)
+    comments = " ".join(j["comment"] for j in jobs)
+    for group in ("randomwalk", "control", "fsmem"):
+        assert f"rule_{group}" in comments, comments
+    assert "rule_longmemeval_run" in comments, comments
+
+    # the same artifacts, byte for byte (JSON timing fields aside)
+    mask_code = _tree_state(repo_root) != tree_before
+    if mask_code:
+        warnings.warn("the working tree changed during the test: provenance's code fields are not compared")
+    a, b = _artifacts(tmp_path / "local"), _artifacts(tmp_path / "slurm")
+    assert a and sorted(a) == sorted(b), sorted(set(a) ^ set(b))
+    differ = [k for k in a if _normalised(a[k], mask_code) != _normalised(b[k], mask_code)]
+    assert not differ, differ
+
+    # a rerun through the profile submits nothing
+    rerun, _ = _snakemake(repo_root, tmp_path / "slurm", env, ["--profile", str(PROFILE), *FAST_POLL], TARGETS)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    if _tree_state(repo_root) == tree_before:
+        assert "Nothing to be done" in rerun.stdout + rerun.stderr, rerun.stderr[-3000:]
+        assert len(cluster.jobs(since)) == len(jobs)
+
+    in_job = sum(j["elapsed_s"] for j in jobs)
+    print(f"\ncluster path: {rule_jobs} rule jobs in {len(jobs)} SLURM jobs; local {local_s:.1f} s "
+          f"({local_s / rule_jobs:.2f} s per rule job on 2 cores), SLURM {slurm_s:.1f} s "
+          f"({slurm_s / rule_jobs:.2f} s per rule job, {slurm_s / len(jobs):.1f} s per SLURM job), "
+          f"overhead {(slurm_s - local_s) / rule_jobs:+.2f} s per rule job; time inside SLURM jobs {in_job} s, "
+          f"peak memory per SLURM job {max(j['max_rss_mb'] for j in jobs):.0f} MB")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unset", ["TAILMEM_SLURM_ACCOUNT", "TAILMEM_SLURM_PARTITION"])
+def test_an_unset_account_or_partition_is_named_when_the_cluster_rejects_the_job(cluster, tmp_path, data_dir,
+                                                                                    repo_root, unset):
+    slurm = {"TAILMEM_SLURM_ACCOUNT": cluster.account, "TAILMEM_SLURM_PARTITION": cluster.partition}
+    del slurm[unset]
+    since = time.strftime("%Y-%m-%dT%H:%M:%S")
+    # (Snakemake 9.27 + plugin 2.8.0 may keep waiting after a rejected group submission: killed after 150 s)
+    done, _ = _snakemake(repo_root, tmp_path, _env(data_dir, **slurm),
+                         ["--profile", str(PROFILE), *FAST_POLL, "--retries", "0"], ["tables_random_walk"], timeout=150)
+    assert done.returncode != 0
+    assert f"${unset}" in done.stdout + done.stderr, (done.stdout + done.stderr)[-3000:]
+    assert cluster.jobs(since) == []
