@@ -27,6 +27,7 @@ TARGETS = ["tables_random_walk", "figures_random_walk", "control_report", "longm
 RULE_KINDS = {"graphworld", "rollout", "audit", "tables_random_walk", "figures_random_walk", "control",
               "control_report", "longmemeval_run", "longmemeval_report", "fsmem_store", "fsmem_answers", "fsmem_table"}
 # Poll sacct every second or so instead of the plugin's 40 s first wait: a test run, not a production one.
+# (Letting group jobs take both CPUs, --cores 2, was not faster: a 2-CPU group job holds the whole node.)
 FAST_POLL = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
 # Fields that record when, where or how fast a job ran, not what it computed.
 TIMING_KEY = re.compile(r"^(host|finished_at)$|(^|_)(latency|elapsed|wall|duration)(_s|_seconds)?$")
