@@ -191,9 +191,9 @@ def test_an_unset_account_or_partition_is_named_when_the_cluster_rejects_the_job
     slurm = {"TAILMEM_SLURM_ACCOUNT": cluster.account, "TAILMEM_SLURM_PARTITION": cluster.partition}
     del slurm[unset]
     since = time.strftime("%Y-%m-%dT%H:%M:%S")
-    # (Snakemake 9.27 + plugin 2.8.0 may keep waiting after a rejected group submission: killed after 150 s)
+    # (Snakemake 9.27 + plugin 2.8.0 may keep waiting after a rejected group submission: killed after 60 s)
     done, _ = _snakemake(repo_root, tmp_path, _env(data_dir, **slurm),
-                         ["--profile", str(PROFILE), *FAST_POLL, "--retries", "0"], ["tables_random_walk"], timeout=150)
+                         ["--profile", str(PROFILE), *FAST_POLL, "--retries", "0"], ["tables_random_walk"], timeout=60)
     assert done.returncode != 0
     assert f"${unset}" in done.stdout + done.stderr, (done.stdout + done.stderr)[-3000:]
     assert cluster.jobs(since) == []
