@@ -209,9 +209,9 @@ def test_fsmem_stages_record_data_and_footer_end_to_end(tmp_path, data_dir, fres
     locomo.answer(compose_cfg("stage=fsmem_answer", *over))
     cfg = compose_cfg("stage=fsmem_table", *over)
     locomo.table(cfg)
-    base = tmp_path / "fsmem/locomo/conv-50/verbatim"
+    base = tmp_path / "fsmem/locomo/conv-50/programmatic/verbatim"
     want = hashlib.sha256((data_dir / "locomo/locomo10.json").read_bytes()).hexdigest()
-    for meta in (base / "meta.json", base / "answers/center/meta.json"):
+    for meta in (base / "meta.json", base / "answers/center/programmatic/meta.json"):
         assert json.loads(meta.read_text())["data"]["locomo/locomo10.json"]["sha256"] == want
     md = (tmp_path / "tables/locomo_conv-50.md").read_text()
     assert md.rstrip().endswith(provenance.table_footer(cfg))

@@ -9,7 +9,7 @@ rule audit:
     params:
         **stage_params("audit", _run_args, family=lambda wc: wc.family),
     log:
-        log_of("audit", "policy", "retrieval", "family", "n", "seed"),
+        log_of("audit", "policy", "agent", "retrieval", "family", "n", "seed"),
     conda:
         CONDA_ENV
     shell:

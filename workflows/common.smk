@@ -62,13 +62,14 @@ def _run_args(wc):
 
 def _control_inputs(wc):
     keys = dict(results=RESULTS, family=wc.family, n=wc.n, seed=wc.seed)
+    run = dict(policy=wc.policy, agent=wc.agent, retrieval=wc.retrieval, **keys)
     inputs = {
         "world": f"{paths.GRAPHWORLD.format(**keys)}/{paths.WORLD_FILE}",
-        "trace": f"{paths.ROLLOUT.format(policy=wc.policy, retrieval=wc.retrieval, **keys)}/{paths.TRACE_FILE}",
+        "trace": f"{paths.ROLLOUT.format(**run)}/{paths.TRACE_FILE}",
     }
     reference = control_arms.matched_reference(wc.arm)
     if reference:
-        inputs["budget"] = f"{paths.CONTROL.format(policy=wc.policy, retrieval=wc.retrieval, arm=reference, **keys)}/{paths.SUMMARY_FILE}"
+        inputs["budget"] = f"{paths.CONTROL.format(**run, predictor=wc.predictor, arm=reference)}/{paths.SUMMARY_FILE}"
     return inputs
 
 

@@ -17,7 +17,7 @@ rule control:
         **stage_params("control", _control_args, family=lambda wc: wc.family),
         budget=_budget_arg,
     log:
-        log_of("control", "policy", "retrieval", "family", "n", "seed", "arm"),
+        log_of("control", "policy", "agent", "retrieval", "family", "n", "seed", "predictor", "arm"),
     conda:
         CONDA_ENV
     shell:

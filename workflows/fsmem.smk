@@ -3,6 +3,8 @@
 #   snakemake --cores 2 fsmem_locomo
 FSMEM_CONVS = list(CFG.fsmem.conversations)
 FSMEM_VARIANTS = list(CFG.fsmem.variants)
+FSMEM_BUILDER = paths.role_label(CFG, "builder")
+FSMEM_SEARCHER = paths.role_label(CFG, "searcher")
 FSMEM_TABLES = [f for conv in FSMEM_CONVS for f in table(f"locomo_{conv}")]
 
 
@@ -17,7 +19,7 @@ rule fsmem_store:
     params:
         **stage_params("fsmem_build", _store_args),
     log:
-        log_of("fsmem_store", "bench", "conv", "variant"),
+        log_of("fsmem_store", "bench", "conv", "builder", "variant"),
     conda:
         CONDA_ENV
     shell:
@@ -32,7 +34,7 @@ rule fsmem_answers:
     params:
         **stage_params("fsmem_answer", _answer_args),
     log:
-        log_of("fsmem_answers", "bench", "conv", "variant", "harness"),
+        log_of("fsmem_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
         CONDA_ENV
     shell:
@@ -41,7 +43,7 @@ rule fsmem_answers:
 
 rule fsmem_table:
     input:
-        lambda wc: [f"{paths.answers_dir(paths.variant_dir(RESULTS, 'locomo', wc.conv, v), 'center')}/{paths.ANSWERS_FILE}"
+        lambda wc: [f"{paths.answers_dir(paths.variant_dir(RESULTS, 'locomo', wc.conv, v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
                     for v in FSMEM_VARIANTS],
     output:
         csv=paths.TABLE.format(results=RESULTS, stem="locomo_{conv}", ext="csv"),
@@ -49,7 +51,7 @@ rule fsmem_table:
     params:
         **stage_params("fsmem_table", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center",
                                                   f"fsmem.conversation={wc.conv}"]),
-        folder=lambda wc: paths.FSMEM_CONV.format(results=RESULTS, bench="locomo", conv=wc.conv),
+        folder=lambda wc: f"{paths.FSMEM_CONV.format(results=RESULTS, bench='locomo', conv=wc.conv)}/{FSMEM_BUILDER}",
     log:
         log_of("fsmem_table", "conv"),
     conda:

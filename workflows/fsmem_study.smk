@@ -55,7 +55,7 @@ rule fsmem_strength_answers:
     input:
         f"{_STRENGTH}/{paths.BUILD_FILE}",
     output:
-        f"{paths.wild(paths.ANSWERS_BY_SEARCHER, store=_STRENGTH)}/{paths.ANSWERS_FILE}",
+        f"{paths.wild(paths.ANSWERS, store=_STRENGTH)}/{paths.ANSWERS_FILE}",
     params:
         **stage_params("fsmem_answer", lambda wc: _answer_args(wc) + _model("searcher", wc.searcher)),
     log:
@@ -74,7 +74,7 @@ rule fsmem_harness_store:
     params:
         **stage_params("fsmem_build", lambda wc: _store_args(wc) + [f"fsmem.build_harness={wc.bharness}"]),
     log:
-        log_of("fsmem_harness_store", "bench", "conv", "bharness", "variant"),
+        log_of("fsmem_harness_store", "bench", "conv", "builder", "bharness", "variant"),
     conda:
         CONDA_ENV
     shell:
@@ -89,7 +89,7 @@ rule fsmem_harness_answers:
     params:
         **stage_params("fsmem_answer", _answer_args),
     log:
-        log_of("fsmem_harness_answers", "bench", "conv", "bharness", "variant", "harness"),
+        log_of("fsmem_harness_answers", "bench", "conv", "builder", "bharness", "variant", "harness", "searcher"),
     conda:
         CONDA_ENV
     shell:

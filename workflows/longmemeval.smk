@@ -4,6 +4,7 @@
 LME_RUN = paths.wild(paths.LONGMEMEVAL, results=RESULTS)
 LME_DATASETS = list(CFG.longmemeval.datasets)
 LME_SEEDS = list(CFG.longmemeval.seeds)
+LME_AGENT = paths.agent_label(CFG, "searcher", "judge")
 LONGMEMEVAL_TABLES = [f for stem in ("by_type", "summary", "ctmc_vs_graph") for f in table(f"longmemeval_{stem}")]
 LONGMEMEVAL_FIGURES = figure("fig8_longmemeval")
 LONGMEMEVAL_TARGETS = LONGMEMEVAL_TABLES + LONGMEMEVAL_FIGURES
@@ -20,7 +21,7 @@ rule longmemeval_run:
     params:
         **stage_params("longmemeval", lambda wc: [f"longmemeval.dataset={wc.dataset}", f"seed={wc.seed}"]),
     log:
-        log_of("longmemeval", "dataset", "seed"),
+        log_of("longmemeval", "dataset", "agent", "seed"),
     conda:
         CONDA_ENV
     shell:
@@ -29,7 +30,7 @@ rule longmemeval_run:
 
 rule longmemeval_report:
     input:
-        expand(f"{LME_RUN}/{paths.SUMMARY_FILE}", dataset=LME_DATASETS, seed=LME_SEEDS),
+        expand(f"{LME_RUN}/{paths.SUMMARY_FILE}", dataset=LME_DATASETS, agent=LME_AGENT, seed=LME_SEEDS),
     output:
         [report(t, category="LongMemEval", subcategory="tables") for t in LONGMEMEVAL_TABLES],
         [report(f, category="LongMemEval", subcategory="figures") for f in LONGMEMEVAL_FIGURES],

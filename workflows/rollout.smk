@@ -9,7 +9,7 @@ rule rollout:
     params:
         **stage_params("rollout", _run_args, family=lambda wc: wc.family),
     log:
-        log_of("rollout", "policy", "retrieval", "family", "n", "seed"),
+        log_of("rollout", "policy", "agent", "retrieval", "family", "n", "seed"),
     conda:
         CONDA_ENV
     shell:

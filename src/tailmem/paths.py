@@ -7,8 +7,12 @@ wildcards (`{family}`), so a rule's output and a stage's default folder come fro
 
 from __future__ import annotations
 
+import re
 import string
 from pathlib import Path
+
+# The agent label of a role played by no model (a programmatic agent stands in).
+PROGRAMMATIC = "programmatic"
 
 # -- file names ---------------------------------------------------------------------------------------------
 WORLD_FILE = "world.json"
@@ -24,21 +28,22 @@ ANSWERS_FILE = "answers.json"
 
 # -- graph world ----------------------------------------------------------------------------------------------
 GRAPHWORLD = "{results}/graphworld/{family}/n{n}/seed{seed}"
-ROLLOUT = "{results}/rollout/{policy}/{retrieval}/{family}/n{n}/seed{seed}"
-AUDIT = "{results}/audit/{policy}/{retrieval}/{family}/n{n}/seed{seed}"
-CONTROL = "{results}/control/{policy}/{retrieval}/{family}/n{n}/seed{seed}/{arm}"
+# {agent}: the model of the LLM roles an artifact depends on, or `programmatic` (see `agent_label`).
+ROLLOUT = "{results}/rollout/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"     # agent: the policy role
+AUDIT = "{results}/audit/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"
+CONTROL = "{results}/control/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}/{predictor}/{arm}"
 
 # -- filesystem memory (paper 2) -----------------------------------------------------------------------------
 FSMEM = "{results}/fsmem"
+# {builder}: the builder role's agent label; {searcher}: the searcher and judge roles' (see `agent_label`).
 FSMEM_CONV = "{results}/fsmem/{bench}/{conv}"
-FSMEM_VARIANT = FSMEM_CONV + "/{variant}"                                          # store/, snapshots/, build.json
+FSMEM_VARIANT = FSMEM_CONV + "/{builder}/{variant}"                                # store/, snapshots/, build.json
 FSMEM_STRENGTH = "{results}/fsmem/strength/{bench}/{conv}/{builder}/{variant}"     # RQ3: one store per builder
-FSMEM_HARNESS = "{results}/fsmem/harness/{bench}/{conv}/{bharness}/{variant}"      # RQ5: built through bharness
-ANSWERS = "{store}/answers/{harness}"                                              # under any store folder above
-ANSWERS_BY_SEARCHER = "{store}/answers/{harness}/{searcher}"                       # RQ3: one per searcher model
+FSMEM_HARNESS = "{results}/fsmem/harness/{bench}/{conv}/{builder}/{bharness}/{variant}"  # RQ5: built through bharness
+ANSWERS = "{store}/answers/{harness}/{searcher}"                                   # under any store folder above
 
 # -- LongMemEval, ALFWorld ----------------------------------------------------------------------------------------
-LONGMEMEVAL = "{results}/longmemeval/{dataset}/seed{seed}"
+LONGMEMEVAL = "{results}/longmemeval/{dataset}/{agent}/seed{seed}"                # agent: searcher and judge
 ALFWORLD = "{results}/alfworld"
 ALFWORLD_GAMES = "{results}/alfworld/games/{subset}"
 ALFWORLD_MEMORY = "{results}/alfworld/memory/{subset}/{arm}"
@@ -76,15 +81,45 @@ def log_file(results: str | Path, rule: str, *keys) -> str:
     return f"{LOGS.format(results=results)}/{rule}/{'_'.join(map(str, keys))}.log"
 
 
+# -- agent labels ------------------------------------------------------------------------------------------------
+def path_segment(name: str) -> str:
+    """`name` as one folder name: characters other than letters, digits, `.`, `_`, `-` become `_`."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", str(name)) or "_"
+
+
+def role_label(cfg, role: str) -> str:
+    """The model that plays `role` (as a folder name), or `programmatic` where no model does."""
+    llm = cfg.get("llm") if hasattr(cfg, "get") else None
+    roles = llm.get("roles") if llm is not None else None
+    r = roles.get(role) if roles is not None else None
+    if r is None or r.get("backend", PROGRAMMATIC) == PROGRAMMATIC:
+        return PROGRAMMATIC
+    return path_segment(r.get("model"))
+
+
+def agent_label(cfg, *roles: str) -> str:
+    """The agents behind an artifact made by `roles`: `programmatic` if no model plays any of them, else the
+    distinct labels in role order joined by `+` (a model-free role among model roles counts as programmatic)."""
+    labels = list(dict.fromkeys(role_label(cfg, r) for r in roles))
+    if labels == [PROGRAMMATIC]:
+        return PROGRAMMATIC
+    return "+".join(labels)
+
+
+def policy_agent(cfg, policy: str) -> str:
+    """The agent of a rollout: the policy role's model for the `llm` policy, else `programmatic`."""
+    return role_label(cfg, "policy") if policy == "llm" else PROGRAMMATIC
+
+
 # -- folders from a resolved config (the stages' defaults) -------------------------------------------------------
 def graphworld_dir(cfg) -> Path:
     return Path(GRAPHWORLD.format(results=cfg.results_dir, family=cfg.graph.family, n=cfg.graph.n, seed=cfg.seed))
 
 
 def _run_keys(cfg) -> dict:
-    """The readable key of a run's folders: policy, retrieval, family, size, seed."""
-    return dict(results=cfg.results_dir, policy=cfg.policy.name, retrieval=cfg.retrieval.name,
-                family=cfg.graph.family, n=cfg.graph.n, seed=cfg.seed)
+    """The readable key of a run's folders: policy (and its agent), retrieval, family, size, seed."""
+    return dict(results=cfg.results_dir, policy=cfg.policy.name, agent=policy_agent(cfg, cfg.policy.name),
+                retrieval=cfg.retrieval.name, family=cfg.graph.family, n=cfg.graph.n, seed=cfg.seed)
 
 
 def rollout_dir(cfg) -> Path:
@@ -96,7 +131,8 @@ def audit_dir(cfg) -> Path:
 
 
 def control_dir(cfg) -> Path:
-    return Path(CONTROL.format(**_run_keys(cfg), arm=cfg.control.arm or cfg.memory.name))
+    return Path(CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, "predictor"),
+                               arm=cfg.control.arm or cfg.memory.name))
 
 
 def out_dir(cfg, default: Path) -> Path:
@@ -108,31 +144,31 @@ def tables_dir(cfg) -> Path:
     return Path(TABLES.format(results=cfg.results_dir))
 
 
-def variant_dir(results: str | Path, benchmark: str, conv: str, variant: str) -> Path:
-    return Path(FSMEM_VARIANT.format(results=results, bench=benchmark, conv=conv, variant=variant))
+def variant_dir(results: str | Path, benchmark: str, conv: str, variant: str, builder: str = PROGRAMMATIC) -> Path:
+    return Path(FSMEM_VARIANT.format(results=results, bench=benchmark, conv=conv, builder=builder, variant=variant))
 
 
-def answers_dir(store: str | Path, harness: str, searcher: str | None = None) -> Path:
-    if searcher:
-        return Path(ANSWERS_BY_SEARCHER.format(store=store, harness=harness, searcher=searcher))
-    return Path(ANSWERS.format(store=store, harness=harness))
+def answers_dir(store: str | Path, harness: str, searcher: str = PROGRAMMATIC) -> Path:
+    return Path(ANSWERS.format(store=store, harness=harness, searcher=searcher))
 
 
 def strength_dir(results: str | Path, benchmark: str, conv: str, builder: str, variant: str) -> Path:
     return Path(FSMEM_STRENGTH.format(results=results, bench=benchmark, conv=conv, builder=builder, variant=variant))
 
 
-def harness_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str) -> Path:
-    return Path(FSMEM_HARNESS.format(results=results, bench=benchmark, conv=conv, bharness=harness, variant=variant))
+def harness_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str,
+                builder: str = PROGRAMMATIC) -> Path:
+    return Path(FSMEM_HARNESS.format(results=results, bench=benchmark, conv=conv, builder=builder, bharness=harness,
+                                     variant=variant))
 
 
 def harness_build_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str,
-                      main_harness: str = "center") -> Path:
+                      main_harness: str = "center", builder: str = PROGRAMMATIC) -> Path:
     """RQ5: the store built through `harness`; the main build's own harness reuses the main store."""
     if harness == main_harness:
-        return variant_dir(results, benchmark, conv, variant)
-    return harness_dir(results, benchmark, conv, harness, variant)
+        return variant_dir(results, benchmark, conv, variant, builder)
+    return harness_dir(results, benchmark, conv, harness, variant, builder)
 
 
-def longmemeval_dir(results: str | Path, dataset: str, seed: int) -> Path:
-    return Path(LONGMEMEVAL.format(results=results, dataset=dataset, seed=seed))
+def longmemeval_dir(results: str | Path, dataset: str, seed: int, agent: str = PROGRAMMATIC) -> Path:
+    return Path(LONGMEMEVAL.format(results=results, dataset=dataset, agent=agent, seed=seed))

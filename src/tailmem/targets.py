@@ -19,9 +19,11 @@ class Run:
     family: str
     n: int
     seed: int
+    agent: str = paths.PROGRAMMATIC  # the policy role's model for the `llm` policy (paths.policy_agent)
 
     def keys(self, results: str) -> dict:
-        return dict(results=results, policy=self.policy, retrieval=self.retrieval, family=self.family, n=self.n, seed=self.seed)
+        return dict(results=results, policy=self.policy, agent=self.agent, retrieval=self.retrieval,
+                    family=self.family, n=self.n, seed=self.seed)
 
     def audit_file(self, results: str) -> Path:
         return Path(paths.AUDIT.format(**self.keys(results))) / paths.AUDIT_FILE
@@ -85,11 +87,13 @@ class ControlRun:
     n: int
     seed: int
     arm: str
+    agent: str = paths.PROGRAMMATIC  # the trajectory's policy agent
+    predictor: str = paths.PROGRAMMATIC  # the predictor role's agent
 
     def folder(self, results: str) -> Path:
         return Path(
-            paths.CONTROL.format(results=results, policy=self.policy, retrieval=self.retrieval, family=self.family,
-                                 n=self.n, seed=self.seed, arm=self.arm)
+            paths.CONTROL.format(results=results, policy=self.policy, agent=self.agent, retrieval=self.retrieval,
+                                 family=self.family, n=self.n, seed=self.seed, predictor=self.predictor, arm=self.arm)
         )
 
     def summary_file(self, results: str) -> Path:
@@ -109,7 +113,8 @@ def control_runs(cfg: DictConfig) -> list[ControlRun]:
     """Every arm x family x seed of the controller study, on the scale's trajectory source."""
     c = cfg.scale.control
     return [
-        ControlRun(c.policy, c.retrieval, fam, int(c.size), int(seed), arm)
+        ControlRun(c.policy, c.retrieval, fam, int(c.size), int(seed), arm, paths.policy_agent(cfg, c.policy),
+                   paths.role_label(cfg, "predictor"))
         for fam in c.families
         for seed in c.seeds
         for arm in control_arms(cfg)
@@ -119,7 +124,8 @@ def control_runs(cfg: DictConfig) -> list[ControlRun]:
 def policy_runs(cfg: DictConfig) -> list[Run]:
     """Table 3 / Figure 4 under the semantic or LLM policy: each family at the control size, every seed."""
     c = cfg.scale.control
-    return [Run(c.policy, c.retrieval, fam, int(c.size), int(seed)) for fam in cfg.scale.families for seed in c.seeds]
+    agent = paths.policy_agent(cfg, c.policy)
+    return [Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in cfg.scale.families for seed in c.seeds]
 
 
 CONTROL_TABLES = (

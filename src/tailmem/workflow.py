@@ -179,5 +179,5 @@ def wildcard_patterns() -> dict[str, str]:
         family=one_of(FAMILIES), policy=one_of(POLICIES), retrieval=one_of(DESIGNS),
         bench=one_of(BENCHMARKS), variant=one_of(VARIANTS), harness=one_of(HARNESSES), bharness=one_of(HARNESSES),
         conv=segment, arm=segment, builder=segment, searcher=segment, dataset=segment, subset=segment,
-        protocol=segment, skill_variant=segment,
+        protocol=segment, skill_variant=segment, agent=segment, predictor=segment,
     )

@@ -27,12 +27,12 @@ def test_locomo_end_to_end(tmp_path):
         locomo.answer(cfg)
     cfg = cfg_for(tmp_path, "verbatim", **{"data_dir": DATA})
     locomo.table(cfg)
-    base = tmp_path / "fsmem/locomo/conv-50"
+    base = tmp_path / "fsmem/locomo/conv-50/programmatic"
     built = read_json(base / "agent_curated/build.json")
     assert built["agent"] == "programmatic-builder" and built["store"]["files"] > 2
     assert len(list((base / "agent_curated/snapshots/manifests").glob("chunk_*.json"))) == 85
-    rows = read_json(base / "verbatim/answers/center/answers.json")["rows"]
+    rows = read_json(base / "verbatim/answers/center/programmatic/answers.json")["rows"]
     assert len(rows) == 4 and rows[0]["searcher"] == "programmatic-searcher" and rows[0]["search_tool_calls"] > 0
     md = (tmp_path / "tables/locomo_conv-50.md").read_text()
     assert "agent_curated" in md and "F1 2 temporal" in md
-    assert (base / "verbatim/config.yaml").exists() and (base / "verbatim/answers/center/meta.json").exists()
+    assert (base / "verbatim/config.yaml").exists() and (base / "verbatim/answers/center/programmatic/meta.json").exists()

@@ -28,7 +28,7 @@ def test_harness_runs_pair_build_and_search_harness(tmp_path):
     assert [(r.harness, r.build_harness) for r in runs] == [(h, h) for h in ("center", "center_bm25", "shell")]
     assert runs[0].build_dir == variant_dir(tmp_path, "locomo", "conv-50", "verbatim")  # center reuses the main store
     assert runs[2].build_dir == harness_dir(tmp_path, "locomo", "conv-50", "shell", "verbatim")
-    assert runs[2].answers_file == runs[2].build_dir / "answers/shell/answers.json"
+    assert runs[2].answers_file == runs[2].build_dir / "answers/shell/programmatic/answers.json"  # searcher named
     # a main build through another harness moves the reuse to that harness
     moved = study.harness_runs(cfg_for(tmp_path, "fsmem.build_harness=shell"))
     assert moved[2].build_dir == variant_dir(tmp_path, "locomo", "conv-50", "verbatim")

@@ -19,7 +19,7 @@ def test_offline_stage_and_report(tmp_path, data_dir):
     args = common(tmp_path, data_dir)
     for seed in (0, 1):
         assert main(["longmemeval", *args, "longmemeval.dataset=oracle", f"seed={seed}"]) == 0
-    run = tmp_path / "results/longmemeval/oracle/seed0"
+    run = tmp_path / "results/longmemeval/oracle/programmatic/seed0"
     rows = pd.read_parquet(run / "rows.parquet")
     assert len(rows) == 6 * 6 and set(rows.answerer) == {"programmatic-answerer"}
     assert set(rows.arm) == {"graph_memory", "ctmc-r1", "ctmc-r0.75", "ctmc-r0.5", "full_history", "flat_retrieval"}
@@ -62,7 +62,8 @@ def test_model_answers_and_judge_through_the_loopback_server(tmp_path, data_dir,
         args = [*common(tmp_path, data_dir), "longmemeval.dataset=oracle", "seed=0", "llm=openai",
                 f"llm.base_url={server.base_url}", f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1"]
         assert main(["longmemeval", *args]) == 0
-    rows = pd.read_parquet(tmp_path / "results/longmemeval/oracle/seed0/rows.parquet")
+    # the run's folder names the model that answered and judged (issue 12: no two models share a path)
+    rows = pd.read_parquet(tmp_path / "results/longmemeval/oracle/gpt-5.4-mini/seed0/rows.parquet")
     # one answer and one verdict per (question, arm), less the repeats the call cache answers (same prompt)
     assert len(rows) < server.requests <= 2 * len(rows)
     assert set(rows.answerer) == {"openai:gpt-5.4-mini"} and rows.judge_correct.eq(1.0).all()

@@ -52,7 +52,7 @@ def test_graph_world_stages_call_the_model_and_record_usage(server, tmp_path, ca
     assert 0 < policy_calls <= 12  # one choice per step; a step whose request repeats an earlier one is a cache hit
     assert main(["control", "policy=llm", "memory=graph_memory", *common]) == 0
     assert 0 < server.requests - policy_calls <= 12  # one prediction per step, same rule
-    summary = (tmp_path / "results/control/llm/recency/modular/n30/seed0/graph_memory/summary.json").read_text()
+    summary = (tmp_path / "results/control/llm/gpt-5.4-mini/recency/modular/n30/seed0/gpt-5.4-mini/graph_memory/summary.json").read_text()
     assert '"predictor": "openai:gpt-5.4-mini"' in summary
     stats = CallCache(tmp_path / "llm_cache.sqlite").stats()
     assert stats, "the call cache recorded nothing"

@@ -18,10 +18,8 @@ from pathlib import Path
 
 from tailmem.errors import ConfigError
 from tailmem.fsmem.benchmarks import conversation_ids
-from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, harness_build_dir, strength_dir, variant_dir
+from tailmem.paths import ANSWERS_FILE, BUILD_FILE, PROGRAMMATIC, answers_dir, harness_build_dir, role_label, strength_dir, variant_dir
 from tailmem.fsmem.variants import build_harness_name
-
-PROGRAMMATIC = "programmatic"
 
 
 @dataclass(frozen=True)
@@ -51,8 +49,7 @@ def _role_models(cfg, role: str, models) -> list[str]:
 
 
 def _label(cfg, role: str) -> str:
-    r = cfg.llm.roles[role] if cfg.get("llm") and role in cfg.llm.roles else None
-    return PROGRAMMATIC if r is None or r.backend == PROGRAMMATIC else str(r.model)
+    return role_label(cfg, role)
 
 
 def main_build_harness(cfg) -> str:
@@ -86,9 +83,10 @@ def main_runs(cfg) -> list[Run]:
     for bench in st.benchmarks:
         for conv in conversation_ids(cfg.fsmem, bench):
             for variant in st.variants:
-                vdir = variant_dir(cfg.results_dir, bench, conv, variant)
-                out.append(Run(bench, conv, variant, "center", _label(cfg, "builder"), _label(cfg, "searcher"),
-                               vdir, answers_dir(vdir, "center"), main_build_harness(cfg)))
+                b, q = _label(cfg, "builder"), _label(cfg, "searcher")
+                vdir = variant_dir(cfg.results_dir, bench, conv, variant, b)
+                out.append(Run(bench, conv, variant, "center", b, q, vdir, answers_dir(vdir, "center", q),
+                               main_build_harness(cfg)))
     return out
 
 
@@ -99,9 +97,9 @@ def harness_runs(cfg) -> list[Run]:
         for conv in conversation_ids(cfg.fsmem, bench)[: int(st.harness_conversations)]:
             for variant in st.harness_variants:
                 for harness in st.harnesses:
-                    bdir = harness_build_dir(cfg.results_dir, bench, conv, harness, variant, main)
-                    out.append(Run(bench, conv, variant, harness, _label(cfg, "builder"), _label(cfg, "searcher"),
-                                   bdir, answers_dir(bdir, harness), harness))
+                    b, q = _label(cfg, "builder"), _label(cfg, "searcher")
+                    bdir = harness_build_dir(cfg.results_dir, bench, conv, harness, variant, main, b)
+                    out.append(Run(bench, conv, variant, harness, b, q, bdir, answers_dir(bdir, harness, q), harness))
     return out
 
 

@@ -19,6 +19,7 @@ from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
 from tailmem.stages.tables import load_audits
+from tailmem import paths
 from tailmem.targets import ControlRun, control_runs, policy_runs
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,8 @@ def tau_concentration(cfg: DictConfig, results: str) -> pd.DataFrame:
     for tau in c.taus:
         for fam in c.families:
             for seed in c.seeds:
-                run = ControlRun(c.policy, c.retrieval, fam, int(c.size), int(seed), arms.ctmc(tau=tau))
+                run = ControlRun(c.policy, c.retrieval, fam, int(c.size), int(seed), arms.ctmc(tau=tau),
+                                 paths.policy_agent(cfg, c.policy), paths.role_label(cfg, "predictor"))
                 counts = read_npz(run.counts_file(results), required=("counts",))["counts"]
                 conc = concentration(counts, cfg.audit.top_fraction)
                 rows.append({"tau": float(tau), "family": fam, "seed": int(seed), "gini": conc.gini,

@@ -22,7 +22,7 @@ from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import dollars
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.benchmarks import categories, category_names, conversation
-from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir
+from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, role_label
 from tailmem.paths import variant_dir as _variant_dir
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
@@ -40,7 +40,8 @@ log = logging.getLogger("tailmem")
 
 def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Path:
     fs = cfg.fsmem
-    return _variant_dir(cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant)
+    return _variant_dir(cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant,
+                        role_label(cfg, "builder"))
 
 
 def _conversation(cfg):
@@ -92,7 +93,7 @@ def answer(cfg) -> None:
     check_variant(fs.variant)
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg)
     built = read_json(src / BUILD_FILE)
-    out = Path(cfg.out) if cfg.get("out") else answers_dir(src, fs.harness)
+    out = Path(cfg.out) if cfg.get("out") else answers_dir(src, fs.harness, role_label(cfg, "searcher"))
     conv = _conversation(cfg)
     limit = fs.get("max_questions")
     if limit is not None and int(limit) < 1:
@@ -179,7 +180,7 @@ def table(cfg) -> None:
     for variant in fs.variants:
         check_variant(variant)
         built = read_json(src / variant / BUILD_FILE)
-        rows = read_json(answers_dir(src / variant, fs.harness) / ANSWERS_FILE)["rows"]
+        rows = read_json(answers_dir(src / variant, fs.harness, role_label(cfg, "searcher")) / ANSWERS_FILE)["rows"]
         harness = search_harness(variant, Store(src / variant / "store"), conv_data, fs)[0]
         try:  # replays each answer's read-only calls to see which dialogue ids it read
             rows = locomo_evidence.annotate(rows, conv_data.qa, harness)

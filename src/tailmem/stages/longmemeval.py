@@ -1,7 +1,7 @@
 """Stages `longmemeval` (one dataset, one seed: every question under every arm) and `longmemeval_report`
 (Figure 8 and its tables over datasets and seeds).
 
-Artifacts: {results}/longmemeval/<dataset>/seed<seed>/{rows.parquet, summary.json} (summary written last, so a
+Artifacts: {results}/longmemeval/<dataset>/<agent>/seed<seed>/{rows.parquet, summary.json} (summary written last, so a
 killed run leaves nothing that looks complete); {results}/tables/longmemeval_*.{csv,md}; {figures}/fig8_longmemeval.{png,pdf}.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig
 
-from tailmem.paths import longmemeval_dir
+from tailmem.paths import agent_label, longmemeval_dir
 from tailmem.artifacts import atomic_path, read_json, write_json
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ArtifactError, ConfigError
@@ -29,8 +29,9 @@ ROWS_FILE = "rows.parquet"
 SUMMARY_FILE = "summary.json"
 
 
-def run_dir(results, dataset: str, seed: int) -> Path:
-    return longmemeval_dir(results, dataset, seed)
+def run_dir(cfg, dataset: str, seed: int) -> Path:
+    """The run's folder: dataset, the models answering and judging (or `programmatic`), seed."""
+    return longmemeval_dir(cfg.results_dir, dataset, seed, agent_label(cfg, "searcher", "judge"))
 
 
 def _questions(cfg: DictConfig):
@@ -66,7 +67,7 @@ def run(cfg: DictConfig) -> None:
     judge_label = _judge(cfg, questions, rows) if lme.judge else None
     df = pd.DataFrame(rows)
     df["dataset"] = dataset
-    out = Path(cfg.out) if cfg.get("out") else run_dir(cfg.results_dir, dataset, seed)
+    out = Path(cfg.out) if cfg.get("out") else run_dir(cfg, dataset, seed)
     with atomic_path(out / ROWS_FILE) as tmp:
         df.to_parquet(tmp, index=False)
     write_hypotheses(out, df)  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
@@ -104,11 +105,11 @@ def _judge(cfg: DictConfig, questions, rows: list[dict]) -> str | None:
     return f"{client.backend}:{client.model}"
 
 
-def load_rows(results, datasets, seeds) -> pd.DataFrame:
+def load_rows(cfg, datasets, seeds) -> pd.DataFrame:
     frames = []
     for dataset in datasets:
         for seed in seeds:
-            folder = run_dir(results, dataset, seed)
+            folder = run_dir(cfg, dataset, seed)
             read_json(folder / SUMMARY_FILE)  # raises with the path if the run is missing or incomplete
             try:
                 frames.append(pd.read_parquet(folder / ROWS_FILE))
@@ -122,7 +123,7 @@ def report(cfg: DictConfig) -> None:
     from tailmem.report.table_io import write_table
 
     lme = cfg.longmemeval
-    rows = load_rows(cfg.results_dir, list(lme.datasets), list(lme.seeds))
+    rows = load_rows(cfg, list(lme.datasets), list(lme.seeds))
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
     answerers = ", ".join(sorted(rows.answerer.unique()))
     note = (
