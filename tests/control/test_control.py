@@ -125,7 +125,7 @@ def test_control_stage_matched_budget_end_to_end(tmp_path):
     assert main(["graphworld", *common]) == 0
     assert main(["rollout", *common]) == 0
     assert main(["control", "memory=graph_memory", "control.arm=graph_memory-compact", *common]) == 0
-    base = tmp_path / "control/semantic/recency/modular/n30/seed0"
+    base = tmp_path / "control/semantic/programmatic/recency/modular/n30/seed0/programmatic"  # policy agent, predictor
     gm = json.loads((base / "graph_memory-compact/summary.json").read_text())
     assert gm["predictor"] == "programmatic-memory" and gm["policy"] == "semantic"
     arm = arms.ctmc()
