@@ -7,6 +7,8 @@ Why a module of its own: a stage's typed reader (stages/audit_settings.py) and t
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import difflib
 import math
 from collections.abc import Callable, Iterable
@@ -23,7 +25,7 @@ def check(key: str, value: Any, reader: "Reader") -> Any:
     return value
 
 
-class Reader:
+class Reader(ABC):
     """A value's type and range. `null=True`: the key may be null."""
 
     null = False
@@ -33,11 +35,13 @@ class Reader:
             return None if self.null else f"expected {self.describe()}, not null"
         return self.check(value)
 
+    @abstractmethod
     def check(self, value: Any) -> str | None:
-        raise NotImplementedError
+        """Why `value` (not null) is wrong, or None."""
 
+    @abstractmethod
     def describe(self) -> str:
-        raise NotImplementedError
+        """What a good value is, for the error line."""
 
 
 def _bounds(lo, hi, lo_open: bool = False, hi_open: bool = False) -> str:
