@@ -45,7 +45,7 @@ def test_rerun_is_identical(stage_run, tmp_path):
 def test_rollout_generates_a_missing_default_world(tmp_path):
     assert main(["rollout", *GRAPH, "retrieval=none", "scale=smoke", f"results_dir={tmp_path}"]) == 0
     assert (tmp_path / "graphworld/scale_free/n40/seed1/world.json").exists()
-    assert (tmp_path / "rollout/random_walk/none/scale_free/n40/seed1/trace.npz").exists()
+    assert (tmp_path / "rollout/random_walk/programmatic/none/scale_free/n40/seed1/trace.npz").exists()
 
 
 @pytest.mark.parametrize("bad", [["retrieval.name=oracle"], ["rollout.steps=0"], ["graph.n=41"], ["seed=2"]])
