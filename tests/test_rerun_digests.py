@@ -60,11 +60,17 @@ def ran_slice(tmp_path_factory, repo_root):
     return work, configs
 
 
-def _edit(path, old, new):
+def _scheduled_after_edit(ran_slice, repo_root, relpath, old, new):
+    """The jobs a dry run schedules with one config file edited (the file is restored afterwards)."""
+    work, configs = ran_slice
+    path = configs / relpath
     text = path.read_text()
     assert old in text, f"{path}: {old!r} not found"
     path.write_text(text.replace(old, new, 1))
-    return text
+    try:
+        return _scheduled(work, repo_root, configs)
+    finally:
+        path.write_text(text)
 
 
 @pytest.mark.slow
@@ -75,24 +81,14 @@ def test_noop_rerun_schedules_nothing(ran_slice, repo_root):
 
 @pytest.mark.slow
 def test_comment_only_edit_reruns_nothing(ran_slice, repo_root):
-    work, configs = ran_slice
-    path = configs / "memory" / "graph_memory.yaml"
-    saved = _edit(path, "budget: 160", "budget: 160   # a comment changes no number")
-    try:
-        assert _scheduled(work, repo_root, configs) == collections.Counter()
-    finally:
-        path.write_text(saved)
+    jobs = _scheduled_after_edit(ran_slice, repo_root, "memory/graph_memory.yaml", "budget: 160",
+                                 "budget: 160   # a comment changes no number")
+    assert jobs == collections.Counter()
 
 
 @pytest.mark.slow
 def test_memory_default_edit_reruns_the_controller_study_and_its_report_only(ran_slice, repo_root):
-    work, configs = ran_slice
-    path = configs / "memory" / "graph_memory.yaml"
-    saved = _edit(path, "budget: 160", "budget: 40")
-    try:
-        jobs = _scheduled(work, repo_root, configs)
-    finally:
-        path.write_text(saved)
+    jobs = _scheduled_after_edit(ran_slice, repo_root, "memory/graph_memory.yaml", "budget: 160", "budget: 40")
     assert set(jobs) == {"control", "control_report"}, jobs
     # Graph Memory's arms (2 encodings) and the CTMC arms matched to them rerun; the baselines do not.
     assert 2 <= jobs["control"] < 14, jobs
@@ -100,13 +96,7 @@ def test_memory_default_edit_reruns_the_controller_study_and_its_report_only(ran
 
 @pytest.mark.slow
 def test_steps_edit_reruns_rollouts_and_what_follows_but_no_world(ran_slice, repo_root):
-    work, configs = ran_slice
-    path = configs / "scale" / "smoke.yaml"
-    saved = _edit(path, "  steps: 40", "  steps: 30")
-    try:
-        jobs = _scheduled(work, repo_root, configs)
-    finally:
-        path.write_text(saved)
+    jobs = _scheduled_after_edit(ran_slice, repo_root, "scale/smoke.yaml", "  steps: 40", "  steps: 30")
     assert "graphworld" not in jobs
     assert {"rollout", "audit", "control", "tables_random_walk", "control_report"} <= set(jobs), jobs
 

@@ -85,3 +85,25 @@ def test_graph_overrides_reach_only_families_that_have_the_key():
     assert stage_overrides(ov, ["graph"], family="scale_free") == []
     with pytest.raises(ConfigError, match="graph.family"):
         stage_overrides(ov, ["graph"], family="nope")
+
+
+def test_a_clone_without_benchmark_data_still_runs_the_graph_world(tmp_path, repo_root):
+    """Issue 16: one message listing what is missing and the fetch command; the DAG keeps the graph-world jobs."""
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    run = _snakemake(tmp_path / "work", repo_root, empty, "-n", "--quiet", "rules")
+    assert run.returncode == 0, run.stderr[-3000:]
+    text = run.stdout + run.stderr
+    assert text.count("python -m tailmem data") == 1
+    assert "locomo/locomo10.json" in text and "longmemeval/longmemeval_oracle.json" in text
+    scheduled = {line.split()[0] for line in run.stdout.splitlines() if line.strip()}
+    assert {"graphworld", "rollout", "audit", "control", "tables_random_walk"} <= scheduled
+    assert not scheduled & {"fsmem_store", "longmemeval_run", "alfworld_games", "fsmem_table"}, scheduled
+
+
+def test_with_the_data_the_dag_schedules_every_benchmark(tmp_path, repo_root, data_dir):
+    run = _snakemake(tmp_path, repo_root, data_dir, "-n", "--quiet", "rules")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "python -m tailmem data" not in run.stdout + run.stderr
+    scheduled = {line.split()[0] for line in run.stdout.splitlines() if line.strip()}
+    assert {"fsmem_store", "longmemeval_run", "alfworld_games", "fsmem_table"} <= scheduled

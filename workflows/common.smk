@@ -7,7 +7,7 @@
 # default in configs/ or a module reruns exactly the jobs that depend on it (tailmem/registry.py).
 import os
 
-from tailmem import paths, targets
+from tailmem import outputs, paths, targets
 from tailmem.workflow import Dag, wildcard_patterns
 
 SCALE = str(config.get("scale", "default"))

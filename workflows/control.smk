@@ -4,8 +4,8 @@ from tailmem.control import arms as control_arms
 
 _CONTROL_RUNS = targets.control_runs(CFG)
 _POLICY_RUNS = targets.policy_runs(CFG)
-TABLES_CONTROL = [f for stem in targets.CONTROL_TABLES for f in table(stem)]
-FIGURES_CONTROL = [f for stem in targets.CONTROL_FIGURES for f in figure(stem)]
+TABLES_CONTROL = [f for stem in outputs.CONTROL_TABLES for f in table(stem)]
+FIGURES_CONTROL = [f for stem in outputs.CONTROL_FIGURES for f in figure(stem)]
 
 
 rule control:

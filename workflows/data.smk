@@ -6,7 +6,7 @@
 import sys
 from pathlib import Path
 
-from tailmem.data.fetch import COMMAND, report
+from tailmem.data import fetch as data_fetch
 from tailmem.data.manifest import MANIFEST, problems
 
 DATA_DIR = Path(str(CFG.data_dir))
@@ -14,7 +14,7 @@ DATA_MIRROR = config.get("data_mirror")
 DATA_MISSING = problems(DATA_DIR, deep=False)
 DATA_READY = not DATA_MISSING
 if DATA_MISSING:
-    print(report(DATA_MISSING, DATA_DIR, len(MANIFEST)), file=sys.stderr)
+    print(data_fetch.report(DATA_MISSING, DATA_DIR, len(MANIFEST)), file=sys.stderr)
 
 
 rule data:

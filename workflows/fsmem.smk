@@ -5,7 +5,7 @@ FSMEM_CONVS = list(CFG.fsmem.conversations)
 FSMEM_VARIANTS = list(CFG.fsmem.variants)
 FSMEM_BUILDER = paths.role_label(CFG, "builder")
 FSMEM_SEARCHER = paths.role_label(CFG, "searcher")
-FSMEM_TABLES = [f for conv in FSMEM_CONVS for f in table(f"locomo_{conv}")]
+FSMEM_TABLES = [f for conv in FSMEM_CONVS for f in table(outputs.conversation_table("locomo", conv))]
 
 
 rule fsmem_locomo:
@@ -46,8 +46,8 @@ rule fsmem_table:
         lambda wc: [f"{paths.answers_dir(paths.variant_dir(RESULTS, 'locomo', wc.conv, v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
                     for v in FSMEM_VARIANTS],
     output:
-        csv=paths.TABLE.format(results=RESULTS, stem="locomo_{conv}", ext="csv"),
-        md=paths.TABLE.format(results=RESULTS, stem="locomo_{conv}", ext="md"),
+        csv=paths.TABLE.format(results=RESULTS, stem=outputs.conversation_table("locomo", "{conv}"), ext="csv"),
+        md=paths.TABLE.format(results=RESULTS, stem=outputs.conversation_table("locomo", "{conv}"), ext="md"),
     params:
         **stage_params("fsmem_table", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center",
                                                   f"fsmem.conversation={wc.conv}"]),

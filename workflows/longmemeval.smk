@@ -5,8 +5,8 @@ LME_RUN = paths.wild(paths.LONGMEMEVAL, results=RESULTS)
 LME_DATASETS = list(CFG.longmemeval.datasets)
 LME_SEEDS = list(CFG.longmemeval.seeds)
 LME_AGENT = paths.agent_label(CFG, "searcher", "judge")
-LONGMEMEVAL_TABLES = [f for stem in ("by_type", "summary", "ctmc_vs_graph") for f in table(f"longmemeval_{stem}")]
-LONGMEMEVAL_FIGURES = figure("fig8_longmemeval")
+LONGMEMEVAL_TABLES = [f for stem in outputs.LONGMEMEVAL_TABLES for f in table(stem)]
+LONGMEMEVAL_FIGURES = figure(outputs.LONGMEMEVAL_FIGURE)
 LONGMEMEVAL_TARGETS = LONGMEMEVAL_TABLES + LONGMEMEVAL_FIGURES
 
 

@@ -2,8 +2,8 @@
 
 _RW_RUNS = targets.random_walk_runs(CFG)
 _RW_LARGEST = targets.largest_size_runs(CFG)
-TABLES_RANDOM_WALK = [f for stem in targets.RANDOM_WALK_TABLES for f in table(stem)]
-FIGURES_RANDOM_WALK = [f for stem in targets.RANDOM_WALK_FIGURES for f in figure(stem)]
+TABLES_RANDOM_WALK = [f for stem in outputs.RANDOM_WALK_TABLES for f in table(stem)]
+FIGURES_RANDOM_WALK = [f for stem in outputs.RANDOM_WALK_FIGURES for f in figure(stem)]
 
 
 rule tables_random_walk:

@@ -22,6 +22,7 @@ from tailmem.config_types import (AnyOf, Bool, Checked, Choice, Int, ListOf, Map
 from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
 from tailmem.stages.audit_settings import RULES as AUDIT
+from tailmem.stats.settings import RULES as STATS
 
 WORKFLOW = "workflow"  # the `stage` value of the config a DAG is composed from (tailmem.workflow)
 
@@ -88,7 +89,7 @@ DESIGN = Probe(lambda v: _rollout(retrieval=v), "a retrieval design of tailmem.r
 POLICY = Probe(lambda v: _rollout(policy=v), "a policy of tailmem.rollout.settings.POLICIES")
 BENCHMARK = Str(_names("tailmem.fsmem.benchmarks", "BENCHMARKS"))
 FS_VARIANT = Str(_names("tailmem.fsmem.variants", "VARIANTS"))
-HARNESS = Str(_names("tailmem.fsmem.variants", "HARNESSES"))
+HARNESS = Str(_names("tailmem.fsmem.harnesses", "HARNESSES"))
 ENCODING = Str(_names("tailmem.control.arms", "ENCODINGS"))
 
 
@@ -178,6 +179,7 @@ def schema() -> dict[str, Reader]:
         "retrieval.name": DESIGN,
         "retrieval.k": Probe(lambda v: _rollout(k=v), "an integer >= 0"),
         **{f"audit.{k}": r for k, r in AUDIT.items()},  # the audit stage's own reader (stages.audit_settings)
+        **{f"stats.{k}": r for k, r in STATS.items()},  # the claims' intervals (stats.settings)
         **{f"memory.{k}": r for k, r in MEMORY.items()},
         # llm (llm.settings.read_settings checks roles, backends and models together)
         "llm.name": Str(),
@@ -226,7 +228,7 @@ def schema() -> dict[str, Reader]:
         "fsmem.study.benchmarks": ListOf(BENCHMARK),
         "fsmem.study.variants": ListOf(FS_VARIANT),
         "fsmem.study.harness_variants": ListOf(FS_VARIANT),
-        "fsmem.study.harnesses": ListOf(HARNESS),
+        "fsmem.study.harnesses": ListOf(HARNESS, null=True),
         "fsmem.study.harness_benchmarks": ListOf(BENCHMARK),
         "fsmem.study.harness_conversations": POSITIVE,
         "fsmem.study.strength.benchmark": BENCHMARK,
@@ -273,7 +275,6 @@ def schema() -> dict[str, Reader]:
         "longmemeval.flat_k": POSITIVE,
         "longmemeval.recall_ks": ListOf(POSITIVE),
         "longmemeval.min_overlap": Num(lo=0, hi=1),
-        "longmemeval.answer_max_tokens": POSITIVE,
         "longmemeval.judge": Bool(),
         # scale: what the DAG enumerates
         "scale.name": Str(),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -23,7 +24,7 @@ def check(key: str, value: Any, reader: "Reader") -> Any:
     return value
 
 
-class Reader:
+class Reader(ABC):
     """A value's type and range. `null=True`: the key may be null."""
 
     null = False
@@ -33,11 +34,13 @@ class Reader:
             return None if self.null else f"expected {self.describe()}, not null"
         return self.check(value)
 
+    @abstractmethod
     def check(self, value: Any) -> str | None:
-        raise NotImplementedError
+        """What is wrong with a non-null `value`, or None."""
 
+    @abstractmethod
     def describe(self) -> str:
-        raise NotImplementedError
+        """What is expected, for the error message."""
 
 
 def _bounds(lo, hi, lo_open: bool = False, hi_open: bool = False) -> str:
@@ -222,10 +225,12 @@ class Probe(Reader):
 class Checked(Reader):
     """A key whose rule involves other keys: a group check (below) reads it with them."""
 
+    null = True  # the group check decides, null included
+
     def __init__(self, by: str):
         self.by = by
 
-    def problem(self, value):
+    def check(self, value):
         return None
 
     def describe(self):

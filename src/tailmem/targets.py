@@ -66,15 +66,6 @@ def largest_size_runs(cfg: DictConfig) -> list[Run]:
     return [Run("random_walk", s.table_retrieval, fam, n, int(s.seeds[0])) for fam in s.families]
 
 
-# Files the random-walk table stage writes (stems; each as .csv and .md), and the figure stems.
-RANDOM_WALK_TABLES = (
-    "table2_random_walk_sigma_top10",
-    "table7_random_walk_concentration",
-    "table8_retrieval_designs",
-    "table3_tail_audit_random_walk",
-    "claims_random_walk",
-)
-RANDOM_WALK_FIGURES = ("fig3_ccdf_random_walk", "fig5_concentration_random_walk")
 
 
 @dataclass(frozen=True)
@@ -128,11 +119,3 @@ def policy_runs(cfg: DictConfig) -> list[Run]:
     return [Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in cfg.scale.families for seed in c.seeds]
 
 
-CONTROL_TABLES = (
-    "table3_tail_audit_policy",
-    "table4_memory_baselines",
-    "table5_graph_memory_vs_ctmc",
-    "table6_allocation_ablation",
-    "claims_ctmc",
-)
-CONTROL_FIGURES = ("fig4_tail_audit_policy", "fig6_tau_concentration", "fig7_ctmc_token_reduction")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
 
@@ -138,12 +139,12 @@ def ctmc_vs_graph(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
 
 def all_tables(rows: pd.DataFrame, recall_ks, primary_ratio: float) -> dict[str, tuple[pd.DataFrame, str]]:
     return {
-        "longmemeval_by_type": (by_type(rows), "LongMemEval by question type (paper 1 Figure 8's numbers)" + JUDGE_NOTE),
-        "longmemeval_summary": (summary(rows, recall_ks),
+        outputs.LONGMEMEVAL_BY_TYPE: (by_type(rows), "LongMemEval by question type (paper 1 Figure 8's numbers)" + JUDGE_NOTE),
+        outputs.LONGMEMEVAL_SUMMARY: (summary(rows, recall_ks),
                                 "LongMemEval: task-averaged, overall and abstention accuracy, coverage, session retrieval "
                                 "(LongMemEval's recall_any/recall_all/ndcg_any over its question filter; ours_recall = "
                                 "our recall@k over every question)" + JUDGE_NOTE),
-        "longmemeval_ctmc_vs_graph": (
+        outputs.LONGMEMEVAL_CTMC_VS_GRAPH: (
             ctmc_vs_graph(rows, recall_ks),
             f"LongMemEval: CTMC vs Graph Memory (paper 1: {PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens at "
             f"maintained accuracy; primary arm {ctmc_name(primary_ratio)})",

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tailmem import outputs
 from tailmem.artifacts import read_json, write_text
 from tailmem.audit.bootstrap import bootstrap_gof
 from tailmem.audit.concentration import concentration
@@ -30,7 +31,7 @@ from tailmem.report.table_io import write_table
 from tailmem.stages.locomo import conversation_file
 
 log = logging.getLogger("tailmem")
-UNITS = ("file", "section")
+UNITS = outputs.FSMEM_ACCESS_UNITS
 
 
 def _retriever(cfg, run: study.Run):
@@ -99,14 +100,14 @@ def run(cfg) -> None:
             fits[unit].append((f"{key[0]} {key[1]} {key[2]}", counts[unit], rec))
     tables = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
     figures = Path(cfg.figures_dir)
-    write_table(tables, "fsmem_access_audit", pd.DataFrame(recs).round(4),
+    write_table(tables, outputs.FSMEM_ACCESS, pd.DataFrame(recs).round(4),
                 "Store-access tail audit: search-agent reads per file and per section",
                 f"Reads counted over all queries of each (benchmark, variant, harness), pooled over conversations; every "
                 f"file/section of the store is an item (unread = 0). Concentration as in paper 1 (top {cfg.audit.top_fraction:.0%}); "
                 f"tail fits by powerlaw, p_gof from {cfg.audit.bootstrap} bootstrap replicates; R_tpl_ln > 0 favours the "
                 "truncated power law over the log-normal. Reads: view of a file or range, read_section, bash sed/cat, "
                 "retrieved chunks (grep/toc/search hits are not reads).", table_footer(cfg))
-    write_text(tables / "fsmem_access_ccdf.csv", pd.DataFrame(points).to_csv(index=False))
+    write_text(tables / f"{outputs.FSMEM_ACCESS_CCDF}.csv", pd.DataFrame(points).to_csv(index=False))
     for unit in UNITS:
         fig, axes = plots.panel_grid(len(fits[unit]))
         for ax, (title, counts, rec) in zip(axes, fits[unit]):
@@ -120,8 +121,8 @@ def run(cfg) -> None:
                 ax.set_ylabel("P(X >= x)")
             ax.legend(fontsize=6)
         fig.suptitle(f"Search-agent reads per {unit}: CCDF with fitted tails")
-        plots.save_figure(fig, figures / f"fsmem_access_ccdf_{unit}")
+        plots.save_figure(fig, figures / f"{outputs.FSMEM_ACCESS_CCDF}_{unit}")
     read = dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation)  # chunk retrieval re-chunks them
                          for runs in groups.values() for r in runs if r.variant == "chunk_retrieval")
-    save_provenance(tables / "fsmem_access_audit.provenance", cfg, data_files=list(read), agent="fsmem_access")
+    save_provenance(tables / f"{outputs.FSMEM_ACCESS}.provenance", cfg, data_files=list(read), agent="fsmem_access")
     log.info("fsmem_access: %d groups", len(groups))

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tailmem import outputs
 from tailmem.artifacts import read_json, write_text
 from tailmem.errors import DataError
 from tailmem.fsmem import study
@@ -55,14 +56,14 @@ def run(cfg) -> None:
             "early unchanged": surv.unchanged / surv.early_files if surv.early_files else np.nan,
         })
     tables = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
-    write_table(tables, "fsmem_rq4_growth", pd.DataFrame(summary).round(4), "RQ4: growth atlas of the agent-curated stores",
+    write_table(tables, outputs.FSMEM_GROWTH, pd.DataFrame(summary).round(4), "RQ4: growth atlas of the agent-curated stores",
                 f"Variant {st.growth_variant}, one build episode and one snapshot per chunk (<= {cfg.fsmem.chunk.max_turns} "
                 f"turns or {cfg.fsmem.chunk.max_chars} characters). Early files = files present after any of the first "
                 f"{st.early_fraction:.0%} of chunks; survival = still present (same path) at the end; unchanged = same bytes "
                 "as at the end of the early phase. A rename counts as a delete plus a create. Per-chunk rows: "
                 "fsmem_rq4_growth_atlas.csv.", table_footer(cfg))
     df = pd.DataFrame(steps_all)
-    write_text(tables / "fsmem_rq4_growth_atlas.csv", df.to_csv(index=False))
+    write_text(tables / f"{outputs.FSMEM_GROWTH}_atlas.csv", df.to_csv(index=False))
     panels = [("files", "files"), ("sections", "sections"), ("bytes", "bytes"), ("edits", "files edited"),
               ("build tool calls", "build tool calls per chunk"), ("early_alive", "early files alive (share)")]
     fig, axes = plots.panel_grid(len(panels))
@@ -73,7 +74,7 @@ def run(cfg) -> None:
         ax.set_xlabel("chunk")
     axes[0].legend(fontsize=5, ncol=2)
     fig.suptitle("Growth atlas: store against chunks integrated")
-    plots.save_figure(fig, Path(cfg.figures_dir) / "fsmem_rq4_growth")
+    plots.save_figure(fig, Path(cfg.figures_dir) / outputs.FSMEM_GROWTH)
     # reads snapshots and build.json only: no benchmark file, so no data sha256s (the builds' meta.json have them)
-    save_provenance(tables / "fsmem_rq4_growth.provenance", cfg, agent="fsmem_growth")
+    save_provenance(tables / f"{outputs.FSMEM_GROWTH}.provenance", cfg, agent="fsmem_growth")
     log.info("fsmem_growth: %d stores", len(runs))

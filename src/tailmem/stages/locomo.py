@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tailmem import outputs
 from tailmem.artifacts import read_json, write_json, write_text
 from tailmem.data.locomo import questions
 from tailmem.errors import ConfigError
@@ -189,7 +190,7 @@ def table(cfg) -> None:
         answers[variant] = rows
         records.append(summarize(rows, built, fs.benchmark))
     df = pd.DataFrame(records)
-    stem = f"{fs.benchmark}_{conv}"
+    stem = outputs.conversation_table(fs.benchmark, conv)
     write_text(out / f"{stem}.csv", df.to_csv(index=False, float_format="%.4f"))
     write_text(out / f"{stem}.md", with_footer(f"# {fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})\n\n"
                + df.to_markdown(index=False, floatfmt=".3f") + "\n", table_footer(cfg)))

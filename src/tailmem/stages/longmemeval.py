@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig
 
+from tailmem import outputs
 from tailmem.paths import agent_label, longmemeval_dir
 from tailmem.artifacts import atomic_path, read_json, write_json
 from tailmem.data.longmemeval import load, select
@@ -140,5 +141,5 @@ def report(cfg: DictConfig) -> None:
         write_table(out, stem, df, title, note, footer)
         log.info("wrote %s", out / f"{stem}.md")
     fig_dir = Path(cfg.figures_dir)
-    longmemeval_figure.figure8(rows, fig_dir / "fig8_longmemeval", float(lme.primary_ratio), note)
+    longmemeval_figure.figure8(rows, fig_dir / outputs.LONGMEMEVAL_FIGURE, float(lme.primary_ratio), note)
     save_provenance(out, cfg, prefix="longmemeval.", agent=answerers)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tailmem import outputs
 from tailmem.artifacts import read_json, write_json
 from tailmem.data.personamem import (as_conversation, context_for, contexts_path, load_contexts, load_questions, missing,
                                      prefix, questions_path)
@@ -227,11 +228,11 @@ def run(cfg) -> None:
     acc = sorted(c for c in df.columns if c.startswith("acc "))
     df = df.reindex(columns=COLUMNS[:8] + acc + COLUMNS[8:])  # the same columns whether a tier ran or not
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
-    write_table(out, "fsmem_personamem", df, "PersonaMem through filesystem memory, per tier and variant",
+    write_table(out, outputs.FSMEM_PERSONAMEM, df, "PersonaMem through filesystem memory, per tier and variant",
                 "4-option multiple choice, exact match on the letter. Every question is answered over a store built from "
                 "exactly messages[:end_index_in_shared_context] of its shared context (dumps and reorganized stores once "
                 "per distinct end index, agent_curated once per context with the snapshot after the chunk ending there); "
                 "store columns are means over those stores, build columns totals. A tier whose "
                 "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
                 "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md).", table_footer(cfg))
-    save_provenance(out / "fsmem_personamem.provenance", cfg, data_files=read, agent="fsmem_personamem")
+    save_provenance(out / f"{outputs.FSMEM_PERSONAMEM}.provenance", cfg, data_files=read, agent="fsmem_personamem")

@@ -1,0 +1,55 @@
+"""The stem of every table and figure the DAG writes, defined once.
+
+Why a module of its own: the .smk files declare these files as rule outputs and the stages write them; both read
+the names here, so a renamed table cannot leave a rule waiting for a file no stage writes. It imports nothing, so
+a stage importing it keeps its code digest (tailmem.registry) independent of the DAG's own modules.
+Each table stem is written as `<stem>.csv` and `<stem>.md` (tailmem.paths.TABLE), each figure as .png and .pdf.
+"""
+
+# Paper 1, random walk (stages/tables.py, stages/figures.py)
+RANDOM_WALK_TABLES = (
+    "table2_random_walk_sigma_top10",
+    "table7_random_walk_concentration",
+    "table8_retrieval_designs",
+    "table3_tail_audit_random_walk",
+    "claims_random_walk",
+)
+RANDOM_WALK_FIGURES = ("fig3_ccdf_random_walk", "fig5_concentration_random_walk")
+
+# Paper 1, controller study (stages/control_report.py)
+CONTROL_TABLES = (
+    "table3_tail_audit_policy",
+    "table4_memory_baselines",
+    "table5_graph_memory_vs_ctmc",
+    "table6_allocation_ablation",
+    "claims_ctmc",
+)
+CONTROL_FIGURES = ("fig4_tail_audit_policy", "fig6_tau_concentration", "fig7_ctmc_token_reduction")
+
+# Paper 1, LongMemEval (stages/longmemeval.py)
+LONGMEMEVAL_BY_TYPE = "longmemeval_by_type"
+LONGMEMEVAL_SUMMARY = "longmemeval_summary"
+LONGMEMEVAL_CTMC_VS_GRAPH = "longmemeval_ctmc_vs_graph"
+LONGMEMEVAL_TABLES = (LONGMEMEVAL_BY_TYPE, LONGMEMEVAL_SUMMARY, LONGMEMEVAL_CTMC_VS_GRAPH)
+LONGMEMEVAL_FIGURE = "fig8_longmemeval"
+
+
+def conversation_table(benchmark: str, conversation: str) -> str:
+    """Paper 2's main table for one conversation of a benchmark, e.g. locomo_conv-50 (stages/locomo.py)."""
+    return f"{benchmark}_{conversation}"
+
+
+# Paper 2, the filesystem-memory study: study stage -> its table (stages/fsmem_study.py)
+FSMEM_STUDY_TABLES = {
+    "fsmem_shape": "fsmem_rq1_store_shape",
+    "fsmem_retrieval": "fsmem_rq2_retrieval",
+    "fsmem_strength": "fsmem_rq3_strength",
+    "fsmem_harness": "fsmem_rq5_harness",
+    "fsmem_hierarchy": "fsmem_hierarchy",
+    "fsmem_costs": "fsmem_costs",
+}
+FSMEM_GROWTH = "fsmem_rq4_growth"  # table and figure; the atlas beside it as <stem>_atlas.csv
+FSMEM_ACCESS = "fsmem_access_audit"  # the CCDF points as fsmem_access_ccdf.csv
+FSMEM_ACCESS_CCDF = "fsmem_access_ccdf"  # figures fsmem_access_ccdf_file, fsmem_access_ccdf_section
+FSMEM_ACCESS_UNITS = ("file", "section")
+FSMEM_PERSONAMEM = "fsmem_personamem"
