@@ -1,5 +1,10 @@
 # ALFWorld (issue 8): regenerate the games for the installed alfworld, run paper 1's memory arms and paper 2's
 # skill cells, then tables and figures.   snakemake --cores 2 alfworld   |   snakemake --cores 2 alfworld_smoke
+# Cells sit under the agent of every role they depend on (tailmem.paths.ALFWORLD_MEMORY / ALFWORLD_SKILLS).
+import re
+
+from tailmem.alfworld.layout import agent_segments
+
 ALF_ARMS = list(CFG.alfworld.arms_run)
 ALF_PROTOCOLS = list(CFG.alfworld.protocols)
 ALF_VARIANTS = list(CFG.alfworld.variants)
@@ -8,6 +13,10 @@ ALF_FIGURE_STEMS = ["memory", "skills_growth"]
 ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=RESULTS)}/manifest.json"
 ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=RESULTS)}/episodes.json"
 ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=RESULTS)}/chain.json"
+# The agent of each role, as its folder segment: the cells this DAG makes, and the only ones its rules will make
+# (a request for another model's folder finds no rule instead of a job that mislabels what it ran).
+ALF_AGENTS = agent_segments(CFG)
+ALF_AGENT_CONSTRAINTS = {role: re.escape(seg) for role, seg in ALF_AGENTS.items()}
 
 
 ALFWORLD_TARGETS = [t for s in CFG.alfworld.subsets for t in _alf_outputs(s)]
@@ -42,10 +51,12 @@ rule alfworld_memory:
         ALF_GAMES,
     output:
         ALF_MEMORY,
+    wildcard_constraints:
+        executor=ALF_AGENT_CONSTRAINTS["executor"],
     params:
         **stage_params("alfworld_memory", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.arm={wc.arm}"]),
     log:
-        log_of("alfworld_memory", "subset", "arm"),
+        log_of("alfworld_memory", "subset", "executor", "arm"),
     conda:
         CONDA_ENV
     shell:
@@ -57,11 +68,14 @@ rule alfworld_skills:
         ALF_GAMES,
     output:
         ALF_SKILLS,
+    wildcard_constraints:
+        **ALF_AGENT_CONSTRAINTS,
     params:
-        **stage_params("alfworld_skills", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.protocol={wc.protocol}",
+        **stage_params("alfworld_skills", lambda wc: [f"alfworld.subset={wc.subset}",
+                                                      f"alfworld.protocol={wc.protocol}",
                                                       f"alfworld.variant={wc.skill_variant}"]),
     log:
-        log_of("alfworld_skills", "subset", "protocol", "skill_variant"),
+        log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant"),
     conda:
         CONDA_ENV
     shell:
@@ -70,8 +84,9 @@ rule alfworld_skills:
 
 rule alfworld_report:
     input:
-        lambda wc: expand(ALF_MEMORY, subset=wc.subset, arm=ALF_ARMS),
-        lambda wc: expand(ALF_SKILLS, subset=wc.subset, protocol=ALF_PROTOCOLS, skill_variant=ALF_VARIANTS),
+        lambda wc: expand(ALF_MEMORY, subset=wc.subset, executor=ALF_AGENTS["executor"], arm=ALF_ARMS),
+        lambda wc: expand(ALF_SKILLS, subset=wc.subset, **ALF_AGENTS, protocol=ALF_PROTOCOLS,
+                          skill_variant=ALF_VARIANTS),
     output:
         [f for s in ALF_TABLE_STEMS for f in table(f"alfworld_{{subset}}_{s}")],
         [f for s in ALF_FIGURE_STEMS for f in figure(f"alfworld_{{subset}}_{s}")],

@@ -46,8 +46,11 @@ ANSWERS = "{store}/answers/{harness}/{searcher}"                                
 LONGMEMEVAL = "{results}/longmemeval/{dataset}/{agent}/seed{seed}"                # agent: searcher and judge
 ALFWORLD = "{results}/alfworld"
 ALFWORLD_GAMES = "{results}/alfworld/games/{subset}"
-ALFWORLD_MEMORY = "{results}/alfworld/memory/{subset}/{arm}"
-ALFWORLD_SKILLS = "{results}/alfworld/skills/{subset}/{protocol}/{skill_variant}"
+# ALFWorld cells: one segment per role the cell depends on, each the role's model or programmatic agent label
+# (`tailmem.alfworld.layout.agent_segments`): a memory cell on the executor alone; a skill cell also on the curator
+# ({builder}) and the retriever ({searcher}), so a rerun with another model lands beside the first, not over it.
+ALFWORLD_MEMORY = "{results}/alfworld/memory/{subset}/{executor}/{arm}"
+ALFWORLD_SKILLS = "{results}/alfworld/skills/{subset}/{executor}/{builder}/{searcher}/{protocol}/{skill_variant}"
 
 # -- tables, figures, logs ----------------------------------------------------------------------------------------
 TABLES = "{results}/tables"

@@ -83,7 +83,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval",)),
     Stage("alfworld_games", "tailmem.stages.alfworld:regenerate_games", _ALF),
     Stage("alfworld_memory", "tailmem.stages.alfworld:memory", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
-    Stage("alfworld_skills", "tailmem.stages.alfworld:skills", _ALF),
+    Stage("alfworld_skills", "tailmem.stages.alfworld:skills", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
     Stage("alfworld_report", "tailmem.stages.alfworld:report", _ALF),
 )}
 

@@ -180,4 +180,5 @@ def wildcard_patterns() -> dict[str, str]:
         bench=one_of(BENCHMARKS), variant=one_of(VARIANTS), harness=one_of(HARNESSES), bharness=one_of(HARNESSES),
         conv=segment, arm=segment, builder=segment, searcher=segment, dataset=segment, subset=segment,
         protocol=segment, skill_variant=segment, agent=segment, predictor=segment,
+        executor=segment,  # ALFWorld: the executor's agent label (tailmem.alfworld.layout.agent_segments)
     )

@@ -6,6 +6,9 @@
 """
 
 import ast
+import string
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -47,9 +50,8 @@ def test_agent_segments_name_each_role(tmp_path):
     assert seg == {"executor": "org_model-a", "builder": "programmatic-builder", "searcher": "model-b"}
 
 
-@pytest.mark.xfail(strict=True, reason="tailmem.paths.ALFWORLD_MEMORY/SKILLS do not carry {executor}/{builder}/"
-                   "{searcher} yet (the lead's paths.py and workflows/alfworld.smk); remove this mark then")
 def test_cells_run_with_different_models_get_different_folders(tmp_path):
+    """Finding 5: a cell is the same folder only when every role it depends on had the same agent."""
     a, b = _cfg(tmp_path, executor="model-a"), _cfg(tmp_path, executor="model-b")
     assert layout.memory_dir(a, "smoke", "ctmc") != layout.memory_dir(b, "smoke", "ctmc")
     assert "model-a" in layout.memory_dir(a, "smoke", "ctmc").parts
@@ -59,6 +61,23 @@ def test_cells_run_with_different_models_get_different_folders(tmp_path):
     assert layout.memory_dir(a, "smoke", "ctmc") == layout.memory_dir(c, "smoke", "ctmc")
     assert layout.skills_dir(a, "smoke", "full_chain", "no_store") != layout.skills_dir(c, "smoke", "full_chain",
                                                                                           "no_store")
+    d = _cfg(tmp_path, executor="model-a", searcher="model-d")  # so does a retriever change
+    assert layout.skills_dir(a, "smoke", "full_chain", "no_store") != layout.skills_dir(d, "smoke", "full_chain",
+                                                                                          "no_store")
+    skill = layout.skills_dir(_cfg(tmp_path), "smoke", "full_chain", "no_store").parts
+    assert {"programmatic-executor", "programmatic-builder", "programmatic-searcher"} <= set(skill)
+
+
+def test_alfworld_templates_have_a_wildcard_pattern_for_every_field():
+    """Snakemake's default wildcard pattern `.+` crosses folders: every field of a cell's path needs its own."""
+    from tailmem.workflow import wildcard_patterns
+
+    patterns = wildcard_patterns()
+    for template in (paths.ALFWORLD_GAMES, paths.ALFWORLD_MEMORY, paths.ALFWORLD_SKILLS):
+        fields = {f for _, f, _, _ in string.Formatter().parse(template) if f} - {"results"}
+        assert fields <= set(patterns), (template, fields - set(patterns))
+    assert {"executor"} < {f for _, f, _, _ in string.Formatter().parse(paths.ALFWORLD_MEMORY) if f}
+    assert set(layout.ROLES) < {f for _, f, _, _ in string.Formatter().parse(paths.ALFWORLD_SKILLS) if f}
 
 
 def test_cell_folders_follow_the_templates_of_tailmem_paths(tmp_path):
@@ -122,3 +141,23 @@ def test_table_notes_say_how_many_listed_games_were_excluded():
     with_excluded = notes("x", "b", "s", 50, "o200k_base", excluded=4)
     assert "4 listed game(s) excluded" in with_excluded["memory"] and "4 listed" in with_excluded["skills"]
     assert "excluded" not in notes("x", "b", "s", 50, "o200k_base")["memory"]
+
+
+def _dry_run_outputs(tmp_path, repo_root, data_dir, *overrides) -> str:
+    """The dry run of `alfworld_smoke` (no job runs): its printed plan, which names every output."""
+    config = "overrides=[" + ",".join(f'"{o}"' for o in [f"data_dir={data_dir}", *overrides]) + "]"
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory",
+           str(tmp_path), "--cores", "1", "--dry-run", "alfworld_smoke", "--config", "scale=smoke", config]
+    run = subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+    return run.stdout + run.stderr
+
+
+def test_dag_puts_cells_of_another_executor_model_in_their_own_folders(tmp_path, repo_root, data_dir):
+    """Finding 5 through the workflow: the rules enumerate the cells from the configured agents, so a DAG with
+    another executor model plans its own folders and log files (one dry run, about 15 s)."""
+    model = _dry_run_outputs(tmp_path, repo_root, data_dir, "llm=openai", "llm.roles.executor.model=org/model-a")
+    assert "alfworld/memory/smoke/org_model-a/ctmc/episodes.json" in model
+    assert "alfworld/skills/smoke/org_model-a/gpt-5.4-mini/gpt-5.4-mini/full_chain/no_store/chain.json" in model
+    assert "logs/alfworld_memory/smoke_org_model-a_ctmc.log" in model
+    assert "programmatic-executor" not in model
