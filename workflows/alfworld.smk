@@ -8,8 +8,6 @@ from tailmem.alfworld.layout import agent_segments
 ALF_ARMS = list(CFG.alfworld.arms_run)
 ALF_PROTOCOLS = list(CFG.alfworld.protocols)
 ALF_VARIANTS = list(CFG.alfworld.variants)
-ALF_TABLE_STEMS = ["memory", "memory_family", "skills", "skills_family"]
-ALF_FIGURE_STEMS = ["memory", "skills_growth"]
 ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=RESULTS)}/manifest.json"
 ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=RESULTS)}/episodes.json"
 ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=RESULTS)}/chain.json"
@@ -88,8 +86,8 @@ rule alfworld_report:
         lambda wc: expand(ALF_SKILLS, subset=wc.subset, **ALF_AGENTS, protocol=ALF_PROTOCOLS,
                           skill_variant=ALF_VARIANTS),
     output:
-        [f for s in ALF_TABLE_STEMS for f in table(f"alfworld_{{subset}}_{s}")],
-        [f for s in ALF_FIGURE_STEMS for f in figure(f"alfworld_{{subset}}_{s}")],
+        [f for s in outputs.ALFWORLD_TABLES for f in table(outputs.alfworld_output("{subset}", s))],
+        [f for s in outputs.ALFWORLD_FIGURES for f in figure(outputs.alfworld_output("{subset}", s))],
     params:
         **stage_params("alfworld_report", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:

@@ -114,5 +114,5 @@ def _personamem_data(wildcards):
 
 
 def _alf_outputs(subset):
-    return ([f for s in ALF_TABLE_STEMS for f in table(f"alfworld_{subset}_{s}")]
-            + [f for s in ALF_FIGURE_STEMS for f in figure(f"alfworld_{subset}_{s}")])
+    return ([f for s in outputs.ALFWORLD_TABLES for f in table(outputs.alfworld_output(subset, s))]
+            + [f for s in outputs.ALFWORLD_FIGURES for f in figure(outputs.alfworld_output(subset, s))])

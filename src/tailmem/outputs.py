@@ -53,3 +53,13 @@ FSMEM_ACCESS = "fsmem_access_audit"  # the CCDF points as fsmem_access_ccdf.csv
 FSMEM_ACCESS_CCDF = "fsmem_access_ccdf"  # figures fsmem_access_ccdf_file, fsmem_access_ccdf_section
 FSMEM_ACCESS_UNITS = ("file", "section")
 FSMEM_PERSONAMEM = "fsmem_personamem"
+
+
+# ALFWorld, per subset (stages/alfworld.py report)
+ALFWORLD_TABLES = ("memory", "memory_family", "skills", "skills_family")
+ALFWORLD_FIGURES = ("memory", "skills_growth")
+
+
+def alfworld_output(subset: str, name: str) -> str:
+    """An ALFWorld table or figure stem, e.g. alfworld_valid_seen_memory."""
+    return f"alfworld_{subset}_{name}"

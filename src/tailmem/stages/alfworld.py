@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from pathlib import Path
 
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
+from tailmem import outputs
 from tailmem.alfworld import games as G
 from tailmem.alfworld import layout
 from tailmem.artifacts import read_json, write_json
@@ -171,6 +173,7 @@ def skills(cfg: DictConfig) -> None:
     from tailmem.alfworld.executor import make_executor
     from tailmem.alfworld.goal import parse_goal
     from tailmem.alfworld.retriever import Retrieved, retrieve, retrieve_model
+    from tailmem.fsmem.snapshots import SnapshotLog
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
 
@@ -196,6 +199,9 @@ def skills(cfg: DictConfig) -> None:
     curator = (ModelCurator(a.variant, builder, int(a.curator_rounds)) if model_builder
                else ProgrammaticCurator(a.variant))
     retrievals: list[dict] = []
+    # For the site (tailmem.site): the store as it stood before each task, and what each task was given and did.
+    shutil.rmtree(out / "snapshots", ignore_errors=True)
+    snapshots, played = SnapshotLog(out / "snapshots"), {}
 
     def goal_of(g):
         text = manifest.get(g.id, {}).get("goal", "")
@@ -204,6 +210,7 @@ def skills(cfg: DictConfig) -> None:
         return parse_goal(text)
 
     def retrieve_for(store, g):
+        snapshots.take(store, f"before_{g.id.replace('/', '__')}")
         goal = goal_of(g)
         if goal is None:
             return Retrieved("", 0, ())
@@ -217,8 +224,11 @@ def skills(cfg: DictConfig) -> None:
     def attempt(g, guidance):
         ex = make_executor(client)
         key = episode_key(g, settings, guidance, a.max_steps, ex.agent)
-        return cached(cache_dir, key, lambda: run_episode(g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed),
-                                                          counter, guidance, a.max_steps))
+        ep = cached(cache_dir, key, lambda: run_episode(g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed),
+                                                        counter, guidance, a.max_steps))
+        played[g.id] = {"guidance": guidance, "goal": ep.goal, "start": ep.start,
+                        "trajectory": [list(t) for t in ep.trajectory]}
+        return ep
 
     with tqdm(total=len(order), desc=f"alfworld {a.protocol}/{a.variant}") as bar:
         recs = run_chain(order, a.protocol, out / "store", retrieve_for, attempt, curator.curate, bar)
@@ -229,7 +239,7 @@ def skills(cfg: DictConfig) -> None:
     save_provenance(out, cfg, curator=curator.agent, executor=_agent(client), retriever=retriever)
     chain = {"protocol": a.protocol, "variant": a.variant, "subset": a.subset,
              "agents": {"executor": _agent(client), "curator": curator.agent, "retriever": retriever},
-             "order": [g.id for g in order], "tasks": to_rows(recs)}
+             "order": [g.id for g in order], "tasks": to_rows(recs), "episodes": played}
     if model_builder:  # the model roles' accounting (tokens, tool calls), per task
         chain["curation_episodes"] = [{"index": k, **e.to_json()} for k, e in curator.episodes]
     if model_searcher:
@@ -272,8 +282,9 @@ def report(cfg: DictConfig) -> None:
                     excluded)
     titles = T.titles(subset)
     footer = table_footer(cfg)
-    for name, df in (("memory", mem), ("memory_family", mem_fam), ("skills", sk), ("skills_family", sk_fam)):
-        write_table(tables, f"{stem}_{name}", df, titles[name], notes[name], footer)
-    save_figure(T.skills_growth_figure(tasks), figures / f"{stem}_skills_growth")
-    save_figure(T.memory_figure(mem, counts), figures / f"{stem}_memory")
+    frames = dict(zip(outputs.ALFWORLD_TABLES, (mem, mem_fam, sk, sk_fam)))
+    for name, df in frames.items():
+        write_table(tables, outputs.alfworld_output(subset, name), df, titles[name], notes[name], footer)
+    save_figure(T.skills_growth_figure(tasks), figures / outputs.alfworld_output(subset, "skills_growth"))
+    save_figure(T.memory_figure(mem, counts), figures / outputs.alfworld_output(subset, "memory"))
     save_provenance(tables, cfg, prefix=f"{stem}_", **labels)
