@@ -7,24 +7,28 @@ Each table stem is written as `<stem>.csv` and `<stem>.md` (tailmem.paths.TABLE)
 """
 
 # Paper 1, random walk (stages/tables.py, stages/figures.py)
-RANDOM_WALK_TABLES = (
-    "table2_random_walk_sigma_top10",
-    "table7_random_walk_concentration",
-    "table8_retrieval_designs",
-    "table3_tail_audit_random_walk",
-    "claims_random_walk",
-)
-RANDOM_WALK_FIGURES = ("fig3_ccdf_random_walk", "fig5_concentration_random_walk")
+TABLE2_SIGMA_TOP10 = "table2_random_walk_sigma_top10"
+TABLE7_CONCENTRATION = "table7_random_walk_concentration"
+TABLE8_RETRIEVAL_DESIGNS = "table8_retrieval_designs"
+TABLE3_RANDOM_WALK = "table3_tail_audit_random_walk"
+CLAIMS_RANDOM_WALK = "claims_random_walk"
+RANDOM_WALK_TABLES = (TABLE2_SIGMA_TOP10, TABLE7_CONCENTRATION, TABLE8_RETRIEVAL_DESIGNS, TABLE3_RANDOM_WALK,
+                      CLAIMS_RANDOM_WALK)
+FIG3_CCDF = "fig3_ccdf_random_walk"
+FIG5_CONCENTRATION = "fig5_concentration_random_walk"
+RANDOM_WALK_FIGURES = (FIG3_CCDF, FIG5_CONCENTRATION)
 
-# Paper 1, controller study (stages/control_report.py)
-CONTROL_TABLES = (
-    "table3_tail_audit_policy",
-    "table4_memory_baselines",
-    "table5_graph_memory_vs_ctmc",
-    "table6_allocation_ablation",
-    "claims_ctmc",
-)
-CONTROL_FIGURES = ("fig4_tail_audit_policy", "fig6_tau_concentration", "fig7_ctmc_token_reduction")
+# Paper 1, controller study (stages/control_report.py); the figures' data also as <figure stem>_data tables
+TABLE3_POLICY = "table3_tail_audit_policy"
+TABLE4_BASELINES = "table4_memory_baselines"
+TABLE5_GRAPH_VS_CTMC = "table5_graph_memory_vs_ctmc"
+TABLE6_ABLATION = "table6_allocation_ablation"
+CLAIMS_CTMC = "claims_ctmc"
+CONTROL_TABLES = (TABLE3_POLICY, TABLE4_BASELINES, TABLE5_GRAPH_VS_CTMC, TABLE6_ABLATION, CLAIMS_CTMC)
+FIG4_TAIL_AUDIT = "fig4_tail_audit_policy"
+FIG6_TAU = "fig6_tau_concentration"
+FIG7_REDUCTION = "fig7_ctmc_token_reduction"
+CONTROL_FIGURES = (FIG4_TAIL_AUDIT, FIG6_TAU, FIG7_REDUCTION)
 
 # Paper 1, LongMemEval (stages/longmemeval.py)
 LONGMEMEVAL_BY_TYPE = "longmemeval_by_type"

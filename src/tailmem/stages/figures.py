@@ -8,6 +8,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
+from tailmem import outputs
 from tailmem.artifacts import read_json, read_npz
 from tailmem.provenance import save_provenance
 from tailmem.report import plots
@@ -38,7 +39,7 @@ def run(cfg: DictConfig) -> None:
         plots.ccdf_with_tails(ax, counts[r.family], tail["xmin"], cfg.audit.tpl_alpha_max, title)
     axes[0].legend(fontsize=7)
     fig.suptitle(f"Figure 3: access CCDFs with fitted tails ({policy})", fontsize=10)
-    plots.save_figure(fig, out / "fig3_ccdf_random_walk")
+    plots.save_figure(fig, out / outputs.FIG3_CCDF)
 
     fig, (left, right) = plots.plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     for r in runs:
@@ -50,6 +51,6 @@ def run(cfg: DictConfig) -> None:
     right.set_ylabel("cumulative share of accesses")
     right.legend(fontsize=7)
     fig.suptitle(f"Figure 5: access concentration ({policy})", fontsize=10)
-    plots.save_figure(fig, out / "fig5_concentration_random_walk")
+    plots.save_figure(fig, out / outputs.FIG5_CONCENTRATION)
     save_provenance(out, cfg, prefix="random_walk.", agent="random_walk")
     log.info("wrote figures under %s", out)
