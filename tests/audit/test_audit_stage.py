@@ -10,7 +10,8 @@ from tailmem.stages import audit as stage
 
 
 def make_cfg(tmp_path, **audit_overrides):
-    audit = {"top_fraction": 0.1, "bootstrap": 20, "gof_threshold": 0.1, "pl_alpha_max": 10.0, "tpl_alpha_max": 10.0}
+    audit = {"top_fraction": 0.1, "bootstrap": 20, "gof_threshold": 0.1, "pl_alpha_max": 10.0, "tpl_alpha_max": 10.0,
+             "min_tail": 50}
     audit.update(audit_overrides)
     return OmegaConf.create(
         {
@@ -55,7 +56,7 @@ def test_negative_counts_are_rejected(tmp_path):
 @pytest.mark.parametrize(
     "key, value",
     [("top_fraction", 1.5), ("top_fraction", 0.0), ("bootstrap", -1), ("bootstrap", 2.5), ("gof_threshold", 2.0),
-     ("tpl_alpha_max", 1.0), ("pl_alpha_max", "ten")],
+     ("tpl_alpha_max", 1.0), ("pl_alpha_max", "ten"), ("min_tail", 0), ("min_tail", 2.5)],
 )
 def test_bad_config_names_the_key(tmp_path, key, value):
     write_trace(tmp_path, np.arange(100))
@@ -96,6 +97,18 @@ def test_degenerate_trace_writes_nulls_not_nan(tmp_path):
     assert audit["concentration"]["gini"] == 0.0
 
 
+def test_a_small_tail_writes_its_status_and_no_test(tmp_path):
+    """Fewer than audit.min_tail points in the tail: status, xmin and n_tail in audit.json; no alpha, no p_gof."""
+    write_trace(tmp_path, np.random.default_rng(0).poisson(30, 120))
+    audit = json.loads(stage.run(make_cfg(tmp_path)).read_text())
+    tail = audit["tail"]
+    assert tail["status"] == "tail_too_small" and tail["alpha"] is None and tail["n_tail"] < 50
+    assert tail["alpha_at_cap"] is False and audit["gof"]["p"] is None and audit["gof"]["passes"] is None
+    # the same trace with the minimum lowered is fitted, and its alpha is flagged as sitting at the cap
+    again = json.loads(stage.run(make_cfg(tmp_path, min_tail=1)).read_text())["tail"]
+    assert again["status"] == "ok" and again["alpha_at_cap"] is True
+
+
 def test_repository_config_validates():
     from hydra import compose, initialize_config_dir
 
@@ -105,3 +118,4 @@ def test_repository_config_validates():
         cfg = compose(config_name="config", overrides=["stage=audit", "scale=smoke"])
     s = stage.settings(cfg)
     assert s.bootstrap == cfg.audit.bootstrap and s.tpl_alpha_max > 3 and s.pl_alpha_max > 3
+    assert s.min_tail == 50

@@ -81,3 +81,40 @@ def test_a_failed_truncated_power_law_fit_keeps_the_other_fits(monkeypatch):
     fit = tailfit.fit_tail(np.round(rng.lognormal(2.0, 0.8, size=2000)).astype(int))
     assert fit.status == "ok" and "truncated power law not fitted" in fit.reason
     assert np.isnan(fit.R_tpl_ln) and np.isfinite(fit.R_pl_ln) and np.isfinite(fit.alpha)
+
+
+def test_a_tail_below_the_minimum_is_reported_as_too_small_not_as_numbers():
+    """Issue 15: a narrow trace (Poisson counts over 120 states, like a uniform random walk's) has a KS-chosen
+    tail of a few points; it used to come back with an alpha near the cap."""
+    x = np.random.default_rng(0).poisson(30, 120)
+    fit = fit_tail(x)  # default MIN_TAIL = 50
+    assert fit.status == "tail_too_small" and not fit.ok and "tail too small" in fit.reason
+    assert fit.n_tail < 50 and np.isfinite(fit.xmin)  # where the tail starts and how big it is stay visible
+    assert np.isnan(fit.alpha) and np.isnan(fit.R_tpl_ln) and np.isnan(fit.tpl_alpha)
+    assert fit.to_dict()["status"] == "tail_too_small"
+
+
+def test_the_minimum_is_configurable_and_a_big_tail_passes_it():
+    x = np.random.default_rng(0).poisson(30, 120)
+    assert fit_tail(x, min_tail=1).ok
+    big = sample_discrete_power_law(1, 2.5, 2_000, np.random.default_rng(4))
+    fit = fit_tail(big, min_tail=50)
+    assert fit.ok and fit.n_tail >= 50
+
+
+def test_an_alpha_at_its_cap_is_flagged():
+    x = sample_discrete_power_law(1, 3.5, 5_000, np.random.default_rng(2))
+    capped = fit_tail(x, pl_alpha_max=2.0, tpl_alpha_max=2.0, xmin=1)
+    assert capped.alpha == pytest.approx(2.0, abs=1e-3) and capped.alpha_at_cap and capped.tpl_alpha_at_cap
+    free = fit_tail(x, xmin=1)
+    assert not free.alpha_at_cap and not free.tpl_alpha_at_cap
+    assert capped.to_dict()["alpha_at_cap"] is True
+
+
+def test_powerlaw_stops_short_of_the_cap_so_the_flag_has_slack():
+    """Why CAP_TOLERANCE is 5%: under a cap of 10 powerlaw returns 9.68 for a tail whose uncapped alpha is 19.7."""
+    x = np.random.default_rng(0).poisson(30, 120)
+    near = fit_tail(x, min_tail=1)
+    uncapped = fit_tail(x, min_tail=1, pl_alpha_max=50.0, xmin=near.xmin)
+    assert 9.5 < near.alpha < 10.0 and uncapped.alpha > 15.0
+    assert near.alpha_at_cap and not uncapped.alpha_at_cap

@@ -25,13 +25,24 @@ from tailmem.audit import tpl_normalizer
 tpl_normalizer.install()  # the discrete TPL's normaliser without mpmath's Lerch sum (same values, ~60x faster)
 
 MIN_DISTINCT = 10  # fewer distinct positive counts than this: no tail to speak of, report "degenerate"
+# Fewer points than this at or above xmin: report "tail_too_small", not numbers. Why 50: Clauset, Shalizi & Newman
+# (2009, section 4) find that below roughly 50 tail observations their goodness-of-fit test can seldom reject a
+# power law even for data drawn from something else, so p_gof would pass by default; and the MLE's standard error
+# (alpha - 1) / sqrt(n_tail) is then already 0.2 at alpha = 2.5, about the gap between topologies in paper 1
+# Table 3. The audit stage reads it from `audit.min_tail` (docs/stats.md).
+MIN_TAIL = 50
+# An alpha within this fraction of its cap is the optimiser stopped by the bound, not an estimate: flagged. The
+# slack is needed because powerlaw's bounded search stops short of the bound: on Poisson(30) counts it returned
+# 9.68 under a cap of 10 where the uncapped estimate is 19.7 (tests/audit/test_tailfit.py).
+CAP_TOLERANCE = 0.05
 
 NAN = float("nan")
 
 
 @dataclass(frozen=True)
 class TailFit:
-    """One count vector's tail fit. `status` is "ok" or "degenerate"; a degenerate fit has nan numbers."""
+    """One count vector's tail fit. `status` is "ok", "degenerate" (too few distinct counts) or "tail_too_small"
+    (fewer than `min_tail` points at or above xmin); only an "ok" fit has numbers beyond xmin and n_tail."""
 
     status: str
     reason: str
@@ -42,6 +53,8 @@ class TailFit:
     n_tail: int = 0
     ks_D: float = NAN
     xmin_valid: bool = False  # False: no xmin candidate had an alpha inside (0, pl_alpha_max); powerlaw fell back
+    alpha_at_cap: bool = False  # the power-law alpha sits at pl_alpha_max: a bound, not an estimate
+    tpl_alpha_at_cap: bool = False  # the same for the truncated power law's alpha and tpl_alpha_max
     tpl_alpha: float = NAN
     tpl_lambda: float = NAN
     ln_mu: float = NAN
@@ -65,6 +78,8 @@ class TailFit:
             "n_tail": self.n_tail,
             "ks_D": self.ks_D,
             "xmin_valid": self.xmin_valid,
+            "alpha_at_cap": self.alpha_at_cap,
+            "tpl_alpha_at_cap": self.tpl_alpha_at_cap,
             "tpl": {"alpha": self.tpl_alpha, "lambda": self.tpl_lambda},
             "lognormal": {"mu": self.ln_mu, "sigma": self.ln_sigma},
             "R_tpl_ln": self.R_tpl_ln,
@@ -99,13 +114,23 @@ def log_ratio(ll1: np.ndarray, ll2: np.ndarray) -> tuple[float, float]:
     return float(R), float(p)
 
 
+def at_cap(alpha: float, cap: float) -> bool:
+    """`alpha` is within CAP_TOLERANCE of its fit cap `cap`."""
+    return bool(np.isfinite(alpha) and alpha >= cap * (1.0 - CAP_TOLERANCE))
+
+
 def fit_tail(
-    counts, pl_alpha_max: float = 10.0, tpl_alpha_max: float = 10.0, xmin: float | None = None
+    counts,
+    pl_alpha_max: float = 10.0,
+    tpl_alpha_max: float = 10.0,
+    xmin: float | None = None,
+    min_tail: int = MIN_TAIL,
 ) -> TailFit:
     """Fit power law, truncated power law and log-normal to the tail of the positive counts.
 
     xmin=None (the audit) chooses xmin by KS minimisation; a given xmin fixes the tail, e.g. to compare
-    the distributions over the whole range.
+    the distributions over the whole range. A tail of fewer than `min_tail` points is reported as
+    "tail_too_small" with its xmin and size only.
     """
     data = positive_counts(counts)
     n_distinct = int(np.unique(data).size)
@@ -118,6 +143,16 @@ def fit_tail(
         )
     fit = power_law_fit(data, pl_alpha_max, xmin)
     tail = fit.data
+    if int(fit.n_tail) < min_tail:
+        return TailFit(
+            status="tail_too_small",
+            reason=f"tail too small: {int(fit.n_tail)} points at x >= xmin {float(fit.xmin):g} (< {min_tail})",
+            n_positive=int(data.size),
+            n_distinct=n_distinct,
+            xmin=float(fit.xmin),
+            n_tail=int(fit.n_tail),
+            xmin_valid=not bool(getattr(fit, "noise_flag", False)),
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pl = fit.power_law
@@ -152,6 +187,8 @@ def fit_tail(
         n_tail=int(fit.n_tail),
         ks_D=float(pl.D),
         xmin_valid=not bool(getattr(fit, "noise_flag", False)),  # unset when xmin is given
+        alpha_at_cap=at_cap(float(pl.alpha), pl_alpha_max),
+        tpl_alpha_at_cap=at_cap(tpl_alpha, tpl_alpha_max),
         tpl_alpha=tpl_alpha,
         tpl_lambda=tpl_lambda,
         ln_mu=float(ln.mu),

@@ -2,6 +2,15 @@
 
 Rows aggregate every family and seed of the study (mean ± sd); the CSV keeps the per-arm numbers. The frame is
 one `summary_row` per arm, family and seed (the stage reads the summaries).
+
+Tail error and tail coverage are scored on ONE tail set per replayed trajectory (`shared_tail`): the least-accessed
+half of the states predicted at, ranked by the trajectory's own access counts (the rollout's trace), so every arm
+is scored on the same states. Each arm's own-count tail (`control.replay.tail_states` on its counts, what
+summary.json holds) stays beside it as `tail_error_own` / `tail_coverage_own`.
+
+The claims (`claims`) are decided from per-state paired differences of the per-step records (`steps.parquet`):
+a seed-aware bootstrap interval, sign and Wilcoxon tests, and a HELD / NOT HELD / INCONCLUSIVE verdict
+(tailmem.stats).
 """
 
 from __future__ import annotations
@@ -10,9 +19,16 @@ import numpy as np
 import pandas as pd
 
 from tailmem.control import arms
+from tailmem.control.replay import tail_states
 from tailmem.report import paper_values as paper
+from tailmem.stats.compare import compare
+from tailmem.stats.settings import StatsSettings
+from tailmem.stats.verdict import combine
 
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
+OWN_TAIL = ("tail_error_own", "tail_coverage_own")  # each arm's own-count tail, kept beside the shared one
+RUN = ["family", "seed"]  # one replayed trajectory
+STEP_COLUMNS = ("step", "state", "correct", "covered", "prompt_tokens")  # what the claims read of steps.parquet
 
 
 def summary_row(arm: str, family: str, seed: int, summary: dict) -> dict:
@@ -22,12 +38,34 @@ def summary_row(arm: str, family: str, seed: int, summary: dict) -> dict:
              "memory_tokens_per_step")}}
 
 
+def shared_tail(steps: pd.DataFrame, trajectory_counts: dict, fraction: float) -> pd.DataFrame:
+    """`steps` (every arm's per-step rows, with arm, family and seed) with a boolean `in_tail` column: the step's
+    state is among the least-accessed `fraction` of the states predicted at, ranked by its trajectory's access
+    counts (`trajectory_counts[(family, seed)]`). The same states for every arm of a run."""
+    parts = []
+    for (fam, seed), run in steps.groupby(RUN, sort=False):
+        tail = tail_states(run, np.asarray(trajectory_counts[(fam, seed)]), fraction)
+        parts.append(run.assign(in_tail=np.isin(run.state.to_numpy(), tail)))
+    return pd.concat(parts, ignore_index=True)
+
+
+def with_shared_tail(df: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """The summary frame with tail error and coverage scored on the shared tail (`shared_tail`); the
+    summaries' own-count values move to `tail_error_own` and `tail_coverage_own`."""
+    tail = steps[steps.in_tail]
+    g = tail.groupby(["arm", *RUN])
+    shared = pd.DataFrame({"tail_error": 1.0 - g.correct.mean(), "tail_coverage": g.covered.mean(),
+                           "tail_steps": g.size()}).reset_index()
+    out = df.rename(columns={"tail_error": "tail_error_own", "tail_coverage": "tail_coverage_own"})
+    return out.merge(shared, on=["arm", *RUN], how="left")
+
+
 def _aggregate(df: pd.DataFrame, arm_list: list[str], metrics=METRICS) -> pd.DataFrame:
     rows = []
     for arm in arm_list:
         sub = df[df.arm == arm]
         row = {"arm": arm, "controller": sub.label.iloc[0], "encoding": sub.encoding.iloc[0], "runs": len(sub)}
-        for m in metrics:
+        for m in (*metrics, *(c for c in OWN_TAIL if c in sub)):
             row[m] = sub[m].mean()
             row[f"{m}_sd"] = sub[m].std(ddof=1)
         rows.append(row)
@@ -83,38 +121,116 @@ def token_reduction(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def claims(df: pd.DataFrame, tau_conc: pd.DataFrame) -> pd.DataFrame:
+def _paired_steps(steps: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Arm a's and arm b's rows of the same step of the same trajectory side by side (suffixes _a, _b)."""
+    keys = [*RUN, "step"]
+    right = steps.loc[steps.arm == b, [*keys, "correct", "covered", "prompt_tokens"]]
+    return steps[steps.arm == a].merge(right, on=keys, how="inner", suffixes=("_a", "_b"))
+
+
+def _per_state(paired: pd.DataFrame, diff: pd.Series) -> pd.DataFrame:
+    """Mean step difference per state of each trajectory (the unit), its step count (the weight), its seed."""
+    g = paired.assign(diff=diff.to_numpy(dtype=float)).groupby([*RUN, "state"])["diff"]
+    return pd.DataFrame({"diff": g.mean(), "steps": g.size()}).reset_index()
+
+
+DIFFS = {  # metric -> (step column, sign): error = 1 - correct, so b - a of `correct` is a - b of error
+    "tail_error": ("correct", -1.0),
+    "overall_error": ("correct", -1.0),
+    "tail_coverage": ("covered", 1.0),
+    "overall_coverage": ("covered", 1.0),
+    "tokens_per_step": ("prompt_tokens", 1.0),
+}
+
+
+def compare_arms(steps: pd.DataFrame, a: str, b: str, metric: str, direction: str, threshold: float,
+                 s: StatsSettings) -> dict:
+    """Claims columns of metric(a) - metric(b) over the same steps: states as units (steps as weights), seeds
+    as the outer level. Tail metrics use the shared tail only."""
+    p = _paired_steps(steps, a, b)
+    if metric.startswith("tail_"):
+        p = p[p.in_tail]
+    col, sign = DIFFS[metric]
+    d = sign * (p[f"{col}_a"].astype(float) - p[f"{col}_b"].astype(float))
+    units = _per_state(p, d)
+    c = compare(units["diff"], units["seed"], units["steps"], direction=direction, threshold=threshold, settings=s)
+    return {"unit": "state", **c.row()}
+
+
+def _run_slopes(frame: pd.DataFrame, x: str, y: str, log: bool = False) -> pd.DataFrame:
+    """Per run (family, seed), the least-squares slope of y against x (both logged when `log`)."""
     rows = []
+    for (fam, seed), run in frame.groupby(RUN, sort=False):
+        run = run.groupby(x)[y].mean()
+        if len(run) < 2:
+            continue
+        xs, ys = run.index.to_numpy(dtype=float), run.to_numpy(dtype=float)
+        if log:
+            xs, ys = np.log(xs), np.log(ys)
+        rows.append({"family": fam, "seed": seed, "slope": float(np.polyfit(xs, ys, 1)[0])})
+    return pd.DataFrame(rows, columns=["family", "seed", "slope"])
+
+
+def _mean(df: pd.DataFrame, arm: str, col: str) -> float:
+    return float(df.loc[df.arm == arm, col].mean())
+
+
+def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: StatsSettings) -> pd.DataFrame:
+    """Paper 1's CTMC claims, one compared metric per row with its interval, tests and verdict; a claim made of
+    several compared metrics gets a closing row that combines their verdicts (tailmem.stats.verdict.combine).
+
+    `df` is `with_shared_tail` of the summaries, `steps` is `shared_tail` of the per-step records.
+    """
+    rows = []
+
+    def add(claim: str, evidence: str, columns: dict) -> str:
+        rows.append({"claim": claim, **columns, "evidence": evidence})
+        return columns["verdict"]
+
+    def combined(claim: str, parts: list[str], names: str) -> None:
+        rows.append({"claim": claim, "unit": "", "side": "all parts", "verdict": combine(parts),
+                     "evidence": f"combines: {names}"})
+
     for enc in arms.ENCODINGS:
         gm, ct = arms.baseline("graph_memory", enc), arms.ctmc(enc)
-        g, c = df[df.arm == gm], df[df.arm == ct]
+        tokens = _mean(df, gm, "tokens_per_step")
+        parts = {}
+        for metric, direction, verb in (("tail_error", "less", "lowers"), ("tail_coverage", "greater", "raises")):
+            parts[metric] = add(
+                f"CTMC {verb} {metric.replace('_', ' ')} vs Graph Memory ({enc})",
+                f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, CTMC {_mean(df, ct, metric):.3f}; each arm's "
+                f"own tail: {_mean(df, gm, metric + '_own'):.3f} vs {_mean(df, ct, metric + '_own'):.3f}",
+                compare_arms(steps, ct, gm, metric, direction, 0.0, s))
+        parts["tokens"] = add(
+            f"CTMC spends equal or fewer tokens/step than Graph Memory ({enc})",
+            f"tokens/step {tokens:.1f} vs {_mean(df, ct, 'tokens_per_step'):.1f}; margin {100 * s.tokens_margin:g}% "
+            "of Graph Memory's",
+            compare_arms(steps, ct, gm, "tokens_per_step", "less", s.tokens_margin * tokens, s))
         for metric in ("tail_error", "tail_coverage"):
-            better = c[metric].mean() < g[metric].mean() if metric == "tail_error" else c[metric].mean() > g[metric].mean()
-            rows.append({
-                "claim": f"CTMC {'lowers tail error' if metric == 'tail_error' else 'raises tail coverage'} vs Graph Memory at equal or fewer tokens ({enc})",
-                "evidence": f"{metric}: Graph Memory {g[metric].mean():.3f}, CTMC {c[metric].mean():.3f}; tokens/step "
-                            f"{g.tokens_per_step.mean():.1f} vs {c.tokens_per_step.mean():.1f}",
-                "held": bool(better and c.tokens_per_step.mean() <= g.tokens_per_step.mean() * 1.001),
-            })
-    t6 = table6(df)
+            verb = "lowers tail error" if metric == "tail_error" else "raises tail coverage"
+            combined(f"CTMC {verb} vs Graph Memory at equal or fewer tokens ({enc})", [parts[metric], parts["tokens"]],
+                     f"{metric.replace('_', ' ')} and tokens/step rows ({enc})")
+    ablation = arms.table6_arms()
     for metric in ("tail_error", "overall_error"):
-        vals = t6[metric].to_numpy()
-        rows.append({
-            "claim": f"At a matched budget {metric.replace('_', ' ')} orders CTMC < uniform < shuffled < reversed",
-            "evidence": ", ".join(f"{n} {v:.3f}" for n, v in zip(ABLATION_NAMES, vals)),
-            "held": bool(np.all(np.diff(vals) > 0)),
-        })
-    spread = (t6.tokens_per_step.max() - t6.tokens_per_step.min()) / t6.tokens_per_step.max()
-    rows.append({
-        "claim": "Matched budgets are matched: the four ablation arms' tokens/step differ by < 1%",
-        "evidence": f"spread {100 * spread:.3f}% (" + ", ".join(f"{v:.1f}" for v in t6.tokens_per_step) + ")",
-        "held": bool(spread < 0.01),
-    })
+        parts = []
+        for (lo_name, lo), (hi_name, hi) in zip(zip(ABLATION_NAMES, ablation), zip(ABLATION_NAMES[1:], ablation[1:])):
+            parts.append(add(
+                f"At a matched budget {metric.replace('_', ' ')}: {lo_name} < {hi_name}",
+                f"{lo_name} {_mean(df, lo, metric):.3f}, {hi_name} {_mean(df, hi, metric):.3f}",
+                compare_arms(steps, hi, lo, metric, "greater", 0.0, s)))
+        combined(f"At a matched budget {metric.replace('_', ' ')} orders CTMC < uniform < shuffled < reversed", parts,
+                 "the three pairs above")
+    reference = _mean(df, ablation[0], "tokens_per_step")
+    for name, arm in zip(ABLATION_NAMES[1:], ablation[1:]):
+        add(f"Matched budgets are matched: {name} vs CTMC tokens/step",
+            f"{_mean(df, arm, 'tokens_per_step'):.1f} vs {reference:.1f}; margin ±{100 * s.tokens_margin:g}% of CTMC's",
+            compare_arms(steps, arm, ablation[0], "tokens_per_step", "within", s.tokens_margin * reference, s))
     for metric in ("gini", "skew", "max_median"):
         means = tau_conc.groupby("tau")[metric].mean()
-        rows.append({
-            "claim": f"{metric} of access rises with tau",
-            "evidence": ", ".join(f"tau {t:g}: {v:.3f}" for t, v in means.items()),
-            "held": bool(np.all(np.diff(means.to_numpy()) > 0)),
-        })
+        slopes = _run_slopes(tau_conc, "tau", metric)
+        c = compare(slopes.slope, slopes.seed, direction="greater", settings=s)
+        add(f"{metric} of access rises with tau",
+            "slope per run (family x seed) of the metric on tau; means: "
+            + ", ".join(f"tau {t:g}: {v:.3f}" for t, v in means.items()),
+            {"unit": "run (family x seed)", **c.row()})
     return pd.DataFrame(rows)

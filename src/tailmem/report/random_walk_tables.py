@@ -11,6 +11,9 @@ import pandas as pd
 
 from tailmem.audit.scaling import scaling_fit
 from tailmem.report import paper_values as paper
+from tailmem.stats.compare import compare
+from tailmem.stats.settings import StatsSettings
+from tailmem.stats.verdict import combine
 
 
 def _mean_sd(df: pd.DataFrame, by: list[str], col: str) -> pd.DataFrame:
@@ -93,6 +96,9 @@ def table3(df: pd.DataFrame) -> pd.DataFrame:
     for (policy, retrieval, fam, n), sub in df.groupby(["policy", "retrieval", "family", "n"], sort=False):
         ref = paper.TABLE3_LLM.get(fam, {})
         passes = sub.passes.dropna()
+        num = sub[["alpha", "xmin", "n_tail", "p_gof", "R_tpl_ln", "p_tpl_ln"]].apply(pd.to_numeric, errors="coerce")
+        status = sub.tail_status if "tail_status" in sub else pd.Series(["ok"] * len(sub), index=sub.index)
+        at_cap = sub.alpha_at_cap.fillna(False).astype(bool) if "alpha_at_cap" in sub else pd.Series(False, index=sub.index)
         rows.append(
             {
                 "policy": policy,
@@ -100,13 +106,18 @@ def table3(df: pd.DataFrame) -> pd.DataFrame:
                 "family": fam,
                 "n": n,
                 "seeds": len(sub),
-                "alpha": sub.alpha.mean(),
-                "alpha_sd": sub.alpha.std(ddof=1),
-                "xmin": sub.xmin.mean(),
-                "p_gof": sub.p_gof.mean(),
+                # fits with numbers / all; the others are "tail_too_small" or "degenerate" (no alpha, no p_gof)
+                "fitted": f"{int((status == 'ok').sum())}/{len(sub)}",
+                "too_small": int((status == "tail_too_small").sum()),
+                "alpha": num.alpha.mean(),
+                "alpha_sd": num.alpha.std(ddof=1),
+                "alpha_at_cap": int(at_cap.sum()),  # fits whose alpha sits at its cap: a bound, not an estimate
+                "xmin": num.xmin.mean(),
+                "n_tail": num.n_tail.mean(),
+                "p_gof": num.p_gof.mean(),
                 "passes": f"{int(passes.sum())}/{len(passes)}",
-                "R_tpl_ln": sub.R_tpl_ln.mean(),
-                "p_tpl_ln": sub.p_tpl_ln.mean(),
+                "R_tpl_ln": num.R_tpl_ln.mean(),
+                "p_tpl_ln": num.p_tpl_ln.mean(),
                 "alpha_paper_llm": ref.get("alpha", np.nan),
                 "p_gof_paper_llm": ref.get("p_gof", np.nan),
                 "R_tpl_ln_paper_llm": ref.get("R_tpl_ln", np.nan),
@@ -115,35 +126,71 @@ def table3(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def claims(sizes: pd.DataFrame, designs: pd.DataFrame) -> pd.DataFrame:
-    """Paper 1's random-walk claims, each checked with numbers: held or not."""
+ALL = "all families"  # the scope of a row pooling every family: graphs as units, seeds as the outer level
+DESIGN_ORDER = ("none", "recency", "state_mate_uniform", "state_aware_frequency")
+
+
+def seed_slopes(sizes: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per family and seed, the log-log slope of `metric` over the sizes: one number per graph series."""
     rows = []
-    for fam in dict.fromkeys(sizes.family):
-        for metric in ("gini", "sigma_top10"):
-            slope, r2 = _scaling(sizes, fam, metric)
-            means = sizes[sizes.family == fam].groupby("n")[metric].mean()
-            monotone = bool(np.all(np.diff(means.to_numpy()) > 0))
-            rows.append(
-                {
-                    "claim": f"{metric} rises with graph size",
-                    "scope": fam,
-                    "evidence": f"slope {slope:.3f}, R^2 {r2:.3f}; means by size "
-                    + ", ".join(f"{int(n)}: {v:.3f}" for n, v in means.items()),
-                    "held": bool(slope > 0 and monotone),
-                }
-            )
-    order = ["none", "recency", "state_mate_uniform", "state_aware_frequency"]
-    g = designs.groupby(["family", "retrieval"]).gini.mean().unstack("retrieval")
-    if set(order) <= set(g.columns):
-        for fam, r in g.iterrows():
-            mid_lo, mid_hi = min(r.recency, r.state_mate_uniform), max(r.recency, r.state_mate_uniform)
-            rows.append(
-                {
-                    "claim": "Gini: none < recency ~ state-mate < state-aware frequency",
-                    "scope": fam,
-                    "evidence": ", ".join(f"{d} {r[d]:.3f}" for d in order)
-                    + f"; |recency - state-mate| = {abs(r.recency - r.state_mate_uniform):.3f}",
-                    "held": bool(r.none < mid_lo and mid_hi < r.state_aware_frequency),
-                }
-            )
+    for (fam, seed), sub in sizes.groupby(["family", "seed"], sort=False):
+        per_size = sub.groupby("n")[metric].mean()
+        if len(per_size) < 2 or (per_size <= 0).any():
+            continue
+        fit = scaling_fit(per_size.index.to_numpy(dtype=float), per_size.to_numpy(dtype=float))
+        rows.append({"family": fam, "seed": seed, "slope": fit.slope})
+    return pd.DataFrame(rows, columns=["family", "seed", "slope"])
+
+
+def _scopes(frame: pd.DataFrame):
+    """Each family on its own (seeds as units), then every family pooled (graphs as units within seeds)."""
+    for fam in dict.fromkeys(frame.family):
+        yield fam, frame[frame.family == fam]
+    if frame.family.nunique() > 1:
+        yield ALL, frame
+
+
+def claims(sizes: pd.DataFrame, designs: pd.DataFrame, s: StatsSettings) -> pd.DataFrame:
+    """Paper 1's random-walk claims, one compared metric per row with its bootstrap interval over seeds (and
+    graphs, pooled), sign and Wilcoxon tests, and a HELD / NOT HELD / INCONCLUSIVE verdict (tailmem.stats).
+
+    Size rows: a seed's log-log slope of the metric over the sizes, > 0. Design rows: the Gini difference of two
+    retrieval designs on the same world and seed, ordered as the paper says; recency and state-mate count as
+    equal within `s.gini_margin`. A claim with several parts ends with a row combining their verdicts.
+    """
+    rows = []
+
+    def add(claim: str, scope: str, unit: str, evidence: str, comparison) -> str:
+        rows.append({"claim": claim, "scope": scope, "unit": unit, **comparison.row(), "evidence": evidence})
+        return comparison.verdict
+
+    for metric in ("gini", "sigma_top10"):
+        slopes = seed_slopes(sizes, metric)
+        for scope, sub in _scopes(slopes):
+            frame = sizes if scope == ALL else sizes[sizes.family == scope]
+            slope, r2 = _scaling(frame.assign(family=scope), scope, metric)
+            means = frame.groupby("n")[metric].mean()
+            add(f"{metric} rises with graph size", scope, "seed" if scope != ALL else "graph (family x seed)",
+                f"log-log slope of the means {slope:.3f}, R^2 {r2:.3f}; means by size "
+                + ", ".join(f"{int(n)}: {v:.3f}" for n, v in means.items()),
+                compare(sub.slope, sub.seed, direction="greater", settings=s))
+    if not set(DESIGN_ORDER) <= set(designs.retrieval):
+        return pd.DataFrame(rows)
+    wide = designs.pivot_table(index=["family", "seed"], columns="retrieval", values="gini").reset_index()
+    pairs = (("none", "recency"), ("none", "state_mate_uniform"), ("recency", "state_aware_frequency"),
+             ("state_mate_uniform", "state_aware_frequency"))
+    for scope, sub in _scopes(wide):
+        unit = "seed" if scope != ALL else "world (family x seed)"
+        parts = []
+        for lo, hi in pairs:
+            parts.append(add(f"Gini: {lo} < {hi}", scope, unit, f"{lo} {sub[lo].mean():.3f}, {hi} {sub[hi].mean():.3f}",
+                             compare(sub[hi] - sub[lo], sub.seed, direction="greater", settings=s)))
+        parts.append(add("Gini: recency ~ state-mate", scope, unit,
+                         f"recency {sub.recency.mean():.3f}, state-mate {sub.state_mate_uniform.mean():.3f}; "
+                         f"margin ±{s.gini_margin:g}",
+                         compare(sub.recency - sub.state_mate_uniform, sub.seed, direction="within",
+                                 threshold=s.gini_margin, settings=s)))
+        rows.append({"claim": "Gini: none < recency ~ state-mate < state-aware frequency", "scope": scope,
+                     "unit": "", "side": "all parts", "verdict": combine(parts),
+                     "evidence": "combines the five rows above"})
     return pd.DataFrame(rows)

@@ -42,7 +42,7 @@ def read_counts(path: Path) -> np.ndarray:
 def audit_counts(counts: np.ndarray, s: AuditSettings, seed: int) -> dict:
     """The audit.json body for one count vector (no I/O)."""
     conc = concentration(counts, s.top_fraction)
-    tail = fit_tail(counts, pl_alpha_max=s.pl_alpha_max, tpl_alpha_max=s.tpl_alpha_max)
+    tail = fit_tail(counts, pl_alpha_max=s.pl_alpha_max, tpl_alpha_max=s.tpl_alpha_max, min_tail=s.min_tail)
     p = None
     if tail.ok and s.bootstrap > 0:
         p = bootstrap_gof(counts, tail.xmin, tail.alpha, tail.ks_D, s.bootstrap, seed, s.pl_alpha_max).p
@@ -50,7 +50,7 @@ def audit_counts(counts: np.ndarray, s: AuditSettings, seed: int) -> dict:
         {
             "concentration": conc.to_dict(),
             "tail": tail.to_dict(),
-            # p and passes are null when there is no test: a degenerate tail or bootstrap = 0
+            # p and passes are null when there is no test: a degenerate or too small tail, or bootstrap = 0
             "gof": {
                 "p": p,
                 "B": s.bootstrap,
@@ -84,7 +84,8 @@ def summary(audit: dict) -> str:
     return (
         f"gini={fmt(c['gini'], '.3f')} top{c['top_fraction']:.0%}={fmt(c['top_share'], '.1%')} "
         f"sigma_top10={fmt(c['sigma_top10'])} max/median={fmt(c['max_median'])} | tail {t['status']}: "
-        f"xmin={fmt(t['xmin'])} alpha={fmt(t['alpha'])} n_tail={t['n_tail']} R_tpl_ln={fmt(t['R_tpl_ln'])} | "
+        f"xmin={fmt(t['xmin'])} alpha={fmt(t['alpha'])}{' (at cap)' if t['alpha_at_cap'] else ''} "
+        f"n_tail={t['n_tail']} R_tpl_ln={fmt(t['R_tpl_ln'])} | "
         f"p_gof={fmt(g['p'])} (B={g['B']}) passes={g['passes']}"
     )
 

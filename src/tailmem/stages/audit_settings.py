@@ -16,6 +16,8 @@ RULES = {
     "gof_threshold": Num(lo=0, hi=1),  # a p-value
     "tpl_alpha_max": Num(lo=1, lo_open=True),  # caps on the fitted alpha
     "pl_alpha_max": Num(lo=1, lo_open=True),
+    # points a tail needs before it is fitted (audit.tailfit.MIN_TAIL says why 50); 1 fits any tail
+    "min_tail": Int(lo=1),
 }
 
 
@@ -28,6 +30,7 @@ class AuditSettings:
     gof_threshold: float
     pl_alpha_max: float
     tpl_alpha_max: float
+    min_tail: int
 
 
 def settings(cfg) -> AuditSettings:
@@ -40,4 +43,5 @@ def settings(cfg) -> AuditSettings:
         gof_threshold=float(value["gof_threshold"]),
         pl_alpha_max=float(value["pl_alpha_max"]),
         tpl_alpha_max=float(value["tpl_alpha_max"]),
+        min_tail=int(value["min_tail"]),
     )

@@ -1,5 +1,6 @@
 """Stage `control_report`: paper 1 Table 3 and Figure 4 under the semantic/LLM policy, Tables 4-6, Figures 6-7,
-and the CTMC claims, from the controller study's summaries and the policy rollouts' audits."""
+and the CTMC claims, from the controller study's summaries and per-step records and the policy rollouts' audits
+and traces (whose access counts define the one tail set every arm of a trajectory is scored on)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from tailmem.report import control_figures as cf
 from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
-from tailmem.stages.tables import load_audits
+from tailmem.stages.tables import load_audits, stats_note
 from tailmem import paths
-from tailmem.targets import ControlRun, control_runs, policy_runs
+from tailmem.errors import ArtifactError
+from tailmem.stats.settings import settings as stats_settings
+from tailmem.targets import ControlRun, Run, control_runs, policy_runs
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +31,31 @@ log = logging.getLogger(__name__)
 def load_summaries(runs: list[ControlRun], results: str) -> pd.DataFrame:
     """One row per arm, family and seed of the controller study (`report.control_tables.summary_row`)."""
     return pd.DataFrame([ct.summary_row(r.arm, r.family, r.seed, read_json(r.summary_file(results))) for r in runs])
+
+
+def load_steps(runs: list[ControlRun], results: str) -> pd.DataFrame:
+    """Every arm's per-step records (the columns the claims read), with arm, family and seed."""
+    frames = []
+    for r in runs:
+        path = r.folder(results) / paths.STEPS_FILE
+        try:
+            steps = pd.read_parquet(path, columns=list(ct.STEP_COLUMNS))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ArtifactError(f"{path}: cannot read the per-step records ({type(exc).__name__}: {exc})") from exc
+        frames.append(steps.assign(arm=r.arm, family=r.family, seed=r.seed))
+    return pd.concat(frames, ignore_index=True)
+
+
+def trajectory_counts(cfg: DictConfig, results: str) -> dict:
+    """(family, seed) -> the replayed trajectory's access counts (its rollout's trace.npz)."""
+    c = cfg.scale.control
+    agent = paths.policy_agent(cfg, c.policy)
+    out = {}
+    for fam in c.families:
+        for seed in c.seeds:
+            run = Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent)
+            out[(fam, int(seed))] = read_npz(run.trace_file(results), required=("counts",))["counts"]
+    return out
 
 
 def tau_concentration(cfg: DictConfig, results: str) -> pd.DataFrame:
@@ -51,14 +79,24 @@ def run(cfg: DictConfig) -> None:
     tables = Path(TABLES.format(results=results))
     figures = Path(cfg.figures_dir)
     c = cfg.scale.control
-    df = load_summaries(control_runs(cfg), results)
+    st = stats_settings(cfg)
+    runs = control_runs(cfg)
+    steps = ct.shared_tail(load_steps(runs, results), trajectory_counts(cfg, results), cfg.control.tail_fraction)
+    df = ct.with_shared_tail(load_summaries(runs, results), steps)
     audits = load_audits(policy_runs(cfg), results)
     predictor = ", ".join(sorted(df.predictor.unique()))
     note = (
         f"Scale `{cfg.scale.name}`: matched replay of `{c.policy}`-policy trajectories (retrieval `{c.retrieval}`, "
         f"n = {c.size}, families {list(c.families)}, seeds {list(c.seeds)}); predictor: {predictor}; tokens counted "
         f"with tiktoken `{cfg.llm.encoding}` on the whole prompt. Ours = mean ± sd over families and seeds; `_paper` = "
-        "paper 1. Coverage = the prompt held the needed transition (the model-free twin of error)."
+        "paper 1. Coverage = the prompt held the needed transition (the model-free twin of error). Tail = the "
+        f"least-accessed {cfg.control.tail_fraction:.0%} of the states predicted at, ranked by the replayed trajectory's "
+        "access counts: the same states for every arm; `_own` = each arm's tail by its own counts."
+    )
+    claims_note = (
+        f"{note} {stats_note(st)} Compared-metric rows: the unit is a state of a trajectory (its steps' mean "
+        "difference, weighted by its steps), seeds the outer level; tau rows: a run's slope of the metric on tau. "
+        f"Margins: tokens ±{100 * st.tokens_margin:g}% of the reference arm's tokens/step."
     )
     t3 = rw.table3(audits)
     conc = tau_concentration(cfg, results)
@@ -70,7 +108,7 @@ def run(cfg: DictConfig) -> None:
         "table5_graph_memory_vs_ctmc": (ct.table5(df), "Table 5: Graph Memory vs CTMC, verbose and compact", note
                                         + " CTMC's budget is Graph Memory's measured memory tokens on the same replay."),
         "table6_allocation_ablation": (ct.table6(df), "Table 6: allocation ablation at a matched budget", note),
-        "claims_ctmc": (ct.claims(df, conc), "Paper 1's CTMC claims, checked", note),
+        "claims_ctmc": (ct.claims(df, conc, steps, st), "Paper 1's CTMC claims, checked", claims_note),
     }
     footer = table_footer(cfg)
     for stem, (frame, title, text) in out.items():

@@ -14,6 +14,8 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.audits import audit_frame
 from tailmem.report.table_io import write_table
+from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import Run, retrieval_runs, size_runs
 
 log = logging.getLogger(__name__)
@@ -24,7 +26,19 @@ def load_audits(runs: list[Run], results: str) -> pd.DataFrame:
     return audit_frame((run, read_json(run.audit_file(results))) for run in runs)
 
 
+def stats_note(s: StatsSettings) -> str:
+    """How every claims row is decided, for the table's note."""
+    return (
+        f"Each compared metric: the mean difference (`estimate`) with its {100 * s.confidence:g}% paired bootstrap "
+        f"interval (`ci_low`, `ci_high`; {s.resamples} replicates, seed {s.seed}; seeds resampled first, then units "
+        "within each seed), two-sided sign and Wilcoxon signed-rank p of the per-unit differences, and the verdict: "
+        "HELD when the whole interval lies on the claimed `side`, NOT HELD when it lies on the other side, "
+        "INCONCLUSIVE otherwise (or with fewer than two units). docs/stats.md."
+    )
+
+
 def run(cfg: DictConfig) -> None:
+    st = stats_settings(cfg)
     results = cfg.results_dir
     out = Path(cfg.out) if cfg.get("out") else Path(TABLES.format(results=results))
     sizes = load_audits(size_runs(cfg), results)
@@ -59,9 +73,11 @@ def run(cfg: DictConfig) -> None:
             f"{cfg.audit.gof_threshold}. The paper's columns are its semantic LLM policy's (Table 3), shown for reference.",
         ),
         "claims_random_walk": (
-            rw.claims(sizes, designs),
+            rw.claims(sizes, designs, st),
             "Paper 1's random-walk claims, checked",
-            common,
+            f"{common} {stats_note(st)} Size rows: a seed's log-log slope over sizes {list(s.sizes)}; design rows: "
+            f"Gini differences at size {s.retrieval_size}, equal within ±{st.gini_margin:g}; `{rw.ALL}` pools every "
+            "family's graphs within each seed.",
         ),
     }
     footer = table_footer(cfg)
