@@ -18,6 +18,7 @@ from tailmem.alfworld.games import Game
 from tailmem.alfworld.goal import parse_goal, seen_objects
 from tailmem.alfworld.observations import LocationMemory
 from tailmem.artifacts import read_json, write_json
+from tailmem.memory.marks import line_marks
 from tailmem.memory.tokens import TokenCounter
 
 _ARRIVE = re.compile(r"You (?:arrive at|open the) ([a-z]+ \d+)\.")
@@ -47,16 +48,20 @@ class EpisodeRecord:
     trajectory: tuple = ()  # ((action, feedback), ...)
     error: str = ""
     agent: str = ""
+    start: str = ""  # the first observation (the room and the task), before step 1
+    blocks: tuple = ()  # per step, (memory block, its line marks from tailmem.memory.marks): for the site
 
     def to_json(self) -> dict:
         d = asdict(self)
         d["trajectory"] = [list(t) for t in self.trajectory]
+        d["blocks"] = [list(b) for b in self.blocks]
         return d
 
     @classmethod
     def from_json(cls, d: dict) -> "EpisodeRecord":
         d = dict(d)
         d["trajectory"] = tuple(tuple(t) for t in d.get("trajectory", ()))
+        d["blocks"] = tuple(tuple(b) for b in d.get("blocks", ()))
         return cls(**d)
 
 
@@ -75,14 +80,15 @@ def run_episode(game: Game, game_file: str | Path, executor, controller, counter
     where: str | None = None
     mem_tokens = ctx_tokens = invalid = 0
     gtok = counter(guidance) if guidance else 0
-    traj = []
-    text = obs.text
+    traj, blocks = [], []
+    text = start = obs.text
     won = False
     step = 0
     try:
         for step in range(1, max_steps + 1):
             prompt = controller.build(memory.store, memory.query(step, where, goal), counter)
             memory.store.touch(prompt.accessed, step)
+            blocks.append((prompt.text, line_marks(prompt, memory.store.items)))
             mem_tokens += prompt.tokens
             ctx_tokens += gtok + prompt.tokens + counter(goal.text) + counter(text) + counter.lines(obs.admissible)
             action = executor.act(StepInput(goal, text, obs.admissible, prompt.text, guidance, step))
@@ -114,7 +120,7 @@ def run_episode(game: Game, game_file: str | Path, executor, controller, counter
     return EpisodeRecord(
         game.split, game.id, game.family, True, won, step, int(invalid), goal.text, mem_tokens, ctx_tokens, gtok,
         sum(u.prompt_tokens for u in usage), sum(u.completion_tokens for u in usage), accesses, tuple(traj),
-        agent=executor.agent,
+        agent=executor.agent, start=start, blocks=tuple(blocks),
     )
 
 

@@ -19,6 +19,7 @@ from tailmem.control.predict import find_evidence, full_prompt
 from tailmem.control.world_memory import WorldMemory
 from tailmem.graphworld.world import World
 from tailmem.memory.controllers import Controller
+from tailmem.memory.marks import line_marks
 from tailmem.memory.query import Query
 from tailmem.memory.tokens import TokenCounter
 
@@ -39,6 +40,7 @@ def replay(
     progress: bool = False,
 ) -> ReplayResult:
     mem = WorldMemory(world)
+    kept = block_steps(len(states))
     counts = np.zeros(world.n, dtype=np.int64)
     rows = []
     for t in tqdm(range(len(states)), disable=not progress, desc=controller.name, unit="step", leave=False):
@@ -56,14 +58,29 @@ def replay(
         mem.store.touch(accessed, t)
         rows.append(
             (t, s, nxt, -1 if pred.state is None else pred.state, pred.state == nxt, covered,
-             counter.exact(full_prompt(prompt.text, s, text, action)), prompt.tokens, len(prompt.core), len(prompt.tail))
+             counter.exact(full_prompt(prompt.text, s, text, action)), prompt.tokens, len(prompt.core), len(prompt.tail),
+             *((prompt.text, line_marks(prompt, mem.store.items)) if t in kept else (None, None)))
         )
         mem.learn(t, s, a, nxt)
     steps = pd.DataFrame(
         rows,
-        columns=["step", "state", "next_state", "predicted", "correct", "covered", "prompt_tokens", "memory_tokens", "n_core", "n_tail"],
+        columns=["step", "state", "next_state", "predicted", "correct", "covered", "prompt_tokens", "memory_tokens", "n_core", "n_tail",
+                 "memory", "marks"],
     )
     return ReplayResult(steps=steps, counts=counts)
+
+
+# Steps whose memory block is kept (`memory`, and `marks` from tailmem.memory.marks): enough for the site's step
+# viewer to compare controllers on the same steps of a matched replay, few enough that steps.parquet stays small.
+BLOCK_SAMPLES = 40
+
+
+def block_steps(n_steps: int) -> set[int]:
+    """The `BLOCK_SAMPLES` evenly spaced steps (first and last included) whose memory block is saved; the same
+    steps for every arm of a trajectory, so their blocks can be set side by side."""
+    if n_steps <= 0:
+        return set()
+    return {int(t) for t in np.linspace(0, n_steps - 1, min(BLOCK_SAMPLES, n_steps)).round()}
 
 
 def tail_states(steps: pd.DataFrame, counts: np.ndarray, fraction: float = 0.5) -> np.ndarray:

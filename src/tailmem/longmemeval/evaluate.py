@@ -21,6 +21,7 @@ from tailmem.longmemeval.haystack_memory import build_store
 from tailmem.longmemeval.retrieval import (correct_sessions, official_metrics, official_retrieval_question, rank,
                                            recall_at_k)
 from tailmem.memory.controllers import make_controller
+from tailmem.memory.marks import line_marks
 from tailmem.memory.query import Query
 from tailmem.memory.tokens import TokenCounter
 
@@ -73,6 +74,8 @@ def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: in
                 "coverage": metrics.evidence_coverage(question, prompt.text),
                 "answer_sessions_placed": metrics.sessions_in_prompt(answer_pos, prompt.accessed),
                 **recall,
+                # for the site's side-by-side view: the question, the block and which of its lines are the tail
+                "question": question.question, "memory": prompt.text, "marks": line_marks(prompt, store.items),
             },
             memory=prompt.text,
         ))
