@@ -1,0 +1,337 @@
+"""Filesystem-memory answers (LoCoMo, REALTALK, PersonaMem; the main table and the study's answer sets): one page per
+question with the answer, its scores, every tool call with its output, the files and sections read, and a link to
+the store it was answered over.
+
+`answers.json` records each call (tool, arguments, ok) but not its output. Where a model searched, the outputs are
+the tool messages of its transcript in the call cache; where a programmatic agent did, they are recovered as
+`tailmem.metrics.locomo_evidence` recovers them: by replaying the calls through a fresh read-only harness over the
+same store (the harness is rebuilt from the answer set's own `config.yaml`). A call that cannot be replayed says so.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path, PurePosixPath
+
+from omegaconf import OmegaConf
+
+from tailmem.artifacts import read_json
+from tailmem.paths import ANSWERS_FILE, BUILD_FILE, CONFIG_FILE
+from tailmem.site.model import Row, Section, slug, verdict
+from tailmem.site.pages import Writer
+from tailmem.site.transcripts import Transcripts, is_programmatic
+
+log = logging.getLogger("tailmem")
+
+OUTPUT_CHARS = 6000  # characters of one tool output drawn on a page (the rest is counted, not shown)
+FOLD_CHARS = 300  # longer outputs start folded
+STORE_FILE_CHARS = 60000  # characters of one store file drawn on a store page
+FILE_TOOLS = {"view", "toc", "read_section", "grep", "create", "str_replace", "insert", "append_section"}
+
+
+def _study(rel: PurePosixPath, data: dict) -> str:
+    """Which study an answer set belongs to, from its folder: the main table, RQ3 strength, RQ5 harness, PersonaMem."""
+    first = rel.parts[0] if rel.parts else ""
+    return {"strength": "RQ3 strength", "harness": "RQ5 harness", "personamem": "PersonaMem"}.get(first, "main")
+
+
+def _store_folder(answers: Path) -> Path:
+    """The store folder an answers.json was answered over: the parent of its `answers/` folder."""
+    for parent in answers.parents:
+        if parent.name == "answers":
+            return parent.parent
+    return answers.parent
+
+
+_CONFIGS: dict[str, object] = {}
+
+
+def _config(folder: Path, fallback):
+    """The `fsmem` group the answer set ran with (its saved `config.yaml`), else the site's own; only that group is
+    wrapped as a config (a whole resolved config takes a second to wrap, and sets share their settings)."""
+    path = folder / CONFIG_FILE
+    if not path.is_file():
+        return fallback
+    try:
+        import yaml
+
+        fs = (yaml.safe_load(path.read_text()) or {}).get("fsmem")
+        if not isinstance(fs, dict):
+            return fallback
+        key = json.dumps(fs, sort_keys=True, default=str)
+        if key not in _CONFIGS:
+            _CONFIGS[key] = OmegaConf.create({"fsmem": fs})
+        return _CONFIGS[key]
+    except Exception:  # noqa: BLE001 - a damaged config only costs the replay
+        return fallback
+
+
+def _files_read(trace: list) -> tuple[list[str], list[str]]:
+    """(files, sections) a trace read: paths of file reads (`view` with a file, `toc`, `read_section`, `grep` scoped to
+    a path) and `path > heading` of each section read, in first-read order."""
+    files: dict[str, None] = {}
+    sections: dict[str, None] = {}
+    for name, args, ok in trace:
+        if not ok or not isinstance(args, dict):
+            continue
+        path = str(args.get("path") or "").strip("/")
+        if name in ("view", "toc", "read_section", "grep") and path and path.endswith(".md"):
+            rng = args.get("view_range")
+            files[path + (f" (lines {rng[0]}-{rng[1]})" if isinstance(rng, list) and len(rng) == 2 else "")] = None
+        if name == "read_section" and path:
+            sections[f"{path} > {args.get('heading', '')}"] = None
+        if name == "bash" and args.get("command"):
+            files[f"$ {args['command']}"] = None
+    return list(files), list(sections)
+
+
+class _Replayer:
+    """Re-runs a set's read-only calls through the harness its variant is searched with (one per answer set)."""
+
+    def __init__(self, store_folder: Path, data: dict, cfg):
+        self.harness = None
+        self.reason = ""
+        self.memo: dict[str, tuple[bool, str]] = {}
+        bench = data.get("benchmark")
+        if bench not in ("locomo", "realtalk"):
+            self.reason = "outputs are not replayed for PersonaMem answers (each question's store is a prefix snapshot)"
+            return
+        try:
+            from tailmem.fsmem.benchmarks import conversation
+            from tailmem.fsmem.store import Store
+            from tailmem.fsmem.variants import search_harness
+
+            conv = conversation(cfg.fsmem, bench, data["conversation"])
+            self.conversation = conv
+            self.harness = search_harness(data["variant"], Store(store_folder / "store"), conv, cfg.fsmem)[0]
+        except Exception as exc:  # noqa: BLE001 - shown on the page instead of the outputs
+            self.reason = f"outputs not recovered: the harness could not be rebuilt ({type(exc).__name__}: {exc})"[:400]
+
+    def output(self, name: str, args) -> tuple[bool | None, str]:
+        if self.harness is None:
+            return None, self.reason
+        key = json.dumps([name, args], sort_keys=True)
+        if key not in self.memo:
+            try:
+                got = self.harness.call(name, args)
+                self.memo[key] = (got.ok, got.output)
+            except Exception as exc:  # noqa: BLE001
+                self.memo[key] = (None, f"not recovered: {type(exc).__name__}: {exc}"[:400])
+        return self.memo[key]
+
+    def close(self) -> None:
+        if self.harness is not None:
+            try:
+                self.harness.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def _calls_from_transcript(call) -> list[str]:
+    """Tool outputs in order from a transcript (the `tool` messages of the fullest request)."""
+    return [m.get("content") if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+            for m in call.messages if m.get("role") == "tool"]
+
+
+def _clip(text: str) -> tuple[str, int]:
+    return (text[:OUTPUT_CHARS], max(0, len(text) - OUTPUT_CHARS))
+
+
+def _question_text(row: dict, pm_questions: dict) -> str:
+    if row.get("question"):
+        return row["question"]
+    q = pm_questions.get(row.get("question_id"))
+    return q.question if q is not None else ""
+
+
+def _pm_questions(cfg, tiers: set[str]) -> dict:
+    """PersonaMem questions by id, from the tiers' question files where the data folder has them."""
+    out = {}
+    try:
+        from tailmem.data.personamem import load_questions, questions_path
+
+        for tier in tiers:
+            path = questions_path(cfg.fsmem.personamem.data_dir, tier)
+            if path.exists():
+                out |= {q.question_id: q for q in load_questions(path)}
+    except Exception:  # noqa: BLE001 - the page then says the text is not in the artifact
+        pass
+    return out
+
+
+def _category(bench: str, row: dict) -> str:
+    if bench == "personamem":
+        return str(row.get("question_type", ""))
+    try:
+        from tailmem.fsmem.benchmarks import category_names
+
+        names = category_names(bench) | {5: "adversarial"}
+    except Exception:  # noqa: BLE001
+        names = {}
+    cat = row.get("category")
+    return f"{cat} {names.get(cat, '')}".strip()
+
+
+def _correct(row: dict) -> str:
+    """The `correct` filter: the judge's verdict where a judge ran, else exact match (PersonaMem) or F1 (1 = yes)."""
+    if row.get("judge_correct") is not None:
+        return verdict(row["judge_correct"])
+    if "correct" in row:
+        return verdict(row["correct"])
+    return verdict(row.get("f1"))
+
+
+def _store_files(store_folder: Path) -> tuple[str, list[dict]]:
+    """The files of the store the set was answered over: its final snapshot if the build kept one, else `store/`."""
+    manifests = store_folder / "snapshots" / "manifests"
+    label = "final" if (manifests / "final.json").is_file() else None
+    files = []
+    if label:
+        snap = read_json(manifests / "final.json")
+        for path, digest in sorted(snap["files"].items()):
+            blob = store_folder / "snapshots" / "objects" / digest
+            text = blob.read_bytes().decode(errors="replace") if blob.is_file() else ""
+            files.append({"path": path, "text": text[:STORE_FILE_CHARS], "cut": max(0, len(text) - STORE_FILE_CHARS),
+                          "size": len(text), "anchor": "f-" + slug(path)})
+        return f"snapshot `{label}`", files
+    root = store_folder / "store"
+    if root.is_dir():
+        for p in sorted(q for q in root.rglob("*") if q.is_file()):
+            text = p.read_bytes().decode(errors="replace")
+            rel = p.relative_to(root).as_posix()
+            files.append({"path": rel, "text": text[:STORE_FILE_CHARS], "cut": max(0, len(text) - STORE_FILE_CHARS),
+                          "size": len(text), "anchor": "f-" + slug(rel)})
+    return "store/ folder", files
+
+
+def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
+    section = Section(
+        key="fsmem", title="Filesystem memory: every answer",
+        blurb="One row per question a search agent answered over a store (LoCoMo, REALTALK; PersonaMem multiple "
+              "choice). Correct = the judge's verdict where a judge model ran, else exact match (PersonaMem) or "
+              "LoCoMo F1 (1 = yes, 0 = no, between = partial).",
+        columns=["study", "benchmark", "variant", "harness", "category", "question", "F1 / correct", "judge"],
+        filters=[("study", "study"), ("benchmark", "benchmark"), ("variant", "variant"), ("harness", "harness"),
+                 ("category", "question type"), ("correct", "correct")],
+    )
+    root = results / "fsmem"
+    sets = sorted(root.rglob(ANSWERS_FILE)) if root.is_dir() else []
+    loaded = []
+    for path in sets:
+        try:
+            data = read_json(path)
+        except Exception as exc:  # noqa: BLE001
+            section.notes.append(f"{path}: unreadable ({exc})")
+            continue
+        rel = PurePosixPath(path.parent.relative_to(root).as_posix())
+        bench = data.get("benchmark") or ("personamem" if "tier" in data else "?")
+        folder = f"fsmem/{rel}"
+        store_folder = _store_folder(path)
+        store_page = f"fsmem/{PurePosixPath(store_folder.relative_to(root).as_posix())}/store.html" \
+            if bench != "personamem" else None
+        loaded.append((path, data, rel, bench, folder, store_folder, store_page))
+        for row in data.get("rows", []):
+            qid = row.get("qid", row.get("question_id"))
+            href = f"{folder}/q-{slug(str(qid))}.html"
+            question = row.get("question") or f"PersonaMem {row.get('question_id')}"
+            score = row.get("f1") if "f1" in row else row.get("correct")
+            judge = "-" if row.get("judge_correct") is None else verdict(row["judge_correct"])
+            filters = {"study": _study(rel, data), "benchmark": bench, "variant": data.get("variant", row.get("variant")),
+                       "harness": row.get("harness", data.get("harness")), "category": _category(bench, row),
+                       "correct": _correct(row)}
+            section.rows.append(Row(href, [filters["study"], bench, filters["variant"], filters["harness"],
+                                           filters["category"], question, score, judge], filters,
+                                    f"{question} {row.get('gold', '')} {row.get('answer', row.get('reply', ''))}"))
+
+    def draw(w: Writer) -> None:
+        tiers = {d.get("tier") for _, d, *_ in loaded if d.get("tier")}
+        pm_questions = _pm_questions(cfg, tiers) if tiers else {}
+        anchors: dict[str, dict[str, str]] = {}  # store page -> {file path: anchor}
+        for path, data, rel, bench, folder, store_folder, store_page in loaded:
+            run_cfg = _config(path.parent, cfg)
+            if store_page and store_page not in anchors:
+                label, files = _store_files(store_folder)
+                anchors[store_page] = {f["path"]: f["anchor"] for f in files}
+                build = read_json(store_folder / BUILD_FILE) if (store_folder / BUILD_FILE).is_file() else {}
+                w.write(store_page, "store.html", title=f"Store: {store_folder.relative_to(root)}", label=label,
+                        files=files, build=build, back="fsmem/index.html")
+            rows = data.get("rows", [])
+            model_searched = any(not is_programmatic(r.get("searcher")) for r in rows)
+            replayer = None if model_searched else _Replayer(store_folder, data, run_cfg)
+            evidence = _evidence(rows, replayer)
+            try:
+                for i, row in enumerate(rows):
+                    _draw_item(w, row, i, rows, data, bench, folder, store_page, replayer, transcripts,
+                               pm_questions, evidence[i] if evidence else None, _study(rel, data), str(rel),
+                               anchors.get(store_page, {}))
+            finally:
+                if replayer is not None:
+                    replayer.close()
+
+    section.draw = draw
+    return section
+
+
+def _evidence(rows: list[dict], replayer) -> list | None:
+    """Per row, (gold evidence ids, those read) for LoCoMo-shaped sets whose outputs could be replayed."""
+    if replayer is None or replayer.harness is None or not hasattr(replayer, "conversation"):
+        return None
+    try:
+        from tailmem.metrics import locomo_evidence as E
+
+        golds = E.match_evidence(rows, replayer.conversation.qa)
+    except Exception:  # noqa: BLE001 - evidence is an extra
+        return None
+    out = []
+    for row, gold in zip(rows, golds):
+        read: set[str] = set()
+        for name, args, ok in row.get("search_trace", []):
+            if ok:
+                read |= E.dialogue_ids(replayer.output(name, args)[1])
+        ids = E.gold_ids(gold)
+        out.append((sorted(ids), sorted(ids & read)))
+    return out
+
+
+def _draw_item(w: Writer, row: dict, i: int, rows: list, data: dict, bench: str, folder: str, store_page: str | None,
+               replayer, transcripts: Transcripts, pm_questions: dict, evidence, study: str, set_label: str,
+               anchors: dict[str, str]) -> None:
+    qid = row.get("qid", row.get("question_id"))
+    question = _question_text(row, pm_questions)
+    searcher = row.get("searcher", "")
+    trace = row.get("search_trace", [])
+    transcript, matched = None, 0
+    if not is_programmatic(searcher) and question:
+        transcript, matched = transcripts.transcript("searcher", None, [question])
+    outputs = _calls_from_transcript(transcript) if transcript is not None else None
+    calls = []
+    for k, (name, args, ok) in enumerate(trace):
+        if outputs is not None:
+            text, source = (outputs[k] if k < len(outputs) else "(not in the transcript)"), "transcript"
+        elif replayer is not None:
+            _, text = replayer.output(name, args)
+            source = "replayed" if replayer.harness is not None else "missing"
+        else:
+            text, source = "", "missing"
+        shown, cut = _clip(text or "")
+        calls.append({"n": k + 1, "name": name, "args": args, "ok": ok, "output": shown, "cut": cut,
+                      "fold": len(shown) > FOLD_CHARS or shown.count("\n") > 6, "source": source,
+                      "anchor": anchors.get(str(args.get("path") or "").strip("/")) if isinstance(args, dict) else None})
+    files, sections = _files_read(trace)
+    judge_call = None
+    if row.get("judge") and not is_programmatic(row.get("judge")) and question:
+        judge_call, _ = transcripts.transcript("judge", None, [question, str(row.get("answer", ""))])
+    pm_q = pm_questions.get(row.get("question_id"))
+    prev_href = f"{folder}/q-{slug(str(rows[i - 1].get('qid', rows[i - 1].get('question_id'))))}.html" if i > 0 else None
+    next_href = (f"{folder}/q-{slug(str(rows[i + 1].get('qid', rows[i + 1].get('question_id'))))}.html"
+                 if i + 1 < len(rows) else None)
+    w.write(f"{folder}/q-{slug(str(qid))}.html", "fsmem_item.html",
+            title=f"{bench} {data.get('conversation', data.get('tier', ''))} · {data.get('variant')} · question {qid}",
+            row=row, question=question, bench=bench, study=study, set_label=set_label, data=data,
+            category=_category(bench, row), correct=_correct(row), calls=calls, files=files, sections=sections,
+            store_page=store_page, transcript=transcript, matched=matched, judge_call=judge_call,
+            programmatic=is_programmatic(searcher), options=list(pm_q.options) if pm_q is not None else [],
+            evidence=evidence, prev_href=prev_href, next_href=next_href,
+            replay_note=(replayer.reason if replayer is not None and replayer.harness is None else ""),
+            back="fsmem/index.html")

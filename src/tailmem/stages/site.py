@@ -1,0 +1,35 @@
+"""Stage `site`: the static website of one scale's results (issue 17), under `<results>/site/` by default.
+
+It reads every artifact the DAG wrote (tables, figures, answers, LongMemEval rows, control steps, ALFWorld cells and
+the LLM call cache for transcripts) and writes only its own folder; `site.json` inside it gives the page count, the
+size and the build time."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from tailmem.provenance import code_state
+from tailmem.registry import STAGES
+
+log = logging.getLogger("tailmem")
+
+
+def run(cfg: DictConfig) -> None:
+    from tailmem.llm.settings import read_settings
+    from tailmem.site.build import build_site
+
+    results = Path(cfg.results_dir)
+    out = Path(cfg.out) if cfg.get("out") else results / "site"
+    try:
+        cache = read_settings(cfg).cache_path
+    except Exception:  # noqa: BLE001 - without a readable llm group there are no transcripts to find
+        cache = None
+    code = code_state()
+    record = build_site(results, Path(cfg.figures_dir), out, scale=str(cfg.scale.name), cache_path=cache, cfg=cfg,
+                        site_provenance={"commit": (code.get("commit") or "unknown")[:12], "dirty": code.get("dirty"),
+                                         "digest": STAGES["site"].config_digest(cfg)})
+    log.info("site: %d pages, %.1f MB in %.1f s -> %s/index.html", record["pages"], record["bytes"] / 1e6,
+             record["seconds"], out)
