@@ -38,7 +38,8 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
               "memory block at each step. Skill cells (paper 2): one page per task with the guidance it was given, "
               "its trajectory and the store as it stood before it.",
         columns=["setting", "cell", "game", "family", "success", "steps", "invalid actions"],
-        filters=[("setting", "setting"), ("cell", "cell"), ("family", "task family"), ("success", "success")],
+        filters=[("setting", "setting"), ("arm", "memory arm or skill variant"), ("protocol", "protocol"),
+                 ("cell", "cell"), ("family", "task family"), ("success", "success")],
     )
     root = results / "alfworld"
     memory, skills = [], []
@@ -54,7 +55,8 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         memory.append((path, data, cell, folder))
         for ep in data.get("episodes", []):
             href = f"{folder}/{slug(ep['id'])}.html"
-            filters = {"setting": "memory", "cell": cell, "family": ep.get("family", ""),
+            filters = {"setting": "memory", "arm": data.get("arm", rel.parts[-1]), "protocol": "", "cell": cell,
+                       "family": ep.get("family", ""),
                        "success": verdict(bool(ep.get("success"))) if ep.get("loaded") else "-"}
             section.rows.append(Row(href, ["memory", cell, ep["id"], ep.get("family"), filters["success"],
                                            ep.get("steps"), ep.get("invalid")], filters,
@@ -74,7 +76,8 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                                  "snapshots; re-run stage alfworld_skills to see them")
         for t in data.get("tasks", []):
             href = f"{folder}/task-{int(t['index']):04d}.html"
-            filters = {"setting": "skills", "cell": cell, "family": t.get("family", ""),
+            filters = {"setting": "skills", "arm": data.get("variant", rel.parts[-1]),
+                       "protocol": data.get("protocol", ""), "cell": cell, "family": t.get("family", ""),
                        "success": verdict(bool(t.get("success"))) if t.get("ran") else "-"}
             section.rows.append(Row(href, ["skills", cell, t["id"], t.get("family"), filters["success"],
                                            t.get("steps"), t.get("invalid")], filters, f"{t['id']} {cell}"))

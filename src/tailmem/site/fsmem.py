@@ -24,7 +24,7 @@ from tailmem.site.transcripts import Transcripts, is_programmatic
 
 log = logging.getLogger("tailmem")
 
-OUTPUT_CHARS = 6000  # characters of one tool output drawn on a page (the rest is counted, not shown)
+OUTPUT_CHARS = 3000  # characters of one tool output drawn on a page (the rest is counted, not shown)
 FOLD_CHARS = 300  # longer outputs start folded
 STORE_FILE_CHARS = 60000  # characters of one store file drawn on a store page
 FILE_TOOLS = {"view", "toc", "read_section", "grep", "create", "str_replace", "insert", "append_section"}
@@ -211,7 +211,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         blurb="One row per question a search agent answered over a store (LoCoMo, REALTALK; PersonaMem multiple "
               "choice). Correct = the judge's verdict where a judge model ran, else exact match (PersonaMem) or "
               "LoCoMo F1 (1 = yes, 0 = no, between = partial).",
-        columns=["study", "benchmark", "variant", "harness", "category", "question", "F1 / correct", "judge"],
+        columns=["study", "benchmark", "variant", "harness", "question type", "question", "F1 / correct", "judge"],
         filters=[("study", "study"), ("benchmark", "benchmark"), ("variant", "variant"), ("harness", "harness"),
                  ("category", "question type"), ("correct", "correct")],
     )
@@ -294,9 +294,16 @@ def _evidence(rows: list[dict], replayer) -> list | None:
     return out
 
 
+_ROW_DEFAULTS = {"judge": None, "judge_correct": None, "judge_citation": None, "judge_unparsed": None, "citations": [],
+                 "gold": "", "question_id": None, "searcher": "", "builder": "", "search_rounds": 0,
+                 "search_tool_calls": 0, "search_chars_read": 0, "search_prompt_tokens": 0,
+                 "search_completion_tokens": 0, "search_trace": []}
+
+
 def _draw_item(w: Writer, row: dict, i: int, rows: list, data: dict, bench: str, folder: str, store_page: str | None,
                replayer, transcripts: Transcripts, pm_questions: dict, evidence, study: str, set_label: str,
                anchors: dict[str, str]) -> None:
+    row = _ROW_DEFAULTS | {"harness": data.get("harness", "")} | row  # older or PersonaMem rows lack some keys
     qid = row.get("qid", row.get("question_id"))
     question = _question_text(row, pm_questions)
     searcher = row.get("searcher", "")

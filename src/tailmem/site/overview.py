@@ -34,7 +34,7 @@ _LINKS = (
     (("locomo_", "realtalk_", "fsmem_"), "fsmem", {"variant": "variant", "harness": "harness", "benchmark": "benchmark"}),
     (("longmemeval_",), "longmemeval", {"arm": "arm", "question_type": "question_type", "dataset": "dataset"}),
     (("table4_", "table5_", "table6_", "claims_ctmc"), "control", {"arm": "arm"}),
-    (("alfworld_",), "alfworld", {"arm": "arm", "variant": "arm", "family": "family"}),
+    (("alfworld_",), "alfworld", {"arm": "arm", "variant": "arm", "protocol": "protocol", "family": "family"}),
 )
 
 
