@@ -88,8 +88,10 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
             for k, ep in enumerate(eps):
                 agent = ep.get("agent") or data.get("executor", "")
                 call, matched = None, 0
-                if not is_programmatic(agent) and ep.get("goal"):
-                    call, matched = transcripts.transcript("executor", "alfworld_memory", [ep["goal"]])
+                if not is_programmatic(agent) and ep.get("goal"):  # the goal, and the last block (arms differ)
+                    last = next((b[0] for b in reversed(ep.get("blocks") or []) if b and b[0]), None)
+                    call, matched = transcripts.transcript("executor", "alfworld_memory",
+                                                           [ep["goal"], *([last] if last else [])])
                 w.write(f"{folder}/{slug(ep['id'])}.html", "alfworld_game.html",
                         title=f"ALFWorld memory · {cell} · {ep['id']}", cell=cell, ep=ep, steps=_steps(ep),
                         settings=data.get("settings", {}), agent=agent, programmatic=is_programmatic(agent),
@@ -130,7 +132,8 @@ def _draw_skill_cell(w: Writer, cell_dir: Path, data: dict, cell: str, folder: s
         executor = agents.get("executor", "")
         call, matched = None, 0
         if not is_programmatic(executor) and ep.get("goal"):
-            call, matched = transcripts.transcript("executor", "alfworld_skills", [ep["goal"]])
+            call, matched = transcripts.transcript("executor", "alfworld_skills",
+                                                   [ep["goal"], *([ep["guidance"]] if ep.get("guidance") else [])])
         w.write(f"{folder}/task-{int(t['index']):04d}.html", "alfworld_task.html",
                 title=f"ALFWorld skills · {cell} · task {t['index']}", cell=cell, t=t, ep=ep, steps=_steps(ep),
                 store=store, agents=agents, call=call, matched=matched, programmatic=is_programmatic(executor),
