@@ -15,6 +15,7 @@ include: "workflows/fsmem_study.smk"
 include: "workflows/longmemeval.smk"
 include: "workflows/alfworld.smk"
 include: "workflows/tables.smk"
+include: "workflows/site.smk"
 
 
 # The graph-world targets need no benchmark data; the rest wait until `data` finds every benchmark file
@@ -30,6 +31,7 @@ rule all:
         GRAPH_WORLD_TARGETS,
         BENCHMARK_TARGETS,
         ALFWORLD_ALL,
+        SITE_TARGETS,
 
 
 # Everything but ALFWorld (for an install without the `alfworld` extra).

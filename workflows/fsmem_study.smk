@@ -11,18 +11,20 @@ FSMEM_T = paths.TABLES.format(results=RESULTS)
 
 
 # study stage -> (its output files, the runs it reads); each rule below is named after its stage.
-FSMEM_STUDY = {
-    "fsmem_shape": (table("fsmem_rq1_store_shape"), FSMEM_MAIN),
-    "fsmem_retrieval": (table("fsmem_rq2_retrieval"), FSMEM_MAIN),
-    "fsmem_strength": (table("fsmem_rq3_strength"), FSMEM_STRENGTH),
-    "fsmem_harness": (table("fsmem_rq5_harness"), FSMEM_HARNESS),
-    "fsmem_hierarchy": (table("fsmem_hierarchy"), FSMEM_MAIN + FSMEM_HARNESS),
-    "fsmem_costs": (table("fsmem_costs"), FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH),
+_STUDY_RUNS = {
+    "fsmem_shape": FSMEM_MAIN,
+    "fsmem_retrieval": FSMEM_MAIN,
+    "fsmem_strength": FSMEM_STRENGTH,
+    "fsmem_harness": FSMEM_HARNESS,
+    "fsmem_hierarchy": FSMEM_MAIN + FSMEM_HARNESS,
+    "fsmem_costs": FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH,
 }
-FSMEM_GROWTH = table("fsmem_rq4_growth") + [f"{FSMEM_T}/fsmem_rq4_growth_atlas.csv"] + figure("fsmem_rq4_growth")
-FSMEM_ACCESS = (table("fsmem_access_audit") + [f"{FSMEM_T}/fsmem_access_ccdf.csv"]
-                + figure("fsmem_access_ccdf_file") + figure("fsmem_access_ccdf_section"))
-FSMEM_PERSONAMEM = table("fsmem_personamem")
+FSMEM_STUDY = {stage: (table(outputs.FSMEM_STUDY_TABLES[stage]), runs) for stage, runs in _STUDY_RUNS.items()}
+FSMEM_GROWTH = (table(outputs.FSMEM_GROWTH) + [f"{FSMEM_T}/{outputs.FSMEM_GROWTH}_atlas.csv"]
+                + figure(outputs.FSMEM_GROWTH))
+FSMEM_ACCESS = (table(outputs.FSMEM_ACCESS) + [f"{FSMEM_T}/{outputs.FSMEM_ACCESS_CCDF}.csv"]
+                + [f for unit in outputs.FSMEM_ACCESS_UNITS for f in figure(f"{outputs.FSMEM_ACCESS_CCDF}_{unit}")])
+FSMEM_PERSONAMEM = table(outputs.FSMEM_PERSONAMEM)
 FSMEM_STUDY_TARGETS = [f for outs, _ in FSMEM_STUDY.values() for f in outs] + FSMEM_GROWTH + FSMEM_ACCESS + FSMEM_PERSONAMEM
 
 

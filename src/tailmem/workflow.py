@@ -164,9 +164,10 @@ class Dag:
 
 def wildcard_patterns() -> dict[str, str]:
     """Snakemake `wildcard_constraints` for every named wildcard, generated from the Python registries, so a
-    name unknown to the code never matches a rule (adding a harness to `fsmem.variants.HARNESSES` is enough)."""
+    name unknown to the code never matches a rule (a harness added to `fsmem.harnesses.HARNESSES` matches at once)."""
     from tailmem.fsmem.benchmarks import BENCHMARKS
-    from tailmem.fsmem.variants import HARNESSES, VARIANTS
+    from tailmem.fsmem.harnesses import HARNESSES
+    from tailmem.fsmem.variants import VARIANTS
     from tailmem.graphworld.families import FAMILIES
     from tailmem.rollout.settings import DESIGNS, POLICIES
 

@@ -10,7 +10,7 @@ from hydra import compose, initialize_config_dir
 
 from tailmem.artifacts import read_json
 from tailmem.cli import config_dir
-from tailmem.fsmem import variants
+from tailmem.fsmem import harnesses, variants
 from tailmem.fsmem.agents import builder
 from tailmem.fsmem.benchmarks import conversation
 from tailmem.fsmem.chunks import chunk_conversation
@@ -43,7 +43,7 @@ def test_programmatic_stores_are_byte_identical_across_harnesses(tmp_path, varia
     conv = conversation(fs, "locomo", "conv-50")
     conv = replace(conv, sessions=conv.sessions[:3])  # 9 chunks: enough to append to sections and files
     stores, manifests = {}, {}
-    for name in variants.HARNESSES:
+    for name in harnesses.HARNESSES:
         store = Store(tmp_path / name / "store")
         snaps = SnapshotLog(tmp_path / name / "snapshots")
         episodes = variants.build(variant, conv, store, snaps, fs, None, build_harness=name)
@@ -90,7 +90,7 @@ def test_shell_builder_reads_back_a_file_it_did_not_write(tmp_path):
         for person in {t.speaker for t in chunk.turns}:
             management(store).call("create", {"path": f"people/{builder.slug(person)}.md",
                                               "description": "d", "content": seed.split("---\n", 2)[2]})
-        h = variants.open_build_harness(name, store, fs)
+        h = harnesses.spec(name).open_build(store, fs)
         known = {p: "stale" for p in store.files()}
         ep = builder.integrate_programmatic(chunk, h, known)
         h.close()
@@ -101,7 +101,7 @@ def test_shell_builder_reads_back_a_file_it_did_not_write(tmp_path):
 
 @needs_bwrap
 def test_build_stage_records_the_build_harness(tmp_path):
-    for name in variants.HARNESSES:
+    for name in harnesses.HARNESSES:
         cfg = cfg_for(tmp_path, **{"fsmem.variant": "verbatim", "fsmem.build_harness": name,
                                    "out": tmp_path / name})
         locomo.build(cfg)
@@ -151,7 +151,7 @@ def test_model_builder_gets_the_harness_prompt(tmp_path, name):
         pytest.skip("the Shell build harness needs bubblewrap")
     fs = cfg_for(tmp_path).fsmem
     chunk = chunk_conversation(conversation(fs, "locomo", "conv-50"), 8, 3000)[0]
-    h = variants.open_build_harness(name, Store(tmp_path / "s"), fs)
+    h = harnesses.spec(name).open_build(Store(tmp_path / "s"), fs)
     fake = ScriptedBuilder()
     try:
         ep = builder.integrate_model(fake, chunk, h, max_rounds=5)
@@ -172,7 +172,7 @@ def test_model_reorganizer_works_through_bash(tmp_path):
     from tailmem.fsmem.agents import reorganizer
 
     fs = cfg_for(tmp_path).fsmem
-    h = variants.open_build_harness("shell", Store(tmp_path / "s"), fs)
+    h = harnesses.spec("shell").open_build(Store(tmp_path / "s"), fs)
     fake = ScriptedBuilder()
     try:
         episodes = reorganizer.reorganize_model(fake, h, "preserve", max_rounds=5, passes=1)
@@ -194,3 +194,28 @@ def test_live_search_index_follows_the_store(tmp_path):
     assert "no file matches" in h.call("search", {"query": "ferrari"}).output
     h.call("create", {"path": "cars.md", "description": "cars", "content": "Calvin bought a Ferrari.\n"})
     assert h.call("search", {"query": "ferrari"}).output.startswith("cars.md")
+
+
+@needs_bwrap
+@pytest.mark.parametrize("role", ["search", "build"])
+def test_shell_output_cut_by_the_sandbox_is_counted_and_logged(tmp_path, caplog, role):
+    """Issue 14, finding 2: no tool output is cut without a record. The Shell harness's own cap
+    (fsmem.shell.max_output_chars) cuts inside the sandbox, so it must count like the harness's safety cap."""
+    import logging
+
+    from tailmem.fsmem.sandbox import Limits
+    from tailmem.fsmem.tools.shell import shell
+
+    store = Store(tmp_path / "s")
+    limits = Limits(max_output_chars=1000)
+    h = shell(store, limits) if role == "search" else shell_builder(store, limits)
+    try:
+        with caplog.at_level(logging.WARNING):
+            short = h.call("bash", {"command": "printf 'abc'"})
+            long = h.call("bash", {"command": "head -c 5000 /dev/zero | tr '\\\\0' x"})
+    finally:
+        h.close()
+    assert short.ok and "truncated" not in short.output
+    assert long.ok and "[output truncated at 1000 characters]" in long.output
+    assert h.truncations == 1
+    assert "cut at the sandbox's cap of 1000" in caplog.text

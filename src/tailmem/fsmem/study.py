@@ -5,8 +5,8 @@ A run is (benchmark, conversation, variant, harness, builder, searcher, build fo
 RQ1/RQ2: every `fsmem.study.variants` store of every conversation, built through `fsmem.build_harness` (center)
 and searched with `center`.
 RQ5: `fsmem.study.harness_variants` on the first `harness_conversations` conversations, each built AND searched
-through every harness (paper 2: the harness is one factor, both roles); the main build's harness reuses the
-main store (`paths.harness_build_dir`).
+through every harness of `fsmem.study.harnesses` (null: all of `tailmem.fsmem.harnesses`; paper 2: the harness
+is one factor, both roles); the main build's harness reuses the main store (`paths.harness_build_dir`).
 RQ3: the strength grid, one store per builder model and one answer set per searcher model; a role whose
 backend is programmatic contributes the single label `programmatic`.
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tailmem.errors import ConfigError
 from tailmem.fsmem.benchmarks import conversation_ids
+from tailmem.fsmem.harnesses import study_harnesses
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, PROGRAMMATIC, answers_dir, harness_build_dir, role_label, strength_dir, variant_dir
 from tailmem.fsmem.variants import build_harness_name
 
@@ -96,7 +97,7 @@ def harness_runs(cfg) -> list[Run]:
     for bench in st.harness_benchmarks:
         for conv in conversation_ids(cfg.fsmem, bench)[: int(st.harness_conversations)]:
             for variant in st.harness_variants:
-                for harness in st.harnesses:
+                for harness in study_harnesses(st.harnesses):
                     b, q = _label(cfg, "builder"), _label(cfg, "searcher")
                     bdir = harness_build_dir(cfg.results_dir, bench, conv, harness, variant, main, b)
                     out.append(Run(bench, conv, variant, harness, b, q, bdir, answers_dir(bdir, harness, q), harness))

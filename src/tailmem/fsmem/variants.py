@@ -1,6 +1,5 @@
 """The store variants of the LoCoMo study, each built from one conversation through a build harness
-(`fsmem.build_harness`: center = the management tools, center_bm25 = + ranked search, shell = bash over a
-writable sandbox), and the search harness each is read with.
+(`fsmem.build_harness`, one of `tailmem.fsmem.harnesses`), and the search harness each is read with.
 
 closed_book: empty store, no tools.  chunk_retrieval: BM25 top-3 over chunks (the chunk files are kept for
 citations).  verbatim: one file per session.  foldered: the same files, byte-identical, in topic folders.
@@ -16,11 +15,10 @@ from tailmem.fsmem.agents.accounting import Episode, Meter
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.dates import day_of, session_heading
 from tailmem.fsmem.errors import FsmemError
-from tailmem.fsmem.sandbox import Limits
+from tailmem.fsmem.harnesses import spec
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.base import Harness
-from tailmem.fsmem.tools.center import center, center_bm25
 from tailmem.fsmem.tools.chunks import chunk_retrieval
 from tailmem.fsmem.tools.management import management
 from tailmem.fsmem.topics import dominant_topic
@@ -28,35 +26,6 @@ from tailmem.fsmem.topics import dominant_topic
 VARIANTS = ("closed_book", "chunk_retrieval", "verbatim", "foldered", "reorganized_condense",
             "reorganized_preserve", "agent_curated")
 CURATED = ("reorganized_condense", "reorganized_preserve", "agent_curated")
-HARNESSES = ("center", "center_bm25", "shell")
-
-
-def _limits(fs) -> Limits:
-    sh = fs.shell
-    unsafe = (fs.get("sandbox") or {}).get("allow_unsafe_fallback", False)
-    if not isinstance(unsafe, bool):
-        raise FsmemError(f"fsmem.sandbox.allow_unsafe_fallback: expected true or false, got {unsafe!r}")
-    return Limits(timeout_s=sh.timeout_s, max_output_chars=sh.max_output_chars, allow_unsafe_fallback=unsafe)
-
-
-def sandbox_provenance(fs, harness: str) -> dict | None:
-    """Which sandbox a Shell harness runs under here (issue 13: recorded in build.json); None for other harnesses."""
-    from tailmem.fsmem.sandbox import provenance
-
-    return provenance(_limits(fs)) if harness == "shell" else None
-
-
-def open_build_harness(name: str, store: Store, fs) -> Harness:
-    """The tools a builder writes with: paper 2's harness study varies them for both roles."""
-    if name == "center":
-        return management(store)
-    if name == "center_bm25":
-        return management(store, ranked=True)
-    if name == "shell":
-        from tailmem.fsmem.tools.shell import shell_builder
-
-        return shell_builder(store, _limits(fs))
-    raise FsmemError(f"fsmem.build_harness: {name!r} is not one of {list(HARNESSES)}")
 
 
 def check_variant(variant: str) -> None:
@@ -83,8 +52,7 @@ def _write_sessions(conv: Conversation, h: Harness, folders: bool) -> Episode:
 def build_harness_name(fs, build_harness: str | None = None) -> str:
     """The build harness a build uses: the argument, else `fsmem.build_harness`, else center."""
     name = build_harness or fs.get("build_harness") or "center"
-    if name not in HARNESSES:
-        raise FsmemError(f"fsmem.build_harness: {name!r} is not one of {list(HARNESSES)}")
+    spec(name, "fsmem.build_harness")  # an unknown name fails here, naming the key
     return name
 
 
@@ -94,7 +62,7 @@ def build(variant: str, conv: Conversation, store: Store, snaps: SnapshotLog, fs
     returns the build episodes (one per chunk or pass). The programmatic reorganizer uses the management
     tools whatever the harness (see `tailmem.fsmem.agents.reorganizer`)."""
     check_variant(variant)
-    h = open_build_harness(build_harness_name(fs, build_harness), store, fs)
+    h = spec(build_harness_name(fs, build_harness)).open_build(store, fs)
     episodes: list[Episode] = []
     try:
         if variant == "chunk_retrieval":
@@ -136,13 +104,4 @@ def search_harness(variant: str, store: Store, conv: Conversation, fs) -> tuple[
     if variant == "chunk_retrieval":
         chunks = chunk_conversation(conv, fs.chunk.max_turns, fs.chunk.max_chars)
         return chunk_retrieval(chunks, fs.retrieval_k), "chunks", cap
-    name = fs.harness
-    if name == "center":
-        return center(store), "filesystem", cap
-    if name == "center_bm25":
-        return center_bm25(store), "filesystem", cap
-    if name == "shell":
-        from tailmem.fsmem.tools.shell import shell
-
-        return shell(store, _limits(fs)), "filesystem", cap
-    raise FsmemError(f"fsmem.harness: {name!r} is not one of {list(HARNESSES)}")
+    return spec(fs.harness).open_search(store, fs), "filesystem", cap

@@ -20,7 +20,7 @@ from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
 from tailmem.stages.tables import load_audits, stats_note
-from tailmem import paths
+from tailmem import outputs, paths
 from tailmem.errors import ArtifactError
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import ControlRun, Run, control_runs, policy_runs
@@ -102,22 +102,22 @@ def run(cfg: DictConfig) -> None:
     conc = tau_concentration(cfg, results)
     red = ct.token_reduction(df)
     out = {
-        "table3_tail_audit_policy": (t3, f"Table 3: tail audit per topology under the `{c.policy}` policy",
+        outputs.TABLE3_POLICY: (t3, f"Table 3: tail audit per topology under the `{c.policy}` policy",
                                      f"{note} p_gof from {cfg.audit.bootstrap} replicates; screen p_gof >= {cfg.audit.gof_threshold}."),
-        "table4_memory_baselines": (ct.table4(df), "Table 4: memory baselines on the Synthetic Graph World", note),
-        "table5_graph_memory_vs_ctmc": (ct.table5(df), "Table 5: Graph Memory vs CTMC, verbose and compact", note
+        outputs.TABLE4_BASELINES: (ct.table4(df), "Table 4: memory baselines on the Synthetic Graph World", note),
+        outputs.TABLE5_GRAPH_VS_CTMC: (ct.table5(df), "Table 5: Graph Memory vs CTMC, verbose and compact", note
                                         + " CTMC's budget is Graph Memory's measured memory tokens on the same replay."),
-        "table6_allocation_ablation": (ct.table6(df), "Table 6: allocation ablation at a matched budget", note),
-        "claims_ctmc": (ct.claims(df, conc, steps, st), "Paper 1's CTMC claims, checked", claims_note),
+        outputs.TABLE6_ABLATION: (ct.table6(df), "Table 6: allocation ablation at a matched budget", note),
+        outputs.CLAIMS_CTMC: (ct.claims(df, conc, steps, st), "Paper 1's CTMC claims, checked", claims_note),
     }
     footer = table_footer(cfg)
     for stem, (frame, title, text) in out.items():
         write_table(tables, stem, frame, title, text, footer)
-    write_table(tables, "fig6_tau_concentration_data", conc, "Figure 6 data: concentration of access vs tau", note, footer)
-    write_table(tables, "fig7_ctmc_token_reduction_data", red, "Figure 7 data: CTMC vs Graph Memory per pair", note, footer)
-    cf.figure4(t3, cfg.audit.gof_threshold, figures / "fig4_tail_audit_policy",
+    write_table(tables, f"{outputs.FIG6_TAU}_data", conc, "Figure 6 data: concentration of access vs tau", note, footer)
+    write_table(tables, f"{outputs.FIG7_REDUCTION}_data", red, "Figure 7 data: CTMC vs Graph Memory per pair", note, footer)
+    cf.figure4(t3, cfg.audit.gof_threshold, figures / outputs.FIG4_TAIL_AUDIT,
             f"Figure 4: tail audit under the {c.policy} policy (n = {c.size})")
-    cf.figure6(conc, figures / "fig6_tau_concentration", "Figure 6: access concentration vs tau (CTMC)")
-    cf.figure7(red, figures / "fig7_ctmc_token_reduction", "Figure 7: prompt-token reduction of CTMC vs Graph Memory")
+    cf.figure6(conc, figures / outputs.FIG6_TAU, "Figure 6: access concentration vs tau (CTMC)")
+    cf.figure7(red, figures / outputs.FIG7_REDUCTION, "Figure 7: prompt-token reduction of CTMC vs Graph Memory")
     save_provenance(tables, cfg, prefix="control.", agent=predictor)
     log.info("wrote control tables under %s and figures under %s", tables, figures)

@@ -5,7 +5,7 @@ fsmem_shape      RQ1  store shape per builder and variant
 fsmem_hierarchy       paper 2 Table 14: shape and taxonomy-contract metrics B1-B4
 fsmem_retrieval  RQ2  correctness and search cost per variant per benchmark
 fsmem_strength   RQ3  builder x searcher models
-fsmem_harness    RQ5  Center vs Center+BM25 vs Shell, each building and searching: shape, effort, correctness
+fsmem_harness    RQ5  every harness (tailmem.fsmem.harnesses), each building and searching: shape, effort, correctness
 fsmem_costs           tokens (uncached, cached, output) per role, dollars, intrinsic-efficiency share
 Tables go to {results}/tables/fsmem_<name>.{csv,md}.
 """
@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tailmem import outputs
 from tailmem.artifacts import read_json
 from tailmem.errors import DataError
-from tailmem.fsmem import study
+from tailmem.fsmem import harnesses, study
 from tailmem.fsmem.benchmarks import category_names, conversation
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
@@ -122,7 +123,7 @@ def shape(cfg) -> None:
                      "locators": h.locators, "build tool calls": built["tool_calls"]})
     df = pd.DataFrame(recs).groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
     n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == cfg.fsmem.study.variants[0])
-    _finish(cfg, "fsmem_rq1_store_shape", df, "RQ1: store shape per builder and variant",
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_shape"], df, "RQ1: store shape per builder and variant",
             f"Mean over conversations ({dict(n)}). bytes/input = store bytes over the rendered transcript's bytes; "
             "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. ",
             _data_files(cfg, (r for r in study.main_runs(cfg) if r.variant != "closed_book")))
@@ -142,7 +143,7 @@ def hierarchy(cfg) -> None:
     keep = ["benchmark", "builder", "variant", "files", "mean_leaf_depth", "max_leaf_depth", "mean_fanout",
             "max_fanout", "gini_bytes", "top_file_share", "references", "b1_label_distinguishability",
             "b2_sibling_cohesion", "b3_scope_leakage", "b4_tree_content_spearman"]
-    _finish(cfg, "fsmem_hierarchy", df[keep], "Hierarchy metrics (paper 2 Table 14 panel)",
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_hierarchy"], df[keep], "Hierarchy metrics (paper 2 Table 14 panel)",
             "Mean over conversations. B1 = share of children whose content is closest (TF-IDF cosine) to their own label "
             "among their siblings' labels (higher = distinguishable labels); B2 = mean pairwise content cosine of files "
             "sharing a folder (higher = cohesive); B3 = share of files closer to another folder's centroid than their "
@@ -164,7 +165,7 @@ def retrieval(cfg) -> None:
             df = pd.DataFrame(rows)
             recs.append({"benchmark": bench, "variant": variant, "searcher": df["searcher"].iloc[0] if len(df) else "",
                          **_correctness(df, bench), **_search_cost(df), "store files": float(np.mean(files))})
-    _finish(cfg, "fsmem_rq2_retrieval", pd.DataFrame(recs), "RQ2: store shape vs retrieval, per variant per benchmark",
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_retrieval"], pd.DataFrame(recs), "RQ2: store shape vs retrieval, per variant per benchmark",
             "Harness center; F1 = the benchmark's token F1 (LoCoMo's definition, REALTALK reuses it; categories as "
             "columns, REALTALK has 1-3); question-weighted over conversations. ")
 
@@ -182,12 +183,12 @@ def strength(cfg) -> None:
     grid = f"{len(study._role_models(cfg, 'builder', s.builders))} x {len(study._role_models(cfg, 'searcher', s.searchers))}"
     degenerate = " Offline the grid degenerates to programmatic x programmatic (1 x 1): the configured models " \
         f"{list(s.builders)} x {list(s.searchers)} run with llm=openai (any OpenAI-compatible endpoint)." if grid == "1 x 1" else ""
-    _finish(cfg, "fsmem_rq3_strength", pd.DataFrame(recs), "RQ3: strength grid (builder x searcher models)",
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_strength"], pd.DataFrame(recs), "RQ3: strength grid (builder x searcher models)",
             f"{grid} grid on {s.benchmark} {run.conversation}, variant {s.variant}, harness {s.harness}.{degenerate} ")
 
 
 def harness(cfg) -> None:
-    """RQ5: each store built AND searched through Center, Center+BM25 and Shell (paper 2 Tables 9 and 10, D.3)."""
+    """RQ5: each store built AND searched through every harness of the study (paper 2 Tables 9 and 10, D.3)."""
     per_run, tools, rows_of = [], {}, {}
     for run in study.harness_runs(cfg):
         built, rows = _load(run)
@@ -212,11 +213,11 @@ def harness(cfg) -> None:
                      "search tool mix": ", ".join(f"{k} {v / total:.0%}" for k, v in mix.most_common(4))})
     n = Counter((r.benchmark, r.variant, r.harness) for r in study.harness_runs(cfg))
     files = _data_files(cfg, study.harness_runs(cfg))
-    _finish(cfg, "fsmem_rq5_harness", pd.DataFrame(recs), "RQ5: harness study (Center vs Center+BM25 vs Shell)",
-            "The harness is one factor for both roles (paper 2 C.4): each store is built through it (center = the "
-            "management tools, center_bm25 = + ranked whole-file search, shell = bash over a writable sandbox whose "
-            "changes are synced back through the store's path checks) and searched through it (center = view, grep, "
-            "toc, read_section; center_bm25 = + search; shell = read-only bash). Store shape as Table 10, correctness "
+    names = harnesses.study_harnesses(cfg.fsmem.study.harnesses)
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_harness"], pd.DataFrame(recs),
+            f"RQ5: harness study ({' vs '.join(harnesses.spec(n).label for n in names)})",
+            "The harness is one factor for both roles (paper 2 C.4): each store is built and searched through it "
+            f"({harnesses.describe(names)}). Store shape as Table 10, correctness "
             "and search cost as Table 9, build effort per input chunk (chunks of the conversation) as D.3; the center "
             f"row reuses the main store. Mean over {max(n.values(), default=0)} conversation(s) per row, correctness "
             "question-weighted. The verbatim variant is a fixed dump, so only curated builds can depend on the build "
@@ -273,7 +274,7 @@ def costs(cfg) -> None:
                      "output": sum(e["completion_tokens"] for e in eps), "chars read": sum(e["chars_read"] for e in eps),
                      "dollars": b.measured if b else 0.0, "no-cache $": b.no_cache if b else 0.0,
                      "perfect $": b.perfect if b else 0.0, "efficiency share": b.share if b else np.nan})
-    _finish(cfg, "fsmem_costs", pd.DataFrame(recs), "Cost per role: tokens, dollars and intrinsic efficiency",
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_costs"], pd.DataFrame(recs), "Cost per role: tokens, dollars and intrinsic efficiency",
             "Per study (main = RQ1/2/5 runs, strength = RQ3 grid), benchmark, variant, harness (the build harness on "
             "builder rows, the search harness otherwise) and role, summed over runs (each build counted once). "
             "Dollars from llm.prices; no-cache $ bills every prompt token uncached, perfect $ pre-fills every transcript "

@@ -28,7 +28,8 @@ from tailmem.paths import variant_dir as _variant_dir
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
-from tailmem.fsmem.variants import build_harness_name, check_variant, sandbox_provenance, search_harness
+from tailmem.fsmem.harnesses import sandbox_provenance
+from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
 from tailmem.exports import locomo as locomo_export
 from tailmem.metrics import locomo_evidence

@@ -38,7 +38,8 @@ from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.errors import FsmemError
 from tailmem.fsmem.personamem import build_context, open_store
 from tailmem.fsmem.tokens import terms
-from tailmem.fsmem.variants import build_harness_name, check_variant, sandbox_provenance, search_harness
+from tailmem.fsmem.harnesses import sandbox_provenance
+from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
 from tailmem.metrics.multiple_choice import exact_match, option_letter
 from tailmem.provenance import save_provenance, table_footer

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig
 
+from tailmem import outputs
 from tailmem.artifacts import read_json
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
@@ -51,28 +52,28 @@ def run(cfg: DictConfig) -> None:
         f"{cfg.rollout.steps} steps, {seeds}; ours = mean ± sd over seeds; `_paper` = paper 1's value."
     )
     tables = {
-        "table2_random_walk_sigma_top10": (
+        outputs.TABLE2_SIGMA_TOP10: (
             rw.table2(sizes),
             "Table 2: random-walk control across graph sizes (sigma_top10)",
             f"{common} Retrieval `{s.table_retrieval}`. sigma_top10 = sd of the top 10% items' access counts in units of the mean count.",
         ),
-        "table7_random_walk_concentration": (
+        outputs.TABLE7_CONCENTRATION: (
             rw.table7(sizes),
             "Table 7: random-walk access concentration across families and sizes",
             f"{common} Retrieval `{s.table_retrieval}`. top10_pct = percent of accesses in the top 10% items.",
         ),
-        "table8_retrieval_designs": (
+        outputs.TABLE8_RETRIEVAL_DESIGNS: (
             rw.table8(designs),
             "Table 8: retrieval designs under the random walk (Gini, max/median)",
             f"{common} Size {s.retrieval_size}.",
         ),
-        "table3_tail_audit_random_walk": (
+        outputs.TABLE3_RANDOM_WALK: (
             rw.table3(largest),
             "Table 3 layout: tail audit per topology (random-walk traces)",
             f"{common} Largest size; p_gof from {cfg.audit.bootstrap} bootstrap replicates, screen p_gof >= "
             f"{cfg.audit.gof_threshold}. The paper's columns are its semantic LLM policy's (Table 3), shown for reference.",
         ),
-        "claims_random_walk": (
+        outputs.CLAIMS_RANDOM_WALK: (
             rw.claims(sizes, designs, st),
             "Paper 1's random-walk claims, checked",
             f"{common} {stats_note(st)} Size rows: a seed's log-log slope over sizes {list(s.sizes)}; design rows: "

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import io
+import logging
 import os
 import shutil
 import tarfile
@@ -37,6 +38,7 @@ MAX_COMMAND_CHARS = 4000
 MAX_BUILD_COMMAND_CHARS = MAX_ARG_CHARS  # a builder writes files with heredocs, so its commands are longer
 MAX_STORE_BYTES = 16 * 1024 * 1024
 MAX_STORE_FILES = 5000
+log = logging.getLogger(__name__)
 MAX_NAMED = 50  # refusals (and, separately, writes) named one by one in the tool output; the rest are counted
 MAX_REPORT_CHARS = 4000  # the sync notes, which come before the command's output
 
@@ -44,6 +46,16 @@ MAX_REPORT_CHARS = 4000  # the sync notes, which come before the command's outpu
 class ShellHarness(Harness):
     def close(self) -> None:
         self.sandbox.close()
+
+    def cut_note(self, r, limits: Limits) -> str:
+        """The sandbox cut the command's output at `Limits.max_output_chars`: counted with the harness's other
+        cuts (`truncations`, reported per episode), logged, and said to the agent."""
+        if not r.truncated:
+            return ""
+        self.truncations += 1
+        log.warning("harness %s: bash output cut at the sandbox's cap of %d characters (fsmem.shell.max_output_chars)",
+                    self.name, limits.max_output_chars)
+        return f"\n[output truncated at {limits.max_output_chars} characters]"
 
 
 def _check(command: str, limit: int) -> None:
@@ -68,8 +80,7 @@ def shell(store: Store, limits: Limits = Limits()) -> Harness:
             raise ToolError(f"command killed after {limits.timeout_s:g}s (time limit); output so far:\n{r.output}")
         if not r.truncated:
             _failed(r)
-        note = f"\n[output truncated at {limits.max_output_chars} characters]" if r.truncated else ""
-        return f"{r.output}{note}\n[exit {r.exit_code}]"
+        return f"{r.output}{h.cut_note(r, limits)}\n[exit {r.exit_code}]"
 
     h = ShellHarness("shell")
     h.sandbox = sandbox
@@ -359,8 +370,7 @@ def shell_builder(store: Store, limits: Limits = Limits(), max_store_bytes: int 
         if r.timed_out:
             raise ToolError(f"command killed after {limits.timeout_s:g}s (time limit); its changes to /memory were "
                             f"discarded; output so far:\n{r.output}")
-        note = f"\n[output truncated at {limits.max_output_chars} characters]" if r.truncated else ""
-        body = f"{r.output}{note}"
+        body = f"{r.output}{h.cut_note(r, limits)}"
         out = f"{body}\n[exit {r.exit_code}]" if body.strip() else f"[exit {r.exit_code}]"
         if r.tree is None:
             if r.failure and not r.truncated:
