@@ -13,10 +13,85 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from tailmem.artifacts import atomic_path  # noqa: E402
+from tailmem.errors import TailmemError  # noqa: E402
+
+
+class FigureError(TailmemError):
+    """A figure a reader cannot understand on its own: an axes without a title or axis label, or text too small
+    to read. The message names the figure stem and the axes."""
+
+
+MIN_FONT_PT = 7  # the smallest text (legend, caption, tick label) a figure may carry
+
+
+def _text(t) -> str:
+    return t.get_text().strip() if t is not None else ""
+
+
+def _has_data(ax) -> bool:
+    return bool(ax.lines or ax.collections or ax.patches or ax.images or ax.containers)
+
+
+def _label_shared(ax, axis: str) -> bool:
+    """`ax` or an axes sharing its x (y) axis has an x (y) label: `label_outer` leaves one per column (row)."""
+    group = ax.get_shared_x_axes() if axis == "x" else ax.get_shared_y_axes()
+    return any((a.get_xlabel() if axis == "x" else a.get_ylabel()).strip() for a in group.get_siblings(ax))
+
+
+def _sizes(sizes) -> str:
+    return ", ".join(f"{x:g} pt" for x in sizes)
+
+
+def _axes_name(fig, ax) -> str:
+    k = fig.axes.index(ax)
+    return f"axes {k}" + (f" ({_text(ax.title) or ax.get_label()!r})" if _text(ax.title) else "")
+
+
+def readability_problems(fig) -> list[str]:
+    """What a reader would miss in `fig`: every visible axes holding data needs a title (or the figure a
+    suptitle) and an x and a y label (its own, a shared sibling's, or the figure's supxlabel/supylabel); no text
+    smaller than MIN_FONT_PT. Colorbars and empty axes are exempt."""
+    problems = []
+    suptitle = _text(getattr(fig, "_suptitle", None))
+    supx, supy = _text(getattr(fig, "_supxlabel", None)), _text(getattr(fig, "_supylabel", None))
+    for ax in fig.axes:
+        if not ax.get_visible() or not _has_data(ax) or hasattr(ax, "_colorbar"):
+            continue
+        name = _axes_name(fig, ax)
+        titled = any(ax.get_title(loc=loc).strip() for loc in ("center", "left", "right"))
+        if not titled and not suptitle:
+            problems.append(f"{name}: no title (and the figure has no suptitle)")
+        if not (ax.get_xlabel().strip() or supx or _label_shared(ax, "x")):
+            problems.append(f"{name}: no x-axis label")
+        if not (ax.get_ylabel().strip() or supy or _label_shared(ax, "y")):
+            problems.append(f"{name}: no y-axis label")
+        texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        texts += [t for t in ax.get_xticklabels() + ax.get_yticklabels() if _text(t)]
+        if ax.get_legend() is not None:
+            texts += ax.get_legend().get_texts()
+        small = sorted({round(t.get_fontsize(), 1) for t in texts if _text(t) and t.get_fontsize() < MIN_FONT_PT})
+        if small:
+            problems.append(f"{name}: text of {_sizes(small)} (< {MIN_FONT_PT} pt)")
+    fig_texts = list(fig.texts) + [t for leg in fig.legends for t in leg.get_texts()]
+    small = sorted({round(t.get_fontsize(), 1) for t in fig_texts if _text(t) and t.get_fontsize() < MIN_FONT_PT})
+    if small:
+        problems.append(f"figure text or legend of {_sizes(small)} (< {MIN_FONT_PT} pt)")
+    return problems
+
+
+def check_readable(fig, stem) -> None:
+    """Raise FigureError naming `stem` and each axes at fault (see `readability_problems`)."""
+    problems = readability_problems(fig)
+    if problems:
+        plt.close(fig)
+        raise FigureError(f"figure {Path(stem).name}: " + "; ".join(problems)
+                          + ". Every figure needs a title and worded axis labels (tailmem.report.plots.save_figure).")
 
 
 def save_figure(fig, stem: Path) -> list[Path]:
-    """Write `stem.png` and `stem.pdf` atomically; close the figure."""
+    """Check that a reader can read `fig` (`check_readable`), then write `stem.png` and `stem.pdf` atomically;
+    close the figure."""
+    check_readable(fig, stem)
     written = []
     for ext in ("png", "pdf"):
         target = stem.with_suffix(f".{ext}")

@@ -1,7 +1,8 @@
 """How every table is written: CSV for code, Markdown for people, with the provenance footer the stage hands in.
 
 The footer is built by the stage (`tailmem.provenance.table_footer`): report code formats, it does not look up
-where its numbers came from.
+where its numbers came from. Every table carries a note under its title: what it shows, what produced it, what is not
+comparable (`write_table` refuses an empty one). A missing value is an empty cell in the CSV and `-` in the Markdown.
 """
 
 from __future__ import annotations
@@ -12,19 +13,34 @@ import numpy as np
 import pandas as pd
 
 from tailmem.artifacts import write_text
+from tailmem.errors import TailmemError
+
+MISSING = "-"  # a missing value (NaN, None) in the Markdown; the CSV keeps an empty cell
+
+
+class TableError(TailmemError):
+    """A table a reader cannot understand on its own (no note); the message names the table."""
+
+
+def _missing_to_none(df: pd.DataFrame) -> pd.DataFrame:
+    return df.astype(object).where(df.notna(), None)
+
+
+def _mean_sd(m, s) -> str | None:
+    if m is None or not np.isfinite(m):
+        return None
+    return f"{m:.3f}" if s is None or not np.isfinite(s) else f"{m:.3f} ± {s:.3f}"
 
 
 def markdown(df: pd.DataFrame, title: str, note: str = "", footer: str = "") -> str:
     """Render a table: `x` with `x_sd` becomes `mean ± sd`; `x_paper` stays a column of its own; the footer
-    (provenance) goes under the table after a rule."""
-    out = df.copy()
+    (provenance) goes under the table after a rule. A missing value prints as `-`."""
+    out = _missing_to_none(df)
     for col in [c for c in df.columns if f"{c}_sd" in df.columns]:
-        sd = df[f"{col}_sd"]
-        out[col] = [
-            f"{m:.3f}" if not np.isfinite(s) else f"{m:.3f} ± {s:.3f}" for m, s in zip(df[col], sd)
-        ]
+        out[col] = pd.Series([_mean_sd(m, s) for m, s in zip(out[col], out[f"{col}_sd"])],
+                             index=out.index, dtype=object)
         out = out.drop(columns=f"{col}_sd")
-    body = out.to_markdown(index=False, floatfmt=".3f")
+    body = _missing_to_none(out).to_markdown(index=False, floatfmt=".3f", missingval=MISSING)
     text = f"# {title}\n\n{note}\n\n{body}\n" if note else f"# {title}\n\n{body}\n"
     return with_footer(text, footer)
 
@@ -35,6 +51,11 @@ def with_footer(text: str, footer: str) -> str:
 
 
 def write_table(folder: Path, stem: str, df: pd.DataFrame, title: str, note: str, footer: str = "") -> None:
-    """`stem.csv` (numbers, for code) and `stem.md` (for people, `footer` under it), each written atomically."""
+    """`stem.csv` (numbers, for code; a missing value is an empty cell) and `stem.md` (for people: `note` under the
+    title, `-` for a missing value, `footer` under the table), each written atomically. An empty `note` is refused:
+    a reader needs to know what the table shows, what produced it and what is not comparable."""
+    if not str(note).strip():
+        raise TableError(f"table {stem} ({title!r}): empty note; say what it shows, what produced it and what is "
+                         "not comparable (tailmem.report.table_io.write_table)")
     write_text(Path(folder) / f"{stem}.csv", df.to_csv(index=False))
     write_text(Path(folder) / f"{stem}.md", markdown(df, title, note, footer))
