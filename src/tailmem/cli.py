@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
+import time
+from pathlib import Path
 
 from tailmem.configs import config_dir  # also importable as tailmem.cli.config_dir until its importers move
 from tailmem.errors import TailmemError
@@ -31,6 +34,20 @@ log = logging.getLogger("tailmem")
 def _resolve(target: str):
     module, func = target.split(":")
     return getattr(importlib.import_module(module), func)
+
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (Linux /proc; None elsewhere). What a stage spent before its own work
+    (interpreter, imports, config composition) is this age when the stage function is called."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+TIMING = "tailmem timing: startup {startup:.2f} s, total {total:.2f} s"  # one line per stage log; benchmarks/bench_dag.py
 
 
 def usage() -> str:
@@ -73,7 +90,11 @@ def run_hydra(stage: str, overrides: list[str]) -> int:
             from tailmem.config_schema import validate
 
             validate(cfg)  # types, ranges and unknown keys (even `+`-appended), before the stage does any work
-            _resolve(STAGES[stage])(cfg)
+            fn = _resolve(STAGES[stage])
+            startup, t0 = process_age_s(), time.perf_counter()
+            fn(cfg)
+            if startup is not None:
+                log.info(TIMING.format(startup=startup, total=startup + time.perf_counter() - t0))
         except TailmemError as exc:
             log.error("%s: %s", stage, exc)
             status["code"] = 1

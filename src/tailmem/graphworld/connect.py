@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-import networkx as nx
 import numpy as np
 
 from tailmem.graphworld.seeds import derive_rng, derive_seed
+from tailmem.lazy import lazy
 
 MAX_DRAWS = 10  # redraws (with derived seeds) before repairing the last draw
+
+nx = lazy("networkx")  # imported by the family checks every stage runs (tailmem.graphworld.families)
 
 
 def draw_connected(draw: Callable[[int], nx.Graph], seed: int, tag: str,

@@ -11,12 +11,14 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import networkx as nx
 import numpy as np
 
 from tailmem.errors import ConfigError
 from tailmem.graphworld.connect import draw_connected
 from tailmem.graphworld.seeds import derive_rng, derive_seed
+from tailmem.lazy import lazy
+
+nx = lazy("networkx")  # the config checks here run at every stage's start; only drawing needs networkx
 
 MIN_STATES = 10  # below this a "world" has too few states for any tail statistic
 
