@@ -271,6 +271,8 @@ def schema() -> dict[str, Reader]:
         "longmemeval.graph_budget": POSITIVE,
         "longmemeval.ctmc_ratios": ListOf(Num(lo=0, hi=1, lo_open=True)),
         "longmemeval.primary_ratio": Num(lo=0, hi=1, lo_open=True),
+        # non-inferiority margin of CTMC's accuracy and coverage vs Graph Memory (docs/longmemeval.md)
+        "longmemeval.noninferiority_margin": Num(lo=0, hi=1),
         "longmemeval.tau": TAU,
         "longmemeval.flat_k": POSITIVE,
         "longmemeval.recall_ks": ListOf(POSITIVE),

@@ -80,7 +80,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fsmem_personamem", "tailmem.stages.personamem:run", _FSMEM),
     Stage("longmemeval", "tailmem.stages.longmemeval:run", ("longmemeval", "seed", "llm"),
           arms="tailmem.longmemeval.arms:arm_payload"),
-    Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval",)),
+    Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval", "stats")),
     Stage("alfworld_games", "tailmem.stages.alfworld:regenerate_games", _ALF),
     Stage("alfworld_memory", "tailmem.stages.alfworld:memory", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
     Stage("alfworld_skills", "tailmem.stages.alfworld:skills", _ALF, arms="tailmem.memory.arms:catalogue_payload"),

@@ -21,8 +21,9 @@ def test_offline_stage_and_report(tmp_path, data_dir):
         assert main(["longmemeval", *args, "longmemeval.dataset=oracle", f"seed={seed}"]) == 0
     run = tmp_path / "results/longmemeval/oracle/programmatic/seed0"
     rows = pd.read_parquet(run / "rows.parquet")
-    assert len(rows) == 6 * 6 and set(rows.answerer) == {"programmatic-answerer"}
-    assert set(rows.arm) == {"graph_memory", "ctmc-r1", "ctmc-r0.75", "ctmc-r0.5", "full_history", "flat_retrieval"}
+    ctmc = {f"ctmc-r{r}" for r in ("1", "0.9", "0.8", "0.75", "0.7", "0.6", "0.5")}  # the default sweep
+    assert len(rows) == 6 * 10 and set(rows.answerer) == {"programmatic-answerer"}
+    assert set(rows.arm) == {"graph_memory", *ctmc, "full_history", "flat_retrieval"}
     gm = rows[rows.arm == "graph_memory"].set_index("qid")
     half = rows[rows.arm == "ctmc-r0.5"].set_index("qid")
     assert (half.memory_tokens <= 0.5 * gm.memory_tokens + 1).all()  # CTMC spends its share of Graph Memory's tokens
@@ -37,10 +38,13 @@ def test_offline_stage_and_report(tmp_path, data_dir):
     assert {"recall_any@1", "recall_all@1", "ndcg_any@1", "retrieval_scored"} <= set(rows.columns)
     assert main(["longmemeval_report", *args]) == 0
     tables = tmp_path / "results/tables"
-    for stem in ("by_type", "summary", "ctmc_vs_graph"):
-        assert (tables / f"longmemeval_{stem}.csv").exists() and (tables / f"longmemeval_{stem}.md").exists()
+    for stem in ("longmemeval_by_type", "longmemeval_summary", "longmemeval_ctmc_vs_graph", "longmemeval_reduction",
+                 "claims_longmemeval"):
+        assert (tables / f"{stem}.csv").exists() and (tables / f"{stem}.md").exists()
     cmp = pd.read_csv(tables / "longmemeval_ctmc_vs_graph.csv")
-    assert set(cmp.arm) == {"ctmc-r1", "ctmc-r0.75", "ctmc-r0.5"} and (cmp.token_reduction_pct_paper == 24.48).all()
+    assert set(cmp.arm) == ctmc and (cmp.token_reduction_pct_paper == 24.48).all()
+    red = pd.read_csv(tables / "longmemeval_reduction.csv")  # issue 15 finding 3: one measured arm at most
+    assert set(red.arm) == ctmc and red.measured.sum() <= 1 and red.seeds.eq(2).all()
     assert "±" in (tables / "longmemeval_summary.md").read_text()  # two seeds: mean ± sd
     summary = pd.read_csv(tables / "longmemeval_summary.csv")
     assert {"recall_any@1", "recall_all@1", "ndcg_any@1", "ours_recall@1", "retrieval_questions"} <= set(summary.columns)
@@ -60,7 +64,8 @@ def test_model_answers_and_judge_through_the_loopback_server(tmp_path, data_dir,
 
     with FakeServer(reply=reply) as server:
         args = [*common(tmp_path, data_dir), "longmemeval.dataset=oracle", "seed=0", "llm=openai",
-                f"llm.base_url={server.base_url}", f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1"]
+                f"llm.base_url={server.base_url}", f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1",
+                "longmemeval.ctmc_ratios=[1.0,0.75,0.5]"]  # three budgets: few enough repeated prompts for the count below
         assert main(["longmemeval", *args]) == 0
     # the run's folder names the model that answered and judged (issue 12: no two models share a path)
     rows = pd.read_parquet(tmp_path / "results/longmemeval/oracle/gpt-5.4-mini/seed0/rows.parquet")

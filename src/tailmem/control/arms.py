@@ -3,6 +3,11 @@
 An arm name is readable and canonical, so it can be a folder name and a Snakemake wildcard:
 `<controller>-<encoding>` for the baselines and Graph Memory, `ctmc-<encoding>-tau<tau>-<order>` for CTMC,
 with `-matched` when CTMC's budget is Graph Memory's measured tokens on the same replay.
+
+Which arms spend which budget: Table 5 and Figure 7 set CTMC beside Graph Memory at each one's own nominal
+budget (`memory.budget` in configs/memory/ctmc.yaml and graph_memory.yaml), so their tokens per step are measured
+outputs and CTMC may spend more or fewer than Graph Memory. Only Table 6, the allocation ablation, and the tau
+sweep of Figure 6 pin CTMC to Graph Memory's measured tokens (`-matched`), so allocations differ at one spend.
 """
 
 from __future__ import annotations
@@ -69,12 +74,18 @@ def table4_arms() -> list[str]:
     return [baseline(b) for b in baselines()]
 
 
+def nominal_ctmc(encoding: str = "compact") -> str:
+    """The CTMC arm of Table 5 and Figure 7: tau = 1, rank order, its own nominal budget (not matched)."""
+    return ctmc(encoding, matched=False)
+
+
 def table5_arms() -> list[str]:
-    return [a for enc in ENCODINGS for a in (baseline("graph_memory", enc), ctmc(enc))]
+    """Graph Memory and CTMC per encoding, each at its configured nominal budget."""
+    return [a for enc in ENCODINGS for a in (baseline("graph_memory", enc), nominal_ctmc(enc))]
 
 
 def table6_arms() -> list[str]:
-    """At one matched budget: CTMC tau = 1, uniform tau = 0, shuffled and reversed ranks."""
+    """At one matched budget (Graph Memory's measured tokens, compact): CTMC tau = 1, uniform tau = 0, shuffled and reversed ranks."""
     return [ctmc(tau=1.0), ctmc(tau=0.0), ctmc(tau=1.0, order="shuffled"), ctmc(tau=1.0, order="reversed")]
 
 

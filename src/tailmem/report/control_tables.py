@@ -72,19 +72,44 @@ def _aggregate(df: pd.DataFrame, arm_list: list[str], metrics=METRICS) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def table4(df: pd.DataFrame) -> pd.DataFrame:
-    out = _aggregate(df, arms.table4_arms())
-    out["tokens_per_step_paper"] = [paper.TABLE4.get(a.split("-")[0], {}).get("tokens_per_step", np.nan) for a in out.arm]
-    out["tail_error_paper"] = [paper.TABLE4.get(a.split("-")[0], {}).get("tail_error", np.nan) for a in out.arm]
+def _with_paper(out: pd.DataFrame) -> pd.DataFrame:
+    """Paper 1's tokens/step and tail error beside each arm, from the one source
+    (`paper_values.controller_value`), and the paper table they come from."""
+    keys = [(a.split("-")[0], a.split("-")[1]) for a in out.arm]
+    for m in ("tokens_per_step", "tail_error"):
+        out[f"{m}_paper"] = [paper.controller_value(c, e, m) for c, e in keys]
+    out["paper_table"] = [paper.controller_table(c, e) for c, e in keys]
     return out
+
+
+def table4(df: pd.DataFrame) -> pd.DataFrame:
+    return _with_paper(_aggregate(df, arms.table4_arms()))
 
 
 def table5(df: pd.DataFrame) -> pd.DataFrame:
-    out = _aggregate(df, arms.table5_arms())
-    keys = [(a.split("-")[0], a.split("-")[1]) for a in out.arm]
-    out["tokens_per_step_paper"] = [paper.TABLE5[k]["tokens_per_step"] for k in keys]
-    out["tail_error_paper"] = [paper.TABLE5[k]["tail_error"] for k in keys]
-    return out
+    return _with_paper(_aggregate(df, arms.table5_arms()))
+
+
+def table4_note(predictor: str) -> str:
+    """What Table 4's paper columns can and cannot be compared with, given the predictor that made ours."""
+    if "programmatic" in predictor:
+        return ("The paper's tail errors (0.93-1.00) are an LLM predictor's; ours come from the programmatic "
+                "predictor, which reads the needed transition when the prompt holds it and otherwise guesses a "
+                "state of the hinted region. The two are not comparable: compare arms within our columns (and with "
+                "coverage, the model-free twin of error). Tokens/step are comparable in kind (whole prompt), not in "
+                "size (our worlds and horizons are smaller). The paper gives Graph Memory in its Table 5 "
+                "(`paper_table`).")
+    return (f"Our errors come from the predictor `{predictor}`, the paper's from its own LLM: compare the direction "
+            "of differences between arms rather than the levels. The paper gives Graph Memory in its Table 5 "
+            "(`paper_table`).")
+
+
+def table5_note(budgets: dict) -> str:
+    """How Table 5's arms are budgeted; `budgets` maps a controller to its nominal memory budget (tokens)."""
+    return (f"Each arm spends its own nominal memory budget (Graph Memory {budgets.get('graph_memory')} tokens, "
+            f"CTMC {budgets.get('ctmc')} tokens: `memory.budget` in configs/memory/): tokens/step are measured "
+            "outputs, and CTMC may spend more than Graph Memory (the paper's verbose row: 200.3 vs 170.7). Only "
+            "Table 6 pins CTMC to Graph Memory's measured tokens.")
 
 
 ABLATION_NAMES = ("ctmc", "uniform", "shuffled", "reversed")
@@ -100,16 +125,16 @@ def table6(df: pd.DataFrame) -> pd.DataFrame:
 
 def _paired(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Per family and seed, arm a's and arm b's numbers side by side."""
-    left = df[df.arm == a].set_index(["family", "seed"])
-    right = df[df.arm == b].set_index(["family", "seed"])
-    return left.join(right, lsuffix="_a", rsuffix="_b", how="inner")
+    paired = df[df.arm == a].merge(df[df.arm == b], on=["family", "seed"], how="inner", suffixes=("_a", "_b"))
+    return paired.set_index(["family", "seed"])
 
 
 def token_reduction(df: pd.DataFrame) -> pd.DataFrame:
-    """Figure 7's data: CTMC vs Graph Memory per paired configuration (family x seed x encoding)."""
+    """Figure 7's data: CTMC vs Graph Memory per paired configuration (family x seed x encoding), each at its own
+    nominal budget (Table 5's arms), so a negative reduction (CTMC spends more) can appear."""
     rows = []
     for enc in arms.ENCODINGS:
-        p = _paired(df, arms.baseline("graph_memory", enc), arms.ctmc(enc))
+        p = _paired(df, arms.baseline("graph_memory", enc), arms.nominal_ctmc(enc))
         for (fam, seed), r in p.iterrows():
             rows.append({
                 "family": fam, "seed": seed, "encoding": enc,
@@ -191,25 +216,44 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
         rows.append({"claim": claim, "unit": "", "side": "all parts", "verdict": combine(parts),
                      "evidence": f"combines: {names}"})
 
+    def paper_pair(metric: str, enc: str) -> str:
+        return (f"paper: Graph Memory {paper.controller_value('graph_memory', enc, metric):g}, "
+                f"CTMC {paper.controller_value('ctmc', enc, metric):g}")
+
+    # Table 5's arms: each at its own nominal budget, so tokens/step is a measured outcome with a side per
+    # encoding as the paper reports it (compact: about equal, 155.7 vs 156.4; verbose: more, 200.3 vs 170.7).
     for enc in arms.ENCODINGS:
-        gm, ct = arms.baseline("graph_memory", enc), arms.ctmc(enc)
+        gm, ct = arms.baseline("graph_memory", enc), arms.nominal_ctmc(enc)
         tokens = _mean(df, gm, "tokens_per_step")
         parts = {}
         for metric, direction, verb in (("tail_error", "less", "lowers"), ("tail_coverage", "greater", "raises")):
             parts[metric] = add(
                 f"CTMC {verb} {metric.replace('_', ' ')} vs Graph Memory ({enc})",
                 f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, CTMC {_mean(df, ct, metric):.3f}; each arm's "
-                f"own tail: {_mean(df, gm, metric + '_own'):.3f} vs {_mean(df, ct, metric + '_own'):.3f}",
+                f"own tail: {_mean(df, gm, metric + '_own'):.3f} vs {_mean(df, ct, metric + '_own'):.3f}"
+                + (f"; {paper_pair(metric, enc)}" if metric == "tail_error" else ""),
                 compare_arms(steps, ct, gm, metric, direction, 0.0, s))
+        measured = f"tokens/step Graph Memory {tokens:.1f}, CTMC {_mean(df, ct, 'tokens_per_step'):.1f} (both nominal budgets)"
+        if enc == "verbose":
+            add(f"CTMC spends more tokens/step than Graph Memory ({enc})",
+                f"{measured}; {paper_pair('tokens_per_step', enc)}",
+                compare_arms(steps, ct, gm, "tokens_per_step", "greater", 0.0, s))
+            continue
         parts["tokens"] = add(
             f"CTMC spends equal or fewer tokens/step than Graph Memory ({enc})",
-            f"tokens/step {tokens:.1f} vs {_mean(df, ct, 'tokens_per_step'):.1f}; margin {100 * s.tokens_margin:g}% "
-            "of Graph Memory's",
+            f"{measured}; margin {100 * s.tokens_margin:g}% of Graph Memory's; {paper_pair('tokens_per_step', enc)}",
             compare_arms(steps, ct, gm, "tokens_per_step", "less", s.tokens_margin * tokens, s))
         for metric in ("tail_error", "tail_coverage"):
             verb = "lowers tail error" if metric == "tail_error" else "raises tail coverage"
             combined(f"CTMC {verb} vs Graph Memory at equal or fewer tokens ({enc})", [parts[metric], parts["tokens"]],
                      f"{metric.replace('_', ' ')} and tokens/step rows ({enc})")
+    # The fair comparison at one spend: CTMC pinned to Graph Memory's measured tokens (Table 6's CTMC arm).
+    gm, matched = arms.baseline("graph_memory", "compact"), arms.table6_arms()[0]
+    for metric, direction, verb in (("tail_error", "less", "lowers"), ("tail_coverage", "greater", "raises")):
+        add(f"At Graph Memory's measured budget CTMC {verb} {metric.replace('_', ' ')} vs Graph Memory (compact)",
+            f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, matched CTMC {_mean(df, matched, metric):.3f}; "
+            f"tokens/step {_mean(df, gm, 'tokens_per_step'):.1f} vs {_mean(df, matched, 'tokens_per_step'):.1f}",
+            compare_arms(steps, matched, gm, metric, direction, 0.0, s))
     ablation = arms.table6_arms()
     for metric in ("tail_error", "overall_error"):
         parts = []

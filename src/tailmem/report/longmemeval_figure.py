@@ -33,7 +33,8 @@ def figure8(rows: pd.DataFrame, stem: Path, primary_ratio: float, note: str = ""
     x = np.arange(len(types))
     colors = {"graph_memory": "tab:blue", "flat_retrieval": "tab:gray", "full_history": "tab:brown"}
     for row, dataset in enumerate(datasets):
-        for col, (metric, ylabel) in enumerate((("tokens", "prompt tokens per query"), ("accuracy", "substring-match accuracy"))):
+        for col, (metric, ylabel) in enumerate((("tokens", "prompt tokens per query (log scale)"),
+                                                   ("accuracy", "substring-match accuracy (share of questions)"))):
             ax = axes[row][col]
             for j, arm in enumerate(arms):
                 s = stats[(stats.dataset == dataset) & (stats.arm == arm)].set_index("question_type").reindex(types)
@@ -43,6 +44,7 @@ def figure8(rows: pd.DataFrame, stem: Path, primary_ratio: float, note: str = ""
                        color=colors.get(arm, "tab:red"))
             ax.set_xticks(x, [SHORT.get(t, t) for t in types], fontsize=8)
             ax.set_ylabel(ylabel, fontsize=9)
+            ax.set_xlabel("question type", fontsize=9)
             ax.set_title(f"LongMemEval {dataset}: {ylabel}", fontsize=9)
             if metric == "tokens":
                 ax.set_yscale("log")
@@ -50,6 +52,6 @@ def figure8(rows: pd.DataFrame, stem: Path, primary_ratio: float, note: str = ""
                 ax.set_ylim(0, 1)
     axes[0][0].legend(fontsize=7, loc="upper left")
     if note:
-        fig.text(0.01, -0.02, "Error bars: sample sd over seeds. " + note, fontsize=6, wrap=True, va="top")
+        fig.text(0.01, -0.02, "Error bars: sample sd over seeds. " + note, fontsize=7, wrap=True, va="top")
     fig.tight_layout()
     return save_figure(fig, stem)

@@ -141,14 +141,33 @@ def ccdf_with_tails(ax, counts: np.ndarray, xmin: float, tpl_alpha_max: float, t
     ax.set_ylabel("P(X >= x)", fontsize=8)
 
 
-def rank_frequency(ax, counts: np.ndarray, label: str) -> None:
-    """Access share of each item, most to least accessed, on log-log axes."""
+def rank_frequency(ax, counts: np.ndarray, label: str, **style) -> None:
+    """Access share of each item, most to least accessed, on log-log axes; `style` goes to `ax.loglog`."""
     c = np.sort(np.asarray(counts, dtype=float))[::-1]
     c = c[c > 0] / c.sum()
-    ax.loglog(np.arange(1, len(c) + 1), c, label=label, linewidth=1)
+    ax.loglog(np.arange(1, len(c) + 1), c, label=label, **({"linewidth": 1} | style))
 
 
 def cumulative_share(ax, counts: np.ndarray, label: str) -> None:
     """Fraction of all accesses captured by the top-ranked fraction of items."""
     c = np.sort(np.asarray(counts, dtype=float))[::-1]
     ax.plot(np.arange(1, len(c) + 1) / len(c), np.cumsum(c) / c.sum(), label=label, linewidth=1)
+
+
+# Series a reader can tell apart in print and in grey: a colour, a marker and a line style per series.
+COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINESTYLES = ("-", "--", "-.", ":")
+
+
+def series_style(k: int) -> dict:
+    """Keyword arguments of `ax.plot` for the k-th series: colour, marker and line style all differ between
+    neighbouring series, and markers are hollow, so lines that coincide still show each series' marker."""
+    return {"color": COLORS[k % len(COLORS)], "marker": MARKERS[k % len(MARKERS)], "markerfacecolor": "none",
+            "linestyle": LINESTYLES[k % len(LINESTYLES)], "markersize": 5, "linewidth": 1}
+
+
+def offset(x, k: int, n: int, spread: float = 0.3) -> np.ndarray:
+    """`x` shifted by the k-th of n evenly spaced offsets within +-spread/2 (in x units): series that share every
+    point stay side by side instead of on top of each other. Say so in the caption."""
+    return np.asarray(x, dtype=float) + ((k - (n - 1) / 2) * spread / max(n - 1, 1) if n > 1 else 0.0)

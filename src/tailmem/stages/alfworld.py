@@ -278,13 +278,16 @@ def report(cfg: DictConfig) -> None:
     sk, sk_fam = T.skill_tables(tasks)
     labels = layout.agent_labels(cfg)
     excluded = len(read_json(manifest_path(cfg, subset)).get("excluded", []))
+    arms = T.arm_words({arm: OmegaConf.to_container(a.arms[arm], resolve=True) for arm in a.arms_run})
     notes = T.notes(labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding,
-                    excluded)
+                    excluded, arms)
     titles = T.titles(subset)
     footer = table_footer(cfg)
     frames = dict(zip(outputs.ALFWORLD_TABLES, (mem, mem_fam, sk, sk_fam)))
     for name, df in frames.items():
         write_table(tables, outputs.alfworld_output(subset, name), df, titles[name], notes[name], footer)
-    save_figure(T.skills_growth_figure(tasks), figures / outputs.alfworld_output(subset, "skills_growth"))
-    save_figure(T.memory_figure(mem, counts), figures / outputs.alfworld_output(subset, "memory"))
+    save_figure(T.skills_growth_figure(tasks, subset=subset, executor=labels["executor"]),
+                figures / outputs.alfworld_output(subset, "skills_growth"))
+    save_figure(T.memory_figure(mem, counts, subset=subset, executor=labels["executor"], arms=arms),
+                figures / outputs.alfworld_output(subset, "memory"))
     save_provenance(tables, cfg, prefix=f"{stem}_", **labels)

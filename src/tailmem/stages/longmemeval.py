@@ -2,7 +2,8 @@
 (Figure 8 and its tables over datasets and seeds).
 
 Artifacts: {results}/longmemeval/<dataset>/<agent>/seed<seed>/{rows.parquet, summary.json} (summary written last, so a
-killed run leaves nothing that looks complete); {results}/tables/longmemeval_*.{csv,md}; {figures}/fig8_longmemeval.{png,pdf}.
+killed run leaves nothing that looks complete); {results}/tables/longmemeval_*.{csv,md} and claims_longmemeval
+(the measured token reduction: tailmem.longmemeval.reduction); {figures}/fig8_longmemeval.{png,pdf}.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
 from tailmem.longmemeval.arms import make_arms
 from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.longmemeval.evaluate import build_prompts, evaluate_programmatic, score
+from tailmem.longmemeval.reduction import evaluate
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.stats.settings import settings as stats_settings
 
 log = logging.getLogger(__name__)
 ROWS_FILE = "rows.parquet"
@@ -140,6 +143,18 @@ def report(cfg: DictConfig) -> None:
     for stem, (df, title) in tables.items():
         write_table(out, stem, df, title, note, footer)
         log.info("wrote %s", out / f"{stem}.md")
+    margin = float(lme.noninferiority_margin)
+    st = stats_settings(cfg)
+    results = evaluate(rows, margin, st)
+    measured_note = f"{note} {longmemeval_tables.reduction_note(margin, st)}"
+    write_table(out, outputs.LONGMEMEVAL_REDUCTION, longmemeval_tables.reduction(results),
+                longmemeval_tables.REDUCTION_TITLE, measured_note, footer)
+    write_table(out, outputs.CLAIMS_LONGMEMEVAL, longmemeval_tables.claims(results, margin),
+                longmemeval_tables.CLAIMS_TITLE, measured_note, footer)
+    for r in results:
+        if r.measured:
+            i = r.tokens.interval
+            log.info("%s: measured reduction %.2f%% [%.2f, %.2f] at %s", r.dataset, i.estimate, i.low, i.high, r.arm)
     fig_dir = Path(cfg.figures_dir)
     longmemeval_figure.figure8(rows, fig_dir / outputs.LONGMEMEVAL_FIGURE, float(lme.primary_ratio), note)
     save_provenance(out, cfg, prefix="longmemeval.", agent=answerers)
