@@ -18,6 +18,7 @@ _STUDY_RUNS = {
     "fsmem_harness": FSMEM_HARNESS,
     "fsmem_hierarchy": FSMEM_MAIN + FSMEM_HARNESS,
     "fsmem_costs": FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH,
+    "fsmem_claims": FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH,  # table claims_fsmem
 }
 FSMEM_STUDY = {stage: (table(outputs.FSMEM_STUDY_TABLES[stage]), runs) for stage, runs in _STUDY_RUNS.items()}
 FSMEM_GROWTH = (table(outputs.FSMEM_GROWTH) + [f"{FSMEM_T}/{outputs.FSMEM_GROWTH}_atlas.csv"]

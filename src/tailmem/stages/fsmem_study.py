@@ -28,6 +28,7 @@ from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
 from tailmem.fsmem.store import Store
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.report import paper2_values as paper
 from tailmem.report.table_io import write_table
 from tailmem.stages.locomo import conversation_file
 
@@ -100,10 +101,24 @@ def _search_cost(df: pd.DataFrame) -> dict:
             "cents/q": 100 * df["search_dollars"].mean()}
 
 
+def with_paper(df: pd.DataFrame, keys: list[str], values_of, columns: list[str]) -> pd.DataFrame:
+    """`df` with a `<column>_paper` column for each of `columns`: paper 2's value for the row, `values_of(*keys of
+    the row)` (tailmem.report.paper2_values), NaN where the summary gives none; placed after `<column>` if the
+    table has it, else at the end."""
+    out = df.copy()
+    for col in columns:
+        values = [values_of(*k).get(col, np.nan) for k in out[keys].itertuples(index=False)]
+        counts = all(isinstance(v, int) for v in values if not (isinstance(v, float) and np.isnan(v)))
+        at = out.columns.get_loc(col) + 1 if col in out.columns else len(out.columns)
+        out.insert(at, f"{col}_paper", pd.Series(values, index=out.index, dtype="Int64" if counts else float))
+    return out
+
+
 def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=()) -> None:
     """Write the table (provenance footer under it) and its provenance; `data_files` = benchmark files read."""
     out = _out(cfg)
-    write_table(out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}", table_footer(cfg))
+    write_table(out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}",
+                table_footer(cfg, data_files=data_files))
     save_provenance(out / f"{stem}.provenance", cfg, data_files=data_files, agent=stem)
     log.info("%s: wrote %s", stem, out / f"{stem}.md")
 
@@ -122,10 +137,12 @@ def shape(cfg) -> None:
                      "max depth": h.max_leaf_depth, "mean fanout": h.mean_fanout, "cross-refs": h.references,
                      "locators": h.locators, "build tool calls": built["tool_calls"]})
     df = pd.DataFrame(recs).groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
+    df = with_paper(df, ["benchmark", "variant"], paper.shape_row, ["files", "sections", "cross-refs"])
     n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == cfg.fsmem.study.variants[0])
     _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_shape"], df, "RQ1: store shape per builder and variant",
             f"Mean over conversations ({dict(n)}). bytes/input = store bytes over the rendered transcript's bytes; "
-            "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. ",
+            "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. `*_paper` = "
+            "paper 2's example LoCoMo conv-50 store (appendix B: a management agent's, 3 files), agent_curated only. ",
             _data_files(cfg, (r for r in study.main_runs(cfg) if r.variant != "closed_book")))
 
 
@@ -140,15 +157,18 @@ def hierarchy(cfg) -> None:
         recs.append({"benchmark": run.benchmark, "builder": built["agent"], "variant": run.variant, **h})
     df = pd.DataFrame(recs).drop_duplicates()
     df = df.groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
-    keep = ["benchmark", "builder", "variant", "files", "mean_leaf_depth", "max_leaf_depth", "mean_fanout",
-            "max_fanout", "gini_bytes", "top_file_share", "references", "b1_label_distinguishability",
+    df = with_paper(df, ["benchmark", "variant"], paper.hierarchy_row, ["files", "references"])
+    keep = ["benchmark", "builder", "variant", "files", "files_paper", "mean_leaf_depth", "max_leaf_depth",
+            "mean_fanout", "max_fanout", "gini_bytes", "top_file_share", "references", "references_paper",
+            "b1_label_distinguishability",
             "b2_sibling_cohesion", "b3_scope_leakage", "b4_tree_content_spearman"]
     _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_hierarchy"], df[keep], "Hierarchy metrics (paper 2 Table 14 panel)",
             "Mean over conversations. B1 = share of children whose content is closest (TF-IDF cosine) to their own label "
             "among their siblings' labels (higher = distinguishable labels); B2 = mean pairwise content cosine of files "
             "sharing a folder (higher = cohesive); B3 = share of files closer to another folder's centroid than their "
             "own (lower = less leakage); B4 = Spearman of tree distance vs content distance over file pairs "
-            "(NaN for flat stores). Definitions: tailmem/fsmem/hierarchy.py.")
+            "(NaN for flat stores). Definitions: tailmem/fsmem/hierarchy.py. `*_paper` = paper 2's example LoCoMo "
+            "store (appendix B; its B1-B4 values are not in the summary).")
 
 
 def retrieval(cfg) -> None:
@@ -165,9 +185,12 @@ def retrieval(cfg) -> None:
             df = pd.DataFrame(rows)
             recs.append({"benchmark": bench, "variant": variant, "searcher": df["searcher"].iloc[0] if len(df) else "",
                          **_correctness(df, bench), **_search_cost(df), "store files": float(np.mean(files))})
-    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_retrieval"], pd.DataFrame(recs), "RQ2: store shape vs retrieval, per variant per benchmark",
+    df = with_paper(pd.DataFrame(recs), ["benchmark", "variant"], paper.retrieval_row, ["n"])
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_retrieval"], df, "RQ2: store shape vs retrieval, per variant per benchmark",
             "Harness center; F1 = the benchmark's token F1 (LoCoMo's definition, REALTALK reuses it; categories as "
-            "columns, REALTALK has 1-3); question-weighted over conversations. ")
+            "columns, REALTALK has 1-3); question-weighted over conversations. n_paper = the questions paper 2 "
+            "scores (one conversation each: LoCoMo conv-50, one REALTALK chat); the summary gives no per-variant "
+            "LoCoMo or REALTALK correctness (paired comparisons: claims_fsmem). ")
 
 
 def strength(cfg) -> None:
@@ -183,8 +206,13 @@ def strength(cfg) -> None:
     grid = f"{len(study._role_models(cfg, 'builder', s.builders))} x {len(study._role_models(cfg, 'searcher', s.searchers))}"
     degenerate = " Offline the grid degenerates to programmatic x programmatic (1 x 1): the configured models " \
         f"{list(s.builders)} x {list(s.searchers)} run with llm=openai (any OpenAI-compatible endpoint)." if grid == "1 x 1" else ""
-    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_strength"], pd.DataFrame(recs), "RQ3: strength grid (builder x searcher models)",
-            f"{grid} grid on {s.benchmark} {run.conversation}, variant {s.variant}, harness {s.harness}.{degenerate} ")
+    df = with_paper(pd.DataFrame(recs), ["builder", "searcher"], paper.strength_row,
+                    ["store files", "builder judge correct", "searcher judge correct"])
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_strength"], df, "RQ3: strength grid (builder x searcher models)",
+            f"{grid} grid on {s.benchmark} {run.conversation}, variant {s.variant}, harness {s.harness}.{degenerate} "
+            "`*_paper` = paper 2's one-factor ladders, not cells of its grid: store files per builder (§4.1), "
+            "correctness per builder and per searcher (§4.3, the searcher's 'about'); the summary does not name "
+            "their benchmark; empty for programmatic agents. ")
 
 
 def harness(cfg) -> None:
@@ -211,10 +239,13 @@ def harness(cfg) -> None:
         total = max(1, sum(mix.values()))
         recs.append({**rec.to_dict(), **_correctness(rows, key[0]), **_search_cost(rows),
                      "search tool mix": ", ".join(f"{k} {v / total:.0%}" for k, v in mix.most_common(4))})
+    df = with_paper(pd.DataFrame(recs), ["benchmark", "variant", "harness"], paper.harness_row,
+                    ["store files", "build rounds/chunk", "build tool calls/chunk", "judge correct low",
+                     "judge correct high"])
     n = Counter((r.benchmark, r.variant, r.harness) for r in study.harness_runs(cfg))
     files = _data_files(cfg, study.harness_runs(cfg))
     names = harnesses.study_harnesses(cfg.fsmem.study.harnesses)
-    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_harness"], pd.DataFrame(recs),
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_harness"], df,
             f"RQ5: harness study ({' vs '.join(harnesses.spec(n).label for n in names)})",
             "The harness is one factor for both roles (paper 2 C.4): each store is built and searched through it "
             f"({harnesses.describe(names)}). Store shape as Table 10, correctness "
@@ -223,7 +254,9 @@ def harness(cfg) -> None:
             "question-weighted. The verbatim variant is a fixed dump, so only curated builds can depend on the build "
             "harness; the programmatic builder's plan does not depend on tools either (the same files through "
             "append_section or bash heredocs, byte-identical), so offline the shape columns tie and only build "
-            "effort and search cost differ. ", files)
+            "effort and search cost differ. `*_paper` (agent_curated rows) = paper 2's LoCoMo curated builds: "
+            "store files and build effort per chunk of Center+BM25 and Shell (D.3), and Table 9's correctness "
+            "range across tool sets (judge correct low/high, any harness). ", files)
 
 
 def transcripts_of(role: str, episodes: list[dict]) -> list[list]:

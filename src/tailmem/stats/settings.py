@@ -17,6 +17,7 @@ RULES = {
     "seed": Int(lo=0),
     "margins.tokens_rel": Num(lo=0, hi=1),
     "margins.gini": Num(lo=0, hi=1),
+    "margins.fsmem_tie": Num(lo=0, hi=1),
 }
 
 
@@ -29,6 +30,7 @@ class StatsSettings:
     seed: int = 0
     tokens_margin: float = 0.01  # relative, of the reference arm's tokens per step
     gini_margin: float = 0.05  # absolute
+    fsmem_tie_margin: float = 0.05  # absolute, of correctness (judge accuracy or F1) per question
 
 
 def _get(tree, dotted: str):
@@ -47,4 +49,5 @@ def settings(cfg) -> StatsSettings:
         seed=int(value["seed"]),
         tokens_margin=float(value["margins.tokens_rel"]),
         gini_margin=float(value["margins.gini"]),
+        fsmem_tie_margin=float(value["margins.fsmem_tie"]),
     )

@@ -1,0 +1,274 @@
+"""Paper 2's claims that our LoCoMo and REALTALK answers can test, one compared metric per row (`claims_fsmem`).
+
+Pure: a frame of per-question answers in, the claims frame out. The answers frame has one row per question an arm
+answered, with the columns `ANSWER_COLUMNS`: `study` (main = RQ1/RQ2 runs, harness = RQ5, strength = RQ3), the
+arm (`variant`, `harness`, `builder`, `searcher`), the question (`benchmark`, `conversation`, `qid`, `question`)
+and its outcomes (`f1`, `judge_correct`, `search_chars_read`, `search_dollars`). An optional `seed` column adds
+replicate builds as an outer level.
+
+Every row pairs two arms on the questions both answered (same benchmark, conversation, question number and
+text). The unit is the question; conversations (and seeds, when there are any) are the outer level of the
+paired bootstrap (tailmem.stats.bootstrap). Correctness is the judge's verdict when every paired question of
+both arms has one, else the token F1 (offline: no judge runs). Search cost is dollars per question when a model
+was billed, else the characters of tool output returned to the searcher (the offline cost proxy). The claims:
+
+- a file-based store (verbatim, agent-curated) answers better than closed book ("> 0");
+- organization does not buy better answers (paper 2 §5: "no measured agent converted organization itself into
+  better answers"): a more organized store answers no better than its less organized counterpart by more than
+  the tie margin ("< m");
+- organization buys search economy (§4.2): organized stores cost less to search than the verbatim dump ("< 0");
+- the harnesses tie (§4.5, Table 9): every pair of harnesses within the margin ("|d| < m"), and a closing row
+  that combines the pairs;
+- a stronger search model answers better (§4.3): each step up the searcher ladder at a fixed builder ("> 0").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from tailmem.errors import DataError
+from tailmem.report import paper2_values as paper
+from tailmem.stats.compare import COLUMNS, compare, missing
+from tailmem.stats.paired_tests import sign_test
+from tailmem.stats.settings import StatsSettings
+from tailmem.stats.verdict import claim_text, combine
+
+ANSWER_COLUMNS = ("study", "benchmark", "conversation", "variant", "harness", "builder", "searcher", "qid",
+                  "question", "f1", "judge_correct", "search_chars_read", "search_dollars")
+CLAIM_COLUMNS = ("claim", "benchmark", "arm", "baseline", "metric", "unit", *COLUMNS, "sign_p_1s", "evidence",
+                 "paper")
+FILE_STORES = ("verbatim", "agent_curated")  # beside closed book
+# (more organized, less organized): layout only (foldered, reorganized_preserve keep every byte or fact of the
+# verbatim dump), then layout and content together (agent_curated against both unorganized baselines)
+ORGANIZATION_PAIRS = (("foldered", "verbatim"), ("reorganized_preserve", "verbatim"), ("agent_curated", "verbatim"),
+                      ("agent_curated", "chunk_retrieval"))
+ORGANIZED = ("reorganized_condense", "reorganized_preserve", "agent_curated")  # searched against the verbatim dump
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two arms on the questions both answered: per-question differences a - b, their outer-level labels, the
+    means of each arm over those questions and how many questions each arm answered in all."""
+
+    metric: str
+    diff: np.ndarray
+    groups: np.ndarray
+    mean_a: float
+    mean_b: float
+    answered_a: int
+    answered_b: int
+
+    @property
+    def n(self) -> int:
+        return int(self.diff.size)
+
+
+def _key(df: pd.DataFrame) -> list[str]:
+    return ["benchmark", "conversation", "qid"] + (["seed"] if "seed" in df.columns else [])
+
+
+def select(answers: pd.DataFrame, **arm) -> pd.DataFrame:
+    """The rows of one arm: every given column equal to its value."""
+    mask = np.ones(len(answers), dtype=bool)
+    for col, value in arm.items():
+        mask &= (answers[col] == value).to_numpy()
+    return answers[mask]
+
+
+def score_metric(a: pd.DataFrame, b: pd.DataFrame) -> str:
+    """`judge_correct` when both arms have a verdict on every question, else `f1`."""
+    judged = all(len(x) and "judge_correct" in x and x["judge_correct"].notna().all() for x in (a, b))
+    return "judge_correct" if judged else "f1"
+
+
+def cost_metric(a: pd.DataFrame, b: pd.DataFrame) -> str:
+    """`search_dollars` when a model was billed for either arm, else the offline proxy `search_chars_read`."""
+    billed = any(len(x) and (x["search_dollars"].fillna(0) > 0).any() for x in (a, b))
+    return "search_dollars" if billed else "search_chars_read"
+
+
+def paired(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> Paired:
+    """Arms `a` and `b` on the questions both answered; a question whose text differs between them is an error
+    (the two arms did not see the same question list)."""
+    key = _key(a)
+    both = a.merge(b, on=key, suffixes=("_a", "_b"))
+    if len(both) and "question_a" in both and (both["question_a"] != both["question_b"]).any():
+        bad = both[both["question_a"] != both["question_b"]].iloc[0]
+        raise DataError(f"{bad['benchmark']} {bad['conversation']} question {bad['qid']}: the two arms were asked "
+                        f"different questions ({bad['question_a']!r} vs {bad['question_b']!r}); rerun both answer sets "
+                        "with the same fsmem.max_questions and fsmem.categories")
+    va, vb = both[f"{metric}_a"].astype(float).to_numpy(), both[f"{metric}_b"].astype(float).to_numpy()
+    groups = both[[k for k in key if k not in ("benchmark", "qid")]].astype(str).agg("/".join, axis=1).to_numpy()
+    nan = float("nan")
+    return Paired(metric, va - vb, groups, float(va.mean()) if va.size else nan, float(vb.mean()) if vb.size else nan,
+                  len(a), len(b))
+
+
+def _one_sided_sign(diff: np.ndarray, direction: str, threshold: float) -> float:
+    """Paper 2's test (D.1): the sign test about 0, one-sided in the claim's direction; nan for a claim with a
+    margin, whose side the sign test about 0 does not test."""
+    if direction == "within" or threshold != 0.0 or diff.size == 0:
+        return float("nan")
+    return sign_test(diff, alternative=direction).p
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}" if np.isfinite(x) else "-"
+
+
+class _Rows:
+    """Accumulates claims rows, one compared metric each."""
+
+    def __init__(self, settings: StatsSettings):
+        self.settings = settings
+        self.rows: list[dict] = []
+
+    def compared(self, claim: str, benchmark: str, arm: str, baseline: str, a: pd.DataFrame, b: pd.DataFrame,
+                 metric: str, direction: str, threshold: float, paper_text: str) -> str:
+        head = {"claim": claim, "benchmark": benchmark, "arm": arm, "baseline": baseline, "metric": metric,
+                "unit": "question", "paper": paper_text}
+        absent = [name for name, df in ((arm, a), (baseline, b)) if not len(df)]
+        if absent:
+            return self._add(head | missing(claim_text(direction, threshold)) | {
+                "sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no answers in this run"})
+        p = paired(a, b, metric)
+        if p.n == 0:
+            return self._add(head | missing(claim_text(direction, threshold)) | {
+                "sign_p_1s": float("nan"), "evidence": "no question answered by both arms"})
+        cmp = compare(p.diff, p.groups, direction=direction, threshold=threshold, settings=self.settings)
+        others = "" if p.answered_a == p.answered_b == p.n else f"; answered {p.answered_a} and {p.answered_b}"
+        margin = f"; margin {threshold:g} (stats.margins.fsmem_tie)" if threshold else ""
+        evidence = (f"{metric} {arm} {_fmt(p.mean_a)} vs {baseline} {_fmt(p.mean_b)} over {p.n} questions answered "
+                    f"by both ({len(set(p.groups))} conversation(s){others}){margin}")
+        return self._add(head | cmp.row() | {"sign_p_1s": _one_sided_sign(p.diff, direction, threshold),
+                                             "evidence": evidence})
+
+    def combined(self, claim: str, benchmark: str, arm: str, parts: list[str], names: str, paper_text: str) -> None:
+        self._add({"claim": claim, "benchmark": benchmark, "arm": arm, "baseline": "", "metric": "", "unit": "",
+                   "side": "all parts", "verdict": combine(parts), "evidence": f"combines: {names}",
+                   "paper": paper_text})
+
+    def _add(self, row: dict) -> str:
+        self.rows.append(row)
+        return row.get("verdict", "")
+
+    def frame(self) -> pd.DataFrame:
+        df = pd.DataFrame(self.rows, columns=list(CLAIM_COLUMNS))
+        return df.astype({"n_units": "Int64", "n_seeds": "Int64"})  # counts stay counts beside a combined row
+
+
+def _pct_range(pair: tuple[float, float]) -> str:
+    return f"{pair[0]:g}-{pair[1]:g}%"
+
+
+def _cents(pair: tuple[float, float]) -> str:
+    return f"{pair[0]:.1f}-{pair[1]:.1f} cents/q"
+
+
+PAPER_NO_NUMBER = "the summary gives no number for this comparison"
+
+
+def _harness_paper() -> str:
+    c = paper.RQ5_CORRECT_PCT
+    return (f"Table 9: correctness across tool sets LoCoMo {_pct_range(c['locomo'])}, PersonaMem 128k "
+            f"{_pct_range(c['personamem_128k'])} (no REALTALK number)")
+
+
+def _organization_paper(arm: str, baseline: str) -> str:
+    pm = paper.PERSONAMEM_32K_CORRECT_PCT
+    text = "§5: no measured agent converted organization itself into better answers"
+    if arm in pm and baseline in pm:
+        text += f"; D.1 PersonaMem 32k: {arm} {pm[arm]:g}% vs {baseline} {pm[baseline]:g}%"
+    return text
+
+
+def _searcher_paper(weaker: str, stronger: str) -> str:
+    s = paper.RQ3_SEARCHER_CORRECT_PCT_ABOUT
+    if weaker in s and stronger in s:
+        return f"§4.3: search correctness about {s[weaker]:g}% ({weaker}) -> {s[stronger]:g}% ({stronger})"
+    ladder = " -> ".join(f"{v:g}%" for v in s.values())
+    return f"§4.3: search correctness about {ladder} up the nano/mini/gpt-5.4 searcher ladder"
+
+
+def claims(answers: pd.DataFrame, settings: StatsSettings, margin: float,
+           searcher_ladder: list[str] | None = None) -> pd.DataFrame:
+    """The `claims_fsmem` rows from the per-question answers (`ANSWER_COLUMNS`); `margin` is the absolute tie
+    margin of correctness (stats.margins.fsmem_tie); `searcher_ladder` orders the RQ3 searchers weakest first
+    (default: their order in `answers`)."""
+    lacking = [c for c in ANSWER_COLUMNS if c not in answers.columns]
+    if lacking:
+        raise DataError(f"answers frame: missing columns {lacking} (expected {list(ANSWER_COLUMNS)})")
+    out = _Rows(settings)
+    main = select(answers, study="main")
+    for bench in dict.fromkeys(main["benchmark"]):
+        at = select(main, benchmark=bench)
+        closed = select(at, variant="closed_book")
+        for v in FILE_STORES:
+            a = select(at, variant=v)
+            out.compared(f"A file-based store ({v}) answers better than closed book", bench, v, "closed_book", a,
+                         closed, score_metric(a, closed), "greater", 0.0, PAPER_NO_NUMBER)
+        for arm, base in ORGANIZATION_PAIRS:
+            a, b = select(at, variant=arm), select(at, variant=base)
+            out.compared(f"Organization does not buy better answers: {arm} no better than {base}", bench, arm, base,
+                         a, b, score_metric(a, b), "less", margin, _organization_paper(arm, base))
+        verbatim = select(at, variant="verbatim")
+        cents = paper.RQ2_PERSONAMEM_CENTS_PER_QUERY
+        for arm in ORGANIZED:
+            a = select(at, variant=arm)
+            out.compared(f"Organization buys search economy: {arm} costs less to search than verbatim", bench, arm,
+                         "verbatim", a, verbatim, cost_metric(a, verbatim), "less", 0.0,
+                         f"§4.2 PersonaMem: reorganizers {_cents(cents['reorganized'])} vs verbatim "
+                         f"{_cents(cents['verbatim'])} (no LoCoMo or REALTALK cost)")
+    rq5 = select(answers, study="harness")
+    for (bench, variant), at in rq5.groupby(["benchmark", "variant"], sort=False):
+        names = list(dict.fromkeys(at["harness"]))
+        parts = []
+        for h1, h2 in combinations(names, 2):
+            a, b = select(at, harness=h1), select(at, harness=h2)
+            parts.append(out.compared(f"The harnesses tie ({variant}): {h1} vs {h2}", bench, f"{variant} {h1}",
+                                      f"{variant} {h2}", a, b, score_metric(a, b), "within", margin,
+                                      _harness_paper()))
+        if len(names) > 1:
+            out.combined(f"The harnesses tie ({variant}): every pair within the margin", bench, variant, parts,
+                         f"{len(parts)} harness pairs ({', '.join(names)})", _harness_paper())
+    rq3 = select(answers, study="strength")
+    for (bench, builder), at in rq3.groupby(["benchmark", "builder"], sort=False):
+        present = list(dict.fromkeys(at["searcher"]))
+        ladder = [s for s in (searcher_ladder or present) if s in present]
+        if len(ladder) < 2:
+            out._add({"claim": "A stronger search model answers better", "benchmark": bench, "arm": builder,
+                      "baseline": "", "metric": "", "unit": "question", **missing("> 0"), "sign_p_1s": float("nan"),
+                      "evidence": f"builder {builder}: one searcher ({', '.join(present)}), no step up the ladder "
+                                  "(offline the strength grid is programmatic x programmatic)",
+                      "paper": _searcher_paper("", "")})
+            continue
+        for weak, strong in zip(ladder, ladder[1:]):
+            a, b = select(at, searcher=strong), select(at, searcher=weak)
+            out.compared(f"A stronger search model answers better: {strong} over {weak} (builder {builder})", bench,
+                         strong, weak, a, b, score_metric(a, b), "greater", 0.0, _searcher_paper(weak, strong))
+    return out.frame()
+
+
+TITLE = "Paper 2's claims, checked on our LoCoMo and REALTALK answers"
+
+
+def note(settings: StatsSettings, margin: float) -> str:
+    """How the rows are decided, and what is not comparable."""
+    return (
+        "Unit = a question answered by both arms (same benchmark, conversation, question); conversations (and seeds, "
+        f"when there are replicate builds) are the outer level of the {100 * settings.confidence:g}% paired "
+        f"bootstrap ({settings.resamples} replicates, seed {settings.seed}; docs/stats.md). estimate = mean of arm - "
+        "baseline. Correctness = the judge's verdict when both arms were judged on every question, else token F1; "
+        "search cost = dollars per question when a model was billed, else characters of tool output returned to "
+        f"the searcher. Tie and non-superiority rows use margin {margin:g} (stats.margins.fsmem_tie; the widest "
+        "spread paper 2 calls near-tied is 4.8 points, PersonaMem 128k 61.9-66.7%). sign_p, wilcoxon_p: two-sided "
+        "about 0; sign_p_1s: the one-sided sign test paper 2 reports (D.1), in the claim's direction, on rows "
+        "without a margin. A row with an arm that was not run is INCONCLUSIVE with the reason in `evidence`. "
+        "Not comparable in level: offline numbers come from programmatic agents (llm=offline: every role) scored by "
+        "token F1, while paper 2's numbers (`paper`) are model-judged accuracy (a gpt-5.4-mini judge on the answers "
+        "of model agents); only the direction of a comparison carries over, never its size."
+    )
