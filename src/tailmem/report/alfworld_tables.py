@@ -155,7 +155,7 @@ AUDIT_WORDS = ("Access audit over (game, location) items, an access = the item p
 def notes(executor: str, curator: str, retriever: str, max_steps: int, encoding: str,
           excluded: int = 0, arms: dict[str, str] | None = None) -> dict[str, str]:
     """Table stem suffix -> the note under its title; `excluded` = listed games never played (games.EXCLUDED);
-    `arms` = `arm_words(cfg.alfworld.arms)`."""
+    `arms` = `arm_words` of the configured `alfworld.arms`."""
     left_out = (f" {excluded} listed game(s) excluded: alfworld's expert cannot win them (games.EXCLUDED)."
                 if excluded else "")
     arms_text = _arm_sentence(arms or {})
@@ -232,7 +232,7 @@ def skills_growth_figure(tasks: pd.DataFrame, protocol: str = "full_chain", subs
 def memory_figure(memory: pd.DataFrame, counts: dict[str, np.ndarray], subset: str = "", executor: str = "",
                   arms: dict[str, str] | None = None):
     """Access rank-frequency per arm (left), and memory tokens per step per arm (right); `arms` =
-    `arm_words(cfg.alfworld.arms)` explains each arm in the caption."""
+    `arm_words` of the configured `alfworld.arms` explains each arm in the caption."""
     import matplotlib.pyplot as plt
 
     from tailmem.report.plots import rank_frequency, series_style

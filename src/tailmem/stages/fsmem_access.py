@@ -77,6 +77,37 @@ def audit_counts(counts: np.ndarray, a, seed: int) -> dict:
     return rec
 
 
+def ccdf_figure(unit: str, fits: list[tuple[str, np.ndarray, dict]], tpl_alpha_max: float):
+    """One CCDF panel per (benchmark, variant, harness): `fits` holds (panel title, read counts per item, the
+    audit record of `audit_counts`); a panel whose tail was fitted shows the TPL and log-normal fits too."""
+    import matplotlib.ticker
+
+    from tailmem.report import plots
+
+    fig, axes = plots.panel_grid(len(fits))
+    for ax, (title, counts, rec) in zip(axes, fits):
+        if rec["tail"] == "ok":
+            plots.ccdf_with_tails(ax, counts, rec["xmin"], tpl_alpha_max, title)
+            ax.set_xlabel(f"reads per {unit} (count; tail x >= {rec['xmin']:g})", fontsize=8)
+            ax.set_ylabel("P(X >= x) among tail items (share)", fontsize=8)
+        else:
+            xs, ys = ccdf_points(counts)
+            ax.loglog(xs, ys, "k.", label="empirical")
+            ax.set_title(f"{title} (tail not fitted: {rec['tail']})", fontsize=8)
+            ax.set_xlabel(f"reads per {unit} (count)", fontsize=8)
+            ax.set_ylabel("P(X >= x) among read items (share)", fontsize=8)
+            for axis in (ax.xaxis, ax.yaxis):  # plain numbers at 1, 2, 5 x 10^k, as ccdf_with_tails draws them
+                axis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+                axis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+                axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.tick_params(which="both", labelsize=8)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Search-agent reads per {unit}: CCDF with fitted tails\n"
+                 "panel = benchmark, store variant, tool harness; TPL = truncated power law;\n"
+                 "tail = items read at least xmin times; unread items are left out", fontsize=9)
+    return fig
+
+
 def run(cfg) -> None:
     from tailmem.report import plots
 
@@ -109,19 +140,8 @@ def run(cfg) -> None:
                 "retrieved chunks (grep/toc/search hits are not reads).", table_footer(cfg))
     write_text(tables / f"{outputs.FSMEM_ACCESS_CCDF}.csv", pd.DataFrame(points).to_csv(index=False))
     for unit in UNITS:
-        fig, axes = plots.panel_grid(len(fits[unit]))
-        for ax, (title, counts, rec) in zip(axes, fits[unit]):
-            if rec["tail"] == "ok":
-                plots.ccdf_with_tails(ax, counts, rec["xmin"], cfg.audit.tpl_alpha_max, title)
-            else:
-                xs, ys = ccdf_points(counts)
-                ax.loglog(xs, ys, "k.", label="empirical")
-                ax.set_title(f"{title} ({rec['tail']})", fontsize=9)
-                ax.set_xlabel("reads per item")
-                ax.set_ylabel("P(X >= x)")
-            ax.legend(fontsize=6)
-        fig.suptitle(f"Search-agent reads per {unit}: CCDF with fitted tails")
-        plots.save_figure(fig, figures / f"{outputs.FSMEM_ACCESS_CCDF}_{unit}")
+        plots.save_figure(ccdf_figure(unit, fits[unit], float(cfg.audit.tpl_alpha_max)),
+                          figures / f"{outputs.FSMEM_ACCESS_CCDF}_{unit}")
     read = dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation)  # chunk retrieval re-chunks them
                          for runs in groups.values() for r in runs if r.variant == "chunk_retrieval")
     save_provenance(tables / f"{outputs.FSMEM_ACCESS}.provenance", cfg, data_files=list(read), agent="fsmem_access")

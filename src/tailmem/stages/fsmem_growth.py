@@ -25,6 +25,63 @@ from tailmem.report.table_io import write_table
 log = logging.getLogger("tailmem")
 
 
+KB = 1024  # bytes per KB on the figure's size axis
+
+# (atlas column, panel title, y-axis label in words with its unit); `bytes` is drawn in KB
+PANELS = (
+    ("files", "Files in the store", "files (count)"),
+    ("sections", "Sections in the store", "sections, i.e. headings (count)"),
+    ("bytes", "Store size", "store size (KB, 1 KB = 1024 bytes)"),
+    ("edits", "Files edited per chunk", "files edited (count per chunk)"),
+    ("build tool calls", "Build effort per chunk", "builder tool calls (count per chunk)"),
+    ("early_alive", "Survival of the early files", "early files still present (share, 0-1)"),
+)
+CHUNK_AXIS = "chunks integrated (count)"
+CONV_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
+               "tab:olive", "tab:cyan")  # one per conversation of a benchmark
+BENCH_LINES = ("-", "--", "-.", ":")  # one per benchmark
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+
+
+def _series_style(bench: int, conv: int, series: int, points: int) -> dict:
+    """Line style per benchmark, colour and hollow marker per conversation; about eight markers per line, each
+    series' markers shifted along the line (by its number `series`) so coinciding lines still show all of them."""
+    step = max(1, points // 8)
+    return {"color": CONV_COLORS[conv % len(CONV_COLORS)], "linestyle": BENCH_LINES[bench % len(BENCH_LINES)],
+            "marker": MARKERS[(conv + 3 * bench) % len(MARKERS)], "markerfacecolor": "none", "markersize": 4,
+            "markevery": (series % step, step), "linewidth": 1}
+
+
+def growth_figure(atlas_rows: pd.DataFrame, variant: str, early_fraction: float):
+    """The RQ4 figure from the per-chunk atlas (one row per benchmark, conversation and chunk): one panel per
+    quantity against chunks integrated, one line per conversation, a shared legend under the panels."""
+    from tailmem.report import plots
+
+    fig, axes = plots.panel_grid(len(PANELS))
+    benches = list(dict.fromkeys(atlas_rows["benchmark"]))
+    series = []  # (benchmark number, conversation number within it, legend entry, its per-chunk rows)
+    for b, bench in enumerate(benches):
+        convs = atlas_rows[atlas_rows["benchmark"] == bench].groupby("conversation", sort=False)
+        series += [(b, c, f"{bench} {conv}", g) for c, (conv, g) in enumerate(convs)]
+    for ax, (col, title, ylabel) in zip(axes, PANELS):
+        for k, (b, c, name, g) in enumerate(series):
+            ax.plot(g["chunk"], g[col] / KB if col == "bytes" else g[col], label=name,
+                    **_series_style(b, c, k, len(g)))
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(CHUNK_AXIS, fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.tick_params(labelsize=8)
+        if col == "early_alive":
+            ax.set_ylim(-0.05, 1.05)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=min(5, len(series)),
+               fontsize=8, title="benchmark and conversation (line style = benchmark, colour = conversation)",
+               title_fontsize=8)
+    fig.suptitle(f"RQ4 growth atlas: the {variant} store after each chunk integrated\n"
+                 f"early files = files present after any of the first {early_fraction:.0%} of chunks; "
+                 "a rename counts as a delete plus a create", fontsize=10)
+    return fig
+
+
 def run(cfg) -> None:
     from tailmem.report import plots
 
@@ -64,17 +121,8 @@ def run(cfg) -> None:
                 "fsmem_rq4_growth_atlas.csv.", table_footer(cfg))
     df = pd.DataFrame(steps_all)
     write_text(tables / f"{outputs.FSMEM_GROWTH}_atlas.csv", df.to_csv(index=False))
-    panels = [("files", "files"), ("sections", "sections"), ("bytes", "bytes"), ("edits", "files edited"),
-              ("build tool calls", "build tool calls per chunk"), ("early_alive", "early files alive (share)")]
-    fig, axes = plots.panel_grid(len(panels))
-    for ax, (col, title) in zip(axes, panels):
-        for (bench, conv), g in df.groupby(["benchmark", "conversation"], sort=False):
-            ax.plot(g["chunk"], g[col], linewidth=1, label=f"{bench} {conv}")
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("chunk")
-    axes[0].legend(fontsize=5, ncol=2)
-    fig.suptitle("Growth atlas: store against chunks integrated")
-    plots.save_figure(fig, Path(cfg.figures_dir) / outputs.FSMEM_GROWTH)
+    plots.save_figure(growth_figure(df, st.growth_variant, float(st.early_fraction)),
+                      Path(cfg.figures_dir) / outputs.FSMEM_GROWTH)
     # reads snapshots and build.json only: no benchmark file, so no data sha256s (the builds' meta.json have them)
     save_provenance(tables / f"{outputs.FSMEM_GROWTH}.provenance", cfg, agent="fsmem_growth")
     log.info("fsmem_growth: %d stores", len(runs))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import read_json, write_json, write_text
+from tailmem.artifacts import read_json, write_json
 from tailmem.data.locomo import questions
 from tailmem.errors import ConfigError
 from tailmem.fsmem.agents import searcher
@@ -35,7 +35,7 @@ from tailmem.exports import locomo as locomo_export
 from tailmem.metrics import locomo_evidence
 from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.provenance import save_provenance, table_footer
-from tailmem.report.table_io import with_footer
+from tailmem.report.table_io import write_table
 
 log = logging.getLogger("tailmem")
 
@@ -172,6 +172,50 @@ def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
     return out
 
 
+def _offline(agents: pd.Series) -> bool:
+    """Every agent of the column is a programmatic one (no model was called)."""
+    return len(agents) > 0 and all(str(a).startswith("programmatic") for a in agents)
+
+
+def table_note(benchmark: str, df: pd.DataFrame) -> str:
+    """What the per-conversation table shows, what made its numbers, and what they cannot be compared with."""
+    searchers = sorted(set(df["searcher"])) if "searcher" in df else []
+    builders = sorted(set(df["builder"])) if "builder" in df else []
+    scorer = ("LoCoMo's token F1 as its official scorer computes it (tailmem.metrics.locomo_f1: normalised, "
+              "Porter-stemmed tokens; category 1 (multi-hop) split on commas, category 3 gold cut at its first ';')")
+    if benchmark != "locomo":
+        scorer = f"the same token F1 as LoCoMo's official scorer (tailmem.metrics.locomo_f1), on {benchmark}'s answers"
+    parts = [
+        f"One row per store variant of this conversation: the builder ({', '.join(builders) or '-'}) wrote the store, "
+        f"the searcher ({', '.join(searchers) or '-'}) answered the questions over it with its tools. "
+        f"F1 = {scorer}, the mean over the `n` questions; `F1 <k> <name>` = the mean over category k's questions "
+        "(`-`: no question of that category among those asked).",
+    ]
+    if "evidence coverage" in df:
+        parts.append("Evidence coverage = the share of a question's gold evidence dialogues among those the searcher "
+                     "read (tailmem.metrics.locomo_evidence), the model-free twin of F1.")
+    parts.append(
+        "Per question (`/q`), the searcher's tool calls, rounds, characters of tool output read, cents at the "
+        "configured prices, and prompt plus completion tokens. No tool call, compactions and truncations count answers given without "
+        "any tool call, transcripts compacted and tool outputs cut at the safety cap, over building and searching. "
+        "Build tool calls, tokens and dollars are the whole build; store files, sections (headings) and bytes "
+        "describe the store it left.")
+    if "judge correct" in df:
+        parts.append("Judge correct / judge citation = the share of answers the judge model found correct / "
+                     "supported by the cited store text (judge unparsed = replies it could not read, left out).")
+    if _offline(df.get("builder", pd.Series(dtype=object))):
+        parts.append("The builder is a programmatic agent (no model), so build tokens and dollars are 0.")
+    if _offline(df.get("searcher", pd.Series(dtype=object))):
+        parts.append("Offline run: the searcher is a programmatic agent (a fixed rule, no model), so its tokens and "
+                     "cents are 0 by construction and its F1 measures what the store lets a fixed rule find. These "
+                     "numbers are not comparable with paper 2's accuracies, which a model searcher earned and a "
+                     "model judge scored.")
+    else:
+        parts.append("Paper 2 reports judged accuracy, not token F1: compare F1 between the variants here, not with "
+                     "the paper's numbers.")
+    return " ".join(parts)
+
+
 def table(cfg) -> None:
     """Stage fsmem_table: one row per variant, F1 per category, costs per query, store structure."""
     fs = cfg.fsmem
@@ -192,9 +236,8 @@ def table(cfg) -> None:
         records.append(summarize(rows, built, fs.benchmark))
     df = pd.DataFrame(records)
     stem = outputs.conversation_table(fs.benchmark, conv)
-    write_text(out / f"{stem}.csv", df.to_csv(index=False, float_format="%.4f"))
-    write_text(out / f"{stem}.md", with_footer(f"# {fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})\n\n"
-               + df.to_markdown(index=False, floatfmt=".3f") + "\n", table_footer(cfg)))
+    write_table(out, stem, df.round(4), f"{fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})",
+                table_note(fs.benchmark, df), table_footer(cfg))
     write_json(out / f"{stem}.predictions.json", locomo_export.predictions(conv_data, answers))  # LoCoMo's layout
     save_provenance(out / f"{stem}.provenance", cfg, data_files=[conversation_file(fs, fs.benchmark, conv)],
                     agent="fsmem_table")
