@@ -183,6 +183,27 @@ def test_table_footer_under_the_markdown_not_in_the_csv(tmp_path, fresh_caches):
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.csv"), df)
 
 
+def test_table_footer_names_package_versions_and_each_data_file_with_its_sha256(tmp_path, fresh_caches):
+    """Issue 12: every table's footer carries the package versions and the sha256 of each data file read."""
+    data = tmp_path / "data" / "bench.json"
+    data.parent.mkdir()
+    data.write_bytes(b'{"q": 1}')
+    cfg = compose_cfg("stage=tables", f"data_dir={data.parent}")
+    footer = provenance.table_footer(cfg, data_files=[data])
+    assert f"bench.json sha256 `{hashlib.sha256(data.read_bytes()).hexdigest()[:12]}`" in footer
+    assert "installed at their pin" in footer and "versions digest" in footer
+    assert "data: no benchmark file read" in provenance.table_footer(cfg, data_files=[])
+    assert "meta.json" in provenance.table_footer(cfg)  # not listed: the footer says where they are
+    drift = {"numpy": {"pinned": "2.0.0", "installed": "2.1.0", "extra": None},
+             "pandas": {"pinned": "2.2.0", "installed": "2.2.0", "extra": None},
+             "llama-cpp-python": {"pinned": "0.3.36", "installed": None, "extra": "local"}}
+    line = provenance.packages_line(drift)
+    assert line.startswith("packages: 1 of 2 installed at their pin") and "numpy 2.1.0 (pinned 2.0.0)" in line
+    same = {k: dict(v) for k, v in drift.items()}
+    same["numpy"]["installed"] = "2.0.0"
+    assert provenance.packages_line(same).split("`")[1] != line.split("`")[1]  # the digest follows the versions
+
+
 def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
     return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
             and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)]

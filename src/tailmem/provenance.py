@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import json
 import os
 import platform
 import re
@@ -218,8 +219,35 @@ def provenance(cfg: DictConfig, data_files: Iterable[str | os.PathLike] = (), gr
     }
 
 
-def table_footer(cfg: DictConfig, groups: Sequence[str] | None = None) -> str:
-    """One Markdown line under a table: commit, dirty flag (diff hash), config digest and the agent per role."""
+def packages_line(versions: dict | None = None) -> str:
+    """The pinned packages in a few words: how many are installed at their pin, which are not (name, pin, installed),
+    and a digest of the whole {name: installed} map, so two footers with the same digest ran the same versions."""
+    versions = package_versions() if versions is None else versions
+    if "reason" in versions:
+        return f"packages: unknown ({versions['reason']})"
+    installed = {n: v["installed"] for n, v in sorted(versions.items()) if v["installed"] is not None}
+    off = [f"{n} {v['installed']} (pinned {v['pinned']})" for n, v in sorted(versions.items())
+           if v["installed"] is not None and v["pinned"] and v["installed"] != v["pinned"]]
+    digest = hashlib.sha256(json.dumps(installed, sort_keys=True).encode()).hexdigest()[:12]
+    state = f"{len(installed) - len(off)} of {len(installed)} installed at their pin"
+    return f"packages: {state}" + (f", not: {', '.join(off)}" if off else "") + f" (versions digest `{digest}`)"
+
+
+def data_line(records: dict | None) -> str:
+    """The data files read, each with the first 12 hex digits of its sha256 (the full digests are in meta.json);
+    None: the caller did not list them here."""
+    if records is None:
+        return "data: sha256 per file in the meta.json beside this table"
+    if not records:
+        return "data: no benchmark file read"
+    return "data: " + ", ".join(f"{name} sha256 `{r['sha256'][:12]}`" for name, r in records.items())
+
+
+def table_footer(cfg: DictConfig, groups: Sequence[str] | None = None,
+                 data_files: Iterable[str | os.PathLike] | None = None) -> str:
+    """One Markdown line under a table: commit, dirty flag (diff hash), config digest, the agent per role, the
+    package versions and the sha256 of each data file read (`data_files`; None: not listed in the footer).
+    A stage that reads benchmark files passes the same list to `save_provenance`."""
     code = code_state()
     if code["commit"] is None:
         where = f"commit unknown ({code['reason']})"
@@ -230,7 +258,8 @@ def table_footer(cfg: DictConfig, groups: Sequence[str] | None = None) -> str:
     roles = agents(cfg)
     who = ("agents: " + ", ".join(f"{r} {a['agent']}" for r, a in roles.items())) if roles and "error" not in roles \
         else f"agents: {roles.get('error', 'no llm group')}"
-    return f"Provenance: {where}; config digest `{digest}` ({', '.join(used)}); {who}."
+    data = data_line(None if data_files is None else data_records(data_files, cfg.get("data_dir")))
+    return f"Provenance: {where}; config digest `{digest}` ({', '.join(used)}); {who}; {packages_line()}; {data}."
 
 
 def save_provenance(out: Path, cfg: DictConfig, prefix: str = "", data_files: Iterable[str | os.PathLike] = (),

@@ -17,20 +17,16 @@ from pathlib import Path
 
 import pytest
 import yaml
+from artifact_kit import SLICE, TARGETS
+from artifact_kit import artifacts as _artifacts
+from artifact_kit import normalised as _normalised
 from slurm_testkit import SingleNodeSlurm, unavailable
 
-# The smoke scale cut to one world per role: one family and size for the random-walk tables, one LongMemEval
-# dataset, one filesystem-memory variant; the controller study keeps its 13 arms (one trajectory).
-SLICE = ["scale.families=[uniform]", "scale.sizes=[30]", "scale.retrieval_families=[uniform]",
-         "scale.retrieval_size=30", "longmemeval.datasets=[oracle]", "fsmem.variants=[verbatim]"]
-TARGETS = ["tables_random_walk", "figures_random_walk", "control_report", "longmemeval", "fsmem_locomo"]
 RULE_KINDS = {"graphworld", "rollout", "audit", "tables_random_walk", "figures_random_walk", "control",
               "control_report", "longmemeval_run", "longmemeval_report", "fsmem_store", "fsmem_answers", "fsmem_table"}
 # Poll sacct every second or so instead of the plugin's 40 s first wait: a test run, not a production one.
 # (Letting group jobs take both CPUs, --cores 2, was not faster: a 2-CPU group job holds the whole node.)
 FAST_POLL = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
-# Fields that record when, where or how fast a job ran, not what it computed.
-TIMING_KEY = re.compile(r"^(host|finished_at)$|(^|_)(latency|elapsed|wall|duration)(_s|_seconds)?$")
 PROFILE = Path(__file__).resolve().parents[2] / "profiles" / "slurm"
 TIMEOUT = 900
 
@@ -63,31 +59,6 @@ def _job_stats(log: str) -> dict[str, int]:
             else:
                 stats[m.group(1)] = int(m.group(2))
     return stats
-
-
-def _normalised(path: Path, mask_code: bool) -> bytes:
-    data = path.read_bytes()
-    if path.suffix == ".json":
-        def strip(x):
-            if isinstance(x, dict):
-                return {k: strip(v) for k, v in x.items()
-                        if not TIMING_KEY.search(k) and not (mask_code and k == "code")}
-            return [strip(v) for v in x] if isinstance(x, list) else x
-        return json.dumps(strip(json.loads(data)), sort_keys=True).encode()
-    if mask_code and path.suffix == ".md":
-        return re.sub(rb"(?m)^Provenance: .*$", b"Provenance: (masked)", data)
-    return data
-
-
-def _artifacts(root: Path) -> dict[str, Path]:
-    """Every file under results/ and figures/ but the rules' logs."""
-    out = {}
-    for top in ("results", "figures"):
-        for p in (root / top).rglob("*"):
-            rel = p.relative_to(root)
-            if p.is_file() and "logs" not in rel.parts:
-                out[str(rel)] = p
-    return out
 
 
 def _tree_state(repo_root: Path) -> str:

@@ -1,5 +1,7 @@
 """table_io: `-` for a missing value in the Markdown, an empty cell in the CSV, and no table without a note."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -38,3 +40,11 @@ def test_an_empty_note_is_refused_naming_the_table(tmp_path, note):
     with pytest.raises(TableError, match="table my_stem"):
         write_table(tmp_path, "my_stem", _frame(), "A title", note)
     assert not list(tmp_path.iterdir())
+
+
+def test_a_bar_inside_a_cell_is_escaped_so_the_row_keeps_its_columns():
+    """A claim's side `|d| < m` used to end its cell early and shift the row (found in claims_fsmem and claims_ctmc)."""
+    df = pd.DataFrame({"claim": ["harnesses tie"], "side": ["|d| < 0.05"], "verdict": ["HELD"]})
+    rows = [line for line in markdown(df, "T", "note").splitlines() if line.startswith("|")]
+    cells = [c for c in re.split(r"(?<!\\)\|", rows[-1])[1:-1]]
+    assert len(cells) == 3 and cells[1].strip() == r"\|d\| < 0.05"

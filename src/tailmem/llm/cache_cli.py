@@ -17,7 +17,7 @@ from tailmem.errors import LLMError
 def _default_db(overrides: list[str]) -> Path:
     from hydra import compose, initialize_config_dir
 
-    from tailmem.cli import config_dir
+    from tailmem.configs import config_dir
     from tailmem.llm.settings import read_settings
 
     with initialize_config_dir(config_dir=str(config_dir()), version_base="1.3"):

@@ -91,7 +91,7 @@ def check_role(client) -> RoleCheck:
 def _compose(overrides: list[str]):
     from hydra import compose, initialize_config_dir
 
-    from tailmem.cli import config_dir
+    from tailmem.configs import config_dir
 
     with initialize_config_dir(config_dir=str(config_dir()), version_base="1.3"):
         return compose("config", overrides=overrides)

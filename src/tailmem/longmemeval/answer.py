@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
 
 
 def prompt_template(name: str) -> Template:
-    from tailmem.cli import config_dir
+    from tailmem.configs import config_dir
 
     path = config_dir() / "prompts" / "longmemeval" / f"{name}.md"
     if not path.exists():

@@ -34,13 +34,18 @@ def _mean_sd(m, s) -> str | None:
 
 def markdown(df: pd.DataFrame, title: str, note: str = "", footer: str = "") -> str:
     """Render a table: `x` with `x_sd` becomes `mean ± sd`; `x_paper` stays a column of its own; the footer
-    (provenance) goes under the table after a rule. A missing value prints as `-`."""
+    (provenance) goes under the table after a rule. A missing value prints as `-`; a `|` in a cell is escaped."""
     out = _missing_to_none(df)
     for col in [c for c in df.columns if f"{c}_sd" in df.columns]:
         out[col] = pd.Series([_mean_sd(m, s) for m, s in zip(out[col], out[f"{col}_sd"])],
                              index=out.index, dtype=object)
         out = out.drop(columns=f"{col}_sd")
-    body = _missing_to_none(out).to_markdown(index=False, floatfmt=".3f", missingval=MISSING)
+    out = _missing_to_none(out)
+    for col in out.columns:  # a `|` inside a cell (e.g. a claim's side `|d| < m`) would end the cell early
+        out[col] = pd.Series([v.replace("|", "\\|") if isinstance(v, str) else v for v in out[col]],
+                             index=out.index, dtype=object)
+    out.columns = [str(c).replace("|", "\\|") for c in out.columns]
+    body = out.to_markdown(index=False, floatfmt=".3f", missingval=MISSING)
     text = f"# {title}\n\n{note}\n\n{body}\n" if note else f"# {title}\n\n{body}\n"
     return with_footer(text, footer)
 

@@ -235,5 +235,5 @@ def run(cfg) -> None:
                 "per distinct end index, agent_curated once per context with the snapshot after the chunk ending there); "
                 "store columns are means over those stores, build columns totals. A tier whose "
                 "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
-                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md).", table_footer(cfg))
+                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md).", table_footer(cfg, data_files=read))
     save_provenance(out / f"{outputs.FSMEM_PERSONAMEM}.provenance", cfg, data_files=read, agent="fsmem_personamem")

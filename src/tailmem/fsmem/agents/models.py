@@ -26,7 +26,7 @@ def label(client, role: str) -> str:
 
 def prompt(name: str, folder: str = "fsmem", **values) -> str:
     """A prompt file from configs/prompts/<folder>/ (fsmem; alfworld for the skill setting), $placeholders filled."""
-    from tailmem.cli import config_dir
+    from tailmem.configs import config_dir
 
     path = Path(config_dir()) / "prompts" / folder / f"{name}.md"
     if not path.exists():
