@@ -98,3 +98,36 @@ def test_rebuild_replaces_the_site_whole(fixture_site, tmp_path):
     assert first["pages"] == second["pages"] == record["pages"]
     assert json.loads((out / "site.json").read_text())["pages"] == second["pages"]
     assert "no model ran" in (out / "index.html").read_text()  # without a call cache
+
+
+def test_long_lists_are_paginated_and_every_page_links_to_the_others(fixture_site, tmp_path, monkeypatch):
+    """Issue 17: list pages are cut into pages (200 rows at the default); here 1 row a page, so the fixture's lists
+    span several pages, each reachable from the others, with no broken link and every row on exactly one page."""
+    from tailmem.site import build, pages
+
+    results, figures, cfg = fixture_site[2]
+    monkeypatch.setattr(build, "PAGE_ROWS", 1)
+    monkeypatch.setattr(build, "chunks", lambda rows: pages.chunks(rows, 1))
+    out = tmp_path / "site"
+    record = build_site(results, figures, out, scale="fixture", cfg=cfg,
+                        site_provenance={"commit": "abc123def456", "dirty": False, "digest": "feedfacefeedface"})
+    assert broken_links(out) == []
+    for section in ("fsmem", "longmemeval", "control", "alfworld"):
+        n = record["rows"][section]
+        assert n > 1, section
+        files = [out / pages.page_name(section, k) for k in range(1, n + 1)]
+        assert all(f.is_file() for f in files) and not (out / pages.page_name(section, n + 1)).exists()
+        for k, f in enumerate(files, start=1):
+            html = f.read_text()
+            assert f"page {k} of {n}" in html
+            hrefs = {v for a, v in parse(f).links if a == "a.href"}
+            others = {posixpath_rel(pages.page_name(section, j), pages.page_name(section, k)) for j in range(1, n + 1)
+                      if j != k}
+            assert others <= hrefs, (section, k)
+            assert html.split("<tbody>", 1)[1].split("</tbody>", 1)[0].count("<tr>") == 1
+
+
+def posixpath_rel(target: str, here: str) -> str:
+    from tailmem.site.pages import rel_link
+
+    return rel_link(here, target)
