@@ -66,6 +66,33 @@ def largest_size_runs(cfg: DictConfig) -> list[Run]:
     return [Run("random_walk", s.table_retrieval, fam, n, int(s.seeds[0])) for fam in s.families]
 
 
+def contrast_policies(cfg: DictConfig) -> list[str]:
+    """The policies whose tails paper 1 contrasts: the random walk, then the controller study's trajectory
+    source (`semantic`, or `llm` where a model plays the policy role)."""
+    return list(dict.fromkeys(["random_walk", str(cfg.scale.control.policy)]))
+
+
+def tail_contrast_runs(cfg: DictConfig) -> list[Run]:
+    """Figures 3/5 and the tail-shape claim: every contrast policy on the same worlds (each family at the control
+    size, every control seed, the control retrieval design), so two policies differ in the policy alone. The
+    controller-study rows are `policy_runs`; the random-walk rows are usually also `size_runs` rows."""
+    c = cfg.scale.control
+    return [
+        Run(policy, c.retrieval, fam, int(c.size), int(seed), paths.policy_agent(cfg, policy))
+        for fam in cfg.scale.families
+        for seed in c.seeds
+        for policy in contrast_policies(cfg)
+    ]
+
+
+def figure_runs(cfg: DictConfig) -> tuple[list[Run], list[Run]]:
+    """Figures 3 and 5: (the tail-contrast runs of the first control seed; the largest-size random-walk runs
+    that are not among them)."""
+    first = int(cfg.scale.control.seeds[0])
+    contrast = [r for r in tail_contrast_runs(cfg) if r.seed == first]
+    return contrast, [r for r in largest_size_runs(cfg) if r not in contrast]
+
+
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,36 @@ import pandas as pd
 
 from tailmem.audit.scaling import scaling_fit
 from tailmem.report import paper_values as paper
-from tailmem.stats.compare import compare
+from tailmem.stats.compare import compare, missing
 from tailmem.stats.settings import StatsSettings
-from tailmem.stats.verdict import combine
+from tailmem.stats.verdict import INCONCLUSIVE, combine
+
+# What each column means, for the tables' notes (and for any other table printing the same columns, e.g. the
+# controller study's Table 3): one sentence per column, worded for a reader who has not read the code.
+EXPLAIN = {
+    "gini": "`gini` = Gini coefficient of the access counts over all states, never-accessed ones included "
+            "(0: every state accessed equally; near 1: one state takes every access).",
+    "top10_pct": "`top10_pct` = percent of all accesses that go to the 10% most-accessed states.",
+    "sigma_top10": "`sigma_top10` = standard deviation of the access counts of the 10% most-accessed states, in "
+                   "units of the mean count over all states (so a longer run gives the same number).",
+    "slope_r2": "`slope`, `r2` = the least-squares line of log(metric) on log(number of states), fitted to the "
+                "means over seeds at each size: `slope` is the exponent b in metric ~ size^b (0.5: grows like the "
+                "square root of the size; 0: flat), `r2` the share of the variance of log(metric) the line "
+                "explains (1: the sizes lie on the line; with three sizes the line has one degree of freedom left, so "
+                "a high r2 is weak evidence).",
+    "max_median": "`max_median` = the largest access count over the median count of all states (over the "
+                  "accessed states only when more than half were never accessed): 1 is flat, larger means a few "
+                  "states dominate.",
+    "tail": "`xmin` = the count above which the tail is fitted (chosen by KS minimisation, Clauset et al. 2009); "
+            "`n_tail` = states at or above xmin; `alpha` = the power law's exponent on that tail; `p_gof` = its "
+            "bootstrap goodness-of-fit p (the screen passes at p_gof >= the threshold); `fitted` = fits with "
+            "numbers out of all, the others having a tail too small to fit (`too_small`) or too few distinct "
+            "counts; `alpha_at_cap` = fits whose alpha sits at the fit's upper bound (a bound, not an estimate).",
+    "R_tpl_ln": "`R_tpl_ln` = log-likelihood ratio of a truncated power law (TPL) against a log-normal fitted to "
+                "the same tail: the sum over the tail's states of log L(TPL) - log L(log-normal); > 0 favours the "
+                "TPL, < 0 the log-normal (the last column of paper 1's Table 3); `p_tpl_ln` = Vuong's two-sided p "
+                "that the sign of R is not chance (small p: trust the sign).",
+}
 
 
 def _mean_sd(df: pd.DataFrame, by: list[str], col: str) -> pd.DataFrame:
@@ -47,13 +74,17 @@ def table2(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# Table 7's metrics and where the paper's value of each comes from (its sigma_top10 is Table 2's)
+TABLE7_METRICS = (("gini", paper.TABLE7_GINI), ("top10_pct", paper.TABLE7_TOP10), ("sigma_top10", paper.TABLE2_SIGMA))
+
+
 def table7(df: pd.DataFrame) -> pd.DataFrame:
     """Gini, top-10% share and sigma_top10 per family and size, with the scaling of sigma (paper Table 7)."""
     rows = []
     for fam in dict.fromkeys(df.family):
         sub = df[df.family == fam]
         row = {"family": fam}
-        for metric, ref_table in (("gini", paper.TABLE7_GINI), ("top10_pct", paper.TABLE7_TOP10), ("sigma_top10", paper.TABLE2_SIGMA)):
+        for metric, ref_table in TABLE7_METRICS:
             ref = ref_table.get(fam, {})
             for n in sorted(sub.n.unique()):
                 vals = sub[sub.n == n][metric]
@@ -66,6 +97,30 @@ def table7(df: pd.DataFrame) -> pd.DataFrame:
         row["sigma_slope_paper"], row["sigma_r2_paper"] = ref.get("slope", np.nan), ref.get("r2", np.nan)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def table7_main(df: pd.DataFrame) -> pd.DataFrame:
+    """Table 7 for reading: one row per family and size, each metric's mean and sd over seeds and the paper's value
+    (a narrow companion of the wide `table7`, which the CSV keeps)."""
+    rows = []
+    for fam in dict.fromkeys(df.family):
+        sub = df[df.family == fam]
+        for n in sorted(sub.n.unique()):
+            at = sub[sub.n == n]
+            row = {"family": fam, "n": int(n), "seeds": len(at)}
+            for metric, ref_table in TABLE7_METRICS:
+                row[metric] = at[metric].mean()
+                row[f"{metric}_sd"] = at[metric].std(ddof=1)
+                row[f"{metric}_paper"] = ref_table.get(fam, {}).get(int(n), np.nan)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table7_fits(df: pd.DataFrame) -> pd.DataFrame:
+    """Table 7's scaling fits: per family, the log-log slope and R^2 of Gini and sigma_top10 over the sizes, with
+    the paper's sigma fit (it gives none for Gini)."""
+    wide = table7(df)
+    return wide[["family", "gini_slope", "gini_r2", "sigma_slope", "sigma_slope_paper", "sigma_r2", "sigma_r2_paper"]]
 
 
 def table8(df: pd.DataFrame) -> pd.DataFrame:
@@ -150,13 +205,16 @@ def _scopes(frame: pd.DataFrame):
         yield ALL, frame
 
 
-def claims(sizes: pd.DataFrame, designs: pd.DataFrame, s: StatsSettings) -> pd.DataFrame:
+def claims(sizes: pd.DataFrame, designs: pd.DataFrame, s: StatsSettings, tails: pd.DataFrame | None = None,
+           policy: str = "semantic") -> pd.DataFrame:
     """Paper 1's random-walk claims, one compared metric per row with its bootstrap interval over seeds (and
     graphs, pooled), sign and Wilcoxon tests, and a HELD / NOT HELD / INCONCLUSIVE verdict (tailmem.stats).
 
     Size rows: a seed's log-log slope of the metric over the sizes, > 0. Design rows: the Gini difference of two
     retrieval designs on the same world and seed, ordered as the paper says; recency and state-mate count as
-    equal within `s.gini_margin`. A claim with several parts ends with a row combining their verdicts.
+    equal within `s.gini_margin`. Tail-shape rows (with `tails`, the audit frame of the random walk and `policy`
+    on the same worlds): see `tail_shape_claims`. A claim with several parts ends with a row combining their
+    verdicts.
     """
     rows = []
 
@@ -174,23 +232,109 @@ def claims(sizes: pd.DataFrame, designs: pd.DataFrame, s: StatsSettings) -> pd.D
                 f"log-log slope of the means {slope:.3f}, R^2 {r2:.3f}; means by size "
                 + ", ".join(f"{int(n)}: {v:.3f}" for n, v in means.items()),
                 compare(sub.slope, sub.seed, direction="greater", settings=s))
-    if not set(DESIGN_ORDER) <= set(designs.retrieval):
-        return pd.DataFrame(rows)
-    wide = designs.pivot_table(index=["family", "seed"], columns="retrieval", values="gini").reset_index()
-    pairs = (("none", "recency"), ("none", "state_mate_uniform"), ("recency", "state_aware_frequency"),
-             ("state_mate_uniform", "state_aware_frequency"))
-    for scope, sub in _scopes(wide):
-        unit = "seed" if scope != ALL else "world (family x seed)"
-        parts = []
-        for lo, hi in pairs:
-            parts.append(add(f"Gini: {lo} < {hi}", scope, unit, f"{lo} {sub[lo].mean():.3f}, {hi} {sub[hi].mean():.3f}",
-                             compare(sub[hi] - sub[lo], sub.seed, direction="greater", settings=s)))
-        parts.append(add("Gini: recency ~ state-mate", scope, unit,
-                         f"recency {sub.recency.mean():.3f}, state-mate {sub.state_mate_uniform.mean():.3f}; "
-                         f"margin ±{s.gini_margin:g}",
-                         compare(sub.recency - sub.state_mate_uniform, sub.seed, direction="within",
-                                 threshold=s.gini_margin, settings=s)))
-        rows.append({"claim": "Gini: none < recency ~ state-mate < state-aware frequency", "scope": scope,
-                     "unit": "", "side": "all parts", "verdict": combine(parts),
-                     "evidence": "combines the five rows above"})
+    if set(DESIGN_ORDER) <= set(designs.retrieval):
+        wide = designs.pivot_table(index=["family", "seed"], columns="retrieval", values="gini").reset_index()
+        pairs = (("none", "recency"), ("none", "state_mate_uniform"), ("recency", "state_aware_frequency"),
+                 ("state_mate_uniform", "state_aware_frequency"))
+        for scope, sub in _scopes(wide):
+            unit = "seed" if scope != ALL else "world (family x seed)"
+            parts = []
+            for lo, hi in pairs:
+                parts.append(add(f"Gini: {lo} < {hi}", scope, unit,
+                                 f"{lo} {sub[lo].mean():.3f}, {hi} {sub[hi].mean():.3f}",
+                                 compare(sub[hi] - sub[lo], sub.seed, direction="greater", settings=s)))
+            parts.append(add("Gini: recency ~ state-mate", scope, unit,
+                             f"recency {sub.recency.mean():.3f}, state-mate {sub.state_mate_uniform.mean():.3f}; "
+                             f"margin ±{s.gini_margin:g}",
+                             compare(sub.recency - sub.state_mate_uniform, sub.seed, direction="within",
+                                     threshold=s.gini_margin, settings=s)))
+            rows.append({"claim": "Gini: none < recency ~ state-mate < state-aware frequency", "scope": scope,
+                         "unit": "", "side": "all parts", "verdict": combine(parts),
+                         "evidence": "combines the five rows above"})
+    if tails is not None:
+        rows += tail_shape_claims(tails, policy, s)
     return pd.DataFrame(rows)
+
+
+RANDOM_WALK = "random_walk"
+
+
+def tail_shape_claim(policy: str) -> str:
+    """The combined row's claim: paper 1's central contrast between the random walk and `policy`."""
+    return f"tail shape: random walk favours log-normal, {policy} policy favours truncated power law"
+
+
+def _fitted_r(tails: pd.DataFrame, policy: str) -> pd.DataFrame:
+    """One row per world of `policy` (family, n, seed) with its R_tpl_ln, nan where the tail fit gave no number."""
+    sub = tails[tails.policy == policy]
+    r = pd.to_numeric(sub.R_tpl_ln, errors="coerce")
+    if "tail_status" in sub:
+        r = r.where(sub.tail_status.fillna("ok") == "ok")
+    n_tail = pd.to_numeric(sub.n_tail, errors="coerce") if "n_tail" in sub else pd.Series(np.nan, index=sub.index)
+    return pd.DataFrame({"family": sub.family, "n": sub.n, "seed": sub.seed, "R": r,
+                         "n_tail": n_tail}).reset_index(drop=True)
+
+
+def _r_summary(frame: pd.DataFrame) -> str:
+    """`mean R over k/K fitted worlds (family: mean, ...)` for the evidence column."""
+    fitted = frame.dropna(subset=["R"])
+    if fitted.empty:
+        return f"no fitted tail in {len(frame)} worlds"
+    per_family = fitted.groupby("family", sort=False).R.mean()
+    return (f"mean {fitted.R.mean():+.2f} over {len(fitted)}/{len(frame)} fitted worlds ("
+            + ", ".join(f"{fam} {v:+.2f}" for fam, v in per_family.items()) + ")")
+
+
+def _unfitted(frame: pd.DataFrame) -> str:
+    """How many worlds have no fitted tail, with the range of their tail sizes where the audit gave one."""
+    rest = frame[frame.R.isna()]
+    sizes = rest.n_tail.dropna()
+    span = "" if sizes.empty else f" (tails of {int(sizes.min())}-{int(sizes.max())} states)"
+    return f"{len(rest)}{span}"
+
+
+def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsSettings) -> list[dict]:
+    """Paper 1's central contrast: random-walk tails favour the log-normal (R_tpl_ln < 0), `policy` tails the
+    truncated power law (R_tpl_ln > 0). `tails` is the audit frame (`report.audits.audit_frame`) of both policies on
+    the same worlds (`targets.tail_contrast_runs`).
+
+    The unit is a world (family x seed) whose tail was fitted (tail status "ok"); seeds are the outer level of the
+    bootstrap. A world whose tail was too small to fit gives no R and is left out, and is counted in the evidence;
+    with fewer than two fitted worlds a row has no interval and is INCONCLUSIVE. Rows: the random walk's R < 0,
+    the policy's R > 0, the paired difference policy - random walk > 0 on worlds fitted under both, then the
+    combined claim (the first two must hold; the difference is the same contrast read within each world).
+    """
+    scope, unit = ALL, "world (family x seed), fitted tails only"
+    claim = tail_shape_claim(policy)
+    if policy == RANDOM_WALK:
+        return [{"claim": claim, "scope": scope, "unit": "", "side": "all parts", "verdict": INCONCLUSIVE,
+                 "evidence": "the controller study's policy is the random walk itself: nothing to contrast"}]
+    rw_r, pol_r = _fitted_r(tails, RANDOM_WALK), _fitted_r(tails, policy)
+    rows = []
+
+    def add(text: str, values: pd.DataFrame, direction: str, evidence: str) -> str:
+        """One row over the worlds of `values` with a number in `R`; no fitted world: no interval."""
+        fitted = values.dropna(subset=["R"])
+        if fitted.empty:
+            row = missing("< 0" if direction == "less" else "> 0")
+        else:
+            row = compare(fitted.R, fitted.seed, direction=direction, settings=s).row()
+        rows.append({"claim": text, "scope": scope, "unit": unit, **row, "evidence": evidence})
+        return row["verdict"]
+
+    parts = [
+        add("tail shape: random walk R_tpl_ln < 0 (log-normal favoured)", rw_r, "less",
+            f"random walk R_tpl_ln {_r_summary(rw_r)}"),
+        add(f"tail shape: {policy} policy R_tpl_ln > 0 (truncated power law favoured)", pol_r, "greater",
+            f"{policy} R_tpl_ln {_r_summary(pol_r)}"),
+    ]
+    both = rw_r.merge(pol_r, on=["family", "n", "seed"], suffixes=("_rw", "_pol"))
+    both = both.assign(R=both.R_pol - both.R_rw)
+    add(f"tail shape: R_tpl_ln of {policy} minus random walk > 0 (same world)", both, "greater",
+        f"{int(both.R.notna().sum())}/{len(both)} worlds fitted under both policies")
+    evidence = (f"random walk {_r_summary(rw_r)}; {policy} {_r_summary(pol_r)}; worlds without a fitted tail "
+                f"(too small or degenerate): random walk {_unfitted(rw_r)}, {policy} {_unfitted(pol_r)}; "
+                "combines the first two rows above")
+    rows.append({"claim": claim, "scope": scope, "unit": "", "side": "all parts", "verdict": combine(parts),
+                 "evidence": evidence})
+    return rows

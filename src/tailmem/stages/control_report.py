@@ -115,7 +115,10 @@ def run(cfg: DictConfig) -> None:
     red = ct.token_reduction(df)
     out = {
         outputs.TABLE3_POLICY: (t3, f"Table 3: tail audit per topology under the `{c.policy}` policy",
-                                     f"{note} p_gof from {cfg.audit.bootstrap} replicates; screen p_gof >= {cfg.audit.gof_threshold}."),
+                                     f"{note} {rw.EXPLAIN['tail']} {rw.EXPLAIN['R_tpl_ln']} p_gof from "
+                                     f"{cfg.audit.bootstrap} replicates; screen p_gof >= {cfg.audit.gof_threshold}. "
+                                     "Not comparable in level with paper 1's Table 3: the `semantic` policy is a "
+                                     "model-free programmatic proxy of its LLM policy, on smaller graphs."),
         outputs.TABLE4_BASELINES: (ct.table4(df), "Table 4: memory baselines on the Synthetic Graph World",
                                    f"{note} {ct.table4_note(predictor)}"),
         outputs.TABLE5_GRAPH_VS_CTMC: (ct.table5(df), "Table 5: Graph Memory vs CTMC, verbose and compact",

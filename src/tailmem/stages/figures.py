@@ -1,5 +1,6 @@
-"""Stage `figures`: paper 1 Figure 3 (CCDFs with fitted tails) and Figure 5 (rank-frequency, cumulative share)
-for the random-walk traces, each family at the largest size."""
+"""Stage `figures`: paper 1 Figure 3 (CCDFs with fitted tails) and Figure 5 (rank-frequency, cumulative share):
+the random walk beside the controller study's policy on the same worlds (each family at the control size, first
+control seed), and the random walk at the largest size."""
 
 from __future__ import annotations
 
@@ -12,45 +13,37 @@ from tailmem import outputs
 from tailmem.artifacts import read_json, read_npz
 from tailmem.provenance import save_provenance
 from tailmem.report import plots
-from tailmem.targets import largest_size_runs
+from tailmem.report import random_walk_figures as rwf
+from tailmem.targets import Run, contrast_policies, figure_runs
 
 log = logging.getLogger(__name__)
 
 
-def _num(value, spec: str) -> str:
-    """A fitted number for a title, or "-" where the fit gave none (a tail too small to fit)."""
-    return "-" if value is None else format(value, spec)
+def load_trace(run: Run, results: str) -> rwf.Trace:
+    """A run's access counts (its rollout's trace.npz) and its audit's tail block; a missing file raises
+    ArtifactError naming it."""
+    counts = read_npz(run.trace_file(results), required=("counts",))["counts"]
+    tail = read_json(run.audit_file(results)).get("tail", {})
+    return rwf.Trace(run.policy, run.family, run.n, run.seed, counts, tail)
 
 
 def run(cfg: DictConfig) -> None:
     results = cfg.results_dir
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.figures_dir)
-    runs = largest_size_runs(cfg)
-    counts = {r.family: read_npz(r.trace_file(results), required=("counts",))["counts"] for r in runs}
-    audits = {r.family: read_json(r.audit_file(results)) for r in runs}
-    n = runs[0].n
-    policy = f"random walk, retrieval {runs[0].retrieval}, n = {n}, seed {runs[0].seed}"
+    contrast_runs, largest_runs = figure_runs(cfg)
+    contrast = [load_trace(r, results) for r in contrast_runs]
+    largest = [load_trace(r, results) for r in largest_runs]
+    c = cfg.scale.control
+    names = " beside the ".join(rwf.policy_label(p) for p in contrast_policies(cfg))
+    design = f"retrieval {c.retrieval}" if c.retrieval == cfg.scale.table_retrieval else \
+        f"retrieval {c.retrieval}, largest-size random walk {cfg.scale.table_retrieval}"
+    setting = f"{design}, {cfg.rollout.episodes} episodes x {cfg.rollout.steps} steps"
 
-    fig, axes = plots.panel_grid(len(runs))
-    for ax, r in zip(axes, runs):
-        tail = audits[r.family]["tail"]
-        title = (f"{r.family}\nalpha {_num(tail.get('alpha'), '.2f')}, xmin {_num(tail.get('xmin'), '.0f')}, "
-                 f"R(TPL vs LN) {_num(tail.get('R_tpl_ln'), '.2f')}")
-        plots.ccdf_with_tails(ax, counts[r.family], tail["xmin"], cfg.audit.tpl_alpha_max, title)
-    axes[0].legend(fontsize=7)
-    fig.suptitle(f"Figure 3: access CCDFs with fitted tails ({policy})", fontsize=10)
+    fig = rwf.figure3(largest + contrast, cfg.audit.tpl_alpha_max,
+                      f"Figure 3: access CCDFs with fitted tails, the {names} ({setting})")
     plots.save_figure(fig, out / outputs.FIG3_CCDF)
-
-    fig, (left, right) = plots.plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
-    for r in runs:
-        plots.rank_frequency(left, counts[r.family], r.family)
-        plots.cumulative_share(right, counts[r.family], r.family)
-    left.set_xlabel("rank")
-    left.set_ylabel("normalised access frequency")
-    right.set_xlabel("top-ranked fraction of items")
-    right.set_ylabel("cumulative share of accesses")
-    right.legend(fontsize=7)
-    fig.suptitle(f"Figure 5: access concentration ({policy})", fontsize=10)
+    fig = rwf.figure5(contrast, largest, f"Figure 5: access concentration, the {names} ({setting})")
     plots.save_figure(fig, out / outputs.FIG5_CONCENTRATION)
-    save_provenance(out, cfg, prefix="random_walk.", agent="random_walk")
+    agents = dict.fromkeys(f"{r.policy} ({r.agent})" for r in contrast_runs + largest_runs)
+    save_provenance(out, cfg, prefix="random_walk.", agent=", ".join(agents))
     log.info("wrote figures under %s", out)

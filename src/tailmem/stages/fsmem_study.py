@@ -23,6 +23,7 @@ from tailmem import outputs
 from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem import harnesses, study
+from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, run_setting_counts
 from tailmem.fsmem.benchmarks import category_names, conversation
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
@@ -98,7 +99,7 @@ def _search_cost(df: pd.DataFrame) -> dict:
     return {"tool calls/q": df["search_tool_calls"].mean(), "rounds/q": df["search_rounds"].mean(),
             "chars read/q": df["search_chars_read"].mean(),
             "tokens/q": (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean(),
-            "cents/q": 100 * df["search_dollars"].mean()}
+            "cents/q": 100 * df["search_dollars"].mean(), **run_setting_counts(df.to_dict("records"))}
 
 
 def with_paper(df: pd.DataFrame, keys: list[str], values_of, columns: list[str]) -> pd.DataFrame:
@@ -117,6 +118,8 @@ def with_paper(df: pd.DataFrame, keys: list[str], values_of, columns: list[str])
 def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=()) -> None:
     """Write the table (provenance footer under it) and its provenance; `data_files` = benchmark files read."""
     out = _out(cfg)
+    if "no tool call" in df.columns:
+        note = f"{note.strip()} {RUN_SETTINGS_NOTE}"
     write_table(out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}",
                 table_footer(cfg, data_files=data_files))
     save_provenance(out / f"{stem}.provenance", cfg, data_files=data_files, agent=stem)
@@ -227,7 +230,8 @@ def harness(cfg) -> None:
                         "sections": st["sections"], "bytes": st["bytes"], "max depth": st["depth"],
                         "build rounds/chunk": sum(e["rounds"] for e in eps) / chunks,
                         "build tool calls/chunk": sum(e["tool_calls"] for e in eps) / chunks,
-                        "build tool errors": sum(e["tool_errors"] for e in eps), "build dollars": built["dollars"]})
+                        "build tool errors": sum(e["tool_errors"] for e in eps), "build dollars": built["dollars"],
+                        **{f"build {k}": v for k, v in run_setting_counts([], eps).items()}})
         rows_of.setdefault(key, []).extend(rows)
         tools.setdefault(key, Counter()).update(c[0] for r in rows for c in r.get("search_trace", []))
     keys = ["benchmark", "variant", "harness", "builder"]

@@ -20,7 +20,7 @@ from tailmem.artifacts import read_json, write_json
 from tailmem.data.locomo import questions
 from tailmem.errors import ConfigError
 from tailmem.fsmem.agents import searcher
-from tailmem.fsmem.agents.accounting import dollars
+from tailmem.fsmem.agents.accounting import dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.benchmarks import categories, category_names, conversation
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, role_label
@@ -160,10 +160,8 @@ def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
     if len(df) and df["judge"].notna().any():  # replies the judge rule could not read (left out of its means)
         out["judge unparsed"] = int(df.get("judge_unparsed", pd.Series(0, index=df.index)).fillna(0).sum())
-    eps = built.get("episodes", [])  # run settings (issue 14): answers without a tool call, compactions, cut outputs
-    for key, col in (("no tool call", "no_tool_call"), ("compactions", "compactions"), ("truncations", "truncations")):
-        searched = int(df[f"search_{col}"].fillna(0).sum()) if len(df) and f"search_{col}" in df else 0
-        out[key] = searched + sum(int(e.get(col, 0)) for e in eps)
+    # run settings (issue 14): answers without a tool call, compactions, cut outputs
+    out |= run_setting_counts(df.to_dict("records"), built.get("episodes", []))
     out["build tool calls"] = built["tool_calls"]
     out["build tokens"] = built["tokens"]
     out["build dollars"] = built["dollars"]

@@ -33,7 +33,7 @@ from tailmem.data.personamem import (as_conversation, context_for, contexts_path
                                      prefix, questions_path)
 from tailmem.errors import ConfigError
 from tailmem.fsmem.agents import searcher
-from tailmem.fsmem.agents.accounting import Meter, dollars
+from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, Meter, dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.errors import FsmemError
 from tailmem.fsmem.personamem import build_context, open_store
@@ -49,7 +49,7 @@ log = logging.getLogger("tailmem")
 ANSWERS_FILE = "answers.json"
 COLUMNS = ["tier", "variant", "status", "questions", "answered", "contexts", "stores", "accuracy", "tool calls/q",
            "rounds/q", "chars read/q", "tokens/q", "cents/q", "store files", "store sections", "store bytes",
-           "build tool calls", "build tokens", "build dollars", "harness", "build harness", "searcher", "builder"]
+           "build tool calls", "build tokens", "build dollars", "no tool call", "compactions", "truncations", "harness", "build harness", "searcher", "builder"]
 SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
@@ -183,6 +183,7 @@ def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, label
     out["build tool calls"] = sum(b["tool_calls"] for b in builds)
     out["build tokens"] = sum(b["tokens"] for b in builds)
     out["build dollars"] = sum(b["dollars"] for b in builds)
+    out |= run_setting_counts(rows, [e for b in builds for e in b.get("episodes", [])])  # paper 2's run settings
     harness = ",".join(dict.fromkeys(df["harness"])) if len(df) else labels["harness"]  # none / chunks / fsmem.harness
     return {**out, **labels, "harness": harness}
 
@@ -235,5 +236,6 @@ def run(cfg) -> None:
                 "per distinct end index, agent_curated once per context with the snapshot after the chunk ending there); "
                 "store columns are means over those stores, build columns totals. A tier whose "
                 "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
-                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md).", table_footer(cfg, data_files=read))
+                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md). " + RUN_SETTINGS_NOTE,
+                table_footer(cfg, data_files=read))
     save_provenance(out / f"{outputs.FSMEM_PERSONAMEM}.provenance", cfg, data_files=read, agent="fsmem_personamem")

@@ -9,6 +9,7 @@ the agent) is the cost proxy comparable across both kinds of agent.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 from tailmem.fsmem.tools.base import Harness
@@ -63,6 +64,30 @@ class Meter:
                        self.prompt, self.cached, self.completion, chars - self.base[2], self.capped,
                        round(time.perf_counter() - self.t0, 4), tuple(self.usages), cut - self.base[3],
                        self.compactions, self.no_tool_call)
+
+
+# Paper 2's run settings as table columns (issue 14): what they did to the episodes behind a table row.
+RUN_SETTING_COLUMNS = (("no tool call", "no_tool_call"), ("compactions", "compactions"), ("truncations", "truncations"))
+RUN_SETTINGS_NOTE = ("Run settings (paper 2 C.1): `no tool call` = answers given without any tool call by an agent "
+                     "offered tools; `compactions` = transcripts compacted into a running summary plus the last three "
+                     "turns past llm.compact_prompt_tokens; `truncations` = tool outputs cut at the safety cap "
+                     "(llm.tool_output_max_chars); totals over the row's episodes (`build ...`: the build's).")
+
+
+def _count(value) -> int:
+    """A counter or flag from a record; absent or NaN (a row written before the field existed) counts 0."""
+    return 0 if value is None or value != value else int(value)
+
+
+def run_setting_counts(search_rows: Iterable[Mapping], build_episodes: Iterable[Mapping] = ()) -> dict[str, int]:
+    """Answers given without a tool call by an agent offered tools, transcript compactions, and tool outputs cut at
+    the safety cap, summed over the search episodes (a row's `search_<field>` values) and the build episodes."""
+    search_rows, build_episodes = list(search_rows), list(build_episodes)
+    out = {}
+    for label, field in RUN_SETTING_COLUMNS:
+        searched = sum(_count(r.get(f"search_{field}")) for r in search_rows)
+        out[label] = searched + sum(_count(e.get(field)) for e in build_episodes)
+    return out
 
 
 def dollars(ep: Episode, prices: dict | None) -> float:
