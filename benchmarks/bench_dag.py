@@ -68,7 +68,8 @@ def measure(code: Path, label: str, a, keep: Path | None) -> float:
     noop = run_dag(code, workdir, a.target, a.scale, a.cores)
     print(f"\n[{label}] {a.target} at scale={a.scale} on {a.cores} cores: {wall:.1f} s from scratch, "
           f"no-op rerun {noop:.1f} s  (load average before: {os.getloadavg()[0]:.1f}; folder {workdir})")
-    rules = per_rule(workdir / "results" / a.scale / "logs")
+    logs = workdir / "results" / a.scale / "logs"  # smoke and paper write under results/<scale>/
+    rules = per_rule(logs if logs.is_dir() else workdir / "results" / "logs")  # default writes under results/
     if rules:
         report(rules)
     else:

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 PACKAGE_ROOT = Path(__file__).resolve().parent  # src/tailmem
 

@@ -6,7 +6,6 @@ error. Only rule names and the Snakemake CLI are assumed of the workflow."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import subprocess

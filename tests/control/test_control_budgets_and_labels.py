@@ -4,7 +4,6 @@ issue 17 (one source of paper values for the controller tables; readable Figures
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml

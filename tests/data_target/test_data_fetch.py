@@ -4,7 +4,6 @@ Tests never reach the internet: manifest URLs are blanked, only the loopback mir
 
 import dataclasses
 import http.server
-import os
 import threading
 from functools import partial
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from tailmem.data import fetch as fetch_mod
 from tailmem.data.fetch import download, main, report
-from tailmem.data.manifest import MANIFEST, Entry, file_sha256, problems, status, tree_sha256
+from tailmem.data.manifest import MANIFEST, file_sha256, problems, status, tree_sha256
 from tailmem.errors import DataError
 
 

@@ -3,10 +3,8 @@
 Hostile or careless commands change nothing outside the store, and inside it only regular .md files within the
 limits are kept; everything else is named in the tool output."""
 
-import hashlib
 import os
 import time
-from pathlib import Path
 
 import pytest
 

@@ -4,7 +4,6 @@ loopback server playing the answering model and the judge."""
 import json
 
 import pandas as pd
-import pytest
 from llm_testkit import FakeServer
 
 from tailmem.cli import main

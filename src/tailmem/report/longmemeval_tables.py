@@ -21,7 +21,7 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
-from tailmem.longmemeval.reduction import ArmResult, evaluate, measured
+from tailmem.longmemeval.reduction import ArmResult, measured
 from tailmem.stats.compare import COLUMNS, missing
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import INCONCLUSIVE, NOT_HELD, combine

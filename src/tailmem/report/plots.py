@@ -132,13 +132,24 @@ def ccdf_with_tails(ax, counts: np.ndarray, xmin: float, tpl_alpha_max: float, t
         except (ArithmeticError, ValueError):  # see audit.tailfit: powerlaw's discrete TPL can fail to fit
             title += " (TPL not fitted)"
         fit.lognormal.plot_ccdf(ax=ax, color="tab:blue", linestyle=":", label="log-normal")
+    ccdf_axes(ax, title, "accesses per item (x >= xmin)")
+
+
+def plain_log_ticks(*axes) -> None:
+    """Plain numbers at 1, 2, 5 x 10^k on log axes: a tail spans less than a decade, and the default minor labels
+    collide."""
+    for axis in axes:
+        axis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def ccdf_axes(ax, title: str, xlabel: str, ylabel: str = "P(X >= x)") -> None:
+    """Title, labels and plain x ticks of a CCDF panel."""
     ax.set_title(title, fontsize=8)
-    # plain integer labels at 1, 2, 5 x 10^k: a tail spans less than a decade, and default minor labels collide
-    ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_xlabel("accesses per item (x >= xmin)", fontsize=8)
-    ax.set_ylabel("P(X >= x)", fontsize=8)
+    plain_log_ticks(ax.xaxis)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_ylabel(ylabel, fontsize=8)
 
 
 def rank_frequency(ax, counts: np.ndarray, label: str, **style) -> None:

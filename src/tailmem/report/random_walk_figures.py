@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import matplotlib.ticker
 import numpy as np
 from matplotlib.lines import Line2D
 
@@ -71,13 +70,7 @@ def _empirical_ccdf(ax, counts: np.ndarray, title: str, xmin) -> None:
         ax.loglog(values, 1.0 - first / x.size, color="black", marker=".", linestyle="none", label="empirical")
     if xmin is not None and np.isfinite(float(xmin)):
         ax.axvline(float(xmin), color="tab:gray", linestyle=":", linewidth=1, label="xmin")
-    ax.set_title(title, fontsize=8)
-    # plain integer labels at 1, 2, 5 x 10^k, as `report.plots.ccdf_with_tails` draws them
-    ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_xlabel("accesses per item (all accessed items)", fontsize=8)
-    ax.set_ylabel("P(X >= x)", fontsize=8)
+    plots.ccdf_axes(ax, title, "accesses per item (all accessed items)")
 
 
 def figure3(traces: list[Trace], tpl_alpha_max: float, title: str):

@@ -5,7 +5,6 @@ a cell depends on); tables under `<results>/tables/alfworld_*`.
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 from pathlib import Path

@@ -80,8 +80,6 @@ def audit_counts(counts: np.ndarray, a, seed: int) -> dict:
 def ccdf_figure(unit: str, fits: list[tuple[str, np.ndarray, dict]], tpl_alpha_max: float):
     """One CCDF panel per (benchmark, variant, harness): `fits` holds (panel title, read counts per item, the
     audit record of `audit_counts`); a panel whose tail was fitted shows the TPL and log-normal fits too."""
-    import matplotlib.ticker
-
     from tailmem.report import plots
 
     fig, axes = plots.panel_grid(len(fits))
@@ -96,10 +94,7 @@ def ccdf_figure(unit: str, fits: list[tuple[str, np.ndarray, dict]], tpl_alpha_m
             ax.set_title(f"{title} (tail not fitted: {rec['tail']})", fontsize=8)
             ax.set_xlabel(f"reads per {unit} (count)", fontsize=8)
             ax.set_ylabel("P(X >= x) among read items (share)", fontsize=8)
-            for axis in (ax.xaxis, ax.yaxis):  # plain numbers at 1, 2, 5 x 10^k, as ccdf_with_tails draws them
-                axis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-                axis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-                axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            plots.plain_log_ticks(ax.xaxis, ax.yaxis)
         ax.tick_params(which="both", labelsize=8)
         ax.legend(fontsize=8)
     fig.suptitle(f"Search-agent reads per {unit}: CCDF with fitted tails\n"
