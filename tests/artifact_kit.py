@@ -3,8 +3,11 @@ out (shared by the determinism test and the cluster test)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
 # The smoke scale cut to one world per role: one family and size for the random-walk tables, one LongMemEval
@@ -49,3 +52,13 @@ def differing(a: Path, b: Path, mask_code: bool = False) -> tuple[list[str], lis
     only = sorted(set(fa) ^ set(fb))
     differ = [k for k in sorted(set(fa) & set(fb)) if normalised(fa[k], mask_code) != normalised(fb[k], mask_code)]
     return only, differ
+
+
+def tree_state(repo_root: Path) -> str:
+    """A hash of the checkout's uncommitted state (provenance and the rules' code digests depend on it)."""
+    h = hashlib.sha256()
+    for args in (["rev-parse", "HEAD"], ["diff", "HEAD", "--binary"], ["status", "--porcelain", "-uall"]):
+        done = subprocess.run(["git", "-C", str(repo_root), *args], capture_output=True,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+        h.update(done.stdout)
+    return h.hexdigest()

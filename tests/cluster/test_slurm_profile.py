@@ -5,7 +5,6 @@ error. Only rule names and the Snakemake CLI are assumed of the workflow."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
@@ -19,6 +18,7 @@ import yaml
 from artifact_kit import SLICE, TARGETS
 from artifact_kit import artifacts as _artifacts
 from artifact_kit import normalised as _normalised
+from artifact_kit import tree_state as _tree_state
 from slurm_testkit import SingleNodeSlurm, unavailable
 
 RULE_KINDS = {"graphworld", "rollout", "audit", "tables_random_walk", "figures_random_walk", "control",
@@ -58,16 +58,6 @@ def _job_stats(log: str) -> dict[str, int]:
             else:
                 stats[m.group(1)] = int(m.group(2))
     return stats
-
-
-def _tree_state(repo_root: Path) -> str:
-    """A hash of the checkout's uncommitted state (provenance and the rules' code digests depend on it)."""
-    h = hashlib.sha256()
-    for args in (["rev-parse", "HEAD"], ["diff", "HEAD", "--binary"], ["status", "--porcelain", "-uall"]):
-        done = subprocess.run(["git", "-C", str(repo_root), *args], capture_output=True,
-                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
-        h.update(done.stdout)
-    return h.hexdigest()
 
 
 @pytest.fixture(scope="module")
