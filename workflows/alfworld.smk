@@ -86,8 +86,7 @@ rule alfworld_report:
         lambda wc: expand(ALF_SKILLS, subset=wc.subset, **ALF_AGENTS, protocol=ALF_PROTOCOLS,
                           skill_variant=ALF_VARIANTS),
     output:
-        [f for s in outputs.ALFWORLD_TABLES for f in table(outputs.alfworld_output("{subset}", s))],
-        [f for s in outputs.ALFWORLD_FIGURES for f in figure(outputs.alfworld_output("{subset}", s))],
+        _alf_outputs("{subset}"),
     params:
         **stage_params("alfworld_report", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:

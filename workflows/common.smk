@@ -114,5 +114,9 @@ def _personamem_data(wildcards):
 
 
 def _alf_outputs(subset):
-    return ([f for s in outputs.ALFWORLD_TABLES for f in table(outputs.alfworld_output(subset, s))]
-            + [f for s in outputs.ALFWORLD_FIGURES for f in figure(outputs.alfworld_output(subset, s))])
+    """Every table and figure the ALFWorld report writes for a subset (a name or the "{subset}" wildcard)."""
+    tables = (*outputs.ALFWORLD_TABLES, *outputs.ALFWORLD_SKILL_TABLES)
+    figures = (*outputs.ALFWORLD_FIGURES, *outputs.ALFWORLD_SKILL_FIGURES)
+    return ([f for s in tables for f in table(outputs.alfworld_output(subset, s))]
+            + [f for s in figures for f in figure(outputs.alfworld_output(subset, s))]
+            + table(outputs.claims_alfworld(subset)))

@@ -260,6 +260,8 @@ def schema() -> dict[str, Reader]:
         "alfworld.retrieval_k": POSITIVE,
         "alfworld.curator_rounds": POSITIVE,
         "alfworld.retriever_rounds": POSITIVE,
+        "alfworld.claims.order_margin": Num(lo=0, hi=1),
+        "alfworld.claims.min_tie_games": POSITIVE,
         # LongMemEval (paper 1 Figure 8)
         "longmemeval.files.*": Str(),
         "longmemeval.datasets": ListOf(Str()),

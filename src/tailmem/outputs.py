@@ -66,6 +66,17 @@ FSMEM_PERSONAMEM = "fsmem_personamem"
 # ALFWorld, per subset (stages/alfworld.py report)
 ALFWORLD_TABLES = ("memory", "memory_family", "skills", "skills_family")
 ALFWORLD_FIGURES = ("memory", "skills_growth")
+# Paper 2's skill-side analyses (issue 15): the store each task was given, its taxonomy against growth, the curation
+# effort per task and its trend (Figure 11), running success by goal family against no store (Figure 12)
+ALFWORLD_SKILL_TABLES = ("skills_store", "skills_erosion", "skills_effort", "skills_effort_trend",
+                         "skills_family_running")
+ALFWORLD_SKILL_FIGURES = ("skills_effort", "skills_family_running")
+CLAIMS_ALFWORLD = "claims_alfworld"  # paired comparisons at the game unit, one table per subset
+
+
+def claims_alfworld(subset: str) -> str:
+    """The ALFWorld claims table of a subset, e.g. claims_alfworld_valid_seen."""
+    return f"{CLAIMS_ALFWORLD}_{subset}"
 
 
 def alfworld_output(subset: str, name: str) -> str:

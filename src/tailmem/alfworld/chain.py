@@ -1,21 +1,33 @@
 """Protocols of the skill setting: tasks in one fixed order; the store used for task k is built only from the
 tasks before k in its chain. `three_chain` cuts the order into three consecutive chains and resets the store at
-each; `full_chain` runs one chain over all tasks.
+each; `full_chain` runs one chain over all tasks; `reversed_chain` runs one chain over the same tasks in the
+reverse order, the store never reset (paper 2 section 4.4: does what the store gains depend on which tasks come
+first?). A task's `index` is its position in its protocol's chain order (`chain_order`).
 """
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
 
 from tailmem.alfworld.curator import sources
 from tailmem.alfworld.episode import EpisodeRecord
 from tailmem.alfworld.games import Game
 from tailmem.fsmem.store import Store
 
-PROTOCOLS = {"three_chain": 3, "full_chain": 1}
+
+@dataclass(frozen=True)
+class Protocol:
+    """How a protocol runs the fixed order: cut into `chains` consecutive chains (the store reset at each),
+    after reversing it when `reverse`."""
+
+    chains: int
+    reverse: bool = False
+
+
+PROTOCOLS = {"three_chain": Protocol(3), "full_chain": Protocol(1), "reversed_chain": Protocol(1, reverse=True)}
 
 
 @dataclass(frozen=True)
@@ -41,8 +53,15 @@ class TaskRecord:
     curation_chars: int
 
 
+def chain_order(order: list[Game], protocol: str) -> list[Game]:
+    """The tasks in the order the protocol plays them."""
+    return list(reversed(order)) if PROTOCOLS[protocol].reverse else list(order)
+
+
 def segments(order: list[Game], protocol: str) -> list[list[Game]]:
-    n = PROTOCOLS[protocol]
+    """The protocol's chains over the fixed `order`, in play order."""
+    n = PROTOCOLS[protocol].chains
+    order = chain_order(order, protocol)
     size = -(-len(order) // n)
     return [order[i:i + size] for i in range(0, len(order), size)] or [[]]
 

@@ -166,7 +166,7 @@ def memory(cfg: DictConfig) -> None:
 def skills(cfg: DictConfig) -> None:
     """Stage `alfworld_skills`: one cell (protocol x variant) of the skill setting over the fixed order."""
     from tailmem.alfworld import speedup
-    from tailmem.alfworld.chain import PROTOCOLS, run_chain, to_rows
+    from tailmem.alfworld.chain import PROTOCOLS, chain_order, run_chain, to_rows
     from tailmem.alfworld.curator import VARIANTS, ModelCurator, ProgrammaticCurator
     from tailmem.alfworld.episode import cached, episode_key, run_episode
     from tailmem.alfworld.executor import make_executor
@@ -209,7 +209,7 @@ def skills(cfg: DictConfig) -> None:
         return parse_goal(text)
 
     def retrieve_for(store, g):
-        snapshots.take(store, f"before_{g.id.replace('/', '__')}")
+        snapshots.take(store, snapshot_label("before", g.id))
         goal = goal_of(g)
         if goal is None:
             return Retrieved("", 0, ())
@@ -229,8 +229,13 @@ def skills(cfg: DictConfig) -> None:
                         "trajectory": [list(t) for t in ep.trajectory]}
         return ep
 
+    def curate(store, k, game_id, ep):
+        written = curator.curate(store, k, game_id, ep)
+        snapshots.take(store, snapshot_label("after", game_id))  # with before_<game>: what curating task k changed
+        return written
+
     with tqdm(total=len(order), desc=f"alfworld {a.protocol}/{a.variant}") as bar:
-        recs = run_chain(order, a.protocol, out / "store", retrieve_for, attempt, curator.curate, bar)
+        recs = run_chain(order, a.protocol, out / "store", retrieve_for, attempt, curate, bar)
     for r in recs:
         if not r.ran:
             log.warning("alfworld game %s could not be loaded: %s (skipped; the chain went on)", r.id, r.error)
@@ -238,12 +243,17 @@ def skills(cfg: DictConfig) -> None:
     save_provenance(out, cfg, curator=curator.agent, executor=_agent(client), retriever=retriever)
     chain = {"protocol": a.protocol, "variant": a.variant, "subset": a.subset,
              "agents": {"executor": _agent(client), "curator": curator.agent, "retriever": retriever},
-             "order": [g.id for g in order], "tasks": to_rows(recs), "episodes": played}
+             "order": [g.id for g in chain_order(order, a.protocol)], "tasks": to_rows(recs), "episodes": played}
     if model_builder:  # the model roles' accounting (tokens, tool calls), per task
         chain["curation_episodes"] = [{"index": k, **e.to_json()} for k, e in curator.episodes]
     if model_searcher:
         chain["retrieval_episodes"] = retrievals
     write_json(out / "chain.json", chain)
+
+
+def snapshot_label(when: str, game_id: str) -> str:
+    """A skill cell's snapshot of its store `before` a task (what the task was given) or `after` curating it."""
+    return f"{when}_{game_id.replace('/', '__')}"
 
 
 def memory_episodes(cfg, subset: str, arms: list[str]) -> pd.DataFrame:
@@ -257,6 +267,69 @@ def skill_tasks(cfg, subset: str, protocols: list[str], variants: list[str]) -> 
     """One row per (protocol, variant, task) of the skill cells, for `report.alfworld_tables.skill_tables`."""
     rows = [{"protocol": p, "variant": v, **t} for p in protocols for v in variants
             for t in read_json(layout.skills_dir(cfg, subset, p, v) / "chain.json")["tasks"]]
+    return pd.DataFrame(rows)
+
+
+def _cell_tasks(cfg, subset: str, protocol: str, variant: str) -> tuple[Path, dict]:
+    cell = layout.skills_dir(cfg, subset, protocol, variant)
+    return cell, read_json(cell / "chain.json")
+
+
+def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str]) -> pd.DataFrame:
+    """One row per (protocol, variant, task): the hierarchy panel (fsmem.hierarchy.measure) of the store the task
+    was given, restored from the cell's `before_<game>` snapshot, for `report.alfworld_tables.store_table`."""
+    import tempfile
+
+    from tailmem.fsmem.hierarchy import measure
+    from tailmem.fsmem.snapshots import SnapshotLog
+
+    rows = []
+    for p in protocols:
+        for v in variants:
+            cell, chain = _cell_tasks(cfg, subset, p, v)
+            log_ = SnapshotLog(cell / "snapshots")
+            have = set(log_.labels())
+            for t in chain["tasks"]:
+                label = snapshot_label("before", t["id"])
+                if label not in have:
+                    raise ConfigError(f"{cell / 'snapshots'}: no snapshot {label!r}; re-run stage alfworld_skills "
+                                      f"for alfworld.protocol={p} alfworld.variant={v}")
+                with tempfile.TemporaryDirectory() as tmp:
+                    h = measure(log_.restore(label, Path(tmp) / "store")).to_dict()
+                rows.append({"protocol": p, "variant": v, "index": t["index"], "id": t["id"],
+                             "family": t["family"], **h})
+    return pd.DataFrame(rows)
+
+
+def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str]) -> pd.DataFrame:
+    """One row per (protocol, variant, task): what curating it cost (report.alfworld_tables.EFFORT_COLUMNS), from
+    the task rows, the `before_`/`after_` snapshots around the curation and a model curator's episodes."""
+    from tailmem.fsmem.snapshots import SnapshotLog
+
+    nan = float("nan")
+    rows = []
+    for p in protocols:
+        for v in variants:
+            cell, chain = _cell_tasks(cfg, subset, p, v)
+            log_ = SnapshotLog(cell / "snapshots")
+            have = set(log_.labels())
+            episodes = {e["index"]: e for e in chain.get("curation_episodes", [])}
+            for t in chain["tasks"]:
+                before, after = snapshot_label("before", t["id"]), snapshot_label("after", t["id"])
+                touched = added = nan
+                if before in have and after in have:
+                    b, a_ = log_.load(before), log_.load(after)
+                    touched = sum(1 for f, h in a_.files.items() if b.files.get(f) != h)
+                    added = a_.bytes - b.bytes
+                elif t["ran"] and v != "no_store":
+                    log.warning("%s: no snapshot %r (a cell from before the after_ snapshots); files_touched left "
+                                "empty", cell, after)
+                e = episodes.get(t["index"], {})
+                rows.append({"protocol": p, "variant": v, "index": t["index"], "id": t["id"], "family": t["family"],
+                             "success": t["success"], "curation_chars": t["curation_chars"],
+                             "files_touched": 0 if v == "no_store" else touched,
+                             "bytes_added": 0 if v == "no_store" else added,
+                             "rounds": e.get("rounds", nan), "tool_calls": e.get("tool_calls", nan)})
     return pd.DataFrame(rows)
 
 
@@ -289,4 +362,39 @@ def report(cfg: DictConfig) -> None:
                 figures / outputs.alfworld_output(subset, "skills_growth"))
     save_figure(T.memory_figure(mem, counts, subset=subset, executor=labels["executor"], arms=arms),
                 figures / outputs.alfworld_output(subset, "memory"))
+    _skill_side(cfg, tasks, tables, figures, labels, footer)
     save_provenance(tables, cfg, prefix=f"{stem}_", **labels)
+
+
+def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: dict, footer: str) -> None:
+    """Paper 2's skill-side analyses (issue 15): claims at the game unit, the store and the curation effort per
+    task, running success by goal family against no store."""
+    from tailmem.report import alfworld_tables as T
+    from tailmem.report.plots import save_figure
+    from tailmem.report.table_io import write_table
+    from tailmem.stats.settings import settings as stats_settings
+
+    a = cfg.alfworld
+    subset = a.subset
+    st = stats_settings(cfg)
+    margin = float(a.claims.order_margin)
+    protocols, variants = list(a.protocols), list(a.variants)
+    executor = labels["executor"]
+    claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games))
+    write_table(tables, outputs.claims_alfworld(subset), claims,
+                f"Paper 2's skill-setting claims, checked on our ALFWorld {subset} chains",
+                T.claims_note(executor, st, margin, int(a.claims.min_tie_games)), footer)
+    stores = skill_stores(cfg, subset, protocols, variants)
+    effort = skill_effort(cfg, subset, protocols, variants)
+    running = T.family_running(tasks)
+    frames = {"skills_store": T.store_table(stores), "skills_erosion": T.erosion_table(stores),
+              "skills_effort": T.effort_table(effort), "skills_effort_trend": T.effort_trend(effort, st),
+              "skills_family_running": running}
+    titles, notes = T.skill_side_titles(subset), T.skill_side_notes(executor, labels["builder"], st)
+    for name in outputs.ALFWORLD_SKILL_TABLES:
+        write_table(tables, outputs.alfworld_output(subset, name), frames[name], titles[name], notes[name], footer)
+    protocol = "full_chain" if "full_chain" in protocols else protocols[0]
+    save_figure(T.effort_figure(effort, protocol, subset=subset, executor=executor),
+                figures / outputs.alfworld_output(subset, "skills_effort"))
+    save_figure(T.family_running_figure(running, protocol, subset=subset, executor=executor),
+                figures / outputs.alfworld_output(subset, "skills_family_running"))

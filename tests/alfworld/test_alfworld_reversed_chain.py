@@ -1,0 +1,44 @@
+"""The reversed chain: the full chain's tasks in the reverse order, one store never reset, and still no leakage
+from a task or a later one (by chain position) into the store a task is given."""
+
+import re
+
+import pytest
+from test_alfworld_chain import GOALS, fake_attempt, games
+
+from tailmem.alfworld.chain import PROTOCOLS, chain_order, run_chain, segments
+from tailmem.alfworld.curator import ProgrammaticCurator, sources
+from tailmem.alfworld.goal import parse_goal
+from tailmem.alfworld.retriever import retrieve
+
+
+def test_reversed_chain_is_one_chain_over_the_reversed_order():
+    order = games(7)
+    assert chain_order(order, "reversed_chain") == order[::-1]
+    assert segments(order, "reversed_chain") == [order[::-1]]
+    assert segments(order, "full_chain") == [order]  # the forward protocols keep the fixed order
+    assert [len(s) for s in segments(order, "three_chain")] == [3, 3, 1]
+    assert PROTOCOLS["reversed_chain"].chains == 1 and PROTOCOLS["reversed_chain"].reverse
+
+
+@pytest.mark.parametrize("variant", ["episode_log", "curated_skills_memory"])
+def test_reversed_chain_learns_from_the_earlier_positions_only(tmp_path, variant):
+    order = games(9)
+    played = order[::-1]
+    seen = []
+
+    def retrieve_for(store, game):
+        k = played.index(game)
+        seen.append((k, sources(store)))
+        got = retrieve(variant, store, parse_goal(GOALS[game.family][0]), game.family)
+        assert all(int(n) < k for n in re.findall(r"task (\d+)", got.guidance))
+        return got
+
+    recs = run_chain(order, "reversed_chain", tmp_path / "store", retrieve_for, fake_attempt(),
+                     ProgrammaticCurator(variant).curate)
+    assert [r.id for r in recs] == [g.id for g in played] and [r.index for r in recs] == list(range(9))
+    assert all(r.chain == 0 for r in recs)  # never reset
+    for k, held in seen:
+        assert all(s < k for s in held), (k, held)
+    assert max(seen[-1][1]) == 7  # the last task's store holds every earlier position
+    assert all(r.store_sources_max < r.index for r in recs)
