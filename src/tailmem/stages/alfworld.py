@@ -275,61 +275,60 @@ def _cell_tasks(cfg, subset: str, protocol: str, variant: str) -> tuple[Path, di
     return cell, read_json(cell / "chain.json")
 
 
+def _skill_cells(cfg, subset: str, protocols: list[str], variants: list[str]):
+    """(protocol, variant, cell folder, chain record, its SnapshotLog, the snapshot labels it holds) per skill cell."""
+    from tailmem.fsmem.snapshots import SnapshotLog
+
+    for p in protocols:
+        for v in variants:
+            cell, chain = _cell_tasks(cfg, subset, p, v)
+            snaps = SnapshotLog(cell / "snapshots")
+            yield p, v, cell, chain, snaps, set(snaps.labels())
+
+
 def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str]) -> pd.DataFrame:
     """One row per (protocol, variant, task): the hierarchy panel (fsmem.hierarchy.measure) of the store the task
     was given, restored from the cell's `before_<game>` snapshot, for `report.alfworld_tables.store_table`."""
     import tempfile
 
     from tailmem.fsmem.hierarchy import measure
-    from tailmem.fsmem.snapshots import SnapshotLog
 
     rows = []
-    for p in protocols:
-        for v in variants:
-            cell, chain = _cell_tasks(cfg, subset, p, v)
-            log_ = SnapshotLog(cell / "snapshots")
-            have = set(log_.labels())
-            for t in chain["tasks"]:
-                label = snapshot_label("before", t["id"])
-                if label not in have:
-                    raise ConfigError(f"{cell / 'snapshots'}: no snapshot {label!r}; re-run stage alfworld_skills "
-                                      f"for alfworld.protocol={p} alfworld.variant={v}")
-                with tempfile.TemporaryDirectory() as tmp:
-                    h = measure(log_.restore(label, Path(tmp) / "store")).to_dict()
-                rows.append({"protocol": p, "variant": v, "index": t["index"], "id": t["id"],
-                             "family": t["family"], **h})
+    for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants):
+        for t in chain["tasks"]:
+            label = snapshot_label("before", t["id"])
+            if label not in have:
+                raise ConfigError(f"{cell / 'snapshots'}: no snapshot {label!r}; re-run stage alfworld_skills "
+                                  f"for alfworld.protocol={p} alfworld.variant={v}")
+            with tempfile.TemporaryDirectory() as tmp:
+                h = measure(log_.restore(label, Path(tmp) / "store")).to_dict()
+            rows.append({"protocol": p, "variant": v, "index": t["index"], "id": t["id"], "family": t["family"], **h})
     return pd.DataFrame(rows)
 
 
 def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str]) -> pd.DataFrame:
     """One row per (protocol, variant, task): what curating it cost (report.alfworld_tables.EFFORT_COLUMNS), from
     the task rows, the `before_`/`after_` snapshots around the curation and a model curator's episodes."""
-    from tailmem.fsmem.snapshots import SnapshotLog
-
     nan = float("nan")
     rows = []
-    for p in protocols:
-        for v in variants:
-            cell, chain = _cell_tasks(cfg, subset, p, v)
-            log_ = SnapshotLog(cell / "snapshots")
-            have = set(log_.labels())
-            episodes = {e["index"]: e for e in chain.get("curation_episodes", [])}
-            for t in chain["tasks"]:
-                before, after = snapshot_label("before", t["id"]), snapshot_label("after", t["id"])
-                touched = added = nan
-                if before in have and after in have:
-                    b, a_ = log_.load(before), log_.load(after)
-                    touched = sum(1 for f, h in a_.files.items() if b.files.get(f) != h)
-                    added = a_.bytes - b.bytes
-                elif t["ran"] and v != "no_store":
-                    log.warning("%s: no snapshot %r (a cell from before the after_ snapshots); files_touched left "
-                                "empty", cell, after)
-                e = episodes.get(t["index"], {})
-                rows.append({"protocol": p, "variant": v, "index": t["index"], "id": t["id"], "family": t["family"],
-                             "success": t["success"], "curation_chars": t["curation_chars"],
-                             "files_touched": 0 if v == "no_store" else touched,
-                             "bytes_added": 0 if v == "no_store" else added,
-                             "rounds": e.get("rounds", nan), "tool_calls": e.get("tool_calls", nan)})
+    for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants):
+        episodes = {e["index"]: e for e in chain.get("curation_episodes", [])}
+        for t in chain["tasks"]:
+            before, after = snapshot_label("before", t["id"]), snapshot_label("after", t["id"])
+            touched = added = nan
+            if before in have and after in have:
+                b, a_ = log_.load(before), log_.load(after)
+                touched = sum(1 for f, h in a_.files.items() if b.files.get(f) != h)
+                added = a_.bytes - b.bytes
+            elif t["ran"] and v != "no_store":
+                log.warning("%s: no snapshot %r (a cell from before the after_ snapshots); files_touched left "
+                            "empty", cell, after)
+            e = episodes.get(t["index"], {})
+            rows.append({"protocol": p, "variant": v, "index": t["index"], "id": t["id"], "family": t["family"],
+                         "success": t["success"], "curation_chars": t["curation_chars"],
+                         "files_touched": 0 if v == "no_store" else touched,
+                         "bytes_added": 0 if v == "no_store" else added,
+                         "rounds": e.get("rounds", nan), "tool_calls": e.get("tool_calls", nan)})
     return pd.DataFrame(rows)
 
 
