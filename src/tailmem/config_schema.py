@@ -21,6 +21,7 @@ from tailmem.config_types import (AnyOf, Bool, Checked, Choice, Int, ListOf, Map
                                   check)
 from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
+from tailmem.llm.settings import SELF_CHECKED
 from tailmem.stages.audit_settings import RULES as AUDIT
 from tailmem.stats.settings import RULES as STATS
 
@@ -137,10 +138,8 @@ ROLE = {
     "backoff_max_s": Num(lo=0),
     "timeout_s": Num(lo=0, lo_open=True),
     "choose_retries": Int(lo=0),
-    # issue 14's run settings, range-checked by read_settings itself
-    **{k: Probe(_llm_role(k), f"a valid llm.{k} (tailmem.llm.settings)", null=True) for k in
-       ("family", "temperature", "max_output_tokens", "reasoning_effort", "compact_prompt_tokens",
-        "tool_output_max_chars")},
+    # request parameters and run settings: the LLM layer owns their rules (read_settings checks them)
+    **{k: Probe(_llm_role(k), f"a valid llm.{k} (tailmem.llm.settings)", null=True) for k in SELF_CHECKED},
     "task_max_output_tokens": Probe(_llm_role("task_max_output_tokens"), "a mapping task -> integer >= 1"),
     "endpoint_key": Str(null=True),
 }

@@ -82,6 +82,10 @@ class LLMSettings:
 
 
 _ROLE_KEYS = {f.name for f in fields(RoleSettings)} - {"role"}
+# Role keys whose values `read_settings` range-checks itself: the request parameters it turns into a request by
+# model family (tailmem.llm.params) and paper 2's run settings. The config schema takes this list from here.
+SELF_CHECKED = ("family", "temperature", "max_output_tokens", "reasoning_effort", "compact_prompt_tokens",
+                "tool_output_max_chars")
 # Role keys whose null, written at the role, means "not sent" / "off" rather than "inherit the group's value".
 NULLABLE = {"family", "temperature", "max_output_tokens", "reasoning_effort", "endpoint_key", "compact_prompt_tokens"}
 _GROUP_KEYS = {"name", "cache_path", "prices", "prices_file", "budget", "encoding", "roles", "defaults",
