@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from tailmem import outputs
+from tailmem.report.table_io import write_table
 from tailmem.report import random_walk_tables as rw
 from tailmem.stages import tables
 from tailmem.stats.settings import StatsSettings
@@ -126,7 +127,9 @@ def _pipe_tables(md: str) -> list[list[str]]:
 
 def test_table7_markdown_is_at_most_12_columns_wide_and_the_csv_keeps_every_column(tmp_path):
     sizes = sizes_frame()
-    tables.write_table7(tmp_path, sizes, "Table 7: test", "A note.", "Provenance: test")
+    parts = tables.table7_parts(sizes)
+    write_table(tmp_path, outputs.TABLE7_CONCENTRATION, parts["df"], "Table 7: test", "A note.", "Provenance: test",
+                shown=parts["shown"], continued=parts["continued"])
     md = (tmp_path / f"{outputs.TABLE7_CONCENTRATION}.md").read_text()
     headers = _pipe_tables(md)
     assert len(headers) == 2  # the concentration per family and size, then the scaling fits

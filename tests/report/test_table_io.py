@@ -48,3 +48,15 @@ def test_a_bar_inside_a_cell_is_escaped_so_the_row_keeps_its_columns():
     rows = [line for line in markdown(df, "T", "note").splitlines() if line.startswith("|")]
     cells = [c for c in re.split(r"(?<!\\)\|", rows[-1])[1:-1]]
     assert len(cells) == 3 and cells[1].strip() == r"\|d\| < 0.05"
+
+
+def test_a_wide_table_shows_a_narrow_frame_and_its_continued_parts_and_keeps_every_column_in_the_csv(tmp_path):
+    wide = pd.DataFrame({"family": ["uniform"], "a": [1.0], "b": [2.0], "slope": [0.5]})
+    write_table(tmp_path, "w", wide, "W", "What W shows.", "Provenance: x", shown=wide[["family", "a", "b"]],
+                continued=[(wide[["family", "slope"]], "W, continued", "The fits.")])
+    md = (tmp_path / "w.md").read_text()
+    assert md.index("# W\n") < md.index("What W shows.") < md.index("## W, continued") < md.index("The fits.")
+    assert md.split("## W, continued")[0].count("slope") == 0 and md.rstrip().endswith("Provenance: x")
+    assert list(pd.read_csv(tmp_path / "w.csv").columns) == ["family", "a", "b", "slope"]
+    with pytest.raises(TableError, match="W, continued"):
+        write_table(tmp_path, "w", wide, "W", "note", continued=[(wide, "W, continued", " ")])

@@ -7,6 +7,7 @@ comparable (`write_table` refuses an empty one). A missing value is an empty cel
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -55,12 +56,19 @@ def with_footer(text: str, footer: str) -> str:
     return f"{text.rstrip()}\n\n---\n\n{footer.strip()}\n" if footer.strip() else text
 
 
-def write_table(folder: Path, stem: str, df: pd.DataFrame, title: str, note: str, footer: str = "") -> None:
+def write_table(folder: Path, stem: str, df: pd.DataFrame, title: str, note: str, footer: str = "",
+                shown: pd.DataFrame | None = None, continued: Sequence[tuple[pd.DataFrame, str, str]] = ()) -> None:
     """`stem.csv` (numbers, for code; a missing value is an empty cell) and `stem.md` (for people: `note` under the
     title, `-` for a missing value, `footer` under the table), each written atomically. An empty `note` is refused:
-    a reader needs to know what the table shows, what produced it and what is not comparable."""
-    if not str(note).strip():
-        raise TableError(f"table {stem} ({title!r}): empty note; say what it shows, what produced it and what is "
-                         "not comparable (tailmem.report.table_io.write_table)")
+    a reader needs to know what the table shows, what produced it and what is not comparable.
+
+    A table too wide to read keeps every column in the CSV (`df`) and shows a narrower `shown` frame in the
+    Markdown, followed by `continued` parts (frame, title, note), each under a heading of its own."""
+    for what, text in ((title, note), *((t, n) for _, t, n in continued)):
+        if not str(text).strip():
+            raise TableError(f"table {stem} ({what!r}): empty note; say what it shows, what produced it and what is "
+                             "not comparable (tailmem.report.table_io.write_table)")
     write_text(Path(folder) / f"{stem}.csv", df.to_csv(index=False))
-    write_text(Path(folder) / f"{stem}.md", markdown(df, title, note, footer))
+    text = markdown(df if shown is None else shown, title, note)
+    text += "".join("\n#" + markdown(part, t, n) for part, t, n in continued)  # '## title': a part of this table
+    write_text(Path(folder) / f"{stem}.md", with_footer(text, footer))

@@ -10,12 +10,12 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs, paths
-from tailmem.artifacts import read_json, write_text
+from tailmem.artifacts import read_json
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.audits import audit_frame
-from tailmem.report.table_io import TableError, markdown, with_footer, write_table
+from tailmem.report.table_io import write_table
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import Run, retrieval_runs, size_runs, tail_contrast_runs
@@ -126,19 +126,13 @@ def notes(cfg: DictConfig, st: StatsSettings) -> dict[str, tuple[str, str]]:
     }
 
 
-def write_table7(out: Path, sizes: pd.DataFrame, title: str, note: str, footer: str) -> None:
-    """Table 7: the CSV keeps the wide frame (every size's mean, sd and paper value, and the fits, in one row per
-    family); the Markdown splits it into a row per family and size, then the scaling fits, each a readable width."""
-    stem = outputs.TABLE7_CONCENTRATION
-    if not str(note).strip():
-        raise TableError(f"table {stem} ({title!r}): empty note; say what it shows, what produced it and what is "
-                         "not comparable (tailmem.stages.tables.write_table7)")
-    write_text(out / f"{stem}.csv", rw.table7(sizes).to_csv(index=False))
+def table7_parts(sizes: pd.DataFrame) -> dict:
+    """Table 7 as `write_table` takes it: the CSV keeps the wide frame (every size's mean, sd and paper value, and
+    the fits, one row per family); the Markdown shows a row per family and size, then the scaling fits."""
     fits_note = (f"Per family, the log-log scaling of Gini and sigma_top10 with graph size. {rw.EXPLAIN['slope_r2']} "
                  "Paper 1 gives the fit for sigma_top10 only (its Table 2).")
-    text = markdown(rw.table7_main(sizes), title, note) + "\n#" + markdown(
-        rw.table7_fits(sizes), "Table 7, continued: scaling with graph size", fits_note)
-    write_text(out / f"{stem}.md", with_footer(text, footer))
+    return {"df": rw.table7(sizes), "shown": rw.table7_main(sizes),
+            "continued": [(rw.table7_fits(sizes), "Table 7, continued: scaling with graph size", fits_note)]}
 
 
 def run(cfg: DictConfig) -> None:
@@ -156,10 +150,9 @@ def run(cfg: DictConfig) -> None:
         outputs.CLAIMS_RANDOM_WALK: rw.claims(sizes, designs, st, tails, str(cfg.scale.control.policy)),
     }
     footer = table_footer(cfg)
+    parts = {stem: {"df": df} for stem, df in frames.items()} | {outputs.TABLE7_CONCENTRATION: table7_parts(sizes)}
     for stem, (title, note) in notes(cfg, st).items():
-        if stem == outputs.TABLE7_CONCENTRATION:
-            write_table7(out, sizes, title, note, footer)
-        else:
-            write_table(out, stem, frames[stem], title, note, footer)
+        p = parts[stem]
+        write_table(out, stem, p["df"], title, note, footer, shown=p.get("shown"), continued=p.get("continued", ()))
         log.info("wrote %s", out / f"{stem}.md")
     save_provenance(out, cfg, prefix="random_walk.", agent="random_walk")
