@@ -104,6 +104,7 @@ def test_long_lists_are_paginated_and_every_page_links_to_the_others(fixture_sit
     """Issue 17: list pages are cut into pages (200 rows at the default); here 1 row a page, so the fixture's lists
     span several pages, each reachable from the others, with no broken link and every row on exactly one page."""
     from tailmem.site import build, pages
+    from tailmem.site.pages import rel_link
 
     results, figures, cfg = fixture_site[2]
     monkeypatch.setattr(build, "PAGE_ROWS", 1)
@@ -121,13 +122,7 @@ def test_long_lists_are_paginated_and_every_page_links_to_the_others(fixture_sit
             html = f.read_text()
             assert f"page {k} of {n}" in html
             hrefs = {v for a, v in parse(f).links if a == "a.href"}
-            others = {posixpath_rel(pages.page_name(section, j), pages.page_name(section, k)) for j in range(1, n + 1)
+            others = {rel_link(pages.page_name(section, k), pages.page_name(section, j)) for j in range(1, n + 1)
                       if j != k}
             assert others <= hrefs, (section, k)
             assert html.split("<tbody>", 1)[1].split("</tbody>", 1)[0].count("<tr>") == 1
-
-
-def posixpath_rel(target: str, here: str) -> str:
-    from tailmem.site.pages import rel_link
-
-    return rel_link(here, target)
