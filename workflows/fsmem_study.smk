@@ -7,6 +7,7 @@ from tailmem.fsmem import study as fsmem_study_runs
 FSMEM_MAIN = fsmem_study_runs.main_runs(CFG)
 FSMEM_HARNESS = fsmem_study_runs.harness_runs(CFG)
 FSMEM_STRENGTH = fsmem_study_runs.strength_runs(CFG)
+FSMEM_REPLICATES = fsmem_study_runs.replicate_runs(CFG)
 FSMEM_T = paths.TABLES.format(results=RESULTS)
 
 
@@ -17,7 +18,8 @@ _STUDY_RUNS = {
     "fsmem_strength": FSMEM_STRENGTH,
     "fsmem_harness": FSMEM_HARNESS,
     "fsmem_hierarchy": FSMEM_MAIN + FSMEM_HARNESS,
-    "fsmem_costs": FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH,
+    "fsmem_costs": FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH + FSMEM_REPLICATES,
+    "fsmem_replicates": FSMEM_REPLICATES,  # table fsmem_store_replicates
     "fsmem_claims": FSMEM_MAIN + FSMEM_HARNESS + FSMEM_STRENGTH,  # table claims_fsmem
 }
 FSMEM_STUDY = {stage: (table(outputs.FSMEM_STUDY_TABLES[stage]), runs) for stage, runs in _STUDY_RUNS.items()}
@@ -93,6 +95,38 @@ rule fsmem_harness_answers:
         **stage_params("fsmem_answer", _answer_args),
     log:
         log_of("fsmem_harness_answers", "bench", "conv", "builder", "bharness", "variant", "harness", "searcher"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+
+
+# -- replicates: the same store built again with the builder's sampling seed set (replicate 0 = the main store) --
+_REPLICATE = paths.wild(paths.FSMEM_REPLICATE, results=RESULTS)
+
+
+rule fsmem_replicate_store:
+    output:
+        f"{_REPLICATE}/{paths.BUILD_FILE}",
+    params:
+        **stage_params("fsmem_build", lambda wc: _store_args(wc) + [f"fsmem.replicate={wc.replicate}"]),
+    log:
+        log_of("fsmem_replicate_store", "bench", "conv", "builder", "variant", "replicate"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+
+
+rule fsmem_replicate_answers:
+    input:
+        f"{_REPLICATE}/{paths.BUILD_FILE}",
+    output:
+        f"{paths.wild(paths.ANSWERS, store=_REPLICATE)}/{paths.ANSWERS_FILE}",
+    params:
+        **stage_params("fsmem_answer", _answer_args),
+    log:
+        log_of("fsmem_replicate_answers", "bench", "conv", "builder", "variant", "replicate", "harness", "searcher"),
     conda:
         CONDA_ENV
     shell:

@@ -54,6 +54,7 @@ FSMEM_STUDY_TABLES = {
     "fsmem_harness": "fsmem_rq5_harness",
     "fsmem_hierarchy": "fsmem_hierarchy",
     "fsmem_costs": "fsmem_costs",
+    "fsmem_replicates": "fsmem_store_replicates",  # spread of store shape and F1 across replicate builds
     "fsmem_claims": "claims_fsmem",  # paper 2's claims with paired intervals (stages/fsmem_claims.py)
 }
 FSMEM_GROWTH = "fsmem_rq4_growth"  # table and figure; the atlas beside it as <stem>_atlas.csv

@@ -40,6 +40,8 @@ FSMEM_CONV = "{results}/fsmem/{bench}/{conv}"
 FSMEM_VARIANT = FSMEM_CONV + "/{builder}/{variant}"                                # store/, snapshots/, build.json
 FSMEM_STRENGTH = "{results}/fsmem/strength/{bench}/{conv}/{builder}/{variant}"     # RQ3: one store per builder
 FSMEM_HARNESS = "{results}/fsmem/harness/{bench}/{conv}/{builder}/{bharness}/{variant}"  # RQ5: built through bharness
+# Replicate builds (issue 15): the same store built again with another sampling seed; replicate 0 is the main store.
+FSMEM_REPLICATE = "{results}/fsmem/replicate/{bench}/{conv}/{builder}/{variant}/rep{replicate}"
 ANSWERS = "{store}/answers/{harness}/{searcher}"                                   # under any store folder above
 
 # -- LongMemEval, ALFWorld ----------------------------------------------------------------------------------------
@@ -171,6 +173,15 @@ def harness_build_dir(results: str | Path, benchmark: str, conv: str, harness: s
     if harness == main_harness:
         return variant_dir(results, benchmark, conv, variant, builder)
     return harness_dir(results, benchmark, conv, harness, variant, builder)
+
+
+def replicate_dir(results: str | Path, benchmark: str, conv: str, variant: str, replicate: int,
+                  builder: str = PROGRAMMATIC) -> Path:
+    """A replicate build's folder; replicate 0 is the main build (`variant_dir`), not built twice."""
+    if int(replicate) == 0:
+        return variant_dir(results, benchmark, conv, variant, builder)
+    return Path(FSMEM_REPLICATE.format(results=results, bench=benchmark, conv=conv, builder=builder, variant=variant,
+                                       replicate=int(replicate)))
 
 
 def longmemeval_dir(results: str | Path, dataset: str, seed: int, agent: str = PROGRAMMATIC) -> Path:

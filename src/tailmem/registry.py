@@ -75,6 +75,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fsmem_strength", "tailmem.stages.fsmem_study:strength", _FSMEM),
     Stage("fsmem_harness", "tailmem.stages.fsmem_study:harness", _FSMEM),
     Stage("fsmem_costs", "tailmem.stages.fsmem_study:costs", _FSMEM),
+    Stage("fsmem_replicates", "tailmem.stages.fsmem_study:replicates", _FSMEM),
     Stage("fsmem_claims", "tailmem.stages.fsmem_claims:run", (*_FSMEM, "stats")),
     Stage("fsmem_growth", "tailmem.stages.fsmem_growth:run", _FSMEM),
     Stage("fsmem_access", "tailmem.stages.fsmem_access:run", (*_FSMEM, "audit", "seed")),

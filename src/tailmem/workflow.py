@@ -176,7 +176,7 @@ def wildcard_patterns() -> dict[str, str]:
 
     segment = r"[^/]+"
     return dict(
-        n=r"\d+", seed=r"\d+",
+        n=r"\d+", seed=r"\d+", replicate=r"[1-9]\d*",  # replicate 0 is the main store (paths.replicate_dir)
         family=one_of(FAMILIES), policy=one_of(POLICIES), retrieval=one_of(DESIGNS),
         bench=one_of(BENCHMARKS), variant=one_of(VARIANTS), harness=one_of(HARNESSES), bharness=one_of(HARNESSES),
         conv=segment, arm=segment, builder=segment, searcher=segment, dataset=segment, subset=segment,

@@ -9,6 +9,8 @@ through every harness of `fsmem.study.harnesses` (null: all of `tailmem.fsmem.ha
 is one factor, both roles); the main build's harness reuses the main store (`paths.harness_build_dir`).
 RQ3: the strength grid, one store per builder model and one answer set per searcher model; a role whose
 backend is programmatic contributes the single label `programmatic`.
+Replicates (issue 15): `fsmem.study.replicates.variant` built `count` times with sampling seeds 0..count-1 on the
+first `conversations` conversations, each searched with `harness`; replicate 0 is the main store.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 from tailmem.errors import ConfigError
 from tailmem.fsmem.benchmarks import conversation_ids
 from tailmem.fsmem.harnesses import study_harnesses
-from tailmem.paths import ANSWERS_FILE, BUILD_FILE, PROGRAMMATIC, answers_dir, harness_build_dir, role_label, strength_dir, variant_dir
+from tailmem.paths import (ANSWERS_FILE, BUILD_FILE, PROGRAMMATIC, answers_dir, harness_build_dir, replicate_dir,
+                           role_label, strength_dir, variant_dir)
 from tailmem.fsmem.variants import build_harness_name
 
 
@@ -34,6 +37,7 @@ class Run:
     build_dir: Path
     answers_dir: Path
     build_harness: str = "center"  # the tool set the store was built with
+    replicate: int = 0  # the builder's sampling seed (fsmem.replicate)
 
     @property
     def build_file(self) -> Path:
@@ -115,10 +119,22 @@ def strength_runs(cfg) -> list[Run]:
     return out
 
 
+def replicate_runs(cfg) -> list[Run]:
+    """The replicate builds: replicate 0 is the main run's store, replicates 1.. their own folders."""
+    rep, out = cfg.fsmem.study.replicates, []
+    b, q = _label(cfg, "builder"), _label(cfg, "searcher")
+    for conv in conversation_ids(cfg.fsmem, rep.benchmark)[: int(rep.conversations)]:
+        for r in range(int(rep.count)):
+            bdir = replicate_dir(cfg.results_dir, rep.benchmark, conv, rep.variant, r, b)
+            out.append(Run(rep.benchmark, conv, rep.variant, rep.harness, b, q, bdir,
+                           answers_dir(bdir, rep.harness, q), main_build_harness(cfg), r))
+    return out
+
+
 def all_runs(cfg) -> list[Run]:
-    """Every distinct answer set of the studies (RQ1/2, RQ5, RQ3), without duplicates."""
+    """Every distinct answer set of the studies (RQ1/2, RQ5, RQ3, replicates), without duplicates."""
     seen, out = set(), []
-    for r in main_runs(cfg) + harness_runs(cfg) + strength_runs(cfg):
+    for r in main_runs(cfg) + harness_runs(cfg) + strength_runs(cfg) + replicate_runs(cfg):
         if r.answers_file not in seen:
             seen.add(r.answers_file)
             out.append(r)

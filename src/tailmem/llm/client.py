@@ -13,6 +13,7 @@ across processes the cache's pending claim makes a twin wait for the answer (tai
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import logging
@@ -83,9 +84,20 @@ class LLMClient:
         self.misses = 0
         self.sent = 0  # HTTP requests this client sent (retries and failures included)
         self.short_prompts = 0  # answers billed far fewer prompt tokens than were sent
+        self.call_params: dict = {}  # added to every chat request (`sampled`)
 
     def __repr__(self) -> str:
         return f"LLMClient(role={self.role!r}, stage={self.stage!r}, backend={self.backend!r}, model={self.model!r})"
+
+    def sampled(self, seed: int) -> "LLMClient":
+        """This client for replicate `seed` (seed > 0): every chat request carries `seed`, so a replicate is its own
+        sample (own cache entries) rather than a replay of replicate 0; seed 0 is this client unchanged."""
+        if int(seed) == 0:
+            return self
+        twin = copy.copy(self)
+        twin._lock = threading.Lock()
+        twin.call_params = {**self.call_params, "seed": int(seed)}
+        return twin
 
     # -- request parameters and endpoint ------------------------------------------------------------------------
     def params(self, task: str | None = None) -> dict:
@@ -198,7 +210,7 @@ class LLMClient:
         if self._hash_backend == "local":
             raise LLMError(f"role {self.role} (stage {self.stage}): backend local runs a base model that cannot "
                            f"chat or call tools; use choose(), a programmatic agent, or an openai backend")
-        merged = {**self.params(task), **params}
+        merged = {**self.params(task), **self.call_params, **params}
         request = {"backend": self._hash_backend, "endpoint": self.endpoint(), "model": self.model,
                    "messages": messages, "tools": tools or None, "params": merged}
 

@@ -263,6 +263,47 @@ def harness(cfg) -> None:
             "range across tool sets (judge correct low/high, any harness). ", files)
 
 
+# The store-shape metrics compared across replicates (columns of `hierarchy.Hierarchy`), and the answer metric.
+REPLICATE_METRICS = ("files", "folders", "sections", "bytes", "max_leaf_depth", "mean_fanout", "references",
+                     "gini_bytes", "b1_label_distinguishability")
+
+
+def replicates(cfg) -> None:
+    """Issue 15: how much the store (and the answers over it) varies between builds that differ only in the
+    builder's sampling seed. One row per conversation and metric: mean, sample SD, min, max over replicates,
+    and the values themselves."""
+    recs = []
+    for run in study.replicate_runs(cfg):
+        built, rows = _load(run)
+        if int(built.get("replicate", 0)) != run.replicate:
+            raise DataError(f"{run.build_file}: built as replicate {built.get('replicate', 0)}, expected "
+                            f"{run.replicate}; rebuild it (rule fsmem_replicate_store)")
+        h = measure(Store(run.build_dir / "store")).to_dict()
+        recs.append({"benchmark": run.benchmark, "conversation": run.conversation, "variant": run.variant,
+                     "builder": built["agent"], "replicate": run.replicate,
+                     **{m: float(h[m]) for m in REPLICATE_METRICS}, "build tool calls": float(built["tool_calls"]),
+                     "F1": float(np.mean([r["f1"] for r in rows])) if rows else np.nan})
+    per = pd.DataFrame(recs)
+    keys = ["benchmark", "conversation", "variant", "builder"]
+    out = []
+    for k, g in per.groupby(keys, sort=False):
+        for metric in [*REPLICATE_METRICS, "build tool calls", "F1"]:
+            v = g[metric].to_numpy(dtype=float)
+            out.append({**dict(zip(keys, k)), "metric": metric, "replicates": len(v), "mean": v.mean(),
+                        "sd": v.std(ddof=1) if len(v) > 1 else np.nan, "min": v.min(), "max": v.max(),
+                        "values": ", ".join(f"{x:g}" for x in v)})
+    df = pd.DataFrame(out)
+    programmatic = per["builder"].str.startswith("programmatic").all()
+    _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_replicates"], df, "Store shape across replicate builds",
+            "Each replicate rebuilds the store with the builder's sampling seed set to the replicate number (replicate "
+            "0 is the main store; a model builder's requests then carry `seed`, so each replicate is its own sample) "
+            "and answers the same questions through the search harness. sd = sample SD over replicates; metric "
+            "definitions: tailmem/fsmem/hierarchy.py. "
+            + ("The programmatic builder is deterministic, so its replicates are identical (sd 0) by construction; "
+               "the spread measures model builders. " if programmatic else ""),
+            _data_files(cfg, study.replicate_runs(cfg)))
+
+
 def transcripts_of(role: str, episodes: list[dict]) -> list[list]:
     """The transcripts paper 2's bounds are taken over: an agent's episode is one growing transcript; the judge's
     prompts (correctness, citation) are independent calls, so each is a transcript of its own."""
@@ -286,9 +327,11 @@ def costs(cfg) -> None:
     groups: dict[tuple, list] = {}
     seen_builds = set()
     strength_files = {r.answers_file for r in study.strength_runs(cfg)}
+    replicate_files = {r.answers_file for r in study.replicate_runs(cfg) if r.replicate > 0}
     for run in study.all_runs(cfg):
         built, rows = _load(run)
-        key = ("strength" if run.answers_file in strength_files else "main", run.benchmark, run.variant, run.harness)
+        kind = "strength" if run.answers_file in strength_files else "replicate" if run.answers_file in replicate_files else "main"
+        key = (kind, run.benchmark, run.variant, run.harness)
         if run.build_file not in seen_builds:
             seen_builds.add(run.build_file)
             for e in built["episodes"]:
@@ -311,7 +354,7 @@ def costs(cfg) -> None:
                      "dollars": b.measured if b else 0.0, "no-cache $": b.no_cache if b else 0.0,
                      "perfect $": b.perfect if b else 0.0, "efficiency share": b.share if b else np.nan})
     _finish(cfg, outputs.FSMEM_STUDY_TABLES["fsmem_costs"], pd.DataFrame(recs), "Cost per role: tokens, dollars and intrinsic efficiency",
-            "Per study (main = RQ1/2/5 runs, strength = RQ3 grid), benchmark, variant, harness (the build harness on "
+            "Per study (main = RQ1/2/5 runs, strength = RQ3 grid, replicate = replicate builds 1..), benchmark, variant, harness (the build harness on "
             "builder rows, the search harness otherwise) and role, summed over runs (each build counted once). "
             "Dollars from llm.prices; no-cache $ bills every prompt token uncached, perfect $ pre-fills every transcript "
             "token once (paper 2 C.5; per agent episode, each judge call on its own); efficiency share = (no-cache - measured) / "

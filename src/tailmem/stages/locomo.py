@@ -62,7 +62,10 @@ def build(cfg) -> None:
     harness = build_harness_name(fs)
     out = Path(cfg.out) if cfg.get("out") else variant_dir(cfg)
     conv = _conversation(cfg)
+    replicate = int(fs.get("replicate") or 0)
     client = client_for(cfg, "builder", "fsmem_build")
+    if client is not None:
+        client = client.sampled(replicate)  # replicate > 0: every request carries the seed (a sample of its own)
     (out / BUILD_FILE).unlink(missing_ok=True)
     for sub in ("store", "snapshots", ".store.partial"):
         shutil.rmtree(out / sub, ignore_errors=True)
@@ -77,7 +80,7 @@ def build(cfg) -> None:
     reorganizer = ("center" if client is None else harness) if fs.variant.startswith("reorganized") else None
     write_json(out / BUILD_FILE, {
         "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant, "agent": agent,
-        "build_harness": harness, "sandbox": sandbox_provenance(fs, harness), "reorganizer_harness": reorganizer,
+        "replicate": replicate, "build_harness": harness, "sandbox": sandbox_provenance(fs, harness), "reorganizer_harness": reorganizer,
         "store": stats,
         "episodes": [e.to_json() for e in episodes],
         "tool_calls": sum(e.tool_calls for e in episodes),
