@@ -8,6 +8,7 @@ from tailmem.alfworld.layout import agent_segments
 ALF_ARMS = list(CFG.alfworld.arms_run)
 ALF_PROTOCOLS = list(CFG.alfworld.protocols)
 ALF_VARIANTS = list(CFG.alfworld.variants)
+ALF_SEEDS = [int(s) for s in CFG.alfworld.seeds]  # chain seeds of the skill cells
 ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=RESULTS)}/manifest.json"
 ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=RESULTS)}/episodes.json"
 ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=RESULTS)}/chain.json"
@@ -71,9 +72,10 @@ rule alfworld_skills:
     params:
         **stage_params("alfworld_skills", lambda wc: [f"alfworld.subset={wc.subset}",
                                                       f"alfworld.protocol={wc.protocol}",
-                                                      f"alfworld.variant={wc.skill_variant}"]),
+                                                      f"alfworld.variant={wc.skill_variant}",
+                                                      f"alfworld.seed={wc.seed}"]),
     log:
-        log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant"),
+        log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant", "seed"),
     conda:
         CONDA_ENV
     shell:
@@ -84,7 +86,7 @@ rule alfworld_report:
     input:
         lambda wc: expand(ALF_MEMORY, subset=wc.subset, executor=ALF_AGENTS["executor"], arm=ALF_ARMS),
         lambda wc: expand(ALF_SKILLS, subset=wc.subset, **ALF_AGENTS, protocol=ALF_PROTOCOLS,
-                          skill_variant=ALF_VARIANTS),
+                          skill_variant=ALF_VARIANTS, seed=ALF_SEEDS),
     output:
         _alf_outputs("{subset}"),
     params:

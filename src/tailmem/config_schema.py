@@ -250,6 +250,8 @@ def schema() -> dict[str, Reader]:
         "alfworld.subsets": ListOf(Str(lambda: ["smoke", *_names("tailmem.alfworld.games", "SPLITS")()])),
         "alfworld.subset": Str(lambda: ["smoke", *_names("tailmem.alfworld.games", "SPLITS")()]),
         "alfworld.max_games": Int(lo=1, null=True),
+        "alfworld.seeds": ListOf(Int(lo=0)),
+        "alfworld.seed": Int(lo=0),
         "alfworld.max_steps": POSITIVE,
         "alfworld.smoke_games": ListOf(Str()),
         "alfworld.regenerate.seed": SEED,

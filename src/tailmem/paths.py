@@ -52,7 +52,9 @@ ALFWORLD_GAMES = "{results}/alfworld/games/{subset}"
 # (`tailmem.alfworld.layout.agent_segments`): a memory cell on the executor alone; a skill cell also on the curator
 # ({builder}) and the retriever ({searcher}), so a rerun with another model lands beside the first, not over it.
 ALFWORLD_MEMORY = "{results}/alfworld/memory/{subset}/{executor}/{arm}"
-ALFWORLD_SKILLS = "{results}/alfworld/skills/{subset}/{executor}/{builder}/{searcher}/{protocol}/{skill_variant}"
+# {seed}: the chain seed (alfworld.seed): 0 plays the fixed order, s > 0 a seeded permutation of it.
+ALFWORLD_SKILLS = ("{results}/alfworld/skills/{subset}/{executor}/{builder}/{searcher}/{protocol}/{skill_variant}"
+                   "/seed{seed}")
 
 # -- tables, figures, logs ----------------------------------------------------------------------------------------
 TABLES = "{results}/tables"

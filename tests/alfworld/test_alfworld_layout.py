@@ -68,6 +68,14 @@ def test_cells_run_with_different_models_get_different_folders(tmp_path):
     assert {"programmatic-executor", "programmatic-builder", "programmatic-searcher"} <= set(skill)
 
 
+def test_each_chain_seed_is_a_cell_of_its_own(tmp_path):
+    """Issue 15: chain seeds are the claims' outer level, so each seed's chain has its own folder."""
+    cfg = _cfg(tmp_path)
+    zero, one = (layout.skills_dir(cfg, "smoke", "full_chain", "episode_log", s) for s in (0, 1))
+    assert zero.name == "seed0" and one.name == "seed1" and zero.parent == one.parent
+    assert layout.skills_dir(cfg, "smoke", "full_chain", "episode_log") == zero
+
+
 def test_alfworld_templates_have_a_wildcard_pattern_for_every_field():
     """Snakemake's default wildcard pattern `.+` crosses folders: every field of a cell's path needs its own."""
     from tailmem.workflow import wildcard_patterns
@@ -158,6 +166,6 @@ def test_dag_puts_cells_of_another_executor_model_in_their_own_folders(tmp_path,
     another executor model plans its own folders and log files (one dry run, about 15 s)."""
     model = _dry_run_outputs(tmp_path, repo_root, data_dir, "llm=openai", "llm.roles.executor.model=org/model-a")
     assert "alfworld/memory/smoke/org_model-a/ctmc/episodes.json" in model
-    assert "alfworld/skills/smoke/org_model-a/gpt-5.4-mini/gpt-5.4-mini/full_chain/no_store/chain.json" in model
+    assert "alfworld/skills/smoke/org_model-a/gpt-5.4-mini/gpt-5.4-mini/full_chain/no_store/seed0/chain.json" in model
     assert "logs/alfworld_memory/smoke_org_model-a_ctmc.log" in model
     assert "programmatic-executor" not in model

@@ -42,3 +42,26 @@ def test_reversed_chain_learns_from_the_earlier_positions_only(tmp_path, variant
         assert all(s < k for s in held), (k, held)
     assert max(seen[-1][1]) == 7  # the last task's store holds every earlier position
     assert all(r.store_sources_max < r.index for r in recs)
+
+
+def test_a_chain_seed_plays_a_seeded_permutation_and_no_task_leaks(tmp_path):
+    """Issue 15: chain seed s > 0 plays numpy's PCG64 permutation of the fixed order (the same on any machine),
+    every protocol cuts that order, the reversed chain reverses it, and the store still holds only earlier tasks."""
+    import numpy as np
+
+    from tailmem.alfworld.chain import seeded_order
+
+    order = games(9)
+    assert seeded_order(order, 0) == order
+    want = [order[i] for i in np.random.default_rng(1).permutation(9)]
+    assert seeded_order(order, 1) == want != order and sorted(g.id for g in want) == sorted(g.id for g in order)
+    assert seeded_order(order, 2) != want
+    assert chain_order(order, "reversed_chain", 1) == want[::-1]
+    assert [s for seg in segments(order, "three_chain", 1) for s in seg] == want
+
+    def retrieve_for(store, game):
+        return retrieve("episode_log", store, parse_goal(GOALS[game.family][0]), game.family)
+
+    recs = run_chain(order, "full_chain", tmp_path / "store", retrieve_for, fake_attempt(),
+                     ProgrammaticCurator("episode_log").curate, seed=1)
+    assert [r.id for r in recs] == [g.id for g in want] and all(r.store_sources_max < r.index for r in recs)

@@ -34,7 +34,7 @@ def _cell(folder, variant, n=5):
 def test_store_and_effort_rows_read_the_snapshots_around_each_task(tmp_path, monkeypatch):
     cells = {v: tmp_path / v for v in ("no_store", "episode_log")}
     recs = {v: _cell(folder, v) for v, folder in cells.items()}
-    monkeypatch.setattr(stage.layout, "skills_dir", lambda cfg, subset, p, v: cells[v])
+    monkeypatch.setattr(stage.layout, "skills_dir", lambda cfg, subset, p, v, seed=0: cells[v])
     stores = stage.skill_stores(None, "smoke", ["full_chain"], list(cells))
     log_ = stores[stores.variant == "episode_log"]
     assert list(log_.files) == [0, 1, 2, 3, 4]  # episode log: one file per earlier task

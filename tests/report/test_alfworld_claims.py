@@ -165,3 +165,42 @@ def test_effort_figure_is_readable():
     fig = T.effort_figure(effort(np.arange(5) * 10.0), "full_chain", subset="smoke", executor="programmatic-executor")
     assert_readable(fig)
     assert "curation effort per task" in words(fig)
+
+
+def seeded(frames_by_seed: dict[int, list[pd.DataFrame]]) -> pd.DataFrame:
+    return pd.concat([f.assign(seed=s) for s, frames in frames_by_seed.items() for f in frames], ignore_index=True)
+
+
+def test_chain_seeds_are_the_outer_level_and_games_pair_within_their_seed():
+    """Issue 15: the same games played in three chain orders pair within each order (3 x 30 units, not 30 x 9),
+    and the interval resamples seeds first: a gain that only one order shows is not HELD, though the same 90
+    differences treated as one chain would be."""
+    rng = np.random.default_rng(3)
+    frames, diffs = {}, []
+    for s in range(3):
+        base = rng.random(30) < 0.4
+        store = base | (rng.random(30) < (0.9 if s == 0 else 0.0))  # only seed 0's order helps
+        frames[s] = [cell("full_chain", "no_store", base), cell("full_chain", "episode_log", store)]
+        diffs.append(store.astype(float) - base)
+    df = T.skill_claims(seeded(frames), S, 0.1)
+    r = row(df, "A store (episode_log)")
+    assert r.n_units == 90 and r.n_seeds == 3
+    assert r.estimate == pytest.approx(np.concatenate(diffs).mean())
+    assert "over 3 chain seeds" in r.evidence
+    from tailmem.stats.compare import compare
+
+    flat = compare(np.concatenate(diffs), direction="greater", settings=S)  # the same units, no seed level
+    assert flat.verdict == HELD and r.verdict == INCONCLUSIVE and r.ci_low <= 0 < flat.interval.low
+
+
+def test_a_frame_without_seeds_is_chain_seed_zero():
+    base, store = planted(n=20)
+    old = pd.concat([cell("full_chain", "no_store", base), cell("full_chain", "episode_log", store)])
+    new = old.assign(seed=0)
+    a, b = (row(T.skill_claims(t, S, 0.1), "A store (episode_log)") for t in (old, new))
+    assert a.estimate == b.estimate and a.ci_low == b.ci_low and a.n_seeds == b.n_seeds == 1
+
+
+def test_the_claims_note_names_the_seed_level():
+    assert "3 chain seeds (alfworld.seeds) resampled first" in T.claims_note("programmatic-executor", S, 0.1, 20, 3)
+    assert "one chain seed" in T.claims_note("programmatic-executor", S, 0.1, 20, 1)

@@ -3,6 +3,10 @@ tasks before k in its chain. `three_chain` cuts the order into three consecutive
 each; `full_chain` runs one chain over all tasks; `reversed_chain` runs one chain over the same tasks in the
 reverse order, the store never reset (paper 2 section 4.4: does what the store gains depend on which tasks come
 first?). A task's `index` is its position in its protocol's chain order (`chain_order`).
+
+The chain seed (`alfworld.seed`) is the outer level of the skill claims: seed 0 plays the fixed order, seed s > 0
+a permutation of it drawn from numpy's PCG64 (the same on any machine), so what a store gains is measured over
+several task orders, not one; the reversed chain reverses the seeded order.
 """
 
 from __future__ import annotations
@@ -53,26 +57,36 @@ class TaskRecord:
     curation_chars: int
 
 
-def chain_order(order: list[Game], protocol: str) -> list[Game]:
-    """The tasks in the order the protocol plays them."""
-    return list(reversed(order)) if PROTOCOLS[protocol].reverse else list(order)
+def seeded_order(order: list, seed: int = 0) -> list:
+    """The fixed order for seed 0, else its permutation by seed `seed`."""
+    if int(seed) == 0:
+        return list(order)
+    import numpy as np
+
+    return [order[i] for i in np.random.default_rng(int(seed)).permutation(len(order))]
 
 
-def segments(order: list[Game], protocol: str) -> list[list[Game]]:
-    """The protocol's chains over the fixed `order`, in play order."""
+def chain_order(order: list[Game], protocol: str, seed: int = 0) -> list[Game]:
+    """The tasks in the order the protocol plays them under chain seed `seed`."""
+    order = seeded_order(order, seed)
+    return list(reversed(order)) if PROTOCOLS[protocol].reverse else order
+
+
+def segments(order: list[Game], protocol: str, seed: int = 0) -> list[list[Game]]:
+    """The protocol's chains over the fixed `order` (permuted by `seed`), in play order."""
     n = PROTOCOLS[protocol].chains
-    order = chain_order(order, protocol)
+    order = chain_order(order, protocol, seed)
     size = -(-len(order) // n)
     return [order[i:i + size] for i in range(0, len(order), size)] or [[]]
 
 
 def run_chain(order: list[Game], protocol: str, store_root: Path, retrieve: Callable, attempt: Callable,
-              curate: Callable, progress=None) -> list[TaskRecord]:
+              curate: Callable, progress=None, seed: int = 0) -> list[TaskRecord]:
     """`retrieve(store, game) -> Retrieved`, `attempt(game, guidance) -> EpisodeRecord`,
     `curate(store, k, game, episode) -> chars written`."""
     out: list[TaskRecord] = []
     index = 0
-    for c, seg in enumerate(segments(order, protocol)):
+    for c, seg in enumerate(segments(order, protocol, seed)):
         if store_root.exists():
             shutil.rmtree(store_root)
         store = Store(store_root)

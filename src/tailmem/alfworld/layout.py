@@ -66,6 +66,7 @@ def memory_dir(cfg, subset: str, arm: str) -> Path:
     return _fill(paths.ALFWORLD_MEMORY, cfg, subset=subset, arm=arm)
 
 
-def skills_dir(cfg, subset: str, protocol: str, variant: str) -> Path:
-    """One skill cell: depends on the executor, the curator (builder) and the retriever (searcher)."""
-    return _fill(paths.ALFWORLD_SKILLS, cfg, subset=subset, protocol=protocol, skill_variant=variant)
+def skills_dir(cfg, subset: str, protocol: str, variant: str, seed: int = 0) -> Path:
+    """One skill cell: depends on the executor, the curator (builder) and the retriever (searcher), and the
+    chain seed."""
+    return _fill(paths.ALFWORLD_SKILLS, cfg, subset=subset, protocol=protocol, skill_variant=variant, seed=int(seed))

@@ -305,9 +305,11 @@ def _one_sided_sign(diff: np.ndarray, direction: str) -> float:
 
 
 def paired_games(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
-    """Two cells on the games both played (loaded), one row per game: `success_a`, `success_b`, `family`."""
-    a, b = a[a.ran.astype(bool)], b[b.ran.astype(bool)]
-    both = a[["id", "family", "success"]].merge(b[["id", "success"]], on="id", suffixes=("_a", "_b"))
+    """Two cells on the games both played (loaded), one row per (chain seed, game): `seed`, `success_a`,
+    `success_b`, `family` (a frame without a `seed` column is chain seed 0)."""
+    a, b = (df[df.ran.astype(bool)].assign(seed=df.seed if "seed" in df else 0) for df in (a, b))
+    both = a[["seed", "id", "family", "success"]].merge(b[["seed", "id", "success"]], on=["seed", "id"],
+                                                         suffixes=("_a", "_b"))
     return both.astype({"success_a": float, "success_b": float})
 
 
@@ -324,16 +326,21 @@ def _compared(settings: StatsSettings, claim: str, protocol: str, arm: str, base
         return head | missing(claim_text(direction, threshold)) | {
             "sign_p_1s": float("nan"), "evidence": "no game played by both cells"}
     d = (p.success_a - p.success_b).to_numpy()
-    cmp = compare(d, direction=direction, threshold=threshold, settings=settings)
+    cmp = compare(d, p.seed.to_numpy(), direction=direction, threshold=threshold, settings=settings)
     margin = f"; margin {threshold:g} (alfworld.claims.order_margin)" if direction == "within" else ""
     evidence = (f"success {arm} {100 * p.success_a.mean():.1f}% vs {baseline} {100 * p.success_b.mean():.1f}% over "
-                f"{len(p)} games both played; {int((d > 0).sum())} won only by {arm}, {int((d < 0).sum())} only by "
+                f"{len(p)} games both played{_over_seeds(p)}; {int((d > 0).sum())} won only by {arm}, {int((d < 0).sum())} only by "
                 f"{baseline}{margin}")
     row = head | cmp.row() | {"sign_p_1s": _one_sided_sign(d, direction), "evidence": evidence}
     if direction == "within" and len(p) < min_tie_games:  # a zero-width interval on a few games is no tie
         row |= {"verdict": INCONCLUSIVE,
                 "evidence": f"{evidence}; a tie needs at least {min_tie_games} games (alfworld.claims.min_tie_games)"}
     return row
+
+
+def _over_seeds(p: pd.DataFrame) -> str:
+    n = p.seed.nunique()
+    return f" (over {n} chain seeds)" if n > 1 else ""
 
 
 def skill_claims(tasks: pd.DataFrame, settings: StatsSettings, order_margin: float,
@@ -365,17 +372,20 @@ def skill_claims(tasks: pd.DataFrame, settings: StatsSettings, order_margin: flo
     return df.astype({"n_units": "Int64", "n_seeds": "Int64"})
 
 
-def claims_note(executor: str, settings: StatsSettings, order_margin: float, min_tie_games: int = 1) -> str:
+def claims_note(executor: str, settings: StatsSettings, order_margin: float, min_tie_games: int = 1,
+                seeds: int = 1) -> str:
     offline = "programmatic" in executor
     level = (" Offline the executor is a scripted (programmatic) agent, not a language model, so success levels "
              "are not comparable with paper 2's (`paper`); only the direction of a comparison carries over, never "
              "its size." if offline else
              " Paper 2's numbers (`paper`) come from its own models and 140-task chain; compare directions, not "
              "levels.")
-    return (f"Unit = a game both cells played (loaded); estimate = mean over those games of success(arm) - "
-            f"success(baseline), i.e. the share of games won minus the control's; "
+    levels = (f"{seeds} chain seeds (alfworld.seeds) resampled first, then games within each" if seeds > 1
+              else "one chain seed (alfworld.seeds), so no seed level")
+    return (f"Unit = a game both cells played (loaded) in the same chain seed; estimate = mean over those games of "
+            f"success(arm) - success(baseline), i.e. the share of games won minus the control's; "
             f"{100 * settings.confidence:g}% paired bootstrap over games ({settings.resamples} replicates, seed "
-            f"{settings.seed}; one chain, no seed level). sign_p, wilcoxon_p: two-sided about 0; sign_p_1s: the "
+            f"{settings.seed}; {levels}). sign_p, wilcoxon_p: two-sided about 0; sign_p_1s: the "
             f"one-sided sign test paper 2 reports (D.1), in the claim's direction. Order rows pair the full chain "
             f"with the reversed one (the same games, the store never reset) within margin {order_margin:g} "
             f"(alfworld.claims.order_margin), on at least {min_tie_games} games (alfworld.claims.min_tie_games). "

@@ -182,14 +182,16 @@ def skills(cfg: DictConfig) -> None:
         raise ConfigError(f"alfworld.variant: {a.variant!r}; expected one of {VARIANTS}")
     if a.protocol not in PROTOCOLS:
         raise ConfigError(f"alfworld.protocol: {a.protocol!r}; expected one of {sorted(PROTOCOLS)}")
-    builder = get_client(cfg, "builder", "alfworld_skills")
-    searcher = get_client(cfg, "searcher", "alfworld_skills")
+    seed = int(a.get("seed") or 0)
+    # seed > 0: a model role's requests carry the seed, so a replicate chain is its own sample (chain.seeded_order)
+    builder = get_client(cfg, "builder", "alfworld_skills").sampled(seed)
+    searcher = get_client(cfg, "searcher", "alfworld_skills").sampled(seed)
     model_builder, model_searcher = builder.backend != "programmatic", searcher.backend != "programmatic"
-    out = Path(cfg.out) if cfg.get("out") else layout.skills_dir(cfg, a.subset, a.protocol, a.variant)
+    out = Path(cfg.out) if cfg.get("out") else layout.skills_dir(cfg, a.subset, a.protocol, a.variant, seed)
     order = subset_games(cfg, a.subset)
     manifest = _manifest(cfg, a.subset)
     settings = arm_settings(cfg, a.executor_arm)
-    client = get_client(cfg, "executor", "alfworld_skills")
+    client = get_client(cfg, "executor", "alfworld_skills").sampled(seed)
     counter = _counter(cfg)
     # A programmatic executor's episode depends only on the game, settings, cap and guidance text (all in the
     # episode key), so episodes stay cached whoever wrote the guidance: a model curator or retriever changes the
@@ -235,15 +237,15 @@ def skills(cfg: DictConfig) -> None:
         return written
 
     with tqdm(total=len(order), desc=f"alfworld {a.protocol}/{a.variant}") as bar:
-        recs = run_chain(order, a.protocol, out / "store", retrieve_for, attempt, curate, bar)
+        recs = run_chain(order, a.protocol, out / "store", retrieve_for, attempt, curate, bar, seed)
     for r in recs:
         if not r.ran:
             log.warning("alfworld game %s could not be loaded: %s (skipped; the chain went on)", r.id, r.error)
     retriever = searcher.model if model_searcher else "programmatic-retriever"
     save_provenance(out, cfg, curator=curator.agent, executor=_agent(client), retriever=retriever)
-    chain = {"protocol": a.protocol, "variant": a.variant, "subset": a.subset,
+    chain = {"protocol": a.protocol, "variant": a.variant, "subset": a.subset, "seed": seed,
              "agents": {"executor": _agent(client), "curator": curator.agent, "retriever": retriever},
-             "order": [g.id for g in chain_order(order, a.protocol)], "tasks": to_rows(recs), "episodes": played}
+             "order": [g.id for g in chain_order(order, a.protocol, seed)], "tasks": to_rows(recs), "episodes": played}
     if model_builder:  # the model roles' accounting (tokens, tool calls), per task
         chain["curation_episodes"] = [{"index": k, **e.to_json()} for k, e in curator.episodes]
     if model_searcher:
@@ -263,30 +265,31 @@ def memory_episodes(cfg, subset: str, arms: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def skill_tasks(cfg, subset: str, protocols: list[str], variants: list[str]) -> pd.DataFrame:
-    """One row per (protocol, variant, task) of the skill cells, for `report.alfworld_tables.skill_tables`."""
-    rows = [{"protocol": p, "variant": v, **t} for p in protocols for v in variants
-            for t in read_json(layout.skills_dir(cfg, subset, p, v) / "chain.json")["tasks"]]
+def skill_tasks(cfg, subset: str, protocols: list[str], variants: list[str], seeds=(0,)) -> pd.DataFrame:
+    """One row per (protocol, variant, chain seed, task) of the skill cells, for `report.alfworld_tables`."""
+    rows = [{"protocol": p, "variant": v, "seed": int(s), **t} for p in protocols for v in variants for s in seeds
+            for t in read_json(layout.skills_dir(cfg, subset, p, v, s) / "chain.json")["tasks"]]
     return pd.DataFrame(rows)
 
 
-def _cell_tasks(cfg, subset: str, protocol: str, variant: str) -> tuple[Path, dict]:
-    cell = layout.skills_dir(cfg, subset, protocol, variant)
+def _cell_tasks(cfg, subset: str, protocol: str, variant: str, seed: int = 0) -> tuple[Path, dict]:
+    cell = layout.skills_dir(cfg, subset, protocol, variant, seed)
     return cell, read_json(cell / "chain.json")
 
 
-def _skill_cells(cfg, subset: str, protocols: list[str], variants: list[str]):
-    """(protocol, variant, cell folder, chain record, its SnapshotLog, the snapshot labels it holds) per skill cell."""
+def _skill_cells(cfg, subset: str, protocols: list[str], variants: list[str], seed: int = 0):
+    """(protocol, variant, cell folder, chain record, its SnapshotLog, the snapshot labels it holds) per skill cell
+    of chain seed `seed`."""
     from tailmem.fsmem.snapshots import SnapshotLog
 
     for p in protocols:
         for v in variants:
-            cell, chain = _cell_tasks(cfg, subset, p, v)
+            cell, chain = _cell_tasks(cfg, subset, p, v, seed)
             snaps = SnapshotLog(cell / "snapshots")
             yield p, v, cell, chain, snaps, set(snaps.labels())
 
 
-def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str]) -> pd.DataFrame:
+def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str], seed: int = 0) -> pd.DataFrame:
     """One row per (protocol, variant, task): the hierarchy panel (fsmem.hierarchy.measure) of the store the task
     was given, restored from the cell's `before_<game>` snapshot, for `report.alfworld_tables.store_table`."""
     import tempfile
@@ -294,7 +297,7 @@ def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str]) ->
     from tailmem.fsmem.hierarchy import measure
 
     rows = []
-    for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants):
+    for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants, seed):
         for t in chain["tasks"]:
             label = snapshot_label("before", t["id"])
             if label not in have:
@@ -306,12 +309,12 @@ def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str]) ->
     return pd.DataFrame(rows)
 
 
-def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str]) -> pd.DataFrame:
+def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str], seed: int = 0) -> pd.DataFrame:
     """One row per (protocol, variant, task): what curating it cost (report.alfworld_tables.EFFORT_COLUMNS), from
     the task rows, the `before_`/`after_` snapshots around the curation and a model curator's episodes."""
     nan = float("nan")
     rows = []
-    for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants):
+    for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants, seed):
         episodes = {e["index"]: e for e in chain.get("curation_episodes", [])}
         for t in chain["tasks"]:
             before, after = snapshot_label("before", t["id"]), snapshot_label("after", t["id"])
@@ -344,7 +347,9 @@ def report(cfg: DictConfig) -> None:
     figures = Path(cfg.figures_dir)
     stem = f"alfworld_{subset}"
     episodes = memory_episodes(cfg, subset, list(a.arms_run))
-    tasks = skill_tasks(cfg, subset, list(a.protocols), list(a.variants))
+    seeds = list(a.seeds)
+    tasks = skill_tasks(cfg, subset, list(a.protocols), list(a.variants), seeds)
+    first = tasks[tasks.seed == seeds[0]]  # per-task curves and tables follow one chain: the first seed's
     mem, mem_fam, counts = T.memory_tables(episodes)
     sk, sk_fam = T.skill_tables(tasks)
     labels = layout.agent_labels(cfg)
@@ -357,7 +362,7 @@ def report(cfg: DictConfig) -> None:
     frames = dict(zip(outputs.ALFWORLD_TABLES, (mem, mem_fam, sk, sk_fam)))
     for name, df in frames.items():
         write_table(tables, outputs.alfworld_output(subset, name), df, titles[name], notes[name], footer)
-    save_figure(T.skills_growth_figure(tasks, subset=subset, executor=labels["executor"]),
+    save_figure(T.skills_growth_figure(first, subset=subset, executor=labels["executor"]),
                 figures / outputs.alfworld_output(subset, "skills_growth"))
     save_figure(T.memory_figure(mem, counts, subset=subset, executor=labels["executor"], arms=arms),
                 figures / outputs.alfworld_output(subset, "memory"))
@@ -366,8 +371,8 @@ def report(cfg: DictConfig) -> None:
 
 
 def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: dict, footer: str) -> None:
-    """Paper 2's skill-side analyses (issue 15): claims at the game unit, the store and the curation effort per
-    task, running success by goal family against no store."""
+    """Paper 2's skill-side analyses (issue 15): claims at the game unit with chain seeds as the outer level; the
+    store, the curation effort and running success by goal family against no store along the first seed's chain."""
     from tailmem.report import alfworld_tables as T
     from tailmem.report.plots import save_figure
     from tailmem.report.table_io import write_table
@@ -382,10 +387,11 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games))
     write_table(tables, outputs.claims_alfworld(subset), claims,
                 f"Paper 2's skill-setting claims, checked on our ALFWorld {subset} chains",
-                T.claims_note(executor, st, margin, int(a.claims.min_tie_games)), footer)
-    stores = skill_stores(cfg, subset, protocols, variants)
-    effort = skill_effort(cfg, subset, protocols, variants)
-    running = T.family_running(tasks)
+                T.claims_note(executor, st, margin, int(a.claims.min_tie_games), len(a.seeds)), footer)
+    seed = int(a.seeds[0])
+    stores = skill_stores(cfg, subset, protocols, variants, seed)
+    effort = skill_effort(cfg, subset, protocols, variants, seed)
+    running = T.family_running(tasks[tasks.seed == seed])
     frames = {"skills_store": T.store_table(stores), "skills_erosion": T.erosion_table(stores),
               "skills_effort": T.effort_table(effort), "skills_effort_trend": T.effort_trend(effort, st),
               "skills_family_running": running}
