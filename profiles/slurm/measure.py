@@ -1,7 +1,7 @@
 """Measure what each rule's job needs (peak memory, wall time), to size `set-resources` in profiles/slurm.
 
-Runs Snakemake locally with a `python` shim first on PATH: every `python -m tailmem <stage> ...` a rule runs goes
-through GNU time (`/usr/bin/time -f`: the process's peak resident set size and wall seconds), one record per
+Runs Snakemake locally with a `python` shim first on PATH: every `python -m tailmem[.warmstart] <stage> ...` a rule
+runs goes, cold (TAILMEM_WARMSTART=0: the stage in the job's own process, so its memory is the job's), through GNU time (`/usr/bin/time -f`: the process's peak resident set size and wall seconds), one record per
 job, keyed by stage (a rule runs one stage; the fsmem store rules share `fsmem_build`, the answer rules
 `fsmem_answer`).
 
@@ -32,8 +32,8 @@ def _shim(folder: Path, records: Path) -> None:
     script = folder / "python"
     script.write_text(
         "#!/bin/sh\n"
-        "# measure.py: time `python -m tailmem ...`, pass anything else straight through\n"
-        f'if [ "$1" = "-m" ] && [ "$2" = "tailmem" ]; then\n'
+        "# measure.py: time `python -m tailmem[.warmstart] ...`, pass anything else straight through\n"
+        f'if [ "$1" = "-m" ] && {{ [ "$2" = "tailmem" ] || [ "$2" = "tailmem.warmstart" ]; }}; then\n'
         f'  exec {TIME} -a -o {records} -f "{FORMAT}" {real} "$@"\n'
         "fi\n"
         f'exec {real} "$@"\n')
@@ -47,7 +47,7 @@ def run(out: Path, snakemake_args: list[str]) -> int:
         tmp = Path(tmp)
         raw = tmp / "records.txt"
         _shim(tmp, raw)
-        env = {**os.environ, "PATH": f"{tmp}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env = {**os.environ, "PATH": f"{tmp}{os.pathsep}{os.environ.get('PATH', '')}", "TAILMEM_WARMSTART": "0"}
         done = subprocess.run([sys.executable, "-m", "snakemake", *snakemake_args], env=env)
         rows = list(parse(raw.read_text() if raw.exists() else ""))
     with open(out, "w", newline="") as fh:
@@ -65,7 +65,8 @@ def parse(text: str):
             continue  # GNU time's "Command exited with non-zero status" line
         rss, wall, user, system, code, cmd = parts
         args = cmd.split()
-        stage = args[args.index("tailmem") + 1] if "tailmem" in args[:-1] else "?"
+        runner = next((a for a in args[:-1] if a in ("tailmem", "tailmem.warmstart")), None)
+        stage = args[args.index(runner) + 1] if runner else "?"
         yield {"stage": stage, "max_rss_kb": int(rss), "wall_s": float(wall), "cpu_s": round(float(user) + float(system), 2),
                "exit": int(code), "args": cmd}
 

@@ -38,7 +38,14 @@ def _resolve(target: str):
 
 def process_age_s() -> float | None:
     """Seconds since this process started (Linux /proc; None elsewhere). What a stage spent before its own work
-    (interpreter, imports, config composition) is this age when the stage function is called."""
+    (interpreter, imports, config composition) is this age when the stage function is called. A job forked by
+    the warm server (tailmem.warmstart) counts from its client's start instead, so both paths time alike."""
+    t0 = os.environ.get("TAILMEM_JOB_T0")
+    if t0:
+        try:
+            return max(0.0, time.time() - float(t0))
+        except ValueError:
+            pass
     try:
         fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
         uptime = float(Path("/proc/uptime").read_text().split()[0])
@@ -75,30 +82,49 @@ def main(argv: list[str]) -> int:
     return run_hydra(name, rest)
 
 
+def _run_stage(stage: str, cfg) -> int:
+    """Validate `cfg`, run the stage on it and log its timing line; 1 on a TailmemError (logged)."""
+    try:
+        from tailmem.config_schema import validate
+
+        validate(cfg)  # types, ranges and unknown keys (even `+`-appended), before the stage does any work
+        fn = _resolve(STAGES[stage])
+        startup, t0 = process_age_s(), time.perf_counter()
+        fn(cfg)
+        if startup is not None:
+            log.info(TIMING.format(startup=startup, total=startup + time.perf_counter() - t0))
+    except TailmemError as exc:
+        log.error("%s: %s", stage, exc)
+        return 1
+    return 0
+
+
+def _compose_once(stage: str, overrides: list[str]) -> int:
+    """A plain run (no Hydra flag such as -m or --cfg): compose the config once with Hydra's compose API and set
+    up logging as `hydra/job_logging: stdout` does. hydra.main composes twice (once to pick the run mode), about
+    0.4 s per composition on every job; the run writes nothing else (hydra.run.dir is `.`, no output subdir)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        with initialize_config_dir(version_base="1.3", config_dir=str(config_dir()), job_name=f"tailmem_{stage}"):
+            cfg = compose(config_name="config", overrides=[*overrides, f"stage={stage}"])
+    except (HydraException, OmegaConfBaseException) as exc:
+        print(f"tailmem {stage}: error: bad override in {' '.join(overrides)!r}: {exc}", file=sys.stderr)
+        return 1
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    return _run_stage(stage, cfg)
+
+
 def run_hydra(stage: str, overrides: list[str]) -> int:
-    """Run one stage under hydra.main, so multirun (-m) sweeps work as in any Hydra app."""
-    import hydra
-
+    """Run one stage: composed once for a plain run, under hydra.main when a Hydra flag asks for it (multirun
+    -m sweeps, --cfg, --info, ...), so those work as in any Hydra app."""
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per HTTP request drowns the stage log
-    from omegaconf import DictConfig
-
-    status = {"code": 0}
-
-    @hydra.main(version_base="1.3", config_path=str(config_dir()), config_name="config")
-    def _app(cfg: DictConfig) -> None:
-        try:
-            from tailmem.config_schema import validate
-
-            validate(cfg)  # types, ranges and unknown keys (even `+`-appended), before the stage does any work
-            fn = _resolve(STAGES[stage])
-            startup, t0 = process_age_s(), time.perf_counter()
-            fn(cfg)
-            if startup is not None:
-                log.info(TIMING.format(startup=startup, total=startup + time.perf_counter() - t0))
-        except TailmemError as exc:
-            log.error("%s: %s", stage, exc)
-            status["code"] = 1
-
     from tailmem.config_schema import check_overrides
 
     try:
@@ -106,6 +132,17 @@ def run_hydra(stage: str, overrides: list[str]) -> int:
     except TailmemError as exc:
         print(f"tailmem {stage}: error: {exc}", file=sys.stderr)
         return 1
+    if not any(o.startswith("-") for o in overrides):
+        return _compose_once(stage, overrides)
+    import hydra
+    from omegaconf import DictConfig
+
+    status = {"code": 0}
+
+    @hydra.main(version_base="1.3", config_path=str(config_dir()), config_name="config")
+    def _app(cfg: DictConfig) -> None:
+        status["code"] = _run_stage(stage, cfg)
+
     saved = sys.argv
     sys.argv = [f"tailmem {stage}", *overrides, f"stage={stage}"]
     try:

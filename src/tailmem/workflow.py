@@ -21,6 +21,11 @@ from tailmem.errors import ConfigError
 from tailmem.registry import GLOBAL_KEYS, base_payload, code_digest, digest_of, stage as get_stage, with_sets
 
 
+# What a rule runs: `python -m tailmem <stage>` through the warm server (tailmem.warmstart; TAILMEM_WARMSTART=0
+# runs it cold, in the job's own process).
+JOB_RUNNER = "python -m tailmem.warmstart"
+
+
 def compose_config(scale: str, overrides: Sequence[str] = ()) -> DictConfig:
     """The resolved primary config for `scale` plus `overrides`; a bad key fails here, before any job runs."""
     from hydra import compose, initialize_config_dir
@@ -146,7 +151,7 @@ class Dag:
         the keys of `family`, as the stage receives them)."""
         st = get_stage(stage)
         passed = [f"scale={self.scale}", *stage_overrides(self.overrides, st.groups, family), *args]
-        cmd = " ".join(["python -m tailmem", stage, *map(shlex.quote, passed)])
+        cmd = " ".join([JOB_RUNNER, stage, *map(shlex.quote, passed)])
         key = (st.groups, st.arms)
         if key not in self._payloads:
             self._payloads[key] = base_payload(self.cfg, st.groups, st.arms)

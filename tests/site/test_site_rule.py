@@ -27,6 +27,6 @@ def test_site_rule_waits_for_every_table_and_writes_the_site(repo_root, tmp_path
     out = done.stdout
     rule = out[out.index("rule site:"):]
     assert "results/smoke/site/index.html" in rule and "results/smoke/site/site.json" in rule
-    assert "python -m tailmem site scale=smoke" in rule
+    assert "python -m tailmem.warmstart site scale=smoke" in rule
     for table in ("table4_memory_baselines.md", "locomo_conv-50.md", "longmemeval_summary.md", "fsmem_rq1_store_shape.md"):
         assert f"results/smoke/tables/{table}" in rule.split("output:")[0], table

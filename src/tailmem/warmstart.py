@@ -1,0 +1,361 @@
+"""Warm start for Snakemake jobs: one warm process per machine forks a fresh child for every stage job.
+
+Why: a DAG runs ~150 short jobs, and each paid 2-4 s before its own work (interpreter, numpy/scipy/pandas/
+powerlaw/hydra imports) - more than half of the smoke DAG's job time. The rules run `python -m tailmem.warmstart
+<stage> overrides...` (the client, stdlib only). It hands its argv, working folder, environment and its stdin/
+stdout/stderr (SCM_RIGHTS) to the server over a Unix socket; the server, which imported the heavy libraries and
+every stage module once, forks a child that runs `tailmem.cli.main` exactly as `python -m tailmem` would, writing
+straight into the job's log, and returns the child's exit status. Each job is still its own process, its own
+Snakemake job and its own log, so reruns stay as precise as before; only the imports are shared (copy-on-write).
+
+Safety rules: the server is single-threaded (forking a threaded process can deadlock the child) and never runs a
+stage itself; a child starts a new process group, killed when its client goes away (Snakemake killed the job);
+the socket lives in a 0700 folder of the user and a peer of another uid is refused. Staleness: the server answers
+`stale` and exits once any tailmem source file or an import-path folder (a pip install) changed since it started,
+and exits after `IDLE_S` seconds without a job. Whenever the server is absent, stale or refuses, the client runs
+the stage in its own process (the cold path, same result) and starts a server for the next jobs.
+`TAILMEM_WARMSTART=0` turns the warm path off.
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+IDLE_S = float(os.environ.get("TAILMEM_WARMSTART_IDLE_S", 120))  # the server exits after this long without a job
+ENTRY = "tailmem.cli:main"  # what a job runs: fn(argv) -> exit code
+PACKAGE = Path(__file__).resolve().parent
+ENV_SWITCH = "TAILMEM_WARMSTART"
+T0_ENV = "TAILMEM_JOB_T0"  # the client's start (epoch s), so a child's startup timing counts the client's too
+STALE = 255 << 8  # status word the server sends instead of a child's when it will not run the job
+
+
+# -- where the server listens ---------------------------------------------------------------------------------
+def socket_path() -> Path:
+    """One socket per user, interpreter, checkout and interpreter environment (the PYTHON* variables, e.g.
+    PYTHONHASHSEED or PYTHONPATH, which a fork cannot change): `<runtime dir>/tailmem-<uid>/w<key>.sock`, in /tmp
+    when the runtime dir's path is too long for a Unix socket name (108 bytes with the server's temporary name)."""
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"tailmem-{os.getuid()}"
+    if len(str(base)) > 70:
+        base = Path("/tmp") / f"tailmem-{os.getuid()}"
+    base.mkdir(mode=0o700, exist_ok=True)
+    if base.stat().st_uid != os.getuid() or base.stat().st_mode & 0o077:
+        raise OSError(f"{base}: not a private folder of this user")
+    python_env = sorted((k, v) for k, v in os.environ.items() if k.startswith("PYTHON"))
+    key = hashlib.sha256(json.dumps([sys.executable, str(PACKAGE), python_env, list(sys.flags)]).encode())
+    return base / f"w{key.hexdigest()[:16]}.sock"
+
+
+def fingerprint() -> tuple:
+    """What the server's imports depend on: every tailmem source file's (path, mtime, size) and the mtime of each
+    import-path folder (an install or upgrade adds or replaces entries there)."""
+    files = []
+    for root, dirs, names in os.walk(PACKAGE):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for n in names:
+            if n.endswith(".py"):
+                st = os.stat(os.path.join(root, n))
+                files.append((root, n, st.st_mtime_ns, st.st_size))
+    folders = []
+    for p in sys.path[1:]:  # not sys.path[0], the folder the server started in (jobs write there)
+        try:
+            folders.append((p, os.stat(p or ".").st_mtime_ns))
+        except OSError:
+            folders.append((p, None))
+    return tuple(sorted(files)), tuple(folders)
+
+
+# -- the client ---------------------------------------------------------------------------------------------------
+def _entry(name: str):
+    import importlib
+
+    module, func = name.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def _cold(argv: list[str], entry: str = ENTRY) -> int:
+    return int(_entry(entry)(argv) or 0)
+
+
+def _start_server(path: Path) -> None:
+    """A detached server for the next jobs (its own session, so the job's end does not take it down)."""
+    log = os.environ.get("TAILMEM_WARMSTART_LOG")  # where the server's own errors go (default: nowhere)
+    with open(log or os.devnull, "ab") as sink:
+        subprocess.Popen([sys.executable, "-m", "tailmem.warmstart", "--serve", str(path)], stdin=subprocess.DEVNULL,
+                         stdout=sink, stderr=sink, start_new_session=True, close_fds=True)
+
+
+def _recv_exact(conn: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        part = conn.recv(n - len(data))
+        if not part:
+            raise ConnectionError("warm server closed the connection")
+        data += part
+    return data
+
+
+def _exit_code(status: int) -> int:
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status)
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return 1
+
+
+def client(argv: list[str], entry: str = ENTRY) -> int:
+    """Run `python -m tailmem <argv>` (`entry(argv)`) through the warm server, or in this process when there is
+    none."""
+    if os.environ.get(ENV_SWITCH, "1") == "0":
+        return _cold(argv, entry)
+    t0 = time.time() - _own_age()
+    try:
+        path = socket_path()
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(str(path))
+    except OSError:
+        _try_start()
+        return _cold(argv, entry)
+    with conn:
+        request = json.dumps({"argv": argv, "entry": entry, "cwd": os.getcwd(),
+                              "env": {**os.environ, T0_ENV: repr(t0)}, "path": sys.path}).encode()
+        fds = array.array("i", [0, 1, 2])
+        try:
+            conn.sendmsg([struct.pack("!I", len(request)), request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        except OSError:
+            return _cold(argv, entry)
+
+        def stop(signum, _frame):  # Snakemake cancels the job: closing the socket makes the server kill the child
+            conn.close()
+            os._exit(128 + signum)
+
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, stop)
+        try:
+            status = struct.unpack("!i", _recv_exact(conn, 4))[0]
+        except (OSError, ConnectionError):
+            return _cold(argv, entry) if not _started_output() else 1
+    if status == STALE:
+        _try_start()
+        return _cold(argv, entry)
+    return _exit_code(status)
+
+
+def _started_output() -> bool:
+    """Whether a child may already have written to our stdout (then a cold rerun would duplicate its work)."""
+    try:
+        return os.fstat(1).st_size > 0
+    except OSError:
+        return True
+
+
+def _try_start() -> None:
+    try:
+        _start_server(socket_path())
+    except OSError:
+        pass
+
+
+def _own_age() -> float:
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+# -- the server ---------------------------------------------------------------------------------------------------
+def preload() -> None:
+    """Import what the stages import: the heavy libraries and every registered stage module (absent optional
+    extras are skipped; their stages then import at run time as in a cold start)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import importlib
+
+    from tailmem import cli  # noqa: F401
+    from tailmem.registry import STAGES
+
+    for module in ("numpy", "scipy.stats", "pandas", "networkx", "powerlaw", "matplotlib.pyplot", "hydra",
+                   "omegaconf", "tailmem.config_schema", *sorted({s.module for s in STAGES.values()})):
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - an optional extra missing: its stage imports cold
+            pass
+
+
+def _child(request: dict, fds: list[int], inherited: list[socket.socket]) -> None:
+    """In the forked child: become the job (its fds, folder, environment, import path, argv), run it, exit with
+    its code. The std streams keep their objects: after dup2 they write to the job's own files."""
+    code = 1
+    try:
+        os.setpgid(0, 0)
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
+            signal.signal(s, signal.SIG_DFL)
+        for sock in inherited:  # the listener and every client connection: not this job's
+            sock.close()
+        for target, fd in zip((0, 1, 2), fds):
+            os.dup2(fd, target)
+        for fd in fds:
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.path[:] = request["path"]
+        sys.argv = ["tailmem", *request["argv"]]
+        code = int(_entry(request.get("entry", ENTRY))(request["argv"]) or 0)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - report like an uncaught exception in a cold run
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    fds = array.array("i")
+    msg, anc, _, _ = conn.recvmsg(4, socket.CMSG_LEN(3 * fds.itemsize))
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+    if len(msg) < 4:
+        msg += _recv_exact(conn, 4 - len(msg))
+    body = _recv_exact(conn, struct.unpack("!I", msg)[0])
+    return json.loads(body), list(fds)
+
+
+class _Server:
+    """The listening socket, the running children and whether the code changed since the start."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.stamp = fingerprint()
+        self.stale = False
+        self.running: dict[int, socket.socket] = {}  # child pid -> its client's connection
+        self.sel = selectors.DefaultSelector()
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        fresh = f"{path}.{os.getpid()}"
+        self.listener.bind(fresh)
+        os.chmod(fresh, 0o600)
+        self.listener.listen(64)
+        self.inode = os.stat(fresh).st_ino
+        os.replace(fresh, path)  # atomically: a client never sees a socket nobody listens on
+        self.sel.register(self.listener, selectors.EVENT_READ)
+
+    def retire(self) -> None:
+        """Stop taking jobs (the running ones finish), and free the socket name if it is still ours."""
+        if self.listener.fileno() >= 0:
+            self.sel.unregister(self.listener)
+            self.listener.close()
+        try:
+            if os.stat(self.path).st_ino == self.inode:
+                os.unlink(self.path)
+        except OSError:
+            pass
+
+    def accept(self) -> None:
+        conn, _ = self.listener.accept()
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        _, uid, _ = struct.unpack("3i", creds)
+        try:
+            request, fds = _read_request(conn)
+        except (OSError, ValueError, ConnectionError):
+            conn.close()
+            return
+        if not self.stale and fingerprint() != self.stamp:
+            self.stale = True  # answer this job and every later one `stale`: they run cold with the new code
+        if uid != os.getuid() or self.stale or len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            try:
+                conn.sendall(struct.pack("!i", STALE))
+            except OSError:
+                pass
+            conn.close()
+            if self.stale:
+                self.retire()
+            return
+        pid = os.fork()
+        if pid == 0:
+            _child(request, fds, [self.listener, conn, *self.running.values()])
+        for fd in fds:
+            os.close(fd)
+        self.running[pid] = conn
+        self.sel.register(conn, selectors.EVENT_READ, pid)
+
+
+def serve(path: Path) -> None:
+    """Listen on `path` until idle or stale; fork one child per request (see the module docstring)."""
+    preload()
+    try:
+        server = _Server(path)
+    except OSError:
+        return
+    sel, running = server.sel, server.running
+    last = time.monotonic()
+    try:
+        while running or not server.stale:
+            for key, _ in sel.select(timeout=0.05):
+                if key.fileobj is server.listener:
+                    server.accept()
+                    last = time.monotonic()
+                else:  # a client went away (or wrote after its request): stop its child
+                    pid = key.data
+                    _kill(pid)
+                    sel.unregister(key.fileobj)
+            while running:
+                try:
+                    pid, status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+                conn = running.pop(pid, None)
+                if conn is not None:
+                    try:
+                        sel.unregister(conn)
+                    except (KeyError, ValueError):
+                        pass
+                    try:
+                        conn.sendall(struct.pack("!i", status))
+                    except OSError:
+                        pass
+                    conn.close()
+                last = time.monotonic()
+            if not running and time.monotonic() - last > IDLE_S:
+                break
+    finally:
+        server.retire()
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        serve(Path(sys.argv[2]))
+    else:
+        sys.exit(client(sys.argv[1:]))

@@ -1,0 +1,141 @@
+"""The warm server (tailmem.warmstart): a job forked from it sees exactly what a cold job sees, leaves the same
+artifact, dies with its client, and a code change sends jobs back to the cold path instead of running old code."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tailmem import warmstart
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture()
+def runtime(monkeypatch):
+    """A private runtime folder (short: a socket name has at most 108 bytes), so this test's server is nobody
+    else's; servers idle out after 5 s."""
+    folder = Path(tempfile.mkdtemp(prefix="tw", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    monkeypatch.setenv("TAILMEM_WARMSTART_IDLE_S", "5")
+    monkeypatch.delenv("TAILMEM_WARMSTART", raising=False)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _client(args, cwd, entry="warm_entries:report", env=None, **kw):
+    code = ("import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
+            "sys.exit(warmstart.client(sys.argv[1:], %r))" % (str(HERE), entry))
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=120, **kw)
+
+
+def _wait_for_server(timeout=60.0):
+    path = warmstart.socket_path()
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"no warm server at {path}"
+        time.sleep(0.1)
+    return path
+
+
+def test_a_forked_job_sees_its_own_argv_folder_environment_and_streams(runtime, tmp_path):
+    cold = _client(["3", "x"], tmp_path, env={"WARM_MARKER": "one"})  # no server yet: runs here, starts one
+    assert cold.returncode == 3 and "marker=one" in cold.stdout and "to stderr" in cold.stderr
+    _wait_for_server()
+    job = tmp_path / "job"
+    job.mkdir()
+    warm = _client(["5", "y"], job, env={"WARM_MARKER": "two"})
+    assert warm.returncode == 5
+    assert f"argv=['5', 'y'] cwd={job} marker=two" in warm.stdout and "to stderr" in warm.stderr
+    client_pid = warm.stdout.split("pid=")[1].split()[0]
+    assert client_pid != str(os.getpid())
+
+
+def test_a_stage_leaves_the_same_artifact_warm_and_cold(runtime, tmp_path, data_dir):
+    def graphworld(folder, **env):
+        done = _client(["graphworld", "scale=smoke", f"out={folder}", f"results_dir={tmp_path}/r"], tmp_path,
+                       entry="tailmem.cli:main", env={"TAILMEM_DATA_DIR": str(data_dir), **env})
+        assert done.returncode == 0, done.stderr
+        return done
+
+    graphworld(tmp_path / "cold", TAILMEM_WARMSTART="0")
+    graphworld(tmp_path / "first")
+    _wait_for_server()
+    warm = graphworld(tmp_path / "warm")
+    assert "tailmem timing: startup" in warm.stdout  # the stage's log reached the job's stdout
+    for name in ("world.json",):
+        assert (tmp_path / "warm" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
+    meta = json.loads((tmp_path / "warm" / "meta.json").read_text())
+    assert meta["config_digest"] == json.loads((tmp_path / "cold" / "meta.json").read_text())["config_digest"]
+
+
+def test_a_bad_override_fails_the_same_way_warm(runtime, tmp_path):
+    _client(["0"], tmp_path)
+    _wait_for_server()
+    bad = _client(["graphworld", "scale=smoke", "graph.n=abc"], tmp_path, entry="tailmem.cli:main")
+    assert bad.returncode == 1 and "graph.n='abc': expected an integer" in bad.stdout + bad.stderr
+
+
+def test_killing_the_client_kills_its_job(runtime, tmp_path):
+    _client(["0"], tmp_path)
+    _wait_for_server()
+    pid_file = tmp_path / "pid"
+    code = ("import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
+            "sys.exit(warmstart.client([%r], 'warm_entries:linger'))" % (str(HERE), str(pid_file)))
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path)
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    assert child != proc.pid  # the job ran in a forked child of the server
+    proc.terminate()
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while _alive(child):
+        assert time.monotonic() < deadline, "the job outlived its client"
+        time.sleep(0.05)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split(")")[1].split()[0] != "Z"
+
+
+def test_a_changed_source_file_sends_jobs_to_the_cold_path(runtime, tmp_path):
+    """A server never runs a job with code older than the checkout: after an edit it answers `stale`, the job
+    runs cold (and right), and the old server stops taking jobs."""
+    _client(["0"], tmp_path)
+    path = _wait_for_server()
+    warm = _client(["0"], tmp_path)
+    server_child = warm.stdout.split("pid=")[1].split()[0]
+    source = Path(warmstart.__file__)
+    before = source.stat()
+    try:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))
+        inode = path.stat().st_ino
+        after = _client(["0"], tmp_path)
+        assert after.returncode == 0 and "marker" in after.stdout
+        assert after.stdout.split("pid=")[1].split()[0] != server_child
+        assert not path.exists() or path.stat().st_ino != inode  # the stale server gave up its socket
+    finally:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_the_switch_turns_the_warm_path_off(runtime, tmp_path):
+    done = _client(["0"], tmp_path, env={"TAILMEM_WARMSTART": "0"})
+    assert done.returncode == 0
+    time.sleep(1)
+    assert not warmstart.socket_path().exists()  # nothing was started
+    assert str(runtime) in str(warmstart.socket_path())
