@@ -187,8 +187,9 @@ def preload() -> None:
     from tailmem import cli  # noqa: F401
     from tailmem.registry import STAGES
 
-    for module in ("numpy", "scipy.stats", "pandas", "networkx", "powerlaw", "matplotlib.pyplot", "hydra",
-                   "omegaconf", "tailmem.config_schema", *sorted({s.module for s in STAGES.values()})):
+    heavy = ("numpy", "scipy.stats", "pandas", "networkx", "powerlaw", "matplotlib.pyplot", "hydra", "omegaconf",
+             "textworld", "textworld.gym", "fast_downward", "alfworld.agents.environment.alfred_tw_env")
+    for module in (*heavy, "tailmem.config_schema", *sorted({s.module for s in STAGES.values()})):
         try:
             importlib.import_module(module)
         except Exception:  # noqa: BLE001 - an optional extra missing: its stage imports cold

@@ -46,6 +46,44 @@ def test_text_patch_changes_no_observation(easy_game):
     assert play() == plain
 
 
+def test_cached_translations_change_no_observation_and_are_translated_once(easy_game, tmp_path):
+    """Issue 18: a game's PDDL -> SAS translation (four per game, ~0.5 s each) is kept in memory and on disk; the
+    game plays the same with the cache, cold or warm, as with fast_downward's own translation, and a second
+    process (memory cleared) reads the folder instead of translating."""
+    import fast_downward
+
+    _, path, _ = easy_game
+    commands = ["go to drawer 1", "open drawer 1", "go to diningtable 1", "look"]
+
+    def play():
+        env = GameEnv(path)
+        out = [env.reset()]
+        out += [env.step(c) for c in commands]
+        env.close()
+        return out
+
+    speedup.uninstall()
+    plain = play()
+    calls = []
+    real = fast_downward.pddl2sas
+
+    def counted(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    fast_downward.pddl2sas = counted
+    try:
+        speedup.install(tmp_path / "sas")
+        assert play() == plain and len(calls) == 2  # load and reset translate the same text: 2 of 4 translated
+        assert len(list((tmp_path / "sas").glob("*.pkl"))) == 2
+        speedup._SAS["memory"].clear()  # as a new process would start
+        assert play() == plain and len(calls) == 2  # every translation came from the folder
+    finally:
+        speedup.uninstall()
+        fast_downward.pddl2sas = real
+        speedup.install()
+
+
 def test_programmatic_agent_solves_an_easy_game(easy_game):
     game, path, _ = easy_game
     speedup.install()

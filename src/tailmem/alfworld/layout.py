@@ -16,6 +16,7 @@ from tailmem import paths
 ROLES = ("executor", "builder", "searcher")  # executor acts; builder curates the store; searcher retrieves
 GAME_FILES = "{results}/alfworld/games/files/{split}"  # regenerated game files, shared by every subset
 EPISODES = "{results}/alfworld/episodes"  # content-keyed cache of programmatic episodes (the key names the agent)
+SAS = "{results}/alfworld/sas"  # content-keyed cache of games' PDDL -> SAS translations (alfworld.speedup)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
@@ -59,6 +60,10 @@ def game_files_dir(cfg, split: str) -> Path:
 
 def episodes_dir(cfg) -> Path:
     return _fill(EPISODES, cfg)
+
+
+def sas_dir(cfg) -> Path:
+    return _fill(SAS, cfg)
 
 
 def memory_dir(cfg, subset: str, arm: str) -> Path:

@@ -6,18 +6,31 @@ context at once, each conditional re-parses its logic query, and `copy_context` 
 kitchen step). The parse depends only on the template string, so we cache
 it and hand out copies; symbol copies share the state, facts and entity infos, as `copy_context` already does.
 Output text is unchanged; `tests/alfworld` checks a game's observations and admissible commands with and without.
+
+Loading a game is the other hot spot: TextWorld translates the game's PDDL to SAS with fast_downward four times
+per game (twice when the game loads, twice again at reset; ~0.5 s each), the same text every time. The
+translation is a pure function of (domain, problem, flags), so `install(sas_cache=folder)` keeps each result,
+pickled, in memory and in `folder` (content-keyed, written atomically), and hands out a fresh unpickled copy:
+a game set is translated once, whichever job plays it first.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
 
 _INSTALLED = {"done": False}
 
 
-def install() -> None:
-    """Patch textworld.envs.pddl.textgen once per process (idempotent)."""
+def install(sas_cache: str | os.PathLike | None = None) -> None:
+    """Patch textworld.envs.pddl.textgen and fast_downward's translation once per process (idempotent); with
+    `sas_cache`, translations are also kept in that folder for the next process."""
+    _install_sas_memo(sas_cache)
     if _INSTALLED["done"]:
         return
     from textworld.envs.pddl import textgen
@@ -81,10 +94,47 @@ def install() -> None:
     _INSTALLED["done"] = True
 
 
+_SAS = {"folder": None, "memory": {}, "original": None}
+
+
+def _install_sas_memo(folder) -> None:
+    import fast_downward
+
+    if folder is not None:
+        _SAS["folder"] = Path(folder)
+    if _SAS["original"] is not None:
+        return
+    original = fast_downward.pddl2sas
+
+    def memo_pddl2sas(domain, problem, verbose=False, optimize=False):
+        key = hashlib.sha256(repr((domain, problem, bool(verbose), bool(optimize))).encode()).hexdigest()
+        blob = _SAS["memory"].get(key)
+        path = _SAS["folder"] / f"{key}.pkl" if _SAS["folder"] is not None else None
+        if blob is None and path is not None and path.is_file():
+            blob = path.read_bytes()
+        if blob is None:
+            blob = pickle.dumps(original(domain, problem, verbose=verbose, optimize=optimize))
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as fh:
+                    fh.write(blob)
+                os.replace(fh.name, path)
+        _SAS["memory"][key] = blob
+        return pickle.loads(blob)  # a fresh (task, sas) every time: no game shares mutable objects with another
+
+    fast_downward.pddl2sas = memo_pddl2sas
+    _SAS["original"] = original
+
+
 def uninstall() -> None:
-    """Restore the original parser (for the equivalence test)."""
+    """Restore the original parser and translation (for the equivalence test)."""
     from textworld.envs.pddl import textgen
 
+    if _SAS["original"] is not None:
+        import fast_downward
+
+        fast_downward.pddl2sas = _SAS["original"]
+        _SAS.update(folder=None, memory={}, original=None)
     if _INSTALLED["done"]:
         textgen._parse_and_convert = textgen._original_parse_and_convert
         textgen.Symbol.copy = textgen.Symbol._original_copy

@@ -78,7 +78,7 @@ def regenerate_games(cfg: DictConfig) -> None:
     from tailmem.alfworld import speedup
     from tailmem.alfworld.env import alfred_game_files
 
-    speedup.install()  # same text, ~4x faster expert checks (tests/alfworld: the patch changes no observation)
+    speedup.install(layout.sas_dir(cfg))  # same text, ~4x faster expert checks (tests/alfworld: the patch changes no observation)
     a = cfg.alfworld
     subset = a.subset
     split = split_of(subset)
@@ -139,7 +139,7 @@ def memory(cfg: DictConfig) -> None:
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
 
-    speedup.install()
+    speedup.install(layout.sas_dir(cfg))
     a = cfg.alfworld
     arm = a.arm
     settings = arm_settings(cfg, arm)
@@ -176,7 +176,7 @@ def skills(cfg: DictConfig) -> None:
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
 
-    speedup.install()
+    speedup.install(layout.sas_dir(cfg))
     a = cfg.alfworld
     if a.variant not in VARIANTS:
         raise ConfigError(f"alfworld.variant: {a.variant!r}; expected one of {VARIANTS}")
