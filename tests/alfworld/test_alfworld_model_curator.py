@@ -161,7 +161,7 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
     order = [Game("valid_seen", f"{FAMILY}-X-{i}/trial", FAMILY) for i in range(3)]
     monkeypatch.setattr(stage, "subset_games", lambda cfg, subset: order)
     monkeypatch.setattr(stage, "_manifest", lambda cfg, subset: {g.id: {"goal": GOAL} for g in order})
-    monkeypatch.setattr(speedup, "install", lambda: None)
+    monkeypatch.setattr(speedup, "install", lambda *a, **k: None)
     played = []
 
     def run_episode(game, path, ex, ctl, counter, guidance, max_steps):
