@@ -67,7 +67,10 @@ def fingerprint() -> tuple:
                 st = os.stat(os.path.join(root, n))
                 files.append((root, n, st.st_mtime_ns, st.st_size))
     folders = []
-    for p in sys.path[1:]:  # not sys.path[0], the folder the server started in (jobs write there)
+    here = os.getcwd()
+    for p in sys.path:
+        if p in ("", ".") or os.path.abspath(p) == here:  # the folder the server started in: jobs write there
+            continue
         try:
             folders.append((p, os.stat(p or ".").st_mtime_ns))
         except OSError:

@@ -48,12 +48,14 @@ def _wait_for_server(timeout=60.0):
 def test_a_forked_job_sees_its_own_argv_folder_environment_and_streams(runtime, tmp_path):
     cold = _client(["3", "x"], tmp_path, env={"WARM_MARKER": "one"})  # no server yet: runs here, starts one
     assert cold.returncode == 3 and "marker=one" in cold.stdout and "to stderr" in cold.stderr
+    assert "warm=False" in cold.stdout
     _wait_for_server()
     job = tmp_path / "job"
     job.mkdir()
     warm = _client(["5", "y"], job, env={"WARM_MARKER": "two"})
     assert warm.returncode == 5
     assert f"argv=['5', 'y'] cwd={job} marker=two" in warm.stdout and "to stderr" in warm.stderr
+    assert "warm=True" in warm.stdout
     client_pid = warm.stdout.split("pid=")[1].split()[0]
     assert client_pid != str(os.getpid())
 
@@ -131,6 +133,17 @@ def test_a_changed_source_file_sends_jobs_to_the_cold_path(runtime, tmp_path):
         assert not path.exists() or path.stat().st_ino != inode  # the stale server gave up its socket
     finally:
         os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_jobs_writing_into_the_servers_start_folder_keep_it_warm(runtime, tmp_path, monkeypatch):
+    """The folder a server started in is on its import path ('' in PYTHONPATH, or sys.path[0]); jobs write there
+    all the time, which must not count as an install (bench_dag.py: a stale server sent jobs cold mid-DAG)."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["", os.environ.get("PYTHONPATH", "")]))
+    _client(["0"], tmp_path)
+    _wait_for_server()
+    for k in range(3):
+        (tmp_path / f"artifact{k}").mkdir()
+        assert "warm=True" in _client(["0"], tmp_path).stdout
 
 
 def test_the_switch_turns_the_warm_path_off(runtime, tmp_path):
