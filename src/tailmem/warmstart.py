@@ -14,7 +14,7 @@ the socket lives in a 0700 folder of the user and a peer of another uid is refus
 `stale` and exits once any tailmem source file or an import-path folder (a pip install) changed since it started,
 and exits after `IDLE_S` seconds without a job. Whenever the server is absent, stale or refuses, the client runs
 the stage in its own process (the cold path, same result) and starts a server for the next jobs.
-`TAILMEM_WARMSTART=0` turns the warm path off.
+`TAILMEM_WARMSTART=0` turns the warm path off; inside a SLURM job it is off unless `TAILMEM_WARMSTART=1`.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def _exit_code(status: int) -> int:
 def client(argv: list[str], entry: str = ENTRY) -> int:
     """Run `python -m tailmem <argv>` (`entry(argv)`) through the warm server, or in this process when there is
     none."""
-    if os.environ.get(ENV_SWITCH, "1") == "0":
+    if not warm_enabled():
         return _cold(argv, entry)
     t0 = time.time() - _own_age()
     try:
@@ -152,6 +152,15 @@ def client(argv: list[str], entry: str = ENTRY) -> int:
         _try_start()
         return _cold(argv, entry)
     return _exit_code(status)
+
+
+def warm_enabled() -> bool:
+    """Off with TAILMEM_WARMSTART=0, and inside a SLURM job unless TAILMEM_WARMSTART=1: there a server would
+    count against the job's memory limit and outlive nothing (the step's end kills it)."""
+    switch = os.environ.get(ENV_SWITCH, "")
+    if switch in ("0", "1"):
+        return switch == "1"
+    return "SLURM_JOB_ID" not in os.environ
 
 
 def _started_output() -> bool:

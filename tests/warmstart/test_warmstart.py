@@ -25,6 +25,7 @@ def runtime(monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
     monkeypatch.setenv("TAILMEM_WARMSTART_IDLE_S", "5")
     monkeypatch.delenv("TAILMEM_WARMSTART", raising=False)
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
@@ -152,3 +153,14 @@ def test_the_switch_turns_the_warm_path_off(runtime, tmp_path):
     time.sleep(1)
     assert not warmstart.socket_path().exists()  # nothing was started
     assert str(runtime) in str(warmstart.socket_path())
+
+
+def test_inside_a_slurm_job_jobs_run_cold_unless_asked(runtime, tmp_path):
+    """A server in a SLURM allocation would count against the job's memory limit and die with the step."""
+    done = _client(["0"], tmp_path, env={"SLURM_JOB_ID": "42"})
+    assert done.returncode == 0 and "warm=False" in done.stdout
+    time.sleep(1)
+    assert not warmstart.socket_path().exists()
+    _client(["0"], tmp_path, env={"SLURM_JOB_ID": "42", "TAILMEM_WARMSTART": "1"})
+    _wait_for_server()
+    assert "warm=True" in _client(["0"], tmp_path, env={"SLURM_JOB_ID": "42", "TAILMEM_WARMSTART": "1"}).stdout
