@@ -10,8 +10,8 @@ Snakemake job and its own log, so reruns stay as precise as before; only the imp
 
 Safety rules: the server is single-threaded (forking a threaded process can deadlock the child) and never runs a
 stage itself; a child starts a new process group, killed when its client goes away (Snakemake killed the job);
-the socket lives in a 0700 folder of the user and a peer of another uid is refused. Staleness: the server answers
-`stale` and exits once any tailmem source file or an import-path folder (a pip install) changed since it started,
+the socket lives in a 0700 folder of the user and a peer of another uid is refused. Staleness: the server refuses
+jobs and exits once any tailmem source file or an import-path folder (a pip install) changed since it started,
 and exits after `IDLE_S` seconds without a job. Whenever the server is absent, stale or refuses, the client runs
 the stage in its own process (the cold path, same result) and starts a server for the next jobs.
 `TAILMEM_WARMSTART=0` turns the warm path off; inside a SLURM job it is off unless `TAILMEM_WARMSTART=1`.
@@ -37,7 +37,8 @@ ENTRY = "tailmem.cli:main"  # what a job runs: fn(argv) -> exit code
 PACKAGE = Path(__file__).resolve().parent
 ENV_SWITCH = "TAILMEM_WARMSTART"
 T0_ENV = "TAILMEM_JOB_T0"  # the client's start (epoch s), so a child's startup timing counts the client's too
-STALE = 255 << 8  # status word the server sends instead of a child's when it will not run the job
+# The server's first byte: it forked the job (its exit status, 4 bytes, follows when it ends) or will not run it.
+FORKED, REFUSED = b"F", b"S"
 
 
 # -- where the server listens ---------------------------------------------------------------------------------
@@ -145,12 +146,18 @@ def client(argv: list[str], entry: str = ENTRY) -> int:
         for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, stop)
         try:
+            first = conn.recv(1)
+        except OSError:
+            first = b""
+        if first != FORKED:  # refused (stale code) or gone before forking: nothing ran, so run it here
+            if first == REFUSED:
+                _try_start()
+            return _cold(argv, entry)
+        try:
             status = struct.unpack("!i", _recv_exact(conn, 4))[0]
-        except (OSError, ConnectionError):
-            return _cold(argv, entry) if not _started_output() else 1
-    if status == STALE:
-        _try_start()
-        return _cold(argv, entry)
+        except (OSError, ConnectionError):  # the job started: never run it a second time beside it
+            print("tailmem: the warm server went away while this job ran; run it again", file=sys.stderr)
+            return 1
     return _exit_code(status)
 
 
@@ -161,14 +168,6 @@ def warm_enabled() -> bool:
     if switch in ("0", "1"):
         return switch == "1"
     return "SLURM_JOB_ID" not in os.environ
-
-
-def _started_output() -> bool:
-    """Whether a child may already have written to our stdout (then a cold rerun would duplicate its work)."""
-    try:
-        return os.fstat(1).st_size > 0
-    except OSError:
-        return True
 
 
 def _try_start() -> None:
@@ -299,7 +298,7 @@ class _Server:
             for fd in fds:
                 os.close(fd)
             try:
-                conn.sendall(struct.pack("!i", STALE))
+                conn.sendall(REFUSED)
             except OSError:
                 pass
             conn.close()
@@ -313,6 +312,10 @@ class _Server:
             os.close(fd)
         self.running[pid] = conn
         self.sel.register(conn, selectors.EVENT_READ, pid)
+        try:
+            conn.sendall(FORKED)
+        except OSError:  # the client is gone already: stop the job
+            _kill(pid)
 
 
 def serve(path: Path) -> None:

@@ -164,3 +164,41 @@ def test_inside_a_slurm_job_jobs_run_cold_unless_asked(runtime, tmp_path):
     _client(["0"], tmp_path, env={"SLURM_JOB_ID": "42", "TAILMEM_WARMSTART": "1"})
     _wait_for_server()
     assert "warm=True" in _client(["0"], tmp_path, env={"SLURM_JOB_ID": "42", "TAILMEM_WARMSTART": "1"}).stdout
+
+
+def _one_answer(answer: bytes):
+    """A stand-in server at the socket path that takes one job and answers `answer` (then hangs up)."""
+    import socket
+    import threading
+
+    path = warmstart.socket_path()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        if answer:
+            conn.sendall(answer)
+        conn.close()
+        listener.close()
+        path.unlink()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_server_gone_before_forking_means_a_cold_run_and_after_forking_a_failed_job(runtime, tmp_path):
+    """Nothing ran: the job runs in its own process. The job started: it is never run a second time beside the
+    orphaned child; the client fails it, saying why."""
+    t = _one_answer(b"")
+    before = _client(["0"], tmp_path)
+    t.join(10)
+    assert before.returncode == 0 and "warm=False" in before.stdout
+    assert not warmstart.socket_path().exists()  # a server was there: the cold run started none
+    t = _one_answer(warmstart.FORKED)
+    after = _client(["0"], tmp_path)
+    t.join(10)
+    assert after.returncode == 1 and "marker" not in after.stdout and "went away while this job ran" in after.stderr
