@@ -1,7 +1,8 @@
 # Shared by every .smk file: the composed Hydra config of the chosen scale, the wildcard names generated from
 # the Python registries, and `stage_params`, which gives each rule its command and its two rerun digests.
 #
-# Every rule's params hold `cmd` (python -m tailmem <stage> with the scale, the user's overrides of the groups
+# Every rule's params hold `cmd` (python -m tailmem.warmstart <stage>: `python -m tailmem <stage>` forked from the
+# warm server, tailmem/warmstart.py; with the scale, the user's overrides of the groups
 # the stage reads, and the job's own overrides), `config` (digest of the job's resolved config groups) and
 # `code` (digest of the source the stage runs): Snakemake reruns a job when any of them changes, so editing a
 # default in configs/ or a module reruns exactly the jobs that depend on it (tailmem/registry.py).
