@@ -29,16 +29,23 @@ def test_regenerated_game_uses_the_installed_grammar(easy_game):
     assert str(path.resolve()) in {str(Path(p).resolve()) for p in alfred_game_files(path.parents[2])}
 
 
+COMMANDS = ["go to drawer 1", "open drawer 1", "go to diningtable 1", "look"]
+
+
+def _play(path):
+    """The game's observations after reset and after each of COMMANDS."""
+    env = GameEnv(path)
+    out = [env.reset()]
+    out += [env.step(c) for c in COMMANDS]
+    env.close()
+    return out
+
+
 def test_text_patch_changes_no_observation(easy_game):
     _, path, _ = easy_game
-    commands = ["go to drawer 1", "open drawer 1", "go to diningtable 1", "look"]
 
     def play():
-        env = GameEnv(path)
-        out = [env.reset()]
-        out += [env.step(c) for c in commands]
-        env.close()
-        return out
+        return _play(path)
 
     speedup.uninstall()
     plain = play()
@@ -53,14 +60,9 @@ def test_cached_translations_change_no_observation_and_are_translated_once(easy_
     import fast_downward
 
     _, path, _ = easy_game
-    commands = ["go to drawer 1", "open drawer 1", "go to diningtable 1", "look"]
 
     def play():
-        env = GameEnv(path)
-        out = [env.reset()]
-        out += [env.step(c) for c in commands]
-        env.close()
-        return out
+        return _play(path)
 
     speedup.uninstall()
     plain = play()
