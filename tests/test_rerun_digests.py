@@ -6,6 +6,7 @@ a copy of `configs/` or of a source module, and reads which jobs a dry run sched
 """
 
 import collections
+import json
 import os
 import re
 import shutil
@@ -134,3 +135,52 @@ def test_code_digest_follows_imports_and_ignores_comments(tmp_path, monkeypatch)
     changed.write_text(text + "\nEXTRA = 1\n")
     assert registry._file_digest(with_comment) == registry._file_digest(src)
     assert registry._file_digest(changed) != registry._file_digest(src)
+
+
+def _scan_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TAILMEM_CACHE_DIR", str(tmp_path / "cache"))
+    return registry._ScanCache()
+
+
+def test_the_scan_cache_gives_the_syntax_tree_digest_of_the_standard_library(tmp_path, monkeypatch):
+    """Cold, and warm in a second process's cache, a module's digest is sha256 of the stdlib's own `ast.dump`."""
+    import ast
+    import hashlib
+
+    src = registry.PACKAGE_ROOT / "memory" / "ctmc.py"
+    expected = hashlib.sha256(ast.dump(ast.parse(src.read_text())).encode()).hexdigest()
+    cold = _scan_cache(tmp_path, monkeypatch)
+    assert cold.scan(src)["ast"] == expected
+    cold.save()
+    assert cold.path().is_file()
+
+    warm = registry._ScanCache()
+    monkeypatch.setattr(registry, "_scan", lambda tree: pytest.fail("parsed although the cache has the file"))
+    assert warm.scan(src)["ast"] == expected
+    named = {n.module for n in ast.walk(ast.parse(src.read_text()))
+             if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("tailmem")}
+    assert named and named <= set(warm.scan(src)["imports"])
+
+
+def test_an_edited_module_is_never_served_from_the_scan_cache(tmp_path, monkeypatch):
+    """The cache is keyed by the file's bytes: after an edit the digest and the imports follow the new text, even
+    with the old entry on disk."""
+    cache = _scan_cache(tmp_path, monkeypatch)
+    mod = tmp_path / "m.py"
+    mod.write_text("import tailmem.paths\nX = 1\n")
+    before = cache.scan(mod)
+    cache.save()
+    mod.write_text("import tailmem.artifacts\nX = 2\n")
+    after = registry._ScanCache().scan(mod)
+    assert after["ast"] != before["ast"]
+    assert "tailmem.artifacts" in after["imports"] and "tailmem.paths" not in after["imports"]
+
+
+def test_a_corrupt_scan_cache_is_only_a_slower_start(tmp_path, monkeypatch):
+    cache = _scan_cache(tmp_path, monkeypatch)
+    cache.path().parent.mkdir(parents=True)
+    cache.path().write_text("{not json")
+    src = registry.PACKAGE_ROOT / "paths.py"
+    assert cache.scan(src) == registry._scan(__import__("ast").parse(src.read_text()))
+    cache.save()
+    assert json.loads(cache.path().read_text())  # rewritten whole

@@ -123,28 +123,42 @@ def _set(tree: dict, dotted: str, value: Any) -> None:
     _set(tree[head], rest, value)
 
 
-def base_payload(cfg, groups: Iterable[str], arms: str | None = None) -> dict:
-    """The resolved `groups` of `cfg` as plain data (global folders as placeholders, input-path keys dropped);
-    for a stage that builds several memory arms (`arms`), those arms' settings as it will build them."""
+def digest_view(cfg):
+    """A copy of `cfg` with the global folders as placeholders, as every digest sees it (one deep copy of the
+    whole config: a DAG takes it once, not once per stage)."""
     import copy
-    import importlib
 
-    from omegaconf import DictConfig, OmegaConf
+    from omegaconf import DictConfig
 
     if isinstance(cfg, DictConfig):
         cfg = copy.deepcopy(cfg)
         for key in GLOBAL_KEYS:
             if key in cfg:
                 cfg[key] = f"<{key}>"
+    return cfg
+
+
+def base_payload(cfg, groups: Iterable[str], arms: str | None = None) -> dict:
+    """The resolved `groups` of `cfg` as plain data (global folders as placeholders, input-path keys dropped);
+    for a stage that builds several memory arms (`arms`), those arms' settings as it will build them."""
+    return view_payload(digest_view(cfg), groups, arms)
+
+
+def view_payload(view, groups: Iterable[str], arms: str | None = None) -> dict:
+    """`base_payload` of a config already passed through `digest_view`."""
+    import importlib
+
+    from omegaconf import DictConfig, OmegaConf
+
     out: dict[str, Any] = {}
     for group in groups:
-        node = cfg.get(group)
+        node = view.get(group)
         out[group] = OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else node
     for key in PATH_KEYS:
         _drop(out, key)
     if arms:
         module, func = arms.split(":")
-        out["memory_arms"] = getattr(importlib.import_module(module), func)(cfg)
+        out["memory_arms"] = getattr(importlib.import_module(module), func)(view)
     return out
 
 
@@ -186,16 +200,8 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-@cache
-def _tree(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(), filename=str(path))
-
-
-@cache
-def _imports(path: Path) -> frozenset[str]:
-    """Every `tailmem` module named by an import in `path` (and the packages on the way to each); cached, since
-    every stage's closure walks the shared modules again (970 walks of ~200 files for one DAG)."""
-    tree = _tree(path)
+def _scan(tree: ast.Module) -> dict:
+    """What the code digest needs of one module: its syntax-tree digest and the `tailmem` modules it imports."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -207,7 +213,88 @@ def _imports(path: Path) -> frozenset[str]:
     for name in names:
         parts = name.split(".")
         out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return frozenset(n for n in out if n.startswith("tailmem"))
+    return {"ast": hashlib.sha256(ast.dump(tree).encode()).hexdigest(),
+            "imports": sorted(n for n in out if n.startswith("tailmem"))}
+
+
+class _ScanCache:
+    """`_scan` results on disk, keyed by the sha256 of a file's bytes (and the Python version, whose `ast.dump`
+    they are): every Snakemake invocation digests ~200 modules, and parsing them was 2 s of a 10 s no-op rerun.
+    A missing, unreadable or foreign cache file is only a slower start; new entries are merged in at exit."""
+
+    LIMIT = 5000  # entries; beyond it only this process's are kept
+
+    def __init__(self):
+        self.entries: dict[str, dict] | None = None
+        self.new: dict[str, dict] = {}
+        self.used: set[str] = set()
+
+    @staticmethod
+    def path() -> Path:
+        import os
+        import sys
+
+        root = os.environ.get("TAILMEM_CACHE_DIR") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "tailmem")
+        return Path(root) / f"module-scans-{sys.implementation.cache_tag}.json"
+
+    def _load(self) -> dict[str, dict]:
+        if self.entries is None:
+            try:
+                data = json.loads(self.path().read_text())
+                self.entries = data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                self.entries = {}
+        return self.entries
+
+    def scan(self, path: Path) -> dict:
+        source = path.read_bytes()
+        key = hashlib.sha256(source).hexdigest()
+        self.used.add(key)
+        hit = self._load().get(key)
+        if isinstance(hit, dict) and isinstance(hit.get("ast"), str) and isinstance(hit.get("imports"), list):
+            return hit
+        if not self.new:
+            import atexit
+
+            atexit.register(self.save)
+        self.new[key] = self.entries[key] = _scan(ast.parse(source, filename=str(path)))
+        return self.new[key]
+
+    def save(self) -> None:
+        """Merge this process's new entries into the file (atomic replace; a concurrent writer may win)."""
+        import os
+        import tempfile
+
+        if not self.new:
+            return
+        path = self.path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                on_disk = json.loads(path.read_text())
+            except (OSError, ValueError):
+                on_disk = {}
+            merged = {**(on_disk if isinstance(on_disk, dict) else {}), **self.new}
+            if len(merged) > self.LIMIT:
+                merged = {k: v for k, v in merged.items() if k in self.used}
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".scan-")
+            with os.fdopen(fd, "w") as f:
+                json.dump(merged, f)
+            os.replace(tmp, path)
+            self.new = {}
+        except OSError:
+            pass  # a read-only home: the cache is an optimisation only
+
+
+_SCANS = _ScanCache()
+
+
+@cache
+def _imports(path: Path) -> frozenset[str]:
+    """Every `tailmem` module named by an import in `path` (and the packages on the way to each); cached, since
+    every stage's closure walks the shared modules again (970 walks of ~200 files for one DAG)."""
+    return frozenset(_SCANS.scan(path)["imports"])
 
 
 @cache
@@ -232,10 +319,8 @@ def _parents(module: str) -> list[str]:
 @cache
 def _file_digest(path: Path) -> str:
     if path.suffix == ".py":
-        text = ast.dump(_tree(path))
-    else:
-        text = path.read_text()
-    return hashlib.sha256(text.encode()).hexdigest()
+        return _SCANS.scan(path)["ast"]
+    return hashlib.sha256(path.read_text().encode()).hexdigest()
 
 
 def source_files(name: str, config_root: Path | None = None) -> tuple[Path, ...]:

@@ -3,17 +3,19 @@
 Why: a DAG runs ~150 short jobs, and each paid 2-4 s before its own work (interpreter, numpy/scipy/pandas/
 powerlaw/hydra imports) - more than half of the smoke DAG's job time. The rules run `python -m tailmem.warmstart
 <stage> overrides...` (the client, stdlib only). It hands its argv, working folder, environment and its stdin/
-stdout/stderr (SCM_RIGHTS) to the server over a Unix socket; the server, which imported the heavy libraries and
-every stage module once, forks a child that runs `tailmem.cli.main` exactly as `python -m tailmem` would, writing
-straight into the job's log, and returns the child's exit status. Each job is still its own process, its own
+stdout/stderr (SCM_RIGHTS) to the server over a Unix socket; the server, which imports the heavy libraries and
+every stage module once (between jobs, in the order a DAG needs them), forks a child that runs `tailmem.cli.main`
+exactly as `python -m tailmem` would, writing straight into the job's log, and returns the child's exit status. Each job is still its own process, its own
 Snakemake job and its own log, so reruns stay as precise as before; only the imports are shared (copy-on-write).
 
 Safety rules: the server is single-threaded (forking a threaded process can deadlock the child) and never runs a
 stage itself; a child starts a new process group, killed when its client goes away (Snakemake killed the job);
 the socket lives in a 0700 folder of the user and a peer of another uid is refused. Staleness: the server refuses
 jobs and exits once any tailmem source file or an import-path folder (a pip install) changed since it started,
-and exits after `IDLE_S` seconds without a job. Whenever the server is absent, stale or refuses, the client runs
-the stage in its own process (the cold path, same result) and starts a server for the next jobs.
+and exits after `IDLE_S` seconds without a job. One server per socket name: it holds `<socket>.lock` while it
+serves, and a client that finds no socket starts a server only if nobody holds the lock, then waits a few
+seconds for it to listen. Whenever the server is absent, stale or refuses, the client runs the stage in its own
+process (the cold path, same result).
 `TAILMEM_WARMSTART=0` turns the warm path off; inside a SLURM job it is off unless `TAILMEM_WARMSTART=1`.
 """
 
@@ -33,6 +35,7 @@ import time
 from pathlib import Path
 
 IDLE_S = float(os.environ.get("TAILMEM_WARMSTART_IDLE_S", 120))  # the server exits after this long without a job
+START_WAIT_S = 5.0  # how long a job waits for a starting server before it runs cold
 ENTRY = "tailmem.cli:main"  # what a job runs: fn(argv) -> exit code
 PACKAGE = Path(__file__).resolve().parent
 ENV_SWITCH = "TAILMEM_WARMSTART"
@@ -92,11 +95,62 @@ def _cold(argv: list[str], entry: str = ENTRY) -> int:
 
 
 def _start_server(path: Path) -> None:
-    """A detached server for the next jobs (its own session, so the job's end does not take it down)."""
+    """A detached server for the next jobs (its own session, so the job's end does not take it down), unless one
+    holds the socket's lock. The lock is taken here and handed to the server (a flock belongs to the open file,
+    which the server inherits), so two jobs starting at once start one server."""
+    lock = _take_lock(path)
+    if lock is None:
+        return
     log = os.environ.get("TAILMEM_WARMSTART_LOG")  # where the server's own errors go (default: nowhere)
-    with open(log or os.devnull, "ab") as sink:
-        subprocess.Popen([sys.executable, "-m", "tailmem.warmstart", "--serve", str(path)], stdin=subprocess.DEVNULL,
-                         stdout=sink, stderr=sink, start_new_session=True, close_fds=True)
+    try:
+        with open(log or os.devnull, "ab") as sink:
+            subprocess.Popen([sys.executable, "-m", "tailmem.warmstart", "--serve", str(path), str(lock)],
+                             stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, start_new_session=True,
+                             pass_fds=(lock,))
+    finally:
+        os.close(lock)  # the server's copy keeps the lock
+
+
+def _take_lock(path: Path) -> int | None:
+    """The lock on a socket name (held by its server, from before its first import until it retires), or None
+    when someone holds it."""
+    import fcntl
+
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _server_alive(path: Path) -> bool:
+    lock = _take_lock(path)
+    if lock is None:
+        return True
+    os.close(lock)
+    return False
+
+
+def _connect(path: Path) -> socket.socket | None:
+    """A connection to the server at `path`; with none listening, start one (unless one is starting: a DAG's
+    first jobs all find no socket, and each used to start its own ~7 s of imports) and wait while it loads
+    its first imports, up to `START_WAIT_S`. None: run cold."""
+    deadline = None
+    while True:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.connect(str(path))
+            return conn
+        except OSError:
+            conn.close()
+        if deadline is None:
+            _start_server(path)
+            deadline = time.monotonic() + START_WAIT_S
+        elif time.monotonic() > deadline or not _server_alive(path):
+            return None
+        time.sleep(0.02)
 
 
 def _recv_exact(conn: socket.socket, n: int) -> bytes:
@@ -125,10 +179,10 @@ def client(argv: list[str], entry: str = ENTRY) -> int:
     t0 = time.time() - _own_age()
     try:
         path = socket_path()
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.connect(str(path))
+        conn = _connect(path)
     except OSError:
-        _try_start()
+        return _cold(argv, entry)
+    if conn is None:
         return _cold(argv, entry)
     with conn:
         request = json.dumps({"argv": argv, "entry": entry, "cwd": os.getcwd(),
@@ -151,7 +205,7 @@ def client(argv: list[str], entry: str = ENTRY) -> int:
             first = b""
         if first != FORKED:  # refused (stale code) or gone before forking: nothing ran, so run it here
             if first == REFUSED:
-                _try_start()
+                _try_start()  # a server of the new code, for the next jobs
             return _cold(argv, entry)
         try:
             status = struct.unpack("!i", _recv_exact(conn, 4))[0]
@@ -187,27 +241,38 @@ def _own_age() -> float:
 
 
 # -- the server ---------------------------------------------------------------------------------------------------
-def preload() -> None:
-    """Import what the stages import: the heavy libraries and every registered stage module (absent optional
-    extras are skipped; their stages then import at run time as in a cold start)."""
+def preload_order() -> list[str]:
+    """What the stages import, in the order a DAG first needs it: the graph world's libraries first, TextWorld
+    last. The server listens once `tailmem.cli` is in (about 0.4 s) and imports the rest between jobs (about
+    6 s in all), so the first jobs wait for no import they do not use."""
+    from tailmem.registry import STAGES
+
+    first = ("numpy", "networkx", "tailmem.stages.graphworld", "tailmem.stages.rollout", "scipy.stats", "powerlaw",
+             "tailmem.stages.audit", "pandas", "matplotlib.pyplot", "tailmem.config_schema")
+    stages = sorted({s.module for s in STAGES.values()})
+    last = ("textworld", "textworld.gym", "fast_downward", "alfworld.agents.environment.alfred_tw_env")
+    return list(dict.fromkeys((*first, *[m for m in stages if "alfworld" not in m], *last,
+                               *[m for m in stages if "alfworld" in m])))
+
+
+def preload_core() -> None:
+    """The job entry point itself (Hydra, OmegaConf); matplotlib's backend before anything imports pyplot."""
     import matplotlib
 
     matplotlib.use("Agg")
+    from tailmem import cli  # noqa: F401
+
+
+def preload_one(module: str) -> None:
     import importlib
 
-    from tailmem import cli  # noqa: F401
-    from tailmem.registry import STAGES
-
-    heavy = ("numpy", "scipy.stats", "pandas", "networkx", "powerlaw", "matplotlib.pyplot", "hydra", "omegaconf",
-             "textworld", "textworld.gym", "fast_downward", "alfworld.agents.environment.alfred_tw_env")
-    for module in (*heavy, "tailmem.config_schema", *sorted({s.module for s in STAGES.values()})):
-        try:
-            importlib.import_module(module)
-        except Exception:  # noqa: BLE001 - an optional extra missing: its stage imports cold
-            pass
+    try:
+        importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - an optional extra missing: its stage imports cold
+        pass
 
 
-def _child(request: dict, fds: list[int], inherited: list[socket.socket]) -> None:
+def _child(request: dict, fds: list[int], inherited: list[socket.socket], lock: int) -> None:
     """In the forked child: become the job (its fds, folder, environment, import path, argv), run it, exit with
     its code. The std streams keep their objects: after dup2 they write to the job's own files."""
     code = 1
@@ -217,6 +282,8 @@ def _child(request: dict, fds: list[int], inherited: list[socket.socket]) -> Non
             signal.signal(s, signal.SIG_DFL)
         for sock in inherited:  # the listener and every client connection: not this job's
             sock.close()
+        if lock >= 0:  # nor the server's lock (a long job would keep it held after the server is gone)
+            os.close(lock)
         for target, fd in zip((0, 1, 2), fds):
             os.dup2(fd, target)
         for fd in fds:
@@ -257,8 +324,9 @@ def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
 class _Server:
     """The listening socket, the running children and whether the code changed since the start."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, lock: int):
         self.path = path
+        self.lock = lock
         self.stamp = fingerprint()
         self.stale = False
         self.running: dict[int, socket.socket] = {}  # child pid -> its client's connection
@@ -282,6 +350,9 @@ class _Server:
                 os.unlink(self.path)
         except OSError:
             pass
+        if self.lock >= 0:  # a server of newer code may start while this one's jobs finish
+            os.close(self.lock)
+            self.lock = -1
 
     def accept(self) -> None:
         conn, _ = self.listener.accept()
@@ -297,17 +368,17 @@ class _Server:
         if uid != os.getuid() or self.stale or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
+            if self.stale:
+                self.retire()  # before answering: the refused client starts a server of the new code
             try:
                 conn.sendall(REFUSED)
             except OSError:
                 pass
             conn.close()
-            if self.stale:
-                self.retire()
             return
         pid = os.fork()
         if pid == 0:
-            _child(request, fds, [self.listener, conn, *self.running.values()])
+            _child(request, fds, [self.listener, conn, *self.running.values()], self.lock)
         for fd in fds:
             os.close(fd)
         self.running[pid] = conn
@@ -318,18 +389,25 @@ class _Server:
             _kill(pid)
 
 
-def serve(path: Path) -> None:
-    """Listen on `path` until idle or stale; fork one child per request (see the module docstring)."""
-    preload()
+def serve(path: Path, lock: int | None = None) -> None:
+    """Listen on `path` until idle or stale; fork one child per request (see the module docstring). `lock`: the
+    socket's lock, taken by the client that started this server."""
+    lock = _take_lock(path) if lock is None else lock
+    if lock is None:
+        return  # another server is starting or serving
+    preload_core()
     try:
-        server = _Server(path)
+        server = _Server(path, lock)
     except OSError:
         return
+    print(f"tailmem warm server {os.getpid()}: listening on {path}", file=sys.stderr, flush=True)
+    pending = preload_order()
     sel, running = server.sel, server.running
     last = time.monotonic()
     try:
         while running or not server.stale:
-            for key, _ in sel.select(timeout=0.05):
+            events = sel.select(timeout=0 if pending else 0.05)
+            for key, _ in events:
                 if key.fileobj is server.listener:
                     server.accept()
                     last = time.monotonic()
@@ -356,6 +434,9 @@ def serve(path: Path) -> None:
                         pass
                     conn.close()
                 last = time.monotonic()
+            if pending and not events:  # nothing to answer: one more import for the next jobs
+                preload_one(pending.pop(0))
+                last = time.monotonic()
             if not running and time.monotonic() - last > IDLE_S:
                 break
     finally:
@@ -372,6 +453,6 @@ def _kill(pid: int) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        serve(Path(sys.argv[2]))
+        serve(Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)
     else:
         sys.exit(client(sys.argv[1:]))

@@ -18,7 +18,8 @@ from omegaconf import DictConfig
 
 from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
-from tailmem.registry import GLOBAL_KEYS, base_payload, code_digest, digest_of, stage as get_stage, with_sets
+from tailmem.registry import (GLOBAL_KEYS, base_payload, code_digest, digest_of, digest_view, stage as get_stage,
+                              view_payload, with_sets)
 
 
 # What a rule runs: `python -m tailmem <stage>` through the warm server (tailmem.warmstart; TAILMEM_WARMSTART=0
@@ -73,14 +74,20 @@ def stage_overrides(overrides: Iterable[str], groups: Iterable[str], family: str
     return out
 
 
-def graph_keys(family: str) -> set[str]:
+def graph_keys(family: str) -> frozenset[str]:
     """The keys of `configs/graph/<family>.yaml`."""
-    import yaml
-
     path = config_dir() / "graph" / f"{family}.yaml"
     if not path.exists():
         raise ConfigError(f"graph.family={family!r}: no config {path}")
-    return set(yaml.safe_load(path.read_text()) or {})
+    return _yaml_keys(path, path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=None)
+def _yaml_keys(path, mtime_ns: int) -> frozenset[str]:
+    """Read once per DAG (every rollout, audit and control job asks), again if the file changes."""
+    import yaml
+
+    return frozenset(yaml.safe_load(path.read_text()) or {})
 
 
 def split_override(override: str) -> tuple[str, str]:
@@ -117,6 +124,7 @@ class Dag:
         self.scale = scale
         self.overrides = list(overrides)
         self.cfg = compose_config(scale, self.overrides)
+        self._view = digest_view(self.cfg)
         self._payloads: dict[tuple, dict] = {}
         self._options: dict[tuple, object] = {}
 
@@ -154,7 +162,7 @@ class Dag:
         cmd = " ".join([JOB_RUNNER, stage, *map(shlex.quote, passed)])
         key = (st.groups, st.arms)
         if key not in self._payloads:
-            self._payloads[key] = base_payload(self.cfg, st.groups, st.arms)
+            self._payloads[key] = view_payload(self._view, st.groups, st.arms)
         payload = dict(self._payloads[key])
         sets = []
         for arg in args:

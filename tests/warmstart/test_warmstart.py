@@ -47,10 +47,9 @@ def _wait_for_server(timeout=60.0):
 
 
 def test_a_forked_job_sees_its_own_argv_folder_environment_and_streams(runtime, tmp_path):
-    cold = _client(["3", "x"], tmp_path, env={"WARM_MARKER": "one"})  # no server yet: runs here, starts one
+    cold = _client(["3", "x"], tmp_path, env={"WARM_MARKER": "one", "TAILMEM_WARMSTART": "0"})
     assert cold.returncode == 3 and "marker=one" in cold.stdout and "to stderr" in cold.stderr
     assert "warm=False" in cold.stdout
-    _wait_for_server()
     job = tmp_path / "job"
     job.mkdir()
     warm = _client(["5", "y"], job, env={"WARM_MARKER": "two"})
@@ -59,6 +58,21 @@ def test_a_forked_job_sees_its_own_argv_folder_environment_and_streams(runtime, 
     assert "warm=True" in warm.stdout
     client_pid = warm.stdout.split("pid=")[1].split()[0]
     assert client_pid != str(os.getpid())
+
+
+def test_jobs_that_find_no_server_start_one_and_wait_for_it(runtime, tmp_path, monkeypatch):
+    """A DAG's first jobs all start at once and find no socket. One server starts (before the lock, each job
+    started its own, ~7 s of imports apiece on a 2-core machine), and they run in it once it listens."""
+    log = tmp_path / "server.log"
+    monkeypatch.setenv("TAILMEM_WARMSTART_LOG", str(log))
+    code = ("import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
+            "sys.exit(warmstart.client(sys.argv[1:], 'warm_entries:report'))" % str(HERE))
+    jobs = [subprocess.Popen([sys.executable, "-c", code, "0"], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+            for _ in range(6)]
+    outs = [j.communicate(timeout=120)[0] for j in jobs]
+    assert all(j.returncode == 0 for j in jobs)
+    assert sum("warm=True" in o for o in outs) >= 5, outs  # at most a job that found the lock free but late
+    assert log.read_text().count("listening on") == 1, log.read_text()
 
 
 def test_a_stage_leaves_the_same_artifact_warm_and_cold(runtime, tmp_path, data_dir):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import bm25s
-
 from tailmem.fsmem.chunks import Chunk
 from tailmem.fsmem.errors import ToolError
 from tailmem.fsmem.tokens import terms
@@ -14,6 +12,8 @@ MAX_QUERY_CHARS = 2000
 
 class ChunkIndex:
     def __init__(self, chunks: list[Chunk]):
+        import bm25s  # here, not at module level: the Snakefile imports this module's registry (0.5 s with numba)
+
         self.chunks = chunks
         self.bm25 = bm25s.BM25()
         if chunks:
