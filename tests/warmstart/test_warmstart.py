@@ -75,6 +75,28 @@ def test_jobs_that_find_no_server_start_one_and_wait_for_it(runtime, tmp_path, m
     assert log.read_text().count("listening on") == 1, log.read_text()
 
 
+def test_the_servers_preloaded_token_table_encodes_as_tiktoken_does(runtime, tmp_path):
+    """The server loads tiktoken's o200k table once (1.3 s a job before); a forked job's ids are tiktoken's own."""
+    import tiktoken
+
+    from tailmem.llm.tokens import ensure_offline_cache
+
+    ensure_offline_cache("o200k_base")
+    text = "Heavy-tailed memory: the core gets r^-tau of the budget."
+    expected = tiktoken.get_encoding("o200k_base").encode_ordinary(text)
+    _client(["0"], tmp_path)
+    _wait_for_server()
+    deadline = time.monotonic() + 60
+    while True:  # the table loads between jobs, after the graph-world libraries
+        out = _client([text], tmp_path, entry="warm_entries:tokens").stdout
+        assert "warm=True" in out
+        if "preloaded=True" in out or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert "preloaded=True" in out
+    assert f"ids={expected}" in out
+
+
 def test_a_stage_leaves_the_same_artifact_warm_and_cold(runtime, tmp_path, data_dir):
     def graphworld(folder, **env):
         done = _client(["graphworld", "scale=smoke", f"out={folder}", f"results_dir={tmp_path}/r"], tmp_path,

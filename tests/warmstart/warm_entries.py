@@ -19,3 +19,12 @@ def linger(argv):
         fh.write(str(os.getpid()))
     time.sleep(60)
     return 0
+
+
+def tokens(argv):
+    """Print the o200k token ids of argv[0] and whether the server had loaded the encoding before this job."""
+    from tailmem.llm import tokens as tk
+
+    preloaded = tk.get_encoding.cache_info().currsize > 0
+    print(f"ids={tk.get_encoding().encode_ordinary(argv[0])} preloaded={preloaded} warm={sys.argv[0] == 'tailmem'}")
+    return 0

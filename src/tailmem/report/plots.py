@@ -90,13 +90,20 @@ def check_readable(fig, stem) -> None:
 
 def save_figure(fig, stem: Path) -> list[Path]:
     """Check that a reader can read `fig` (`check_readable`), then write `stem.png` and `stem.pdf` atomically;
-    close the figure."""
+    close the figure.
+
+    The layout is computed once: one draw lays the figure out (constrained layout) and gives its tight bounding
+    box, then the layout engine is dropped so each format draws once. `savefig(bbox_inches="tight")` laid out and
+    drew every format twice (four layouts and four draws a figure: most of a figure stage's time)."""
     check_readable(fig, stem)
+    fig.canvas.draw()
+    bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])
+    fig.set_layout_engine(None)  # keep the layout just computed (with the default rcParams: no engine at all)
     written = []
     for ext in ("png", "pdf"):
         target = stem.with_suffix(f".{ext}")
         with atomic_path(target) as tmp:
-            fig.savefig(tmp, format=ext, dpi=150, bbox_inches="tight")
+            fig.savefig(tmp, format=ext, dpi=150, bbox_inches=bbox)
         written.append(target)
     plt.close(fig)
     return written
