@@ -247,7 +247,8 @@ def preload_order() -> list[str]:
     6 s in all), so the first jobs wait for no import they do not use."""
     from tailmem.registry import STAGES
 
-    first = ("numpy", "networkx", "tailmem.stages.graphworld", "tailmem.stages.rollout", "scipy.stats", "powerlaw",
+    first = ("numpy", "networkx", "tailmem.stages.graphworld", "tailmem.stages.rollout",
+             "tailmem.rollout.run:load_kernel", "scipy.stats", "powerlaw",
              "tailmem.stages.audit", "pandas", "matplotlib.pyplot", "tailmem.config_schema",
              "tailmem.llm.tokens:get_encoding")  # tiktoken's o200k table: 1.3 s in every job that counts tokens
     stages = sorted({s.module for s in STAGES.values()})

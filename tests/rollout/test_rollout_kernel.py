@@ -48,3 +48,25 @@ def test_python_path_equals_kernel(world):
     fast = rollout(world, settings, progress=False)
     slow = rollout(world, settings, policy=RandomWalk(), progress=False)
     assert np.array_equal(fast.access_item, slow.access_item) and np.array_equal(fast.actions, slow.actions)
+
+
+def test_the_warm_servers_kernel_load_covers_a_real_rollouts_argument_types():
+    """`load_kernel` (run once by the warm server) loads the machine code for exactly the types a rollout of a
+    real world passes: the rollout afterwards adds no signature to numba's dispatcher (it would load again)."""
+    import subprocess
+    import sys
+
+    code = """
+from tailmem.graphworld.build import world_from_config
+from tailmem.rollout import kernel, run
+from tailmem.rollout.settings import RolloutSettings
+run.load_kernel()
+loaded = list(kernel.walk_kernel.signatures)
+world = world_from_config(dict(family="scale_free", n=40, m=2), seed=4)
+settings = RolloutSettings(episodes=2, steps=20, seed=1, retrieval="state_aware_frequency", k=3)
+run.rollout(world, settings, progress=False)
+print(len(loaded), len(kernel.walk_kernel.signatures))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["1", "1"]

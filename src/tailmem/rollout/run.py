@@ -17,6 +17,17 @@ from tailmem.rollout.trace import Trace
 BAR_UPDATES = 50  # a shown progress bar splits the kernel run into about this many chunks of episodes
 
 
+def load_kernel() -> None:
+    """Load the random-walk kernel's machine code for the argument types a rollout passes (read-only int64 CSR
+    arrays, float64 uniforms): numba reads it from its disk cache in about 0.5 s, once per process. The warm
+    server (tailmem.warmstart) calls this once so that every forked rollout job starts with it loaded."""
+    ring = np.array([1, 2, 0, 2, 0, 1], dtype=np.int64)  # a triangle: the smallest world with a choice
+    indptr = np.array([0, 2, 4, 6], dtype=np.int64)
+    for arr in (ring, indptr):
+        arr.setflags(write=False)
+    kernel_rollout(indptr, ring, "recency", 1, draw_uniforms(0, 1, 2, 1), progress=False)
+
+
 def kernel_rollout(indptr: np.ndarray, targets: np.ndarray, design: str, k: int, uniforms: Uniforms,
                    progress: bool | None = None) -> Trace:
     """Random walk with retrieval `design` over CSR arrays, driven by `uniforms` (the fast path).
