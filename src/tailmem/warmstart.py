@@ -5,8 +5,9 @@ powerlaw/hydra imports) - more than half of the smoke DAG's job time. The rules 
 <stage> overrides...` (the client, stdlib only). It hands its argv, working folder, environment and its stdin/
 stdout/stderr (SCM_RIGHTS) to the server over a Unix socket; the server, which imports the heavy libraries and
 every stage module once (between jobs, in the order a DAG needs them), forks a child that runs `tailmem.cli.main`
-exactly as `python -m tailmem` would, writing straight into the job's log, and returns the child's exit status. Each job is still its own process, its own
-Snakemake job and its own log, so reruns stay as precise as before; only the imports are shared (copy-on-write).
+exactly as `python -m tailmem` would, writing straight into the job's log, and returns the child's exit status.
+Each job is still its own process, its own Snakemake job and its own log, so reruns stay as precise as before;
+only the imports are shared (copy-on-write).
 
 Safety rules: the server is single-threaded (forking a threaded process can deadlock the child) and never runs a
 stage itself; a child starts a new process group, killed when its client goes away (Snakemake killed the job);
@@ -440,7 +441,9 @@ def serve(path: Path, lock: int | None = None) -> None:
                         pass
                     conn.close()
                 last = time.monotonic()
-            if pending and not events:  # nothing to answer: one more import for the next jobs
+            if server.stale:
+                pending.clear()  # no more jobs will come: only the running ones finish
+            elif pending and not events:  # nothing to answer: one more import for the next jobs
                 preload_one(pending.pop(0))
                 last = time.monotonic()
             if not running and time.monotonic() - last > IDLE_S:

@@ -96,3 +96,31 @@ def test_text_too_small_to_read_is_refused():
     fig.text(0, 0, "a caption", fontsize=6)
     assert any("figure text" in p and "6 pt" in p for p in readability_problems(fig))
     plt.close(fig)
+
+
+def test_one_layout_saves_the_same_picture_as_matplotlibs_tight_savefig(tmp_path):
+    """save_figure lays a figure out once and drops the layout engine; the PNG must be what matplotlib's own
+    `savefig(bbox_inches="tight")` of a constrained-layout figure writes: same size, nothing cropped."""
+    import numpy as np
+    from PIL import Image
+
+    def make():
+        fig, axes = plt.subplots(2, 3, figsize=(9, 5), layout="constrained")
+        for k, ax in enumerate(axes.flat):
+            ax.loglog(np.arange(1, 50), np.arange(1, 50) ** -(1 + k / 3), label=f"series {k}")
+            ax.set_title(f"panel {k}: a title long enough to need room")
+            ax.set_xlabel("rank of the item")
+            ax.set_ylabel("share of accesses")
+        axes.flat[0].legend()
+        fig.suptitle("a suptitle above every panel")
+        return fig
+
+    ours = save_figure(make(), tmp_path / "ours")[0]
+    ref = make()
+    ref.savefig(tmp_path / "ref.png", format="png", dpi=150, bbox_inches="tight")
+    plt.close(ref)
+    a = np.asarray(Image.open(ours).convert("L"), dtype=float)
+    b = np.asarray(Image.open(tmp_path / "ref.png").convert("L"), dtype=float)
+    assert abs(a.shape[0] - b.shape[0]) <= 2 and abs(a.shape[1] - b.shape[1]) <= 2, (a.shape, b.shape)
+    h, w = min(a.shape[0], b.shape[0]), min(a.shape[1], b.shape[1])
+    assert np.mean(np.abs(a[:h, :w] - b[:h, :w]) > 64) < 0.02  # the same picture, up to antialiasing

@@ -21,6 +21,7 @@ class FigureError(TailmemError):
     to read. The message names the figure stem and the axes."""
 
 
+DPI = 150  # of the saved PNGs
 MIN_FONT_PT = 7  # the smallest text (legend, caption, tick label) a figure may carry
 
 
@@ -96,14 +97,17 @@ def save_figure(fig, stem: Path) -> list[Path]:
     box, then the layout engine is dropped so each format draws once. `savefig(bbox_inches="tight")` laid out and
     drew every format twice (four layouts and four draws a figure: most of a figure stage's time)."""
     check_readable(fig, stem)
+    screen_dpi = fig.dpi
+    fig.set_dpi(DPI)  # lay out at the saved resolution, as savefig would (text extents snap to its pixels)
     fig.canvas.draw()
     bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])
+    fig.set_dpi(screen_dpi)
     fig.set_layout_engine(None)  # keep the layout just computed (with the default rcParams: no engine at all)
     written = []
     for ext in ("png", "pdf"):
         target = stem.with_suffix(f".{ext}")
         with atomic_path(target) as tmp:
-            fig.savefig(tmp, format=ext, dpi=150, bbox_inches=bbox)
+            fig.savefig(tmp, format=ext, dpi=DPI, bbox_inches=bbox)
         written.append(target)
     plt.close(fig)
     return written
