@@ -7,6 +7,7 @@ wildcards (`{family}`), so a rule's output and a stage's default folder come fro
 
 from __future__ import annotations
 
+import os
 import re
 import string
 from pathlib import Path
@@ -188,3 +189,13 @@ def replicate_dir(results: str | Path, benchmark: str, conv: str, variant: str, 
 
 def longmemeval_dir(results: str | Path, dataset: str, seed: int, agent: str = PROGRAMMATIC) -> Path:
     return Path(LONGMEMEVAL.format(results=results, dataset=dataset, agent=agent, seed=seed))
+
+
+def user_cache_dir() -> Path:
+    """What tailmem keeps across runs outside the results (derived data only, keyed by content: the module scans
+    of the code digests, tiktoken's tables): $TAILMEM_CACHE_DIR, else $XDG_CACHE_HOME/tailmem, else
+    ~/.cache/tailmem."""
+    env = os.environ.get("TAILMEM_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tailmem"

@@ -227,16 +227,15 @@ class _ScanCache:
     def __init__(self):
         self.entries: dict[str, dict] | None = None
         self.new: dict[str, dict] = {}
-        self.used: set[str] = set()
+        self.used: dict[Path, tuple[str, dict]] = {}  # this process's files: each read and hashed once
 
     @staticmethod
     def path() -> Path:
-        import os
         import sys
 
-        root = os.environ.get("TAILMEM_CACHE_DIR") or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "tailmem")
-        return Path(root) / f"module-scans-{sys.implementation.cache_tag}.json"
+        from tailmem.paths import user_cache_dir
+
+        return user_cache_dir() / f"module-scans-{sys.implementation.cache_tag}.json"
 
     def _load(self) -> dict[str, dict]:
         if self.entries is None:
@@ -248,40 +247,37 @@ class _ScanCache:
         return self.entries
 
     def scan(self, path: Path) -> dict:
+        if path in self.used:
+            return self.used[path][1]
         source = path.read_bytes()
         key = hashlib.sha256(source).hexdigest()
-        self.used.add(key)
         hit = self._load().get(key)
-        if isinstance(hit, dict) and isinstance(hit.get("ast"), str) and isinstance(hit.get("imports"), list):
-            return hit
-        if not self.new:
-            import atexit
+        if not (isinstance(hit, dict) and isinstance(hit.get("ast"), str) and isinstance(hit.get("imports"), list)):
+            if not self.new:
+                import atexit
 
-            atexit.register(self.save)
-        self.new[key] = self.entries[key] = _scan(ast.parse(source, filename=str(path)))
-        return self.new[key]
+                atexit.register(self.save)
+            hit = self.new[key] = self.entries[key] = _scan(ast.parse(source, filename=str(path)))
+        self.used[path] = (key, hit)
+        return hit
 
     def save(self) -> None:
         """Merge this process's new entries into the file (atomic replace; a concurrent writer may win)."""
-        import os
-        import tempfile
+        from tailmem.artifacts import write_text
 
         if not self.new:
             return
         path = self.path()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 on_disk = json.loads(path.read_text())
             except (OSError, ValueError):
                 on_disk = {}
             merged = {**(on_disk if isinstance(on_disk, dict) else {}), **self.new}
             if len(merged) > self.LIMIT:
-                merged = {k: v for k, v in merged.items() if k in self.used}
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".scan-")
-            with os.fdopen(fd, "w") as f:
-                json.dump(merged, f)
-            os.replace(tmp, path)
+                mine = {key for key, _ in self.used.values()}
+                merged = {k: v for k, v in merged.items() if k in mine}
+            write_text(path, json.dumps(merged))
             self.new = {}
         except OSError:
             pass  # a read-only home: the cache is an optimisation only

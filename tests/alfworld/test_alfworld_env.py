@@ -44,13 +44,10 @@ def _play(path):
 def test_text_patch_changes_no_observation(easy_game):
     _, path, _ = easy_game
 
-    def play():
-        return _play(path)
-
     speedup.uninstall()
-    plain = play()
+    plain = _play(path)
     speedup.install()
-    assert play() == plain
+    assert _play(path) == plain
 
 
 def test_cached_translations_change_no_observation_and_are_translated_once(easy_game, tmp_path):
@@ -61,11 +58,8 @@ def test_cached_translations_change_no_observation_and_are_translated_once(easy_
 
     _, path, _ = easy_game
 
-    def play():
-        return _play(path)
-
     speedup.uninstall()
-    plain = play()
+    plain = _play(path)
     calls = []
     real = fast_downward.pddl2sas
 
@@ -76,10 +70,10 @@ def test_cached_translations_change_no_observation_and_are_translated_once(easy_
     fast_downward.pddl2sas = counted
     try:
         speedup.install(tmp_path / "sas")
-        assert play() == plain and len(calls) == 2  # load and reset translate the same text: 2 of 4 translated
+        assert _play(path) == plain and len(calls) == 2  # load and reset translate the same text: 2 of 4 translated
         assert len(list((tmp_path / "sas").glob("*.pkl"))) == 2
         speedup._SAS["memory"].clear()  # as a new process would start
-        assert play() == plain and len(calls) == 2  # every translation came from the folder
+        assert _play(path) == plain and len(calls) == 2  # every translation came from the folder
     finally:
         speedup.uninstall()
         fast_downward.pddl2sas = real

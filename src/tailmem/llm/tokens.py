@@ -37,12 +37,14 @@ _lock = threading.Lock()
 
 
 def cache_dir() -> Path:
-    """Where tiktoken reads its files: $TIKTOKEN_CACHE_DIR if set, else ~/.cache/tailmem/tiktoken (then exported)."""
+    """Where tiktoken reads its files: $TIKTOKEN_CACHE_DIR if set, else `tiktoken/` in tailmem's cache folder
+    (`paths.user_cache_dir`; then exported)."""
     env = os.environ.get("TIKTOKEN_CACHE_DIR")
     if env:
         return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "tailmem" / "tiktoken"
+    from tailmem.paths import user_cache_dir
+
+    return user_cache_dir() / "tiktoken"
 
 
 def quicktok_to_tiktoken(vocab: bytes) -> bytes:
