@@ -69,3 +69,24 @@ def test_tree_distance():
     assert tree_distance("a/x.md", "a/y.md") == 2
     assert tree_distance("a/x.md", "b/y.md") == 4
     assert tree_distance("x.md", "a/b/y.md") == 4
+
+
+def test_cosine_is_scikit_learns_on_sparse_dense_and_zero_rows():
+    """Issue 18: the panel's cosine (numpy, no per-call input checks) equals scikit-learn's `cosine_similarity`
+    on TF-IDF rows, on unnormalised dense centroids, and on an all-zero row (0 to everything)."""
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    from tailmem.fsmem.hierarchy import _cos
+
+    texts = [w for items in TOPICS.values() for w in items.values()] + ["zzzz unseen words only"]
+    vec = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit(texts[:-1])
+    X = vec.transform(texts)  # the last row has no known word: all zero
+    assert X[-1].nnz == 0
+    assert np.allclose(_cos(X, X), cosine_similarity(X, X))
+    assert np.allclose(_cos(X[:3], X[2:]), cosine_similarity(X[:3], X[2:]))
+    dense = np.random.default_rng(0).random((5, X.shape[1])) * 3.0
+    dense[1] = 0.0
+    assert np.allclose(_cos(dense, X.toarray()[:4]), cosine_similarity(dense, X.toarray()[:4]))
+    assert np.allclose(_cos(dense, dense), cosine_similarity(dense, dense))

@@ -6,6 +6,7 @@ root: store-relative POSIX paths only, no `..`, no hidden names, no symlinks any
 
 from __future__ import annotations
 
+import functools
 import os
 import unicodedata
 from dataclasses import dataclass
@@ -78,7 +79,7 @@ def parse(text: str, path: str = "?") -> Document:
             raise ToolError(f"{path}: frontmatter opened with '---' but never closed")
     head = text[4:end]
     try:
-        meta = frontmatter_safe.load(head)
+        meta = _frontmatter(head)
     except frontmatter_safe.FrontmatterError as exc:
         raise ToolError(f"{path}: frontmatter refused: {exc}") from None
     if not isinstance(meta, dict):
@@ -89,6 +90,13 @@ def parse(text: str, path: str = "?") -> Document:
     header_lines = head.count("\n") + 3 if head else 2
     body = text[end + 5 :] if end + 5 <= len(text) else ""
     return Document(description, body, header_lines)
+
+
+@functools.lru_cache(maxsize=16384)
+def _frontmatter(head: str):
+    """A frontmatter block's YAML, parsed once per distinct text: the same files are read again and again (every
+    search, every snapshot of a growing store), and the YAML parser was most of a read. Callers only read it."""
+    return frontmatter_safe.load(head)
 
 
 def shown(path: str, keep: int = 60) -> str:

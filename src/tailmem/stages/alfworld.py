@@ -297,14 +297,18 @@ def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str], se
     from tailmem.fsmem.hierarchy import measure
 
     rows = []
+    panels: dict[tuple, dict] = {}  # store content (path -> sha256) -> its panel: a third of the stores recur
     for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants, seed):
         for t in chain["tasks"]:
             label = snapshot_label("before", t["id"])
             if label not in have:
                 raise ConfigError(f"{cell / 'snapshots'}: no snapshot {label!r}; re-run stage alfworld_skills "
                                   f"for alfworld.protocol={p} alfworld.variant={v}")
-            with tempfile.TemporaryDirectory() as tmp:
-                h = measure(log_.restore(label, Path(tmp) / "store")).to_dict()
+            content = tuple(sorted(log_.load(label).files.items()))
+            if content not in panels:
+                with tempfile.TemporaryDirectory() as tmp:
+                    panels[content] = measure(log_.restore(label, Path(tmp) / "store")).to_dict()
+            h = panels[content]
             rows.append({"protocol": p, "variant": v, "index": t["index"], "id": t["id"], "family": t["family"], **h})
     return pd.DataFrame(rows)
 
