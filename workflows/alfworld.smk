@@ -35,6 +35,7 @@ rule alfworld_smoke:
 rule alfworld_games:
     output:
         ALF_GAMES,
+    threads: 2  # games regenerate in parallel (the result is the same for any count)
     params:
         **stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
@@ -42,7 +43,7 @@ rule alfworld_games:
     conda:
         CONDA_ENV
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_WORKERS={threads} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule alfworld_memory:

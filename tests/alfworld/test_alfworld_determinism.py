@@ -177,7 +177,9 @@ def test_alfworld_smoke_is_byte_identical_under_two_hash_seeds(data_dir, tmp_pat
         _run("alfworld_report", cwd, h, data_dir)
         runs[h] = _snapshot(cwd)
     assert sorted(runs[1]) == sorted(runs[2])
-    differ = [name for name in runs[1] if runs[1][name] != runs[2][name]]
+    # The PDDL -> SAS cache (alfworld.speedup) holds pickled translations whose sets pickle in hash order: the same
+    # keys (its file names hash the input), bytes that may differ; everything read from it above is identical.
+    differ = [name for name in runs[1] if runs[1][name] != runs[2][name] and "/alfworld/sas/" not in name]
     assert not differ, differ
     chains = [n for n in runs[1] if n.endswith("chain.json")]
     assert len(chains) == len(a.protocols) * len(a.variants)

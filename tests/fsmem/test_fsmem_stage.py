@@ -36,3 +36,60 @@ def test_locomo_end_to_end(tmp_path):
     md = (tmp_path / "tables/locomo_conv-50.md").read_text()
     assert "agent_curated" in md and "F1 2 temporal" in md
     assert (base / "verbatim/config.yaml").exists() and (base / "verbatim/answers/center/programmatic/meta.json").exists()
+
+
+def test_answers_record_what_each_call_returned_and_readers_use_it(tmp_path, monkeypatch):
+    """Issue 18 (the site replayed every search, 7.7 min of the default DAG): an answer set keeps each distinct
+    call's output beside it. The recorded text equals a fresh replay through the variant's harness over the same
+    store; the evidence columns come out the same from either; the site's pages read the record and build no
+    harness; a record whose bytes are not the ones answers.json names is ignored (the calls are replayed)."""
+    import pandas as pd
+
+    from tailmem.fsmem import tool_outputs
+    from tailmem.fsmem.benchmarks import conversation
+    from tailmem.fsmem.store import Store
+    from tailmem.fsmem.variants import search_harness
+    from tailmem.site import fsmem as site_fsmem
+
+    for v in ("closed_book", "verbatim", "agent_curated"):
+        cfg = cfg_for(tmp_path, v, **{"data_dir": DATA})
+        locomo.build(cfg)
+        locomo.answer(cfg)
+    cfg = cfg_for(tmp_path, "verbatim", **{"data_dir": DATA})
+    variant = tmp_path / "fsmem/locomo/conv-50/programmatic/verbatim"
+    folder = variant / "answers/center/programmatic"
+    data = read_json(folder / "answers.json")
+    recorded = tool_outputs.read(folder, data["tool_outputs"])
+    calls = {tool_outputs.call_key(n, a): (n, a, ok) for r in data["rows"] for n, a, ok in r["search_trace"]}
+    assert recorded is not None and set(recorded) == set(calls) and len(calls) >= 4
+    conv = conversation(cfg.fsmem, "locomo", "conv-50")
+    harness = search_harness("verbatim", Store(variant / "store"), conv, cfg.fsmem)[0]
+    try:
+        for key, (name, args, ok) in calls.items():
+            got = harness.call(name, args)
+            assert recorded[key] == (got.ok, got.output) and got.ok == ok
+    finally:
+        harness.close()
+
+    locomo.table(cfg)
+    with_record = pd.read_csv(tmp_path / "tables/locomo_conv-50.csv")
+    for v in ("closed_book", "verbatim", "agent_curated"):
+        (variant.parent / v / "answers/center/programmatic" / tool_outputs.FILE).unlink()
+    locomo.table(cfg)
+    assert with_record.equals(pd.read_csv(tmp_path / "tables/locomo_conv-50.csv"))
+    assert "evidence" in " ".join(with_record.columns)
+
+    locomo.answer(cfg)  # the record again, then the site reads it without a harness
+    data = read_json(folder / "answers.json")
+
+    def no_harness(*a, **k):
+        raise AssertionError("the site rebuilt a harness for a set whose outputs were recorded")
+
+    monkeypatch.setattr("tailmem.fsmem.variants.search_harness", no_harness)
+    replayer = site_fsmem._Replayer(variant, data, cfg, folder)
+    assert replayer.ready and replayer.source == "recorded"
+    name, args, _ = data["rows"][0]["search_trace"][0]
+    assert replayer.output(name, args) == recorded[tool_outputs.call_key(name, args)]
+    (folder / tool_outputs.FILE).write_bytes(b"not the recorded bytes")
+    assert tool_outputs.read(folder, data["tool_outputs"]) is None
+    assert site_fsmem._Replayer(variant, data, cfg, folder).reason.startswith("outputs not recovered")

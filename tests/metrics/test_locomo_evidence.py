@@ -29,8 +29,12 @@ def test_ids_are_read_leniently():
     assert gold_ids(["D8:6; D9:17", "D9:1 D4:4", "D30:05", "D"]) == {"D8:6", "D9:17", "D9:1", "D4:4", "D30:5"}
 
 
+def _replayed(harness):
+    return lambda name, args: harness.call(name, args).output
+
+
 def test_replay_recovers_what_a_view_and_a_grep_showed(store):
-    h = center(store)
+    h = _replayed(center(store))
     lines = NOTES.splitlines()
     tokyo = next(i for i, line in enumerate(lines, start=1) if "Tokyo" in line)
     view_tokyo = [["view", {"path": "people/calvin.md", "view_range": [tokyo + 3, tokyo + 3]}, True]]  # + frontmatter
@@ -60,6 +64,6 @@ def test_rows_are_matched_to_their_questions_in_file_order():
 def test_annotate_adds_the_columns(store):
     qa = [QA("Car?", "Ferrari", 4, ("D3:1", "D3:2"))]
     rows = [{"question": "Car?", "category": 4, "search_trace": [["grep", {"pattern": "Ferrari"}, True]]}]
-    (row,) = annotate(rows, qa, center(store))
+    (row,) = annotate(rows, qa, _replayed(center(store)))
     assert row["evidence"] == ["D3:1", "D3:2"] and row["evidence_read"] == ["D3:1"]
     assert row["evidence_coverage"] == 0.5

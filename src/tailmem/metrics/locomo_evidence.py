@@ -2,9 +2,9 @@
 F1, as evidence coverage is for the controllers of paper 1).
 
 What the agent read is every tool output it was shown (grep hits, views, sections, retrieved chunks, shell output).
-`answers.json` records each call (`search_trace`: tool, arguments, ok) and the store stays on disk, so the outputs
-are recovered by replaying the calls through a fresh read-only harness over that store; every stored line keeps
-its dialogue locator (`[D3:1]`), so the dialogue ids read are the locators in those outputs. Coverage of one
+`answers.json` records each call (`search_trace`: tool, arguments, ok) and its outputs lie beside it
+(`tailmem.fsmem.tool_outputs`; a set from before them is replayed through a fresh read-only harness over its store,
+which stays on disk); every stored line keeps its dialogue locator (`[D3:1]`), so the dialogue ids read are the locators in those outputs. Coverage of one
 question is the fraction of its gold evidence ids among them, as LoCoMo's scorer computes `<model>_recall` from a
 prediction's dialogue context; questions without usable evidence ids are left out (nan).
 
@@ -18,7 +18,7 @@ import json
 import math
 import re
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 _ID = re.compile(r"(?<![\w:])D(\d+):(\d+)(?![\d:])")
 
@@ -35,10 +35,11 @@ def gold_ids(evidence: Iterable[str]) -> set[str]:
     return out
 
 
-def replay_reads(harness, trace: Iterable, cache: dict | None = None) -> set[str]:
-    """The dialogue ids in the outputs of a trace's successful calls, replayed through `harness` (same store, same
-    tools as when the question was answered). Failed calls showed only an error and are skipped. The harness is
-    read-only, so `cache` may keep each distinct call's ids across the questions of one store."""
+def replay_reads(output: Callable[[str, dict], str], trace: Iterable, cache: dict | None = None) -> set[str]:
+    """The dialogue ids in the outputs of a trace's successful calls; `output(tool, args)` gives a call's text, as
+    recorded when the question was answered (tailmem.fsmem.tool_outputs) or replayed through a harness over the
+    same store. Failed calls showed only an error and are skipped. The harness is read-only, so `cache` may keep
+    each distinct call's ids across the questions of one store."""
     cache = {} if cache is None else cache
     seen: set[str] = set()
     for name, args, ok in trace:
@@ -46,7 +47,7 @@ def replay_reads(harness, trace: Iterable, cache: dict | None = None) -> set[str
             continue
         key = (name, json.dumps(args, sort_keys=True))
         if key not in cache:
-            cache[key] = dialogue_ids(harness.call(name, args).output)
+            cache[key] = dialogue_ids(output(name, args))
         seen |= cache[key]
     return seen
 
@@ -73,11 +74,12 @@ def match_evidence(rows: list[dict], qa) -> list[tuple[str, ...]]:
     return out
 
 
-def annotate(rows: list[dict], qa, harness) -> list[dict]:
-    """Each row with `evidence`, `evidence_read` (gold ids that were read, sorted) and `evidence_coverage`."""
+def annotate(rows: list[dict], qa, output: Callable[[str, dict], str]) -> list[dict]:
+    """Each row with `evidence`, `evidence_read` (gold ids that were read, sorted) and `evidence_coverage`;
+    `output` as for `replay_reads`."""
     out, cache = [], {}
     for row, evidence in zip(rows, match_evidence(rows, qa)):
-        read = replay_reads(harness, row.get("search_trace", []), cache)
+        read = replay_reads(output, row.get("search_trace", []), cache)
         gold = gold_ids(evidence)
         out.append(row | {"evidence": list(evidence), "evidence_read": sorted(gold & read),
                           "evidence_coverage": coverage(read, evidence)})

@@ -2,10 +2,11 @@
 question with the answer, its scores, every tool call with its output, the files and sections read, and a link to
 the store it was answered over.
 
-`answers.json` records each call (tool, arguments, ok) but not its output. Where a model searched, the outputs are
-the tool messages of its transcript in the call cache; where a programmatic agent did, they are recovered as
-`tailmem.metrics.locomo_evidence` recovers them: by replaying the calls through a fresh read-only harness over the
-same store (the harness is rebuilt from the answer set's own `config.yaml`). A call that cannot be replayed says so.
+`answers.json` records each call (tool, arguments, ok); its outputs are in `tool_outputs.json.gz` beside it
+(`tailmem.fsmem.tool_outputs`). Where a model searched, the page shows the tool messages of its transcript in the
+call cache; where a programmatic agent did, the recorded outputs, or for a set from before they were recorded, the
+calls replayed through a fresh read-only harness over the same store (rebuilt from the answer set's own
+`config.yaml`). A call that cannot be replayed says so.
 """
 
 from __future__ import annotations
@@ -87,31 +88,42 @@ def _files_read(trace: list) -> tuple[list[str], list[str]]:
 
 
 class _Replayer:
-    """Re-runs a set's read-only calls through the harness its variant is searched with (one per answer set)."""
+    """A set's tool outputs: those recorded when it was answered (fsmem.tool_outputs), else its read-only calls
+    re-run through the harness its variant is searched with (one per answer set)."""
 
-    def __init__(self, store_folder: Path, data: dict, cfg):
+    def __init__(self, store_folder: Path, data: dict, cfg, answers_folder: Path):
         self.harness = None
         self.reason = ""
         self.memo: dict[str, tuple[bool, str]] = {}
+        self.source = "replayed"
+        self.ready = False  # outputs available: recorded, or a harness to replay them
         bench = data.get("benchmark")
         if bench not in ("locomo", "realtalk"):
             self.reason = "outputs are not replayed for PersonaMem answers (each question's store is a prefix snapshot)"
             return
         try:
+            from tailmem.fsmem import tool_outputs
             from tailmem.fsmem.benchmarks import conversation
             from tailmem.fsmem.store import Store
             from tailmem.fsmem.variants import search_harness
 
             conv = conversation(cfg.fsmem, bench, data["conversation"])
             self.conversation = conv
+            recorded = tool_outputs.read(answers_folder, data.get("tool_outputs"))
+            if recorded is not None:
+                self.memo, self.source, self.ready = recorded, "recorded", True
+                return
             self.harness = search_harness(data["variant"], Store(store_folder / "store"), conv, cfg.fsmem)[0]
         except Exception as exc:  # noqa: BLE001 - shown on the page instead of the outputs
             self.reason = f"outputs not recovered: the harness could not be rebuilt ({type(exc).__name__}: {exc})"[:400]
+        self.ready = self.harness is not None
 
     def output(self, name: str, args) -> tuple[bool | None, str]:
+        key = json.dumps([name, args], sort_keys=True)
+        if self.source == "recorded":
+            return self.memo.get(key, (None, "not recorded with the answer set"))
         if self.harness is None:
             return None, self.reason
-        key = json.dumps([name, args], sort_keys=True)
         if key not in self.memo:
             try:
                 got = self.harness.call(name, args)
@@ -258,7 +270,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                         files=files, build=build, back="fsmem/index.html")
             rows = data.get("rows", [])
             model_searched = any(not is_programmatic(r.get("searcher")) for r in rows)
-            replayer = None if model_searched else _Replayer(store_folder, data, run_cfg)
+            replayer = None if model_searched else _Replayer(store_folder, data, run_cfg, path.parent)
             evidence = _evidence(rows, replayer)
             try:
                 for i, row in enumerate(rows):
@@ -275,7 +287,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
 
 def _evidence(rows: list[dict], replayer) -> list | None:
     """Per row, (gold evidence ids, those read) for LoCoMo-shaped sets whose outputs could be replayed."""
-    if replayer is None or replayer.harness is None or not hasattr(replayer, "conversation"):
+    if replayer is None or not getattr(replayer, "ready", False) or not hasattr(replayer, "conversation"):
         return None
     try:
         from tailmem.metrics import locomo_evidence as E
@@ -318,7 +330,7 @@ def _draw_item(w: Writer, row: dict, i: int, rows: list, data: dict, bench: str,
             text, source = (outputs[k] if k < len(outputs) else "(not in the transcript)"), "transcript"
         elif replayer is not None:
             _, text = replayer.output(name, args)
-            source = "replayed" if replayer.harness is not None else "missing"
+            source = replayer.source if replayer.ready else "missing"
         else:
             text, source = "", "missing"
         shown, cut = _clip(text or "")
@@ -340,5 +352,5 @@ def _draw_item(w: Writer, row: dict, i: int, rows: list, data: dict, bench: str,
             store_page=store_page, transcript=transcript, matched=matched, judge_call=judge_call,
             programmatic=is_programmatic(searcher), options=list(pm_q.options) if pm_q is not None else [],
             evidence=evidence, prev_href=prev_href, next_href=next_href,
-            replay_note=(replayer.reason if replayer is not None and replayer.harness is None else ""),
+            replay_note=(replayer.reason if replayer is not None and not replayer.ready else ""),
             back="fsmem/index.html")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.artifacts import read_json, write_json
+from tailmem.fsmem import tool_outputs
 from tailmem.data.locomo import questions
 from tailmem.errors import ConfigError
 from tailmem.fsmem.agents import searcher
@@ -106,6 +107,7 @@ def answer(cfg) -> None:
     qs = questions(conv, categories(fs, fs.benchmark), None if limit is None else int(limit))
     store = Store(src / "store")
     harness, form, cap = search_harness(fs.variant, store, conv, fs)
+    harness.outputs = {}  # recorded beside the answers (fsmem.tool_outputs): evidence and site read, not replay
     s_client = client_for(cfg, "searcher", "fsmem_answer")
     j_client = client_for(cfg, "judge", "fsmem_answer") if fs.judge else None
     prices = prices_of(cfg)
@@ -135,9 +137,10 @@ def answer(cfg) -> None:
             rows.append(row)
     finally:
         harness.close()
+    recorded = tool_outputs.write(out, harness.outputs)
     write_json(out / ANSWERS_FILE, {"benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
                                     "harness": fs.harness, "sandbox": getattr(harness, "sandbox_info", None),
-                                    "rows": rows})
+                                    "tool_outputs": recorded, "rows": rows})
     save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
                     agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
     log.info("fsmem_answer %s/%s: %d questions, mean F1 %.3f", conv.sample_id, fs.variant, len(rows),
@@ -227,12 +230,17 @@ def table(cfg) -> None:
     for variant in fs.variants:
         check_variant(variant)
         built = read_json(src / variant / BUILD_FILE)
-        rows = read_json(answers_dir(src / variant, fs.harness, role_label(cfg, "searcher")) / ANSWERS_FILE)["rows"]
-        harness = search_harness(variant, Store(src / variant / "store"), conv_data, fs)[0]
-        try:  # replays each answer's read-only calls to see which dialogue ids it read
-            rows = locomo_evidence.annotate(rows, conv_data.qa, harness)
-        finally:
-            harness.close()
+        folder = answers_dir(src / variant, fs.harness, role_label(cfg, "searcher"))
+        data = read_json(folder / ANSWERS_FILE)
+        rows, recorded = data["rows"], tool_outputs.read(folder, data.get("tool_outputs"))
+        if recorded is not None:  # the outputs the calls returned when answered
+            rows = locomo_evidence.annotate(rows, conv_data.qa, lambda n, a: recorded[tool_outputs.call_key(n, a)][1])
+        else:  # an older set: replay each answer's read-only calls to see which dialogue ids it read
+            harness = search_harness(variant, Store(src / variant / "store"), conv_data, fs)[0]
+            try:
+                rows = locomo_evidence.annotate(rows, conv_data.qa, lambda n, a: harness.call(n, a).output)
+            finally:
+                harness.close()
         answers[variant] = rows
         records.append(summarize(rows, built, fs.benchmark))
     df = pd.DataFrame(records)

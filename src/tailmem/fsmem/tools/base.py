@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tailmem.fsmem.errors import ToolError
+from tailmem.fsmem.tool_outputs import call_key
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,8 @@ class Harness:
     chars_read: int = 0
     truncations: int = 0  # outputs cut at max_output_chars
     max_output_chars: int = MAX_OUTPUT_CHARS
+    # set to {} to record call_key -> (ok, output) of each distinct call (a read-only harness: tool_outputs.write)
+    outputs: dict | None = None
 
     def add(self, tool: Tool) -> None:
         self.tools[tool.name] = tool
@@ -78,6 +81,12 @@ class Harness:
         self.calls += 1
         entry = [name, arguments if isinstance(arguments, dict) else {}, False]
         self.trace.append(entry)
+        result = self._run(name, arguments, entry)
+        if self.outputs is not None:
+            self.outputs.setdefault(call_key(name, entry[1]), (result.ok, result.output))
+        return result
+
+    def _run(self, name: str, arguments: Any, entry: list) -> ToolResult:
         try:
             tool = self.tools.get(name)
             if tool is None:
