@@ -36,6 +36,7 @@ rule alfworld_games:
     output:
         ALF_GAMES,
     threads: 2  # games regenerate in parallel (the result is the same for any count)
+    priority: 20  # the head of the DAG's longest chain (games -> cells -> report): first when two cores free up
     params:
         **stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
@@ -51,6 +52,7 @@ rule alfworld_memory:
         ALF_GAMES,
     output:
         ALF_MEMORY,
+    priority: 10
     wildcard_constraints:
         executor=ALF_AGENT_CONSTRAINTS["executor"],
     params:
@@ -68,6 +70,7 @@ rule alfworld_skills:
         ALF_GAMES,
     output:
         ALF_SKILLS,
+    priority: 10  # ten cells of ~1 min that the report waits on
     wildcard_constraints:
         **ALF_AGENT_CONSTRAINTS,
     params:
