@@ -119,7 +119,9 @@ class _Replayer:
         self.ready = self.harness is not None
 
     def output(self, name: str, args) -> tuple[bool | None, str]:
-        key = json.dumps([name, args], sort_keys=True)
+        from tailmem.fsmem.tool_outputs import call_key
+
+        key = call_key(name, args)
         if self.source == "recorded":
             return self.memo.get(key, (None, "not recorded with the answer set"))
         if self.harness is None:
@@ -287,7 +289,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
 
 def _evidence(rows: list[dict], replayer) -> list | None:
     """Per row, (gold evidence ids, those read) for LoCoMo-shaped sets whose outputs could be replayed."""
-    if replayer is None or not getattr(replayer, "ready", False) or not hasattr(replayer, "conversation"):
+    if replayer is None or not replayer.ready or not hasattr(replayer, "conversation"):
         return None
     try:
         from tailmem.metrics import locomo_evidence as E
