@@ -121,7 +121,7 @@ def measure(store: Store) -> Hierarchy:
     for f in files:
         body = docs[f].body
         refs += sum(body.count(g) for g in files if g != f) + len(WIKI_LINK.findall(body))
-    b1, b2, b3, b4 = _taxonomy(files, texts, docs, children, folders)
+    b1, b2, b3, b4 = _taxonomy(files, texts, docs, children, folders, up)
     return Hierarchy(
         files=len(files), folders=len(folders), sections=sections, bytes=int(sizes.sum()),
         mean_leaf_depth=float(depths.mean()) if files else float("nan"),
@@ -134,7 +134,7 @@ def measure(store: Store) -> Hierarchy:
     )
 
 
-def _taxonomy(files, texts, docs, children, folders) -> tuple[float, float, float, float]:
+def _taxonomy(files, texts, docs, children, folders, up) -> tuple[float, float, float, float]:
     nan = float("nan")
     if len(files) < 2:
         return nan, nan, nan, nan
@@ -188,7 +188,6 @@ def _taxonomy(files, texts, docs, children, folders) -> tuple[float, float, floa
     b3 = float(np.mean(leaks)) if leaks else nan
 
     pairs = list(combinations(files, 2))
-    up = {f: _ancestors(f) for f in files}
     tree = np.array([_distance(up[a], up[b]) for a, b in pairs], dtype=float)
     dist = np.array([1.0 - S[fi[a], fi[b]] for a, b in pairs])
     b4 = float(spearmanr(tree, dist).statistic) if np.ptp(tree) > 0 and np.ptp(dist) > 0 else nan

@@ -15,8 +15,6 @@ import hashlib
 import json
 from pathlib import Path
 
-from tailmem.artifacts import atomic_path
-
 FILE = "tool_outputs.json.gz"
 
 
@@ -28,6 +26,8 @@ def call_key(name: str, args) -> str:
 def write(folder: str | Path, outputs: dict[str, tuple[bool, str]]) -> dict:
     """Write the outputs (call_key -> (ok, text)); returns the reference answers.json keeps. Byte-identical for
     the same outputs (sorted keys, no gzip timestamp)."""
+    from tailmem.artifacts import atomic_path  # here: the harness imports this module, and artifacts imports numpy
+
     blob = gzip.compress(json.dumps({"calls": outputs}, sort_keys=True, ensure_ascii=False).encode(), mtime=0)
     with atomic_path(Path(folder) / FILE) as tmp:
         tmp.write_bytes(blob)

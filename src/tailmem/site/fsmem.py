@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from omegaconf import OmegaConf
 
 from tailmem.artifacts import read_json
+from tailmem.fsmem.tool_outputs import call_key
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, CONFIG_FILE
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
@@ -119,8 +120,6 @@ class _Replayer:
         self.ready = self.harness is not None
 
     def output(self, name: str, args) -> tuple[bool | None, str]:
-        from tailmem.fsmem.tool_outputs import call_key
-
         key = call_key(name, args)
         if self.source == "recorded":
             return self.memo.get(key, (None, "not recorded with the answer set"))
