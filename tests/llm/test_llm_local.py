@@ -1,5 +1,8 @@
 """The embedded model (llama.cpp + Gemma 3 270M): choose() returns a valid option on every call; chat() refuses."""
 
+import subprocess
+import sys
+
 import pytest
 
 from tailmem.errors import LLMError
@@ -14,6 +17,24 @@ def local_cfg(tmp_path):
     role = {"backend": "local", "model": "gemma-3-270m-q4_k_m", "n_ctx": 512, "n_threads": 2}
     return {"llm": {"cache_path": str(tmp_path / "c.sqlite"), "prices": {},
                     "roles": {"policy": role, "predictor": role, "judge": {"backend": "programmatic"}}}}
+
+
+# One decode in a child process: a llama.cpp build whose CPU kernel crashes (the -march=native build's AMX matrix
+# kernel segfaults on AMX Xeons) fails these tests with the build's features named, instead of killing the test
+# worker (which left pytest-xdist waiting for good).
+@pytest.fixture(scope="module", autouse=True)
+def build_decodes(tmp_path_factory):
+    cfg = local_cfg(tmp_path_factory.mktemp("probe"))
+    code = ("from tailmem.llm import get_client\n"
+            f"c = get_client({cfg!r}, 'policy', 'probe')\nc.choose('The capital of France is', ['Paris', 'Rome'])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    if done.returncode < 0:
+        import llama_cpp
+
+        pytest.fail(f"llama.cpp died with signal {-done.returncode} in its first decode; this build has "
+                    f"{llama_cpp.llama_print_system_info().decode().strip()} - reinstall llama-cpp-python with "
+                    f"the README's CMAKE_ARGS")
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_local_choose_is_always_a_valid_option(tmp_path):
