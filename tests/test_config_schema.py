@@ -94,6 +94,7 @@ def test_shipped_option_is_valid_and_every_key_has_a_rule(group, option):
     assert errors(tree) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("group,option", OPTIONS)
 def test_every_key_with_a_bad_value_is_named(group, option):
     """Each key of the option, set to a value of the wrong type or out of range, fails naming that key."""
@@ -182,6 +183,7 @@ def test_finding3_bad_value_fails_at_compose_with_one_line(override, key, shown)
     assert "expected " in lines[0]
 
 
+@pytest.mark.slow
 def test_finding3_expected_ranges_are_stated():
     expected = {
         "rollout.steps=zero": "an integer >= 1",
@@ -306,6 +308,7 @@ def test_stage_start_validates_before_the_stage_runs(tmp_path):
 
 # ---------------------------------------------------------------- the DAG: fails in seconds, naming the key
 
+@pytest.mark.slow
 def test_snakemake_dry_run_with_a_bad_override_fails_fast_naming_the_key(tmp_path):
     started = time.monotonic()
     run = subprocess.run(

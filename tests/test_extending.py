@@ -153,6 +153,7 @@ def test_a_toy_harness_builds_and_answers_through_the_stages(toy_harness, tmp_pa
     assert all(any(call[0] == "search" for call in row["search_trace"]) for row in answers["rows"])
 
 
+@pytest.mark.slow
 def test_the_dag_schedules_a_toy_harness_in_the_rq5_study(toy_harness, tmp_path, repo_root, data_dir):
     """Snakemake itself (a dry run of the RQ5 table) finds rules for the toy's store and answers: the failure the
     recipe removes is `MissingRuleException` at DAG time when one of several name lists was not updated."""

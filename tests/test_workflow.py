@@ -87,6 +87,7 @@ def test_graph_overrides_reach_only_families_that_have_the_key():
         stage_overrides(ov, ["graph"], family="nope")
 
 
+@pytest.mark.slow
 def test_a_clone_without_benchmark_data_still_runs_the_graph_world(tmp_path, repo_root):
     """Issue 16: one message listing what is missing and the fetch command; the DAG keeps the graph-world jobs."""
     empty = tmp_path / "no-data"
@@ -101,6 +102,7 @@ def test_a_clone_without_benchmark_data_still_runs_the_graph_world(tmp_path, rep
     assert not scheduled & {"fsmem_store", "longmemeval_run", "alfworld_games", "fsmem_table"}, scheduled
 
 
+@pytest.mark.slow
 def test_with_the_data_the_dag_schedules_every_benchmark(tmp_path, repo_root, data_dir):
     run = _snakemake(tmp_path, repo_root, data_dir, "-n", "--quiet", "rules")
     assert run.returncode == 0, run.stderr[-3000:]

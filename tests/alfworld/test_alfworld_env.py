@@ -18,6 +18,10 @@ from tailmem.alfworld.games import Game  # noqa: E402
 from tailmem.memory.controllers import make_controller  # noqa: E402
 from tailmem.memory.tokens import TokenCounter  # noqa: E402
 
+# slow: regenerates and plays real games (1-5 s each)
+pytestmark = pytest.mark.slow
+
+
 def test_regenerated_game_uses_the_installed_grammar(easy_game):
     game, path, rec = easy_game
     assert rec.ok, rec.error

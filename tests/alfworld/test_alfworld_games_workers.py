@@ -34,6 +34,7 @@ def _regenerate(root: Path, data_dir: Path, workers: str, monkeypatch) -> tuple[
     return {"rows": rows, "n": manifest["n"], "ok": manifest["ok"]}, files
 
 
+@pytest.mark.slow
 def test_two_workers_regenerate_the_same_games_as_one(tmp_path, data_dir, monkeypatch):
     one, one_files = _regenerate(tmp_path / "one", data_dir, "1", monkeypatch)
     two, two_files = _regenerate(tmp_path / "two", data_dir, "2", monkeypatch)

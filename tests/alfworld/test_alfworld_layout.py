@@ -161,6 +161,7 @@ def _dry_run_outputs(tmp_path, repo_root, data_dir, *overrides) -> str:
     return run.stdout + run.stderr
 
 
+@pytest.mark.slow
 def test_dag_puts_cells_of_another_executor_model_in_their_own_folders(tmp_path, repo_root, data_dir):
     """Finding 5 through the workflow: the rules enumerate the cells from the configured agents, so a DAG with
     another executor model plans its own folders and log files (one dry run, about 15 s)."""

@@ -43,6 +43,7 @@ def test_vectorised_refit_equals_powerlaw_fit(kind):
         assert refit.n_tail[b] == fit.n_tail
 
 
+@pytest.mark.slow
 def test_vectorised_p_equals_reference_p():
     x = samples("pareto_rounded", 300, np.random.default_rng(4))
     fit = power_law_fit(x, ALPHA_MAX)
@@ -72,6 +73,7 @@ def gof_p(x: np.ndarray, seed: int) -> float:
 N = 20_000  # the KS-chosen xmin lets a log-normal hide in its far tail; this size leaves it no room
 
 
+@pytest.mark.slow
 def test_p_is_spread_for_power_law_samples():
     rng = np.random.default_rng(6)
     ps = np.array([gof_p(sample_discrete_power_law(1, 2.5, N, rng), s) for s in range(6)])
@@ -80,6 +82,7 @@ def test_p_is_spread_for_power_law_samples():
     assert np.sum(ps < 0.1) <= 1 and np.sum(ps > 0.9) <= 2
 
 
+@pytest.mark.slow
 def test_p_is_near_zero_for_lognormal_samples():
     rng = np.random.default_rng(7)
     for s in range(3):

@@ -41,6 +41,7 @@ def test_out_of_range_raises_what_the_library_raises():
         tpl_normalizer.discrete_normalizer(0.5, 0.0, 3)  # divergent
 
 
+@pytest.mark.slow
 def test_fits_equal_the_library_fits():
     rng = np.random.default_rng(3)
     counts = np.round(rng.lognormal(2.0, 1.0, 3000)).astype(int) + 1

@@ -11,6 +11,7 @@ submitting shell's SLURM_CONF. Every daemon listens on 127.0.0.1 on a free port;
 from __future__ import annotations
 
 import getpass
+import importlib.util
 import os
 import secrets
 import shutil
@@ -40,6 +41,8 @@ def _tail(text: str | bytes, n: int = 1500) -> str:
 
 def unavailable(install: bool = True) -> str | None:
     """Why a single-node SLURM cannot run here, or None when it can; installs the Debian packages if missing."""
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        return "the SLURM executor plugin is the `cluster` extra: pip install -e '.[cluster]' (.ci/slurm does)"
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return "starting SLURM daemons (munged, slurmdbd, slurmctld, slurmd) needs root"
     if _missing() and install and shutil.which("apt-get"):

@@ -120,6 +120,7 @@ def test_arm_names_round_trip_to_overrides():
         arms.overrides("magic-compact")
 
 
+@pytest.mark.slow
 def test_control_stage_matched_budget_end_to_end(tmp_path):
     common = ["scale=smoke", f"results_dir={tmp_path}", "graph=modular", "graph.n=30", "policy=semantic", "seed=0"]
     assert main(["graphworld", *common]) == 0

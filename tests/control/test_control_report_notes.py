@@ -68,12 +68,14 @@ def report_tables(tmp_path_factory):
     return results / "tables"
 
 
+@pytest.mark.slow
 def test_table4_note_says_the_programmatic_predictors_errors_are_not_the_papers(report_tables):
     md = (report_tables / f"{outputs.TABLE4_BASELINES}.md").read_text()
     assert ct.table4_note("programmatic") in md
     assert "not comparable" in md and not re.search(r"\bnan\b", md)
 
 
+@pytest.mark.slow
 def test_table5_note_gives_each_arms_nominal_budget_and_not_the_matched_one(report_tables):
     md = (report_tables / f"{outputs.TABLE5_GRAPH_VS_CTMC}.md").read_text()
     budgets = {"graph_memory": str(_budget("graph_memory")), "ctmc": str(_budget("ctmc"))}

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from hydra import compose, initialize_config_dir
 
 from tailmem.artifacts import read_json
@@ -20,6 +21,7 @@ def cfg_for(tmp_path, variant, **extra):
         return compose(config_name="config", overrides=over + [f"{k}={v}" for k, v in extra.items()])
 
 
+@pytest.mark.slow
 def test_locomo_end_to_end(tmp_path):
     for v in ("closed_book", "verbatim", "agent_curated"):
         cfg = cfg_for(tmp_path, v, **{"data_dir": DATA})
@@ -38,6 +40,7 @@ def test_locomo_end_to_end(tmp_path):
     assert (base / "verbatim/config.yaml").exists() and (base / "verbatim/answers/center/programmatic/meta.json").exists()
 
 
+@pytest.mark.slow
 def test_answers_record_what_each_call_returned_and_readers_use_it(tmp_path, monkeypatch):
     """Issue 18 (the site replayed every search, 7.7 min of the default DAG): an answer set keeps each distinct
     call's output beside it. The recorded text equals a fresh replay through the variant's harness over the same

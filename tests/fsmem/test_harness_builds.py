@@ -36,6 +36,7 @@ def files_of(store: Store) -> dict[str, bytes]:
     return {p: (store.root / p).read_bytes() for p in store.files()}
 
 
+@pytest.mark.slow
 @needs_bwrap
 @pytest.mark.parametrize("variant", ["agent_curated", "verbatim", "chunk_retrieval", "foldered"])
 def test_programmatic_stores_are_byte_identical_across_harnesses(tmp_path, variant):
@@ -54,6 +55,7 @@ def test_programmatic_stores_are_byte_identical_across_harnesses(tmp_path, varia
     assert manifests["center"] == manifests["center_bm25"] == manifests["shell"]  # every chunk's snapshot too
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_shell_writes_any_text_byte_identically(tmp_path):
     """Heredocs and their fallbacks (no final newline, the delimiter inside, NUL-free unicode, long files)."""
@@ -99,6 +101,7 @@ def test_shell_builder_reads_back_a_file_it_did_not_write(tmp_path):
     assert results["center"] == results["shell"]
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_build_stage_records_the_build_harness(tmp_path):
     for name in harnesses.HARNESSES:

@@ -399,6 +399,7 @@ while n < 200:
 print("forked", n)'"""
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_7_one_memory_and_process_total(guarded):
     store, _ = guarded

@@ -93,6 +93,7 @@ def test_center_refuses(fenced, name, args):
     assert tree_hash(around) == before
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(available() != "bwrap", reason="Shell harness needs bubblewrap (apt-get install bubblewrap)")
 def test_shell_contains(fenced):
     from tailmem.fsmem.tools.shell import shell

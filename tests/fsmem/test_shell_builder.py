@@ -143,6 +143,7 @@ def test_network_is_absent(builder):
     assert "lo" not in bash(h, "ls /sys/class/net 2>&1 | grep -v '^lo$' ; cat /proc/net/dev | tail -n +3 | grep -v lo:")
 
 
+@pytest.mark.slow
 def test_killed_commands_change_nothing(builder):
     h, store, _ = builder
     r = h.call("bash", {"command": "printf -- '---\\ndescription: d\\n---\\n' > slow.md; sleep 30"})
@@ -151,6 +152,7 @@ def test_killed_commands_change_nothing(builder):
     assert "slow.md" not in store.files() and "loud.md" not in store.files()
 
 
+@pytest.mark.slow
 def test_background_processes_cannot_write_later(builder):
     h, store, _ = builder
     assert "started" in bash(h, f"(sleep 1; printf -- '{NOTE}late\\n' > late.md) & disown; echo started")

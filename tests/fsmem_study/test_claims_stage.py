@@ -2,6 +2,7 @@
 every study (main, harness, strength) and writes claims_fsmem with the offline note. The study tables' paper 2
 columns land beside their own column (a unit test, and RQ1/RQ2/RQ3 and the hierarchy panel on two questions)."""
 
+import pytest
 import numpy as np
 import pandas as pd
 from hydra import compose, initialize_config_dir
@@ -84,6 +85,7 @@ def test_paper_columns_sit_beside_their_own_column():
     assert out.loc[0, "store files_paper"] == 29 and out.loc[0, "judge correct low_paper"] == 0.861
 
 
+@pytest.mark.slow
 def test_study_tables_print_paper_2_beside_ours(tmp_path):
     """RQ1, the hierarchy panel, RQ2 and RQ3 on two LoCoMo questions, offline: each has its `_paper` columns."""
     def cfg(*extra):

@@ -44,6 +44,7 @@ def _run_all(cfg, tmp_path):
                               f"out={run.answers_dir}"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(available() != "bwrap", reason="the Shell harness needs bubblewrap")
 def test_rq5_table_has_one_row_per_harness(tmp_path):
     cfg = cfg_for(tmp_path, f"out={tmp_path / 'tables'}")

@@ -52,6 +52,7 @@ def test_replicate_0_is_the_main_store_and_the_others_have_folders_of_their_own(
     assert {r.answers_file for r in runs} <= {r.answers_file for r in study.all_runs(cfg)}  # their cost is counted
 
 
+@pytest.mark.slow
 def test_programmatic_replicates_are_identical_and_the_table_says_why(tmp_path, data_dir, fresh_caches):
     cfg = _cfg(tmp_path, data_dir)
     _build_and_answer(lambda *o: _cfg(tmp_path, data_dir, *o), study.replicate_runs(cfg))
@@ -76,6 +77,7 @@ def _seeded_agent(body):
     return message
 
 
+@pytest.mark.slow
 def test_a_model_builders_replicates_are_separate_samples_with_a_spread(tmp_path, data_dir, monkeypatch,
                                                                          fresh_caches):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
@@ -100,6 +102,7 @@ def test_a_model_builders_replicates_are_separate_samples_with_a_spread(tmp_path
     assert "deterministic" not in (tmp_path / "tables/fsmem_store_replicates.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_store_built_as_another_replicate_is_refused(tmp_path, data_dir, fresh_caches):
     cfg = _cfg(tmp_path, data_dir, "fsmem.study.replicates.count=2")
     runs = study.replicate_runs(cfg)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from llm_stage_script import main as stage_main
 from llm_testkit import FakeServer
 
@@ -29,6 +30,7 @@ def integrity(path) -> str:
         return conn.execute("PRAGMA integrity_check").fetchone()[0]
 
 
+@pytest.mark.slow
 def test_killed_stage_resumes_without_repeating_a_finished_call(tmp_path):
     n, kill_at = 12, 7
     child = {}
@@ -64,6 +66,7 @@ def test_killed_stage_resumes_without_repeating_a_finished_call(tmp_path):
     assert outputs[1] == outputs[2]  # a cached re-run returns even the recorded latencies
 
 
+@pytest.mark.slow
 def test_concurrent_writer_processes_share_one_intact_cache(tmp_path):
     with FakeServer(latency_s=0.01) as server:
         procs = [run_stage(tmp_path / "shared.sqlite", server.base_url, tmp_path / f"o{i}.json", 20, "--many")

@@ -154,6 +154,7 @@ def test_sent_counts_every_request_including_retries(tmp_path):
     assert (row.sent, row.misses, server.requests) == (3, 1, 3)
 
 
+@pytest.mark.slow
 def test_processes_sharing_a_cache_pay_once(tmp_path):
     """The issue's 4 processes on one cache: every distinct body sent once, twins wait for the answer."""
     from test_llm_cache import run_stage

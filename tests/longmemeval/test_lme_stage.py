@@ -3,6 +3,7 @@ loopback server playing the answering model and the judge."""
 
 import json
 
+import pytest
 import pandas as pd
 from llm_testkit import FakeServer
 
@@ -14,6 +15,7 @@ def common(tmp_path, data_dir):
             "longmemeval.max_per_type=1", "longmemeval.datasets=[oracle]", "longmemeval.seeds=[0,1]"]
 
 
+@pytest.mark.slow
 def test_offline_stage_and_report(tmp_path, data_dir):
     args = common(tmp_path, data_dir)
     for seed in (0, 1):

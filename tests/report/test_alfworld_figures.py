@@ -85,6 +85,7 @@ def test_arm_words_says_what_each_arm_is():
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("subset", ["smoke", "valid_seen"])
 def test_figures_save_under_the_check(tmp_path, subset):
     from tailmem.report.plots import save_figure

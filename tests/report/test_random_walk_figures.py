@@ -86,6 +86,7 @@ def _write_run(results, run, tail):
     audit.write_text(json.dumps({"concentration": {}, "tail": tail}))
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore")
 def test_the_stage_draws_the_study_policy_beside_the_random_walk_from_the_run_files(tmp_path):
     cfg = compose_config("smoke", [f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures",

@@ -91,6 +91,7 @@ def test_a_small_planted_gap_inside_the_noise_is_inconclusive():
     assert combined(rows_of(tails_frame(-0.05, 0.05, noise=2.0))).verdict == INCONCLUSIVE
 
 
+@pytest.mark.slow
 def test_the_claims_table_carries_the_tail_shape_rows_after_the_random_walk_rows():
     sizes = pd.DataFrame([{"family": f, "n": n, "seed": s, "gini": 0.3 * n ** 0.1, "sigma_top10": 0.2 * n ** 0.2}
                           for f in FAMILIES for n in (100, 500) for s in SEEDS])

@@ -19,6 +19,7 @@ def _line(title="", xlabel="", ylabel=""):
     return fig, ax
 
 
+@pytest.mark.slow
 def test_a_complete_figure_is_written(tmp_path):
     fig, _ = _line("Errors per step", "step", "errors (count)")
     written = save_figure(fig, tmp_path / "good")
@@ -98,6 +99,7 @@ def test_text_too_small_to_read_is_refused():
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_one_layout_saves_the_same_picture_as_matplotlibs_tight_savefig(tmp_path):
     """save_figure lays a figure out once and drops the layout engine; the PNG must be what matplotlib's own
     `savefig(bbox_inches="tight")` of a constrained-layout figure writes: same size, nothing cropped."""

@@ -50,6 +50,7 @@ def _load(page_url: str, shot: Path, profile: Path) -> tuple[str, list[str]]:
     return done.stdout, console
 
 
+@pytest.mark.slow
 def test_pages_render_without_console_errors(fixture_site, tmp_path):
     site, _, _ = fixture_site
     shots = tmp_path / "screenshots"

@@ -4,6 +4,7 @@ second copy) and the site has no broken internal link."""
 
 import re
 
+import pytest
 from llm_testkit import FakeServer
 from sitekit import broken_links
 from tailmem.cli import main
@@ -19,6 +20,7 @@ def _reply(body: dict) -> str:
     return "Calvin went to Tokyo [D3:1]."
 
 
+@pytest.mark.slow
 def test_site_shows_model_transcripts_from_the_call_cache(tmp_path, data_dir, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeServer(reply=_reply) as server:

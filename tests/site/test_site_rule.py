@@ -4,6 +4,8 @@
 import subprocess
 import sys
 
+import pytest
+
 
 def _snakefile(repo_root, tmp_path):
     """The repository's Snakefile if it includes site.smk, else a copy that does (with absolute include paths)."""
@@ -17,6 +19,7 @@ def _snakefile(repo_root, tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_site_rule_waits_for_every_table_and_writes_the_site(repo_root, tmp_path, data_dir):
     snakefile = _snakefile(repo_root, tmp_path)
     done = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(snakefile), "--directory", str(tmp_path),

@@ -25,6 +25,7 @@ def test_paired_interval_covers_a_planted_difference():
     assert hits / REPEATS >= 0.90, hits
 
 
+@pytest.mark.slow
 def test_two_stage_interval_covers_with_seed_effects():
     """Eight seeds, each shifting all its units' differences by a shared amount: resampling seeds first keeps
     the 95% coverage >= 90%; resampling units alone (seeds ignored) falls well short."""

@@ -14,6 +14,9 @@ import pytest
 
 from tailmem import warmstart
 
+# slow: every test starts warm servers and stage processes (1-5 s each)
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve().parent
 
 

@@ -1,0 +1,26 @@
+"""The games left out of every split (tailmem.alfworld.games.EXCLUDED) really are games the seeded expert cannot
+win. Its own file so that pytest-xdist runs it beside the ALFWorld determinism test (about 50 s each)."""
+
+import pytest
+
+pytest.importorskip("alfworld")
+pytest.importorskip("textworld")
+
+from tailmem.alfworld import regenerate as R  # noqa: E402
+from tailmem.alfworld.games import EXCLUDED, manifest  # noqa: E402
+
+SEED = 20240229  # configs/alfworld/default.yaml regenerate.seed
+
+
+@pytest.mark.slow
+def test_excluded_games_fail_the_expert(data_dir, tmp_path):
+    """Each excluded game really is one the expert cannot win in its seeded attempts."""
+    from tailmem.alfworld import speedup
+
+    speedup.install()
+    root = data_dir / "alfworld"
+    by_key = {g.key: g for g in manifest(root)}
+    domain, grammar = R.installed_logic()
+    for key in EXCLUDED:
+        rec = R.regenerate(by_key[key], root / "json_2.1.1", tmp_path, domain, grammar, SEED)
+        assert not rec.ok and f"did not win in {R.EXPERT_ATTEMPTS} seeded attempts" in rec.error, (key, rec)
