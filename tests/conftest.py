@@ -19,3 +19,26 @@ def data_dir() -> Path:
     if not path.exists():
         pytest.skip(f"benchmark data not found at {path} (set TAILMEM_DATA_DIR)")
     return path
+
+
+# The files that run longest (one or two DAGs or stage chains each, 35-90 s on 2 cores) start first, then the other
+# files with slow tests, then the rest, so that the two workers finish together (the smoke DAG's file used to start
+# late and end the run alone). pytest-xdist hands out whole files in this order (--no-loadscope-reorder in
+# pyproject.toml; it would otherwise start the files with the most tests first).
+LONGEST_FIRST = ("test_workflow.py", "alfworld/test_alfworld_determinism.py", "pipeline/test_fsmem_study_openai.py",
+                 "alfworld/test_alfworld_excluded.py", "test_determinism.py", "test_rerun_digests.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    def file_of(item) -> str:
+        return item.nodeid.split("::", 1)[0].removeprefix("tests/")
+
+    with_slow = {file_of(i) for i in items if i.get_closest_marker("slow")}
+
+    def rank(item) -> tuple[int, int]:
+        f = file_of(item)
+        if f in LONGEST_FIRST:
+            return 0, LONGEST_FIRST.index(f)
+        return (1 if f in with_slow else 2), 0
+
+    items.sort(key=rank)  # stable: each file keeps its own order
