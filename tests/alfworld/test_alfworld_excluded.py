@@ -9,18 +9,19 @@ pytest.importorskip("textworld")
 from tailmem.alfworld import regenerate as R  # noqa: E402
 from tailmem.alfworld.games import EXCLUDED, manifest  # noqa: E402
 
-SEED = 20240229  # configs/alfworld/default.yaml regenerate.seed
-
 
 @pytest.mark.slow
-def test_excluded_games_fail_the_expert(data_dir, tmp_path):
+def test_excluded_games_fail_the_expert(data_dir, tmp_path, repo_root):
     """Each excluded game really is one the expert cannot win in its seeded attempts."""
+    from omegaconf import OmegaConf
+
     from tailmem.alfworld import speedup
 
+    seed = OmegaConf.load(repo_root / "configs" / "alfworld" / "default.yaml").regenerate.seed
     speedup.install()
     root = data_dir / "alfworld"
     by_key = {g.key: g for g in manifest(root)}
     domain, grammar = R.installed_logic()
     for key in EXCLUDED:
-        rec = R.regenerate(by_key[key], root / "json_2.1.1", tmp_path, domain, grammar, SEED)
+        rec = R.regenerate(by_key[key], root / "json_2.1.1", tmp_path, domain, grammar, seed)
         assert not rec.ok and f"did not win in {R.EXPERT_ATTEMPTS} seeded attempts" in rec.error, (key, rec)
