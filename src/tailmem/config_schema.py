@@ -130,6 +130,8 @@ ROLE = {
     "params": Map(),
     "recorded_backend": Str(_names("tailmem.llm.settings", "BACKENDS")),
     "model_path": Str(null=True),
+    "model_sha256": Str(null=True),
+    "n_gpu_layers": Int(lo=0),
     "n_ctx": POSITIVE,
     "n_threads": POSITIVE,
     "concurrency": POSITIVE,

@@ -112,7 +112,8 @@ class LLMClient:
             else:
                 from tailmem.llm.backends.openai_backend import base_url_of
 
-                base = base_url_of(self.settings)
+                # the embedded model has no URL: its endpoint is the weights' sha256, recorded under its name
+                base = f"embedded://{self.model}" if self._hash_backend == "instruct" else base_url_of(self.settings)
                 if self.backend == "replay":
                     endpoint = (self.cache.recorded_endpoint(base, self.model) if self.cache else None) or f"{base}#"
                 else:
@@ -215,8 +216,14 @@ class LLMClient:
                    "messages": messages, "tools": tools or None, "params": merged}
 
         def run() -> ChatResponse:
-            response = self._impl.chat(self.model, messages, tools, merged, on_send=self._sent)
-            self._check_prompt(messages, tools, response)
+            try:
+                response = self._impl.chat(self.model, messages, tools, merged, on_send=self._sent)
+            except LLMError as exc:
+                if type(exc).__name__ == "ContextOverflow":
+                    raise LLMError(f"stage {self.stage}, {exc}") from exc
+                raise
+            if self._hash_backend == "openai":  # the embedded model counts its own tokens exactly
+                self._check_prompt(messages, tools, response)
             return response
 
         return self._call(request, run)
@@ -229,8 +236,11 @@ class LLMClient:
             raise no_model(self.role, self.stage, self.label, "choose()")
         if len(options) == 1:
             return 0
-        if self._hash_backend == "local":
-            request = {"backend": "local", "model": self.model, "choose": {"prompt": prompt, "options": options}}
+        if self._hash_backend in ("local", "instruct"):
+            request = {"backend": self._hash_backend, "model": self.model,
+                       "choose": {"prompt": prompt, "options": options}}
+            if self._hash_backend == "instruct":
+                request["endpoint"] = self.endpoint()
 
             def run() -> ChatResponse:
                 index, usage, latency = self._impl.choose(prompt, options)
@@ -317,6 +327,10 @@ def _backend(settings: RoleSettings, llm: LLMSettings):
         from tailmem.llm.backends.local import LocalBackend
 
         return LocalBackend(settings)
+    if settings.backend == "instruct":
+        from tailmem.llm.backends.instruct import InstructBackend
+
+        return InstructBackend(settings)
     return None  # programmatic, replay: no backend object
 
 

