@@ -25,13 +25,30 @@ BENCHMARK_TARGETS = FSMEM_TABLES + LONGMEMEVAL_TARGETS + FSMEM_STUDY_TARGETS if 
 ALFWORLD_ALL = ALFWORLD_TARGETS if DATA_READY else []
 
 
+# The model slice: the same workflow again at the scale's `model_slice` scale (llm=embedded: the embedded instruct
+# model plays every role), under its own results folder, so its tables sit beside the programmatic ones and name
+# the model in every path and row. Inside the slice, `all` is the slice's targets and no further slice is nested.
+IN_SLICE = bool(config.get("slice_of"))
+MODEL_SLICE = None if IN_SLICE else CFG.scale.get("model_slice")
+if MODEL_SLICE:
+
+    module model:
+        snakefile:
+            "Snakefile"
+        config:
+            {"scale": MODEL_SLICE, "overrides": USER_OVERRIDES, "slice_of": SCALE}
+
+    use rule * from model exclude all_but_alfworld, graph_world as model_*
+
+
 rule all:
     default_target: True
     input:
         GRAPH_WORLD_TARGETS,
         BENCHMARK_TARGETS,
         ALFWORLD_ALL,
-        SITE_TARGETS,
+        [] if IN_SLICE else SITE_TARGETS,
+        rules.model_all.input if MODEL_SLICE else [],
 
 
 # Everything but ALFWorld (for an install without the `alfworld` extra).

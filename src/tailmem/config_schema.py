@@ -291,6 +291,7 @@ def schema() -> dict[str, Reader]:
         "longmemeval.judge": Bool(),
         # scale: what the DAG enumerates
         "scale.name": Str(),
+        "scale.model_slice": Str(null=True),
         "scale.families": ListOf(FAMILY),
         "scale.sizes": ListOf(SIZE),
         "scale.seeds": ListOf(SEED),
