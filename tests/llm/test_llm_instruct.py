@@ -1,0 +1,79 @@
+"""The embedded instruct backend: grammars built from real harness tool lists compile in llama.cpp; with the model,
+a round is a well-formed call of an offered tool or an answer, the shared prefix is reused (and counted), the call
+cache answers a rerun, and an overflowing prompt fails naming role, stage and token counts."""
+
+import json
+
+import pytest
+
+from tailmem.errors import LLMError
+from tailmem.llm.backends.instruct import available, call_schema, grammar_text, parse_reply
+
+pytestmark = pytest.mark.skipif(not available(), reason="the `local` extra (llama-cpp-python) is not installed")
+
+READ = {"type": "function", "function": {"name": "read_file", "description": "Read a file.", "parameters": {
+    "type": "object", "properties": {"path": {"type": "string", "enum": ["/a.md", "/b.md"]}}, "required": ["path"]}}}
+
+
+
+def test_grammars_of_every_search_harness_compile(tmp_path):
+    from llama_cpp import LlamaGrammar
+
+    from tailmem.fsmem.store import Store
+    from tailmem.fsmem.tools.center import center, center_bm25
+
+    store = Store(tmp_path / "store")
+    store.write("notes/a.md", "---\ndescription: a\n---\n# A\nline\n")
+    for harness in (center(store), center_bm25(store)):
+        tools = harness.schemas()
+        for choice in ("auto", "required"):
+            LlamaGrammar.from_string(grammar_text(tools, choice), verbose=False)  # raises on a bad grammar
+    assert "call" not in grammar_text(tools, "none") and grammar_text(None, "auto") is None
+
+
+def test_call_schema_names_each_tool_once():
+    two = [READ, {"type": "function", "function": {"name": "grep", "parameters": {"type": "object", "properties": {
+        "pattern": {"type": "string"}}, "required": ["pattern"]}}}]
+    schema = call_schema(two)
+    assert [o["properties"]["name"]["const"] for o in schema["oneOf"]] == ["read_file", "grep"]
+
+
+def test_parse_reply_keeps_only_calls_of_offered_tools():
+    text = '<tool_call>\n{"name": "read_file", "arguments": {"path": "/a.md"}}\n</tool_call>'
+    content, calls = parse_reply(text, [READ])
+    assert content is None and calls[0].name == "read_file" and calls[0].arguments == {"path": "/a.md"}
+    assert parse_reply(text.replace("read_file", "rm"), [READ])[1] == ()  # not offered: stays text
+    assert parse_reply("Lisbon.", [READ]) == ("Lisbon.", ())
+
+
+def embedded_cfg(tmp_path, n_ctx=2048):
+    role = {"backend": "instruct", "model": "qwen2.5-coder-1.5b-instruct-q4_k_m", "n_ctx": n_ctx, "n_threads": 2,
+            "max_output_tokens": 48}
+    return {"llm": {"cache_path": str(tmp_path / "c.sqlite"), "prices": {}, "roles": {"searcher": role}}}
+
+
+@pytest.mark.slow
+def test_tool_round_prefix_reuse_cache_and_overflow(tmp_path):
+    from tailmem.llm import get_client
+
+    client = get_client(embedded_cfg(tmp_path), "searcher", "test")
+    messages = [{"role": "system", "content": "You answer from a store of files: /a.md holds Alice's trips, /b.md "
+                                              "Bob's pets. Look the answer up first."},
+                {"role": "user", "content": "Where did Alice go in 2021?"}]
+    first = client.chat(messages, tools=[READ], tool_choice="required")
+    assert first.content is None and first.tool_calls[0].name == "read_file"
+    assert first.tool_calls[0].arguments["path"] in ("/a.md", "/b.md")  # the grammar allows nothing else
+    call = first.tool_calls[0]
+    messages += [{"role": "assistant", "content": "", "tool_calls": [{"id": call.id, "type": "function", "function": {
+        "name": call.name, "arguments": json.dumps(call.arguments)}}]},
+        {"role": "tool", "tool_call_id": call.id, "content": "2021: Alice went to Lisbon. 2022: Oslo."}]
+    second = client.chat(messages, tools=[READ], tool_choice="none")
+    assert second.tool_calls == () and "Lisbon" in second.content
+    # the second prompt extends the first: only the appended turns were evaluated
+    assert second.usage.cached_tokens >= first.usage.prompt_tokens - 1
+    assert client.chat(messages, tools=[READ], tool_choice="none").from_cache and client.hits == 1
+    assert 0 <= client.choose("Which city is in Portugal?", ["Oslo", "Lisbon", "Paris"]) < 3
+
+    small = get_client(embedded_cfg(tmp_path / "small", n_ctx=256), "searcher", "overflow_stage")
+    with pytest.raises(LLMError, match=r"stage overflow_stage, role searcher: the prompt is \d+ tokens"):
+        small.chat([{"role": "user", "content": "word " * 400}])
