@@ -41,13 +41,34 @@ if MODEL_SLICE:
     use rule * from model exclude all_but_alfworld, graph_world as model_*
 
 
+# A slice reports the headline tables only: paper 1's graph-world tables, LoCoMo, claims_fsmem, LongMemEval, ALFWorld,
+# and how the model played each role (model_roles).
+MODEL_ROLES = table(outputs.MODEL_ROLES)
+SLICE_TARGETS = GRAPH_WORLD_TARGETS + ((FSMEM_TABLES + FSMEM_STUDY["fsmem_claims"][0] + LONGMEMEVAL_TARGETS
+                                        + ALFWORLD_TARGETS + MODEL_ROLES) if DATA_READY else [])
+
+
+rule role_probe:
+    input:
+        [str(r.summary_file(RESULTS)) for r in _CONTROL_RUNS],
+        [str(f) for r in FSMEM_MAIN + FSMEM_HARNESS for f in (r.build_dir / paths.BUILD_FILE, r.answers_dir / paths.ANSWERS_FILE)],
+    output:
+        MODEL_ROLES,
+    params:
+        **stage_params("model_roles"),
+        out=out_folder,
+    log:
+        log_of("role_probe"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.cmd} out={params.out} > {log} 2>&1"
+
+
 rule all:
     default_target: True
     input:
-        GRAPH_WORLD_TARGETS,
-        BENCHMARK_TARGETS,
-        ALFWORLD_ALL,
-        [] if IN_SLICE else SITE_TARGETS,
+        SLICE_TARGETS if IN_SLICE else [GRAPH_WORLD_TARGETS, BENCHMARK_TARGETS, ALFWORLD_ALL, SITE_TARGETS],
         rules.model_all.input if MODEL_SLICE else [],
 
 

@@ -1,11 +1,15 @@
 """Measures the LLM layer (prints, never asserts): the local model's choose() calls per second, a cache hit's
-speed-up over a call to the loopback test server, and token-counting throughput.
+speed-up over a call to the loopback test server, token-counting throughput, and the embedded instruct backend:
+its prompt and generation tokens/s against a plain llama-cpp-python loop on the same model and prompt, and the
+tokens it evaluates over a tool loop of several rounds against the tokens each round appends (KV prefix reuse).
 
-    python benchmarks/bench_llm.py
+    python benchmarks/bench_llm.py            # everything
+    python benchmarks/bench_llm.py instruct   # the embedded instruct backend only
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import time
@@ -74,7 +78,98 @@ def bench_local(calls: int = 20) -> None:
           f"{client.model}); cache hit {hit * 1e3:.3f} ms: {dt / calls / hit:6.0f}x faster")
 
 
+EMBEDDED = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def _instruct_client(tmp: str, role: str = "searcher"):
+    spec = {"backend": "instruct", "model": EMBEDDED, "n_ctx": 4096, "n_threads": 2, "max_output_tokens": 64}
+    return get_client({"llm": {"cache_path": str(Path(tmp) / "c.sqlite"), "prices": {}, "roles": {role: spec}}},
+                      role, "bench")
+
+
+def bench_instruct_speed(gen_tokens: int = 64) -> None:
+    """Prompt and generation tokens/s: the backend (template, grammar-free reply, cache, accounting) vs the same
+    prompt ids through a plain llama-cpp-python Llama of the same file and shape; each prefill from an empty KV."""
+    from llama_cpp import Llama
+
+    from tailmem.llm.model_file import joined
+
+    passage = " ".join(f"On day {i} Calvin wrote that the harbour lights were {['red', 'green', 'blue'][i % 3]}."
+                       for i in range(120))
+    messages = [{"role": "user", "content": f"{passage}\n\nList every colour the lights had, day by day."}]
+    with tempfile.TemporaryDirectory() as tmp:
+        client = _instruct_client(tmp)
+        impl = client._impl
+        ids = impl.llm.tokenize(impl.render(messages, None).encode(), add_bos=False, special=True)
+
+        def ours(n: int):
+            impl.llm.reset()
+            start = time.perf_counter()
+            reply = client.chat(messages, max_tokens=n)
+            return time.perf_counter() - start, reply.usage.completion_tokens
+
+        plain = Llama(model_path=str(joined()), n_ctx=4096, n_threads=2, n_threads_batch=2, seed=0, verbose=False)
+
+        def bare(n: int):
+            plain.reset()
+            start = time.perf_counter()
+            out = plain.create_completion(ids, max_tokens=n, temperature=0.0, stop=["<|im_end|>"])
+            return time.perf_counter() - start, out["usage"]["completion_tokens"]
+
+        rates = {}
+        for name, run in (("backend", ours), ("plain", bare)):
+            prefill, _ = run(1)
+            whole, n = run(gen_tokens)
+            rates[name] = (len(ids) / prefill, (n - 1) / max(whole - prefill, 1e-9), n)
+    (op, og, on), (pp, pg, pn) = rates["backend"], rates["plain"]
+    print(f"instruct {len(ids)}-token prompt: backend {op:5.1f} tok/s vs plain llama.cpp {pp:5.1f} (ratio "
+          f"{op / pp:.3f}); generation backend {og:5.1f} tok/s ({on} tokens) vs plain {pg:5.1f} ({pn}) (ratio "
+          f"{og / pg:.3f})")
+
+
+def bench_instruct_loop(rounds: int = 5) -> None:
+    """A tool loop of `rounds` rounds: tokens evaluated (not served from the KV prefix) vs tokens each round
+    appended since the previous call, and vs all tokens sent."""
+    tool = {"type": "function", "function": {"name": "read_file", "description": "Read one file of the store.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}
+    files = {f"/notes/day{i}.md": f"# Day {i}\nCalvin fixed bike number {i * 7} and met {['Ana', 'Bo'][i % 2]}."
+             for i in range(rounds + 2)}
+    with tempfile.TemporaryDirectory() as tmp:
+        client = _instruct_client(tmp)
+        impl = client._impl
+        messages = [{"role": "system", "content": "You answer from a store of notes. Files: " + ", ".join(files)},
+                    {"role": "user", "content": "Which bikes did Calvin fix? Read the day files one by one."}]
+        impl.llm.reset()
+        evaluated0, sent0 = impl.evaluated, impl.sent_tokens
+        appended, last_prompt, start = 0, 0, time.perf_counter()
+        for r in range(rounds):
+            reply = client.chat(messages, tools=[tool], tool_choice="required" if r < rounds - 1 else "none")
+            appended += reply.usage.prompt_tokens - last_prompt
+            last_prompt = reply.usage.prompt_tokens + reply.usage.completion_tokens
+            if not reply.tool_calls:
+                break
+            call = reply.tool_calls[0]
+            path = str(call.arguments.get("path", ""))
+            messages += [{"role": "assistant", "content": "", "tool_calls": [{"id": call.id, "type": "function",
+                          "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}]},
+                         {"role": "tool", "tool_call_id": call.id, "content": files.get(path, f"{path}: no such file")}]
+        dt = time.perf_counter() - start
+    evaluated, sent = impl.evaluated - evaluated0, impl.sent_tokens - sent0
+    print(f"instruct tool loop, {r + 1} rounds in {dt:.1f} s: {sent} prompt tokens sent, {evaluated} evaluated, "
+          f"{appended} appended since each previous call: evaluated/appended {evaluated / max(appended, 1):.3f}, "
+          f"evaluated/sent {evaluated / max(sent, 1):.3f}")
+
+
 if __name__ == "__main__":
-    bench_tokens()
-    bench_cache()
-    bench_local()
+    only = sys.argv[1:]
+    if not only or "instruct" not in only:
+        bench_tokens()
+        bench_cache()
+        bench_local()
+    from tailmem.llm.backends.instruct import available as instruct_available
+
+    if instruct_available():
+        bench_instruct_speed()
+        bench_instruct_loop()
+    else:
+        print("instruct skipped: the `local` extra (llama-cpp-python and the model's slices) is not installed")

@@ -1,0 +1,144 @@
+"""Stage `model_roles`: how well the model played each role of the slice, against a stated floor, before any of
+its numbers is read as a paper's claim.
+
+Why: a 1.5B model can produce a table full of numbers while failing the role (a searcher that never looks up, a
+judge that marks a right answer wrong). Each role gets a probe figure measured on the slice's own artifacts, so
+no model time is spent twice, except the judge, whose probe is its own: the judge scores LoCoMo gold answers
+(labelled correct) and the gold answers of other questions of the same category (labelled wrong), and its
+agreement with those labels is what its judged accuracies are worth.
+
+- searcher (the loop probe): the LoCoMo questions answered over the filesystem stores (the answer is only in the
+  store): share that looked up before answering, share answered correctly (official F1 >= 0.5), malformed tool
+  calls per round, share that hit the round cap;
+- builder: the management agent's store-building rounds: malformed calls per round;
+- predictor: the controller study's steps whose prompt held the needed transition (evidence coverage): accuracy;
+- judge: agreement with the labels above;
+- executor: ALFWorld games won and admissible actions (where the episodes record them).
+A row whose figure is on the wrong side of its floor says `below floor`; the note names those roles, so a reader
+of the slice's claims tables knows which verdicts rest on a role the model did not play adequately.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+from omegaconf import DictConfig
+
+from tailmem import outputs, paths
+from tailmem.artifacts import read_json
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.report.table_io import write_table
+
+log = logging.getLogger(__name__)
+CORRECT_F1 = 0.5  # an answer "correct" for the loop probe: official LoCoMo F1 at least this
+
+
+def _row(role: str, figure: str, value: float | None, n: int, floor: float, higher_is_better: bool = True) -> dict:
+    if value is None or n == 0:
+        verdict = "no items"
+    elif higher_is_better:
+        verdict = "ok" if value >= floor else "below floor"
+    else:
+        verdict = "ok" if value <= floor else "below floor"
+    return {"role": role, "figure": figure, "value": value, "items": n,
+            "floor": f"{'>=' if higher_is_better else '<='} {floor:g}", "verdict": verdict}
+
+
+def searcher_rows(answer_files: list[Path], floors) -> list[dict]:
+    rows = []
+    for f in answer_files:
+        if f.exists():
+            rows += [r for r in read_json(f)["rows"] if r.get("variant") not in ("closed_book", "chunk_retrieval")]
+    n = len(rows)
+    rounds = sum(int(r.get("search_rounds") or 0) for r in rows)
+    looked = sum(int(r.get("search_rounds") or 0) > 0 for r in rows) / n if n else None
+    correct = sum(float(r.get("f1") or 0) >= CORRECT_F1 for r in rows) / n if n else None
+    malformed = sum(int(r.get("search_tool_errors") or 0) for r in rows) / rounds if rounds else None
+    capped = sum(bool(r.get("search_capped")) for r in rows) / n if n else None
+    return [_row("searcher", "looked up before answering (share of questions)", looked, n, floors.searcher_looked_up),
+            _row("searcher", f"answered correctly (share with F1 >= {CORRECT_F1})", correct, n, floors.searcher_correct),
+            _row("searcher", "malformed tool calls per round", malformed, rounds, floors.malformed_per_round, False),
+            _row("searcher", "hit the round cap (share of questions)", capped, n, floors.capped, False)]
+
+
+def builder_rows(build_files: list[Path], floors) -> list[dict]:
+    episodes = []
+    for f in build_files:
+        if f.exists():
+            episodes += [e for e in read_json(f).get("episodes", []) if not str(e.get("agent", "")).startswith("programmatic")]
+    rounds = sum(int(e.get("rounds") or 0) for e in episodes)
+    errors = sum(int(e.get("tool_errors") or 0) for e in episodes)
+    return [_row("builder", "malformed tool calls per round", errors / rounds if rounds else None, rounds,
+                 floors.malformed_per_round, False)]
+
+
+def predictor_rows(step_files: list[Path], floors) -> list[dict]:
+    frames = [pd.read_parquet(f, columns=["correct", "covered"]) for f in step_files if f.exists()]
+    steps = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["correct", "covered"])
+    steps = steps.dropna()
+    covered = steps[steps["covered"].astype(bool)]
+    acc = float(covered["correct"].astype(float).mean()) if len(covered) else None
+    return [_row("predictor", "accuracy when the prompt holds the transition", acc, len(covered),
+                 floors.predictor_with_evidence)]
+
+
+def judge_probe(cfg: DictConfig, items: int, floors) -> list[dict]:
+    """The judge's agreement with labelled answers: gold (correct) and another question's gold (wrong)."""
+    from tailmem.data.locomo import load, questions
+    from tailmem.fsmem.agents.judge import judge
+    from tailmem.fsmem.agents.models import client_for
+
+    client = client_for(cfg, "judge", "model_roles")
+    if client is None or items == 0:
+        return [_row("judge", "agreement with labelled answers", None, 0, floors.judge_agreement)]
+    conv = load(cfg.fsmem.data_file, cfg.fsmem.conversation)
+    by_cat: dict[int, list] = {}
+    for q in questions(conv, tuple(cfg.fsmem.categories)):
+        by_cat.setdefault(q.category, []).append(q)
+    picked, i = [], 0
+    while len(picked) < items and any(len(v) > i for v in by_cat.values()):  # round robin over categories
+        picked += [v[i] for v in by_cat.values() if len(v) > i][: items - len(picked)]
+        i += 1
+    agree, n, unreadable = 0, 0, 0
+    for q in picked:
+        same = [o for o in by_cat[q.category] if o.answer != q.answer]
+        wrong = same[(picked.index(q) * 7 + 3) % len(same)].answer if same else None
+        for answer, label in ((q.answer, 1.0), (wrong, 0.0)):
+            if answer is None:
+                continue
+            verdict = judge(client, q.question, str(q.answer), str(answer), (), None)
+            n += 1
+            unreadable += verdict.correct is None
+            agree += verdict.correct == label
+    return [_row("judge", "agreement with labelled answers (gold: correct; another question's gold: wrong)",
+                 agree / n if n else None, n, floors.judge_agreement),
+            _row("judge", "unreadable verdicts (share)", unreadable / n if n else None, n, floors.unreadable, False)]
+
+
+def run(cfg: DictConfig) -> None:
+    from tailmem.fsmem import study
+    from tailmem.targets import control_runs
+
+    mr = cfg.model_roles
+    out = Path(cfg.out) if cfg.get("out") else Path(paths.TABLES.format(results=cfg.results_dir))
+    runs = list(dict.fromkeys(study.main_runs(cfg) + study.harness_runs(cfg)))
+    answer_files = [r.answers_dir / paths.ANSWERS_FILE for r in runs]
+    build_files = list(dict.fromkeys(r.build_dir / paths.BUILD_FILE for r in runs if r.variant == "agent_curated"))
+    step_files = [r.folder(cfg.results_dir) / paths.STEPS_FILE for r in control_runs(cfg)]
+    rows = (searcher_rows(answer_files, mr.floors) + builder_rows(build_files, mr.floors)
+            + predictor_rows(step_files, mr.floors) + judge_probe(cfg, int(mr.judge_probe_items), mr.floors))
+    df = pd.DataFrame(rows)
+    below = sorted({r["role"] for r in rows if r["verdict"] == "below floor"})
+    note = ("How the model played each role of this slice, measured before its numbers are read as claims: the "
+            "searcher on the slice's LoCoMo questions over filesystem stores (answer only in the store), the builder "
+            "on its store-building rounds, the predictor on the controller-study steps whose prompt held the needed "
+            "transition, the judge on its own probe (gold answers labelled correct, another question's gold of the "
+            "same category labelled wrong). `below floor`: the claims this role plays in this slice rest on a role "
+            f"the model did not play adequately. Roles below floor: {', '.join(below) or 'none'}.")
+    write_table(out, outputs.MODEL_ROLES, df, "Model roles: probe figures per role", note,
+                table_footer(cfg, ("llm", "fsmem", "model_roles")))
+    save_provenance(out, cfg, prefix=f"{outputs.MODEL_ROLES}.", groups=("llm", "fsmem", "model_roles"),
+                    below_floor=below)
+    log.info("model_roles: %d figures, roles below floor: %s", len(rows), below or "none")
