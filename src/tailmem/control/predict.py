@@ -88,21 +88,56 @@ class ProgrammaticPredictor:
 
 
 _CODE = re.compile(r"\bS(\d+)\b")
+_STATE = re.compile(r"\bstate\s+(\d+)\b", re.I)  # the verbose encoding's form: "leads to state 12"
+_NUMBER = re.compile(r"^\W*(\d+)\W*$")  # a reply that is a bare number
+_UNKNOWN = re.compile(r"\bUNKNOWN\b", re.I)
+
+
+def parse_state(reply: str | None) -> int | None:
+    """The state a reply names: its first code (S12), else its first "state 12", else the whole reply as a bare
+    number (a model shown the verbose encoding, which writes "state 12", often answers "12"); else None."""
+    for pattern in (_CODE, _STATE, _NUMBER):
+        m = pattern.search(reply or "")
+        if m:
+            return int(m.group(1))
+    return None
 
 
 class ModelPredictor:
-    """A configured model: a chat model answers a state code; a scoring-only model picks among mentioned codes."""
+    """A configured model names the next state.
+
+    A chat model (openai, the embedded instruct model) gets the whole prompt whose tokens Tables 4-6 count and
+    answers in its own words under the role's short output cap (`max_output_tokens`, 8 for llm=embedded): the
+    state the reply names (`parse_state`) is the prediction; UNKNOWN or no state is no prediction (an error). It
+    may name any state, also one the block does not mention, so its error on the tail is the model's own, not a
+    menu's. Why not `choose` over the mentioned codes for the instruct model: on the smoke trajectory (Graph
+    Memory, 6 steps) the numbered option list cost 166 evaluated prompt tokens per step against 132, and the model
+    mixed option numbers with state numbers (wrong or UNKNOWN on both steps whose block held the transition; the
+    free reply had both right). Free replies over 48 steps (Graph Memory and CTMC, both encodings, 500 states):
+    about 3 tokens each, 2 UNKNOWN, none without a state once "state 12" and a bare "12" (how the model answers
+    under the verbose encoding) are read. A scoring-only model (local) picks among the mentioned states and UNKNOWN.
+    """
 
     def __init__(self, client):
         self.client = client
         self.name = f"{client.backend}:{client.model}"
+        self.calls = 0
+        self.unknown = 0  # replies that answered UNKNOWN
+        self.malformed = 0  # replies with neither a state code nor UNKNOWN
 
     def predict(self, memory_block: str, state: int, state_text: str, action: str) -> Prediction:
         prompt = full_prompt(memory_block, state, state_text, action)
+        self.calls += 1
         if self.client.backend == "local":
             options = [f"S{s}" for s in mentioned_regions(memory_block) if s != state] + ["UNKNOWN"]
             choice = options[self.client.choose(prompt + "\nAnswer:", options)]
+            self.unknown += choice == "UNKNOWN"
             return Prediction(None if choice == "UNKNOWN" else int(choice[1:]), False)
         reply = self.client.chat([{"role": "user", "content": prompt}]).content or ""  # params: the role's (llm.params)
-        m = _CODE.search(reply)
-        return Prediction(int(m.group(1)) if m else None, False)
+        state = parse_state(reply)
+        if state is None:
+            if _UNKNOWN.search(reply):
+                self.unknown += 1
+            else:
+                self.malformed += 1
+        return Prediction(state, False)

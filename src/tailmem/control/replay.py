@@ -1,10 +1,17 @@
-"""Matched replay: one fixed trajectory, replayed under a memory controller, with a prediction at every step.
+"""Matched replay: one fixed trajectory, replayed under a memory controller, with a prediction at every step
+(or at the configured subset of steps, `predict_steps`).
 
 Every controller sees the same states and actions in the same order, so differences in tokens and errors are
 the controller's alone (paper 1 Table 1, "matched replay"). At step t at state s with action a:
 (a) the controller builds the memory block from the store, (c) the predictor names the next state, the full
 prompt's tokens are counted, and evidence coverage is checked; (d) the true next state is written to memory.
 The visited state's item and the items placed into the block are the step's accesses.
+
+A model predictor costs seconds per call, so `control.predict_steps` may ask for predictions at only N steps
+(`predict_spread`: evenly spread, first and last included, or the last N). The memory is still built, counted and
+written at every step, so the controller's state, its accesses and its tokens per step are those of the full
+replay; only the predicted steps are rows of `steps` (the API-calling steps), so error and coverage, overall and
+tail, are scored over them alone. The same steps for every arm of a trajectory.
 """
 
 from __future__ import annotations
@@ -26,8 +33,31 @@ from tailmem.memory.tokens import TokenCounter
 
 @dataclass(frozen=True)
 class ReplayResult:
-    steps: pd.DataFrame  # one row per API-calling step
+    steps: pd.DataFrame  # one row per API-calling (predicted) step
     counts: np.ndarray  # (n,) accesses per item (state) by the controller's prompts
+    tokens: pd.DataFrame | None = None  # every replayed step's prompt and memory tokens; None = the rows of `steps`
+
+    @property
+    def replayed(self) -> pd.DataFrame:
+        """Tokens of every replayed step (predicted or not): what tokens per step are averaged over."""
+        return self.steps if self.tokens is None else self.tokens
+
+
+SPREADS = ("even", "last")
+
+
+def predict_steps(n_steps: int, count: int | None, spread: str = "even") -> list[int]:
+    """The steps the predictor runs at: every step (count None or >= n_steps), else `count` steps evenly spread
+    over the replay (first and last included) or the last `count`."""
+    if spread not in SPREADS:
+        raise ValueError(f"predict spread {spread!r}; expected one of {SPREADS}")
+    if count is None or count >= n_steps:
+        return list(range(n_steps))
+    if count <= 0:
+        return []
+    if spread == "last":
+        return list(range(n_steps - count, n_steps))
+    return sorted({int(t) for t in np.linspace(0, n_steps - 1, count).round()})
 
 
 def replay(
@@ -38,11 +68,15 @@ def replay(
     predictor,
     counter: TokenCounter,
     progress: bool = False,
+    predict_at: list[int] | None = None,
 ) -> ReplayResult:
+    """`predict_at`: the steps the predictor runs at (`predict_steps`); None = every step."""
     mem = WorldMemory(world)
-    kept = block_steps(len(states))
+    scored = None if predict_at is None else set(int(t) for t in predict_at)
+    # the kept blocks are among the predicted steps, so the site shows each with its prediction
+    kept = block_steps(len(states)) if scored is None else {sorted(scored)[i] for i in block_steps(len(scored))}
     counts = np.zeros(world.n, dtype=np.int64)
-    rows = []
+    rows, tokens = [], []
     for t in tqdm(range(len(states)), disable=not progress, desc=controller.name, unit="step", leave=False):
         s, e = int(states[t]), int(edges[t])
         a = e - int(world.indptr[s])
@@ -51,23 +85,30 @@ def replay(
         text = world.state_texts[s]
         mem.visit(s)
         prompt = controller.build(mem.store, Query(step=t, current=s, related=mem.related(s), text=f"{text} {action}"), counter)
-        pred = predictor.predict(prompt.text, s, text, action)
-        covered = find_evidence(prompt.text, s, action) == nxt
+        prompt_tokens = counter.exact(full_prompt(prompt.text, s, text, action))
+        predicted = scored is None or t in scored
+        if predicted:
+            pred = predictor.predict(prompt.text, s, text, action)
+            covered = find_evidence(prompt.text, s, action) == nxt
         accessed = tuple(dict.fromkeys((s, *prompt.accessed)))  # the visit, then what the prompt holds
         counts[list(accessed)] += 1
         mem.store.touch(accessed, t)
-        rows.append(
-            (t, s, nxt, -1 if pred.state is None else pred.state, pred.state == nxt, covered,
-             counter.exact(full_prompt(prompt.text, s, text, action)), prompt.tokens, len(prompt.core), len(prompt.tail),
-             *((prompt.text, line_marks(prompt, mem.store.items)) if t in kept else (None, None)))
-        )
+        if predicted:
+            rows.append(
+                (t, s, nxt, -1 if pred.state is None else pred.state, pred.state == nxt, covered,
+                 prompt_tokens, prompt.tokens, len(prompt.core), len(prompt.tail),
+                 *((prompt.text, line_marks(prompt, mem.store.items)) if t in kept else (None, None)))
+            )
+        if scored is not None:
+            tokens.append((t, prompt_tokens, prompt.tokens))
         mem.learn(t, s, a, nxt)
     steps = pd.DataFrame(
         rows,
         columns=["step", "state", "next_state", "predicted", "correct", "covered", "prompt_tokens", "memory_tokens", "n_core", "n_tail",
                  "memory", "marks"],
     )
-    return ReplayResult(steps=steps, counts=counts)
+    replayed = None if scored is None else pd.DataFrame(tokens, columns=["step", "prompt_tokens", "memory_tokens"])
+    return ReplayResult(steps=steps, counts=counts, tokens=replayed)
 
 
 # Steps whose memory block is kept (`memory`, and `marks` from tailmem.memory.marks): enough for the site's step
@@ -91,13 +132,15 @@ def tail_states(steps: pd.DataFrame, counts: np.ndarray, fraction: float = 0.5) 
 
 
 def summarize(result: ReplayResult, tail_fraction: float = 0.5) -> dict:
-    """Tokens per step, overall and tail error, and their evidence-coverage twins."""
-    steps = result.steps
+    """Tokens per step (over every replayed step), overall and tail error and their evidence-coverage twins (over
+    the predicted steps; the tail: the least-accessed `tail_fraction` of the states predicted at)."""
+    steps, replayed = result.steps, result.replayed
     tail = np.isin(steps.state.to_numpy(), tail_states(steps, result.counts, tail_fraction))
     return {
-        "steps": int(len(steps)),
-        "tokens_per_step": float(steps.prompt_tokens.mean()),
-        "memory_tokens_per_step": float(steps.memory_tokens.mean()),
+        "steps": int(len(replayed)),
+        "predicted_steps": int(len(steps)),
+        "tokens_per_step": float(replayed.prompt_tokens.mean()),
+        "memory_tokens_per_step": float(replayed.memory_tokens.mean()),
         "overall_error": float(1.0 - steps.correct.mean()),
         "tail_error": float(1.0 - steps.correct[tail].mean()),
         "overall_coverage": float(steps.covered.mean()),

@@ -70,22 +70,48 @@ class Semantic(GoalDirected):
 
 
 class LLMPolicy(GoalDirected):
-    """A configured model chooses among the action names (chat models by number, scoring models by likelihood)."""
+    """A configured model chooses among the action names (chat models by number, scoring models by likelihood).
+
+    The prompt is laid out stable-prefix first, so a model that keeps the KV cache of the previous call (the
+    embedded backend, llama.cpp) evaluates only what changed: the fixed instruction, then the goal (fixed for an
+    episode), then the memory texts in the order their transitions were first observed (oldest first: consecutive
+    steps share most of the list's head), and last the current state. The memory holds the same lines as the
+    semantic proxy's (`memory_texts`), only ordered by time rather than by state. Prompt tokens the embedded model
+    evaluates per step (Qwen2.5-Coder-1.5B's tokenizer, the semantic proxy's smoke trajectory, modular, 60 states,
+    5 x 40 steps): 358 instead of 523 with the state-first layout; with the model choosing (modular, 30 states,
+    10 steps, the same moves under both layouts): 201 instead of 258, 7.2 s per step instead of 8.3 on 1 thread.
+    """
 
     name = "llm"
+    INSTRUCTION = ("You are exploring a world of connected places and want to reach a goal. Given the goal, your "
+                   "memory of the paths taken and where you are now, choose the path that brings you closer to "
+                   "the goal.")
 
     def __init__(self, world: World, seed: int, client):
         super().__init__(world, seed)
         self.client = client
         self.agent = f"{client.backend}:{client.model}"
+        self._learned: dict[tuple[int, int], int] = {}  # (state, action) -> order of first observation
+
+    def memory_texts(self, obs: Observation) -> list[str]:
+        """The proxy's memory lines (transitions known from the current and retrieved states), oldest first."""
+        keys = [(s, a) for s in dict.fromkeys((obs.state, *obs.retrieved)) for a in self.known.get(s, {})]
+        keys.sort(key=self._learned.__getitem__)
+        texts = self.world.state_texts
+        return [format_transition(texts[s], self.world.actions(s)[a], texts[self.known[s][a]]) for s, a in keys]
+
+    def observe(self, obs: Observation, action: int, next_state: int) -> None:
+        self._learned.setdefault((obs.state, action), len(self._learned))
+        super().observe(obs, action, next_state)
+
+    def prompt(self, obs: Observation) -> str:
+        memory = "\n".join(self.memory_texts(obs)) or "(nothing yet)"
+        return (
+            f"{self.INSTRUCTION}\n"
+            f"Goal: {self.world.state_texts[self.goal(obs.episode)]}\n"
+            f"Memory of paths taken (oldest first):\n{memory}\n"
+            f"You are at: {self.world.state_texts[obs.state]}"
+        )
 
     def choose(self, obs: Observation, u: float) -> int:
-        memory = "\n".join(self.memory_texts(obs)) or "(nothing yet)"
-        prompt = (
-            "You are exploring a world of connected places and want to reach a goal.\n"
-            f"Goal: {self.world.state_texts[self.goal(obs.episode)]}\n"
-            f"You are at: {self.world.state_texts[obs.state]}\n"
-            f"Memory of paths taken:\n{memory}\n"
-            "Which path brings you closer to the goal?"
-        )
-        return self.client.choose(prompt, list(obs.actions))
+        return self.client.choose(self.prompt(obs), list(obs.actions))

@@ -1,12 +1,15 @@
-"""Stage `control`: replay one rollout's trajectory under one memory controller, predicting every next state.
+"""Stage `control`: replay one rollout's trajectory under one memory controller, predicting every next state
+(or, with `control.predict_steps`, the next state at that many steps: a model predictor's cost is per call).
 
-Writes `steps.parquet` (one row per API-calling step), `counts.npz` (accesses per item) and `summary.json`
-(tokens per step, overall and tail error, evidence coverage; which controller, predictor and trajectory).
+Writes `steps.parquet` (one row per API-calling step: every step, or the predicted ones), `counts.npz` (accesses per
+item) and `summary.json` (tokens per replayed step, overall and tail error and evidence coverage over the predicted
+steps; which controller, predictor and trajectory).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
@@ -14,7 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from tailmem import paths
 from tailmem.artifacts import atomic_path, read_json, write_json, write_npz
 from tailmem.control.predict import ModelPredictor, ProgrammaticPredictor
-from tailmem.control.replay import replay, summarize
+from tailmem.control.replay import predict_steps, replay, summarize
 from tailmem.errors import ArtifactError, ConfigError
 from tailmem.graphworld.world import World
 from tailmem.memory.controllers import make_controller
@@ -56,7 +59,12 @@ def run(cfg: DictConfig) -> None:
         raise ArtifactError(f"{trace_dir / paths.TRACE_FILE}: {trace.n} states but the world has {world.n}")
     predictor = make_predictor(cfg)
     counter = TokenCounter(encoding=cfg.llm.encoding)
-    result = replay(world, trace.states, trace.actions, controller, predictor, counter, progress=None)
+    count, spread = cfg.control.get("predict_steps"), cfg.control.get("predict_spread", "even")
+    at = predict_steps(len(trace.states), count, spread)
+    at = None if len(at) == len(trace.states) else at  # every step: the plain replay
+    started = time.perf_counter()
+    result = replay(world, trace.states, trace.actions, controller, predictor, counter, progress=None, predict_at=at)
+    seconds = time.perf_counter() - started
     summary = {
         "arm": cfg.control.arm or controller.name,
         "controller": controller.name,
@@ -66,6 +74,9 @@ def run(cfg: DictConfig) -> None:
         "tau": getattr(controller, "tau", None),
         "order": getattr(controller, "order", None),
         "predictor": predictor.name,
+        "predictor_label": paths.role_label(cfg, "predictor"),  # the predictor's folder segment: its model
+        "predict_steps": None if count is None else int(count),
+        "predict_spread": spread,
         "policy": cfg.policy.name,
         "retrieval": cfg.retrieval.name,
         "family": world.family,
@@ -73,6 +84,8 @@ def run(cfg: DictConfig) -> None:
         "seed": int(cfg.seed),
         "tokenizer": cfg.llm.encoding,
         **summarize(result, cfg.control.tail_fraction),
+        **({"predictor_unknown": predictor.unknown, "predictor_malformed": predictor.malformed}
+           if isinstance(predictor, ModelPredictor) else {}),
     }
     out = paths.out_dir(cfg, paths.control_dir(cfg))
     out.mkdir(parents=True, exist_ok=True)
@@ -82,7 +95,12 @@ def run(cfg: DictConfig) -> None:
     save_provenance(out, cfg, agent=predictor.name, controller=controller.name)
     write_json(out / paths.SUMMARY_FILE, summary)  # last: its presence means the arm is complete
     log.info(
-        "%s: %.1f tokens/step, error %.3f (tail %.3f), coverage %.3f (tail %.3f)",
+        "%s: %.1f tokens/step, error %.3f (tail %.3f), coverage %.3f (tail %.3f) over %d of %d steps",
         summary["arm"], summary["tokens_per_step"], summary["overall_error"], summary["tail_error"],
-        summary["overall_coverage"], summary["tail_coverage"],
+        summary["overall_coverage"], summary["tail_coverage"], summary["predicted_steps"], summary["steps"],
     )
+    if isinstance(predictor, ModelPredictor):
+        log.info("%s: %d predictions by %s in %.1f s (%.2f s per predicted step; cache hits %d, misses %d); "
+                 "%d UNKNOWN, %d without a state code", summary["arm"], predictor.calls, predictor.name, seconds,
+                 seconds / max(predictor.calls, 1), predictor.client.hits, predictor.client.misses,
+                 predictor.unknown, predictor.malformed)
