@@ -33,16 +33,23 @@ def test_templates_by_type():
 
 
 def test_judge_path_on_the_loopback_server(tmp_path):
-    replies = iter(["Yes.", "**no**", "Answer: YES", "hmm"])
-    with FakeServer(reply=lambda body: next(replies)) as server:
+    # the reply follows the response judged (requests go out in prefix order, not in list order)
+    replies = {"Tokyo": "Yes.", "Paris": "**no**", "not mentioned": "Answer: YES", "?": "hmm"}
+
+    def reply(body):
+        return replies[body["messages"][0]["content"].split("Assistant's response: ")[1].split("\n")[0]]
+
+    with FakeServer(reply=reply) as server:
         client = get_client(llm_cfg(tmp_path, server.base_url, concurrency=1), "judge", "test")
         questions = [q("a", "multi-session"), q("b", "knowledge-update"), q("c_abs", "multi-session"), q("d", "temporal-reasoning")]
         verdicts = judge_many(client, questions, ["Tokyo", "Paris", "not mentioned", "?"])
     assert [v.official for v in verdicts] == [True, False, True, False]   # LongMemEval's reading (the default)
     assert [v.ours for v in verdicts] == [True, False, True, None]        # ours: "hmm" is unparsed
     assert server.requests == 4
-    prompts = [b["messages"][0]["content"] for b in server.bodies]
-    assert "updated answer" in prompts[1] and "cannot be answered" in prompts[2] and "by exactly one" in prompts[3]
+    prompts = {b["messages"][0]["content"].split("Assistant's response: ")[1].split("\n")[0]: b["messages"][0]["content"]
+               for b in server.bodies}
+    assert "updated answer" in prompts["Paris"] and "cannot be answered" in prompts["not mentioned"]
+    assert "by exactly one" in prompts["?"]
 
 
 def test_model_answerer_on_the_loopback_server(tmp_path):

@@ -191,9 +191,112 @@ class ReactExecutor:
         return lines[-1].strip() if lines else "look"
 
 
-def make_executor(client):
-    """The programmatic executor offline (`backend: programmatic`), else the ReAct model executor."""
-    return ProgrammaticExecutor() if client is None or client.backend == "programmatic" else ReactExecutor(client)
+CHOOSE_INTRO = ("You are an agent in a household text environment. Reach the task's goal in as few actions as "
+                "possible. The memory lists what you saw where. Go to places you have not searched yet to find what "
+                "the task needs.")
+RECENT = 5  # the choose executor's own last actions, repeated in its prompt (perception of what it just did)
+# Admissible commands the choose executor does not offer: none moves a task on (`look` in these games says "you see
+# nothing"), and the 1.5B model picks `look` whenever it is listed.
+NOT_OFFERED = frozenset({"help", "inventory", "look"})
 
 
-__all__ = ["ProgrammaticExecutor", "ReactExecutor", "StepInput", "make_executor", "seen_objects"]
+class ChooseExecutor:
+    """A model executor for a small model (`alfworld.model_executor=choose`): each step the model names one of the
+    offered actions by number through `client.choose` (the embedded model decodes under a grammar of the option
+    numbers; a chat endpoint is asked and re-asked), so every action is admissible and a step generates a token or
+    two. ReAct's reasoning spends a small model's output cap (48 tokens) before it reaches the action.
+
+    What it offers: the admissible actions but `NOT_OFFERED`, those already taken since it last arrived somewhere
+    and putting the held object back where it was taken from (harness rules, like the searcher's evidence rule: at
+    temperature 0 an action that changed nothing leaves the prompt unchanged, so the model would repeat it to the
+    step cap, and measured, it took and put back the same book until the cap).
+
+    The prompt puts what a game does not change first (instructions, task, guidance), then the memory block, then
+    what changes every step (where the agent is, what it holds, its last actions, the observation); `choose` adds
+    the options last, so an in-process model re-evaluates only the tail (llama.cpp keeps the KV prefix of the
+    previous call). Like the programmatic executor's scratch, it perceives its location, what it holds and its own
+    last actions from the feedback; everything else it knows of the room comes from the memory block.
+    `usage` holds, per step, the prompt tokens an in-process backend was sent and how many came from the KV prefix
+    (zero on a call-cache hit: nothing was paid); a remote backend's choose() reports none.
+    """
+
+    def __init__(self, client):
+        self.client = client
+        self.agent = str(client.model)
+        self.reset()
+
+    def reset(self) -> None:
+        self.usage: list = []
+        self.location: str | None = None
+        self.holding: str | None = None
+        self.recent: list[str] = []
+        self.here: set[str] = set()  # actions taken since the last arrival
+        self.taken_from: str | None = None  # where the held object was picked up
+
+    def observe(self, command: str, text: str) -> None:
+        if m := _ARRIVE.search(text):
+            self.location = m.group(1)
+            self.here = set()
+        else:
+            self.here.add(command)
+        if m := _PICK.search(text):
+            self.holding, self.taken_from = m.group(1), m.group(2)
+        if _MOVE.search(text):
+            self.holding = self.taken_from = None
+        self.recent = (self.recent + [command])[-RECENT:]
+
+    def offered(self, admissible) -> list[str]:
+        """The options: the admissible actions but `NOT_OFFERED`, those taken since the last arrival and putting the
+        held object back where it was picked up (all the admissible ones when that leaves nothing)."""
+        undo = f"move {self.holding} to {self.taken_from}" if self.holding else None
+        return ([a for a in admissible if a not in NOT_OFFERED and a not in self.here and a != undo]
+                or list(admissible) or ["look"])
+
+    def prompt(self, x: StepInput) -> str:
+        recent = "; ".join(self.recent) or "(none yet)"
+        return (f"{CHOOSE_INTRO}\n\nTask: {x.goal.text}\n\nGuidance from earlier tasks:\n{x.guidance or '(none)'}\n\n"
+                f"Memory:\n{x.memory or '(empty)'}\n\n"
+                f"You are at {self.location or 'the start'} and hold {self.holding or 'nothing'}. "
+                f"Your last actions: {recent}.\nObservation:\n{x.observation.strip()}\n\nWhich action next?")
+
+    def act(self, x: StepInput) -> str:
+        from tailmem.llm.records import Usage
+
+        options = self.offered(x.admissible)
+        before = _Counts.of(self.client)
+        index = self.client.choose(self.prompt(x), options)
+        after = _Counts.of(self.client)
+        sent = after.sent - before.sent
+        self.usage.append(Usage(sent, sent - (after.evaluated - before.evaluated), 1 if sent else 0))
+        return options[index]
+
+
+@dataclass(frozen=True)
+class _Counts:
+    """An in-process backend's token counters at one moment (`InstructBackend.sent_tokens` / `.evaluated`)."""
+
+    sent: int = 0
+    evaluated: int = 0
+
+    @classmethod
+    def of(cls, client) -> "_Counts":
+        impl = getattr(client, "_impl", None)
+        return cls(int(getattr(impl, "sent_tokens", 0)), int(getattr(impl, "evaluated", 0)))
+
+
+EXECUTORS = ("react", "choose")
+
+
+def make_executor(client, mode: str = "react"):
+    """The programmatic executor offline (`backend: programmatic`), else the model executor `mode`
+    (`alfworld.model_executor`): ReAct (reasoning, then an action in tags) or choose (an offered action by number)."""
+    if client is None or client.backend == "programmatic":
+        return ProgrammaticExecutor()
+    if mode not in EXECUTORS:
+        from tailmem.errors import ConfigError
+
+        raise ConfigError(f"alfworld.model_executor: {mode!r}; expected one of {EXECUTORS}")
+    return ReactExecutor(client) if mode == "react" else ChooseExecutor(client)
+
+
+__all__ = ["ChooseExecutor", "ProgrammaticExecutor", "ReactExecutor", "StepInput", "make_executor", "seen_objects"]

@@ -31,12 +31,35 @@ def segment(label: str) -> str:
     return out
 
 
+def model_roles(cfg) -> tuple[str, ...]:
+    """The ALFWorld roles a configured model may play (`alfworld.model_roles`, all three when absent); the others
+    are played by their programmatic agents whatever the llm group says (a model slice can put the model in the
+    executor's seat alone and keep the store's curation and retrieval fixed)."""
+    a = cfg.get("alfworld") or {}
+    chosen = a.get("model_roles")
+    chosen = ROLES if chosen is None else tuple(str(r) for r in chosen)
+    unknown = [r for r in chosen if r not in ROLES]
+    if unknown:
+        from tailmem.errors import ConfigError
+
+        raise ConfigError(f"alfworld.model_roles: {unknown[0]!r} is not an ALFWorld role; expected some of {list(ROLES)}")
+    return chosen
+
+
+def plays_model(cfg, role: str, client) -> bool:
+    """Whether `role`'s client is a model that plays in ALFWorld (configured, and listed in alfworld.model_roles)."""
+    return client is not None and client.backend != "programmatic" and role in model_roles(cfg)
+
+
 def agent_labels(cfg) -> dict[str, str]:
-    """The model (or programmatic agent) of each ALFWorld role, as the llm settings name it."""
+    """The model (or programmatic agent) of each ALFWorld role, as the llm settings name it; a role left out of
+    `alfworld.model_roles` is its programmatic agent, `programmatic-<role>` (the offline config's label)."""
     from tailmem.llm.settings import read_settings
 
     roles = read_settings(cfg).roles
-    return {r: roles[r].label for r in ROLES}
+    playing = model_roles(cfg)
+    return {r: roles[r].label if r in playing or roles[r].backend == "programmatic" else f"programmatic-{r}"
+            for r in ROLES}
 
 
 def agent_segments(cfg) -> dict[str, str]:

@@ -15,6 +15,9 @@ from string import Template
 from tailmem.errors import ConfigError, DataError
 
 ABSTAIN = "That was not mentioned in our chats."
+# Task names of LongMemEval's requests: a role's `task_max_output_tokens` may cap them (tailmem.llm.params); without
+# an entry the role's own cap applies, and the request (its hash) is the same as without a task.
+ANSWER_TASK, JUDGE_TASK = "longmemeval_answer", "longmemeval_judge"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 _LINE_TAG = re.compile(r"^\s*(?:S\d+ [^:]*?\d\d:\d\d|\d+[UA]:|\[turn \d+\] \w+:|Session \d+ on [^,]*, turn \d+, \w+:)\s*")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -49,6 +52,51 @@ def content_words(text: str) -> set[str]:
 class Answer:
     text: str
     agent: str
+    seconds: float | None = None  # a model's: latency of the call (the recorded one when served from the cache)
+    prompt_tokens: int | None = None
+    cached_tokens: int | None = None  # of prompt_tokens, served from the KV prefix of the previous call
+    completion_tokens: int | None = None
+    from_cache: bool | None = None
+
+    def accounting(self) -> dict:
+        """A model answer's row columns (`answer_*`); nothing for the programmatic answerer."""
+        if self.seconds is None:
+            return {}
+        return {"answer_seconds": self.seconds, "answer_prompt_tokens": self.prompt_tokens,
+                "answer_cached_tokens": self.cached_tokens, "answer_completion_tokens": self.completion_tokens,
+                "answer_from_cache": self.from_cache}
+
+
+def prompt_key(request: dict) -> str:
+    """A request's text, for ordering by shared prefix: its messages' contents in order."""
+    return "\x00".join(str(m.get("content") or "") for m in request.get("messages", ()))
+
+
+def prefix_order(keys: list[str]) -> list[int]:
+    """Positions of `keys` in lexicographic order. Sorted strings place each next to the one it shares the longest
+    prefix with (a depth-first walk of their trie), which maximises the prefix consecutive calls share."""
+    return sorted(range(len(keys)), key=lambda i: (keys[i], i))
+
+
+def chat_in_prefix_order(client, requests: list[dict]) -> list:
+    """Responses to `requests`, in request order, sent in prefix order.
+
+    llama.cpp keeps the KV cache of the longest prefix a call shares with the previous one, so the embedded model
+    (backend `instruct`, in process) is called one request at a time in `prefix_order`: chat_many's threads would
+    reach its lock in any order. Other backends get chat_many in the same order (a server's prefix cache may use it).
+    """
+    order = prefix_order([prompt_key(r) for r in requests])
+    if getattr(client, "backend", None) == "instruct":
+        out: list = [None] * len(requests)
+        for i in order:
+            req = dict(requests[i])
+            out[i] = client.chat(req.pop("messages"), req.pop("tools", None), **req)
+        return out
+    answers = client.chat_many([requests[i] for i in order])
+    out = [None] * len(requests)
+    for i, a in zip(order, answers):
+        out[i] = a
+    return out
 
 
 class ProgrammaticAnswerer:
@@ -80,14 +128,20 @@ class ModelAnswerer:
 
     def __init__(self, client, seed: int = 0):
         if client.backend == "local" or getattr(client, "_hash_backend", None) == "local":
-            raise ConfigError("llm.roles.searcher: LongMemEval answering needs a chat model (openai or replay), "
-                              "not the local scoring-only model; use the programmatic backend offline")
+            raise ConfigError("llm.roles.searcher: LongMemEval answering needs a chat model (openai, instruct or "
+                              "replay), not the local scoring-only model; use the programmatic backend or "
+                              "llm=embedded offline")
         self.client = client
         self.seed = seed
         self.name = f"{client.backend}:{client.model}"
 
     def request(self, memory: str, question: str, date: str) -> dict:
-        return {"messages": [{"role": "user", "content": full_prompt(memory, question, date)}], "seed": self.seed}
+        """One answer's chat request; its output cap is the searcher role's, or its `task_max_output_tokens` entry
+        for `ANSWER_TASK` when set (a small model's slice caps preference answers that run to the role's cap)."""
+        return {"messages": [{"role": "user", "content": full_prompt(memory, question, date)}], "seed": self.seed,
+                "task": ANSWER_TASK}
 
     def answer_many(self, requests: list[dict]) -> list[Answer]:
-        return [Answer((r.content or "").strip(), self.name) for r in self.client.chat_many(requests)]
+        return [Answer((r.content or "").strip(), self.name, float(r.latency_s), r.usage.prompt_tokens,
+                       r.usage.cached_tokens, r.usage.completion_tokens, bool(r.from_cache))
+                for r in chat_in_prefix_order(self.client, requests)]

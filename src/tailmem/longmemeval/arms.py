@@ -6,6 +6,9 @@ Memory puts whole sessions in verbatim while they fit `graph_budget`; CTMC arm `
 times Graph Memory's measured memory tokens on the same question (ratio 1 = matched budget) on a verbatim core
 of the most relevant turns and a summarised tail. Full History (every turn) and Flat Retrieval (the `flat_k`
 sessions with most word overlap, whole, no budget) are the references.
+
+`longmemeval.arms` picks which of these families run (`ctmc` = one arm per ratio); a model reader with a context
+window of a few thousand tokens runs Graph Memory and CTMC only (Full History and Flat Retrieval have no budget).
 """
 
 from __future__ import annotations
@@ -24,26 +27,51 @@ class Arm:
     ratio: float | None = None  # CTMC only: budget = ratio x Graph Memory's memory tokens
 
 
+# The arm families `longmemeval.arms` may list, in the order they run (CTMC's budgets are read from Graph Memory).
+ARM_FAMILIES = ("graph_memory", "ctmc", "full_history", "flat_retrieval")
+
+
 def ctmc_name(ratio: float) -> str:
     return f"ctmc-r{float(ratio):g}"
 
 
+def families(lme) -> list[str]:
+    """The arm families to run (`longmemeval.arms`, all when absent), checked: CTMC needs Graph Memory."""
+    chosen = lme.get("arms")
+    chosen = list(ARM_FAMILIES) if chosen is None else [str(f) for f in chosen]
+    unknown = [f for f in chosen if f not in ARM_FAMILIES]
+    if unknown:
+        raise ConfigError(f"longmemeval.arms: {unknown[0]!r} is not an arm family; expected some of {list(ARM_FAMILIES)}")
+    if "ctmc" in chosen and "graph_memory" not in chosen:
+        raise ConfigError("longmemeval.arms: ctmc needs graph_memory (CTMC's budgets are shares of Graph Memory's "
+                          f"tokens on the same question); got {chosen}")
+    return [f for f in ARM_FAMILIES if f in chosen]
+
+
 def make_arms(lme) -> list[Arm]:
-    """Graph Memory first (CTMC's budgets are read from it), then CTMC per ratio, then the references."""
+    """Graph Memory first (CTMC's budgets are read from it), then CTMC per ratio, then the references; only the
+    families `longmemeval.arms` lists."""
     enc = str(lme.encoding)
+    run = families(lme)
     arms = []
-    gm = arm_settings("graph_memory", encoding=enc, budget=int(lme.graph_budget), rank_by="query")
-    arms.append(Arm("graph_memory", gm.pop("label"), gm))
-    for ratio in lme.ctmc_ratios:
+    if "graph_memory" in run:
+        gm = arm_settings("graph_memory", encoding=enc, budget=int(lme.graph_budget), rank_by="query")
+        arms.append(Arm("graph_memory", gm.pop("label"), gm))
+    for ratio in (lme.ctmc_ratios if "ctmc" in run else []):
         if not 0 < float(ratio) <= 1:
             raise ConfigError(f"longmemeval.ctmc_ratios: expected ratios in (0, 1], got {ratio}")
         c = arm_settings("ctmc", encoding=enc, budget=None, tau=float(lme.tau), rank_by="query")
         label = c.pop("label")
         arms.append(Arm(ctmc_name(ratio), f"{label} ({float(ratio):g}x)", c, float(ratio)))
-    fh = arm_settings("full_history", encoding=enc)
-    arms.append(Arm("full_history", fh.pop("label"), fh))
-    fr = arm_settings("flat_retrieval", encoding=enc, k=int(lme.flat_k), budget=None)
-    arms.append(Arm("flat_retrieval", fr.pop("label"), fr))
+    if "full_history" in run:
+        fh = arm_settings("full_history", encoding=enc)
+        arms.append(Arm("full_history", fh.pop("label"), fh))
+    if "flat_retrieval" in run:
+        fr = arm_settings("flat_retrieval", encoding=enc, k=int(lme.flat_k), budget=None)
+        arms.append(Arm("flat_retrieval", fr.pop("label"), fr))
+    if not arms:
+        raise ConfigError(f"longmemeval.arms: no arm to run; expected some of {list(ARM_FAMILIES)} (and "
+                          f"longmemeval.ctmc_ratios non-empty when only CTMC's families are listed)")
     return arms
 
 

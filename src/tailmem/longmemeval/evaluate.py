@@ -39,11 +39,13 @@ def haystack_order(question: Question, seed: int) -> np.ndarray:
     return rng.permutation(len(question.sessions))
 
 
-def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: int, recall_ks, counter: TokenCounter) -> list[Built]:
+def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: int, recall_ks, counter: TokenCounter,
+                  turn_words: int | None = None) -> list[Built]:
+    """Every arm's prompt for `question`; turns cut to `turn_words` words in the store (None = whole turns)."""
     perm = haystack_order(question, seed)
     sessions = tuple(question.sessions[i] for i in perm)
     ranking = rank(sessions, question.question)
-    store = build_store(question, sessions, ranking)
+    store = build_store(question, sessions, ranking, turn_words)
     top = ranking.order[:candidates]
     query = Query(step=0, current=top[0] if top else None, related=tuple(top[1:]), text=question.question)
     answers = set(question.answer_session_ids)
@@ -71,7 +73,7 @@ def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: in
                 "seed": seed, "arm": arm.name, "label": arm.label, "budget": settings.get("budget"),
                 "sessions": len(sessions), "prompt_tokens": counter.exact(text), "memory_tokens": prompt.tokens,
                 "n_core": len(prompt.core), "n_tail": len(prompt.tail),
-                "coverage": metrics.evidence_coverage(question, prompt.text),
+                "coverage": metrics.evidence_coverage(question, prompt.text, turn_words),
                 "answer_sessions_placed": metrics.sessions_in_prompt(answer_pos, prompt.accessed),
                 **recall,
                 # for the site's side-by-side view: the question, the block and which of its lines are the tail
@@ -82,9 +84,11 @@ def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: in
     return built
 
 
-def score(question: Question, row: dict, response: str, agent: str) -> dict:
+def score(question: Question, row: dict, response: str, agent: str, **extra) -> dict:
+    """The row scored; `extra` adds columns (a model answer's seconds and tokens: `Answer.accounting`)."""
     return row | {"answer": response, "gold": question.answer, "answerer": agent,
-                  "correct": metrics.substring_correct(question, response), "abstained": metrics.abstains(response)}
+                  "correct": metrics.substring_correct(question, response), "abstained": metrics.abstains(response),
+                  **extra}
 
 
 def evaluate_programmatic(question: Question, built: list[Built], answerer: ProgrammaticAnswerer) -> list[dict]:

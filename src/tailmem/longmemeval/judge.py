@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from tailmem.data.longmemeval import Question
-from tailmem.longmemeval.answer import prompt_template
+from tailmem.longmemeval.answer import JUDGE_TASK, chat_in_prefix_order, prompt_template
 
 TEMPLATES = {
     "single-session-user": "judge_default",
@@ -39,6 +39,7 @@ class Verdict:
     reply: str
     official: bool  # LongMemEval's rule: "yes" in the lower-cased reply
     ours: bool | None  # first verdict word; None = unparsed
+    seconds: float | None = None  # the judge call's latency (the recorded one when served from the cache)
 
 
 def template_name(question: Question) -> str:
@@ -67,12 +68,15 @@ def parse_verdict(reply: str | None) -> bool | None:
     return None if m is None else m.group(1) in _POSITIVE
 
 
-def read_reply(reply: str | None) -> Verdict:
-    return Verdict(reply or "", official_verdict(reply), parse_verdict(reply))
+def read_reply(reply: str | None, seconds: float | None = None) -> Verdict:
+    return Verdict(reply or "", official_verdict(reply), parse_verdict(reply), seconds)
 
 
 def judge_many(client, questions: list[Question], responses: list[str]) -> list[Verdict]:
-    """One verdict per (question, response), the calls run concurrently by the client."""
-    requests = [{"messages": [{"role": "user", "content": judge_prompt(q, r)}]}  # params: the judge role's
+    """One verdict per (question, response). The prompts put the rules and the question first and the response
+    last, and are sent in prefix order (`answer.chat_in_prefix_order`): the arms' answers to one question share
+    everything but the response, which is all an in-process model evaluates anew."""
+    # params: the judge role's (its cap for JUDGE_TASK when set)
+    requests = [{"messages": [{"role": "user", "content": judge_prompt(q, r)}], "task": JUDGE_TASK}
                 for q, r in zip(questions, responses)]
-    return [read_reply(r.content) for r in client.chat_many(requests)]
+    return [read_reply(r.content, float(r.latency_s)) for r in chat_in_prefix_order(client, requests)]

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from tailmem.data.longmemeval import Question
-from tailmem.longmemeval.haystack_memory import flat
+from tailmem.longmemeval.haystack_memory import clip, flat
 
 _WORD = re.compile(r"[a-z0-9]+")
 _ABSTAIN = re.compile(
@@ -47,13 +47,15 @@ def substring_correct(question: Question, response: str) -> bool:
     return not abstains(response) and substring_match(response, question.answer)
 
 
-def evidence_coverage(question: Question, prompt_text: str) -> float:
-    """Fraction of the `has_answer` turns whose text is in the prompt (nan when the question has none)."""
+def evidence_coverage(question: Question, prompt_text: str, turn_words: int | None = None) -> float:
+    """Fraction of the `has_answer` turns whose text is in the prompt (nan when the question has none). With
+    `turn_words` the store holds each turn's first words only (`haystack_memory.clip`), and that is what is looked
+    for: coverage then says whether the stored evidence reached the prompt, not whether the clip kept the answer."""
     turns = [question.sessions[s].turns[t] for s, t in question.evidence]
     if not turns:
         return float("nan")
     text = flat(prompt_text)
-    return sum(flat(turn.content) in text for turn in turns) / len(turns)
+    return sum(clip(turn.content, turn_words) in text for turn in turns) / len(turns)
 
 
 def sessions_in_prompt(answer_positions: Sequence[int], placed: Sequence[int]) -> float:

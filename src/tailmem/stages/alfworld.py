@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -47,12 +48,11 @@ def listed_games(cfg, subset: str) -> list[G.Game]:
 
 def subset_games(cfg, subset: str) -> list[G.Game]:
     """The games a subset plays, in the order every cell runs: the smoke list as given, or a split's games
-    without `games.EXCLUDED` (the same on every machine) in the fixed family-interleaved order, the first
-    `max_games` of them if set."""
+    without `games.EXCLUDED` (the same on every machine) in the fixed family-interleaved order; the first
+    `max_games` of them if set (the smoke list's too)."""
     games = G.playable(listed_games(cfg, subset))
-    if subset == "smoke":
-        return games
-    games = G.interleaved(games)
+    if subset != "smoke":
+        games = G.interleaved(games)
     max_games = cfg.alfworld.get("max_games")
     return games[:max_games] if max_games else games
 
@@ -153,6 +153,28 @@ def _agent(client) -> str:
     return client.agent if client.backend == "programmatic" else client.model
 
 
+def _executor(cfg, client):
+    """The episode's executor: the model's (`alfworld.model_executor`) when the executor role plays a model in
+    ALFWorld (`alfworld.model_roles`), else the programmatic one."""
+    from tailmem.alfworld.executor import make_executor
+
+    return make_executor(client if layout.plays_model(cfg, "executor", client) else None,
+                         str(cfg.alfworld.get("model_executor") or "react"))
+
+
+def _executor_agent(cfg, client) -> str:
+    return _agent(client) if layout.plays_model(cfg, "executor", client) else "programmatic-executor"
+
+
+def _model_seconds(client) -> dict:
+    """An in-process model's counters for this role (tokens sent and evaluated, seconds inside llama.cpp)."""
+    impl = getattr(client, "_impl", None)
+    if impl is None or not hasattr(impl, "evaluated"):
+        return {}
+    return {"sent_tokens": int(impl.sent_tokens), "evaluated_tokens": int(impl.evaluated),
+            "seconds_in_model": round(float(impl.seconds_in_model), 3)}
+
+
 def _counter(cfg):
     from tailmem.memory.tokens import TokenCounter
 
@@ -163,7 +185,6 @@ def memory(cfg: DictConfig) -> None:
     """Stage `alfworld_memory`: every game of the subset under one memory arm (paper 1 on ALFWorld)."""
     from tailmem.alfworld import speedup
     from tailmem.alfworld.episode import cached, episode_key, run_episode
-    from tailmem.alfworld.executor import make_executor
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
 
@@ -176,19 +197,24 @@ def memory(cfg: DictConfig) -> None:
     _manifest(cfg, a.subset)  # the games stage ran
     client = get_client(cfg, "executor", "alfworld_memory")
     counter = _counter(cfg)
-    cache_dir = layout.episodes_dir(cfg) if client.backend == "programmatic" else None
+    model = layout.plays_model(cfg, "executor", client)
+    cache_dir = None if model else layout.episodes_dir(cfg)
     rows = []
     for g in tqdm(gs, desc=f"alfworld memory {arm}"):
-        ex = make_executor(client)
+        ex = _executor(cfg, client)
         key = episode_key(g, settings, "", a.max_steps, ex.agent)
+        start = time.perf_counter()
         rec = cached(cache_dir, key, lambda: run_episode(g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed),
                                                           counter, "", a.max_steps))
         if not rec.loaded:
             log.warning("alfworld game %s could not be loaded: %s (skipped)", g.key, rec.error)
-        rows.append(rec.to_json())
-    save_provenance(out, cfg, executor=_agent(client))
-    write_json(out / "episodes.json", {"arm": arm, "settings": settings, "subset": a.subset, "executor": _agent(client),
-                                       "episodes": rows})
+        rows.append(rec.to_json() | ({"seconds": round(time.perf_counter() - start, 3)} if model else {}))
+    agent = _executor_agent(cfg, client)
+    save_provenance(out, cfg, executor=agent)
+    record = {"arm": arm, "settings": settings, "subset": a.subset, "executor": agent, "episodes": rows}
+    if model:  # what the model run cost (seconds per game are beside each episode)
+        record["model"] = {"executor_mode": str(a.get("model_executor") or "react"), **_model_seconds(client)}
+    write_json(out / "episodes.json", record)
 
 
 def skills(cfg: DictConfig) -> None:
@@ -197,7 +223,6 @@ def skills(cfg: DictConfig) -> None:
     from tailmem.alfworld.chain import PROTOCOLS, chain_order, run_chain, to_rows
     from tailmem.alfworld.curator import VARIANTS, ModelCurator, ProgrammaticCurator
     from tailmem.alfworld.episode import cached, episode_key, run_episode
-    from tailmem.alfworld.executor import make_executor
     from tailmem.alfworld.goal import parse_goal
     from tailmem.alfworld.retriever import Retrieved, retrieve, retrieve_model
     from tailmem.fsmem.snapshots import SnapshotLog
@@ -214,7 +239,8 @@ def skills(cfg: DictConfig) -> None:
     # seed > 0: a model role's requests carry the seed, so a replicate chain is its own sample (chain.seeded_order)
     builder = get_client(cfg, "builder", "alfworld_skills").sampled(seed)
     searcher = get_client(cfg, "searcher", "alfworld_skills").sampled(seed)
-    model_builder, model_searcher = builder.backend != "programmatic", searcher.backend != "programmatic"
+    model_builder = layout.plays_model(cfg, "builder", builder)
+    model_searcher = layout.plays_model(cfg, "searcher", searcher)
     out = Path(cfg.out) if cfg.get("out") else layout.skills_dir(cfg, a.subset, a.protocol, a.variant, seed)
     order = subset_games(cfg, a.subset)
     manifest = _manifest(cfg, a.subset)
@@ -224,7 +250,8 @@ def skills(cfg: DictConfig) -> None:
     # A programmatic executor's episode depends only on the game, settings, cap and guidance text (all in the
     # episode key), so episodes stay cached whoever wrote the guidance: a model curator or retriever changes the
     # text, hence the key. Only a model executor disables the cache.
-    cache_dir = layout.episodes_dir(cfg) if client.backend == "programmatic" else None
+    model_executor = layout.plays_model(cfg, "executor", client)
+    cache_dir = None if model_executor else layout.episodes_dir(cfg)
     curator = (ModelCurator(a.variant, builder, int(a.curator_rounds)) if model_builder
                else ProgrammaticCurator(a.variant))
     retrievals: list[dict] = []
@@ -251,7 +278,7 @@ def skills(cfg: DictConfig) -> None:
         return got
 
     def attempt(g, guidance):
-        ex = make_executor(client)
+        ex = _executor(cfg, client)
         key = episode_key(g, settings, guidance, a.max_steps, ex.agent)
         ep = cached(cache_dir, key, lambda: run_episode(g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed),
                                                         counter, guidance, a.max_steps))
@@ -264,16 +291,22 @@ def skills(cfg: DictConfig) -> None:
         snapshots.take(store, snapshot_label("after", game_id))  # with before_<game>: what curating task k changed
         return written
 
+    start = time.perf_counter()
     with tqdm(total=len(order), desc=f"alfworld {a.protocol}/{a.variant}") as bar:
         recs = run_chain(order, a.protocol, out / "store", retrieve_for, attempt, curate, bar, seed)
+    seconds = time.perf_counter() - start
     for r in recs:
         if not r.ran:
             log.warning("alfworld game %s could not be loaded: %s (skipped; the chain went on)", r.id, r.error)
     retriever = searcher.model if model_searcher else "programmatic-retriever"
-    save_provenance(out, cfg, curator=curator.agent, executor=_agent(client), retriever=retriever)
+    executor = _executor_agent(cfg, client)
+    save_provenance(out, cfg, curator=curator.agent, executor=executor, retriever=retriever)
     chain = {"protocol": a.protocol, "variant": a.variant, "subset": a.subset, "seed": seed,
-             "agents": {"executor": _agent(client), "curator": curator.agent, "retriever": retriever},
+             "agents": {"executor": executor, "curator": curator.agent, "retriever": retriever},
              "order": [g.id for g in chain_order(order, a.protocol, seed)], "tasks": to_rows(recs), "episodes": played}
+    if model_executor:
+        chain["model"] = {"executor_mode": str(a.get("model_executor") or "react"), "seconds": round(seconds, 3),
+                          **_model_seconds(client)}
     if model_builder:  # the model roles' accounting (tokens, tool calls), per task
         chain["curation_episodes"] = [{"index": k, **e.to_json()} for k, e in curator.episodes]
     if model_searcher:

@@ -46,7 +46,27 @@ def _questions(cfg: DictConfig):
     limit = lme.max_per_type
     if limit is not None and int(limit) < 1:
         raise ConfigError(f"longmemeval.max_per_type: expected null or >= 1, got {limit}")
-    return dataset, select(load(lme.files[dataset]), None if limit is None else int(limit))
+    chosen = select(load(lme.files[dataset]), None if limit is None else int(limit))
+    total = lme.get("max_questions")
+    if total is not None and int(total) < 1:
+        raise ConfigError(f"longmemeval.max_questions: expected null or >= 1, got {total}")
+    return dataset, chosen if total is None else round_robin(chosen, int(total))
+
+
+def round_robin(questions: list, n: int) -> list:
+    """The first `n` questions taking one of each type in turn (types in order of first appearance), so a cap
+    below the number of types still spans as many types as it can; the kept questions stay in their order."""
+    by_type: dict[str, list[int]] = {}
+    for i, q in enumerate(questions):
+        by_type.setdefault(q.qtype, []).append(i)
+    picked: list[int] = []
+    depth = 0
+    while len(picked) < min(n, len(questions)):
+        for idx in by_type.values():
+            if depth < len(idx) and len(picked) < n:
+                picked.append(idx[depth])
+        depth += 1
+    return [questions[i] for i in sorted(picked)]
 
 
 def run(cfg: DictConfig) -> None:
@@ -60,15 +80,18 @@ def run(cfg: DictConfig) -> None:
     searcher = get_client(cfg, "searcher", stage="longmemeval")
     model = None if searcher.backend == "programmatic" else ModelAnswerer(searcher, seed)
     programmatic = ProgrammaticAnswerer(float(lme.min_overlap))
+    turn_words = lme.get("turn_words")
+    turn_words = None if turn_words is None else int(turn_words)
     rows = []
     for q in questions:
-        built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter)
+        built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
         if model is None:
             rows.extend(evaluate_programmatic(q, built, programmatic))
-        else:
+        else:  # one question's arms together: their prompts share a prefix an in-process model reuses
             answers = model.answer_many([model.request(b.memory, q.question, q.date) for b in built])
-            rows.extend(score(q, b.row, a.text, a.agent) for b, a in zip(built, answers))
-    judge_label = _judge(cfg, questions, rows) if lme.judge else None
+            rows.extend(score(q, b.row, a.text, a.agent, **a.accounting()) for b, a in zip(built, answers))
+    judge_client = _judge(cfg, questions, rows) if lme.judge else None
+    judge_label = None if judge_client is None else f"{judge_client.backend}:{judge_client.model}"
     df = pd.DataFrame(rows)
     df["dataset"] = dataset
     out = Path(cfg.out) if cfg.get("out") else run_dir(cfg, dataset, seed)
@@ -84,15 +107,39 @@ def run(cfg: DictConfig) -> None:
                           "accuracy": float(df[df.arm == a.name].correct.mean()),
                           "coverage": float(df[df.arm == a.name].coverage.mean())} for a in arms},
     }
+    if model is not None:
+        summary["model"] = model_accounting(df, searcher, judge_client)
     write_json(out / SUMMARY_FILE, summary)
     for name, s in summary["arms"].items():
         log.info("%s seed %d %s: %.0f tokens/query, accuracy %.3f, coverage %.3f",
                  dataset, seed, name, s["prompt_tokens"], s["accuracy"], s["coverage"])
 
 
-def _judge(cfg: DictConfig, questions, rows: list[dict]) -> str | None:
-    """Add `judge_correct` (LongMemEval's reading, 1/0), `judge_correct_ours` (1/0, None when unparsed) and the
-    reply to every row when a judge model is configured."""
+def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
+    """What the model run cost: seconds per question and arm (answers), per judge call, and the prompt tokens an
+    in-process model was sent against those it evaluated (the rest came from the KV prefix of the previous call).
+    Seconds are the calls' latencies, the recorded ones when the call cache answered (`answers_from_cache`)."""
+    out: dict = {"answer_seconds_per_arm": {}, "answers_from_cache": 0}
+    if "answer_seconds" in df:
+        out["answer_seconds_per_arm"] = {str(a): float(g.answer_seconds.mean()) for a, g in df.groupby("arm", sort=False)}
+        out["answer_seconds_per_question"] = float(df.groupby("qid").answer_seconds.sum().mean())
+        out["answers_from_cache"] = int(df.answer_from_cache.fillna(False).astype(bool).sum())
+        out["answer_completion_tokens"] = float(df.answer_completion_tokens.mean())
+    if "judge_seconds" in df and df.judge_seconds.notna().any():
+        out["judge_seconds_per_call"] = float(df.judge_seconds.mean())
+    for role, client in (("searcher", searcher), ("judge", judge)):
+        impl = getattr(client, "_impl", None)
+        if impl is not None and hasattr(impl, "evaluated"):  # in process: this role's calls paid in this run
+            out.setdefault("backend", {})[role] = {
+                "sent_tokens": int(impl.sent_tokens), "evaluated_tokens": int(impl.evaluated),
+                "seconds_in_model": round(float(impl.seconds_in_model), 3)}
+    return out
+
+
+def _judge(cfg: DictConfig, questions, rows: list[dict]):
+    """Add `judge_correct` (LongMemEval's reading, 1/0), `judge_correct_ours` (1/0, None when unparsed), the reply
+    and the call's seconds to every row when a judge model is configured; returns the judge's client (None
+    offline)."""
     from tailmem.llm import get_client
     from tailmem.longmemeval.judge import judge_many
 
@@ -105,8 +152,8 @@ def _judge(cfg: DictConfig, questions, rows: list[dict]) -> str | None:
     verdicts = judge_many(client, [by_id[r["qid"]] for r in rows], [r["answer"] for r in rows])
     for r, v in zip(rows, verdicts):  # official reading by default; ours (None = unparsed) kept beside it
         r.update(judge_correct=float(v.official), judge_correct_ours=None if v.ours is None else float(v.ours),
-                 judge_reply=v.reply)
-    return f"{client.backend}:{client.model}"
+                 judge_reply=v.reply, judge_seconds=v.seconds)
+    return client
 
 
 def load_rows(cfg, datasets, seeds) -> pd.DataFrame:
@@ -137,6 +184,8 @@ def report(cfg: DictConfig) -> None:
         f"answer abstains. Coverage = fraction of has_answer turns in the prompt. Graph Memory: top-{lme.candidates} "
         f"BM25 sessions, whole, within {lme.graph_budget} tokens; CTMC r = ratio x Graph Memory's memory tokens per "
         f"question (tau={lme.tau}, {lme.encoding} encoding)."
+        + ("" if lme.get("turn_words") is None else f" Every turn cut to its first {lme.turn_words} words in memory "
+           f"(longmemeval.turn_words; coverage looks for the cut turn).")
     )
     tables = longmemeval_tables.all_tables(rows, list(lme.recall_ks), float(lme.primary_ratio))
     footer = table_footer(cfg)
