@@ -213,6 +213,8 @@ def schema() -> dict[str, Reader]:
         "fsmem.build_harness": HARNESS,
         "fsmem.categories": ListOf(Choice(lambda: _categories("locomo"))),
         "fsmem.max_questions": Int(lo=1, null=True),
+        "fsmem.stratified": Bool(),  # max_questions spread over the categories (stages.locomo.select_questions)
+        "fsmem.max_sessions": Int(lo=1, null=True),  # first n sessions, questions with evidence there (fsmem.benchmarks)
         "fsmem.judge": Bool(),
         "fsmem.retrieval_k": POSITIVE,
         "fsmem.chunk.max_turns": POSITIVE,

@@ -245,7 +245,10 @@ def test_the_tool_loop_sends_assistant_turns_every_server_accepts(tmp_path):
     with FakeServer(null_content_500=True) as server:  # tool call first, then a text answer
         client = get_client(llm_cfg(tmp_path, server.base_url), "searcher", "test")
         a = answer_model(client, "Where is the key?", center(Store(tmp_path / "s")), "filesystem", max_rounds=3)
-    assert a.episode.rounds == 1 and server.statuses == {200: 2}
+    # the server's call ({"query": ...} to `view`) is malformed, so nothing was looked up: the answer after it is
+    # refused (issue 28: never an answer before a lookup), the second call is malformed too, and the cap ends it
+    assert (a.episode.rounds, a.episode.refused_answers, a.episode.malformed_calls) == (2, 1, 2)
+    assert server.statuses == {200: 4} and a.episode.no_lookup
     assistant = [m for m in server.bodies[-1]["messages"] if m["role"] == "assistant"]
     assert assistant[0]["content"] == "" and assistant[0]["tool_calls"]
 

@@ -4,6 +4,9 @@ PersonaMem (multiple choice over a shared context) has its own stage, `tailmem.s
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from tailmem.data import locomo, realtalk
 from tailmem.data.locomo import Conversation
 from tailmem.fsmem.errors import FsmemError
@@ -17,10 +20,32 @@ def check_benchmark(name: str) -> None:
 
 
 def conversation(fs, benchmark: str, conv_id: str) -> Conversation:
+    """The conversation as the study sees it: its first `fsmem.max_sessions` sessions (null: all) and only the
+    questions whose evidence lies entirely in them, so every variant is built from and asked about the same part."""
     check_benchmark(benchmark)
     if benchmark == "locomo":
-        return locomo.load(fs.data_file, conv_id)
-    return realtalk.load(fs.realtalk.data_dir, conv_id)
+        conv = locomo.load(fs.data_file, conv_id)
+    else:
+        conv = realtalk.load(fs.realtalk.data_dir, conv_id)
+    return first_sessions(conv, fs.get("max_sessions"))
+
+
+def evidence_sessions(evidence) -> set[int]:
+    """The session numbers an evidence list names (`D3:1` -> 3; LoCoMo has a few entries like `D8:6; D9:17`)."""
+    return {int(m) for e in evidence for m in re.findall(r"D(\d+):", str(e))}
+
+
+def first_sessions(conv: Conversation, n: int | None) -> Conversation:
+    """The first `n` sessions (None: the conversation unchanged) and the questions answerable from them: those
+    whose evidence names at least one session, all of them kept (a question without evidence is dropped)."""
+    if n is None:
+        return conv
+    if int(n) < 1:
+        raise FsmemError(f"fsmem.max_sessions: expected null or >= 1, got {n}")
+    kept = conv.sessions[: int(n)]
+    have = {s.index for s in kept}
+    qa = tuple(q for q in conv.qa if (ev := evidence_sessions(q.evidence)) and ev <= have)
+    return replace(conv, sessions=kept, qa=qa)
 
 
 def conversation_ids(fs, benchmark: str) -> list[str]:

@@ -70,8 +70,8 @@ def check_strength_prices(cfg) -> None:
 
 
 def _check_priced(cfg, role: str, models) -> None:
-    if _role_models(cfg, role, models) == [PROGRAMMATIC]:
-        return
+    if _role_models(cfg, role, models) == [PROGRAMMATIC] or cfg.llm.roles[role].backend != "openai":
+        return  # programmatic agents and the embedded model cost nothing
     from tailmem.llm.settings import read_settings
 
     settings = read_settings(cfg)
@@ -111,8 +111,11 @@ def harness_runs(cfg) -> list[Run]:
 def strength_runs(cfg) -> list[Run]:
     s, out = cfg.fsmem.study.strength, []
     conv = conversation_ids(cfg.fsmem, s.benchmark)[0]
+    main_builder = _label(cfg, "builder")
     for b in _role_models(cfg, "builder", s.builders):
         bdir = strength_dir(cfg.results_dir, s.benchmark, conv, b, s.variant)
+        if b == main_builder != PROGRAMMATIC and s.variant in cfg.fsmem.study.variants:
+            bdir = variant_dir(cfg.results_dir, s.benchmark, conv, s.variant, b)  # the main store: built once
         for q in _role_models(cfg, "searcher", s.searchers):
             out.append(Run(s.benchmark, conv, s.variant, s.harness, b, q, bdir, answers_dir(bdir, s.harness, q),
                            main_build_harness(cfg)))

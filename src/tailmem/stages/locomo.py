@@ -93,6 +93,32 @@ def build(cfg) -> None:
     log.info("fsmem_build %s/%s (build harness %s): %s", conv.sample_id, fs.variant, harness, stats)
 
 
+def stratified(qs: list, limit: int, cats) -> list:
+    """`limit` questions spread evenly over the categories (in `cats` order, round robin: the i-th question of
+    each category in turn, a category with fewer simply runs out), returned in file order."""
+    by_cat = {c: [i for i, q in enumerate(qs) if q.category == c] for c in cats}
+    picked: list[int] = []
+    for rank in range(max((len(v) for v in by_cat.values()), default=0)):
+        for c in cats:
+            if len(picked) < limit and rank < len(by_cat[c]):
+                picked.append(by_cat[c][rank])
+    return [qs[i] for i in sorted(picked)]
+
+
+def select_questions(conv, fs, benchmark: str) -> list:
+    """The questions a run asks: those of `fsmem.categories` (the conversation is already cut to
+    `fsmem.max_sessions`, keeping the questions whose evidence lies in the kept sessions), then at most
+    `fsmem.max_questions` (null: all): the first ones in file order, or with `fsmem.stratified` as evenly over
+    the categories as they allow."""
+    limit = fs.get("max_questions")
+    if limit is not None and int(limit) < 1:
+        raise ConfigError(f"fsmem.max_questions: expected null or >= 1, got {limit}")
+    cats = categories(fs, benchmark)
+    if limit is not None and fs.get("stratified", False):
+        return stratified(questions(conv, cats), int(limit), cats)
+    return questions(conv, cats, None if limit is None else int(limit))
+
+
 def answer(cfg) -> None:
     """Stage fsmem_answer: the search agent answers the non-adversarial questions over a built store."""
     fs = cfg.fsmem
@@ -101,10 +127,7 @@ def answer(cfg) -> None:
     built = read_json(src / BUILD_FILE)
     out = Path(cfg.out) if cfg.get("out") else answers_dir(src, fs.harness, role_label(cfg, "searcher"))
     conv = _conversation(cfg)
-    limit = fs.get("max_questions")
-    if limit is not None and int(limit) < 1:
-        raise ConfigError(f"fsmem.max_questions: expected null or >= 1, got {limit}")
-    qs = questions(conv, categories(fs, fs.benchmark), None if limit is None else int(limit))
+    qs = select_questions(conv, fs, fs.benchmark)
     store = Store(src / "store")
     harness, form, cap = search_harness(fs.variant, store, conv, fs)
     harness.outputs = {}  # recorded beside the answers (fsmem.tool_outputs): evidence and site read, not replay

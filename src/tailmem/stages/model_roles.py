@@ -87,8 +87,8 @@ def predictor_rows(step_files: list[Path], floors) -> list[dict]:
 def judge_probe(cfg: DictConfig, items: int, floors) -> list[dict]:
     """The judge's agreement with labelled answers: gold (correct) and another question's gold (wrong)."""
     from tailmem.data.locomo import load, questions
-    from tailmem.fsmem.agents.judge import judge
-    from tailmem.fsmem.agents.models import client_for
+    from tailmem.fsmem.agents.judge import _score
+    from tailmem.fsmem.agents.models import client_for, prompt
 
     client = client_for(cfg, "judge", "model_roles")
     if client is None or items == 0:
@@ -108,10 +108,12 @@ def judge_probe(cfg: DictConfig, items: int, floors) -> list[dict]:
         for answer, label in ((q.answer, 1.0), (wrong, 0.0)):
             if answer is None:
                 continue
-            verdict = judge(client, q.question, str(q.answer), str(answer), (), None)
+            reply = client.chat([{"role": "user", "content": prompt(  # the judge's correctness call alone
+                "judge_correctness", question=q.question, gold=str(q.answer), answer=str(answer))}])
+            correct = _score(reply.content, "correct", (0.0, 1.0))
             n += 1
-            unreadable += verdict.correct is None
-            agree += verdict.correct == label
+            unreadable += correct is None
+            agree += correct == label
     return [_row("judge", "agreement with labelled answers (gold: correct; another question's gold: wrong)",
                  agree / n if n else None, n, floors.judge_agreement),
             _row("judge", "unreadable verdicts (share)", unreadable / n if n else None, n, floors.unreadable, False)]

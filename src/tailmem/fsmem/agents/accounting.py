@@ -1,6 +1,9 @@
 """What an episode cost: tool rounds, tool calls and errors, tokens by kind, characters read, and what the run
 settings did to it: tool outputs cut at the safety cap (`truncations`), transcripts compacted (`compactions`),
-and whether a model offered tools answered without any (`no_tool_call`).
+and whether a model offered tools answered without any (`no_tool_call`). And what the loop protocol saw
+(`loop.run`): malformed calls (an unknown tool or arguments the schema refuses), whether a role that must look up
+before answering did (`looked_up`; answers offered before it are refused and counted), and a reply that never
+answered (`no_answer`) or an episode ended by the round cap (`capped`).
 
 Programmatic agents call no model, so their tokens are 0; `chars_read` (characters of tool output returned to
 the agent) is the cost proxy comparable across both kinds of agent.
@@ -32,6 +35,11 @@ class Episode:
     truncations: int = 0  # tool outputs cut at the harness's safety cap
     compactions: int = 0  # transcript compactions (running summary + last three turns)
     no_tool_call: bool = False  # offered tools, called none
+    malformed_calls: int = 0  # tool calls naming no offered tool or with arguments the schema refuses
+    looked_up: bool | None = None  # an answering role offered tools: a call returned store content before its answer (None: n/a)
+    no_lookup: bool = False  # looked_up is False: its answer rests on nothing read (the cap forced it)
+    refused_answers: int = 0  # answers offered before any lookup, refused by the loop (they count to the cap)
+    no_answer: bool = False  # an answering role whose final reply was empty
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -42,10 +50,11 @@ class Meter:
 
     def __init__(self, role: str, agent: str, harness: Harness | None):
         self.role, self.agent, self.harness = role, agent, harness
-        self.base = (harness.calls, harness.errors, harness.chars_read, harness.truncations) if harness else (0, 0, 0, 0)
+        self.base = _counters(harness)
         self.rounds = self.prompt = self.cached = self.completion = 0
-        self.compactions = 0
-        self.capped = self.no_tool_call = False
+        self.compactions = self.refused_answers = 0
+        self.capped = self.no_tool_call = self.no_answer = False
+        self.looked_up: bool | None = None
         self.usages: list[tuple[int, int, int]] = []
         self.model_latency = 0.0
         self.t0 = time.perf_counter()
@@ -58,20 +67,31 @@ class Meter:
         self.model_latency += latency_s
 
     def close(self) -> Episode:
-        h = self.harness
-        calls, errors, chars, cut = (h.calls, h.errors, h.chars_read, h.truncations) if h else (0, 0, 0, 0)
-        return Episode(self.role, self.agent, self.rounds, calls - self.base[0], errors - self.base[1],
-                       self.prompt, self.cached, self.completion, chars - self.base[2], self.capped,
-                       round(time.perf_counter() - self.t0, 4), tuple(self.usages), cut - self.base[3],
-                       self.compactions, self.no_tool_call)
+        calls, errors, chars, cut, bad = (now - then for now, then in zip(_counters(self.harness), self.base))
+        return Episode(self.role, self.agent, self.rounds, calls, errors,
+                       self.prompt, self.cached, self.completion, chars, self.capped,
+                       round(time.perf_counter() - self.t0, 4), tuple(self.usages), cut,
+                       self.compactions, self.no_tool_call, bad, self.looked_up, self.looked_up is False,
+                       self.refused_answers, self.no_answer)
+
+
+def _counters(h: Harness | None) -> tuple[int, int, int, int, int]:
+    return (h.calls, h.errors, h.chars_read, h.truncations, h.malformed) if h else (0, 0, 0, 0, 0)
 
 
 # Paper 2's run settings as table columns (issue 14): what they did to the episodes behind a table row.
-RUN_SETTING_COLUMNS = (("no tool call", "no_tool_call"), ("compactions", "compactions"), ("truncations", "truncations"))
+RUN_SETTING_COLUMNS = (("no tool call", "no_tool_call"), ("no lookup", "no_lookup"),
+                       ("malformed calls", "malformed_calls"), ("capped", "capped"), ("no answer", "no_answer"),
+                       ("compactions", "compactions"), ("truncations", "truncations"))
 RUN_SETTINGS_NOTE = ("Run settings (paper 2 C.1): `no tool call` = answers given without any tool call by an agent "
-                     "offered tools; `compactions` = transcripts compacted into a running summary plus the last three "
-                     "turns past llm.compact_prompt_tokens; `truncations` = tool outputs cut at the safety cap "
-                     "(llm.tool_output_max_chars); totals over the row's episodes (`build ...`: the build's).")
+                     "offered tools; `no lookup` = answers a searcher gave with no tool call that ran (the round cap "
+                     "forced them: the loop refuses an answer before a lookup); `malformed calls` = tool calls naming "
+                     "no offered tool or with arguments the tool's schema refuses; `capped` = episodes ended by the "
+                     "round cap (fsmem.rounds.*: a builder that never finished, a searcher told to answer now); `no "
+                     "answer` = final replies left empty; `compactions` = transcripts compacted into a running summary "
+                     "plus the last three turns past llm.compact_prompt_tokens; `truncations` = tool outputs cut at "
+                     "the safety cap (llm.tool_output_max_chars); totals over the row's episodes (`build ...`: the "
+                     "build's).")
 
 
 def _count(value) -> int:

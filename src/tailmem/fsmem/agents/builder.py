@@ -18,7 +18,7 @@ from posixpath import dirname
 
 from tailmem.fsmem.agents import loop
 from tailmem.fsmem.agents.accounting import Episode, Meter
-from tailmem.fsmem.agents.models import prompt
+from tailmem.fsmem.agents.models import compact, prompt, role_prompt
 from tailmem.fsmem.chunks import Chunk
 from tailmem.fsmem.dates import session_heading
 from tailmem.fsmem.errors import FsmemError
@@ -180,16 +180,24 @@ def integrate_programmatic(chunk: Chunk, harness: Harness, known: dict | None = 
 SHELL_PROMPTS = {"management": "management_shell", "reorganize": "management_reorganize_shell"}
 
 
-def system_prompt(harness: Harness, name: str = "management", **values) -> str:
-    """A build role's prompt for this harness: the Shell variant, or the file-tool one naming its tools."""
+def system_prompt(harness: Harness, name: str = "management", client=None, **values) -> str:
+    """A build role's prompt for this harness: the Shell variant, or the file-tool one naming its tools (its
+    compact variant for the embedded model, `models.role_prompt`, when the harness offers append_section)."""
     if is_shell(harness):
         return prompt(SHELL_PROMPTS[name], **values)
+    if "append_section" in harness.tools:
+        return role_prompt(client, name, tools=", ".join(harness.tools), **values)
     return prompt(name, tools=", ".join(harness.tools), **values)
 
 
 def integrate_model(client, chunk: Chunk, harness: Harness, max_rounds: int) -> Episode:
+    """One build episode of a model. Its first round must be a tool call that runs (`require_lookup`): a
+    builder that only talks about filing files nothing. The embedded model is given the chunk's dated heading."""
     current = survey(harness)
-    system = system_prompt(harness)
+    system = system_prompt(harness, client=client)
     user = f"Current store (names and descriptions):\n{current}\n\nNew chunk to integrate:\n{chunk.render()}"
-    _, episode, _ = loop.run(client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False)
+    if compact(client) and "append_section" in harness.tools:
+        user += f"\n\nHeading for this chunk's facts: {session_heading(chunk.session, chunk.date_time)}"
+    _, episode, _ = loop.run(client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False,
+                             require_lookup=True)
     return episode

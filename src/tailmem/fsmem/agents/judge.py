@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tailmem.fsmem.agents.accounting import Meter
-from tailmem.fsmem.agents.models import prompt
+from tailmem.fsmem.agents.models import compact, prompt
 from tailmem.fsmem.agents.searcher import check_citations
 from tailmem.fsmem.store import Store
 
@@ -36,7 +36,11 @@ def _score(text: str, key: str, allowed: tuple[float, ...]) -> float | None:
     return value if value in allowed else None
 
 
-def cited_text(store: Store | None, citations: tuple[str, ...], limit: int = 12_000) -> str:
+CITED_CHARS = 12_000  # the cited contents the judge reads
+CITED_CHARS_COMPACT = 3_000  # the embedded model's (about 800 tokens: 3,000 characters cost it ~30 s per verdict)
+
+
+def cited_text(store: Store | None, citations: tuple[str, ...], limit: int = CITED_CHARS) -> str:
     """The contents the citations point at, resolved through the store's path gate. An invalid citation (no such
     file, line or section: searcher.check_citations) shows no contents, only that it was not found: a citation
     of what does not exist is itself evidence of bad attribution."""
@@ -51,9 +55,10 @@ def judge(client, question: str, gold: str, answer: str, citations: tuple[str, .
     meter = Meter("judge", str(client.model), None)
     r1 = client.chat([{"role": "user", "content": prompt("judge_correctness", question=question, gold=gold, answer=answer)}])
     meter.add_usage(r1.usage)
+    limit = CITED_CHARS_COMPACT if compact(client) else CITED_CHARS  # the embedded model reads ~30 tokens/s
     r2 = client.chat([{"role": "user", "content": prompt("judge_citation", question=question, answer=answer,
                                                            citations="; ".join(citations),
-                                                           cited=cited_text(store, citations))}])
+                                                           cited=cited_text(store, citations, limit))}])
     meter.add_usage(r2.usage)
     ep = meter.close()
     correct, citation = _score(r1.content, "correct", (0.0, 1.0)), _score(r2.content, "citation", (0.0, 0.5, 1.0))

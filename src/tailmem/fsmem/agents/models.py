@@ -34,3 +34,57 @@ def prompt(name: str, folder: str = "fsmem", **values) -> str:
 
         raise FsmemError(f"{path}: prompt file not found")
     return Template(path.read_text()).safe_substitute(**values)
+
+
+# -- compact prompts for a small embedded model ----------------------------------------------------------------
+# The prompts above are written for large models (paper 2's contracts). A 1.5B instruct model does better with a
+# short, concrete method and pays for every prompt token on 2 CPU cores, so a role whose backend is `instruct`
+# (also when replaying its recorded calls) gets `<name>_compact.md` where one exists. A compact search prompt
+# carries the store's file list (names and descriptions): it is the same for every question over a store, so it
+# sits in the stable prefix (system, tools) whose KV cache the next question reuses, and saves the survey round.
+COMPACT_SUFFIX = "_compact"
+TREE_MAX_CHARS = 4000  # the file list in a compact search prompt; past it the model is told to `view` the rest
+
+
+def compact(client) -> bool:
+    """Whether the role's model is the embedded instruct backend (or a replay of its calls)."""
+    if client is None:
+        return False
+    backend = getattr(client, "backend", None)
+    if backend == "replay":
+        backend = getattr(getattr(client, "settings", None), "recorded_backend", None)
+    return backend == "instruct"
+
+
+def prompt_exists(name: str, folder: str = "fsmem") -> bool:
+    from tailmem.configs import config_dir
+
+    return (Path(config_dir()) / "prompts" / folder / f"{name}.md").exists()
+
+
+def role_prompt(client, name: str, folder: str = "fsmem", **values) -> str:
+    """The role's prompt `name`, or its compact variant for an embedded instruct model."""
+    if compact(client) and prompt_exists(name + COMPACT_SUFFIX, folder):
+        name += COMPACT_SUFFIX
+    return prompt(name, folder, **values)
+
+
+def file_list(harness) -> str:
+    """The store's files with their descriptions, read without a tool call (not charged to the agent's reads)."""
+    text = harness.tools["view"].fn(path="")
+    if len(text) <= TREE_MAX_CHARS:
+        return text
+    cut = text[:TREE_MAX_CHARS].rsplit("\n", 1)[0]
+    return f"{cut}\n... ({text.count(chr(10)) - cut.count(chr(10))} more files: view '' lists them all)"
+
+
+def search_prompt(client, form: str, harness) -> str:
+    """The search agent's system prompt for a variant's form (filesystem, chunks, closed_book). The compact
+    filesystem prompt is written for the Center tools, so another harness (bash) keeps the full one."""
+    name = f"search_{form}"
+    if not compact(client) or (form == "filesystem" and not {"grep", "view"} <= set(harness.tools)):
+        return prompt(name)
+    values = {"tools": ", ".join(harness.tools)}
+    if form == "filesystem":
+        values["tree"] = file_list(harness)
+    return role_prompt(client, name, **values)

@@ -7,7 +7,7 @@ refusals and accounting happen in one place. Refusals come back as tool output, 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from tailmem.fsmem.errors import ToolError
@@ -20,6 +20,9 @@ MAX_ARG_CHARS = 64 * 1024
 # every hit is counted (`Harness.truncations`) and logged. Model roles set it from llm.roles.<role>.tool_output_max_chars.
 MAX_OUTPUT_CHARS = 400_000
 
+# How the search tools say they matched nothing (reading.grep, ranked.search_tool, chunks.chunk_retrieval).
+NOTHING_FOUND = ("no match for ", "no file matches ", "no chunk matches ")
+
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "array": list, "object": dict, "number": (int, float)}
 
 
@@ -29,10 +32,23 @@ class Tool:
     description: str
     parameters: dict  # JSON schema of the arguments object
     fn: Callable[..., str]
+    # The call form offered to a small model (Harness.schemas(compact=True)): only these arguments (None: all),
+    # and these values for the hidden ones. A 1.5B model decoding under the schema's grammar fills every
+    # optional argument it is shown (a grep scoped to a guessed file, max_results 1); the hidden ones keep the
+    # tool's behaviour, with a shorter page where a default would flood its context.
+    compact: tuple[str, ...] | None = None
+    compact_defaults: dict = field(default_factory=dict)
+    compact_properties: dict = field(default_factory=dict)  # schema overrides of kept arguments (e.g. one word)
 
-    def schema(self) -> dict:
-        """The OpenAI function-calling schema."""
-        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
+    def schema(self, compact: bool = False) -> dict:
+        """The OpenAI function-calling schema (`compact`: the small-model form)."""
+        parameters = self.parameters
+        if compact and self.compact is not None:
+            props = {k: {**v, **self.compact_properties.get(k, {})}
+                     for k, v in parameters.get("properties", {}).items() if k in self.compact}
+            parameters = {**parameters, "properties": props,
+                          "required": [k for k in parameters.get("required", []) if k in props]}
+        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": parameters}}
 
 
 @dataclass(frozen=True)
@@ -41,6 +57,12 @@ class ToolResult:
     ok: bool
     output: str
     error_type: str | None = None  # the exception's class name when ok is False
+    malformed: bool = False  # the call itself was bad: an unknown tool, or arguments its schema refuses
+
+    @property
+    def found(self) -> bool:
+        """The call ran and returned store content (not a search that matched nothing)."""
+        return self.ok and not self.output.startswith(NOTHING_FOUND)
 
 
 def params(required: dict[str, tuple[str, str]], optional: dict[str, tuple[str, str]] | None = None) -> dict:
@@ -66,6 +88,7 @@ class Harness:
     error_types: dict = field(default_factory=dict)  # exception class name -> failed calls
     chars_read: int = 0
     truncations: int = 0  # outputs cut at max_output_chars
+    malformed: int = 0  # failed calls that named no offered tool or whose arguments the schema refused
     max_output_chars: int = MAX_OUTPUT_CHARS
     # set to {} to record call_key -> (ok, output) of each distinct call (a read-only harness: tool_outputs.write)
     outputs: dict | None = None
@@ -73,8 +96,15 @@ class Harness:
     def add(self, tool: Tool) -> None:
         self.tools[tool.name] = tool
 
-    def schemas(self) -> list[dict]:
-        return [t.schema() for t in self.tools.values()]
+    def schemas(self, compact: bool = False) -> list[dict]:
+        return [t.schema(compact) for t in self.tools.values()]
+
+    def compact_arguments(self, name: str, arguments: Any) -> Any:
+        """A small model's call completed with the values its compact schema hides (Tool.compact_defaults)."""
+        tool = self.tools.get(name)
+        if tool is None or not isinstance(arguments, dict) or not tool.compact_defaults:
+            return arguments
+        return {**{k: v for k, v in tool.compact_defaults.items() if k not in arguments}, **arguments}
 
     def call(self, name: str, arguments: Any) -> ToolResult:
         """Check the arguments against the schema, run the tool, and turn refusals into an error output."""
@@ -87,11 +117,15 @@ class Harness:
         return result
 
     def _run(self, name: str, arguments: Any, entry: list) -> ToolResult:
-        try:
+        try:  # a malformed call: the model's fault of form, counted apart from what a well-formed call ran into
             tool = self.tools.get(name)
             if tool is None:
                 raise ToolError(f"unknown tool {name!r}; this harness offers {sorted(self.tools)}")
             kwargs = check_arguments(tool, arguments)
+        except ToolError as exc:
+            self.malformed += 1
+            return replace(self._failed(name, exc, f"error: {exc}"), malformed=True)
+        try:
             out = tool.fn(**kwargs)
             out = self.clip(name, out)
             self.chars_read += len(out)

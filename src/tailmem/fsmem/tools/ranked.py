@@ -65,6 +65,7 @@ def search_tool(index: FileIndex) -> Tool:
         "Ranked BM25 search over whole files (names, frontmatter and bodies); returns the best files first.",
         params({"query": ("string", "keywords")}, {"k": ("integer", "number of files, default 5")}),
         run,
+        compact=("query",),
     )
 
 

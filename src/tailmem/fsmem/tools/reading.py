@@ -13,6 +13,12 @@ from tailmem.fsmem.tools.base import Tool, params
 
 MAX_PATTERN_CHARS = 300
 GREP_TIMEOUT_S = 2.0
+PATTERN_SYNTAX = re.compile(r"[\\|()\[\].*+?{}^$]")  # a pattern without any of these is a literal phrase
+COMPACT_GREP_RESULTS = 12  # a small model's grep page (Tool.compact): about 500 tokens of hits, not 50 lines
+# A small model's grep pattern: one word, or words joined by |, decoded under this JSON-schema pattern (a 1.5B
+# model otherwise greps the question's whole phrase, which matches no line, and repeats it).
+COMPACT_PATTERN = {"description": "one word, or alternatives joined by | (no spaces)",
+                   "pattern": "^[A-Za-z0-9|'-]{2,40}$"}
 HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 
 
@@ -39,8 +45,10 @@ def view(store: Store, path: str = "", view_range: list | None = None) -> str:
     return numbered(lines[start - 1 : end], start)
 
 
-def grep(store: Store, pattern: str, path: str = "", ignore_case: bool = True, max_results: int = 50) -> str:
-    """Regex search, scoped to a file or folder; prints `path:line:text` like `grep -rn`."""
+def grep(store: Store, pattern: str, path: str = "", ignore_case: bool = True, max_results: int = 50,
+         sections: bool = False) -> str:
+    """Regex search, scoped to a file or folder; prints `path:line:text` like `grep -rn`. `sections`: before the
+    hits of each section, a line naming it (`== path # heading`), so a hit's dated heading comes with it."""
     if not pattern or len(pattern) > MAX_PATTERN_CHARS:
         raise ToolError(f"pattern: expected 1 to {MAX_PATTERN_CHARS} characters")
     try:
@@ -48,20 +56,29 @@ def grep(store: Store, pattern: str, path: str = "", ignore_case: bool = True, m
     except regex.error as exc:
         raise ToolError(f"pattern {pattern!r}: invalid regular expression ({exc})") from None
     max_results = max(1, min(int(max_results), 500))
-    hits, total = [], 0
+    hits, total, shown = [], 0, 0
     for f in store.files(path):
+        section, named = None, None
         for i, line in enumerate(store.read(f).splitlines(), 1):
+            if sections and (h := HEADING.match(line)):
+                section = h.group(2)
             try:
                 found = rx.search(line, timeout=GREP_TIMEOUT_S)
             except TimeoutError:
                 raise ToolError(f"pattern {pattern!r}: took longer than {GREP_TIMEOUT_S}s on one line; simplify it") from None
             if found:
                 total += 1
-                if len(hits) < max_results:
+                if shown < max_results:
+                    if sections and section is not None and (f, section) != named:
+                        hits.append(f"== {f} # {section}")
+                        named = (f, section)
                     hits.append(f"{f}:{i}:{line}")
+                    shown += 1
     if not hits:
-        return f"no match for {pattern!r} under {store.relpath(path) or '/'}"
-    more = f"\n[{total - len(hits)} more matches not shown]" if total > len(hits) else ""
+        phrase = " " in pattern.strip() and not PATTERN_SYNTAX.search(pattern)
+        hint = " (a pattern matches within one line: grep a single word of the phrase)" if phrase else ""
+        return f"no match for {pattern!r} under {store.relpath(path) or '/'}{hint}"
+    more = f"\n[{total - shown} more matches not shown]" if total > shown else ""
     return "\n".join(hits) + more
 
 
@@ -107,6 +124,7 @@ def reading_tools(store: Store) -> list[Tool]:
             params({}, {"path": ("string", "store-relative path; '' or '/' is the root"),
                         "view_range": ("array", "[start, end] lines of a file, 1-based, end -1 = to the end")}),
             lambda path="", view_range=None: view(store, path, view_range),
+            compact=("path",),
         ),
         Tool(
             "grep",
@@ -114,8 +132,12 @@ def reading_tools(store: Store) -> list[Tool]:
             params({"pattern": ("string", "Python regular expression")},
                    {"path": ("string", "file or folder to search; default the whole store"),
                     "ignore_case": ("boolean", "default true"),
-                    "max_results": ("integer", "default 50, at most 500")}),
-            lambda pattern, path="", ignore_case=True, max_results=50: grep(store, pattern, path, ignore_case, max_results),
+                    "max_results": ("integer", "default 50, at most 500"),
+                    "sections": ("boolean", "name the heading each hit lies under; default false")}),
+            lambda pattern, path="", ignore_case=True, max_results=50, sections=False:
+                grep(store, pattern, path, ignore_case, max_results, sections),
+            compact=("pattern",), compact_defaults={"max_results": COMPACT_GREP_RESULTS, "sections": True},
+            compact_properties={"pattern": COMPACT_PATTERN},
         ),
         Tool(
             "toc",
