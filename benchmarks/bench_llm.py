@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "llm"))  # the loopback chat-completions server of the tests
+sys.path.insert(0, str(ROOT / "tests"))  # the loopback chat-completions server of the tests (tests/llm_testkit.py)
 
 from llm_testkit import FakeServer, llm_cfg  # noqa: E402
 
