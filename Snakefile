@@ -43,15 +43,17 @@ if MODEL_SLICE:
 
 # A slice reports the headline tables only: paper 1's graph-world tables, LoCoMo, claims_fsmem, LongMemEval, ALFWorld,
 # and how the model played each role (model_roles).
-MODEL_ROLES = table(outputs.MODEL_ROLES)
-SLICE_TARGETS = GRAPH_WORLD_TARGETS + ((FSMEM_TABLES + FSMEM_STUDY["fsmem_claims"][0] + LONGMEMEVAL_TARGETS
-                                        + ALFWORLD_TARGETS + MODEL_ROLES) if DATA_READY else [])
+MODEL_ROLES = table(outputs.MODEL_ROLES) + table(outputs.MODEL_CLAIMS)
+SLICE_CLAIMS = GRAPH_WORLD_TARGETS + ((FSMEM_TABLES + FSMEM_STUDY["fsmem_claims"][0] + LONGMEMEVAL_TARGETS
+                                       + ALFWORLD_TARGETS) if DATA_READY else [])
+SLICE_TARGETS = SLICE_CLAIMS + (MODEL_ROLES if DATA_READY else [])
 
 
 rule role_probe:
     input:
         [str(r.summary_file(RESULTS)) for r in _CONTROL_RUNS],
         [str(f) for r in FSMEM_MAIN + FSMEM_HARNESS for f in (r.build_dir / paths.BUILD_FILE, r.answers_dir / paths.ANSWERS_FILE)],
+        [str(t) for t in SLICE_CLAIMS if os.path.basename(str(t)).startswith("claims_")],  # model_claims reads them
     output:
         MODEL_ROLES,
     params:

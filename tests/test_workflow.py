@@ -67,6 +67,17 @@ def test_smoke_dag_end_to_end_then_nothing_to_do(tmp_path, repo_root, data_dir):
     skills = pd.read_csv(tables / "alfworld_smoke_skills.csv")
     assert set(mem.arm) >= {"graph_memory", "ctmc"} and (mem.games == 6).all()
     assert len(skills) == 10 and (skills.tasks == 6).all() and (skills.leakage == "no").all()
+    # the model slice (scale.model_slice: smoke_model): the embedded model played every role, named in the rows
+    model = tmp_path / "results" / "smoke" / "model" / "tables"
+    roles = pd.read_csv(model / "model_roles.csv")
+    assert {"searcher", "builder", "predictor", "judge"} <= set(roles.role)
+    judge = roles[roles.figure.str.startswith("agreement")].iloc[0]
+    assert judge["items"] >= 2 and judge["verdict"] in ("ok", "below floor")
+    locomo = pd.read_csv(model / "locomo_conv-50.csv")
+    assert set(locomo.searcher) == {"qwen2.5-coder-1.5b-instruct-q4_k_m"} and (locomo.n >= 1).all()
+    claims = pd.read_csv(model / "model_claims.csv")
+    assert {"claims_ctmc", "claims_fsmem", "claims_random_walk"} <= set(claims.table)
+    assert "predictor" in set(claims[claims.table == "claims_ctmc"].roles.str.split(", ").sum())
     print(f"smoke DAG: {elapsed:.1f} s")
     second = _snakemake(tmp_path, repo_root, data_dir, "--dry-run")
     assert second.returncode == 0, second.stderr[-2000:]

@@ -18,7 +18,9 @@ if isinstance(USER_OVERRIDES, str):
 JOBS = Dag(SCALE, USER_OVERRIDES)
 CFG = JOBS.cfg
 RESULTS = CFG.results_dir
-CONDA_ENV = "../environment.yml"  # the software of every job (used with --use-conda; pins = pyproject.toml)
+# the software of every job (used with --use-conda; pins = pyproject.toml); absolute, because the model slice
+# (a module of this workflow) resolves relative conda paths from the Snakefile, not from the file naming them
+CONDA_ENV = os.path.join(workflow.basedir, "environment.yml")
 FIGURES = CFG.figures_dir
 
 

@@ -132,6 +132,7 @@ ROLE = {
     "model_path": Str(null=True),
     "model_sha256": Str(null=True),
     "n_gpu_layers": Int(lo=0),
+    "kv_prefix_cache": Bool(),
     "n_ctx": POSITIVE,
     "n_threads": POSITIVE,
     "concurrency": POSITIVE,
@@ -239,7 +240,7 @@ def schema() -> dict[str, Reader]:
         "fsmem.study.variants": ListOf(FS_VARIANT),
         "fsmem.study.harness_variants": ListOf(FS_VARIANT),
         "fsmem.study.harnesses": ListOf(HARNESS, null=True),
-        "fsmem.study.harness_benchmarks": ListOf(BENCHMARK),
+        "fsmem.study.harness_benchmarks": ListOf(BENCHMARK, empty=True),  # []: no harness study (a smoke slice)
         "fsmem.study.harness_conversations": POSITIVE,
         "fsmem.study.strength.benchmark": BENCHMARK,
         "fsmem.study.strength.variant": FS_VARIANT,

