@@ -50,8 +50,9 @@ def _set(tree: dict, path: tuple, value) -> dict:
     return tree
 
 
-# Lists that may be empty: no model family patterns = every model `standard` (tailmem.llm.params).
-EMPTY_OK = {"llm.model_families"}
+# Lists that may be empty: no model family patterns = every model `standard` (tailmem.llm.params); no harness study
+# (the smoke model slice leaves the Center vs Center+BM25 pair to the default slice).
+EMPTY_OK = {"llm.model_families", "fsmem.study.harness_benchmarks"}
 
 
 def _bad_values(value, key: str = "") -> list:

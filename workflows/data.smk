@@ -13,7 +13,7 @@ DATA_DIR = Path(str(CFG.data_dir))
 DATA_MIRROR = config.get("data_mirror")
 DATA_MISSING = problems(DATA_DIR, deep=False)
 DATA_READY = not DATA_MISSING
-if DATA_MISSING:
+if DATA_MISSING and not config.get("slice_of"):  # once: the model slice (a module of this file) reads the same data
     print(data_fetch.report(DATA_MISSING, DATA_DIR, len(MANIFEST)), file=sys.stderr)
 
 

@@ -69,8 +69,9 @@ def test_tool_round_prefix_reuse_cache_and_overflow(tmp_path):
         {"role": "tool", "tool_call_id": call.id, "content": "2021: Alice went to Lisbon. 2022: Oslo."}]
     second = client.chat(messages, tools=[READ], tool_choice="none")
     assert second.tool_calls == () and "Lisbon" in second.content
-    # the second prompt extends the first: only the appended turns were evaluated
-    assert second.usage.cached_tokens >= first.usage.prompt_tokens - 1
+    # the second prompt extends the first: only the appended turns were evaluated, and the model's own call kept
+    # its tokens (grammar-sampled tokens differ from the re-rendered text's tokenization: `{` `"name` vs `{"` `name`)
+    assert second.usage.cached_tokens >= first.usage.prompt_tokens + first.usage.completion_tokens - 2
     assert client.chat(messages, tools=[READ], tool_choice="none").from_cache and client.hits == 1
     assert 0 <= client.choose("Which city is in Portugal?", ["Oslo", "Lisbon", "Paris"]) < 3
 
