@@ -33,11 +33,14 @@ def load_audits(runs: list[Run], results: str) -> pd.DataFrame:
 def stats_note(s: StatsSettings) -> str:
     """How every claims row is decided, for the table's note."""
     return (
-        f"Each compared metric: the mean difference (`estimate`) with its {100 * s.confidence:g}% paired bootstrap "
-        f"interval (`ci_low`, `ci_high`; {s.resamples} replicates, seed {s.seed}; seeds resampled first, then units "
-        "within each seed), two-sided sign and Wilcoxon signed-rank p of the per-unit differences, and the verdict: "
-        "HELD when the whole interval lies on the claimed `side`, NOT HELD when it lies on the other side, "
-        "INCONCLUSIVE otherwise (or with fewer than two units). docs/stats.md."
+        f"Each compared metric: the mean difference (`estimate`) with its {100 * s.confidence:g}% interval (`ci_low`, "
+        f"`ci_high`; `ci_method`: exact, by inverting the sign-flip test, up to 15 units, else a percentile bootstrap "
+        f"of {s.resamples} replicates, seed {s.seed}, seeds resampled first, then units within each seed), the "
+        "claim's own test (`p_held`: one-sided sign-flip test that the mean lies on the claimed `side` of its "
+        "threshold, two one-sided tests against the margin for `|d| < m`; `p_not_held`: the same towards the other "
+        "side) and the verdict: HELD (NOT HELD) when the whole interval lies on the claimed (other) side, the matching "
+        f"p is at most {s.alpha:g} and there are at least {s.min_units} units (stats.min_units); INCONCLUSIVE "
+        "otherwise, with the `reason`. docs/stats.md."
     )
 
 
