@@ -3,8 +3,8 @@
 Every CTMC budget from 1.0 down to 0.5 passed non-inferiority (accuracy change +0.004 at each), so the "measured"
 reduction was simply the smallest budget the sweep tried, and the programmatic reader's accuracy did not respond to
 its context, which made "accuracy maintained" vacuous. Now: a sweep that never fails reports "at least" its last
-level and says so; non-inferiority of an accuracy that differs at no level is "uninformative" unless the reader is
-shown to respond to its context (accuracy with the gold evidence removed is lower).
+level and says so; non-inferiority of an accuracy that differs at no level is "uninformative", not HELD; and a
+context check (accuracy with the gold evidence removed must be lower) says whether the reader uses its context.
 """
 
 import numpy as np
@@ -92,11 +92,21 @@ def test_a_reader_that_ignores_its_context_is_flagged():
     assert acc.verdict == INCONCLUSIVE and "uninformative" in acc.reason and "does not respond" in acc.reason
 
 
-def test_a_reader_that_responds_makes_a_flat_sweep_informative():
+def test_a_flat_sweep_stays_uninformative_for_a_reader_that_responds_to_context():
+    """Removing all the evidence is a blunter cut than any budget: the check passing does not make a sweep that
+    never moved the accuracy show where accuracy is lost; the reason says what the check found."""
     table = claims_of(planted({1.0: 0.0, 0.75: 0.0, 0.5: 0.0}, reader_responds=True))
     check = claim(table, "The reader responds to context")
-    assert check.verdict == HELD and check.estimate == pytest.approx(0.6, abs=0.05)
-    assert claim(table, "CTMC accuracy non-inferior").verdict == HELD
+    assert check.verdict == HELD and check.estimate == pytest.approx(0.6, abs=0.05) and check.reason == ""
+    acc = claim(table, "CTMC accuracy non-inferior")
+    assert acc.verdict == INCONCLUSIVE and "uninformative" in acc.reason and "does respond" in acc.reason
+
+
+def test_an_accuracy_that_moves_at_some_budget_is_informative():
+    table = claims_of(planted({1.0: 0.0, 0.75: 0.0, 0.5: 0.4}, reader_responds=True))
+    acc = claim(table, "CTMC accuracy non-inferior")
+    assert acc.verdict == HELD and acc.arm == "ctmc-r0.75" and acc.reason == ""
+    assert claim(table, "Paper 1: CTMC cuts prompt tokens").verdict == HELD
 
 
 def test_the_context_check_removes_every_answer_bearing_turn_and_the_programmatic_reader_notices(data_dir, repo_root):
