@@ -2,8 +2,9 @@
 
 The report modules build the per-unit differences (their unit, their seeds); this module is the one place that
 turns them into the columns every claims table shares, so all claims read alike (`COLUMNS`):
-`estimate, ci_low, ci_high` (the mean difference and its two-sided interval), `ci_method` (exact up to
-`sign_flip.EXACT_MAX` units, else the seed-aware percentile bootstrap), `n_units, n_seeds`, `side` (the side of
+`estimate, ci_low, ci_high` (the mean difference and its two-sided interval), `ci_method` (the inversion of
+the sign-flip test: exact up to `sign_flip.EXACT_MAX` units, random flips above; units nested in seeds or runs
+above that range: the percentile bootstrap, seeds or runs first), `n_units, n_seeds`, `side` (the side of
 the threshold the claim names), `p_held` and `p_not_held` (one-sided p of the sign-flip test that the mean lies on
 the claim's side, and on the other side, against the threshold; for "within" the larger of the two one-sided
 tests against the margin, TOST), `verdict` and `reason` (why a row is INCONCLUSIVE).
@@ -97,11 +98,13 @@ def compare(diff, groups=None, weights=None, *, direction: str, threshold: float
     n = int(values.size)
     n_groups = n if clustered else _n_groups(groups, n)
     estimate = float(np.sum(unit_w * values) / np.sum(unit_w)) if n and np.sum(unit_w) > 0 else float("nan")
+    nested = clustered or 1 < n_groups < n  # units within seeds or runs: above the exact range, resample those first
     if n < 2:  # no spread to read: undefined, never a point that would pass for certainty
         interval = Interval(estimate, float("nan"), float("nan"), s.confidence, 0, n, n_groups, "")
-    elif n <= sign_flip.EXACT_MAX:
-        low, high = sign_flip.interval(values, unit_w, s.confidence)
-        interval = Interval(estimate, low, high, s.confidence, 0, n, n_groups, EXACT)
+    elif n <= sign_flip.EXACT_MAX or not nested:
+        low, high = sign_flip.interval(values, unit_w, s.confidence, s.resamples, s.seed)
+        method = EXACT if n <= sign_flip.EXACT_MAX else f"sign flips ({s.resamples} random)"
+        interval = Interval(estimate, low, high, s.confidence, 0, n, n_groups, method)
     else:
         interval = replace(mean_interval(d, groups, w, s.confidence, s.resamples, s.seed), n_units=n)
     p_held, p_not_held = _tests(values, unit_w, direction, float(threshold), s)
