@@ -91,6 +91,8 @@ def compare(diff, groups=None, weights=None, *, direction: str, threshold: float
             clustered: bool = False) -> Comparison:
     """Interval of the (weighted) mean of the per-unit differences `diff` (seeds `groups` resampled first), the
     claim's one-sided tests against `threshold` and the verdict for (`direction`, `threshold`)."""
+    if clustered and groups is None:
+        raise ValueError("clustered: the groups are the independent units, so they must be given")
     s = settings
     d = np.asarray(diff, dtype=float).ravel()
     w = np.ones(d.size) if weights is None else np.asarray(weights, dtype=float).ravel()
