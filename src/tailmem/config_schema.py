@@ -303,6 +303,8 @@ def schema() -> dict[str, Reader]:
         "longmemeval.recall_ks": ListOf(POSITIVE),
         "longmemeval.min_overlap": Num(lo=0, hi=1),
         "longmemeval.judge": Bool(),
+        # questions answered again without their gold evidence: the reader must respond to its context
+        "longmemeval.context_check": Int(lo=0, null=True),
         # scale: what the DAG enumerates
         "scale.name": Str(),
         "scale.model_slice": Str(null=True),

@@ -180,7 +180,7 @@ def test_stage_with_an_in_process_model_then_the_measured_reduction(tmp_path, da
             "llm=embedded", "longmemeval.dataset=oracle", "longmemeval.datasets=[oracle]", "longmemeval.seeds=[0]",
             "longmemeval.arms=[graph_memory,ctmc]", "longmemeval.ctmc_ratios=[1.0,0.5]", "longmemeval.primary_ratio=0.5",
             "longmemeval.graph_budget=800", "longmemeval.turn_words=40", "longmemeval.max_per_type=1",
-            "longmemeval.max_questions=3", "seed=0"]
+            "longmemeval.max_questions=3", "longmemeval.context_check=0", "seed=0"]  # arms only: the call counts below
     cfg = compose_config("smoke", over)
     stage.run(cfg)
     run = stage.run_dir(cfg, "oracle", 0)

@@ -8,6 +8,7 @@ import pandas as pd
 from llm_testkit import FakeServer
 
 from tailmem.cli import main
+from tailmem.longmemeval.arms import NO_EVIDENCE
 
 
 def common(tmp_path, data_dir):
@@ -21,9 +22,12 @@ def test_offline_stage_and_report(tmp_path, data_dir):
     for seed in (0, 1):
         assert main(["longmemeval", *args, "longmemeval.dataset=oracle", f"seed={seed}"]) == 0
     run = tmp_path / "results/longmemeval/oracle/programmatic/seed0"
-    rows = pd.read_parquet(run / "rows.parquet")
-    ctmc = {f"ctmc-r{r}" for r in ("1", "0.9", "0.8", "0.75", "0.7", "0.6", "0.5")}  # the default sweep
-    assert len(rows) == 6 * 10 and set(rows.answerer) == {"programmatic-answerer"}
+    every = pd.read_parquet(run / "rows.parquet")
+    # issue 29: the context check answers the questions with evidence again, their answer-bearing turns removed
+    check, rows = every[every.arm == NO_EVIDENCE], every[every.arm != NO_EVIDENCE]
+    assert 0 < len(check) <= 6 and check.coverage.isna().all() and set(check.qid) <= set(rows.qid)
+    ctmc = {f"ctmc-r{r}" for r in ("1", "0.9", "0.8", "0.75", "0.7", "0.6", "0.5", "0.4", "0.3", "0.2", "0.1")}
+    assert len(rows) == 6 * 14 and set(every.answerer) == {"programmatic-answerer"}  # the default sweep, to 0.1
     assert set(rows.arm) == {"graph_memory", *ctmc, "full_history", "flat_retrieval"}
     gm = rows[rows.arm == "graph_memory"].set_index("qid")
     half = rows[rows.arm == "ctmc-r0.5"].set_index("qid")

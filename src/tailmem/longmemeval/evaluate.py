@@ -9,14 +9,14 @@ programmatic answerer nothing else varies, so seed-level sd measures only order 
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tailmem.data.longmemeval import Question
 from tailmem.longmemeval import metrics
 from tailmem.longmemeval.answer import ProgrammaticAnswerer, full_prompt
-from tailmem.longmemeval.arms import Arm
+from tailmem.longmemeval.arms import NO_EVIDENCE, Arm
 from tailmem.longmemeval.haystack_memory import build_store
 from tailmem.longmemeval.retrieval import (correct_sessions, official_metrics, official_retrieval_question, rank,
                                            recall_at_k)
@@ -32,6 +32,14 @@ class Built:
 
     row: dict
     memory: str
+
+
+def without_evidence(question: Question) -> Question:
+    """`question` with every answer-bearing turn taken out of its haystack (a session left empty goes too): what
+    the reader sees when the gold evidence is removed, for the check that its accuracy depends on it."""
+    sessions = tuple(replace(s, turns=kept) for s in question.sessions
+                     if (kept := tuple(t for t in s.turns if not t.has_answer)))
+    return replace(question, sessions=sessions)
 
 
 def haystack_order(question: Question, seed: int) -> np.ndarray:
@@ -82,6 +90,14 @@ def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: in
             memory=prompt.text,
         ))
     return built
+
+
+def build_without_evidence(question: Question, arm: Arm, seed: int, candidates: int, recall_ks, counter: TokenCounter,
+                           turn_words: int | None = None) -> Built:
+    """`arm`'s prompt (Graph Memory's) for `question` with its gold evidence removed, as the check arm
+    `NO_EVIDENCE`; scored against the question as asked."""
+    b = build_prompts(without_evidence(question), [arm], seed, candidates, recall_ks, counter, turn_words)[0]
+    return Built(b.row | {"arm": NO_EVIDENCE, "label": f"{b.row['label']}, gold evidence removed"}, b.memory)
 
 
 def score(question: Question, row: dict, response: str, agent: str, **extra) -> dict:

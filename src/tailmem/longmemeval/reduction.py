@@ -6,8 +6,10 @@ the same question). Which budget to report is decided here, from the answers, no
 1. For every CTMC arm and every question (unit) answered by both it and Graph Memory in the same seed, three paired
    differences: accuracy (CTMC - Graph Memory, 0/1 each), evidence coverage (CTMC - Graph Memory; questions
    without answer-bearing turns carry no coverage and are left out of that metric) and prompt tokens saved.
-2. Non-inferiority: an arm's accuracy (coverage) is non-inferior when the whole bootstrap interval of its mean
-   difference lies above -margin (`longmemeval.noninferiority_margin`; `tailmem.stats`, seeds as the outer level).
+2. Non-inferiority: an arm's accuracy (coverage) is non-inferior when the claims rule of `tailmem.stats` holds
+   its mean difference above -margin (`longmemeval.noninferiority_margin`): the interval wholly above it and the
+   one-sided test against it agreeing. The independent unit is the question: its seeds only reorder one haystack,
+   so they are resampled within the question, and the test reads each question's mean over its seeds.
 3. Fixed-sequence selection: arms are tested from the largest budget down; the measured reduction is the reduction
    of the last arm before the first one whose accuracy or coverage is not shown non-inferior. Testing in a fixed
    order and stopping at the first failure keeps the chance of wrongly passing any arm at the one-sided level of a
@@ -16,6 +18,11 @@ the same question). Which budget to report is decided here, from the answers, no
 
 Token reduction of a question = 100 * (1 - CTMC's prompt tokens / Graph Memory's), weighted by Graph Memory's
 tokens, so the mean over questions is 100 * (1 - sum CTMC / sum Graph Memory): the reduction of mean tokens per query.
+
+What the sweep can and cannot say (issue 29): when no budget fails (`reached_failure` False) the reported reduction
+is only a lower bound, the sweep's last level. When CTMC's accuracy differs from Graph Memory's at no budget
+(`accuracy_differs_nowhere`), non-inferiority means something only if the reader's accuracy depends on its context
+at all: `context_response` compares Graph Memory's accuracy with and without the gold evidence (`NO_EVIDENCE`).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from tailmem.longmemeval.arms import NO_EVIDENCE
 from tailmem.stats.compare import Comparison, compare
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, combine
@@ -35,11 +43,17 @@ PASSED, FAILED, AFTER_FAILURE = "passes", "fails", "passes after a failure"
 
 @dataclass(frozen=True)
 class Paired:
-    """One metric of one CTMC arm against Graph Memory over shared units: per-unit values, seeds, weights."""
+    """One metric of one arm against another over shared (seed, question) pairs: values, seeds, questions, weights."""
 
     diff: np.ndarray
     seeds: np.ndarray
+    questions: np.ndarray
     weights: np.ndarray | None = None
+
+    def compare(self, direction: str, threshold: float, settings: StatsSettings) -> Comparison:
+        """The claims rule with the question as the independent unit (its seeds resampled within it)."""
+        return compare(self.diff, self.questions, self.weights, direction=direction, threshold=threshold,
+                       settings=settings, clustered=True)
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,7 @@ class ArmResult:
     coverage: Comparison  # CTMC - Graph Memory evidence coverage
     step: str  # PASSED, FAILED or AFTER_FAILURE
     measured: bool  # this arm's reduction is the dataset's measured reduction
+    seeds: int = 1  # seeds the questions were answered in
 
     @property
     def noninferior(self) -> str:
@@ -72,24 +87,32 @@ def _wide(rows: pd.DataFrame, column: str) -> pd.DataFrame:
     return rows.pivot_table(index=["seed", "qid"], columns="arm", values=column, aggfunc="first", dropna=False)
 
 
-def paired_metric(rows: pd.DataFrame, arm: str, column: str) -> Paired:
-    """Per-question differences arm - Graph Memory of a 0/1 or fractional column; pairs with a missing side dropped."""
-    w = _wide(rows.assign(**{column: rows[column].astype(float)}), column)
-    if arm not in w or REFERENCE not in w:
-        return Paired(np.array([]), np.array([]))
-    pair = w[[arm, REFERENCE]].dropna()
-    return Paired((pair[arm] - pair[REFERENCE]).to_numpy(float), pair.index.get_level_values("seed").to_numpy())
+EMPTY = Paired(np.array([]), np.array([]), np.array([]))
+
+
+def _pairs(w: pd.DataFrame, arm: str, reference: str) -> pd.DataFrame:
+    return w[[arm, reference]].dropna() if arm in w and reference in w else pd.DataFrame(columns=[arm, reference])
+
+
+def paired_metric(rows: pd.DataFrame, arm: str, column: str, reference: str = REFERENCE) -> Paired:
+    """Per-question differences arm - reference of a 0/1 or fractional column; pairs with a missing side dropped."""
+    pair = _pairs(_wide(rows.assign(**{column: rows[column].astype(float)}), column), arm, reference)
+    if pair.empty:
+        return EMPTY
+    index = pair.index
+    return Paired((pair[arm] - pair[reference]).to_numpy(float), index.get_level_values("seed").to_numpy(),
+                  index.get_level_values("qid").astype(str).to_numpy())
 
 
 def paired_reduction(rows: pd.DataFrame, arm: str) -> Paired:
     """Per-question token reduction in percent, weighted by Graph Memory's prompt tokens on the question."""
-    w = _wide(rows, "prompt_tokens")
-    if arm not in w or REFERENCE not in w:
-        return Paired(np.array([]), np.array([]))
-    pair = w[[arm, REFERENCE]].dropna()
+    pair = _pairs(_wide(rows, "prompt_tokens"), arm, REFERENCE)
     pair = pair[pair[REFERENCE] > 0]
+    if pair.empty:
+        return EMPTY
     gm = pair[REFERENCE].to_numpy(float)
-    return Paired(100.0 * (1.0 - pair[arm].to_numpy(float) / gm), pair.index.get_level_values("seed").to_numpy(), gm)
+    return Paired(100.0 * (1.0 - pair[arm].to_numpy(float) / gm), pair.index.get_level_values("seed").to_numpy(),
+                  pair.index.get_level_values("qid").astype(str).to_numpy(), gm)
 
 
 def evaluate(rows: pd.DataFrame, margin: float, settings: StatsSettings, accuracy: str = "correct") -> list[ArmResult]:
@@ -101,13 +124,13 @@ def evaluate(rows: pd.DataFrame, margin: float, settings: StatsSettings, accurac
         results = []
         for arm, ratio in ctmc_arms(d):
             acc, cov, tok = paired_metric(d, arm, accuracy), paired_metric(d, arm, "coverage"), paired_reduction(d, arm)
-            a = compare(acc.diff, acc.seeds, direction="greater", threshold=-margin, settings=settings)
-            c = compare(cov.diff, cov.seeds, direction="greater", threshold=-margin, settings=settings)
-            t = compare(tok.diff, tok.seeds, tok.weights, direction="greater", threshold=0.0, settings=settings)
+            a = acc.compare("greater", -margin, settings)
+            c = cov.compare("greater", -margin, settings)
+            t = tok.compare("greater", 0.0, settings)
             ok = a.verdict == HELD and c.verdict == HELD
             step = (AFTER_FAILURE if ok else FAILED) if failed else (PASSED if ok else FAILED)
             failed = failed or not ok
-            results.append(ArmResult(str(dataset), arm, ratio, t, a, c, step, False))
+            results.append(ArmResult(str(dataset), arm, ratio, t, a, c, step, False, int(np.unique(acc.seeds).size)))
         passed = [r for r in results if r.step == PASSED]
         if passed:
             last = passed[-1]
@@ -119,3 +142,28 @@ def evaluate(rows: pd.DataFrame, margin: float, settings: StatsSettings, accurac
 def measured(results: list[ArmResult], dataset: str) -> ArmResult | None:
     """The arm whose reduction is the dataset's measured reduction, or None when no budget passed."""
     return next((r for r in results if r.dataset == dataset and r.measured), None)
+
+
+def first_failure(results: list[ArmResult], dataset: str) -> ArmResult | None:
+    """The budget that ended the sequence, or None when every budget of the sweep passed."""
+    return next((r for r in results if r.dataset == dataset and r.step == FAILED), None)
+
+
+def reached_failure(results: list[ArmResult], dataset: str) -> bool:
+    """Did the sweep reach a budget that fails? If not, the measured reduction is a lower bound: the sweep's end."""
+    return first_failure(results, dataset) is not None
+
+
+def accuracy_differs_nowhere(results: list[ArmResult], dataset: str) -> bool:
+    """No budget's accuracy interval excludes zero: cutting the budget never moved the accuracy."""
+    arms = [r for r in results if r.dataset == dataset]
+    return bool(arms) and all(r.accuracy.interval.low <= 0.0 <= r.accuracy.interval.high for r in arms)
+
+
+def context_response(rows: pd.DataFrame, settings: StatsSettings, accuracy: str = "correct") -> Comparison | None:
+    """Graph Memory's accuracy with the gold evidence minus without it (`NO_EVIDENCE`) on the questions answered
+    both ways, claimed > 0: a reader whose accuracy does not fall cannot show that a budget kept what it needs.
+    None when the check did not run (`longmemeval.context_check` = 0)."""
+    if NO_EVIDENCE not in set(rows.arm):
+        return None
+    return paired_metric(rows, REFERENCE, accuracy, reference=NO_EVIDENCE).compare("greater", 0.0, settings)

@@ -319,11 +319,11 @@ def _compared(settings: StatsSettings, claim: str, protocol: str, arm: str, base
             "unit": "game", "paper": paper_text}
     absent = [name for name, df in ((arm, a), (baseline, b)) if not len(df)]
     if absent:
-        return head | missing(claim_text(direction, threshold)) | {
+        return head | missing(claim_text(direction, threshold), "a cell was not run") | {
             "sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no tasks in this run"}
     p = paired_games(a, b)
     if not len(p):
-        return head | missing(claim_text(direction, threshold)) | {
+        return head | missing(claim_text(direction, threshold), "no shared game") | {
             "sign_p_1s": float("nan"), "evidence": "no game played by both cells"}
     d = (p.success_a - p.success_b).to_numpy()
     cmp = compare(d, p.seed.to_numpy(), direction=direction, threshold=threshold, settings=settings)
@@ -333,7 +333,7 @@ def _compared(settings: StatsSettings, claim: str, protocol: str, arm: str, base
                 f"{baseline}{margin}")
     row = head | cmp.row() | {"sign_p_1s": _one_sided_sign(d, direction), "evidence": evidence}
     if direction == "within" and len(p) < min_tie_games:  # a zero-width interval on a few games is no tie
-        row |= {"verdict": INCONCLUSIVE,
+        row |= {"verdict": INCONCLUSIVE, "reason": f"a tie needs at least {min_tie_games} games",
                 "evidence": f"{evidence}; a tie needs at least {min_tie_games} games (alfworld.claims.min_tie_games)"}
     return row
 
@@ -385,12 +385,15 @@ def claims_note(executor: str, settings: StatsSettings, order_margin: float, min
     return (f"Unit = a game both cells played (loaded) in the same chain seed; estimate = mean over those games of "
             f"success(arm) - success(baseline), i.e. the share of games won minus the control's; "
             f"{100 * settings.confidence:g}% paired bootstrap over games ({settings.resamples} replicates, seed "
-            f"{settings.seed}; {levels}). sign_p, wilcoxon_p: two-sided about 0; sign_p_1s: the "
-            f"one-sided sign test paper 2 reports (D.1), in the claim's direction. Order rows pair the full chain "
+            f"{settings.seed}; {levels}; exact up to 15 games, `ci_method`). p_held, p_not_held: one-sided "
+            f"sign-flip tests of the mean against the claim's threshold (two one-sided tests against the margin for "
+            f"a tie); HELD / NOT HELD need the interval, the matching p <= {settings.alpha:g} and at least "
+            f"{settings.min_units} games (stats.min_units), else INCONCLUSIVE with the `reason`. sign_p_1s: the "
+            f"one-sided sign test paper 2 reports (D.1), in the claim's direction, a labelled extra. Order rows pair the full chain "
             f"with the reversed one (the same games, the store never reset) within margin {order_margin:g} "
             f"(alfworld.claims.order_margin), on at least {min_tie_games} games (alfworld.claims.min_tie_games). "
             f"Executor: {executor}. A row with a cell that was not run is "
-            f"INCONCLUSIVE with the reason in `evidence`; at smoke size (6 games) intervals are wide or, where two cells won the same games, of zero width.{level}")
+            f"INCONCLUSIVE with the reason in `evidence`; at smoke size (6 games) intervals are wide or unbounded.{level}")
 
 
 # One row per (protocol, variant, task): the hierarchy panel (tailmem.fsmem.hierarchy.measure) of the store the

@@ -8,8 +8,10 @@ half of the states predicted at, ranked by the trajectory's own access counts (t
 is scored on the same states. Each arm's own-count tail (`control.replay.tail_states` on its counts, what
 summary.json holds) stays beside it as `tail_error_own` / `tail_coverage_own`.
 
-The claims (`claims`) are decided from per-state paired differences of the per-step records (`steps.parquet`):
-a seed-aware bootstrap interval, sign and Wilcoxon tests, and a HELD / NOT HELD / INCONCLUSIVE verdict
+The claims (`claims`) are decided from per-state paired differences of the per-step records (`steps.parquet`).
+The states of one replayed trajectory share its memory, so the independent unit is the run (family x seed): the
+verdict reads the runs (an exact interval at few runs, else runs resampled and states within them; the claim's
+sign-flip test on each run's mean), and the state-level reading (states as if independent) stands beside it
 (tailmem.stats).
 """
 
@@ -23,7 +25,7 @@ from tailmem.control.replay import tail_states
 from tailmem.report import paper_values as paper
 from tailmem.stats.compare import compare
 from tailmem.stats.settings import StatsSettings
-from tailmem.stats.verdict import combine
+from tailmem.stats.verdict import combine, combine_reason
 
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
 OWN_TAIL = ("tail_error_own", "tail_coverage_own")  # each arm's own-count tail, kept beside the shared one
@@ -170,16 +172,27 @@ DIFFS = {  # metric -> (step column, sign): error = 1 - correct, so b - a of `co
 
 def compare_arms(steps: pd.DataFrame, a: str, b: str, metric: str, direction: str, threshold: float,
                  s: StatsSettings) -> dict:
-    """Claims columns of metric(a) - metric(b) over the same steps: states as units (steps as weights), seeds
-    as the outer level. Tail metrics use the shared tail only."""
+    """Claims columns of metric(a) - metric(b) over the same steps, read on the runs (the verdict), with the
+    state-level reading beside it (`state_*`, `n_states`). Tail metrics use the shared tail only."""
     p = _paired_steps(steps, a, b)
     if metric.startswith("tail_"):
         p = p[p.in_tail]
     col, sign = DIFFS[metric]
     d = sign * (p[f"{col}_a"].astype(float) - p[f"{col}_b"].astype(float))
     units = _per_state(p, d)
-    c = compare(units["diff"], units["seed"], units["steps"], direction=direction, threshold=threshold, settings=s)
-    return {"unit": "state", **c.row()}
+    run = (units.family.astype(str) + "/" + units.seed.astype(str)).to_numpy()
+    runs = compare(units["diff"], run, units["steps"], direction=direction, threshold=threshold, settings=s,
+                   clustered=True)
+    states = compare(units["diff"], None, units["steps"], direction=direction, threshold=threshold, settings=s)
+    row = {"unit": UNIT, **runs.row(), "n_seeds": int(units.seed.nunique()), "n_states": len(units),
+           "state_ci_low": states.interval.low, "state_ci_high": states.interval.high,
+           "state_verdict": states.verdict}
+    if states.verdict != runs.verdict:
+        row["reason"] = "; ".join(filter(None, (row["reason"], f"states as independent units: {states.verdict}")))
+    return row
+
+
+UNIT = "run (family x seed); states within"
 
 
 def _run_slopes(frame: pd.DataFrame, x: str, y: str, log: bool = False) -> pd.DataFrame:
@@ -214,7 +227,7 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
 
     def combined(claim: str, parts: list[str], names: str) -> None:
         rows.append({"claim": claim, "unit": "", "side": "all parts", "verdict": combine(parts),
-                     "evidence": f"combines: {names}"})
+                     "reason": combine_reason(parts), "evidence": f"combines: {names}"})
 
     def paper_pair(metric: str, enc: str) -> str:
         return (f"paper: Graph Memory {paper.controller_value('graph_memory', enc, metric):g}, "

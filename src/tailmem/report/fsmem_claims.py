@@ -35,7 +35,7 @@ from tailmem.report import paper2_values as paper
 from tailmem.stats.compare import COLUMNS, compare, missing
 from tailmem.stats.paired_tests import sign_test
 from tailmem.stats.settings import StatsSettings
-from tailmem.stats.verdict import claim_text, combine
+from tailmem.stats.verdict import claim_text, combine, combine_reason
 
 ANSWER_COLUMNS = ("study", "benchmark", "conversation", "variant", "harness", "builder", "searcher", "qid",
                   "question", "f1", "judge_correct", "search_chars_read", "search_dollars")
@@ -133,11 +133,11 @@ class _Rows:
                 "unit": "question", "paper": paper_text}
         absent = [name for name, df in ((arm, a), (baseline, b)) if not len(df)]
         if absent:
-            return self._add(head | missing(claim_text(direction, threshold)) | {
+            return self._add(head | missing(claim_text(direction, threshold), "an arm was not run") | {
                 "sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no answers in this run"})
         p = paired(a, b, metric)
         if p.n == 0:
-            return self._add(head | missing(claim_text(direction, threshold)) | {
+            return self._add(head | missing(claim_text(direction, threshold), "no shared question") | {
                 "sign_p_1s": float("nan"), "evidence": "no question answered by both arms"})
         cmp = compare(p.diff, p.groups, direction=direction, threshold=threshold, settings=self.settings)
         others = "" if p.answered_a == p.answered_b == p.n else f"; answered {p.answered_a} and {p.answered_b}"
@@ -149,7 +149,8 @@ class _Rows:
 
     def combined(self, claim: str, benchmark: str, arm: str, parts: list[str], names: str, paper_text: str) -> None:
         self._add({"claim": claim, "benchmark": benchmark, "arm": arm, "baseline": "", "metric": "", "unit": "",
-                   "side": "all parts", "verdict": combine(parts), "evidence": f"combines: {names}",
+                   "side": "all parts", "verdict": combine(parts), "reason": combine_reason(parts),
+                   "evidence": f"combines: {names}",
                    "paper": paper_text})
 
     def _add(self, row: dict) -> str:
@@ -241,7 +242,8 @@ def claims(answers: pd.DataFrame, settings: StatsSettings, margin: float,
         ladder = [s for s in (searcher_ladder or present) if s in present]
         if len(ladder) < 2:
             out._add({"claim": "A stronger search model answers better", "benchmark": bench, "arm": builder,
-                      "baseline": "", "metric": "", "unit": "question", **missing("> 0"), "sign_p_1s": float("nan"),
+                      "baseline": "", "metric": "", "unit": "question", **missing("> 0", "one searcher"),
+                      "sign_p_1s": float("nan"),
                       "evidence": f"builder {builder}: one searcher ({', '.join(present)}), no step up the ladder "
                                   "(offline the strength grid is programmatic x programmatic)",
                       "paper": _searcher_paper("", "")})
@@ -261,13 +263,17 @@ def note(settings: StatsSettings, margin: float) -> str:
     return (
         "Unit = a question answered by both arms (same benchmark, conversation, question); conversations (and seeds, "
         f"when there are replicate builds) are the outer level of the {100 * settings.confidence:g}% paired "
-        f"bootstrap ({settings.resamples} replicates, seed {settings.seed}; docs/stats.md). estimate = mean of arm - "
+        f"bootstrap ({settings.resamples} replicates, seed {settings.seed}; exact up to 15 questions, `ci_method`; "
+        "docs/stats.md). estimate = mean of arm - "
         "baseline. Correctness = the judge's verdict when both arms were judged on every question, else token F1; "
         "search cost = dollars per question when a model was billed, else characters of tool output returned to "
         f"the searcher. Tie and non-superiority rows use margin {margin:g} (stats.margins.fsmem_tie; the widest "
-        "spread paper 2 calls near-tied is 4.8 points, PersonaMem 128k 61.9-66.7%). sign_p, wilcoxon_p: two-sided "
-        "about 0; sign_p_1s: the one-sided sign test paper 2 reports (D.1), in the claim's direction, on rows "
-        "without a margin. A row with an arm that was not run is INCONCLUSIVE with the reason in `evidence`. "
+        "spread paper 2 calls near-tied is 4.8 points, PersonaMem 128k 61.9-66.7%). p_held, p_not_held: one-sided "
+        "sign-flip tests of the mean against the claim's threshold (for a tie, two one-sided tests against the "
+        f"margin); HELD / NOT HELD need the interval, the matching p <= {settings.alpha:g} and at least "
+        f"{settings.min_units} questions (stats.min_units), else INCONCLUSIVE with the `reason`. sign_p_1s: the "
+        "one-sided sign test paper 2 reports (D.1), in the claim's direction, on rows without a margin (an extra). "
+        "A row with an arm that was not run is INCONCLUSIVE with the reason in `evidence`. "
         "Not comparable in level: offline numbers come from programmatic agents (llm=offline: every role) scored by "
         "token F1, while paper 2's numbers (`paper`) are model-judged accuracy (a gpt-5.4-mini judge on the answers "
         "of model agents); only the direction of a comparison carries over, never its size."

@@ -21,10 +21,11 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
-from tailmem.longmemeval.reduction import ArmResult, measured
-from tailmem.stats.compare import COLUMNS, missing
+from tailmem.longmemeval.reduction import (ArmResult, accuracy_differs_nowhere, first_failure, measured,
+                                           reached_failure)
+from tailmem.stats.compare import COLUMNS, Comparison, missing
 from tailmem.stats.settings import StatsSettings
-from tailmem.stats.verdict import INCONCLUSIVE, NOT_HELD, combine
+from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, combine_reason
 
 PAPER_TOKEN_REDUCTION_PCT = 24.48  # paper 1: CTMC vs Graph Memory on LongMemEval, "while maintaining aggregate accuracy"
 JUDGE_NOTE = ("; judge_* = LongMemEval's reading of the judge ('yes' in the reply), judge_*_ours = first verdict "
@@ -143,23 +144,25 @@ def ctmc_vs_graph(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
 
 def reduction(results: list[ArmResult]) -> pd.DataFrame:
     """One row per dataset and CTMC budget: token reduction, accuracy and coverage changes with their intervals,
-    the non-inferiority verdicts, the arm's step in the fixed sequence, and which arm is the measured reduction."""
+    the non-inferiority verdicts, the arm's step in the fixed sequence, which arm is the measured reduction, and
+    whether the dataset's sweep reached a failing budget at all (if not, the measured reduction is a lower bound)."""
     out = []
     for r in results:
-        rec = {"dataset": r.dataset, "arm": r.arm, "ratio": r.ratio, "measured": r.measured, "step": r.step}
+        rec = {"dataset": r.dataset, "arm": r.arm, "ratio": r.ratio, "measured": r.measured, "step": r.step,
+               "reached_failure": reached_failure(results, r.dataset)}
         for name, cmp in (("token_reduction_pct", r.tokens), ("accuracy_change", r.accuracy),
                           ("coverage_change", r.coverage)):
             i = cmp.interval
             rec |= {name: i.estimate, f"{name}_ci_low": i.low, f"{name}_ci_high": i.high}
         rec |= {"accuracy_noninferior": r.accuracy.verdict, "coverage_noninferior": r.coverage.verdict,
-                "questions": r.accuracy.interval.n_units, "seeds": r.accuracy.interval.n_groups,
+                "questions": r.accuracy.interval.n_units, "seeds": r.seeds,
                 "token_reduction_pct_paper": PAPER_TOKEN_REDUCTION_PCT}
         out.append(rec)
     return pd.DataFrame(out)
 
 
 def _claim(claim: str, dataset: str, arm: str, cmp, evidence: str, unit: str = "question") -> dict:
-    row = cmp.row() if cmp is not None else missing()
+    row = cmp.row() if cmp is not None else missing(reason="")
     return {"claim": claim, "dataset": dataset, "arm": arm, "unit": unit, **row, "evidence": evidence,
             "paper": f"{PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens, aggregate accuracy maintained"}
 
@@ -169,9 +172,57 @@ def _fmt(cmp) -> str:
     return f"{i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}]"
 
 
-def claims(results: list[ArmResult], margin: float) -> pd.DataFrame:
+CONTEXT_CLAIM = "The reader responds to context: Graph Memory's accuracy falls with the gold evidence removed"
+
+
+def _context_row(dataset: str, check: Comparison | None) -> dict:
+    """The check that the reader uses its context; its reason says when it does not."""
+    evidence = "Graph Memory with - without the answer-bearing turns, same questions"
+    if check is None:
+        return _claim(CONTEXT_CLAIM, dataset, "graph_memory", None, evidence) | {
+            "side": "> 0", "reason": "check not run (longmemeval.context_check = 0)",
+            "paper": "not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something"}
+    row = _claim(CONTEXT_CLAIM, dataset, "graph_memory", check, f"{evidence}: {_fmt(check)}") | {
+        "paper": "not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something"}
+    if row["verdict"] != HELD:
+        shown = "does not respond" if row["verdict"] == NOT_HELD or not check.interval.estimate > 0 else \
+            "is not shown to respond"
+        row["reason"] = "; ".join(filter(None, (row["reason"], f"the reader {shown} to its context")))
+    return row
+
+
+def _uninformative(acc: dict, context: dict, results: list[ArmResult], dataset: str) -> dict:
+    """Non-inferiority of an accuracy that no budget of the sweep moved says nothing about where accuracy is lost:
+    INCONCLUSIVE, "uninformative", instead of HELD. The reason adds what the context check found."""
+    if acc["verdict"] != HELD or not accuracy_differs_nowhere(results, dataset):
+        return acc
+    last = [r.arm for r in results if r.dataset == dataset][-1]
+    if context["verdict"] == HELD:
+        check = "the reader does respond to removing all the gold evidence (context check), not to any budget"
+    elif context["reason"].startswith("check not run"):
+        check = "no context check ran"
+    else:
+        check = context["reason"].split("; ")[-1]
+    return acc | {"verdict": INCONCLUSIVE, "reason": f"uninformative: accuracy differs from Graph Memory's at no "
+                                                      f"budget of the sweep (down to {last}); {check}"}
+
+
+def _sweep_text(results: list[ArmResult], dataset: str, best: ArmResult) -> str:
+    """The measured reduction, or its lower bound when no budget of the sweep failed."""
+    i = best.tokens.interval
+    pct = f"{i.estimate:.2f}% [{i.low:.2f}, {i.high:.2f}] at {best.arm}"
+    failed = first_failure(results, dataset)
+    if failed is None:
+        return (f"at least {pct}, the sweep's last level: the sweep did not reach a failing level, so the reduction "
+                "is a lower bound (extend longmemeval.ctmc_ratios down)")
+    return f"measured {pct}, the last budget before the first failing level {failed.arm}"
+
+
+def claims(results: list[ArmResult], margin: float, context: dict[str, Comparison | None] | None = None) -> pd.DataFrame:
     """Paper 1's LongMemEval claim per dataset, at the measured budget: accuracy and coverage non-inferior, fewer
-    tokens, and at least paper 1's 24.48% fewer; the last row combines the parts that make the paper's sentence."""
+    tokens, and at least paper 1's 24.48% fewer; the reader's response to its context (`context`: per dataset,
+    `reduction.context_response`); the last row combines the parts that make the paper's sentence."""
+    context = context or {}
     out = []
     for dataset in dict.fromkeys(r.dataset for r in results):
         arms = [r for r in results if r.dataset == dataset]
@@ -180,32 +231,35 @@ def claims(results: list[ArmResult], margin: float) -> pd.DataFrame:
         head = (f"measured budget {best.arm}" if best else
                 f"no budget passed; the largest ({shown.arm}) has accuracy {_fmt(shown.accuracy)}, coverage "
                 f"{_fmt(shown.coverage)}")
+        check = _context_row(dataset, context.get(dataset))
         acc = _claim(f"CTMC accuracy non-inferior to Graph Memory (margin {margin:g})", dataset, shown.arm,
                      shown.accuracy, f"{head}; accuracy CTMC - Graph Memory {_fmt(shown.accuracy)}")
+        acc = _uninformative(acc, check, results, dataset)
         cov = _claim(f"CTMC evidence coverage non-inferior to Graph Memory (margin {margin:g})", dataset, shown.arm,
                      shown.coverage, f"{head}; coverage CTMC - Graph Memory {_fmt(shown.coverage)}")
         if best is not None:
-            t = best.tokens
-            pct = f"measured {t.interval.estimate:.2f}% [{t.interval.low:.2f}, {t.interval.high:.2f}] at {best.arm}"
+            pct = _sweep_text(results, dataset, best)
             fewer = _claim("CTMC spends fewer prompt tokens than Graph Memory at a non-inferior budget", dataset,
-                           best.arm, t, f"{pct}; paper 1: {PAPER_TOKEN_REDUCTION_PCT}%")
-            paper_cmp = type(t)(t.interval, "greater", PAPER_TOKEN_REDUCTION_PCT, t.sign_p, t.wilcoxon_p)
+                           best.arm, best.tokens, f"{pct}; paper 1: {PAPER_TOKEN_REDUCTION_PCT}%")
             as_paper = _claim(f"CTMC's reduction at a non-inferior budget is at least paper 1's "
-                              f"{PAPER_TOKEN_REDUCTION_PCT}%", dataset, best.arm, paper_cmp,
-                              f"{pct}; tests are of the reduction about 0")
+                              f"{PAPER_TOKEN_REDUCTION_PCT}%", dataset, best.arm,
+                              best.tokens.against("greater", PAPER_TOKEN_REDUCTION_PCT), pct)
         else:
             closed = NOT_HELD if combine([shown.accuracy.verdict, shown.coverage.verdict]) == NOT_HELD else INCONCLUSIVE
             fewer = _claim("CTMC spends fewer prompt tokens than Graph Memory at a non-inferior budget", dataset, "",
-                           None, head) | {"side": "> 0", "verdict": closed}
+                           None, head) | {"side": "> 0", "verdict": closed, "reason": "no budget passed"}
             as_paper = _claim(f"CTMC's reduction at a non-inferior budget is at least paper 1's "
                               f"{PAPER_TOKEN_REDUCTION_PCT}%", dataset, "", None, head) | {
-                                  "side": f"> {PAPER_TOKEN_REDUCTION_PCT:g}", "verdict": closed}
+                                  "side": f"> {PAPER_TOKEN_REDUCTION_PCT:g}", "verdict": closed,
+                                  "reason": "no budget passed"}
         parts = [acc, cov, as_paper]
+        verdicts = [p["verdict"] for p in parts]
         whole = _claim(f"Paper 1: CTMC cuts prompt tokens by {PAPER_TOKEN_REDUCTION_PCT}% while maintaining "
                        "accuracy", dataset, shown.arm if best else "", None,
                        "combines: accuracy, coverage and at-least-paper rows") | {
-                           "unit": "", "side": "all parts", "verdict": combine(p["verdict"] for p in parts)}
-        out += [acc, cov, fewer, as_paper, whole]
+                           "unit": "", "side": "all parts", "verdict": combine(verdicts),
+                           "reason": combine_reason(verdicts)}
+        out += [acc, cov, fewer, as_paper, check, whole]
     cols = ["claim", "dataset", "arm", "unit", *COLUMNS, "evidence", "paper"]
     return pd.DataFrame(out, columns=cols)
 
@@ -217,18 +271,26 @@ CLAIMS_TITLE = "Paper 1's LongMemEval claim, checked"
 def reduction_note(margin: float, settings: StatsSettings) -> str:
     """What the reduction and claims tables show, how they are decided and what is not comparable."""
     return (
-        f"Unit = a question answered by both arms in one seed; seeds are the outer level of the "
-        f"{100 * settings.confidence:g}% paired bootstrap ({settings.resamples} replicates, seed {settings.seed}; "
-        "docs/stats.md). token_reduction_pct = 100 x (1 - CTMC's prompt tokens / Graph Memory's), weighted by Graph "
+        "Unit = a question answered by both arms; its seeds (haystack orders of the same question) are resampled "
+        f"within it in the {100 * settings.confidence:g}% interval (exact up to 15 questions, else a paired bootstrap "
+        f"of {settings.resamples} replicates, seed {settings.seed}) and averaged for the one-sided sign-flip test "
+        "(docs/stats.md). token_reduction_pct = 100 x (1 - CTMC's prompt tokens / Graph Memory's), weighted by Graph "
         "Memory's tokens, so it is the reduction of mean tokens per query; accuracy_change and coverage_change = CTMC "
         "- Graph Memory (accuracy = substring match, paper 1's metric; coverage = share of answer-bearing turns in the "
         "prompt, questions without any left out). A budget is non-inferior when the whole interval of both changes "
-        f"lies above -{margin:g} (longmemeval.noninferiority_margin; docs/longmemeval.md says why). Budgets are "
-        "tested from the largest down and the first failure ends the sequence; the measured reduction is that of the "
-        "last budget passed (`measured`), so it is an output of the answers, not of longmemeval.primary_ratio. "
+        f"lies above -{margin:g} and the one-sided test against -{margin:g} agrees (p_held <= {settings.alpha:g}; "
+        "longmemeval.noninferiority_margin; docs/longmemeval.md says why). Budgets are tested from the largest down "
+        "and the first failure ends the sequence; the measured reduction is that of the last budget passed "
+        "(`measured`), so it is an output of the answers, not of longmemeval.primary_ratio. When no budget fails "
+        "(`reached_failure` false) it is only a lower bound, the sweep's last level, and the claims say \"at least\". "
+        "Accuracy non-inferiority is \"uninformative\" (INCONCLUSIVE) when no budget moved the accuracy and the "
+        "reader is not shown to use its context: the context-check row compares Graph Memory's accuracy with and "
+        "without the answer-bearing turns (longmemeval.context_check questions per run). "
         "Not comparable: paper 1 reports one reduction over its own budget and model, with accuracy by a model "
         "answerer; ours is over the CTMC budgets swept here, and offline the answerer is programmatic."
     )
+
+
 def all_tables(rows: pd.DataFrame, recall_ks, primary_ratio: float) -> dict[str, tuple[pd.DataFrame, str]]:
     """The descriptive tables (one note for all); the reduction and claims tables are built by `reduction` and
     `claims` with their own note."""

@@ -13,7 +13,7 @@ from tailmem.audit.scaling import scaling_fit
 from tailmem.report import paper_values as paper
 from tailmem.stats.compare import compare, missing
 from tailmem.stats.settings import StatsSettings
-from tailmem.stats.verdict import INCONCLUSIVE, combine
+from tailmem.stats.verdict import INCONCLUSIVE, combine, combine_reason
 
 # What each column means, for the tables' notes (and for any other table printing the same columns, e.g. the
 # controller study's Table 3): one sentence per column, worded for a reader who has not read the code.
@@ -208,7 +208,8 @@ def _scopes(frame: pd.DataFrame):
 def claims(sizes: pd.DataFrame, designs: pd.DataFrame, s: StatsSettings, tails: pd.DataFrame | None = None,
            policy: str = "semantic") -> pd.DataFrame:
     """Paper 1's random-walk claims, one compared metric per row with its bootstrap interval over seeds (and
-    graphs, pooled), sign and Wilcoxon tests, and a HELD / NOT HELD / INCONCLUSIVE verdict (tailmem.stats).
+    graphs, pooled), the claim's one-sided test and a HELD / NOT HELD / INCONCLUSIVE verdict with its reason
+    (tailmem.stats).
 
     Size rows: a seed's log-log slope of the metric over the sizes, > 0. Design rows: the Gini difference of two
     retrieval designs on the same world and seed, ordered as the paper says; recency and state-mate count as
@@ -249,7 +250,7 @@ def claims(sizes: pd.DataFrame, designs: pd.DataFrame, s: StatsSettings, tails: 
                              compare(sub.recency - sub.state_mate_uniform, sub.seed, direction="within",
                                      threshold=s.gini_margin, settings=s)))
             rows.append({"claim": "Gini: none < recency ~ state-mate < state-aware frequency", "scope": scope,
-                         "unit": "", "side": "all parts", "verdict": combine(parts),
+                         "unit": "", "side": "all parts", "verdict": combine(parts), "reason": combine_reason(parts),
                          "evidence": "combines the five rows above"})
     if tails is not None:
         rows += tail_shape_claims(tails, policy, s)
@@ -308,6 +309,7 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsSettings) -> lis
     claim = tail_shape_claim(policy)
     if policy == RANDOM_WALK:
         return [{"claim": claim, "scope": scope, "unit": "", "side": "all parts", "verdict": INCONCLUSIVE,
+                 "reason": "nothing to contrast",
                  "evidence": "the controller study's policy is the random walk itself: nothing to contrast"}]
     rw_r, pol_r = _fitted_r(tails, RANDOM_WALK), _fitted_r(tails, policy)
     rows = []
@@ -316,7 +318,7 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsSettings) -> lis
         """One row over the worlds of `values` with a number in `R`; no fitted world: no interval."""
         fitted = values.dropna(subset=["R"])
         if fitted.empty:
-            row = missing("< 0" if direction == "less" else "> 0")
+            row = missing("< 0" if direction == "less" else "> 0", "no fitted tail")
         else:
             row = compare(fitted.R, fitted.seed, direction=direction, settings=s).row()
         rows.append({"claim": text, "scope": scope, "unit": unit, **row, "evidence": evidence})
@@ -336,5 +338,5 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsSettings) -> lis
                 f"(too small or degenerate): random walk {_unfitted(rw_r)}, {policy} {_unfitted(pol_r)}; "
                 "combines the first two rows above")
     rows.append({"claim": claim, "scope": scope, "unit": "", "side": "all parts", "verdict": combine(parts),
-                 "evidence": evidence})
+                 "reason": combine_reason(parts), "evidence": evidence})
     return rows

@@ -106,8 +106,11 @@ def run(cfg: DictConfig) -> None:
         "access counts: the same states for every arm; `_own` = each arm's tail by its own counts."
     )
     claims_note = (
-        f"{note} {stats_note(st)} Compared-metric rows: the unit is a state of a trajectory (its steps' mean "
-        "difference, weighted by its steps), seeds the outer level; tau rows: a run's slope of the metric on tau. "
+        f"{note} {stats_note(st)} Compared-metric rows: the independent unit is a run (family x seed, one replayed "
+        "trajectory): its states' mean step differences, weighted by their steps, make the run's value; the verdict "
+        "reads the runs (`n_units`; runs resampled, then states within them, above 15 runs), and the state-level "
+        "reading, states as if independent (`n_states`, `state_ci_low`, `state_ci_high`, `state_verdict`), stands "
+        "beside it; a row whose two readings differ says so in `reason`. Tau rows: a run's slope of the metric on tau. "
         f"Margins: tokens ±{100 * st.tokens_margin:g}% of the reference arm's tokens/step."
     )
     t3 = rw.table3(audits)

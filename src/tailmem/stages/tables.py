@@ -33,11 +33,15 @@ def load_audits(runs: list[Run], results: str) -> pd.DataFrame:
 def stats_note(s: StatsSettings) -> str:
     """How every claims row is decided, for the table's note."""
     return (
-        f"Each compared metric: the mean difference (`estimate`) with its {100 * s.confidence:g}% paired bootstrap "
-        f"interval (`ci_low`, `ci_high`; {s.resamples} replicates, seed {s.seed}; seeds resampled first, then units "
-        "within each seed), two-sided sign and Wilcoxon signed-rank p of the per-unit differences, and the verdict: "
-        "HELD when the whole interval lies on the claimed `side`, NOT HELD when it lies on the other side, "
-        "INCONCLUSIVE otherwise (or with fewer than two units). docs/stats.md."
+        f"Each compared metric: the mean difference (`estimate`) with its {100 * s.confidence:g}% interval (`ci_low`, "
+        f"`ci_high`; `ci_method`: the inversion of the sign-flip test, exact up to 15 units and over {s.resamples} "
+        f"random flips above, or, for more than 15 units nested in several seeds, a percentile bootstrap of "
+        f"{s.resamples} replicates, seeds resampled first, then units within each seed; seed {s.seed}), the "
+        "claim's own test (`p_held`: one-sided sign-flip test that the mean lies on the claimed `side` of its "
+        "threshold, two one-sided tests against the margin for `|d| < m`; `p_not_held`: the same towards the other "
+        "side) and the verdict: HELD (NOT HELD) when the whole interval lies on the claimed (other) side, the matching "
+        f"p is at most {s.alpha:g} and there are at least {s.min_units} units (stats.min_units); INCONCLUSIVE "
+        "otherwise, with the `reason`. docs/stats.md."
     )
 
 

@@ -13,6 +13,9 @@ so the replicate is the mean over observations while the resampling respects the
 
 Vectorised: a replicate's draws inside a seed are indices; `np.bincount` sums them per replicate, in chunks of
 replicates so memory stays bounded at any scale. The interval is the percentile interval of the replicates.
+
+Used above `sign_flip.EXACT_MAX` units only: with fewer, a percentile interval rests on a handful of distinct
+resamples (3 units have 10) and undercovers; `stats.compare` then uses the exact interval of `sign_flip`.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ MAX_DRAWS = 4_000_000  # unit draws held in memory at once (about 32 MB of indic
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate and its two-sided percentile bootstrap interval; nan ends when it cannot be estimated."""
+    """A point estimate and its two-sided interval (`method`: how it was made); nan ends when it cannot be
+    estimated (fewer than two units), infinite ends when the units cannot bound it at this level."""
 
     estimate: float
     low: float
@@ -35,14 +39,11 @@ class Interval:
     resamples: int
     n_units: int
     n_groups: int
+    method: str = "bootstrap"
 
     @property
     def defined(self) -> bool:
         return bool(np.isfinite(self.low) and np.isfinite(self.high))
-
-    def to_dict(self, prefix: str = "") -> dict:
-        return {f"{prefix}estimate": self.estimate, f"{prefix}ci_low": self.low, f"{prefix}ci_high": self.high,
-                f"{prefix}n_units": self.n_units, f"{prefix}n_seeds": self.n_groups}
 
 
 def _as_groups(groups, n: int) -> np.ndarray:

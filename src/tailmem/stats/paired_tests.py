@@ -1,11 +1,9 @@
-"""Paired sign test and Wilcoxon signed-rank test of per-unit differences, from scipy.stats.
+"""Paper 2's paired sign test of per-unit differences about zero (scipy.stats.binomtest), for its `sign_p_1s` column.
 
-Why both: paper 2 reports a sign test, which only asks how often one arm beats the other, and so suits 0/1
-outcomes (at one step both arms are right or wrong; the sign test on the discordant pairs is McNemar's exact
-test). The Wilcoxon test also weighs the size of each difference, and has more power on graded values
-(per-state error rates, Gini per seed). Both treat units as independent, so they sit beside the seed-aware
-bootstrap interval as a second reading, not as the verdict. Zero differences carry no sign and are dropped by
-both (Wilcoxon's `zero_method="wilcox"`).
+It only asks how often one arm beats the other, which suits 0/1 outcomes (at one step both arms are right or
+wrong; the sign test on the discordant pairs is McNemar's exact test) and is the test paper 2 reports (D.1). Zero
+differences carry no sign and are dropped. It is a labelled extra beside a row, not the row's test: that is the
+sign-flip test of the mean against the claim's threshold (`stats.sign_flip`, `stats.compare`).
 """
 
 from __future__ import annotations
@@ -46,13 +44,3 @@ def sign_test(a, b=None, alternative: str = "two-sided") -> PairedTest:
         return PairedTest("sign", float("nan"), 0, alternative)
     p = stats.binomtest(pos, pos + neg, 0.5, alternative=alternative).pvalue
     return PairedTest("sign", float(p), pos + neg, alternative)
-
-
-def wilcoxon_test(a, b=None, alternative: str = "two-sided") -> PairedTest:
-    """Wilcoxon signed-rank test of the differences (a - b, or a alone) about zero."""
-    d = _differences(a, b)
-    nonzero = int(np.count_nonzero(d))
-    if nonzero == 0:
-        return PairedTest("wilcoxon", float("nan"), 0, alternative)
-    p = stats.wilcoxon(d, zero_method="wilcox", alternative=alternative).pvalue
-    return PairedTest("wilcoxon", float(p), nonzero, alternative)
