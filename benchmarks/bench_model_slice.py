@@ -33,7 +33,9 @@ def main() -> None:
     from tailmem.llm.backends import kv_prefix
     from tailmem.workflow import compose_config
 
-    slice_cfg = compose_config(compose_config(args.scale, []).scale.model_slice, [])
+    main_cfg = compose_config(args.scale, [])
+    slice_cfg = compose_config(main_cfg.scale.model_slice, [])
+    data_dir = (ROOT / str(main_cfg.data_dir)).resolve()  # the run happens in another folder
     kv, aside = kv_prefix.folder(), None
     if kv.exists():
         aside = kv.with_name(f"kv-prefix.aside-{os.getpid()}")
@@ -41,12 +43,13 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as work:
             cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", work,
-                   "--cores", str(args.cores), "--config", f"scale={args.scale}", "--", "model_all"]
+                   "--cores", str(args.cores), "--config", f"scale={args.scale}",
+                   f'overrides=["data_dir={data_dir}"]', "--", "model_all"]
             start = time.perf_counter()
             done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             wall = time.perf_counter() - start
-            if done.returncode:
-                sys.exit(f"the slice failed:\n{done.stderr[-3000:]}")
+            if done.returncode or "python -m tailmem data" in done.stderr:
+                sys.exit(f"the slice failed or lacked its data:\n{done.stderr[-3000:]}")
             db = Path(work) / str(slice_cfg.llm.cache_path).replace(str(ROOT) + "/", "")
             with sqlite3.connect(db) as con:
                 calls, inside, sent, cached, gen = con.execute(
