@@ -82,6 +82,9 @@ def main() -> None:
     parser.add_argument("--scale", default="default")
     parser.add_argument("--override", action="append", default=[], help="a Hydra override, e.g. rollout.steps=50")
     parser.add_argument("--cost", action="store_true", help="also time every graph-world audit, bootstrap included")
+    parser.add_argument("--cost-seeds", type=int, nargs="*", default=None,
+                        help="time only the runs of these seeds and scale the sums to every seed (seeds are "
+                             "exchangeable: same worlds' families and sizes, other draws)")
     a = parser.parse_args()
     cfg = compose_config(a.scale, a.override)
     runner = Runner(cfg)
@@ -101,14 +104,18 @@ def main() -> None:
     print(f"  all distinct worlds: {sum(worlds.values())}/{len(worlds)} fittable "
           f"({sum(worlds.values()) / len(worlds):.0%})")
     if a.cost:
-        runs = list(dict.fromkeys(targets.random_walk_runs(cfg) + targets.tail_contrast_runs(cfg)))
+        every = list(dict.fromkeys(targets.random_walk_runs(cfg) + targets.tail_contrast_runs(cfg)))
+        runs = [r for r in every if a.cost_seeds is None or r.seed in a.cost_seeds]
+        scale = len(every) / len(runs)
         for r in runs:
             runner.tail(r, bootstrap=True)
-        print(f"  CPU seconds over {len(runs)} runs (rollout + audit with B={runner.audit.bootstrap}):")
+        print(f"  CPU seconds of {len(runs)} of the {len(every)} runs (rollout + audit with B={runner.audit.bootstrap})"
+              + (f", x {scale:.2f} for all {len(every)}" if scale != 1 else "") + ":")
         for key in sorted(runner.cpu):
-            print(f"    {key[0]:8} {key[1]:12} n={key[2]:<5} {runner.cpu[key]:8.1f}")
+            print(f"    {key[0]:8} {key[1]:12} n={key[2]:<5} {runner.cpu[key]:8.1f}  -> {scale * runner.cpu[key]:8.1f}")
         for stage in ("rollout", "audit"):
-            print(f"    {stage} total {sum(v for k, v in runner.cpu.items() if k[0] == stage):8.1f}")
+            total = sum(v for k, v in runner.cpu.items() if k[0] == stage)
+            print(f"    {stage} total {total:8.1f}  -> {scale * total:8.1f}")
 
 
 if __name__ == "__main__":

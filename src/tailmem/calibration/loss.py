@@ -22,9 +22,9 @@ from tailmem.calibration.targets import CELL_KEYS
 
 def residuals(cells: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """The paper's cells with ours beside them: CELL_KEYS, `paper`, `value`, `residual` (relative, signed)."""
-    out = paper.merge(cells, on=CELL_KEYS, how="left")
-    out["residual"] = (out.value - out.paper) / out.paper.abs()
-    return out
+    ours = dict(zip(cells[CELL_KEYS].itertuples(index=False, name=None), cells.value))
+    value = np.array([ours.get(key, np.nan) for key in paper[CELL_KEYS].itertuples(index=False, name=None)], float)
+    return paper.assign(value=value, residual=(value - paper.paper.to_numpy(float)) / paper.paper.abs().to_numpy())
 
 
 @dataclass(frozen=True)

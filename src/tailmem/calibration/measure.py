@@ -70,23 +70,37 @@ def _column(metric: str, protocol: Protocol) -> str:
     return f"{metric}_{protocol.items}"
 
 
-def protocol_cells(records: pd.DataFrame, protocol: Protocol) -> tuple[pd.DataFrame, pd.DataFrame]:
+@dataclass(frozen=True, eq=False)
+class WalkSummary:
+    """A walk's records averaged over seeds, once for all the protocols that share the walk."""
+
+    sizes: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]]  # family -> (sizes ascending, column -> means)
+    table8: pd.DataFrame  # the Table 8 size: every Gini column, mean over seeds, by design and family
+
+
+def summarize(records: pd.DataFrame) -> WalkSummary:
+    metrics = [c for c in records.columns if c not in ("design", "family", "n", "seed")]
+    means = records[records.design == "recency"].groupby(["family", "n"], sort=True)[metrics].mean()
+    sizes = {}
+    for fam in dict.fromkeys(records.family):
+        sub = means.loc[fam]
+        sizes[fam] = (sub.index.to_numpy(int), {c: sub[c].to_numpy(float) for c in metrics})
+    other = records.loc[records.design != "recency", "n"]  # measure_walk runs the other designs at one size only
+    t8 = records[records.n == other.iloc[0]] if len(other) else records.iloc[0:0]
+    ginis = [c for c in metrics if c.startswith("gini_")]
+    return WalkSummary(sizes, t8.groupby(["design", "family"], sort=False)[ginis].mean().reset_index())
+
+
+def protocol_cells(summary: WalkSummary, protocol: Protocol) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(cells, table8): the protocol's Table 7 metrics per family and size and Table 2 slope per family, as
     CELL_KEYS + `value`; and its Table 8 Gini per design and family at the Table 8 size (means over seeds)."""
-    rec = records[records.design == "recency"]
     rows = []
-    for fam, sub in rec.groupby("family", sort=False):
-        means = {m: sub.groupby("n")[_column(m, protocol)].mean() for m in METRICS}
-        for metric, per_size in means.items():
-            rows += [{"table": "Table 7", "metric": metric, "family": fam, "n": int(n), "value": float(v)}
-                     for n, v in per_size.items()]
-        sigma = means["sigma_top10"]
-        ok = np.isfinite(sigma.to_numpy()).all() and len(sigma) >= 2
-        slope = semilog_fit(sigma.index.to_numpy(float), sigma.to_numpy(float)).slope if ok else float("nan")
-        rows.append({"table": "Table 2", "metric": SLOPE, "family": fam, "n": 0, "value": slope})
-    cells = pd.DataFrame(rows, columns=[*CELL_KEYS, "value"])
-    size = records.loc[records.design != "recency", "n"]  # measure_walk runs the other designs at one size only
-    t8 = records[records.n == size.iloc[0]] if len(size) else records.iloc[0:0]
-    table8 = (t8.groupby(["design", "family"], sort=False)[f"gini_{protocol.items}"].mean()
-              .rename("gini").reset_index())
-    return cells, table8
+    for fam, (ns, columns) in summary.sizes.items():
+        for metric in METRICS:
+            rows += [("Table 7", metric, fam, int(n), float(v)) for n, v in zip(ns, columns[_column(metric, protocol)])]
+        sigma = columns[_column("sigma_top10", protocol)]
+        ok = np.isfinite(sigma).all() and len(sigma) >= 2
+        rows.append(("Table 2", SLOPE, fam, 0, semilog_fit(ns, sigma).slope if ok else float("nan")))
+    t8 = summary.table8
+    table8 = pd.DataFrame({"design": t8.design, "family": t8.family, "gini": t8[f"gini_{protocol.items}"]})
+    return pd.DataFrame(rows, columns=[*CELL_KEYS, "value"]), table8

@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from tailmem.artifacts import read_json, write_json
 from tailmem.calibration.loss import residuals, score
-from tailmem.calibration.measure import protocol_cells
+from tailmem.calibration.measure import WalkSummary, protocol_cells, summarize
 from tailmem.calibration.protocol import Protocol, Walk
 from tailmem.calibration.targets import relations
 
@@ -70,9 +70,9 @@ class SearchResult:
         return self.protocols.iloc[0]
 
 
-def evaluate(protocol: Protocol, records: pd.DataFrame, fit: Fit) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+def evaluate(protocol: Protocol, summary: WalkSummary, fit: Fit) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     """One protocol's score row, residual cells and Table 8 relations."""
-    cells, table8 = protocol_cells(records, protocol)
+    cells, table8 = protocol_cells(summary, protocol)
     res = residuals(cells, fit.paper)
     rel = relations(table8, fit.margin) if len(table8) else pd.DataFrame(columns=["family", "relation", "diff",
                                                                                      "holds"])
@@ -97,9 +97,9 @@ def run_search(protocols: Sequence[Protocol], measure: Callable[[Walk], list[dic
         if records is None:
             records = measure(walk)
             cache.put(walk, records)
-        frame = pd.DataFrame(records)
+        summary = summarize(pd.DataFrame(records))
         for p in group:
-            row, r, t = evaluate(p, frame, fit)
+            row, r, t = evaluate(p, summary, fit)
             rows.append(row)
             res.append(r)
             rel.append(t)

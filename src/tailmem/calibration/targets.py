@@ -46,12 +46,11 @@ def table8(families) -> pd.DataFrame:
 def relations(ginis: pd.DataFrame, margin: float) -> pd.DataFrame:
     """Each family's ORDER relations read off a frame of Table 8 Ginis (design, family, gini): the difference
     higher - lower and whether the relation holds (`<`: the difference is positive; `~`: within `margin`)."""
-    wide = ginis.pivot_table(index="family", columns="design", values="gini", sort=False)
+    gini = {(d, f): g for d, f, g in zip(ginis.design, ginis.family, ginis.gini)}
     rows = []
     for fam in dict.fromkeys(ginis.family):
         for lo, hi, kind in ORDER:
-            diff = float(wide.loc[fam, hi] - wide.loc[fam, lo])
-            holds = bool(diff > 0) if kind == "<" else bool(abs(diff) <= margin)
-            rows.append({"family": fam, "relation": f"{lo} {kind} {hi}", "diff": diff,
-                         "holds": holds if np.isfinite(diff) else False})
+            diff = float(gini.get((hi, fam), np.nan) - gini.get((lo, fam), np.nan))
+            holds = (diff > 0 if kind == "<" else abs(diff) <= margin) and np.isfinite(diff)
+            rows.append((fam, f"{lo} {kind} {hi}", diff, bool(holds)))
     return pd.DataFrame(rows, columns=["family", "relation", "diff", "holds"])
