@@ -13,6 +13,7 @@ import pandas as pd
 
 from tailmem.calibration.protocol import Protocol
 from tailmem.calibration.search import SearchResult
+from tailmem.calibration import targets
 from tailmem.calibration.targets import CELL_KEYS, METRICS
 
 # The CSV's columns (docs/calibration.md): one row per paper cell.
@@ -67,16 +68,18 @@ def summary(result: SearchResult, default_key: str) -> pd.DataFrame:
 
 
 def relations(result: SearchResult, default_key: str, holdout: str) -> pd.DataFrame:
-    """Table 8's relations per family under this scale's protocol and the best one, and the share of searched
-    protocols under which each holds."""
+    """Table 8's relations per family: paper 1's own difference, ours under this scale's protocol and the best one,
+    the share of searched protocols under which each holds and the largest difference any of them gives."""
     rel = result.relations
-    share = rel.groupby(["family", "relation"], sort=False).holds.mean().rename("holds_share")
+    by = rel.groupby(["family", "relation"], sort=False)
+    paper_rel = targets.relations(targets.table8(list(dict.fromkeys(rel.family))), margin=np.inf)
     pick = {name: rel[rel.protocol == key].set_index(["family", "relation"])
             for name, key in (("default", default_key), ("best", result.best.protocol))}
-    out = pd.DataFrame({"role": None, "default_diff": pick["default"]["diff"], "default_holds": pick["default"].holds,
-                        "best_diff": pick["best"]["diff"], "best_holds": pick["best"].holds, "holds_share": share})
-    out = out.reset_index()
-    out["role"] = np.where(out.family == holdout, "held out", "fitted")
+    out = pd.DataFrame({"paper_diff": paper_rel.set_index(["family", "relation"])["diff"],
+                        "default_diff": pick["default"]["diff"], "default_holds": pick["default"].holds,
+                        "best_diff": pick["best"]["diff"], "best_holds": pick["best"].holds,
+                        "holds_share": by.holds.mean(), "max_diff": by["diff"].max()}).reset_index()
+    out.insert(2, "role", np.where(out.family == holdout, "held out", "fitted"))
     return out
 
 
@@ -97,16 +100,25 @@ def joint_misses(result: SearchResult, tolerance: float) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["family", "n", "pair", "alone_a", "alone_b", "joint", "joint_protocol"])
 
 
-def top_spread(cell_frame: pd.DataFrame) -> pd.DataFrame:
-    """The spread within the top 10% that a top-10% share and a sigma_top10 (in units of the mean) imply together:
-    the top items' mean count is share / 10% mean counts, so their coefficient of variation is sigma_top10 /
-    (share / 10%). Paper 1's Table 7 against the best protocol's, per family and size."""
-    t7 = cell_frame[cell_frame.table == "Table 7"].set_index(["family", "n", "metric"])
+def top_spread(result: SearchResult, tolerance: float) -> pd.DataFrame:
+    """What a top-10% share and a sigma_top10 (in units of the mean count) imply together: the top items' mean count
+    is share / 10% mean counts, so sigma_top10 / (share / 10%) is the coefficient of variation among the top items
+    themselves. Per family and size: paper 1's, the best protocol's, and the least of any searched protocol (sigma in
+    units of the mean) whose top-10% share is within the tolerance of the paper's, with how many such there are."""
+    res = result.residuals[(result.residuals.table == "Table 7")
+                           & result.residuals.metric.isin(["top10_pct", "sigma_top10"])]
+    mean_unit = set(result.protocols.protocol[result.protocols.sigma_unit == "mean"])
+    res = res[res.protocol.isin(mean_unit)]
+    wide = res.pivot_table(index=["family", "n", "protocol"], columns="metric", values=["value", "paper", "residual"])
+    cv = wide["value"].sigma_top10 / (wide["value"].top10_pct / 10.0)
+    share_ok = wide["residual"].top10_pct.abs() <= tolerance
     rows = []
-    for (fam, n), sub in t7.groupby(level=["family", "n"], sort=False):
-        sub = sub.droplevel(["family", "n"])
-        row = {"family": fam, "n": int(n)}
-        for col in ("paper", "best"):
-            row[f"top_cv_{col}"] = sub.loc["sigma_top10", col] / (sub.loc["top10_pct", col] / 10.0)
-        rows.append(row)
+    for (fam, n), sub in cv.groupby(level=["family", "n"], sort=False):
+        paper = wide["paper"].loc[(fam, n)].iloc[0]
+        ok = sub[share_ok.loc[sub.index]]
+        best = result.best.protocol
+        rows.append({"family": fam, "n": int(n), "top_cv_paper": paper.sigma_top10 / (paper.top10_pct / 10.0),
+                     "top_cv_best": sub.get((fam, n, best), np.nan),
+                     "top_cv_least_at_paper_share": ok.min() if len(ok) else np.nan,
+                     "protocols_at_paper_share": int(len(ok))})
     return pd.DataFrame(rows)

@@ -105,14 +105,16 @@ def run(cfg: DictConfig) -> None:
     out = Path(cfg.out) if cfg.get("out") else Path(paths.TABLES.format(results=cfg.results_dir))
     write_text(Path(paths.CALIBRATION.format(results=cfg.results_dir)) / paths.CALIBRATION_PROTOCOLS,
                result.protocols.to_csv(index=False))
-    spread = ct.top_spread(frame) if result.best.sigma_unit == "mean" else pd.DataFrame()
+    spread = ct.top_spread(result, s.tolerance)
     continued = [
         (frame, "Residual per cell",
          "Ours under this scale's protocol (`default`) and the best one (`best`) beside paper 1's value; `residual` = "
          "(ours - paper) / |paper|; `role` = fitted or held out (not in the loss)."),
         (ct.relations(result, default.key, s.holdout), "Table 8: the order of the retrieval designs",
-         f"Per family, higher - lower Gini (`diff`) of each relation paper 1 claims, whether it holds (`~`: within "
-         f"±{margin:g}) and the share of searched protocols under which it holds."),
+         f"Per family, higher - lower Gini (`*_diff`) of each relation paper 1 claims: the paper's own, ours under "
+         f"this scale's protocol and the best one, whether it holds (`~`: within ±{margin:g}), the share of searched "
+         "protocols under which it holds and the largest difference any of them gives (`max_diff`): a relation can "
+         "hold in sign and still miss the paper's size by far."),
         (ct.joint_misses(result, s.tolerance), "Cells reachable alone but not together",
          "Pairs of Table 7 metrics at one family and size that some protocol brings within tolerance one at a "
          "time but none both at once: `alone_a`, `alone_b` = each one's least |residual|; `joint` = the least "
@@ -120,12 +122,13 @@ def run(cfg: DictConfig) -> None:
     ]
     if len(spread):
         continued.append((spread, "What a top-10% share and sigma_top10 imply together",
-                          "The top 10% of items hold `share` of all accesses, so their mean count is share / 10% "
-                          "times the mean over all items, and sigma_top10 (in units of that mean) over share / 10% is "
-                          "the coefficient of variation among the top items themselves: `top_cv_paper` is what paper "
-                          "1's pair implies, `top_cv_best` the best protocol's. A random walk's counts are noisy: "
-                          "a small top_cv needs many accesses per top item, which spreads the rest and lowers the "
-                          "share."))
+                          "The top 10% of states hold `share` of all accesses, so their mean count is share / 10% "
+                          "times the mean over all states, and sigma_top10 (in units of that mean) over share / 10% "
+                          "is the coefficient of variation among the top states themselves: `top_cv_paper` is what "
+                          "paper 1's pair implies, `top_cv_best` the best protocol's, and `top_cv_least_at_paper_share` "
+                          "the least of any searched protocol whose top-10% share is within tolerance of the paper's "
+                          "(`protocols_at_paper_share` of them; sigma in units of the mean). Where even that least is "
+                          "above the paper's, the paper's share and sigma cannot both be met in this space."))
     write_table(out, outputs.TABLE7_CALIBRATION, frame, "Table 7 calibration: which random-walk protocol reproduces "
                 "paper 1", note(cfg, s, result, len(protocols), margin), table_footer(cfg),
                 shown=ct.summary(result, default.key), continued=continued)
