@@ -15,12 +15,14 @@ include: "workflows/fsmem_study.smk"
 include: "workflows/longmemeval.smk"
 include: "workflows/alfworld.smk"
 include: "workflows/tables.smk"
+include: "workflows/calibration.smk"
 include: "workflows/site.smk"
 
 
 # The graph-world targets need no benchmark data; the rest wait until `data` finds every benchmark file
 # (data.smk prints what is missing and the command that fetches it, so a fresh clone still runs the graph world).
 GRAPH_WORLD_TARGETS = TABLES_RANDOM_WALK + FIGURES_RANDOM_WALK + TABLES_CONTROL + FIGURES_CONTROL
+CALIBRATION_TARGETS = TABLES_CALIBRATION + [CALIBRATION_PROTOCOLS]  # not in a model slice: no model plays a part
 BENCHMARK_TARGETS = FSMEM_TABLES + LONGMEMEVAL_TARGETS + FSMEM_STUDY_TARGETS if DATA_READY else []
 ALFWORLD_ALL = ALFWORLD_TARGETS if DATA_READY else []
 
@@ -70,7 +72,8 @@ rule role_probe:
 rule all:
     default_target: True
     input:
-        SLICE_TARGETS if IN_SLICE else [GRAPH_WORLD_TARGETS, BENCHMARK_TARGETS, ALFWORLD_ALL, SITE_TARGETS],
+        SLICE_TARGETS if IN_SLICE else [GRAPH_WORLD_TARGETS, CALIBRATION_TARGETS, BENCHMARK_TARGETS, ALFWORLD_ALL,
+                                        SITE_TARGETS],
         rules.model_all.input if MODEL_SLICE else [],
 
 
@@ -78,10 +81,12 @@ rule all:
 rule all_but_alfworld:
     input:
         GRAPH_WORLD_TARGETS,
+        CALIBRATION_TARGETS,
         BENCHMARK_TARGETS,
 
 
-# The graph world alone (paper 1 Tables 2-8, Figures 3-7): no benchmark data needed.
+# The graph world alone (paper 1 Tables 2-8, Figures 3-7, the calibration study): no benchmark data needed.
 rule graph_world:
     input:
         GRAPH_WORLD_TARGETS,
+        CALIBRATION_TARGETS,

@@ -5,7 +5,7 @@
 # exactly when something it shows changed (and when its code or the `scale`/`llm` config digest does).
 SITE_DIR = f"{RESULTS}/site"
 SITE_TARGETS = [f"{SITE_DIR}/index.html", f"{SITE_DIR}/site.json"]
-SITE_INPUTS = (TABLES_RANDOM_WALK + FIGURES_RANDOM_WALK + TABLES_CONTROL + FIGURES_CONTROL
+SITE_INPUTS = (TABLES_RANDOM_WALK + FIGURES_RANDOM_WALK + TABLES_CALIBRATION + TABLES_CONTROL + FIGURES_CONTROL
                + ((FSMEM_TABLES + LONGMEMEVAL_TARGETS + FSMEM_STUDY_TARGETS + ALFWORLD_TARGETS) if DATA_READY else []))
 
 

@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from tailmem.calibration.settings import RULES as CALIBRATION
 from tailmem.config_types import (AnyOf, Bool, Checked, Choice, Int, ListOf, Map, Num, Probe, Reader, Str, Url,
                                   check)
 from tailmem.configs import config_dir
@@ -172,6 +173,7 @@ def schema() -> dict[str, Reader]:
         "input": Str(null=True),
         "rollout.episodes": Probe(lambda v: _rollout(episodes=v), "an integer >= 1"),
         "rollout.steps": Probe(lambda v: _rollout(steps=v), "an integer >= 1"),
+        "rollout.start": Probe(lambda v: _rollout(start=v), "a start-state rule of tailmem.rollout.settings.STARTS"),
         "control.arm": Probe(_arm, "an arm name (tailmem.control.arms)", null=True),
         "control.world": Str(null=True),
         "control.budget_from": Str(null=True),
@@ -181,6 +183,7 @@ def schema() -> dict[str, Reader]:
             "searcher_looked_up", "searcher_correct", "malformed_per_round", "capped", "predictor_with_evidence",
             "judge_agreement", "unreadable")},
         "control.predict_steps": Int(lo=1, null=True),
+        "control.replay_steps": Int(lo=1, null=True),
         "control.predict_spread": Str(["even", "last"]),
         **_graph_rules(),
         "policy.name": POLICY,
@@ -188,6 +191,7 @@ def schema() -> dict[str, Reader]:
         "retrieval.k": Probe(lambda v: _rollout(k=v), "an integer >= 0"),
         **{f"audit.{k}": r for k, r in AUDIT.items()},  # the audit stage's own reader (stages.audit_settings)
         **{f"stats.{k}": r for k, r in STATS.items()},  # the claims' intervals (stats.settings)
+        **{f"calibration.{k}": r for k, r in CALIBRATION.items()},  # the protocol search (calibration.settings)
         **{f"memory.{k}": r for k, r in MEMORY.items()},
         # llm (llm.settings.read_settings checks roles, backends and models together)
         "llm.name": Str(),
@@ -515,8 +519,15 @@ def _longmemeval(cfg: dict) -> list[str]:
     return errors
 
 
+def _calibration(cfg: dict) -> list[str]:
+    from tailmem.calibration.settings import settings
+
+    return _config_error(lambda: settings(cfg))
+
+
 # group -> check; a group's check runs only when its keys passed their own readers
 GROUP_CHECKS: dict[str, Callable[[dict, Sequence[str] | None], list[str]]] = {
+    "calibration": lambda cfg, _: _calibration(cfg),
     "graph": _graph,
     "memory": lambda cfg, _: _memory(cfg.get("memory") or {}, "memory."),
     "llm": lambda cfg, _: _llm(cfg),

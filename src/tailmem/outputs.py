@@ -14,6 +14,8 @@ TABLE3_RANDOM_WALK = "table3_tail_audit_random_walk"
 CLAIMS_RANDOM_WALK = "claims_random_walk"
 RANDOM_WALK_TABLES = (TABLE2_SIGMA_TOP10, TABLE7_CONCENTRATION, TABLE8_RETRIEVAL_DESIGNS, TABLE3_RANDOM_WALK,
                       CLAIMS_RANDOM_WALK)
+TABLE7_CALIBRATION = "table7_calibration"  # which random-walk protocol reproduces Tables 7, 2, 8 (stages/calibration.py)
+CALIBRATION_TABLES = (TABLE7_CALIBRATION,)
 FIG3_CCDF = "fig3_ccdf_random_walk"
 FIG5_CONCENTRATION = "fig5_concentration_random_walk"
 RANDOM_WALK_FIGURES = (FIG3_CCDF, FIG5_CONCENTRATION)

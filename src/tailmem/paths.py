@@ -33,6 +33,8 @@ GRAPHWORLD = "{results}/graphworld/{family}/n{n}/seed{seed}"
 ROLLOUT = "{results}/rollout/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"     # agent: the policy role
 AUDIT = "{results}/audit/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"
 CONTROL = "{results}/control/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}/{predictor}/{arm}"
+CALIBRATION = "{results}/calibration"  # the protocol search (stages/calibration.py): walks/<digest>/ caches its walks
+CALIBRATION_PROTOCOLS = "protocols.csv"  # every searched protocol's scores, best first
 
 # -- filesystem memory (paper 2) -----------------------------------------------------------------------------
 FSMEM = "{results}/fsmem"

@@ -66,6 +66,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("control_report", "tailmem.stages.control_report:run", ("scale", "audit", "control", "llm", "stats")),
     Stage("tables", "tailmem.stages.tables:run", ("scale", "audit", "rollout", "llm", "stats")),
     Stage("figures", "tailmem.stages.figures:run", ("scale", "audit", "rollout", "llm")),
+    Stage("calibration", "tailmem.stages.calibration:run", ("calibration", "stats", "rollout", "retrieval")),
     Stage("fsmem_build", "tailmem.stages.locomo:build", _FSMEM),
     Stage("fsmem_answer", "tailmem.stages.locomo:answer", _FSMEM),
     Stage("fsmem_table", "tailmem.stages.locomo:table", ("fsmem",)),

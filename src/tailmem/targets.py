@@ -59,6 +59,13 @@ def random_walk_runs(cfg: DictConfig) -> list[Run]:
     return list(dict.fromkeys(size_runs(cfg) + retrieval_runs(cfg)))
 
 
+def calibration_worlds(cfg: DictConfig) -> list[Path]:
+    """The graph-world files the calibration study walks on: its families x sizes x seeds."""
+    c = cfg.calibration
+    return [Path(paths.GRAPHWORLD.format(results=cfg.results_dir, family=f, n=int(n), seed=int(s))) / paths.WORLD_FILE
+            for f in c.families for n in c.sizes for s in c.seeds]
+
+
 def largest_size_runs(cfg: DictConfig) -> list[Run]:
     """Table 3 and Figures 3/5 under the random walk: each family at the largest size, first seed."""
     s = cfg.scale

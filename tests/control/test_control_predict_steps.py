@@ -171,3 +171,16 @@ def test_control_stage_with_a_model_predictor_on_a_subset_of_steps(tmp_path, mon
     assert "predictor_unknown" not in default
     assert default["tokens_per_step"] == pytest.approx(summary["tokens_per_step"])  # tokens: every replayed step
     assert main(["control", "memory=ctmc", "control.predict_steps=0", *common]) == 1  # >= 1 or null
+
+
+def test_replay_steps_cuts_the_trajectory_to_its_first_steps():
+    """`control.replay_steps`: the rollout may be as long as the tail audit needs; the controller study replays the
+    first N steps of it (issue 29), and all of it when N is null or longer than the trace."""
+    from tailmem.rollout.trace import Trace
+    from tailmem.stages.control import replayed
+
+    states = np.arange(10) % 4
+    trace = Trace(states, states, np.zeros(10), np.arange(10), states, np.bincount(states, minlength=4))
+    s, a = replayed(trace, 6)
+    assert list(s) == list(states[:6]) and list(a) == list(states[:6])
+    assert len(replayed(trace, None)[0]) == 10 and len(replayed(trace, 50)[0]) == 10

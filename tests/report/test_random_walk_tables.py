@@ -171,3 +171,16 @@ def test_the_notes_explain_slope_r2_r_tpl_ln_and_max_median(smoke_notes):
     assert "`max_median` = the largest access count over the median" in table8
     claims = notes[outputs.CLAIMS_RANDOM_WALK][1]
     assert "Tail-shape rows" in claims and "`semantic` policy" in claims and "audit.min_tail" in claims
+
+
+def test_table2_prints_the_slope_fitted_as_the_paper_fits_it():
+    """Paper 1's Table 2 slope is sigma_top10 fitted against ln(size) (issue 29): a frame holding the paper's own sigma
+    values gives its slope in `slope_ln`, while the log-log `slope` is about twice as steep."""
+    from tailmem.report import paper_values as paper
+
+    rows = [{"family": f, "n": n, "seed": 0, "sigma_top10": paper.TABLE2_SIGMA[f][n]}
+            for f in ("uniform", "modular") for n in (100, 500, 1000)]
+    t2 = rw.table2(pd.DataFrame(rows)).set_index("family")
+    assert t2.slope_ln.to_numpy() == pytest.approx(t2.slope_paper.to_numpy(), abs=0.0015)
+    assert t2.r2_ln.to_numpy() == pytest.approx(t2.r2_paper.to_numpy(), abs=0.0015)
+    assert (t2.slope > 1.5 * t2.slope_paper).all()

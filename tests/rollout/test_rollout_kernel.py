@@ -7,7 +7,7 @@ from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.randomness import draw_uniforms
 from tailmem.rollout.reference import reference_rollout
 from tailmem.rollout.run import kernel_rollout, rollout
-from tailmem.rollout.settings import DESIGNS, RolloutSettings
+from tailmem.rollout.settings import DESIGNS, STARTS, RolloutSettings
 
 GRAPHS = {
     "scale_free": dict(family="scale_free", n=40, m=2),
@@ -30,6 +30,27 @@ def test_kernel_equals_reference(world, design, k):
     assert np.array_equal(fast.counts, ref.counts)
     for name in ("states", "actions", "episode", "access_step", "access_item"):
         assert np.array_equal(getattr(fast, name), getattr(ref, name)), name
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_kernel_equals_reference_under_every_start_rule(world, start):
+    uniforms = draw_uniforms(seed=3, episodes=7, steps=20, retrieval_draws=3)
+    fast = kernel_rollout(world.indptr, world.targets, "state_aware_frequency", 3, uniforms, progress=True, start=start)
+    ref = reference_rollout(world.to_networkx(), "state_aware_frequency", 3, uniforms, start=start)
+    for name in ("states", "actions", "access_item", "counts"):
+        assert np.array_equal(getattr(fast, name), getattr(ref, name)), name
+
+
+def test_start_rules_place_each_episode_as_documented(world):
+    uniforms = draw_uniforms(seed=5, episodes=6, steps=15, retrieval_draws=0)
+    first = [int(e * 15) for e in range(6)]
+    drawn = np.minimum((uniforms.start * world.n).astype(int), world.n - 1)
+    run = {s: kernel_rollout(world.indptr, world.targets, "none", 0, uniforms, progress=False, start=s) for s in STARTS}
+    assert list(run["uniform"].states[first]) == list(drawn)
+    assert set(run["fixed"].states[first]) == {drawn[0]}
+    walk = run["continue"]
+    assert walk.states[0] == drawn[0]
+    assert all(walk.states[t] == world.targets[walk.actions[t - 1]] for t in first[1:])
 
 
 def test_chunked_kernel_run_equals_one_call(world):

@@ -119,6 +119,7 @@ def test_general_loop_passes_what_the_agent_sees(world):
 @pytest.mark.parametrize("field, value, key", [
     ("retrieval", "oracle", "retrieval.name"), ("k", -1, "retrieval.k"), ("episodes", 0, "rollout.episodes"),
     ("steps", 0, "rollout.steps"), ("policy", "greedy", "policy.name"), ("seed", -3, "seed"),
+    ("start", "hub", "rollout.start"),
 ])
 def test_bad_rollout_settings_name_their_key(field, value, key):
     with pytest.raises(ConfigError, match=f"^{key}="):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tailmem.audit.scaling import scaling_fit
+from tailmem.audit.scaling import scaling_fit, semilog_fit
 from tailmem.report import paper_values as paper
 from tailmem.stats.compare import compare, missing
 from tailmem.stats.settings import StatsSettings
@@ -27,7 +27,10 @@ EXPLAIN = {
                 "means over seeds at each size: `slope` is the exponent b in metric ~ size^b (0.5: grows like the "
                 "square root of the size; 0: flat), `r2` the share of the variance of log(metric) the line "
                 "explains (1: the sizes lie on the line; with three sizes the line has one degree of freedom left, so "
-                "a high r2 is weak evidence).",
+                "a high r2 is weak evidence). `slope_ln`, `r2_ln` = the metric itself fitted against ln(number of "
+                "states): paper 1's Table 2 slope and R^2 are this fit (its own sigma values give them to the third "
+                "decimal; the log-log slope of the same values is about twice as steep), so `slope_ln` is the "
+                "column to read beside `slope_paper`.",
     "max_median": "`max_median` = the largest access count over the median count of all states (over the "
                   "accessed states only when more than half were never accessed): 1 is flat, larger means a few "
                   "states dominate.",
@@ -48,12 +51,13 @@ def _mean_sd(df: pd.DataFrame, by: list[str], col: str) -> pd.DataFrame:
     return pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1)}).reset_index()
 
 
-def _scaling(df: pd.DataFrame, family: str, col: str) -> tuple[float, float]:
+def _scaling(df: pd.DataFrame, family: str, col: str, fit=scaling_fit) -> tuple[float, float]:
+    """Slope and R^2 of `fit` (log-log by default; `semilog_fit`: paper 1's) over the means at each size."""
     per_size = df[df.family == family].groupby("n")[col].mean()
     if len(per_size) < 2:
         return float("nan"), float("nan")
-    fit = scaling_fit(per_size.index.to_numpy(dtype=float), per_size.to_numpy(dtype=float))
-    return fit.slope, fit.r2
+    line = fit(per_size.index.to_numpy(dtype=float), per_size.to_numpy(dtype=float))
+    return line.slope, line.r2
 
 
 def table2(df: pd.DataFrame) -> pd.DataFrame:
@@ -69,6 +73,7 @@ def table2(df: pd.DataFrame) -> pd.DataFrame:
             row[f"sigma_{n}_sd"] = vals.std(ddof=1)
             row[f"sigma_{n}_paper"] = ref.get(int(n), np.nan)
         row["slope"], row["r2"] = _scaling(df, fam, "sigma_top10")
+        row["slope_ln"], row["r2_ln"] = _scaling(df, fam, "sigma_top10", semilog_fit)
         row["slope_paper"], row["r2_paper"] = ref.get("slope", np.nan), ref.get("r2", np.nan)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -93,6 +98,7 @@ def table7(df: pd.DataFrame) -> pd.DataFrame:
                 row[f"{metric}_{n}_paper"] = ref.get(int(n), np.nan)
         row["gini_slope"], row["gini_r2"] = _scaling(df, fam, "gini")
         row["sigma_slope"], row["sigma_r2"] = _scaling(df, fam, "sigma_top10")
+        row["sigma_slope_ln"], row["sigma_r2_ln"] = _scaling(df, fam, "sigma_top10", semilog_fit)
         ref = paper.TABLE2_SIGMA.get(fam, {})
         row["sigma_slope_paper"], row["sigma_r2_paper"] = ref.get("slope", np.nan), ref.get("r2", np.nan)
         rows.append(row)
@@ -120,7 +126,8 @@ def table7_fits(df: pd.DataFrame) -> pd.DataFrame:
     """Table 7's scaling fits: per family, the log-log slope and R^2 of Gini and sigma_top10 over the sizes, with
     the paper's sigma fit (it gives none for Gini)."""
     wide = table7(df)
-    return wide[["family", "gini_slope", "gini_r2", "sigma_slope", "sigma_slope_paper", "sigma_r2", "sigma_r2_paper"]]
+    return wide[["family", "gini_slope", "gini_r2", "sigma_slope", "sigma_r2", "sigma_slope_ln", "sigma_slope_paper",
+                 "sigma_r2_ln", "sigma_r2_paper"]]
 
 
 def table8(df: pd.DataFrame) -> pd.DataFrame:

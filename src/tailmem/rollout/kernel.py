@@ -3,7 +3,8 @@
 Same rules and same uniforms as `retrieval.Retriever` + `policy.RandomWalk` (see retrieval.py for the rules);
 the tests check that both give identical access counts. The kernel runs episodes [first, stop) and keeps its
 memory (counts, stored flags, the visit history in `states`) in the arrays it is given, so a caller can run a long
-horizon in chunks (for a progress bar) without changing a single draw.
+horizon in chunks (for a progress bar) without changing a single draw. The start-state rules are those of
+`settings.STARTS` (see loop.py).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from numba import njit
 NONE, RECENCY, MATE_UNIFORM, AWARE_FREQUENCY = 0, 1, 2, 3
 DESIGN_CODES = {"none": NONE, "recency": RECENCY, "state_mate_uniform": MATE_UNIFORM,
                 "state_aware_frequency": AWARE_FREQUENCY}
+UNIFORM_START, FIXED_START, CONTINUE_START = 0, 1, 2
+START_CODES = {"uniform": UNIFORM_START, "fixed": FIXED_START, "continue": CONTINUE_START}
 
 
 @njit(cache=True)
-def walk_kernel(indptr, targets, design, k, steps, first, stop, start_u, policy_u, retrieval_u,
+def walk_kernel(indptr, targets, design, k, start_rule, steps, first, stop, start_u, policy_u, retrieval_u,
                 states, actions, episode, access_step, access_item, counts, stored, seen_at, n_access):
     """Run episodes first..stop-1; fill the step and access arrays; return the new number of accesses.
 
@@ -30,7 +33,10 @@ def walk_kernel(indptr, targets, design, k, steps, first, stop, start_u, policy_
     candidates = np.empty(max_degree, dtype=np.int64)
     a = n_access
     for e in range(first, stop):
-        s = min(int(start_u[e] * n), n - 1)
+        if start_rule == CONTINUE_START and e > 0:
+            s = targets[actions[e * steps - 1]]  # where the previous episode's last action led
+        else:
+            s = min(int(start_u[0 if start_rule == FIXED_START else e] * n), n - 1)
         for i in range(steps):
             t = e * steps + i
             states[t] = s

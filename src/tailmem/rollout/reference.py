@@ -15,8 +15,9 @@ from tailmem.rollout.retrieval import Retriever
 from tailmem.rollout.trace import Trace
 
 
-def reference_rollout(graph: nx.Graph, design: str, k: int, uniforms: Uniforms) -> Trace:
-    """Random walk with retrieval `design` on `graph` (states 0..n-1), driven by `uniforms`."""
+def reference_rollout(graph: nx.Graph, design: str, k: int, uniforms: Uniforms, start: str = "uniform") -> Trace:
+    """Random walk with retrieval `design` on `graph` (states 0..n-1), driven by `uniforms`, episodes starting
+    by rule `start`."""
     n = graph.number_of_nodes()
 
     def neighbors(s: int) -> list[int]:
@@ -25,4 +26,4 @@ def reference_rollout(graph: nx.Graph, design: str, k: int, uniforms: Uniforms) 
     def names(s: int) -> tuple[str, ...]:
         return ("move",) * graph.degree(s)  # the random walk only counts its actions
 
-    return run_loop(n, neighbors, names, RandomWalk(), Retriever(n, design, k, neighbors), uniforms)
+    return run_loop(n, neighbors, names, RandomWalk(), Retriever(n, design, k, neighbors), uniforms, start=start)

@@ -6,7 +6,7 @@ import numpy as np
 from tqdm import tqdm
 
 from tailmem.graphworld.world import World
-from tailmem.rollout.kernel import DESIGN_CODES, walk_kernel
+from tailmem.rollout.kernel import DESIGN_CODES, START_CODES, walk_kernel
 from tailmem.rollout.loop import run_loop
 from tailmem.rollout.policy import Policy, RandomWalk
 from tailmem.rollout.randomness import Uniforms, draw_uniforms
@@ -29,8 +29,9 @@ def load_kernel() -> None:
 
 
 def kernel_rollout(indptr: np.ndarray, targets: np.ndarray, design: str, k: int, uniforms: Uniforms,
-                   progress: bool | None = None) -> Trace:
-    """Random walk with retrieval `design` over CSR arrays, driven by `uniforms` (the fast path).
+                   progress: bool | None = None, start: str = "uniform") -> Trace:
+    """Random walk with retrieval `design` over CSR arrays, driven by `uniforms` (the fast path); `start` is the
+    start-state rule of every episode (`settings.STARTS`).
 
     `progress=None` shows a bar over episodes on a TTY only; a hidden bar means one kernel call.
     """
@@ -55,7 +56,8 @@ def kernel_rollout(indptr: np.ndarray, targets: np.ndarray, design: str, k: int,
         accesses = 0
         for first in range(0, episodes, chunk):
             stop = min(episodes, first + chunk)
-            accesses = walk_kernel(indptr, targets, DESIGN_CODES[design], k, steps, first, stop, *arrays, accesses)
+            accesses = walk_kernel(indptr, targets, DESIGN_CODES[design], k, START_CODES[start], steps, first,
+                                   stop, *arrays, accesses)
             bar.update(stop - first)
     return Trace(states, actions, episode, access_step[:accesses], access_item[:accesses], counts)
 
@@ -69,8 +71,9 @@ def rollout(world: World, settings: RolloutSettings, policy: Policy | None = Non
     """
     uniforms = draw_uniforms(settings.seed, settings.episodes, settings.steps, settings.retrieval_draws)
     if policy is None and settings.policy == "random_walk":
-        return kernel_rollout(world.indptr, world.targets, settings.retrieval, settings.k, uniforms, progress)
+        return kernel_rollout(world.indptr, world.targets, settings.retrieval, settings.k, uniforms, progress,
+                              settings.start)
     policy = policy or RandomWalk()
     neighbors = lambda s: world.neighbors(s).tolist()  # noqa: E731 - Python ints, ascending
     retriever = Retriever(world.n, settings.retrieval, settings.k, neighbors)
-    return run_loop(world.n, neighbors, world.actions, policy, retriever, uniforms, progress)
+    return run_loop(world.n, neighbors, world.actions, policy, retriever, uniforms, progress, settings.start)

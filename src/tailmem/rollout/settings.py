@@ -10,6 +10,9 @@ from tailmem.errors import ConfigError
 DESIGNS = ("none", "recency", "state_mate_uniform", "state_aware_frequency")  # paper 1, Table 8
 SAMPLING_DESIGNS = ("state_mate_uniform", "state_aware_frequency")  # draw k uniforms per step
 POLICIES = ("random_walk", "semantic", "llm")  # semantic: model-free proxy; llm: the policy role's model
+# Where each episode starts (rollout/loop.py): a fresh uniform draw, the first episode's state every time, or where
+# the previous episode ended. Paper 1 does not say; `uniform` is ours, the calibration study searches all three.
+STARTS = ("uniform", "fixed", "continue")
 
 
 def _count(value: Any, key: str, lo: int) -> int:
@@ -28,6 +31,7 @@ class RolloutSettings:
     episodes: int = 1
     steps: int = 100
     seed: int = 0
+    start: str = "uniform"  # start-state rule of every episode (STARTS)
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
@@ -39,6 +43,8 @@ class RolloutSettings:
         _count(self.episodes, "rollout.episodes", 1)
         _count(self.steps, "rollout.steps", 1)
         _count(self.seed, "seed", 0)
+        if self.start not in STARTS:
+            raise ConfigError(f"rollout.start={self.start!r}: unknown start-state rule; expected one of {list(STARTS)}")
 
     @property
     def total_steps(self) -> int:
@@ -51,12 +57,13 @@ class RolloutSettings:
 
     @classmethod
     def from_config(cls, cfg) -> "RolloutSettings":
-        """From the resolved Hydra config (`policy.name`, `retrieval.name/k`, `rollout.episodes/steps`, `seed`)."""
-        for key in ("policy.name", "retrieval.name", "retrieval.k", "rollout.episodes", "rollout.steps", "seed"):
+        """From the resolved Hydra config (`policy.name`, `retrieval.name/k`, `rollout.episodes/steps/start`, `seed`)."""
+        for key in ("policy.name", "retrieval.name", "retrieval.k", "rollout.episodes", "rollout.steps", "rollout.start",
+                    "seed"):
             node = cfg
             for part in key.split("."):
                 node = node.get(part) if node is not None else None
             if node is None:
                 raise ConfigError(f"{key} is missing")
         return cls(cfg.policy.name, cfg.retrieval.name, cfg.retrieval.k, cfg.rollout.episodes, cfg.rollout.steps,
-                   cfg.seed)
+                   cfg.seed, cfg.rollout.start)

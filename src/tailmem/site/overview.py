@@ -39,7 +39,7 @@ _LINKS = (
 
 
 def _group_of(stem: str) -> tuple[int, str]:
-    if stem in outputs.RANDOM_WALK_TABLES:
+    if stem in outputs.RANDOM_WALK_TABLES + outputs.CALIBRATION_TABLES:
         return 0, "Paper 1 · random walk and tail audits"
     if stem in outputs.CONTROL_TABLES:
         return 1, "Paper 1 · controller study"
@@ -53,7 +53,8 @@ def _group_of(stem: str) -> tuple[int, str]:
 
 
 def _order(stem: str) -> tuple:
-    for names in (outputs.RANDOM_WALK_TABLES, outputs.CONTROL_TABLES, outputs.LONGMEMEVAL_TABLES):
+    for names in (outputs.RANDOM_WALK_TABLES + outputs.CALIBRATION_TABLES, outputs.CONTROL_TABLES,
+                  outputs.LONGMEMEVAL_TABLES):
         if stem in names:
             return (names.index(stem), stem)
     return (99, stem)

@@ -1,5 +1,7 @@
 """Stage `control`: replay one rollout's trajectory under one memory controller, predicting every next state
 (or, with `control.predict_steps`, the next state at that many steps: a model predictor's cost is per call).
+With `control.replay_steps` the replay covers the trajectory's first that many steps: the trace is as long as the
+tail audit needs, while the controller study's cost grows with every replayed step.
 
 Writes `steps.parquet` (one row per API-calling step: every step, or the predicted ones), `counts.npz` (accesses per
 item) and `summary.json` (tokens per replayed step, overall and tail error and evidence coverage over the predicted
@@ -39,6 +41,12 @@ def matched_budget(cfg: DictConfig) -> int:
     return int(round(summary["memory_tokens_per_step"]))
 
 
+def replayed(trace: Trace, steps: int | None):
+    """The states and actions the replay covers: the trajectory's first `steps` steps (None: all)."""
+    stop = len(trace.states) if steps is None else min(int(steps), len(trace.states))
+    return trace.states[:stop], trace.actions[:stop]
+
+
 def make_predictor(cfg: DictConfig):
     from tailmem.llm import get_client
 
@@ -59,11 +67,12 @@ def run(cfg: DictConfig) -> None:
         raise ArtifactError(f"{trace_dir / paths.TRACE_FILE}: {trace.n} states but the world has {world.n}")
     predictor = make_predictor(cfg)
     counter = TokenCounter(encoding=cfg.llm.encoding)
+    states, actions = replayed(trace, cfg.control.get("replay_steps"))
     count, spread = cfg.control.get("predict_steps"), cfg.control.get("predict_spread", "even")
-    at = predict_steps(len(trace.states), count, spread)
-    at = None if len(at) == len(trace.states) else at  # every step: the plain replay
+    at = predict_steps(len(states), count, spread)
+    at = None if len(at) == len(states) else at  # every step: the plain replay
     started = time.perf_counter()
-    result = replay(world, trace.states, trace.actions, controller, predictor, counter, progress=None, predict_at=at)
+    result = replay(world, states, actions, controller, predictor, counter, progress=None, predict_at=at)
     seconds = time.perf_counter() - started
     summary = {
         "arm": cfg.control.arm or controller.name,
@@ -77,6 +86,8 @@ def run(cfg: DictConfig) -> None:
         "predictor_label": paths.role_label(cfg, "predictor"),  # the predictor's folder segment: its model
         "predict_steps": None if count is None else int(count),
         "predict_spread": spread,
+        "replay_steps": None if cfg.control.get("replay_steps") is None else int(cfg.control.replay_steps),
+        "trace_steps": int(len(trace.states)),
         "policy": cfg.policy.name,
         "retrieval": cfg.retrieval.name,
         "family": world.family,

@@ -1,0 +1,122 @@
+"""Which of a scale's tail-fit worlds have a fittable tail, and what their rollouts and audits cost.
+
+Issue 29, finding 5: at the old default length (10 episodes x 50 steps) most tails were too small to fit
+(n_tail < audit.min_tail), so Table 3 and the tail-shape claims could not be decided. This script composes a
+scale's config (plus overrides), enumerates the worlds behind Table 3 under the controller study's policy
+(`targets.policy_runs`), the tail-shape rows (`targets.tail_contrast_runs`) and the random-walk tail fits
+(`targets.size_runs` at the largest size, as `stages.tables` reads them), rolls each out and fits its tail in
+process, and prints per group the share with n_tail >= audit.min_tail. With `--cost` it also runs every audit
+the graph-world tables read (bootstrap included) and prints the CPU seconds (time.process_time: a loaded machine
+does not inflate it) of the rollouts and audits by policy and size.
+
+Run: python benchmarks/bench_tail_sizes.py [--scale default] [--override rollout.episodes=10 ...] [--cost]
+It measures and prints; it asserts nothing (tests/rollout/test_decidable_scale.py holds the regression).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from collections import defaultdict
+
+from omegaconf import OmegaConf
+
+from tailmem import targets
+from tailmem.configs import config_dir
+from tailmem.graphworld.build import world_from_config
+from tailmem.rollout.run import rollout
+from tailmem.rollout.semantic import Semantic
+from tailmem.rollout.settings import RolloutSettings
+from tailmem.stages.audit import audit_counts
+from tailmem.stages.audit_settings import settings as audit_settings
+from tailmem.workflow import compose_config
+
+
+def groups(cfg) -> dict[str, list[targets.Run]]:
+    """The runs behind each decidability criterion (the groups may share runs)."""
+    largest = max(int(n) for n in cfg.scale.sizes)
+    return {
+        "Table 3, controller-study policy": targets.policy_runs(cfg),
+        "tail-shape rows (both policies)": targets.tail_contrast_runs(cfg),
+        "Table 3, random walk (largest size)": [r for r in targets.size_runs(cfg) if r.n == largest],
+    }
+
+
+class Runner:
+    """Rolls out and audits runs of one composed config, once each, timing both in CPU seconds."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.audit = audit_settings(cfg)
+        self.cache: dict[targets.Run, dict] = {}
+        self.cpu: dict[tuple[str, str, int], float] = defaultdict(float)
+
+    def option(self, group: str, name: str) -> dict:
+        return OmegaConf.to_container(OmegaConf.load(config_dir() / group / f"{name}.yaml"))
+
+    def tail(self, run: targets.Run, bootstrap: bool) -> dict:
+        if run in self.cache and (not bootstrap or self.cache[run]["bootstrapped"]):
+            return self.cache[run]
+        world = world_from_config({**self.option("graph", run.family), "n": run.n}, run.seed)
+        settings = RolloutSettings(run.policy, run.retrieval, int(self.option("retrieval", run.retrieval)["k"]),
+                                   int(self.cfg.rollout.episodes), int(self.cfg.rollout.steps), run.seed)
+        policy = Semantic(world, run.seed) if run.policy == "semantic" else None
+        start = time.process_time()
+        trace = rollout(world, settings, policy=policy, progress=False)
+        middle = time.process_time()
+        s = self.audit if bootstrap else type(self.audit)(**{**vars(self.audit), "bootstrap": 0})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = audit_counts(trace.counts, s, run.seed)
+        end = time.process_time()
+        if bootstrap:
+            self.cpu[("rollout", run.policy, run.n)] += middle - start
+            self.cpu[("audit", run.policy, run.n)] += end - middle
+        self.cache[run] = {**result["tail"], "bootstrapped": bootstrap}
+        return self.cache[run]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", default="default")
+    parser.add_argument("--override", action="append", default=[], help="a Hydra override, e.g. rollout.steps=50")
+    parser.add_argument("--cost", action="store_true", help="also time every graph-world audit, bootstrap included")
+    parser.add_argument("--cost-seeds", type=int, nargs="*", default=None,
+                        help="time only the runs of these seeds and scale the sums to every seed (seeds are "
+                             "exchangeable: same worlds' families and sizes, other draws)")
+    a = parser.parse_args()
+    cfg = compose_config(a.scale, a.override)
+    runner = Runner(cfg)
+    min_tail = runner.audit.min_tail
+    print(f"scale={a.scale} {a.override}: {cfg.rollout.episodes} episodes x {cfg.rollout.steps} steps; "
+          f"audit.min_tail={min_tail}")
+    everything = set()
+    for name, runs in groups(cfg).items():
+        tails = [(r, runner.tail(r, bootstrap=False)) for r in runs]
+        fitted = [t["n_tail"] >= min_tail for _, t in tails]
+        everything.update((r, f) for (r, _), f in zip(tails, fitted))
+        small = ", ".join(f"{r.policy}/{r.family}/n{r.n}/s{r.seed}: {t['n_tail']}" for r, t in tails
+                          if t["n_tail"] < min_tail)
+        print(f"  {name}: {sum(fitted)}/{len(fitted)} fittable ({sum(fitted) / len(fitted):.0%})"
+              + (f"; too small: {small}" if small else ""))
+    worlds = {r: f for r, f in everything}
+    print(f"  all distinct worlds: {sum(worlds.values())}/{len(worlds)} fittable "
+          f"({sum(worlds.values()) / len(worlds):.0%})")
+    if a.cost:
+        every = list(dict.fromkeys(targets.random_walk_runs(cfg) + targets.tail_contrast_runs(cfg)))
+        runs = [r for r in every if a.cost_seeds is None or r.seed in a.cost_seeds]
+        scale = len(every) / len(runs)
+        for r in runs:
+            runner.tail(r, bootstrap=True)
+        print(f"  CPU seconds of {len(runs)} of the {len(every)} runs (rollout + audit with B={runner.audit.bootstrap})"
+              + (f", x {scale:.2f} for all {len(every)}" if scale != 1 else "") + ":")
+        for key in sorted(runner.cpu):
+            print(f"    {key[0]:8} {key[1]:12} n={key[2]:<5} {runner.cpu[key]:8.1f}  -> {scale * runner.cpu[key]:8.1f}")
+        for stage in ("rollout", "audit"):
+            total = sum(v for k, v in runner.cpu.items() if k[0] == stage)
+            print(f"    {stage} total {total:8.1f}  -> {scale * total:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
