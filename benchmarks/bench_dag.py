@@ -8,6 +8,7 @@ no-op rerun. With `--baseline REF` it first runs the same target with the code o
 worktree put first on PYTHONPATH) in the same session, and prints the wall-time ratio.
 
 Run: python benchmarks/bench_dag.py [--target all] [--scale smoke] [--cores 2] [--baseline main] [--keep DIR]
+     [--override scale.model_slice=null]  (overrides apply to this tree's run, not the baseline's)
 It measures; it asserts nothing. Absolute times depend on the machine's load: compare the ratios.
 """
 
@@ -27,11 +28,12 @@ REPO = Path(__file__).resolve().parents[1]
 TIMING = re.compile(r"tailmem timing: startup ([0-9.]+) s, total ([0-9.]+) s")
 
 
-def run_dag(code: Path, workdir: Path, target: str, scale: str, cores: int) -> float:
+def run_dag(code: Path, workdir: Path, target: str, scale: str, cores: int, overrides: list[str] = ()) -> float:
     """Wall seconds of `snakemake <target>` over `code`'s Snakefile, run in `workdir`."""
     env = {**os.environ, "PYTHONPATH": f"{code / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     argv = [sys.executable, "-m", "snakemake", "--snakefile", str(code / "Snakefile"), "--directory", str(workdir),
-            "--cores", str(cores), "--config", f"scale={scale}", "--quiet", "rules", "--", target]
+            "--cores", str(cores), "--config", f"scale={scale}",
+            *([f"overrides={list(overrides)!r}"] if overrides else []), "--quiet", "rules", "--", target]
     t = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=code, capture_output=True, text=True)
     wall = time.perf_counter() - t
@@ -61,11 +63,11 @@ def report(rules: dict[str, list[tuple[float, float]]]) -> None:
     print(f"{'all':28} {sum(map(len, rules.values())):5d} {total:11.1f} {start:10.1f} {start / total if total else 0:14.0%}")
 
 
-def measure(code: Path, label: str, a, keep: Path | None) -> float:
+def measure(code: Path, label: str, a, keep: Path | None, overrides: list[str] = ()) -> float:
     workdir = keep or Path(tempfile.mkdtemp(prefix="bench_dag_"))
     workdir.mkdir(parents=True, exist_ok=True)
-    wall = run_dag(code, workdir, a.target, a.scale, a.cores)
-    noop = run_dag(code, workdir, a.target, a.scale, a.cores)
+    wall = run_dag(code, workdir, a.target, a.scale, a.cores, overrides)
+    noop = run_dag(code, workdir, a.target, a.scale, a.cores, overrides)
     print(f"\n[{label}] {a.target} at scale={a.scale} on {a.cores} cores: {wall:.1f} s from scratch, "
           f"no-op rerun {noop:.1f} s  (load average before: {os.getloadavg()[0]:.1f}; folder {workdir})")
     logs = workdir / "results" / a.scale / "logs"  # smoke and paper write under results/<scale>/
@@ -84,6 +86,8 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--baseline", help="a git ref to time first, in the same session (e.g. main)")
     ap.add_argument("--keep", type=Path, help="run in this folder (kept) instead of a temporary one")
+    ap.add_argument("--override", action="append", default=[],
+                    help="a Hydra override for this tree's run only (e.g. scale.model_slice=null); repeatable")
     a = ap.parse_args()
     os.environ.setdefault("TAILMEM_DATA_DIR", str(REPO.parent / "shared" / "data"))
     base = None
@@ -95,7 +99,7 @@ def main() -> None:
             base = measure(tree, a.baseline, a, None)
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], capture_output=True)
-    ours = measure(REPO, "this tree", a, a.keep)
+    ours = measure(REPO, "this tree", a, a.keep, a.override)
     if base:
         print(f"\nwall time, this tree / {a.baseline}: {ours / base:.2f}")
 
