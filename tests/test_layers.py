@@ -63,3 +63,84 @@ def test_only_the_settings_layer_is_excused(ignored):
     """Every excused import starts in the settings layer being rewritten (issue 30 step 1); anything else is
     fixed, not ignored."""
     assert ignored.split(" -> ")[0].strip() in SETTINGS_LAYER
+
+
+# -- the Snakemake files name their inputs through tailmem.dag, not through each other's globals ----------------
+WORKFLOW_FILES = [REPO / "Snakefile", *sorted((REPO / "workflows").glob("*.smk"))]
+# What Snakemake itself puts in a Snakefile's namespace (besides Python's builtins).
+SNAKEMAKE_GLOBALS = {"workflow", "config", "rules", "checkpoints", "expand", "report", "unpack", "shell", "ancient",
+                     "temp", "protected", "directory", "touch", "glob_wildcards", "multiext", "storage", "lookup"}
+
+
+def _as_python(path: Path):
+    """The Python Snakemake compiles `path` to (its own parser), as a syntax tree."""
+    import ast
+    import types
+
+    from snakemake.parser import parse
+
+    class Source:
+        def get_path_or_uri(self, secret_free=True):
+            return str(path)
+
+    workflow = types.SimpleNamespace(sourcecache=types.SimpleNamespace(open=lambda source: open(path)))
+    return ast.parse(parse(Source(), workflow, {})[0])
+
+
+def _names(tree) -> tuple[set[str], set[str]]:
+    """(names bound anywhere in the file, names read), both as plain identifiers."""
+    import ast
+
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bound, read
+
+
+def _rules(tree) -> tuple[set[str], set[str]]:
+    """(rules the file defines, or the prefixes of the rules it takes from a module; `rules.X` it reads)."""
+    import ast
+
+    defined, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            for kw in node.keywords:
+                if node.func.attr == "rule" and kw.arg == "name" and isinstance(kw.value, ast.Constant):
+                    defined.add(kw.value.value)
+                if node.func.attr == "userule" and kw.arg == "name_modifier" and isinstance(kw.value, ast.Constant):
+                    defined.add(kw.value.value.rstrip("*"))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "rules":
+            read.add(node.attr)
+    return defined, read
+
+
+@pytest.mark.parametrize("path", WORKFLOW_FILES, ids=lambda p: p.name)
+def test_a_workflow_file_uses_no_name_another_file_defines(path):
+    """Every name a rule file reads is bound in that file (mostly `TAILMEM = dag_of(...)` and its imports), a
+    builtin or Snakemake's; every `rules.X` is its own rule: so no file depends on another one included first."""
+    import builtins
+
+    tree = _as_python(path)
+    bound, read = _names(tree)
+    foreign = read - bound - set(dir(builtins)) - SNAKEMAKE_GLOBALS
+    assert not foreign, f"{path.name} reads {sorted(foreign)}, defined in another file: name them through tailmem.dag"
+    defined, rules_read = _rules(tree)
+    other = {r for r in rules_read if r not in defined and not any(r.startswith(p) for p in defined if p.endswith("_"))}
+    assert not other, f"{path.name} reads rules.{sorted(other)} of another file: name the file through tailmem.dag"
+
+
+def test_the_check_sees_a_name_from_another_file(tmp_path):
+    """The check can fail: before this design, audit.smk read common.smk's `stage_params` and rollout.smk's rule."""
+    smk = tmp_path / "audit.smk"
+    smk.write_text('rule audit:\n    input:\n        rules.rollout.output[0],\n    params:\n'
+                   '        **stage_params("audit"),\n    shell:\n        "true"\n')
+    bound, read = _names(_as_python(smk))
+    assert "stage_params" in read - bound
+    assert _rules(_as_python(smk)) == ({"audit"}, {"rollout"})
