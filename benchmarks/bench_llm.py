@@ -19,7 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the loopback chat-completions server of the tests (tests/llm_testkit.py)
 
 from llm_testkit import FakeServer, llm_cfg  # noqa: E402
-
 from tailmem.llm import count_tokens, get_client  # noqa: E402
 from tailmem.llm.backends.local import available  # noqa: E402
 

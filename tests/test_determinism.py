@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from artifact_kit import SLICE, TARGETS, differing, tree_state
 
 

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from tailmem import registry
+from tailmem import registry, source_closure
 from tailmem.workflow import Dag
 
 # One family, one size, one seed; the controller study with two taus: ~30 jobs.
@@ -124,22 +124,22 @@ def test_the_dag_digest_equals_the_digest_the_stage_computes_from_its_own_config
 
 def test_code_digest_follows_imports_and_ignores_comments(tmp_path, monkeypatch):
     """ctmc.py is in the control stage's closure and not the world's; a comment does not change a digest."""
-    closure = {p.name for p in registry.import_closure("tailmem.stages.control")}
+    closure = {p.name for p in source_closure.import_closure("tailmem.stages.control")}
     assert "ctmc.py" in closure
-    assert "ctmc.py" not in {p.name for p in registry.import_closure("tailmem.stages.graphworld")}
-    src = registry.PACKAGE_ROOT / "memory" / "ctmc.py"
+    assert "ctmc.py" not in {p.name for p in source_closure.import_closure("tailmem.stages.graphworld")}
+    src = source_closure.PACKAGE_ROOT / "memory" / "ctmc.py"
     text = src.read_text()
     with_comment = tmp_path / "a.py"
     with_comment.write_text(text + "\n# a comment\n")
     changed = tmp_path / "b.py"
     changed.write_text(text + "\nEXTRA = 1\n")
-    assert registry._file_digest(with_comment) == registry._file_digest(src)
-    assert registry._file_digest(changed) != registry._file_digest(src)
+    assert source_closure.file_digest(with_comment) == source_closure.file_digest(src)
+    assert source_closure.file_digest(changed) != source_closure.file_digest(src)
 
 
 def _scan_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TAILMEM_CACHE_DIR", str(tmp_path / "cache"))
-    return registry._ScanCache()
+    return source_closure._ScanCache()
 
 
 def test_the_scan_cache_gives_the_syntax_tree_digest_of_the_standard_library(tmp_path, monkeypatch):
@@ -147,15 +147,15 @@ def test_the_scan_cache_gives_the_syntax_tree_digest_of_the_standard_library(tmp
     import ast
     import hashlib
 
-    src = registry.PACKAGE_ROOT / "memory" / "ctmc.py"
+    src = source_closure.PACKAGE_ROOT / "memory" / "ctmc.py"
     expected = hashlib.sha256(ast.dump(ast.parse(src.read_text())).encode()).hexdigest()
     cold = _scan_cache(tmp_path, monkeypatch)
     assert cold.scan(src)["ast"] == expected
     cold.save()
     assert cold.path().is_file()
 
-    warm = registry._ScanCache()
-    monkeypatch.setattr(registry, "_scan", lambda tree: pytest.fail("parsed although the cache has the file"))
+    warm = source_closure._ScanCache()
+    monkeypatch.setattr(source_closure, "_scan", lambda tree: pytest.fail("parsed although the cache has the file"))
     assert warm.scan(src)["ast"] == expected
     named = {n.module for n in ast.walk(ast.parse(src.read_text()))
              if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("tailmem")}
@@ -171,7 +171,7 @@ def test_an_edited_module_is_never_served_from_the_scan_cache(tmp_path, monkeypa
     before = cache.scan(mod)
     cache.save()
     mod.write_text("import tailmem.artifacts\nX = 2\n")
-    after = registry._ScanCache().scan(mod)
+    after = source_closure._ScanCache().scan(mod)
     assert after["ast"] != before["ast"]
     assert "tailmem.artifacts" in after["imports"] and "tailmem.paths" not in after["imports"]
 
@@ -180,7 +180,7 @@ def test_a_corrupt_scan_cache_is_only_a_slower_start(tmp_path, monkeypatch):
     cache = _scan_cache(tmp_path, monkeypatch)
     cache.path().parent.mkdir(parents=True)
     cache.path().write_text("{not json")
-    src = registry.PACKAGE_ROOT / "paths.py"
-    assert cache.scan(src) == registry._scan(__import__("ast").parse(src.read_text()))
+    src = source_closure.PACKAGE_ROOT / "paths.py"
+    assert cache.scan(src) == source_closure._scan(__import__("ast").parse(src.read_text()))
     cache.save()
     assert json.loads(cache.path().read_text())  # rewritten whole

@@ -3,46 +3,46 @@
 # Cells sit under the agent of every role they depend on (tailmem.paths.ALFWORLD_MEMORY / ALFWORLD_SKILLS).
 import re
 
+from tailmem import paths
 from tailmem.alfworld.layout import agent_segments
+from tailmem.dag import dag_of
 
-ALF_ARMS = list(CFG.alfworld.arms_run)
-ALF_PROTOCOLS = list(CFG.alfworld.protocols)
-ALF_VARIANTS = list(CFG.alfworld.variants)
-ALF_SEEDS = [int(s) for s in CFG.alfworld.seeds]  # chain seeds of the skill cells
-ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=RESULTS)}/manifest.json"
-ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=RESULTS)}/episodes.json"
-ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=RESULTS)}/chain.json"
-# The agent of each role, as its folder segment: the cells this DAG makes, and the only ones its rules will make
+TAILMEM = dag_of(config, workflow.basedir)
+
+ALF_ARMS = list(TAILMEM.cfg.alfworld.arms_run)
+ALF_PROTOCOLS = list(TAILMEM.cfg.alfworld.protocols)
+ALF_VARIANTS = list(TAILMEM.cfg.alfworld.variants)
+ALF_SEEDS = [int(s) for s in TAILMEM.cfg.alfworld.seeds]  # chain seeds of the skill cells
+ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=TAILMEM.results)}/manifest.json"
+ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=TAILMEM.results)}/episodes.json"
+ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=TAILMEM.results)}/chain.json"
+# The agent of each role, as its folder segment: the cells this TAILMEM makes, and the only ones its rules will make
 # (a request for another model's folder finds no rule instead of a job that mislabels what it ran).
-ALF_AGENTS = agent_segments(CFG)
+ALF_AGENTS = agent_segments(TAILMEM.cfg)
 ALF_AGENT_CONSTRAINTS = {role: re.escape(seg) for role, seg in ALF_AGENTS.items()}
-
-
-ALFWORLD_TARGETS = [t for s in CFG.alfworld.subsets for t in _alf_outputs(s)]
-ALFWORLD_SMOKE_TARGETS = _alf_outputs("smoke")
 
 
 rule alfworld:
     input:
-        ALFWORLD_TARGETS,
+        TAILMEM.alfworld_targets,
 
 
 rule alfworld_smoke:
     input:
-        ALFWORLD_SMOKE_TARGETS,
+        TAILMEM.alf_outputs("smoke"),
 
 
 rule alfworld_games:
     output:
         ALF_GAMES,
     threads: 2  # games regenerate in parallel (the result is the same for any count)
-    priority: 20  # the head of the DAG's longest chain (games -> cells -> report): first when two cores free up
+    priority: 20  # the head of the TAILMEM's longest chain (games -> cells -> report): first when two cores free up
     params:
-        **stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
+        **TAILMEM.stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
-        log_of("alfworld_games", "subset"),
+        TAILMEM.log_of("alfworld_games", "subset"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "TAILMEM_WORKERS={threads} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -56,11 +56,11 @@ rule alfworld_memory:
     wildcard_constraints:
         executor=ALF_AGENT_CONSTRAINTS["executor"],
     params:
-        **stage_params("alfworld_memory", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.arm={wc.arm}"]),
+        **TAILMEM.stage_params("alfworld_memory", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.arm={wc.arm}"]),
     log:
-        log_of("alfworld_memory", "subset", "executor", "arm"),
+        TAILMEM.log_of("alfworld_memory", "subset", "executor", "arm"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -74,14 +74,14 @@ rule alfworld_skills:
     wildcard_constraints:
         **ALF_AGENT_CONSTRAINTS,
     params:
-        **stage_params("alfworld_skills", lambda wc: [f"alfworld.subset={wc.subset}",
+        **TAILMEM.stage_params("alfworld_skills", lambda wc: [f"alfworld.subset={wc.subset}",
                                                       f"alfworld.protocol={wc.protocol}",
                                                       f"alfworld.variant={wc.skill_variant}",
                                                       f"alfworld.seed={wc.seed}"]),
     log:
-        log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant", "seed"),
+        TAILMEM.log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant", "seed"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -92,12 +92,12 @@ rule alfworld_report:
         lambda wc: expand(ALF_SKILLS, subset=wc.subset, **ALF_AGENTS, protocol=ALF_PROTOCOLS,
                           skill_variant=ALF_VARIANTS, seed=ALF_SEEDS),
     output:
-        _alf_outputs("{subset}"),
+        TAILMEM.alf_outputs("{subset}"),
     params:
-        **stage_params("alfworld_report", lambda wc: [f"alfworld.subset={wc.subset}"]),
+        **TAILMEM.stage_params("alfworld_report", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
-        log_of("alfworld_report", "subset"),
+        TAILMEM.log_of("alfworld_report", "subset"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} > {log} 2>&1"

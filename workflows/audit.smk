@@ -1,16 +1,19 @@
 # Stage 3: the tail audit of each access-count vector (concentration, tail fits, bootstrap goodness of fit).
+from tailmem.dag import dag_of
+
+TAILMEM = dag_of(config, workflow.basedir)
 
 
 rule audit:
     input:
-        trace=rules.rollout.output[0],
+        trace=TAILMEM.trace_file,
     output:
-        f"{paths.wild(paths.AUDIT, results=RESULTS)}/{paths.AUDIT_FILE}",
+        TAILMEM.audit_file,
     params:
-        **stage_params("audit", _run_args, family=lambda wc: wc.family),
+        **TAILMEM.stage_params("audit", TAILMEM.run_args, family=TAILMEM.family),
     log:
-        log_of("audit", "policy", "agent", "retrieval", "family", "n", "seed"),
+        TAILMEM.log_of("audit", "policy", "agent", "retrieval", "family", "n", "seed"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} input=$(dirname {input.trace}) out=$(dirname {output}) > {log} 2>&1"

@@ -1,22 +1,23 @@
 # The calibration study (issue 29): which random-walk protocol, among those paper 1 leaves open, reproduces its
 # Table 7, Table 2's slopes and Table 8's order. Target by name: `snakemake calibration`.
+from tailmem import targets
+from tailmem.dag import dag_of
 
-TABLES_CALIBRATION = table(outputs.TABLE7_CALIBRATION)
-CALIBRATION_PROTOCOLS = f"{paths.CALIBRATION.format(results=RESULTS)}/{paths.CALIBRATION_PROTOCOLS}"
+TAILMEM = dag_of(config, workflow.basedir)
 
 
 rule calibration:
     input:
-        [str(f) for f in targets.calibration_worlds(CFG)],
+        [str(f) for f in targets.calibration_worlds(TAILMEM.cfg)],
     output:
-        [report(t, category="Random walk", subcategory="calibration") for t in TABLES_CALIBRATION],
-        CALIBRATION_PROTOCOLS,
+        [report(t, category="Random walk", subcategory="calibration") for t in TAILMEM.tables_calibration],
+        TAILMEM.calibration_protocols,
     params:
-        **stage_params("calibration"),
-        out=out_folder,
+        **TAILMEM.stage_params("calibration"),
+        out=TAILMEM.out_folder,
     log:
-        log_of("calibration"),
+        TAILMEM.log_of("calibration"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"

@@ -1,60 +1,62 @@
 # Filesystem memory on LoCoMo and REALTALK: build each variant's store, answer the questions through a search
 # harness, one table per LoCoMo conversation. Paths: tailmem/paths.py.
 #   snakemake --cores 2 fsmem_locomo
-FSMEM_CONVS = list(CFG.fsmem.conversations)
-FSMEM_VARIANTS = list(CFG.fsmem.variants)
-FSMEM_BUILDER = paths.role_label(CFG, "builder")
-FSMEM_SEARCHER = paths.role_label(CFG, "searcher")
-FSMEM_TABLES = [f for conv in FSMEM_CONVS for f in table(outputs.conversation_table("locomo", conv))]
+from tailmem import outputs, paths
+from tailmem.dag import dag_of
+
+TAILMEM = dag_of(config, workflow.basedir)
+FSMEM_VARIANTS = list(TAILMEM.cfg.fsmem.variants)
+FSMEM_BUILDER = paths.role_label(TAILMEM.cfg, "builder")
+FSMEM_SEARCHER = paths.role_label(TAILMEM.cfg, "searcher")
 
 
 rule fsmem_locomo:
     input:
-        FSMEM_TABLES,
+        TAILMEM.fsmem_tables,
 
 
 rule fsmem_store:
     output:
-        f"{paths.wild(paths.FSMEM_VARIANT, results=RESULTS)}/{paths.BUILD_FILE}",
+        f"{paths.wild(paths.FSMEM_VARIANT, results=TAILMEM.results)}/{paths.BUILD_FILE}",
     params:
-        **stage_params("fsmem_build", _store_args),
+        **TAILMEM.stage_params("fsmem_build", TAILMEM.store_args),
     log:
-        log_of("fsmem_store", "bench", "conv", "builder", "variant"),
+        TAILMEM.log_of("fsmem_store", "bench", "conv", "builder", "variant"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_answers:
     input:
-        f"{paths.wild(paths.FSMEM_VARIANT, results=RESULTS)}/{paths.BUILD_FILE}",
+        f"{paths.wild(paths.FSMEM_VARIANT, results=TAILMEM.results)}/{paths.BUILD_FILE}",
     output:
-        f"{paths.wild(paths.ANSWERS, store=paths.wild(paths.FSMEM_VARIANT, results=RESULTS))}/{paths.ANSWERS_FILE}",
+        f"{paths.wild(paths.ANSWERS, store=paths.wild(paths.FSMEM_VARIANT, results=TAILMEM.results))}/{paths.ANSWERS_FILE}",
     params:
-        **stage_params("fsmem_answer", _answer_args),
+        **TAILMEM.stage_params("fsmem_answer", TAILMEM.answer_args),
     log:
-        log_of("fsmem_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
+        TAILMEM.log_of("fsmem_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_table:
     input:
-        lambda wc: [f"{paths.answers_dir(paths.variant_dir(RESULTS, 'locomo', wc.conv, v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
+        lambda wc: [f"{paths.answers_dir(paths.variant_dir(TAILMEM.results, 'locomo', wc.conv, v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
                     for v in FSMEM_VARIANTS],
     output:
-        csv=paths.TABLE.format(results=RESULTS, stem=outputs.conversation_table("locomo", "{conv}"), ext="csv"),
-        md=paths.TABLE.format(results=RESULTS, stem=outputs.conversation_table("locomo", "{conv}"), ext="md"),
+        csv=paths.TABLE.format(results=TAILMEM.results, stem=outputs.conversation_table("locomo", "{conv}"), ext="csv"),
+        md=paths.TABLE.format(results=TAILMEM.results, stem=outputs.conversation_table("locomo", "{conv}"), ext="md"),
     params:
-        **stage_params("fsmem_table", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center",
+        **TAILMEM.stage_params("fsmem_table", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center",
                                                   f"fsmem.conversation={wc.conv}"]),
-        folder=lambda wc: f"{paths.FSMEM_CONV.format(results=RESULTS, bench='locomo', conv=wc.conv)}/{FSMEM_BUILDER}",
+        folder=lambda wc: f"{paths.FSMEM_CONV.format(results=TAILMEM.results, bench='locomo', conv=wc.conv)}/{FSMEM_BUILDER}",
     log:
-        log_of("fsmem_table", "conv"),
+        TAILMEM.log_of("fsmem_table", "conv"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} input={params.folder} out=$(dirname {output.csv}) > {log} 2>&1"

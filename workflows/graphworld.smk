@@ -1,15 +1,18 @@
 # Stage 1: the Synthetic Graph World. One world per family x size x seed.
+from tailmem.dag import dag_of
+
+TAILMEM = dag_of(config, workflow.basedir)
 
 
 rule graphworld:
     output:
-        f"{paths.wild(paths.GRAPHWORLD, results=RESULTS)}/{paths.WORLD_FILE}",
+        TAILMEM.world_file,
     params:
-        **stage_params("graphworld", lambda wc: [f"graph={wc.family}", f"graph.n={wc.n}", f"seed={wc.seed}"],
-                       family=lambda wc: wc.family),
+        **TAILMEM.stage_params("graphworld", lambda wc: [f"graph={wc.family}", f"graph.n={wc.n}", f"seed={wc.seed}"],
+                       family=TAILMEM.family),
     log:
-        log_of("graphworld", "family", "n", "seed"),
+        TAILMEM.log_of("graphworld", "family", "n", "seed"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"

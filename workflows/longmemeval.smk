@@ -1,29 +1,30 @@
 # LongMemEval with the memory controllers (paper 1 Figure 8): one job per dataset (oracle, S sample) and seed,
 # every arm inside it (CTMC's budgets are read from Graph Memory's tokens on the same question), then the report.
 #   snakemake --cores 2 longmemeval
-LME_RUN = paths.wild(paths.LONGMEMEVAL, results=RESULTS)
-LME_DATASETS = list(CFG.longmemeval.datasets)
-LME_SEEDS = list(CFG.longmemeval.seeds)
-LME_AGENT = paths.agent_label(CFG, "searcher", "judge")
-LONGMEMEVAL_TABLES = [f for stem in outputs.LONGMEMEVAL_TABLES for f in table(stem)]
-LONGMEMEVAL_FIGURES = figure(outputs.LONGMEMEVAL_FIGURE)
-LONGMEMEVAL_TARGETS = LONGMEMEVAL_TABLES + LONGMEMEVAL_FIGURES
+from tailmem import paths
+from tailmem.dag import dag_of
+
+TAILMEM = dag_of(config, workflow.basedir)
+LME_RUN = paths.wild(paths.LONGMEMEVAL, results=TAILMEM.results)
+LME_DATASETS = list(TAILMEM.cfg.longmemeval.datasets)
+LME_SEEDS = list(TAILMEM.cfg.longmemeval.seeds)
+LME_AGENT = paths.agent_label(TAILMEM.cfg, "searcher", "judge")
 
 
 rule longmemeval:
     input:
-        LONGMEMEVAL_TARGETS,
+        TAILMEM.longmemeval_targets,
 
 
 rule longmemeval_run:
     output:
         f"{LME_RUN}/{paths.SUMMARY_FILE}",
     params:
-        **stage_params("longmemeval", lambda wc: [f"longmemeval.dataset={wc.dataset}", f"seed={wc.seed}"]),
+        **TAILMEM.stage_params("longmemeval", lambda wc: [f"longmemeval.dataset={wc.dataset}", f"seed={wc.seed}"]),
     log:
-        log_of("longmemeval", "dataset", "agent", "seed"),
+        TAILMEM.log_of("longmemeval", "dataset", "agent", "seed"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -32,14 +33,14 @@ rule longmemeval_report:
     input:
         expand(f"{LME_RUN}/{paths.SUMMARY_FILE}", dataset=LME_DATASETS, agent=LME_AGENT, seed=LME_SEEDS),
     output:
-        [report(t, category="LongMemEval", subcategory="tables") for t in LONGMEMEVAL_TABLES],
-        [report(f, category="LongMemEval", subcategory="figures") for f in LONGMEMEVAL_FIGURES],
+        [report(t, category="LongMemEval", subcategory="tables") for t in TAILMEM.longmemeval_tables],
+        [report(f, category="LongMemEval", subcategory="figures") for f in TAILMEM.longmemeval_figures],
     params:
-        **stage_params("longmemeval_report"),
-        out=out_folder,
+        **TAILMEM.stage_params("longmemeval_report"),
+        out=TAILMEM.out_folder,
     log:
-        log_of("longmemeval_report"),
+        TAILMEM.log_of("longmemeval_report"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"

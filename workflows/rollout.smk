@@ -1,16 +1,19 @@
 # Stage 2: agent rollouts; each writes the per-step access trace and the access-count vector.
+from tailmem.dag import dag_of
+
+TAILMEM = dag_of(config, workflow.basedir)
 
 
 rule rollout:
     input:
-        world=rules.graphworld.output[0],
+        world=TAILMEM.world_file,
     output:
-        f"{paths.wild(paths.ROLLOUT, results=RESULTS)}/{paths.TRACE_FILE}",
+        TAILMEM.trace_file,
     params:
-        **stage_params("rollout", _run_args, family=lambda wc: wc.family),
+        **TAILMEM.stage_params("rollout", TAILMEM.run_args, family=TAILMEM.family),
     log:
-        log_of("rollout", "policy", "agent", "retrieval", "family", "n", "seed"),
+        TAILMEM.log_of("rollout", "policy", "agent", "retrieval", "family", "n", "seed"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} input=$(dirname {input.world}) out=$(dirname {output}) > {log} 2>&1"

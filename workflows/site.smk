@@ -3,23 +3,22 @@
 #   snakemake --cores 2 --config scale=smoke site
 # Its inputs are the products of `all`: a rerun of any stage rewrites the tables it feeds, so the site is rebuilt
 # exactly when something it shows changed (and when its code or the `scale`/`llm` config digest does).
-SITE_DIR = f"{RESULTS}/site"
-SITE_TARGETS = [f"{SITE_DIR}/index.html", f"{SITE_DIR}/site.json"]
-SITE_INPUTS = (TABLES_RANDOM_WALK + FIGURES_RANDOM_WALK + TABLES_CALIBRATION + TABLES_CONTROL + FIGURES_CONTROL
-               + ((FSMEM_TABLES + LONGMEMEVAL_TARGETS + FSMEM_STUDY_TARGETS + ALFWORLD_TARGETS) if DATA_READY else []))
+from tailmem.dag import dag_of
+
+TAILMEM = dag_of(config, workflow.basedir)
 
 
 rule site:
     input:
-        SITE_INPUTS,
+        TAILMEM.site_inputs,
     output:
-        SITE_TARGETS,
+        TAILMEM.site_targets,
     params:
-        **stage_params("site"),
-        out=out_folder,
+        **TAILMEM.stage_params("site"),
+        out=TAILMEM.out_folder,
     log:
-        log_of("site"),
+        TAILMEM.log_of("site"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"

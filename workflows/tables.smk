@@ -1,43 +1,38 @@
 # Stage 5: tables and figures. Targets reachable by name: `snakemake tables_random_walk figures_random_walk`.
+from tailmem.dag import dag_of
 
-_RW_RUNS = targets.random_walk_runs(CFG)
-# the random walk and the controller study's policy on the same worlds (the tail-shape claim; Figures 3/5 draw
-# the first control seed's worlds, then the random walk at the largest size)
-_TAIL_CONTRAST = targets.tail_contrast_runs(CFG)
-_FIGURE_RUNS = [r for runs in targets.figure_runs(CFG) for r in runs]
-TABLES_RANDOM_WALK = [f for stem in outputs.RANDOM_WALK_TABLES for f in table(stem)]
-FIGURES_RANDOM_WALK = [f for stem in outputs.RANDOM_WALK_FIGURES for f in figure(stem)]
+TAILMEM = dag_of(config, workflow.basedir)
 
 
 rule tables_random_walk:
     input:
-        [str(r.audit_file(RESULTS)) for r in _RW_RUNS],
-        [str(r.audit_file(RESULTS)) for r in _TAIL_CONTRAST],
+        [str(r.audit_file(TAILMEM.results)) for r in TAILMEM.random_walk_runs],
+        [str(r.audit_file(TAILMEM.results)) for r in TAILMEM.tail_contrast_runs],
     output:
-        [report(t, category="Random walk", subcategory="tables") for t in TABLES_RANDOM_WALK],
+        [report(t, category="Random walk", subcategory="tables") for t in TAILMEM.tables_random_walk],
     params:
-        **stage_params("tables"),
-        out=out_folder,
+        **TAILMEM.stage_params("tables"),
+        out=TAILMEM.out_folder,
     log:
-        log_of("tables_random_walk"),
+        TAILMEM.log_of("tables_random_walk"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule figures_random_walk:
     input:
-        [str(r.audit_file(RESULTS)) for r in _FIGURE_RUNS],
-        [str(r.trace_file(RESULTS)) for r in _FIGURE_RUNS],
+        [str(r.audit_file(TAILMEM.results)) for r in TAILMEM.figure_runs],
+        [str(r.trace_file(TAILMEM.results)) for r in TAILMEM.figure_runs],
     output:
-        [report(f, category="Random walk", subcategory="figures") for f in FIGURES_RANDOM_WALK],
+        [report(f, category="Random walk", subcategory="figures") for f in TAILMEM.figures_random_walk],
     params:
-        **stage_params("figures"),
-        out=out_folder,
+        **TAILMEM.stage_params("figures"),
+        out=TAILMEM.out_folder,
     log:
-        log_of("figures_random_walk"),
+        TAILMEM.log_of("figures_random_walk"),
     conda:
-        CONDA_ENV
+        TAILMEM.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"

@@ -13,7 +13,6 @@ import numpy as np
 
 from tailmem.errors import ArtifactError
 
-
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 

@@ -6,8 +6,8 @@ from tailmem.alfworld.chain import run_chain, segments
 from tailmem.alfworld.curator import VARIANTS, ProgrammaticCurator, sources
 from tailmem.alfworld.episode import EpisodeRecord
 from tailmem.alfworld.games import FAMILIES, Game, interleaved
-from tailmem.alfworld.retriever import retrieve
 from tailmem.alfworld.goal import parse_goal
+from tailmem.alfworld.retriever import retrieve
 
 GOALS = {
     "pick_and_place_simple": ("put some book on sidetable", [("go to drawer 1", "You arrive at drawer 1. On the drawer 1, you see a book 1."),

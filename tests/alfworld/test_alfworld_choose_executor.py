@@ -7,8 +7,14 @@ import json
 import pytest
 
 from tailmem.alfworld import layout
-from tailmem.alfworld.executor import (NOT_OFFERED, ChooseExecutor, ProgrammaticExecutor, ReactExecutor, StepInput,
-                                       make_executor)
+from tailmem.alfworld.executor import (
+    NOT_OFFERED,
+    ChooseExecutor,
+    ProgrammaticExecutor,
+    ReactExecutor,
+    StepInput,
+    make_executor,
+)
 from tailmem.alfworld.goal import parse_goal
 from tailmem.errors import ConfigError
 from tailmem.workflow import compose_config

@@ -6,7 +6,6 @@ import json
 import re
 
 from llm_testkit import FakeServer, llm_cfg
-
 from tailmem.alfworld.chain import run_chain
 from tailmem.alfworld.curator import ModelCurator, sources
 from tailmem.alfworld.episode import EpisodeRecord

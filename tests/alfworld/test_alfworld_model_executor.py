@@ -11,7 +11,6 @@ pytest.importorskip("alfworld")
 pytest.importorskip("textworld")
 
 from llm_testkit import FakeServer, llm_cfg  # noqa: E402
-
 from tailmem.alfworld import speedup  # noqa: E402
 from tailmem.alfworld.episode import run_episode  # noqa: E402
 from tailmem.alfworld.executor import ReactExecutor, make_executor  # noqa: E402

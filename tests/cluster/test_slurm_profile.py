@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from slurm_testkit import SingleNodeSlurm, unavailable
+
 from artifact_kit import SLICE, TARGETS
 from artifact_kit import artifacts as _artifacts
 from artifact_kit import normalised as _normalised
 from artifact_kit import tree_state as _tree_state
-from slurm_testkit import SingleNodeSlurm, unavailable
 
 RULE_KINDS = {"graphworld", "rollout", "audit", "tables_random_walk", "figures_random_walk", "control",
               "control_report", "longmemeval_run", "longmemeval_report", "fsmem_store", "fsmem_answers", "fsmem_table"}

@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from test_control import counter, walk
 
 from tailmem.cli import main
 from tailmem.control.predict import ModelPredictor, Prediction, ProgrammaticPredictor, full_prompt, parse_state
@@ -13,7 +14,6 @@ from tailmem.control.replay import predict_steps, replay, summarize, tail_states
 from tailmem.graphworld.build import build_world
 from tailmem.llm.records import ChatResponse, Usage
 from tailmem.memory.controllers import make_controller
-from test_control import counter, walk
 
 
 @pytest.fixture(scope="module")

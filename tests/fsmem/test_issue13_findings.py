@@ -12,10 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-
-from fs_testkit import tree_hash
 from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper, run_unprivileged
 
+from fs_testkit import tree_hash
 from tailmem.fsmem import sandbox as sandbox_mod
 from tailmem.fsmem.errors import FsmemError, ToolError
 from tailmem.fsmem.sandbox import Limits, Sandbox, available
@@ -459,7 +458,7 @@ def test_9_files_without_valid_frontmatter_are_refused(guarded, content, why):
     h = shell_builder(store, LIMITS)
     try:
         out = call(h, f"printf -- '{content}' > f.md").output
-        assert f"f.md (f.md: " in out and why in out, out
+        assert "f.md (f.md: " in out and why in out, out
         assert "f.md" not in store.files()
     finally:
         h.close()

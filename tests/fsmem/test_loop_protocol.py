@@ -4,12 +4,12 @@ forced by the cap are counted, and the embedded model gets compact tool forms an
 
 import pytest
 
+from tailmem.data.locomo import Turn
 from tailmem.fsmem.agents import builder, loop, reorganizer
 from tailmem.fsmem.agents.accounting import RUN_SETTING_COLUMNS, run_setting_counts
 from tailmem.fsmem.agents.models import compact, search_prompt
 from tailmem.fsmem.agents.searcher import answer_model
 from tailmem.fsmem.chunks import Chunk
-from tailmem.data.locomo import Turn
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.center import center
 from tailmem.fsmem.tools.management import management

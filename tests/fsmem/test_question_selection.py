@@ -65,8 +65,8 @@ def test_evidence_sessions_reads_joined_entries():
 
 
 def test_max_sessions_applies_to_every_stage_through_the_loader(data_dir):
-    from tailmem.workflow import compose_config
     from tailmem.fsmem.benchmarks import conversation
+    from tailmem.workflow import compose_config
 
     cfg = compose_config("smoke", [f"data_dir={data_dir}", "fsmem.max_sessions=3"])
     c = conversation(cfg.fsmem, "locomo", "conv-50")

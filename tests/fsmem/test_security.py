@@ -1,13 +1,12 @@
 """Hostile tool calls: each is refused or contained with a tool error, and nothing outside the store changes."""
 
 import pytest
+from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
+from fs_testkit import tree_hash
 from tailmem.fsmem.sandbox import Limits, available
 from tailmem.fsmem.tools.center import center_bm25
 from tailmem.fsmem.tools.management import management
-
-from fs_testkit import tree_hash
-from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
 BIG = "x" * 300_000
 MANAGEMENT_ATTACKS = [

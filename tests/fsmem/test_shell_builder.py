@@ -7,10 +7,9 @@ import os
 import time
 
 import pytest
-
-from fs_testkit import tree_hash
 from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
+from fs_testkit import tree_hash
 from tailmem.fsmem.sandbox import Limits, available
 from tailmem.fsmem.tools.shell import shell_builder
 

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-
-from llm_testkit import FakeServer
 from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
+from llm_testkit import FakeServer
 from tailmem.cli import config_dir
 from tailmem.fsmem.sandbox import available
 from tailmem.stages import locomo

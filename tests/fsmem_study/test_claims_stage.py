@@ -2,9 +2,9 @@
 every study (main, harness, strength) and writes claims_fsmem with the offline note. The study tables' paper 2
 columns land beside their own column (a unit test, and RQ1/RQ2/RQ3 and the hierarchy panel on two questions)."""
 
-import pytest
 import numpy as np
 import pandas as pd
+import pytest
 from hydra import compose, initialize_config_dir
 
 from tailmem import outputs

@@ -2,10 +2,11 @@
 own figure makers and written through save_figure (so its readability check runs): every panel titled, both axes
 labelled in words with a unit, a legend a reader can read, store size in KB, every series drawn apart."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
-from types import SimpleNamespace
 
 from tailmem.report import plots
 from tailmem.stages import fsmem_access, fsmem_growth

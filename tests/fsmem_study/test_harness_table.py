@@ -9,8 +9,8 @@ from tailmem.artifacts import read_json
 from tailmem.cli import config_dir
 from tailmem.errors import DataError
 from tailmem.fsmem import study
-from tailmem.paths import harness_dir, variant_dir
 from tailmem.fsmem.sandbox import available
+from tailmem.paths import harness_dir, variant_dir
 from tailmem.stages import fsmem_study, locomo
 
 DATA = "/work/shared/data"

@@ -1,4 +1,5 @@
 import pytest
+
 from llm_testkit import FakeServer
 
 

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from llm_testkit import llm_cfg
-
 from tailmem.llm import get_client
 
 

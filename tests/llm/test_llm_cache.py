@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from llm_stage_script import main as stage_main
-from llm_testkit import FakeServer
 
+from llm_testkit import FakeServer
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.records import ChatResponse, Usage
 

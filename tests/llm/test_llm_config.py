@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from llm_testkit import llm_cfg
 
+from llm_testkit import llm_cfg
 from tailmem.cli import main as cli_main
 from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import get_client

@@ -13,14 +13,13 @@ import os
 
 import pytest
 from hydra import compose, initialize_config_dir
-from llm_testkit import FakeServer, llm_cfg
+from test_llm_config import CONFIGS
 
+from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.params import DEFAULT_FAMILIES, family_of, refused_parameter
 from tailmem.llm.settings import read_settings
-
-from test_llm_config import CONFIGS
 
 PRICE = {"input": 0.75, "cached_input": 0.075, "output": 4.50}
 

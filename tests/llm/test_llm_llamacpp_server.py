@@ -12,8 +12,8 @@ import time
 import urllib.request
 
 import pytest
-from llm_testkit import llm_cfg
 
+from llm_testkit import llm_cfg
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.backends.local import available

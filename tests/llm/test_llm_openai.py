@@ -3,8 +3,8 @@
 import time
 
 import pytest
-from llm_testkit import FakeServer, llm_cfg
 
+from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import ChatResponse, ToolCall, get_client
 

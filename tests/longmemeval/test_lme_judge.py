@@ -1,8 +1,8 @@
 """The judge and the model answerer against the loopback OpenAI-compatible server; yes/no variants parsed."""
 
 import pytest
-from llm_testkit import FakeServer, llm_cfg
 
+from llm_testkit import FakeServer, llm_cfg
 from tailmem.data.longmemeval import Question, Session, Turn
 from tailmem.errors import ConfigError
 from tailmem.llm import get_client

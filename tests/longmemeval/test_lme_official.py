@@ -10,9 +10,21 @@ import pandas as pd
 import pytest
 
 from tailmem.data.longmemeval import QUESTION_TYPES, Question, Session, Turn, parse
-from tailmem.longmemeval.judge import TEMPLATES, judge_prompt, official_verdict, parse_verdict, read_reply, template_name
-from tailmem.longmemeval.retrieval import (correct_sessions, official_metrics, official_retrieval_question, rank,
-                                           recall_at_k)
+from tailmem.longmemeval.judge import (
+    TEMPLATES,
+    judge_prompt,
+    official_verdict,
+    parse_verdict,
+    read_reply,
+    template_name,
+)
+from tailmem.longmemeval.retrieval import (
+    correct_sessions,
+    official_metrics,
+    official_retrieval_question,
+    rank,
+    recall_at_k,
+)
 from tailmem.report.longmemeval_tables import by_type, per_seed_summary
 
 # ------------------------------------------------------------- independent reference (official definitions)

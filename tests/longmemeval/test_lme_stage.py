@@ -3,10 +3,10 @@ loopback server playing the answering model and the judge."""
 
 import json
 
-import pytest
 import pandas as pd
-from llm_testkit import FakeServer
+import pytest
 
+from llm_testkit import FakeServer
 from tailmem.cli import main
 from tailmem.longmemeval.arms import NO_EVIDENCE
 

@@ -110,12 +110,13 @@ def test_an_accuracy_that_moves_at_some_budget_is_informative():
 
 
 def test_the_context_check_removes_every_answer_bearing_turn_and_the_programmatic_reader_notices(data_dir, repo_root):
+    from omegaconf import OmegaConf
+
     from tailmem.data.longmemeval import load
     from tailmem.longmemeval.answer import ProgrammaticAnswerer
     from tailmem.longmemeval.arms import make_arms
     from tailmem.longmemeval.evaluate import build_prompts, evaluate_programmatic, without_evidence
     from tailmem.memory.tokens import TokenCounter
-    from omegaconf import OmegaConf
 
     lme = OmegaConf.load(repo_root / "configs" / "longmemeval" / "default.yaml")
     questions = [q for q in load(data_dir / "longmemeval" / "longmemeval_oracle.json")

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from tailmem.errors import ConfigError
-from tailmem.memory import MemoryItem, MemoryStore, StepRecord, TokenCounter
-from tailmem.memory import ctmc
+from tailmem.memory import MemoryItem, MemoryStore, StepRecord, TokenCounter, ctmc
 from tailmem.memory.controllers import CONTROLLERS, make_controller
 from tailmem.memory.query import Query
 

@@ -9,8 +9,7 @@ from tailmem.data.locomo import QA
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.center import center
 from tailmem.fsmem.tools.management import management
-from tailmem.metrics.locomo_evidence import (annotate, coverage, dialogue_ids, gold_ids, match_evidence,
-                                             replay_reads)
+from tailmem.metrics.locomo_evidence import annotate, coverage, dialogue_ids, gold_ids, match_evidence, replay_reads
 
 NOTES = ("# Calvin\n## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari.\n"
          "- [D3:2] Dave: Nice car!\n## 1 June, 2023 (session 4)\n- [D4:7] Calvin: I moved to Tokyo.\n")

@@ -9,14 +9,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from figkit import assert_readable, words  # noqa: E402
 
 from tailmem import outputs  # noqa: E402
 from tailmem.report import random_walk_figures as rwf  # noqa: E402
 from tailmem.stages import figures  # noqa: E402
 from tailmem.targets import figure_runs  # noqa: E402
 from tailmem.workflow import compose_config  # noqa: E402
-
-from figkit import assert_readable, words  # noqa: E402
 
 FAMILIES = ("modular", "scale_free")
 

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from tailmem import outputs
-from tailmem.report.table_io import write_table
 from tailmem.report import random_walk_tables as rw
+from tailmem.report.table_io import write_table
 from tailmem.stages import tables
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD

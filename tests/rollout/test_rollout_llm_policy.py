@@ -91,7 +91,7 @@ def test_consecutive_prompts_of_an_episode_share_the_instruction_and_goal(run):
     shared = []
     for k in range(1, len(client.calls)):
         (a, _), (b, _) = client.calls[k - 1], client.calls[k]
-        (obs_a, _, goal_a), (obs_b, _, goal_b) = policy.seen[k - 1], policy.seen[k]
+        (_, _, goal_a), (_, _, goal_b) = policy.seen[k - 1], policy.seen[k]
         if goal_a == goal_b:
             assert a.split("Memory of paths taken", 1)[0] == b.split("Memory of paths taken", 1)[0]
             shared.append(_common_prefix(a, b) / len(b))

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
+from tailmem.errors import ConfigError
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.policy import Observation, Policy
 from tailmem.rollout.run import rollout
 from tailmem.rollout.settings import DESIGNS, RolloutSettings
-from tailmem.errors import ConfigError
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 """One fixture site for the site tests, built once per session from sitekit's results tree."""
 
 import pytest
-
 from sitekit import make_results
+
 from tailmem.site.build import build_site
 
 

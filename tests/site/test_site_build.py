@@ -5,6 +5,7 @@ import json
 import re
 
 from sitekit import MODEL, TOOL_OUTPUT, broken_links, items_of, parse
+
 from tailmem.site.build import build_site
 
 

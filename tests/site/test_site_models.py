@@ -5,8 +5,9 @@ second copy) and the site has no broken internal link."""
 import re
 
 import pytest
-from llm_testkit import FakeServer
 from sitekit import broken_links
+
+from llm_testkit import FakeServer
 from tailmem.cli import main
 
 

@@ -135,7 +135,7 @@ def code_version() -> str:
     (an older commit, an edited executor) is never reused, so a cache cannot make two machines disagree."""
     from importlib.metadata import version
 
-    from tailmem.registry import PACKAGE_ROOT, import_closure
+    from tailmem.source_closure import PACKAGE_ROOT, import_closure
 
     h = hashlib.sha256(f"alfworld {version('alfworld')} textworld {version('textworld')}\n".encode())
     for path in sorted({f for m in EPISODE_CODE for f in import_closure(m)}):

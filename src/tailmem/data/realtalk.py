@@ -12,8 +12,8 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from tailmem.data.locomo import QA, Conversation, Session, Turn
 from tailmem.data import read_json, records
+from tailmem.data.locomo import QA, Conversation, Session, Turn
 from tailmem.errors import DataError
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain"}

@@ -21,9 +21,18 @@ from pathlib import Path
 from tailmem.errors import ConfigError
 from tailmem.fsmem.benchmarks import conversation_ids
 from tailmem.fsmem.harnesses import study_harnesses
-from tailmem.paths import (ANSWERS_FILE, BUILD_FILE, PROGRAMMATIC, answers_dir, harness_build_dir, replicate_dir,
-                           role_label, strength_dir, variant_dir)
 from tailmem.fsmem.variants import build_harness_name
+from tailmem.paths import (
+    ANSWERS_FILE,
+    BUILD_FILE,
+    PROGRAMMATIC,
+    answers_dir,
+    harness_build_dir,
+    replicate_dir,
+    role_label,
+    strength_dir,
+    variant_dir,
+)
 
 
 @dataclass(frozen=True)

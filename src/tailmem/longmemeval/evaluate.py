@@ -18,8 +18,13 @@ from tailmem.longmemeval import metrics
 from tailmem.longmemeval.answer import ProgrammaticAnswerer, full_prompt
 from tailmem.longmemeval.arms import NO_EVIDENCE, Arm
 from tailmem.longmemeval.haystack_memory import build_store
-from tailmem.longmemeval.retrieval import (correct_sessions, official_metrics, official_retrieval_question, rank,
-                                           recall_at_k)
+from tailmem.longmemeval.retrieval import (
+    correct_sessions,
+    official_metrics,
+    official_retrieval_question,
+    rank,
+    recall_at_k,
+)
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.marks import line_marks
 from tailmem.memory.query import Query

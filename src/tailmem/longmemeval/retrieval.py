@@ -17,11 +17,10 @@ question: a labelled extra.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 import logging
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import bm25s
 import numpy as np

@@ -7,14 +7,17 @@ Every function takes a `calibration.search.SearchResult` and returns a pandas fr
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from tailmem.calibration.protocol import Protocol
-from tailmem.calibration.search import SearchResult
 from tailmem.calibration import targets
+from tailmem.calibration.protocol import Protocol
 from tailmem.calibration.targets import CELL_KEYS, METRICS
+
+if TYPE_CHECKING:  # a table reads the search's result; it never runs the search (pyproject: the layers)
+    from tailmem.calibration.search import SearchResult
 
 # The CSV's columns (docs/calibration.md): one row per paper cell.
 COLUMNS = ["table", "metric", "family", "n", "role", "paper", "default", "default_residual", "best", "best_residual",

@@ -21,8 +21,7 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
-from tailmem.longmemeval.reduction import (ArmResult, accuracy_differs_nowhere, first_failure, measured,
-                                           reached_failure)
+from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
 from tailmem.stats.compare import COLUMNS, Comparison, missing
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, combine_reason

@@ -14,7 +14,6 @@ import json
 import logging
 from pathlib import Path
 
-import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs, paths

@@ -10,9 +10,11 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig
 
+from tailmem import outputs, paths
 from tailmem.artifacts import read_json, read_npz
 from tailmem.audit.concentration import concentration
 from tailmem.control import arms
+from tailmem.errors import ArtifactError
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import control_figures as cf
@@ -20,8 +22,6 @@ from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
 from tailmem.stages.tables import load_audits, stats_note
-from tailmem import outputs, paths
-from tailmem.errors import ArtifactError
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import ControlRun, Run, control_runs, policy_runs
 

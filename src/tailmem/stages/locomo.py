@@ -17,24 +17,24 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.artifacts import read_json, write_json
-from tailmem.fsmem import tool_outputs
 from tailmem.data.locomo import questions
 from tailmem.errors import ConfigError
+from tailmem.exports import locomo as locomo_export
+from tailmem.fsmem import tool_outputs
 from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.benchmarks import categories, category_names, conversation
-from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, role_label
-from tailmem.paths import variant_dir as _variant_dir
+from tailmem.fsmem.harnesses import sandbox_provenance
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
-from tailmem.fsmem.harnesses import sandbox_provenance
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
-from tailmem.exports import locomo as locomo_export
 from tailmem.metrics import locomo_evidence
 from tailmem.metrics.locomo_f1 import locomo_f1
+from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, role_label
+from tailmem.paths import variant_dir as _variant_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.table_io import write_table
 

@@ -15,16 +15,16 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs
-from tailmem.paths import agent_label, longmemeval_dir
 from tailmem.artifacts import atomic_path, read_json, write_json
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ArtifactError, ConfigError
+from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
 from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
-from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
 from tailmem.longmemeval.reduction import context_response, evaluate, reached_failure
 from tailmem.memory.tokens import TokenCounter
+from tailmem.paths import agent_label, longmemeval_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.stats.settings import settings as stats_settings
 

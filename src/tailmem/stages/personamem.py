@@ -29,16 +29,24 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.artifacts import read_json, write_json
-from tailmem.data.personamem import (as_conversation, context_for, contexts_path, load_contexts, load_questions, missing,
-                                     prefix, questions_path)
+from tailmem.data.personamem import (
+    as_conversation,
+    context_for,
+    contexts_path,
+    load_contexts,
+    load_questions,
+    missing,
+    prefix,
+    questions_path,
+)
 from tailmem.errors import ConfigError
 from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, Meter, dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.errors import FsmemError
+from tailmem.fsmem.harnesses import sandbox_provenance
 from tailmem.fsmem.personamem import build_context, open_store
 from tailmem.fsmem.tokens import terms
-from tailmem.fsmem.harnesses import sandbox_provenance
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
 from tailmem.metrics.multiple_choice import exact_match, option_letter

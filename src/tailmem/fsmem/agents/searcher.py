@@ -156,9 +156,9 @@ def answer_programmatic(question: str, harness: Harness) -> Answer:
                 lines.append(Line(current, len(lines) + 1, raw))
                 chunk_date[(current, len(lines))] = date
         qterms = set(terms(question))
-        scored = sorted((Line(l.path, l.number, l.text, len(set(terms(l.text)) & qterms)) for l in lines),
-                        key=lambda l: -l.score)
-        best = [l for l in scored if l.score > 0][:3]
+        scored = sorted((Line(ln.path, ln.number, ln.text, len(set(terms(ln.text)) & qterms)) for ln in lines),
+                        key=lambda ln: -ln.score)
+        best = [ln for ln in scored if ln.score > 0][:3]
         date = chunk_date.get((best[0].path, best[0].number), "") if best else ""
     else:
         meter.rounds += 1

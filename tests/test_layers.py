@@ -1,0 +1,146 @@
+"""The layers are checked: import-linter's contracts (pyproject.toml) hold on this tree, a planted violation breaks
+them, and every top-level module of the package is placed on one side of the pipeline/library line."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "src" / "tailmem"
+SETTINGS_LAYER = ("tailmem.config_schema",)  # issue 30 step 1 rewrites it; its ignores go with it
+
+
+def _contracts() -> dict[str, dict]:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+    return {c["id"]: c for c in config["contracts"]}
+
+
+def _lint_imports(src: Path) -> subprocess.CompletedProcess:
+    """`lint-imports` on the package under `src` (its own process: grimp reads the files, not this interpreter's
+    modules), with this repository's contracts and no cache."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    cli = Path(sys.executable).with_name("lint-imports")
+    return subprocess.run([str(cli), "--config", str(REPO / "pyproject.toml"), "--no-cache"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_import_contracts_hold():
+    run = _lint_imports(REPO / "src")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"Contracts: {len(_contracts())} kept, 0 broken." in run.stdout
+
+
+def test_a_library_module_importing_a_stage_breaks_the_contract(tmp_path):
+    """The check can fail: a memory module that imports a stage is reported, with the line that does it."""
+    shutil.copytree(PACKAGE, tmp_path / "tailmem", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "tailmem" / "memory" / "planted.py").write_text('"""Planted."""\n\nfrom tailmem.stages import audit\n')
+    run = _lint_imports(tmp_path)
+    assert run.returncode != 0
+    assert "The library never imports the pipeline BROKEN" in run.stdout
+    assert "tailmem.memory.planted -> tailmem.stages.audit (l.3)" in run.stdout
+
+
+def _top_level_modules() -> set[str]:
+    names = {f"tailmem.{p.stem}" for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    return names | {f"tailmem.{p.name}" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+
+
+def test_every_module_is_placed_in_the_library_or_the_pipeline():
+    """A new module or package names its layer in pyproject.toml, so it cannot sit outside the contract."""
+    layers = _contracts()["library-below-pipeline"]
+    library, pipeline = set(layers["source_modules"]), set(layers["forbidden_modules"])
+    assert not library & pipeline
+    assert _top_level_modules() == library | pipeline
+
+
+@pytest.mark.parametrize("ignored", _contracts()["library-below-pipeline"].get("ignore_imports", []))
+def test_only_the_settings_layer_is_excused(ignored):
+    """Every excused import starts in the settings layer being rewritten (issue 30 step 1); anything else is
+    fixed, not ignored."""
+    assert ignored.split(" -> ")[0].strip() in SETTINGS_LAYER
+
+
+# -- the Snakemake files name their inputs through tailmem.dag, not through each other's globals ----------------
+WORKFLOW_FILES = [REPO / "Snakefile", *sorted((REPO / "workflows").glob("*.smk"))]
+# What Snakemake itself puts in a Snakefile's namespace (besides Python's builtins).
+SNAKEMAKE_GLOBALS = {"workflow", "config", "rules", "checkpoints", "expand", "report", "unpack", "shell", "ancient",
+                     "temp", "protected", "directory", "touch", "glob_wildcards", "multiext", "storage", "lookup"}
+
+
+def _as_python(path: Path):
+    """The Python Snakemake compiles `path` to (its own parser), as a syntax tree."""
+    import ast
+    import types
+
+    from snakemake.parser import parse
+
+    class Source:
+        def get_path_or_uri(self, secret_free=True):
+            return str(path)
+
+    workflow = types.SimpleNamespace(sourcecache=types.SimpleNamespace(open=lambda source: open(path)))
+    return ast.parse(parse(Source(), workflow, {})[0])
+
+
+def _names(tree) -> tuple[set[str], set[str]]:
+    """(names bound anywhere in the file, names read), both as plain identifiers."""
+    import ast
+
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bound, read
+
+
+def _rules(tree) -> tuple[set[str], set[str]]:
+    """(rules the file defines, or the prefixes of the rules it takes from a module; `rules.X` it reads)."""
+    import ast
+
+    defined, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            for kw in node.keywords:
+                if node.func.attr == "rule" and kw.arg == "name" and isinstance(kw.value, ast.Constant):
+                    defined.add(kw.value.value)
+                if node.func.attr == "userule" and kw.arg == "name_modifier" and isinstance(kw.value, ast.Constant):
+                    defined.add(kw.value.value.rstrip("*"))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "rules":
+            read.add(node.attr)
+    return defined, read
+
+
+@pytest.mark.parametrize("path", WORKFLOW_FILES, ids=lambda p: p.name)
+def test_a_workflow_file_uses_no_name_another_file_defines(path):
+    """Every name a rule file reads is bound in that file (mostly `TAILMEM = dag_of(...)` and its imports), a
+    builtin or Snakemake's; every `rules.X` is its own rule: so no file depends on another one included first."""
+    import builtins
+
+    tree = _as_python(path)
+    bound, read = _names(tree)
+    foreign = read - bound - set(dir(builtins)) - SNAKEMAKE_GLOBALS
+    assert not foreign, f"{path.name} reads {sorted(foreign)}, defined in another file: name them through tailmem.dag"
+    defined, rules_read = _rules(tree)
+    other = {r for r in rules_read if r not in defined and not any(r.startswith(p) for p in defined if p.endswith("_"))}
+    assert not other, f"{path.name} reads rules.{sorted(other)} of another file: name the file through tailmem.dag"
+
+
+def test_the_check_sees_a_name_from_another_file(tmp_path):
+    """The check can fail: before this design, audit.smk read common.smk's `stage_params` and rollout.smk's rule."""
+    smk = tmp_path / "audit.smk"
+    smk.write_text('rule audit:\n    input:\n        rules.rollout.output[0],\n    params:\n'
+                   '        **stage_params("audit"),\n    shell:\n        "true"\n')
+    bound, read = _names(_as_python(smk))
+    assert "stage_params" in read - bound
+    assert _rules(_as_python(smk)) == ({"audit"}, {"rollout"})
