@@ -13,6 +13,7 @@ include: "workflows/control.smk"
 include: "workflows/fsmem.smk"
 include: "workflows/fsmem_study.smk"
 include: "workflows/longmemeval.smk"
+include: "workflows/judges.smk"
 include: "workflows/alfworld.smk"
 include: "workflows/tables.smk"
 include: "workflows/calibration.smk"
@@ -23,7 +24,7 @@ include: "workflows/site.smk"
 # (data.smk prints what is missing and the command that fetches it, so a fresh clone still runs the graph world).
 GRAPH_WORLD_TARGETS = TABLES_RANDOM_WALK + FIGURES_RANDOM_WALK + TABLES_CONTROL + FIGURES_CONTROL
 CALIBRATION_TARGETS = TABLES_CALIBRATION + [CALIBRATION_PROTOCOLS]  # not in a model slice: no model plays a part
-BENCHMARK_TARGETS = FSMEM_TABLES + LONGMEMEVAL_TARGETS + FSMEM_STUDY_TARGETS if DATA_READY else []
+BENCHMARK_TARGETS = FSMEM_TABLES + LONGMEMEVAL_TARGETS + FSMEM_STUDY_TARGETS + JUDGE_SENSITIVITY if DATA_READY else []
 ALFWORLD_ALL = ALFWORLD_TARGETS if DATA_READY else []
 
 
@@ -47,7 +48,7 @@ if MODEL_SLICE:
 # and how the model played each role (model_roles).
 MODEL_ROLES = table(outputs.MODEL_ROLES) + table(outputs.MODEL_CLAIMS)
 SLICE_CLAIMS = GRAPH_WORLD_TARGETS + ((FSMEM_TABLES + FSMEM_STUDY["fsmem_claims"][0] + LONGMEMEVAL_TARGETS
-                                       + ALFWORLD_TARGETS) if DATA_READY else [])
+                                       + JUDGE_SENSITIVITY + ALFWORLD_TARGETS) if DATA_READY else [])
 SLICE_TARGETS = SLICE_CLAIMS + (MODEL_ROLES if DATA_READY else [])
 
 

@@ -9,6 +9,8 @@ FSMEM_HARNESS = fsmem_study_runs.harness_runs(CFG)
 FSMEM_STRENGTH = fsmem_study_runs.strength_runs(CFG)
 FSMEM_REPLICATES = fsmem_study_runs.replicate_runs(CFG)
 FSMEM_T = paths.TABLES.format(results=RESULTS)
+JUDGE_VERDICTS = f"{FSMEM_T}/{outputs.JUDGE_VERDICTS}"  # workflows/judges.smk: the claims read each judge's verdicts
+_JUDGED = {"fsmem_claims": [JUDGE_VERDICTS] if CFG.judges.claims else []}
 
 
 # study stage -> (its output files, the runs it reads); each rule below is named after its stage.
@@ -141,6 +143,7 @@ for _stage, (_outs, _runs) in FSMEM_STUDY.items():
             _stage
         input:
             _fsmem_files(_runs),
+            _JUDGED.get(_stage, []),
         output:
             _outs,
         params:

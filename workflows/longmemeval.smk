@@ -31,6 +31,7 @@ rule longmemeval_run:
 rule longmemeval_report:
     input:
         expand(f"{LME_RUN}/{paths.SUMMARY_FILE}", dataset=LME_DATASETS, agent=LME_AGENT, seed=LME_SEEDS),
+        [JUDGE_VERDICTS] if CFG.judges.claims else [],  # workflows/judges.smk (claims_longmemeval per judge)
     output:
         [report(t, category="LongMemEval", subcategory="tables") for t in LONGMEMEVAL_TABLES],
         [report(f, category="LongMemEval", subcategory="figures") for f in LONGMEMEVAL_FIGURES],
