@@ -106,9 +106,13 @@ def judge_answers(answers: pd.DataFrame, judges: list[str], client) -> pd.DataFr
 
 def _labels(verdicts: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
     """answers x judges matrix of labels (NaN = unreadable)."""
-    wide = verdicts.pivot_table(index=[*VERDICT_KEYS, "unit", "f1"], columns="judge", values="correct",
-                                aggfunc="first", dropna=False)
-    return wide.reindex(columns=judges).reset_index()
+    twice = verdicts[verdicts.duplicated([*VERDICT_KEYS, "judge"])]
+    if len(twice):
+        raise DataError(f"judge verdicts: answer {twice.iloc[0][VERDICT_KEYS].to_dict()} judged twice by "
+                        f"{twice.iloc[0]['judge']!r}; two answer sets share a key")
+    wide = verdicts.pivot(index=VERDICT_KEYS, columns="judge", values="correct").reindex(columns=judges)
+    info = verdicts.drop_duplicates(VERDICT_KEYS).set_index(VERDICT_KEYS)[["unit", "f1"]]
+    return info.join(wide).reset_index()
 
 
 def sensitivity_table(verdicts: pd.DataFrame, judges: list[str], threshold: float, st, model: str) -> pd.DataFrame:
