@@ -70,7 +70,7 @@ def fsmem_answers(cfg) -> pd.DataFrame:
             item = panel.locomo_item(r["question"], r["gold"], r["answer"], r["qid"], r["category"])
             recs.append({"source": "fsmem", "benchmark": run.benchmark, "answers": key, "qid": str(r["qid"]),
                          "unit": f"{run.benchmark}/{run.conversation}/{r['qid']}", "item": item,
-                         "f1": float(r.get("f1", locomo_f1(r["answer"], r["gold"], int(r["category"]))))})
+                         "f1": float(r["f1"] if "f1" in r else locomo_f1(r["answer"], r["gold"], int(r["category"])))})
     return pd.DataFrame(recs)
 
 
