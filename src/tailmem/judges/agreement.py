@@ -36,7 +36,7 @@ def cohen_kappa(a, b) -> float:
     p_o = float(np.mean(a == b))
     pa, pb = float(np.mean(a)), float(np.mean(b))
     p_e = pa * pb + (1 - pa) * (1 - pb)
-    return float("nan") if np.isclose(p_e, 1.0) else (p_o - p_e) / (1 - p_e) + 0.0  # + 0.0: no "-0" in a table
+    return float("nan") if np.isclose(p_e, 1.0) else round((p_o - p_e) / (1 - p_e), 12) + 0.0  # no "-0" in a table
 
 
 def krippendorff_alpha(labels) -> float:
