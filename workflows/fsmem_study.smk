@@ -119,6 +119,7 @@ for _stage, (_outs, _runs) in TAILMEM.fsmem_study.items():
             _stage
         input:
             TAILMEM.fsmem_files(_runs),
+            TAILMEM.judged_inputs if _stage == "fsmem_claims" else [],  # workflows/judges.smk
         output:
             _outs,
         params:

@@ -6,9 +6,6 @@ from tailmem.dag import dag_of
 
 TAILMEM = dag_of(config, workflow.basedir)
 LME_RUN = paths.wild(paths.LONGMEMEVAL, results=TAILMEM.results)
-LME_DATASETS = list(TAILMEM.cfg.longmemeval.datasets)
-LME_SEEDS = list(TAILMEM.cfg.longmemeval.seeds)
-LME_AGENT = paths.agent_label(TAILMEM.cfg, "searcher", "judge")
 
 
 rule longmemeval:
@@ -31,7 +28,8 @@ rule longmemeval_run:
 
 rule longmemeval_report:
     input:
-        expand(f"{LME_RUN}/{paths.SUMMARY_FILE}", dataset=LME_DATASETS, agent=LME_AGENT, seed=LME_SEEDS),
+        TAILMEM.longmemeval_summaries,
+        TAILMEM.judged_inputs,  # workflows/judges.smk (claims_longmemeval per judge)
     output:
         [report(t, category="LongMemEval", subcategory="tables") for t in TAILMEM.longmemeval_tables],
         [report(f, category="LongMemEval", subcategory="figures") for f in TAILMEM.longmemeval_figures],

@@ -178,6 +178,10 @@ def schema() -> dict[str, Reader]:
         "control.world": Str(null=True),
         "control.budget_from": Str(null=True),
         "control.tail_fraction": Num(lo=0, hi=1, lo_open=True),
+        # judge sensitivity (issue 31)
+        "judges.names": ListOf(Str(["paper", "per_type", "gist"])),  # tailmem.judges.panel.JUDGES
+        "judges.f1_threshold": Num(lo=0, hi=1),
+        "judges.claims": Bool(),
         "model_roles.judge_probe_items": Int(lo=0),
         **{f"model_roles.floors.{k}": Num(lo=0, hi=1) for k in (
             "searcher_looked_up", "searcher_correct", "malformed_per_round", "capped", "predictor_with_evidence",

@@ -318,6 +318,34 @@ class DagInputs:
     def longmemeval_targets(self) -> list[str]:
         return self.longmemeval_tables + self.longmemeval_figures
 
+    @cached_property
+    def longmemeval_summaries(self) -> list[str]:
+        """Every LongMemEval run's summary.json (one per dataset and seed)."""
+        run = paths.wild(paths.LONGMEMEVAL, results=self.results)
+        agent = paths.agent_label(self.cfg, "searcher", "judge")
+        return [f"{run}/{paths.SUMMARY_FILE}".format(dataset=d, agent=agent, seed=s)
+                for d in self.cfg.longmemeval.datasets for s in self.cfg.longmemeval.seeds]
+
+    # -- judge sensitivity (issue 31) -------------------------------------------------------------------------
+    @cached_property
+    def judge_sensitivity(self) -> list[str]:
+        return self.table(outputs.JUDGE_SENSITIVITY)
+
+    @property
+    def judge_verdicts(self) -> str:
+        """Every answer's verdict under each judge, read by the claims stages."""
+        return f"{paths.TABLES.format(results=self.results)}/{outputs.JUDGE_VERDICTS}"
+
+    @cached_property
+    def judged_inputs(self) -> list[str]:
+        """What a claims stage reads to say which verdicts depend on the judge (`judges.claims`)."""
+        return [self.judge_verdicts] if self.cfg.judges.claims else []
+
+    @cached_property
+    def judged_answers(self) -> list[str]:
+        """The answer sets the judges score again: the study's and LongMemEval's."""
+        return self.fsmem_files(self.fsmem_main + self.fsmem_harness + self.fsmem_strength) + self.longmemeval_summaries
+
     # -- ALFWorld ---------------------------------------------------------------------------------------------
     def alf_outputs(self, subset) -> list[str]:
         """Every table and figure the ALFWorld report writes for a subset (a name or the "{subset}" wildcard)."""
@@ -354,7 +382,7 @@ class DagInputs:
         """The benchmark tables, once `data` finds every benchmark file (data.smk says what is missing)."""
         if not self.data_ready:
             return []
-        return self.fsmem_tables + self.longmemeval_targets + self.fsmem_study_targets
+        return self.fsmem_tables + self.longmemeval_targets + self.fsmem_study_targets + self.judge_sensitivity
 
     @cached_property
     def alfworld_all(self) -> list[str]:
@@ -377,7 +405,7 @@ class DagInputs:
     def slice_claims(self) -> list[str]:
         """A slice's headline tables: paper 1's graph world, LoCoMo, claims_fsmem, LongMemEval, ALFWorld."""
         benchmarks = (self.fsmem_tables + self.fsmem_study["fsmem_claims"][0] + self.longmemeval_targets
-                      + self.alfworld_targets) if self.data_ready else []
+                      + self.judge_sensitivity + self.alfworld_targets) if self.data_ready else []
         return self.graph_world_targets + benchmarks
 
     @cached_property

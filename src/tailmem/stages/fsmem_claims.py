@@ -16,9 +16,11 @@ from tailmem import outputs
 from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem import study
+from tailmem.judges import claims as judge_claims
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import fsmem_claims
 from tailmem.report.table_io import write_table
+from tailmem.stages import judge_sensitivity
 from tailmem.stages.fsmem_study import agents_note
 from tailmem.stages.locomo import conversation_file
 from tailmem.stats.settings import settings
@@ -40,18 +42,30 @@ def answers_of(run: study.Run, study_name: str) -> list[dict]:
 
 def run(cfg) -> None:
     s = settings(cfg)
-    records, runs = [], []
+    records, runs, keys = [], [], []
     for name, runs_of in STUDIES:
         for r in runs_of(cfg):
-            records += answers_of(r, name)
+            got = answers_of(r, name)
+            records += got
+            keys += [(judge_sensitivity.fsmem_answers_key(cfg.results_dir, r.answers_file), str(a["qid"])) for a in got]
             runs.append(r)
     answers = pd.DataFrame(records, columns=list(fsmem_claims.ANSWER_COLUMNS))
     # the strength runs come in fsmem.study.strength.searchers order, weakest first: the ladder claims_fsmem walks
     df = fsmem_claims.claims(answers, s, s.fsmem_tie_margin)
+    judged = judge_sensitivity.read_verdicts(cfg) if cfg.judges.claims else None
+    if judged is not None:  # the same claims with correctness from each judge (tailmem.judges.claims)
+        by_judge = {}
+        for j in dict.fromkeys(judged["judge"]):
+            marks = judge_sensitivity.verdict_map(judged, j)
+            under = answers.assign(judge_correct=[marks.get(k, float("nan")) for k in keys])
+            by_judge[j] = fsmem_claims.claims(under, s, s.fsmem_tie_margin)
+        df = judge_claims.with_sensitivity(df, by_judge)
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
     files = list(dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation) for r in runs))
     stem = outputs.FSMEM_STUDY_TABLES["fsmem_claims"]
+    judge_note = f" {judge_claims.NOTE}" if judge_claims.SENSITIVE in df else ""
     write_table(out, stem, df.round(4), fsmem_claims.TITLE,
-                f"{fsmem_claims.note(s, s.fsmem_tie_margin)} {agents_note(cfg)}", table_footer(cfg, data_files=files))
+                f"{fsmem_claims.note(s, s.fsmem_tie_margin)}{judge_note} {agents_note(cfg)}",
+                table_footer(cfg, data_files=files))
     save_provenance(out / f"{stem}.provenance", cfg, data_files=files, agent=stem)
     log.info("%s: %d rows (%s) -> %s", stem, len(df), df["verdict"].value_counts().to_dict(), out / f"{stem}.md")

@@ -185,8 +185,10 @@ def load_rows(cfg, datasets, seeds) -> pd.DataFrame:
 
 
 def report(cfg: DictConfig) -> None:
+    from tailmem.judges import claims as judge_claims
     from tailmem.report import longmemeval_figure, longmemeval_tables
     from tailmem.report.table_io import write_table
+    from tailmem.stages import judge_sensitivity
 
     lme = cfg.longmemeval
     every = load_rows(cfg, list(lme.datasets), list(lme.seeds))
@@ -215,8 +217,12 @@ def report(cfg: DictConfig) -> None:
     measured_note = f"{note} {longmemeval_tables.reduction_note(margin, st)}"
     write_table(out, outputs.LONGMEMEVAL_REDUCTION, longmemeval_tables.reduction(results),
                 longmemeval_tables.REDUCTION_TITLE, measured_note, footer)
-    write_table(out, outputs.CLAIMS_LONGMEMEVAL, longmemeval_tables.claims(results, margin, context),
-                longmemeval_tables.CLAIMS_TITLE, measured_note, footer)
+    claims = longmemeval_tables.claims(results, margin, context)
+    judged = judge_sensitivity.read_verdicts(cfg) if cfg.judges.claims else None
+    if judged is not None:  # the same claims under each judge's verdicts (issue 31)
+        claims = judge_claims.with_sensitivity(claims, judge_sensitivity.lme_claims_by_judge(every, judged, margin, st))
+    write_table(out, outputs.CLAIMS_LONGMEMEVAL, claims, longmemeval_tables.CLAIMS_TITLE,
+                measured_note + (f" {judge_claims.NOTE}" if judged is not None else ""), footer)
     for r in results:
         if r.measured:
             i = r.tokens.interval

@@ -128,7 +128,7 @@ def judge_probe(cfg: DictConfig, items: int, floors) -> list[dict]:
 CLAIM_ROLES = {outputs.CLAIMS_RANDOM_WALK: ("policy",), outputs.CLAIMS_CTMC: ("policy", "predictor"),
                outputs.FSMEM_STUDY_TABLES["fsmem_claims"]: ("builder", "searcher", "judge"),
                outputs.CLAIMS_LONGMEMEVAL: ("searcher", "judge"), outputs.CLAIMS_ALFWORLD: ("executor",)}
-CLAIM_COLUMNS = ("claim", "estimate", "ci_low", "ci_high", "n_units", "verdict", "reason")
+CLAIM_COLUMNS = ("claim", "estimate", "ci_low", "ci_high", "n_units", "verdict", "reason", "judge_sensitive")
 
 
 def _row_roles(table: str, row: pd.Series) -> list[str]:
