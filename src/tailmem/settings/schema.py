@@ -21,7 +21,7 @@ from tailmem.errors import ConfigError
 from tailmem.settings.alfworld import AlfworldGroup
 from tailmem.settings.audit import AuditSettings
 from tailmem.settings.calibration import CalibrationGroup
-from tailmem.settings.checks import Problems
+from tailmem.settings.checks import Problems, expected_type
 from tailmem.settings.control import ControlGroup, ModelRolesGroup
 from tailmem.settings.fsmem import FsmemGroup
 from tailmem.settings.llm import ROLE_KEYS, LLMGroup
@@ -123,7 +123,7 @@ def explain(exc: Exception, overrides: Sequence[str] = ()) -> ConfigError:
         value = getattr(cause, "value", None)
         if value is None:
             value = _override_value(key, overrides)
-        return ConfigError(f"{key}={value!r}: expected {_expected(text)} (Hydra: {text})")
+        return ConfigError(f"{key}={value!r}: expected {expected_type(text)} (Hydra: {text})")
     if "Could not override '" in text or "Could not append to config" in text:
         quoted = text.split("'")[1] if "'" in text else ""
         if quoted and quoted not in known_keys():
@@ -143,15 +143,6 @@ def _override_value(key: str, overrides: Sequence[str]):
             except yaml.YAMLError:
                 return v
     return None
-
-
-def _expected(text: str) -> str:
-    for word, what in (("Integer", "an integer"), ("Float", "a number"), ("Boolean", "true or false"),
-                       ("String", "a string"), ("Dict", "a mapping"), ("List", "a list"), ("ListConfig", "a list"),
-                       ("DictConfig", "a mapping"), ("None", "a value, not null")):
-        if word in text:
-            return what
-    return "a value of the key's type"
 
 
 def unknown(key: str) -> str:
@@ -277,22 +268,10 @@ def validate(cfg, overrides: Sequence[str] = (), graph_option=None) -> None:
 
 
 def typed(cfg, group: str):
-    """The typed object of `group` (its dataclass, ranges checked) from a composed config, a `Settings`, or plain
-    data (a dict, or an untyped DictConfig, as tests build them: merged into the group's schema first)."""
-    from omegaconf import DictConfig, OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
+    """The typed object of `group` (checks.typed with the group's dataclass)."""
+    from tailmem.settings.checks import typed as read
 
-    node = getattr(cfg, group) if isinstance(cfg, Settings) else cfg.get(group)
-    if dataclasses.is_dataclass(node):
-        return node
-    cls = _dataclass_of(Settings, group)
-    try:
-        if not (isinstance(node, DictConfig) and OmegaConf.get_type(node) is cls):
-            node = OmegaConf.merge(OmegaConf.structured(cls), node or {})
-        return OmegaConf.to_object(node)
-    except OmegaConfBaseException as exc:
-        error = explain(exc)
-        raise ConfigError(f"{group}.{error}" if not str(error).startswith(group) else str(error)) from exc
+    return read(cfg, group, _dataclass_of(Settings, group))
 
 
 def groups(cfg, names: Iterable[str]) -> dict[str, Any]:

@@ -27,9 +27,10 @@ class StatsSettings:
 
 def settings(cfg) -> StatsSettings:
     """The `stats` group of `cfg`, checked by its schema (every error names its key)."""
-    from tailmem.settings.schema import typed
+    from tailmem.settings.checks import typed
+    from tailmem.settings.stats import StatsGroup
 
-    group = typed(cfg, "stats")
+    group = typed(cfg, "stats", StatsGroup)
     return StatsSettings(
         confidence=float(group.confidence),
         resamples=int(group.resamples),
