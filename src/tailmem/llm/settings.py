@@ -97,7 +97,7 @@ _GROUP_KEYS = {"name", "cache_path", "prices", "prices_file", "budget", "encodin
 
 def _plain(node) -> dict:
     """A DictConfig (resolved) or a dict, as a plain dict without its unset keys (tailmem.settings.llm)."""
-    from tailmem.settings.llm import plain
+    from tailmem.settings.checks import plain
 
     return plain(node)
 

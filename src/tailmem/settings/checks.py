@@ -182,3 +182,22 @@ def typed(cfg, group: str, cls):
     except OmegaConfBaseException as exc:
         key, line = hydra_line(exc)
         raise ConfigError(line if key.startswith(group) or not key else f"{group}.{line}") from exc
+
+
+def _unset(value) -> bool:
+    return isinstance(value, str) and value == MISSING
+
+
+def plain(node) -> dict:
+    """A node (a DictConfig or a dict) as plain data without its unset (MISSING) keys: the `llm` group, whose
+    unset role keys inherit llm.<key> (tailmem.settings.llm)."""
+    from omegaconf import DictConfig, OmegaConf
+
+    def strip(tree):
+        if isinstance(tree, dict):
+            return {k: strip(v) for k, v in tree.items() if not _unset(v)}
+        return tree
+
+    if isinstance(node, DictConfig):
+        node = OmegaConf.to_container(node, resolve=True)
+    return strip(dict(node or {}))

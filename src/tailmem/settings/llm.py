@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from omegaconf import MISSING
 
-from tailmem.settings.checks import Problems
+from tailmem.settings.checks import Problems, plain  # noqa: F401  (plain: the group without its unset keys)
 
 
 @dataclass
@@ -99,24 +99,6 @@ class LLMGroup(RoleGroup):
     budget: Budget = MISSING
     model_families: Optional[List[FamilyPattern]] = MISSING
     roles: Dict[str, RoleGroup] = field(default_factory=dict)
-
-
-def _unset(value) -> bool:
-    return isinstance(value, str) and value == MISSING
-
-
-def plain(node) -> dict:
-    """The `llm` node (a DictConfig or a dict) as plain data without its unset (MISSING) keys."""
-    from omegaconf import DictConfig, OmegaConf
-
-    def strip(tree):
-        if isinstance(tree, dict):
-            return {k: strip(v) for k, v in tree.items() if not _unset(v)}
-        return tree
-
-    if isinstance(node, DictConfig):
-        node = OmegaConf.to_container(node, resolve=True)
-    return strip(dict(node or {}))
 
 
 class _Keys:
