@@ -71,13 +71,6 @@ def check_role(p: Problems, role: RoleGroup) -> None:
 
 
 @dataclass
-class Price:
-    input: float = MISSING  # US dollars per million tokens
-    cached_input: float = MISSING
-    output: float = MISSING
-
-
-@dataclass
 class Budget:
     max_dollars: Optional[float] = MISSING  # null: no cap
     max_tokens: Optional[int] = MISSING
@@ -94,7 +87,10 @@ class LLMGroup(RoleGroup):
     name: str = MISSING
     cache_path: str = MISSING
     encoding: str = MISSING
-    prices: Dict[str, Price] = field(default_factory=dict)
+    # model -> {input, cached_input, output} in US dollars per million tokens. Not Dict[str, a Price dataclass]:
+    # OmegaConf refuses a whole mapping assigned by an override (`+llm.prices.default={input: 1.0, ...}`) to a
+    # dataclass-typed value; `check` reads each number's range, read_settings that all three are there.
+    prices: Dict[str, Any] = field(default_factory=dict)
     prices_file: Optional[str] = MISSING
     budget: Budget = MISSING
     model_families: Optional[List[FamilyPattern]] = MISSING
