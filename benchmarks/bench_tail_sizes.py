@@ -28,8 +28,8 @@ from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
 from tailmem.rollout.settings import RolloutSettings
+from tailmem.settings.audit import settings as audit_settings
 from tailmem.stages.audit import audit_counts
-from tailmem.stages.audit_settings import settings as audit_settings
 from tailmem.workflow import compose_config
 
 

@@ -1,7 +1,9 @@
 """The recipes of docs/extending.md, followed for a toy memory controller and a toy tool harness.
 
 A controller is a class registered in `memory.controllers.CONTROLLERS` plus `configs/memory/<name>.yaml`
-(2 files); it then joins Table 4's arms and the DAG without any other edit. A harness is a module with its tools
+(2 files), even with a setting no other controller has: the class's fields are the memory group's schema
+(tailmem.settings.memory), so the new key is typed and range-checked with no settings file edited; it then joins
+Table 4's arms and the DAG without any other edit. A harness is a module with its tools
 plus one `Spec` in `fsmem.harnesses.HARNESSES` (2 files); its name then passes the config check, matches the
 rules, joins the RQ5 study and runs through the build and answer stages. Here the registry entries are made at
 run time (and the harness module is written to a temporary folder), which is what the recipes' edits amount to.
@@ -13,7 +15,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -24,13 +26,15 @@ from tailmem.memory.render import greedy_items
 
 @dataclass
 class OldestFirst(controllers.Controller):
-    """Toy controller: the `k` items first stored, whatever the query (a deliberately poor retrieval rule)."""
+    """Toy controller: the `k` items first stored after the first `skip`, whatever the query (a deliberately poor
+    retrieval rule). `skip` is a setting no shipped controller has; its range is the field's metadata."""
 
     k: int = 3
+    skip: int = field(default=0, metadata={"min": 0})
     name = "toy_oldest"
 
     def build(self, store, query, counter):
-        chosen = [store.items[i] for i in list(store.items)[: self.k]]
+        chosen = [store.items[i] for i in list(store.items)[self.skip: self.skip + self.k]]
         return greedy_items(chosen, self.encoding, counter, self.budget, self.name)
 
 
@@ -39,7 +43,8 @@ def toy_configs(tmp_path, repo_root, monkeypatch):
     configs = tmp_path / "configs"
     shutil.copytree(repo_root / "configs", configs)
     (configs / "memory" / "toy_oldest.yaml").write_text(
-        "# Toy: the k items first stored.\nname: toy_oldest\nlabel: Toy Oldest\nencoding: compact\nk: 3\nbudget: 160\n")
+        "# Toy: the k items first stored after the first skip.\nname: toy_oldest\nlabel: Toy Oldest\nencoding: compact\n"
+        "k: 3\nskip: 1\nbudget: 160\n")
     monkeypatch.setenv("TAILMEM_CONFIGS", str(configs))
     monkeypatch.setitem(controllers.CONTROLLERS, "toy_oldest", OldestFirst)
     return configs
@@ -47,6 +52,19 @@ def toy_configs(tmp_path, repo_root, monkeypatch):
 
 def _stage(*args) -> None:
     assert cli.main(list(args)) == 0, args
+
+
+def test_a_toy_controller_s_new_setting_is_typed_and_checked_with_no_settings_edit(toy_configs):
+    from tailmem.errors import ConfigError
+    from tailmem.workflow import compose_config
+
+    assert compose_config("smoke", ["memory=toy_oldest"]).memory.skip == 1
+    with pytest.raises(ConfigError, match=r"^memory\.skip=-1: expected an integer >= 0$"):
+        compose_config("smoke", ["memory=toy_oldest", "memory.skip=-1"])
+    with pytest.raises(ConfigError, match=r"^memory\.skip='x': expected an integer"):
+        compose_config("smoke", ["memory=toy_oldest", "memory.skip=x"])
+    with pytest.raises(ConfigError, match=r"^memory\.skip: not a setting of controller 'graph_memory'"):
+        compose_config("smoke", ["+memory.skip=1"])  # the default controller has no such setting
 
 
 def test_a_toy_controller_joins_table_4_and_runs_through_the_control_stage(toy_configs, tmp_path):
@@ -63,11 +81,15 @@ def test_a_toy_controller_joins_table_4_and_runs_through_the_control_stage(toy_c
     _stage("control", *run, *policy, "memory=toy_oldest", "control.arm=toy_oldest-compact")
     summary = json.loads(next(results.rglob("toy_oldest-compact/summary.json")).read_text())
     assert summary["arm"] == "toy_oldest-compact" and summary["steps"] > 0
+
     # The DAG gives the new arm its own job, with a digest of its own config file.
     dag = Dag("smoke", [f"results_dir={results}"])
     job = dag.job("control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=toy_oldest"), "modular")
     other = dag.job("control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=recency_cache"), "modular")
     assert job.config != other.config
+    skip2 = dag.job("control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=toy_oldest", "memory.skip=2"),
+                    "modular")
+    assert skip2.config != job.config  # the new setting is part of the job's config digest
 
 
 # Step 1 of the harness recipe: a module with the tools and the two openers (here written to a temporary folder).

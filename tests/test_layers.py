@@ -12,7 +12,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "src" / "tailmem"
-SETTINGS_LAYER = ("tailmem.config_schema",)  # issue 30 step 1 rewrites it; its ignores go with it
 
 
 def _contracts() -> dict[str, dict]:
@@ -58,11 +57,9 @@ def test_every_module_is_placed_in_the_library_or_the_pipeline():
     assert _top_level_modules() == library | pipeline
 
 
-@pytest.mark.parametrize("ignored", _contracts()["library-below-pipeline"].get("ignore_imports", []))
-def test_only_the_settings_layer_is_excused(ignored):
-    """Every excused import starts in the settings layer being rewritten (issue 30 step 1); anything else is
-    fixed, not ignored."""
-    assert ignored.split(" -> ")[0].strip() in SETTINGS_LAYER
+def test_no_import_is_excused():
+    """The layer contract holds without exceptions: an import across the line is fixed, not ignored."""
+    assert not _contracts()["library-below-pipeline"].get("ignore_imports")
 
 
 # -- the Snakemake files name their inputs through tailmem.dag, not through each other's globals ----------------

@@ -250,7 +250,7 @@ def preload_order() -> list[str]:
 
     first = ("numpy", "networkx", "tailmem.stages.graphworld", "tailmem.stages.rollout",
              "tailmem.rollout.run:load_kernel", "scipy.stats", "powerlaw",
-             "tailmem.stages.audit", "pandas", "matplotlib.pyplot", "tailmem.config_schema", "tailmem.cli:warm_up",
+             "tailmem.stages.audit", "pandas", "matplotlib.pyplot", "tailmem.settings.schema", "tailmem.cli:warm_up",
              "tailmem.llm.tokens:get_encoding")  # tiktoken's o200k table: 1.3 s in every job that counts tokens
     stages = sorted({s.module for s in STAGES.values()})
     last = ("textworld", "textworld.gym", "fast_downward", "alfworld.agents.environment.alfred_tw_env")

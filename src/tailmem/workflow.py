@@ -18,9 +18,8 @@ from omegaconf import DictConfig
 
 from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
-from tailmem.registry import (GLOBAL_KEYS, base_payload, code_digest, digest_of, digest_view, stage as get_stage,
-                              view_payload, with_sets)
-
+from tailmem.registry import GLOBAL_KEYS, base_payload, code_digest, digest_of, digest_view, view_payload, with_sets
+from tailmem.registry import stage as get_stage
 
 # What a rule runs: `python -m tailmem <stage>` through the warm server (tailmem.warmstart; TAILMEM_WARMSTART=0
 # runs it cold, in the job's own process).
@@ -28,25 +27,33 @@ JOB_RUNNER = "python -m tailmem.warmstart"
 
 
 def compose_config(scale: str, overrides: Sequence[str] = ()) -> DictConfig:
-    """The resolved primary config for `scale` plus `overrides`; a bad key fails here, before any job runs."""
+    """The resolved primary config for `scale` plus `overrides`; a bad key fails here, before any job runs.
+
+    Hydra refuses an unknown key or a wrong type as it composes (the schema, tailmem.settings); the ranges and
+    the open groups' checks follow (`validate`, one line per problem)."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from tailmem.config_schema import check_overrides, validate
+    from tailmem.settings.schema import explain, validate
 
-    check_overrides(overrides)  # an unknown key: our message, not Hydra's "append it with +" hint
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(config_dir()), version_base="1.3"):
             cfg = compose(config_name="config", overrides=[f"scale={scale}", *overrides, "stage=workflow"])
     except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(f"config for scale={scale!r} with overrides {list(overrides)}: {exc}") from exc
+        raise explain(exc, overrides) from exc
     finally:
         GlobalHydra.instance().clear()
-    validate(cfg, overrides)  # every key's type and range (tailmem.config_schema), one line per error
+    validate(cfg, overrides, graph_option=graph_option)
     return cfg
+
+
+def graph_option(family: str) -> dict:
+    """The keys and defaults of `configs/graph/<family>.yaml` ({} when there is no such option)."""
+    path = config_dir() / "graph" / f"{family}.yaml"
+    return dict(_yaml(path, path.stat().st_mtime_ns)) if path.exists() else {}
 
 
 def override_key(override: str) -> str:
@@ -79,15 +86,24 @@ def graph_keys(family: str) -> frozenset[str]:
     path = config_dir() / "graph" / f"{family}.yaml"
     if not path.exists():
         raise ConfigError(f"graph.family={family!r}: no config {path}")
-    return _yaml_keys(path, path.stat().st_mtime_ns)
+    return frozenset(_yaml(path, path.stat().st_mtime_ns))
 
 
 @lru_cache(maxsize=None)
-def _yaml_keys(path, mtime_ns: int) -> frozenset[str]:
+def _yaml(path, mtime_ns: int) -> dict:
     """Read once per DAG (every rollout, audit and control job asks), again if the file changes."""
     import yaml
 
-    return frozenset(yaml.safe_load(path.read_text()) or {})
+    return yaml.safe_load(path.read_text()) or {}
+
+
+def group_schema(group: str):
+    """The dataclass of a config group (tailmem.settings.schema.Settings), or None for an open group."""
+    import dataclasses
+
+    from tailmem.settings.schema import Settings, _dataclass_of
+
+    return _dataclass_of(Settings, group) if group in {f.name for f in dataclasses.fields(Settings)} else None
 
 
 def split_override(override: str) -> tuple[str, str]:
@@ -148,6 +164,9 @@ class Dag:
             cfg = compose_config(self.scale, [*base, *mine, f"{group}={option}"])
             return base_payload(cfg, [group])[group]
         node = OmegaConf.create(yaml.safe_load(text) or {})
+        schema = group_schema(group)
+        if schema is not None:  # the values typed as Hydra types them (a float field's `10` is 10.0)
+            node = OmegaConf.merge(OmegaConf.structured(schema), node)
         for o in mine:
             k, v = split_override(o.lstrip("+"))
             OmegaConf.update(node, k.split(".", 1)[1], yaml.safe_load(v) if v != "" else "", force_add=True)

@@ -1,45 +1,15 @@
-"""The typed reader of the `calibration` config group: the searched space, the worlds, the loss and the tolerance.
-
-A module of its own (like `stages/audit_settings.py`) so that the config schema can read the same rules when a DAG
-is composed without importing numpy.
-"""
+"""The `calibration` group read into `CalibrationSettings`: the searched space, the worlds, the loss and the
+tolerance. Keys, types and ranges are the schema's (tailmem.settings.calibration); the rules that tie its keys
+together are here, in `CalibrationSettings.__post_init__`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tailmem.config_types import Int, ListOf, Num, Str, check
 from tailmem.errors import ConfigError
+from tailmem.settings.calibration import ITEMS, SIGMA_UNITS, TABLE7_FAMILIES  # noqa: F401  (read from here too)
 
 PAPER_SIZES = (100, 500, 1000)  # the sizes paper 1's Tables 2 and 7 report
-TABLE7_FAMILIES = ("uniform", "exponential", "scale_free", "modular", "mixed")  # Table 7's rows (and Table 8's)
-ITEMS = ("all", "stored")  # concentration over every state (ours), or over the stored items (visited states) only
-SIGMA_UNITS = ("mean", "count")  # sigma_top10 in units of the mean count (ours), or in raw access counts
-
-
-def _starts():
-    from tailmem.rollout.settings import STARTS
-
-    return STARTS
-
-
-RULES = {
-    "families": ListOf(Str(TABLE7_FAMILIES)),
-    "holdout": Str(TABLE7_FAMILIES),
-    "sizes": ListOf(Int(lo=1)),
-    "seeds": ListOf(Int(lo=0)),
-    "table8_size": Int(lo=1),
-    "space.episodes": ListOf(Int(lo=1)),
-    "space.steps": ListOf(Int(lo=1)),
-    "space.start": ListOf(Str(_starts)),
-    "space.k": ListOf(Int(lo=1)),
-    "space.items": ListOf(Str(ITEMS)),
-    "space.sigma_unit": ListOf(Str(SIGMA_UNITS)),
-    "samples": Int(lo=1, null=True),
-    "search_seed": Int(lo=0),
-    "tolerance": Num(lo=0, lo_open=True),
-    "order_weight": Num(lo=0),
-}
 
 
 @dataclass(frozen=True)
@@ -91,24 +61,16 @@ class CalibrationSettings:
         return tuple(f for f in self.families if f != self.holdout)
 
 
-def _get(tree, dotted: str):
-    for part in dotted.split("."):
-        tree = tree.get(part) if hasattr(tree, "get") else None
-    return tree
-
-
 def settings(cfg) -> CalibrationSettings:
-    """Validate cfg.calibration before any work; every error names its key."""
-    group = cfg.get("calibration") or {}
-    if not isinstance(group, dict):  # a DictConfig: plain lists for the readers
-        from omegaconf import OmegaConf
+    """The `calibration` group of `cfg`, checked by its schema and by the rules above."""
+    from tailmem.settings.calibration import CalibrationGroup
+    from tailmem.settings.checks import typed
 
-        group = OmegaConf.to_container(group, resolve=True)
-    v = {k: check(f"calibration.{k}", _get(group, k), rule) for k, rule in RULES.items()}
-    space = Space(*(tuple(v[f"space.{k}"]) for k in ("episodes", "steps", "start", "k", "items", "sigma_unit")))
+    g = typed(cfg, "calibration", CalibrationGroup)
+    space = Space(*(tuple(getattr(g.space, k)) for k in ("episodes", "steps", "start", "k", "items", "sigma_unit")))
     return CalibrationSettings(
-        families=tuple(v["families"]), holdout=str(v["holdout"]), sizes=tuple(int(n) for n in v["sizes"]),
-        seeds=tuple(int(s) for s in v["seeds"]), table8_size=int(v["table8_size"]), space=space,
-        samples=None if v["samples"] is None else int(v["samples"]), search_seed=int(v["search_seed"]),
-        tolerance=float(v["tolerance"]), order_weight=float(v["order_weight"]),
+        families=tuple(g.families), holdout=str(g.holdout), sizes=tuple(int(n) for n in g.sizes),
+        seeds=tuple(int(s) for s in g.seeds), table8_size=int(g.table8_size), space=space,
+        samples=None if g.samples is None else int(g.samples), search_seed=int(g.search_seed),
+        tolerance=float(g.tolerance), order_weight=float(g.order_weight),
     )

@@ -96,17 +96,10 @@ _GROUP_KEYS = {"name", "cache_path", "prices", "prices_file", "budget", "encodin
 
 
 def _plain(node) -> dict:
-    """A DictConfig (resolved) or a dict, as a plain dict."""
-    if node is None:
-        return {}
-    try:
-        from omegaconf import DictConfig, OmegaConf
+    """A DictConfig (resolved) or a dict, as a plain dict without its unset keys (tailmem.settings.llm)."""
+    from tailmem.settings.checks import plain
 
-        if isinstance(node, DictConfig):
-            return OmegaConf.to_container(node, resolve=True)  # type: ignore[return-value]
-    except ImportError:  # pragma: no cover - omegaconf is a dependency
-        pass
-    return dict(node)
+    return plain(node)
 
 
 def price_entries(llm) -> dict:

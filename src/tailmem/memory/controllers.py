@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,7 +33,7 @@ class Controller(ABC):
     """Common settings: the encoding of items and a token budget for the memory block (None = unbounded)."""
 
     encoding: str = "compact"
-    budget: int | None = None
+    budget: int | None = field(default=None, metadata={"min": 1})  # a field's range: tailmem.settings.memory
 
     name = "controller"
 
@@ -55,7 +55,7 @@ class FullHistory(Controller):
 class SlidingWindow(Controller):
     """The last `window` history records."""
 
-    window: int = 40
+    window: int = field(default=40, metadata={"min": 1})
     name = "sliding_window"
 
     def build(self, store, query, counter):
@@ -66,7 +66,7 @@ class SlidingWindow(Controller):
 class FlatRetrieval(Controller):
     """The `k` items whose words overlap the query most (no structure, no statistics)."""
 
-    k: int = 5
+    k: int = field(default=5, metadata={"min": 1})
     name = "flat_retrieval"
     _words: dict = None  # id -> (item, word set), rebuilt when an item changes
 
@@ -91,7 +91,7 @@ class FlatRetrieval(Controller):
 class FrequencyCache(Controller):
     """The `k` most accessed items so far."""
 
-    k: int = 5
+    k: int = field(default=5, metadata={"min": 1})
     name = "frequency_cache"
 
     def build(self, store, query, counter):
@@ -103,7 +103,7 @@ class FrequencyCache(Controller):
 class RecencyCache(Controller):
     """The `k` most recently accessed items."""
 
-    k: int = 5
+    k: int = field(default=5, metadata={"min": 1})
     name = "recency_cache"
 
     def build(self, store, query, counter):
@@ -115,8 +115,8 @@ class RecencyCache(Controller):
 class HierarchicalSummary(Controller):
     """The last `window` records verbatim, then one summary line for each of `older` earlier items."""
 
-    window: int = 10
-    older: int = 30
+    window: int = field(default=10, metadata={"min": 1})
+    older: int = field(default=30, metadata={"min": 0})
     name = "hierarchical_summary"
 
     def build(self, store, query, counter):
@@ -165,10 +165,10 @@ class GraphMemory(Controller):
 class CTMC(Controller):
     """Graph Memory's candidates, ranked, with rank r given budget share proportional to r^-tau (module ctmc)."""
 
-    tau: float = 1.0
+    tau: float = field(default=1.0, metadata={"min": 0})  # 0 = uniform allocation
     order: str = "rank"
     rank_by: str = "access"
-    seed: int = 0
+    seed: int = field(default=0, metadata={"min": 0})
     name = "ctmc"
 
     def __post_init__(self):

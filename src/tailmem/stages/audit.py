@@ -20,7 +20,7 @@ from tailmem.audit.tailfit import fit_tail
 from tailmem.errors import ArtifactError
 from tailmem.paths import AUDIT_FILE, TRACE_FILE, audit_dir, out_dir, rollout_dir
 from tailmem.provenance import save_provenance
-from tailmem.stages.audit_settings import AuditSettings, settings  # noqa: F401  (the audit group's reader)
+from tailmem.settings.audit import AuditSettings, settings  # noqa: F401  (the audit group's schema)
 
 log = logging.getLogger("tailmem")
 

@@ -1,27 +1,10 @@
-"""The typed reader of the `stats` config group: the level, resample count, RNG seed, minimum units and margins
-of every claim.
-
-A module of its own (like `stages/audit_settings.py`) so the config schema can read the same rules when a DAG is
-composed without importing numpy or scipy.
-"""
+"""The `stats` group read into `StatsSettings`: the level, resample count, RNG seed, minimum units and margins
+of every claim. Its keys, types and ranges are the schema's (tailmem.settings.stats); this is the flat object the
+claims read."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from tailmem.config_types import Int, Num, check
-
-RULES = {
-    "confidence": Num(lo=0, hi=1, lo_open=True, hi_open=True),
-    # fewer replicates than this make a 95% percentile interval's ends rest on a handful of draws
-    "resamples": Int(lo=100),
-    "seed": Int(lo=0),
-    # below this many independent units a row is INCONCLUSIVE whatever its interval says (docs/stats.md: why 6)
-    "min_units": Int(lo=1),
-    "margins.tokens_rel": Num(lo=0, hi=1),
-    "margins.gini": Num(lo=0, hi=1),
-    "margins.fsmem_tie": Num(lo=0, hi=1),
-}
 
 
 @dataclass(frozen=True)
@@ -42,22 +25,18 @@ class StatsSettings:
         return (1.0 - self.confidence) / 2.0
 
 
-def _get(tree, dotted: str):
-    for part in dotted.split("."):
-        tree = tree.get(part) if hasattr(tree, "get") else None
-    return tree
-
-
 def settings(cfg) -> StatsSettings:
-    """Validate cfg.stats before any work; every error names its key."""
-    group = cfg.get("stats") or {}
-    value = {k: check(f"stats.{k}", _get(group, k), rule) for k, rule in RULES.items()}
+    """The `stats` group of `cfg`, checked by its schema (every error names its key)."""
+    from tailmem.settings.checks import typed
+    from tailmem.settings.stats import StatsGroup
+
+    group = typed(cfg, "stats", StatsGroup)
     return StatsSettings(
-        confidence=float(value["confidence"]),
-        resamples=int(value["resamples"]),
-        seed=int(value["seed"]),
-        min_units=int(value["min_units"]),
-        tokens_margin=float(value["margins.tokens_rel"]),
-        gini_margin=float(value["margins.gini"]),
-        fsmem_tie_margin=float(value["margins.fsmem_tie"]),
+        confidence=float(group.confidence),
+        resamples=int(group.resamples),
+        seed=int(group.seed),
+        min_units=int(group.min_units),
+        tokens_margin=float(group.margins.tokens_rel),
+        gini_margin=float(group.margins.gini),
+        fsmem_tie_margin=float(group.margins.fsmem_tie),
     )

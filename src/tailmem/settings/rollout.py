@@ -1,0 +1,52 @@
+"""The `rollout`, `policy` and `retrieval` groups: what a random-walk or model rollout runs (rollout.settings reads
+them into `RolloutSettings`, the runtime object that also carries the registries of designs and policies)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from omegaconf import MISSING
+
+from tailmem.settings.checks import Problems
+
+
+@dataclass
+class RolloutGroup:
+    episodes: int = MISSING  # episodes per run; memory persists across episodes
+    steps: int = MISSING  # steps per episode
+    start: str = MISSING  # start-state rule of every episode (rollout.settings.STARTS)
+
+    def __post_init__(self) -> None:
+        from tailmem.rollout.settings import STARTS
+
+        p = Problems("rollout")
+        p.integer("episodes", self.episodes, lo=1)
+        p.integer("steps", self.steps, lo=1)
+        p.one_of("start", self.start, STARTS)
+        p.raise_any()
+
+
+@dataclass
+class PolicyGroup:
+    name: str = MISSING  # rollout.settings.POLICIES
+
+    def __post_init__(self) -> None:
+        from tailmem.rollout.settings import POLICIES
+
+        p = Problems("policy")
+        p.one_of("name", self.name, POLICIES)
+        p.raise_any()
+
+
+@dataclass
+class RetrievalGroup:
+    name: str = MISSING  # a retrieval design (rollout.settings.DESIGNS)
+    k: int = MISSING  # retrieved items per step besides the current one
+
+    def __post_init__(self) -> None:
+        from tailmem.rollout.settings import DESIGNS
+
+        p = Problems("retrieval")
+        p.one_of("name", self.name, DESIGNS)
+        p.integer("k", self.k, lo=0)
+        p.raise_any()

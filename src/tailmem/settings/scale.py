@@ -1,0 +1,66 @@
+"""The `scale` group: what the DAG enumerates (families x sizes x seeds, the retrieval and controller studies)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional
+
+from omegaconf import MISSING
+
+from tailmem.settings.checks import Problems, registry
+
+
+def _check_worlds(p: Problems, obj, families: str, size_keys: tuple[str, ...], sizes: tuple[str, ...]) -> None:
+    from tailmem.graphworld.families import MIN_STATES
+
+    p.names(families, getattr(obj, families), registry("tailmem.graphworld.families", "FAMILIES"))
+    for name in size_keys:
+        p.integer(name, getattr(obj, name), lo=MIN_STATES)
+    for name in sizes:
+        p.integers(name, getattr(obj, name), lo=MIN_STATES)
+
+
+@dataclass
+class ControlScale:
+    policy: str = MISSING  # trajectory source
+    retrieval: str = MISSING
+    families: List[str] = MISSING
+    size: int = MISSING
+    seeds: List[int] = MISSING
+    taus: List[float] = MISSING
+
+    def __post_init__(self) -> None:
+        from tailmem.rollout.settings import DESIGNS, POLICIES
+
+        p = Problems("scale.control")
+        p.one_of("policy", self.policy, POLICIES)
+        p.one_of("retrieval", self.retrieval, DESIGNS)
+        _check_worlds(p, self, "families", ("size",), ())
+        p.integers("seeds", self.seeds, lo=0)
+        p.numbers("taus", self.taus, lo=0)
+        p.raise_any()
+
+
+@dataclass
+class ScaleGroup:
+    name: str = MISSING
+    model_slice: Optional[str] = MISSING  # the scale option of its model slice; null: none
+    families: List[str] = MISSING
+    sizes: List[int] = MISSING
+    seeds: List[int] = MISSING
+    table_retrieval: str = MISSING
+    retrieval_designs: List[str] = MISSING
+    retrieval_families: List[str] = MISSING
+    retrieval_size: int = MISSING
+    control: ControlScale = MISSING
+
+    def __post_init__(self) -> None:
+        from tailmem.rollout.settings import DESIGNS
+
+        p = Problems("scale")
+        _check_worlds(p, self, "families", ("retrieval_size",), ("sizes",))
+        _check_worlds(p, self, "retrieval_families", (), ())
+        p.integers("seeds", self.seeds, lo=0)
+        p.one_of("table_retrieval", self.table_retrieval, DESIGNS)
+        p.names("retrieval_designs", self.retrieval_designs, DESIGNS)
+        p.raise_any()
