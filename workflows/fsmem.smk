@@ -5,7 +5,8 @@ FSMEM_CONVS = list(CFG.fsmem.conversations)
 FSMEM_VARIANTS = list(CFG.fsmem.variants)
 FSMEM_BUILDER = paths.role_label(CFG, "builder")
 FSMEM_SEARCHER = paths.role_label(CFG, "searcher")
-FSMEM_TABLES = [f for conv in FSMEM_CONVS for f in table(outputs.conversation_table("locomo", conv))]
+FSMEM_TABLE13 = table(outputs.TABLE13_LOCOMO_FILTERED)  # paper 2 Table 13: conv-50 without D.2's golds (issue 31)
+FSMEM_TABLES = [f for conv in FSMEM_CONVS for f in table(outputs.conversation_table("locomo", conv))] + FSMEM_TABLE13
 
 
 rule fsmem_locomo:
@@ -58,3 +59,20 @@ rule fsmem_table:
         CONDA_ENV
     shell:
         "{params.cmd} input={params.folder} out=$(dirname {output.csv}) > {log} 2>&1"
+
+
+rule fsmem_table13:
+    input:
+        [f"{paths.answers_dir(paths.variant_dir(RESULTS, 'locomo', 'conv-50', v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
+         for v in FSMEM_VARIANTS],
+    output:
+        FSMEM_TABLE13,
+    params:
+        **stage_params("fsmem_table13", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center"]),
+        out=out_folder,
+    log:
+        log_of("fsmem_table13"),
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.cmd} out={params.out} > {log} 2>&1"

@@ -221,6 +221,8 @@ def schema() -> dict[str, Reader]:
         "fsmem.stratified": Bool(),  # max_questions spread over the categories (stages.locomo.select_questions)
         "fsmem.max_sessions": Int(lo=1, null=True),  # first n sessions, questions with evidence there (fsmem.benchmarks)
         "fsmem.judge": Bool(),
+        # gold overlay (issue 31)
+        "fsmem.gold_overlay": Str(null=True),  # null = the standard data; a shipped name or a .yaml path
         "fsmem.retrieval_k": POSITIVE,
         "fsmem.chunk.max_turns": POSITIVE,
         "fsmem.chunk.max_chars": POSITIVE,
