@@ -142,13 +142,13 @@ def load(spec: str | Path) -> Overlay:
                                             and "question" in raw else "")
         e = _entry(raw, where)
         if e.question in seen:
-            raise GoldOverlayError(f"{where}: question {e.question} is already corrected by entry {seen[e.question]}")
+            raise GoldOverlayError(f"{where}: question {e.question} is already corrected by entry "
+                                   f"{seen[e.question]}")
         seen[e.question] = i + 1
         entries.append(e)
-    return Overlay(path, _text(doc["benchmark"], str(path), "benchmark"),
-                   _text(doc["conversation"], str(path), "conversation"), _text(doc["name"], str(path), "name"),
-                   version, _text(doc["description"], str(path), "description"), _text(doc["source"], str(path), "source"),
-                   hashlib.sha256(blob).hexdigest(), tuple(entries))
+    top = {k: _text(doc[k], str(path), k) for k in ("benchmark", "conversation", "name", "description", "source")}
+    return Overlay(path, top["benchmark"], top["conversation"], top["name"], version, top["description"],
+                   top["source"], hashlib.sha256(blob).hexdigest(), tuple(entries))
 
 
 def check(overlay: Overlay, benchmark: str, conversation: str, qa, data_file: str | Path = "?") -> None:

@@ -43,7 +43,8 @@ def table13(answers: pd.DataFrame, overlay: gold_overlay.Overlay, qa, score) -> 
         recs.append({"variant": variant, "metric": "judge correct" if metric == "judge_correct" else "F1",
                      "n": len(g), "unfiltered": g[metric].astype(float).mean(),
                      "n filtered": len(kept), "filtered": kept[metric].astype(float).mean(),
-                     "answer tokens": g["answer_tokens"].mean(), "answer tokens filtered": kept["answer_tokens"].mean()})
+                     "answer tokens": g["answer_tokens"].mean(),
+                     "answer tokens filtered": kept["answer_tokens"].mean()})
     df = pd.DataFrame(recs)
     df.insert(df.columns.get_loc("filtered") + 1, "change (points)", 100 * (df["filtered"] - df["unfiltered"]))
     df["rank"] = ranks(df["unfiltered"])

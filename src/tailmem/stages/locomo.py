@@ -164,7 +164,8 @@ def answer(cfg) -> None:
     overlay = gold_overlay_of(cfg)  # issue 31: corrected golds score the answers, dropped questions are not asked
     fixes = {} if overlay is None else overlay.by_question()
     numbers = [] if overlay is None else gold_overlay.positions(
-        [{"question": q.question, "category": q.category} for q in qs], full_conversation(fs, fs.benchmark, conv.sample_id).qa)
+        [{"question": q.question, "category": q.category} for q in qs],
+        full_conversation(fs, fs.benchmark, conv.sample_id).qa)
     store = Store(src / "store")
     harness, form, cap = search_harness(fs.variant, store, conv, fs)
     harness.outputs = {}  # recorded beside the answers (fsmem.tool_outputs): evidence and site read, not replay
@@ -269,7 +270,8 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
                      "read (tailmem.metrics.locomo_evidence), the model-free twin of F1.")
     parts.append(
         "Per question (`/q`), the searcher's tool calls, rounds, characters of tool output read, cents at the "
-        "configured prices, and prompt plus completion tokens; " + ANSWER_TOKENS_NOTE + " No tool call, compactions and truncations count answers given without "
+        "configured prices, and prompt plus completion tokens; " + ANSWER_TOKENS_NOTE
+        + " No tool call, compactions and truncations count answers given without "
         "any tool call, transcripts compacted and tool outputs cut at the safety cap, over building and searching. "
         "Build tool calls, tokens and dollars are the whole build; store files, sections (headings) and bytes "
         "describe the store it left. " + searcher.INVALID_CITATIONS_NOTE)
