@@ -60,3 +60,20 @@ rule fsmem_table:
         TAILMEM.conda_env
     shell:
         "{params.cmd} input={params.folder} out=$(dirname {output.csv}) > {log} 2>&1"
+
+
+rule fsmem_table13:
+    input:
+        [f"{paths.answers_dir(paths.variant_dir(TAILMEM.results, 'locomo', 'conv-50', v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
+         for v in FSMEM_VARIANTS],
+    output:
+        TAILMEM.table13,
+    params:
+        **TAILMEM.stage_params("fsmem_table13", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center"]),
+        out=TAILMEM.out_folder,
+    log:
+        TAILMEM.log_of("fsmem_table13"),
+    conda:
+        TAILMEM.conda_env
+    shell:
+        "{params.cmd} out={params.out} > {log} 2>&1"

@@ -249,8 +249,13 @@ class DagInputs:
 
     @cached_property
     def fsmem_tables(self) -> list[str]:
-        """One LoCoMo table per configured conversation."""
-        return [f for conv in self.cfg.fsmem.conversations for f in self.table(outputs.conversation_table("locomo", conv))]
+        """One LoCoMo table per configured conversation, and paper 2's Table 13 (conv-50 without D.2's golds)."""
+        return ([f for conv in self.cfg.fsmem.conversations for f in self.table(outputs.conversation_table("locomo", conv))]
+                + self.table13)
+
+    @cached_property
+    def table13(self) -> list[str]:
+        return self.table(outputs.TABLE13_LOCOMO_FILTERED)
 
     @cached_property
     def fsmem_main(self):

@@ -68,6 +68,7 @@ FSMEM_ACCESS = "fsmem_access_audit"  # the CCDF points as fsmem_access_ccdf.csv
 FSMEM_ACCESS_CCDF = "fsmem_access_ccdf"  # figures fsmem_access_ccdf_file, fsmem_access_ccdf_section
 FSMEM_ACCESS_UNITS = ("file", "section")
 FSMEM_PERSONAMEM = "fsmem_personamem"
+TABLE13_LOCOMO_FILTERED = "table13_locomo_filtered"  # paper 2 Table 13: D.2's defective golds dropped (issue 31)
 
 
 # ALFWorld, per subset (stages/alfworld.py report)

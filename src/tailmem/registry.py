@@ -69,6 +69,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("fsmem_build", "tailmem.stages.locomo:build", _FSMEM),
     Stage("fsmem_answer", "tailmem.stages.locomo:answer", _FSMEM),
     Stage("fsmem_table", "tailmem.stages.locomo:table", ("fsmem",)),
+    Stage("fsmem_table13", "tailmem.stages.fsmem_gold:table13", ("fsmem",)),  # paper 2 Table 13 (issue 31)
     Stage("fsmem_shape", "tailmem.stages.fsmem_study:shape", _FSMEM),
     Stage("fsmem_hierarchy", "tailmem.stages.fsmem_study:hierarchy", _FSMEM),
     Stage("fsmem_retrieval", "tailmem.stages.fsmem_study:retrieval", _FSMEM),

@@ -408,7 +408,7 @@ def test_unparsable_judge_replies_are_counted_not_silent(tmp_path, caplog):
     assert (v1.correct, v1.citation, v1.unparsed) == (1.0, None, 1)
     assert (v2.correct, v2.citation, v2.unparsed) == (None, 0.5, 1)
     assert caplog.text.count("unparsable") == 2
-    rows = [{"searcher": "m", "f1": 1.0, "category": 1, "judge": "m", "judge_correct": v.correct,
+    rows = [{"searcher": "m", "answer": "Tokyo", "f1": 1.0, "category": 1, "judge": "m", "judge_correct": v.correct,
              "judge_citation": v.citation, "judge_unparsed": v.unparsed, "search_tool_calls": 1, "search_rounds": 1,
              "search_chars_read": 1, "search_dollars": 0.0, "search_prompt_tokens": 1, "search_completion_tokens": 1,
              "search_no_tool_call": False, "search_compactions": 2, "search_truncations": 1} for v in (v1, v2)]

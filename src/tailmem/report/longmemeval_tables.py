@@ -22,6 +22,7 @@ from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
 from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
+from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.stats.compare import COLUMNS, Comparison, missing
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, combine_reason
@@ -88,6 +89,7 @@ def per_seed_summary(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
              "prompt_tokens": g.prompt_tokens.mean(), "memory_tokens": g.memory_tokens.mean(),
              "task_avg_accuracy": g.groupby("question_type").correct.mean().mean(),
              "overall_accuracy": g.correct.mean(),
+             "answer_tokens": mean_answer_tokens(g.answer) if "answer" in g else np.nan,  # issue 31
              "abstention_accuracy": g[g.abstention].correct.mean() if g.abstention.any() else np.nan,
              "coverage": g.coverage.mean(), "answer_sessions_placed": g.answer_sessions_placed.mean()}
         if "retrieval_scored" in g:

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 from omegaconf import MISSING
 
-from tailmem.settings.checks import Problems, registry
+from tailmem.settings.checks import Problems, registry, string_problem
 
 ACCESS_UNITS = ("file", "section")  # stages.fsmem_access.UNITS (a test keeps the two equal)
 PERSONAMEM_TIERS = ("32k", "128k", "1M")  # data.personamem: the official tiers
@@ -191,6 +191,7 @@ class FsmemGroup:
     stratified: bool = MISSING  # max_questions spread over the categories (stages.locomo.select_questions)
     max_sessions: Optional[int] = MISSING  # first n sessions, questions with evidence there (fsmem.benchmarks)
     judge: bool = MISSING
+    gold_overlay: Optional[str] = MISSING  # null = the standard data; a shipped overlay's name or a .yaml path
     retrieval_k: int = MISSING
     chunk: Chunk = MISSING
     rounds: Rounds = MISSING
@@ -212,5 +213,6 @@ class FsmemGroup:
         p.names("categories", self.categories, categories("locomo"))
         p.integer("max_questions", self.max_questions, lo=1, null=True)
         p.integer("max_sessions", self.max_sessions, lo=1, null=True)
+        p.check("gold_overlay", self.gold_overlay, string_problem(self.gold_overlay, null=True))
         p.integer("retrieval_k", self.retrieval_k, lo=1)
         p.raise_any()

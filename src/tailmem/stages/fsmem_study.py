@@ -29,6 +29,9 @@ from tailmem.fsmem.benchmarks import category_names, conversation
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
 from tailmem.fsmem.store import Store
+from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
+from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
+from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import paper2_values as paper
 from tailmem.report.table_io import write_table
@@ -91,6 +94,7 @@ def _correctness(df: pd.DataFrame, bench: str) -> dict:
         out[f"F1 cat{cat}"] = sel["f1"].mean() if len(sel) else np.nan
     judged = df["judge_correct"].dropna() if "judge_correct" in df else pd.Series(dtype=float)
     out["judge correct"] = judged.mean() if len(judged) else np.nan
+    out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if "answer" in df else np.nan  # issue 31
     return out
 
 
@@ -124,6 +128,8 @@ def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=
         note = f"{note.strip()} {RUN_SETTINGS_NOTE}"
     if "invalid citations" in df.columns:
         note = f"{note.strip()} {INVALID_CITATIONS_NOTE}"
+    if ANSWER_TOKENS in df.columns:
+        note = f"{note.strip()} {ANSWER_TOKENS_NOTE}"
     write_table(out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}",
                 table_footer(cfg, data_files=data_files))
     save_provenance(out / f"{stem}.provenance", cfg, data_files=data_files, agent=stem)

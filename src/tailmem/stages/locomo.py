@@ -18,7 +18,7 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.artifacts import read_json, write_json
 from tailmem.data.locomo import questions
-from tailmem.errors import ConfigError
+from tailmem.errors import ConfigError, DataError
 from tailmem.exports import locomo as locomo_export
 from tailmem.fsmem import tool_outputs
 from tailmem.fsmem.agents import searcher
@@ -31,7 +31,10 @@ from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
-from tailmem.metrics import locomo_evidence
+from tailmem.metrics import gold_overlay, locomo_evidence
+from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
+from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
+from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, role_label
 from tailmem.paths import variant_dir as _variant_dir
@@ -54,6 +57,39 @@ def _conversation(cfg):
 def conversation_file(fs, benchmark: str, conv_id: str) -> Path:
     """The data file `fsmem.benchmarks.conversation` reads for a conversation (its sha256 goes in meta.json)."""
     return Path(fs.data_file) if benchmark == "locomo" else Path(fs.realtalk.data_dir) / f"{conv_id}.json"
+
+
+def full_conversation(fs, benchmark: str, conv_id: str):
+    """The conversation with every question of the file, whatever `fsmem.max_sessions` cuts: gold overlays
+    number questions by their place in it."""
+    if fs.get("max_sessions") is None:
+        return conversation(fs, benchmark, conv_id)
+    from tailmem.data import locomo as locomo_data
+    from tailmem.data import realtalk
+
+    return (locomo_data.load(fs.data_file, conv_id) if benchmark == "locomo"
+            else realtalk.load(fs.realtalk.data_dir, conv_id))
+
+
+def gold_overlay_of(cfg, conv_id: str | None = None) -> gold_overlay.Overlay | None:
+    """The gold overlay `fsmem.gold_overlay` names (null: the standard data), checked against the benchmark file;
+    None for a conversation it does not correct (that one is scored on the standard data)."""
+    fs = cfg.fsmem
+    spec = fs.get("gold_overlay")
+    if spec is None:
+        return None
+    overlay, conv_id = gold_overlay.load(spec), conv_id or fs.conversation
+    if (overlay.benchmark, overlay.conversation) != (fs.benchmark, conv_id):
+        log.info("gold overlay %s corrects %s %s, not %s %s: standard data", overlay.label, overlay.benchmark,
+                 overlay.conversation, fs.benchmark, conv_id)
+        return None
+    gold_overlay.check(overlay, fs.benchmark, conv_id, full_conversation(fs, fs.benchmark, conv_id).qa,
+                       conversation_file(fs, fs.benchmark, conv_id))
+    return overlay
+
+
+def overlay_record(overlay: gold_overlay.Overlay | None) -> dict | None:
+    return None if overlay is None else overlay.provenance()
 
 
 def build(cfg) -> None:
@@ -128,6 +164,11 @@ def answer(cfg) -> None:
     out = Path(cfg.out) if cfg.get("out") else answers_dir(src, fs.harness, role_label(cfg, "searcher"))
     conv = _conversation(cfg)
     qs = select_questions(conv, fs, fs.benchmark)
+    overlay = gold_overlay_of(cfg)  # issue 31: corrected golds score the answers, dropped questions are not asked
+    fixes = {} if overlay is None else overlay.by_question()
+    numbers = [] if overlay is None else gold_overlay.positions(
+        [{"question": q.question, "category": q.category} for q in qs],
+        full_conversation(fs, fs.benchmark, conv.sample_id).qa)
     store = Store(src / "store")
     harness, form, cap = search_harness(fs.variant, store, conv, fs)
     harness.outputs = {}  # recorded beside the answers (fsmem.tool_outputs): evidence and site read, not replay
@@ -137,6 +178,10 @@ def answer(cfg) -> None:
     rows = []
     try:
         for i, q in enumerate(qs):
+            fix = fixes.get(numbers[i]) if fixes else None
+            if fix is not None and fix.dropped:
+                continue
+            gold = q.answer if fix is None else fix.corrected_gold
             start = len(harness.trace)
             if s_client is None:
                 a = searcher.answer_programmatic(q.question, harness)
@@ -145,10 +190,10 @@ def answer(cfg) -> None:
             row = {
                 "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
                 "harness": harness.name, "qid": i,
-                "category": q.category, "question": q.question, "gold": q.answer, "answer": a.text,
+                "category": q.category, "question": q.question, "gold": gold, "answer": a.text,
                 "citations": list(a.citations),
                 "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
-                "f1": locomo_f1(a.text, q.answer, q.category),
+                "f1": locomo_f1(a.text, gold, q.category), **({"gold_original": q.answer} if fix else {}),
                 "searcher": a.episode.agent, "builder": built["agent"], **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
                 "search_dollars": dollars(a.episode, prices), "judge": None, "judge_correct": None, "judge_citation": None,
                 "search_trace": harness.trace[start:],
@@ -156,7 +201,7 @@ def answer(cfg) -> None:
             if j_client is not None:
                 from tailmem.fsmem.agents.judge import judge
 
-                v = judge(j_client, q.question, q.answer, a.text, a.citations, store)
+                v = judge(j_client, q.question, gold, a.text, a.citations, store)
                 row.update(judge=label(j_client, "judge"), judge_correct=v.correct, judge_citation=v.citation,
                            judge_episode=v.episode, judge_unparsed=v.unparsed)
             rows.append(row)
@@ -165,9 +210,10 @@ def answer(cfg) -> None:
     recorded = tool_outputs.write(out, harness.outputs)
     write_json(out / ANSWERS_FILE, {"benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
                                     "harness": fs.harness, "sandbox": getattr(harness, "sandbox_info", None),
-                                    "tool_outputs": recorded, "rows": rows})
+                                    "tool_outputs": recorded, "gold_overlay": overlay_record(overlay), "rows": rows})
     save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
-                    agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"))
+                    agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"),
+                    gold_overlay=overlay_record(overlay))
     log.info("fsmem_answer %s/%s: %d questions, mean F1 %.3f", conv.sample_id, fs.variant, len(rows),
              sum(r["f1"] for r in rows) / max(1, len(rows)))
 
@@ -189,6 +235,7 @@ def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
                      ("chars read/q", "search_chars_read"), ("cents/q", "search_dollars")):
         out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
+    out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if len(df) else float("nan")  # issue 31
     if len(df) and df["judge"].notna().any():  # replies the judge rule could not read (left out of its means)
         out["judge unparsed"] = int(df.get("judge_unparsed", pd.Series(0, index=df.index)).fillna(0).sum())
     # run settings (issue 14): answers without a tool call, compactions, cut outputs
@@ -226,7 +273,8 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
                      "read (tailmem.metrics.locomo_evidence), the model-free twin of F1.")
     parts.append(
         "Per question (`/q`), the searcher's tool calls, rounds, characters of tool output read, cents at the "
-        "configured prices, and prompt plus completion tokens. No tool call, compactions and truncations count answers given without "
+        "configured prices, and prompt plus completion tokens; " + ANSWER_TOKENS_NOTE
+        + " No tool call, compactions and truncations count answers given without "
         "any tool call, transcripts compacted and tool outputs cut at the safety cap, over building and searching. "
         "Build tool calls, tokens and dollars are the whole build; store files, sections (headings) and bytes "
         "describe the store it left. " + searcher.INVALID_CITATIONS_NOTE)
@@ -253,11 +301,15 @@ def table(cfg) -> None:
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg).parent
     out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
     records, answers, conv_data = [], {}, _conversation(cfg)
+    overlay = overlay_record(gold_overlay_of(cfg, conv))
     for variant in fs.variants:
         check_variant(variant)
         built = read_json(src / variant / BUILD_FILE)
         folder = answers_dir(src / variant, fs.harness, role_label(cfg, "searcher"))
         data = read_json(folder / ANSWERS_FILE)
+        if (data.get("gold_overlay") or {}).get("sha256") != (overlay or {}).get("sha256"):
+            raise DataError(f"{folder / ANSWERS_FILE}: scored under gold overlay {data.get('gold_overlay')}, but "
+                            f"fsmem.gold_overlay gives {overlay}; answer again (rule fsmem_answers)")
         rows, recorded = data["rows"], tool_outputs.read(folder, data.get("tool_outputs"))
         if recorded is not None:  # the outputs the calls returned when answered
             rows = locomo_evidence.annotate(rows, conv_data.qa, lambda n, a: recorded[tool_outputs.call_key(n, a)][1])
@@ -271,9 +323,11 @@ def table(cfg) -> None:
         records.append(summarize(rows, built, fs.benchmark))
     df = pd.DataFrame(records)
     stem = outputs.conversation_table(fs.benchmark, conv)
+    gold = "" if overlay is None else (f" Golds: overlay {overlay['name']}-v{overlay['version']} (sha256 "
+                                       f"{overlay['sha256'][:12]}; docs/gold_overlays.md), not the standard data.")
     write_table(out, stem, df.round(4), f"{fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})",
-                table_note(fs.benchmark, df), table_footer(cfg))
+                table_note(fs.benchmark, df) + gold, table_footer(cfg))
     write_json(out / f"{stem}.predictions.json", locomo_export.predictions(conv_data, answers))  # LoCoMo's layout
     save_provenance(out / f"{stem}.provenance", cfg, data_files=[conversation_file(fs, fs.benchmark, conv)],
-                    agent="fsmem_table")
+                    agent="fsmem_table", gold_overlay=overlay)
     log.info("fsmem_table: wrote %s", out / f"{stem}.md")

@@ -49,13 +49,17 @@ from tailmem.fsmem.personamem import build_context, open_store
 from tailmem.fsmem.tokens import terms
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
+from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
+from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
+from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.metrics.multiple_choice import exact_match, option_letter
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.table_io import write_table
 
 log = logging.getLogger("tailmem")
 ANSWERS_FILE = "answers.json"
-COLUMNS = ["tier", "variant", "status", "questions", "answered", "contexts", "stores", "accuracy", "tool calls/q",
+COLUMNS = ["tier", "variant", "status", "questions", "answered", "contexts", "stores", "accuracy", ANSWER_TOKENS,
+           "tool calls/q",
            "rounds/q", "chars read/q", "tokens/q", "cents/q", "store files", "store sections", "store bytes",
            "build tool calls", "build tokens", "build dollars", "no tool call", "compactions", "truncations", "invalid citations", "harness", "build harness", "searcher", "builder"]
 SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
@@ -180,7 +184,8 @@ def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, label
     df = pd.DataFrame(rows)
     stores = [s for b in builds for s in b["stores"].values()]
     out = {"tier": tier, "variant": variant, "status": "ran", "questions": n_q, "answered": len(df),
-           "contexts": len(builds), "stores": len(stores), "accuracy": df["correct"].mean() if len(df) else float("nan")}
+           "contexts": len(builds), "stores": len(stores), "accuracy": df["correct"].mean() if len(df) else float("nan"),
+           ANSWER_TOKENS: mean_answer_tokens(df["reply"]) if len(df) else float("nan")}  # the reply, before its option
     for t, g in (df.groupby("question_type") if len(df) else ()):
         out[f"acc {t}"] = g["correct"].mean()
     for key, col in (("tool calls/q", "search_tool_calls"), ("rounds/q", "search_rounds"),
@@ -247,6 +252,6 @@ def run(cfg) -> None:
                 "store columns are means over those stores, build columns totals. A tier whose "
                 "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
                 "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md). " + RUN_SETTINGS_NOTE + " "
-                + searcher.INVALID_CITATIONS_NOTE,
+                + searcher.INVALID_CITATIONS_NOTE + " " + ANSWER_TOKENS_NOTE,
                 table_footer(cfg, data_files=read))
     save_provenance(out / f"{outputs.FSMEM_PERSONAMEM}.provenance", cfg, data_files=read, agent="fsmem_personamem")
