@@ -23,6 +23,7 @@ from tailmem.config_types import (AnyOf, Bool, Checked, Choice, Int, ListOf, Map
 from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
 from tailmem.llm.settings import SELF_CHECKED
+from tailmem.accesslog.settings import RULES as AUDIT_LOG  # audit_log (issue 31)
 from tailmem.stages.audit_settings import RULES as AUDIT
 from tailmem.stats.settings import RULES as STATS
 
@@ -190,6 +191,8 @@ def schema() -> dict[str, Reader]:
         "retrieval.name": DESIGN,
         "retrieval.k": Probe(lambda v: _rollout(k=v), "an integer >= 0"),
         **{f"audit.{k}": r for k, r in AUDIT.items()},  # the audit stage's own reader (stages.audit_settings)
+        # audit_log (issue 31): the typed group is tailmem.accesslog.settings.AuditLogSettings; its RULES per key
+        **{f"audit_log.{k}": r for k, r in AUDIT_LOG.items()},
         **{f"stats.{k}": r for k, r in STATS.items()},  # the claims' intervals (stats.settings)
         **{f"calibration.{k}": r for k, r in CALIBRATION.items()},  # the protocol search (calibration.settings)
         **{f"memory.{k}": r for k, r in MEMORY.items()},
