@@ -16,6 +16,7 @@ include: "workflows/longmemeval.smk"
 include: "workflows/alfworld.smk"
 include: "workflows/tables.smk"
 include: "workflows/calibration.smk"
+include: "workflows/audit_log.smk"
 include: "workflows/site.smk"
 
 
@@ -73,7 +74,7 @@ rule all:
     default_target: True
     input:
         SLICE_TARGETS if IN_SLICE else [GRAPH_WORLD_TARGETS, CALIBRATION_TARGETS, BENCHMARK_TARGETS, ALFWORLD_ALL,
-                                        SITE_TARGETS],
+                                        AUDIT_LOG_TARGETS, SITE_TARGETS],
         rules.model_all.input if MODEL_SLICE else [],
 
 
