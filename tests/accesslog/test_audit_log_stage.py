@@ -67,3 +67,17 @@ def test_empty_and_tiny_logs_say_why(tmp_path):
     code, out = audit(tmp_path, EXAMPLES / "agent_reads.jsonl", "jsonl", "audit.min_tail=1000")
     body = json.loads((out / "audit.json").read_text())
     assert body["tail"]["status"] == "tail_too_small" and "audit.min_tail=1000" in body["tail"]["why_no_fit"]
+
+
+def test_readme_audit_log_example_runs(tmp_path):
+    """Every `python -m tailmem audit-log` line of README.md runs as written (results under tmp_path)."""
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    lines = [x for x in readme.splitlines() if x.startswith("python -m tailmem audit-log ")]
+    assert lines, "README.md shows no audit-log example"
+    for line in lines:
+        argv = shlex.split(line)[3:]
+        assert main([*argv, f"results_dir={tmp_path}"]) == 0, line
+        body = json.loads((tmp_path / "audit_log" / "agent_reads" / "audit.json").read_text())
+        assert body["tail"]["status"] == "ok" and body["gof"]["B"] == 1000 and body["gof"]["p"] is not None
