@@ -4,7 +4,9 @@
 # `python -m tailmem audit-log FILE --format F --name NAME` does.
 #   snakemake --cores 2 audit_log
 # Self-contained: it reads only CFG, RESULTS, CONDA_ENV, stage_params and log_of from common.smk.
-AUDIT_LOG_ENTRIES = {str(e["name"]): e for e in (CFG.audit_log.logs or [])}
+# a relative `file` is relative to the repository (the Snakefile's folder), whatever --directory the run has
+AUDIT_LOG_ENTRIES = {str(e["name"]): {**e, "file": os.path.join(workflow.basedir, str(e["file"]))}
+                     for e in (CFG.audit_log.logs or [])}
 AUDIT_LOG_DIR = f"{RESULTS}/audit_log/{{access_log}}"
 AUDIT_LOG_FILES = ["audit.json", "audit_log.csv", "audit_log.md", "ccdf.png", "ccdf.pdf"]
 AUDIT_LOG_TARGETS = [f"{RESULTS}/audit_log/{name}/{f}" for name in AUDIT_LOG_ENTRIES for f in AUDIT_LOG_FILES]
