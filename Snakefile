@@ -32,6 +32,7 @@ include: "workflows/judges.smk"
 include: "workflows/alfworld.smk"
 include: "workflows/tables.smk"
 include: "workflows/calibration.smk"
+include: "workflows/audit_log.smk"
 include: "workflows/site.smk"
 
 
@@ -69,7 +70,8 @@ rule all:
     default_target: True
     input:
         TAILMEM.slice_targets if TAILMEM.in_slice else [TAILMEM.graph_world_targets, TAILMEM.calibration_targets,
-                                                TAILMEM.benchmark_targets, TAILMEM.alfworld_all, TAILMEM.site_targets],
+                                                TAILMEM.benchmark_targets, TAILMEM.alfworld_all, TAILMEM.audit_log_targets,
+                                                TAILMEM.site_targets],
         rules.model_all.input if TAILMEM.model_slice else [],
 
 

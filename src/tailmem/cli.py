@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "llm_check": "tailmem.llm.check:main",
     "llm_cost": "tailmem.llm.estimate:main",
     "data": "tailmem.data.fetch:main",
+    "audit-log": "tailmem.cli_audit_log:main",  # the `audit_log` stage on one external log (issue 31)
 }
 
 log = logging.getLogger("tailmem")

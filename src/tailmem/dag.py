@@ -364,6 +364,28 @@ class DagInputs:
     def alfworld_targets(self) -> list[str]:
         return [t for s in self.cfg.alfworld.subsets for t in self.alf_outputs(s)]
 
+    # -- external access logs (issue 31) -------------------------------------------------------------------
+    AUDIT_LOG_FILES = ("audit.json", "audit_log.csv", "audit_log.md", "ccdf.png", "ccdf.pdf")
+
+    @cached_property
+    def audit_log_entries(self) -> dict:
+        """`audit_log.logs` by name, a relative file made relative to the repository (the Snakefile's folder),
+        whatever --directory the run has."""
+        return {str(e["name"]): {**e, "file": os.path.join(self.basedir, str(e["file"]))}
+                for e in (self.cfg.audit_log.logs or [])}
+
+    @property
+    def audit_log_dir(self) -> str:
+        return f"{self.results}/audit_log/{{access_log}}"
+
+    @cached_property
+    def audit_log_targets(self) -> list[str]:
+        return [f"{self.results}/audit_log/{name}/{f}" for name in self.audit_log_entries for f in self.AUDIT_LOG_FILES]
+
+    def audit_log_args(self, wc) -> list[str]:
+        e = self.audit_log_entries[wc.access_log]
+        return [f"audit_log.file='{e['file']}'", f"audit_log.format={e['format']}", f"audit_log.name={wc.access_log}"]
+
     # -- the site and the model slice -------------------------------------------------------------------------
     @property
     def site_dir(self) -> str:
@@ -398,8 +420,8 @@ class DagInputs:
         """The products of `all` the site shows: a rerun of any stage rewrites the tables it feeds."""
         benchmarks = (self.fsmem_tables + self.longmemeval_targets + self.fsmem_study_targets
                       + self.alfworld_targets) if self.data_ready else []
-        return (self.tables_random_walk + self.figures_random_walk + self.tables_calibration + self.tables_control
-                + self.figures_control + benchmarks)
+        return (self.audit_log_targets + self.tables_random_walk + self.figures_random_walk + self.tables_calibration
+                + self.tables_control + self.figures_control + benchmarks)
 
     @cached_property
     def model_roles(self) -> list[str]:

@@ -90,6 +90,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("alfworld_skills", "tailmem.stages.alfworld:skills", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
     Stage("alfworld_report", "tailmem.stages.alfworld:report", _ALF),
     Stage("model_roles", "tailmem.stages.model_roles:run", ("scale", "fsmem", "control", "llm", "model_roles")),
+    Stage("audit_log", "tailmem.stages.audit_log:run", ("audit_log", "audit", "seed")),  # external logs (issue 31)
     Stage("site", "tailmem.stages.site:run", ("scale", "llm")),  # the run's static website (tailmem.site)
 )}
 

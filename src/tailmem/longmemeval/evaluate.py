@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tailmem.data.longmemeval import Question
+from tailmem.exports.longmemeval_retrieval import retrieval_record
 from tailmem.longmemeval import metrics
 from tailmem.longmemeval.answer import ProgrammaticAnswerer, full_prompt
 from tailmem.longmemeval.arms import NO_EVIDENCE, Arm
@@ -37,6 +38,7 @@ class Built:
 
     row: dict
     memory: str
+    retrieval: dict | None = None  # the question's line of the official retrieval log (exports.longmemeval_retrieval)
 
 
 def without_evidence(question: Question) -> Question:
@@ -69,6 +71,7 @@ def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: in
     for k in recall_ks:
         recall |= official_metrics(ranked_ids, correct, int(k))
     recall["retrieval_scored"] = official_retrieval_question(question.qid, sessions)
+    record = retrieval_record(question, sessions, ranking)
     built, graph_tokens = [], None
     for arm in arms:
         settings = dict(arm.memory)
@@ -93,6 +96,7 @@ def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: in
                 "question": question.question, "memory": prompt.text, "marks": line_marks(prompt, store.items),
             },
             memory=prompt.text,
+            retrieval=record,
         ))
     return built
 

@@ -19,6 +19,7 @@ from omegaconf import MISSING
 from tailmem.errors import ConfigError
 from tailmem.settings.alfworld import AlfworldGroup
 from tailmem.settings.audit import AuditSettings
+from tailmem.settings.audit_log import AuditLogGroup
 from tailmem.settings.calibration import CalibrationGroup
 from tailmem.settings.checks import Problems, expected_type
 from tailmem.settings.control import ControlGroup, ModelRolesGroup
@@ -54,6 +55,7 @@ class Settings:
     policy: PolicyGroup = MISSING
     retrieval: RetrievalGroup = MISSING
     audit: AuditSettings = MISSING
+    audit_log: AuditLogGroup = MISSING
     stats: StatsGroup = MISSING
     memory: Dict[str, Any] = field(default_factory=dict)
     llm: LLMGroup = MISSING

@@ -11,12 +11,12 @@ import shutil
 import time
 from pathlib import Path
 
-from tailmem.site import alfworld, control, fsmem, longmemeval, overview
+from tailmem.site import alfworld, audit_log, control, fsmem, longmemeval, overview
 from tailmem.site.model import Section
 from tailmem.site.pages import PAGE_ROWS, Writer, chunks, page_name
 from tailmem.site.transcripts import Transcripts
 
-KINDS = (fsmem, longmemeval, control, alfworld)
+KINDS = (fsmem, longmemeval, control, alfworld, audit_log)
 SITE_FILE = "site.json"
 
 

@@ -1,7 +1,8 @@
 """Stages `longmemeval` (one dataset, one seed: every question under every arm) and `longmemeval_report`
 (Figure 8 and its tables over datasets and seeds).
 
-Artifacts: {results}/longmemeval/<dataset>/<agent>/seed<seed>/{rows.parquet, summary.json} (summary written last, so a
+Artifacts: {results}/longmemeval/<dataset>/<agent>/seed<seed>/{rows.parquet, summary.json, hypotheses/<arm>.jsonl,
+retrieval/retrievallog_session_bm25.jsonl (LongMemEval's official retrieval log: tailmem.exports.longmemeval_retrieval)} (summary written last, so a
 killed run leaves nothing that looks complete); {results}/tables/longmemeval_*.{csv,md} and claims_longmemeval
 (the measured token reduction: tailmem.longmemeval.reduction); {figures}/fig8_longmemeval.{png,pdf}.
 """
@@ -19,6 +20,7 @@ from tailmem.artifacts import atomic_path, read_json, write_json
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ArtifactError, ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
+from tailmem.exports.longmemeval_retrieval import write_retrieval_log
 from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
 from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
 from tailmem.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
@@ -91,9 +93,10 @@ def run(cfg: DictConfig) -> None:
     turn_words = None if turn_words is None else int(turn_words)
     graph = next((a for a in arms if a.name == "graph_memory"), None)
     checked = context_checked(questions, lme.get("context_check")) if graph is not None else set()
-    rows = []
+    rows, retrieval = [], []
     for q in questions:
         built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
+        retrieval.append(built[0].retrieval)
         if q.qid in checked:
             built.append(build_without_evidence(q, graph, seed, int(lme.candidates), list(lme.recall_ks), counter,
                                                 turn_words))
@@ -110,6 +113,7 @@ def run(cfg: DictConfig) -> None:
     with atomic_path(out / ROWS_FILE) as tmp:
         df.to_parquet(tmp, index=False)
     write_hypotheses(out, df[df.arm != NO_EVIDENCE])  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
+    write_retrieval_log(out, retrieval)  # retrieval/retrievallog_session_bm25.jsonl, LongMemEval's retrieval log format
     agent = model.name if model else programmatic.name
     save_provenance(out, cfg, data_files=[lme.files[dataset]], agent=agent, model=None if model is None else model.name,
                     judge=judge_label)

@@ -1,0 +1,82 @@
+"""tailmem's access-log format (docs/access-log.md): JSON lines, one read per line, validated strictly.
+
+Required keys: `run` (string), `episode` (string or integer), `step` (integer >= 0), `item` (non-empty string);
+optional: `tokens` (integer >= 0) and `source` (string). Any other key is refused, so a misspelt `tokens` is an
+error and not a silently empty column. Blank lines are allowed; every error names the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
+from tailmem.artifacts import write_text
+
+REQUIRED = ("run", "episode", "step", "item")
+OPTIONAL = ("tokens", "source")
+
+
+def _int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_event(obj, path: Path, line: int) -> AccessEvent:
+    """One line's object as an event, or LogError naming what is wrong with it."""
+    if not isinstance(obj, dict):
+        raise LogError(path, line, f"expected a JSON object, got {type(obj).__name__}")
+    missing = [k for k in REQUIRED if k not in obj]
+    if missing:
+        raise LogError(path, line, f"missing key(s) {missing}; every event needs {list(REQUIRED)}")
+    extra = sorted(set(obj) - set(REQUIRED) - set(OPTIONAL))
+    if extra:
+        raise LogError(path, line, f"unknown key(s) {extra}; allowed: {list(REQUIRED + OPTIONAL)}")
+    if not isinstance(obj["run"], str) or not obj["run"]:
+        raise LogError(path, line, f"run={obj['run']!r}: expected a non-empty string")
+    if not (isinstance(obj["episode"], str) and obj["episode"]) and not _int(obj["episode"]):
+        raise LogError(path, line, f"episode={obj['episode']!r}: expected a string or an integer")
+    if not _int(obj["step"]) or obj["step"] < 0:
+        raise LogError(path, line, f"step={obj['step']!r}: expected an integer >= 0")
+    if not isinstance(obj["item"], str) or not obj["item"]:
+        raise LogError(path, line, f"item={obj['item']!r}: expected a non-empty string (the item's id)")
+    tokens = obj.get("tokens")
+    if tokens is not None and (not _int(tokens) or tokens < 0):
+        raise LogError(path, line, f"tokens={tokens!r}: expected an integer >= 0 or no key")
+    source = obj.get("source")
+    if source is not None and not isinstance(source, str):
+        raise LogError(path, line, f"source={source!r}: expected a string or no key")
+    return AccessEvent(obj["run"], str(obj["episode"]), obj["step"], obj["item"], tokens, source)
+
+
+def json_lines(path: str | Path):
+    """(line number, parsed object) of every non-blank line; LogError at the first line that is not JSON."""
+    path = Path(path)
+    if not path.is_file():
+        raise LogError(path, None, "file not found")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LogError(path, None, f"not UTF-8 text ({exc})") from exc
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield number, json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise LogError(path, number, f"not JSON ({exc.msg} at column {exc.colno})") from exc
+
+
+def read_jsonl(path: str | Path) -> AccessLog:
+    """The whole log, validated before anything is returned (an error leaves nothing half read)."""
+    path = Path(path)
+    events = tuple(parse_event(obj, path, n) for n, obj in json_lines(path))
+    return AccessLog(str(path), "jsonl", events)
+
+
+def events_text(log: AccessLog) -> str:
+    """The log's events in this format (what every importer's output is saved as, `events.jsonl`)."""
+    return "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in log.events)
+
+
+def write_jsonl(path: str | Path, log: AccessLog) -> Path:
+    return write_text(path, events_text(log))

@@ -1,0 +1,29 @@
+"""One entry point over every format: the log at `path` read as `fmt`, validated whole before it is returned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tailmem.accesslog.events import AccessLog
+from tailmem.accesslog.settings import FORMATS, AuditLogSettings
+from tailmem.errors import ConfigError
+
+
+def load_log(path: str | Path, fmt: str, s: AuditLogSettings) -> AccessLog:
+    if fmt == "jsonl":
+        from tailmem.accesslog.jsonl import read_jsonl
+
+        return read_jsonl(path)
+    if fmt == "inspect":
+        from tailmem.accesslog.inspect_log import read_inspect
+
+        return read_inspect(path, s.tools)
+    if fmt == "longmemeval":
+        from tailmem.accesslog.longmemeval import read_longmemeval
+
+        return read_longmemeval(path, s.top_k)
+    if fmt == "mem0":
+        from tailmem.accesslog.mem0 import read_mem0
+
+        return read_mem0(path)
+    raise ConfigError(f"audit_log.format={fmt!r}: expected one of {list(FORMATS)}")

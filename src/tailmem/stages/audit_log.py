@@ -1,0 +1,60 @@
+"""Stage `audit_log`: the tail audit of an external memory-access log (issue 31), `audit_log.file` read as
+`audit_log.format`, into `<results>/audit_log/<name>/` (or `out=`). `python -m tailmem audit-log FILE --format F`
+runs this stage (tailmem.cli_audit_log); the Snakemake rule runs it once per entry of `audit_log.logs`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from tailmem.accesslog.settings import settings
+from tailmem.errors import ConfigError
+from tailmem.settings.audit import settings as audit_settings
+from tailmem.stages.audit import summary
+
+log = logging.getLogger("tailmem")
+FOLDER = "audit_log"  # <results>/audit_log/<name>/
+
+
+def log_name(file: str, name: str | None) -> str:
+    """The log's artifact folder name: `audit_log.name`, else the file name without its suffixes."""
+    if name:
+        return name
+    stem = Path(file).name.split(".", 1)[0]
+    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in stem) or "log"
+
+
+def log_dir(results: str | Path, name: str) -> Path:
+    return Path(results) / FOLDER / name
+
+
+def run(cfg: DictConfig) -> Path:
+    from tailmem.accesslog.load import load_log
+    from tailmem.paths import AUDIT_FILE
+    from tailmem.provenance import save_provenance, table_footer
+    from tailmem.stages.audit_log_write import write_audit
+
+    s, a = settings(cfg), audit_settings(cfg)
+    if s.file is None:
+        raise ConfigError("audit_log.file: null; name the log to audit (python -m tailmem audit-log FILE --format F)")
+    name = log_name(s.file, s.name)
+    access = load_log(s.file, s.format, s)  # the whole log is validated before anything is written
+    for note in access.notes:
+        log.info("audit_log %s: %s", name, note)
+    out = Path(cfg.out) if cfg.get("out") else log_dir(cfg.results_dir, name)
+    footer = table_footer(cfg, groups=["audit_log", "audit", "seed"], data_files=[s.file])
+    body = write_audit(out, name, access, a, int(cfg.seed), footer,
+                       provenance=lambda folder: save_provenance(folder, cfg, data_files=[s.file], agent="audit_log",
+                                                                 log_format=s.format))
+    if body["concentration"] is None:
+        log.info("audit_log %s: %s", name, body["tail"]["reason"])
+    else:
+        log.info("audit_log %s (%d reads of %d items): %s", name, body["counts"]["total"], body["counts"]["n_items"],
+                 summary(body))
+    if body["tail"].get("why_no_fit"):
+        log.info("audit_log %s: no tail fit: %s", name, body["tail"]["why_no_fit"])
+    log.info("audit_log %s -> %s", name, out / AUDIT_FILE)
+    return out / AUDIT_FILE
