@@ -185,8 +185,9 @@ def harness_dir(results: str | Path, benchmark: str, conv: str, harness: str, va
 
 
 def harness_build_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str,
-                      main_harness: str = "center", builder: str = PROGRAMMATIC) -> Path:
-    """RQ5: the store built through `harness`; the main build's own harness reuses the main store."""
+                      main_harness: str, builder: str = PROGRAMMATIC) -> Path:
+    """RQ5: the store built through `harness`; the main build's own harness (`main_harness`, the run's build
+    harness) reuses the main store."""
     if harness == main_harness:
         return variant_dir(results, benchmark, conv, variant, builder)
     return harness_dir(results, benchmark, conv, harness, variant, builder)

@@ -20,6 +20,7 @@ from tailmem.alfworld import games as G
 from tailmem.alfworld import layout
 from tailmem.artifacts import read_json, write_json
 from tailmem.errors import ConfigError
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ def regenerate_games(cfg: DictConfig) -> None:
     a = cfg.alfworld
     subset = a.subset
     split = split_of(subset)
-    out = Path(cfg.out) if cfg.get("out") else manifest_path(cfg, subset).parent
+    out = out_dir(cfg, manifest_path(cfg, subset).parent)
     files = games_dir(cfg, split)
     listed = listed_games(cfg, subset)
     gs = subset_games(cfg, subset)
@@ -192,7 +193,7 @@ def memory(cfg: DictConfig) -> None:
     a = cfg.alfworld
     arm = a.arm
     settings = arm_settings(cfg, arm)
-    out = Path(cfg.out) if cfg.get("out") else layout.memory_dir(cfg, a.subset, arm)
+    out = out_dir(cfg, layout.memory_dir(cfg, a.subset, arm))
     gs = subset_games(cfg, a.subset)
     _manifest(cfg, a.subset)  # the games stage ran
     client = get_client(cfg, "executor", "alfworld_memory")
@@ -241,7 +242,7 @@ def skills(cfg: DictConfig) -> None:
     searcher = get_client(cfg, "searcher", "alfworld_skills").sampled(seed)
     model_builder = layout.plays_model(cfg, "builder", builder)
     model_searcher = layout.plays_model(cfg, "searcher", searcher)
-    out = Path(cfg.out) if cfg.get("out") else layout.skills_dir(cfg, a.subset, a.protocol, a.variant, seed)
+    out = out_dir(cfg, layout.skills_dir(cfg, a.subset, a.protocol, a.variant, seed))
     order = subset_games(cfg, a.subset)
     manifest = _manifest(cfg, a.subset)
     settings = arm_settings(cfg, a.executor_arm)
@@ -408,7 +409,7 @@ def report(cfg: DictConfig) -> None:
 
     a = cfg.alfworld
     subset = a.subset
-    tables = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    tables = out_dir(cfg, tables_dir(cfg))
     figures = Path(cfg.figures_dir)
     stem = f"alfworld_{subset}"
     episodes = memory_episodes(cfg, subset, list(a.arms_run))

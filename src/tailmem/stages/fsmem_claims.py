@@ -8,7 +8,6 @@ intervals, tests and margin come from the `stats` config group.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pandas as pd
 
@@ -16,6 +15,7 @@ from tailmem import outputs
 from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem import study
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import fsmem_claims
 from tailmem.report.table_io import write_table
@@ -48,7 +48,7 @@ def run(cfg) -> None:
     answers = pd.DataFrame(records, columns=list(fsmem_claims.ANSWER_COLUMNS))
     # the strength runs come in fsmem.study.strength.searchers order, weakest first: the ladder claims_fsmem walks
     df = fsmem_claims.claims(answers, s, s.fsmem_tie_margin)
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     files = list(dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation) for r in runs))
     stem = outputs.FSMEM_STUDY_TABLES["fsmem_claims"]
     write_table(out, stem, df.round(4), fsmem_claims.TITLE,

@@ -29,6 +29,7 @@ from tailmem.fsmem.benchmarks import category_names, conversation
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
 from tailmem.fsmem.store import Store
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import paper2_values as paper
 from tailmem.report.table_io import write_table
@@ -54,7 +55,7 @@ def agents_note(cfg) -> str:
 
 
 def _out(cfg) -> Path:
-    return Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    return out_dir(cfg, tables_dir(cfg))
 
 
 def _load(run: study.Run) -> tuple[dict, list[dict]]:
@@ -62,7 +63,7 @@ def _load(run: study.Run) -> tuple[dict, list[dict]]:
         if not f.exists():
             raise DataError(f"{f}: missing; run its Snakemake rule first (workflows/fsmem_study.smk)")
     built = read_json(run.build_file)
-    made_with = built.get("build_harness", "center")  # build.json from before build harnesses: center
+    made_with = built.get("build_harness", harnesses.MAIN_HARNESS)  # build.json from before build harnesses: the main one
     if made_with != run.build_harness:
         raise DataError(f"{run.build_file}: built through {made_with!r}, but this study expects build harness "
                         f"{run.build_harness!r}; rebuild it (its Snakemake rule, or fsmem.build_harness=...)")
@@ -157,7 +158,7 @@ def hierarchy(cfg) -> None:
     """Paper 2 Table 14: the hierarchy panel per store, averaged over conversations."""
     recs = []
     for run in study.main_runs(cfg) + study.harness_runs(cfg):
-        if run.variant == "closed_book" or run.harness != "center":
+        if run.variant == "closed_book" or run.harness != harnesses.MAIN_HARNESS:
             continue
         built, _ = _load(run)
         h = measure(Store(run.build_dir / "store")).to_dict()

@@ -24,12 +24,12 @@ from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.benchmarks import categories, category_names, conversation
-from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, role_label
+from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, out_dir, role_label, tables_dir
 from tailmem.paths import variant_dir as _variant_dir
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
-from tailmem.fsmem.harnesses import sandbox_provenance
+from tailmem.fsmem.harnesses import CENTER, sandbox_provenance
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
 from tailmem.llm.settings import prices_of
 from tailmem.exports import locomo as locomo_export
@@ -61,7 +61,7 @@ def build(cfg) -> None:
     fs = cfg.fsmem
     check_variant(fs.variant)
     harness = build_harness_name(fs)
-    out = Path(cfg.out) if cfg.get("out") else variant_dir(cfg)
+    out = out_dir(cfg, variant_dir(cfg))
     conv = _conversation(cfg)
     replicate = int(fs.get("replicate") or 0)
     client = client_for(cfg, "builder", "fsmem_build")
@@ -78,7 +78,7 @@ def build(cfg) -> None:
     agent = label(client, "builder")
     prices = prices_of(cfg)
     # The programmatic reorganizer always rewrites through the management tools (agents/reorganizer.py).
-    reorganizer = ("center" if client is None else harness) if fs.variant.startswith("reorganized") else None
+    reorganizer = (CENTER if client is None else harness) if fs.variant.startswith("reorganized") else None
     write_json(out / BUILD_FILE, {
         "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant, "agent": agent,
         "replicate": replicate, "build_harness": harness, "sandbox": sandbox_provenance(fs, harness), "reorganizer_harness": reorganizer,
@@ -125,7 +125,7 @@ def answer(cfg) -> None:
     check_variant(fs.variant)
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg)
     built = read_json(src / BUILD_FILE)
-    out = Path(cfg.out) if cfg.get("out") else answers_dir(src, fs.harness, role_label(cfg, "searcher"))
+    out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg, "searcher")))
     conv = _conversation(cfg)
     qs = select_questions(conv, fs, fs.benchmark)
     store = Store(src / "store")
@@ -251,7 +251,7 @@ def table(cfg) -> None:
     fs = cfg.fsmem
     conv = fs.conversation
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg).parent
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     records, answers, conv_data = [], {}, _conversation(cfg)
     for variant in fs.variants:
         check_variant(variant)

@@ -15,7 +15,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs
-from tailmem.paths import agent_label, longmemeval_dir
+from tailmem.paths import agent_label, longmemeval_dir, out_dir, tables_dir
 from tailmem.artifacts import atomic_path, read_json, write_json
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ArtifactError, ConfigError
@@ -106,7 +106,7 @@ def run(cfg: DictConfig) -> None:
     judge_label = None if judge_client is None else f"{judge_client.backend}:{judge_client.model}"
     df = pd.DataFrame(rows)
     df["dataset"] = dataset
-    out = Path(cfg.out) if cfg.get("out") else run_dir(cfg, dataset, seed)
+    out = out_dir(cfg, run_dir(cfg, dataset, seed))
     with atomic_path(out / ROWS_FILE) as tmp:
         df.to_parquet(tmp, index=False)
     write_hypotheses(out, df[df.arm != NO_EVIDENCE])  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
@@ -191,7 +191,7 @@ def report(cfg: DictConfig) -> None:
     lme = cfg.longmemeval
     every = load_rows(cfg, list(lme.datasets), list(lme.seeds))
     rows = every[every.arm != NO_EVIDENCE]  # the context check is not an arm of the tables or the figure
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     answerers = ", ".join(sorted(rows.answerer.unique()))
     note = (
         f"Datasets {list(lme.datasets)} (S = the 60-question stratified sample), max_per_type={lme.max_per_type}, "
