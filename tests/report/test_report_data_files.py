@@ -47,3 +47,13 @@ def test_package_data_is_declared():
 
     pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     assert "data/*.yaml" in pyproject["tool"]["setuptools"]["package-data"]["tailmem.report"]
+
+
+def test_data_files_are_part_of_the_code_digest():
+    """Moving numbers out of .py files must not hide them from the digest that decides what reruns: a stage whose
+    closure reads report data covers its files, a stage that does not read them ignores them."""
+    from tailmem import registry
+
+    covered = {p.name for p in registry.source_files("alfworld_report")}
+    assert {"alfworld.yaml", "paper1.yaml", "paper2.yaml"} <= covered
+    assert not {p.name for p in registry.source_files("graphworld")} & {"alfworld.yaml", "paper2.yaml"}
