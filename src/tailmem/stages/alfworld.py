@@ -456,7 +456,8 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     executor = labels["executor"]
     claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games))
     write_table(tables, outputs.claims_alfworld(subset), claims,
-                W.claims_title(subset), W.claims_note(executor, st, margin, int(a.claims.min_tie_games), len(a.seeds)), footer)
+                W.claims_title(subset), W.claims_note(executor, st, margin, int(a.claims.min_tie_games), len(a.seeds)),
+                footer)
     seed = int(a.seeds[0])
     stores = skill_stores(cfg, subset, protocols, variants, seed)
     effort = skill_effort(cfg, subset, protocols, variants, seed)
