@@ -265,8 +265,11 @@ REPORT = sorted((SRC / "report").glob("*.py"))
 
 @pytest.mark.parametrize("path", REPORT, ids=lambda p: p.name)
 def test_report_modules_are_pure(path):
-    """report/ turns frames into tables and figures: it reads no config, writes no provenance, imports no stage."""
-    assert impurities(path) == []
+    """report/ turns frames into tables and figures: it reads no config, writes no provenance, imports no stage.
+    Its one YAML reader is report/data_files.py, which reads the papers' numbers and the tables' words that ship
+    with the package (report/data/), never a run's config."""
+    allowed = {"imports yaml"} if path.name == "data_files.py" else set()
+    assert [f for f in impurities(path) if f not in allowed] == []
 
 
 def test_the_purity_scan_catches_what_it_should(tmp_path):

@@ -145,9 +145,21 @@ def control_dir(cfg) -> Path:
                                arm=cfg.control.arm or cfg.memory.name))
 
 
-def out_dir(cfg, default: Path) -> Path:
-    """The stage's output folder: `out=` when given (Snakemake sets it), else the derived default."""
-    return Path(cfg.out) if cfg.get("out") else default
+def out_dir(cfg, default: str | Path) -> Path:
+    """The stage's output folder: `out=` when given (Snakemake sets it), else the derived default. Every stage
+    asks here, so the rule that `out=` wins is written once."""
+    return Path(cfg.out) if cfg.get("out") else Path(default)
+
+
+def data_label(cfg, path: str | Path, key: str) -> str:
+    """`path` as a table may print it, the same on every machine: `<data_dir>/<relative path>` when it lies under
+    the configured data folder, else the config key it came from (`key`). A table cell never holds a machine's
+    absolute path."""
+    path, root = Path(path).resolve(), Path(cfg.data_dir).resolve()
+    if path.is_relative_to(root):
+        rel = path.relative_to(root).as_posix()
+        return "<data_dir>" if rel == "." else f"<data_dir>/{rel}"
+    return key
 
 
 def tables_dir(cfg) -> Path:
@@ -173,8 +185,9 @@ def harness_dir(results: str | Path, benchmark: str, conv: str, harness: str, va
 
 
 def harness_build_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str,
-                      main_harness: str = "center", builder: str = PROGRAMMATIC) -> Path:
-    """RQ5: the store built through `harness`; the main build's own harness reuses the main store."""
+                      main_harness: str, builder: str = PROGRAMMATIC) -> Path:
+    """RQ5: the store built through `harness`; the main build's own harness (`main_harness`, the run's build
+    harness) reuses the main store."""
     if harness == main_harness:
         return variant_dir(results, benchmark, conv, variant, builder)
     return harness_dir(results, benchmark, conv, harness, variant, builder)

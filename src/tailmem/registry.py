@@ -195,9 +195,13 @@ def config_digest(cfg, groups: Iterable[str], arms: str | None = None) -> str:
 
 
 def source_files(name: str, config_root: Path | None = None) -> tuple[Path, ...]:
-    """What the code digest of stage `name` covers: its import closure and its groups' prompt files."""
+    """What the code digest of stage `name` covers: its import closure, the data files of the packages in it and
+    its groups' prompt files."""
     st = stage(name)
     files = list(import_closure(st.module))
+    # A package's data files (`<package>/data/*.yaml`: the papers' numbers, the tables' words) count as its code.
+    folders = sorted({p.parent / "data" for p in files if (p.parent / "data").is_dir()})
+    files.extend(f for d in folders for f in sorted(d.glob("*.yaml")))
     if config_root is None:
         from tailmem.configs import config_dir
 

@@ -137,3 +137,30 @@ def test_model_roles_through_the_loopback_server(tmp_path, personamem_data, monk
     assert (df["tokens/q"] > 0).all() and (df["cents/q"] > 0).all()
     assert df.loc["agent_curated", "store files"] > 0 and df.loc["agent_curated", "build tokens"] > 0
     assert df.loc["verbatim", "accuracy"] > 0 and set(df.searcher) == {"gpt-5.4-mini"}
+
+
+def _skipped_table(tmp_path, name: str, pm, *overrides) -> pd.DataFrame:
+    """The table of a run whose data folder `<tmp>/<name>/data` holds no shared contexts (every tier skipped)."""
+    root = tmp_path / name
+    pm.write(root / "data" / "personamem", with_contexts=False)
+    with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
+        cfg = compose(config_name="config", overrides=[f"results_dir={root / 'results'}", f"data_dir={root / 'data'}",
+                                                       "stage=fsmem_personamem", *overrides])
+    stage.run(cfg)
+    return pd.read_csv(root / "results" / "tables" / "fsmem_personamem.csv")
+
+
+def test_skipped_status_is_the_same_on_any_machine(tmp_path, pm):
+    """Issue 30: the skipped status named the machine's absolute data folder, so one run's table differed between
+    machines. Two data folders give the same table; the cell names the folder relative to `data_dir`."""
+    a, b = _skipped_table(tmp_path, "machine_a", pm), _skipped_table(tmp_path, "machine_b", pm)
+    pd.testing.assert_frame_equal(a, b)
+    assert (a.status.str.endswith("absent from <data_dir>/personamem")).all()
+    assert not a.status.str.contains(str(tmp_path)).any()
+
+
+def test_skipped_status_outside_data_dir_names_the_key(tmp_path, pm):
+    """A personamem folder outside `data_dir` is named by its config key, not by the machine's path."""
+    elsewhere = pm.write(tmp_path / "elsewhere", with_contexts=False)
+    df = _skipped_table(tmp_path, "machine_a", pm, f"fsmem.personamem.data_dir={elsewhere}")
+    assert (df.status.str.endswith("absent from fsmem.personamem.data_dir")).all()

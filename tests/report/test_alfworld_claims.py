@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 from figkit import assert_readable, words
 
+from tailmem.report import alfworld_figures as F
 from tailmem.report import alfworld_tables as T
+from tailmem.report import alfworld_text as W
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 
@@ -95,11 +97,11 @@ def test_a_tie_on_a_handful_of_identical_games_is_inconclusive_not_held():
     assert few.estimate == 0 and few.verdict == INCONCLUSIVE and "min_tie_games" in few.evidence
     many = row(T.skill_claims(tasks(80), S, 0.1, min_tie_games=20), "The order", "full_chain vs reversed_chain")
     assert many.verdict == HELD
-    assert "at least 20 games" in T.claims_note("programmatic-executor", S, 0.1, 20)
+    assert "at least 20 games" in W.claims_note("programmatic-executor", S, 0.1, 20)
 
 
 def test_claims_note_says_offline_levels_are_not_comparable():
-    text = T.claims_note("programmatic-executor", S, 0.1)
+    text = W.claims_note("programmatic-executor", S, 0.1)
     assert "not comparable with paper 2" in text and "game" in text and "1000 replicates" in text
 
 
@@ -138,7 +140,7 @@ def test_family_running_is_the_variant_minus_the_control_on_each_family():
     assert list(put["index"]) == [0, 3] and list(put.difference_points) == [100, 50]
     examine = run[run.family == "examine"]
     assert list(examine.running_pct) == [0, 50] and list(examine.baseline_running_pct) == [0, 0]
-    fig = T.family_running_figure(run, "full_chain", subset="smoke", executor="programmatic-executor")
+    fig = F.family_running_figure(run, "full_chain", subset="smoke", executor="programmatic-executor")
     assert_readable(fig)
     text = words(fig)
     assert "episode_log" in text and "no store" in text and "programmatic-executor" in text
@@ -162,7 +164,7 @@ def test_store_and_erosion_tables_leave_out_the_control_and_correlate_with_growt
 
 
 def test_effort_figure_is_readable():
-    fig = T.effort_figure(effort(np.arange(5) * 10.0), "full_chain", subset="smoke", executor="programmatic-executor")
+    fig = F.effort_figure(effort(np.arange(5) * 10.0), "full_chain", subset="smoke", executor="programmatic-executor")
     assert_readable(fig)
     assert "curation effort per task" in words(fig)
 
@@ -202,5 +204,5 @@ def test_a_frame_without_seeds_is_chain_seed_zero():
 
 
 def test_the_claims_note_names_the_seed_level():
-    assert "3 chain seeds (alfworld.seeds) resampled first" in T.claims_note("programmatic-executor", S, 0.1, 20, 3)
-    assert "one chain seed" in T.claims_note("programmatic-executor", S, 0.1, 20, 1)
+    assert "3 chain seeds (alfworld.seeds) resampled first" in W.claims_note("programmatic-executor", S, 0.1, 20, 3)
+    assert "one chain seed" in W.claims_note("programmatic-executor", S, 0.1, 20, 1)

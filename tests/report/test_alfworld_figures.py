@@ -9,7 +9,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from figkit import assert_lines_apart, assert_readable, words  # noqa: E402
 
+from tailmem.report import alfworld_figures as F  # noqa: E402
 from tailmem.report import alfworld_tables as T  # noqa: E402
+from tailmem.report import alfworld_text as W  # noqa: E402
 
 VARIANTS = ["no_store", "episode_log", "curated_skills", "curated_skills_memory", "guidance_synthesis"]
 FAMILIES = ["pick_and_place_simple", "look_at_obj_in_light", "pick_heat_then_place_in_recep", "pick_two_obj_and_place"]
@@ -46,7 +48,7 @@ ARMS = {"graph_memory": {"name": "graph_memory", "budget": 64, "rank_by": "query
 
 
 def test_skills_growth_figure_separates_coinciding_variants_and_explains_the_chain():
-    fig = T.skills_growth_figure(_tasks(), "full_chain", subset="smoke", executor="programmatic-executor")
+    fig = F.skills_growth_figure(_tasks(), "full_chain", subset="smoke", executor="programmatic-executor")
     assert_readable(fig)
     assert fig._suptitle.get_text().startswith("ALFWorld smoke skill setting, full chain")
     for ax in fig.axes:
@@ -64,7 +66,7 @@ def test_skills_growth_figure_separates_coinciding_variants_and_explains_the_cha
 
 def test_memory_figure_names_the_executor_explains_full_and_labels_both_panels():
     memory, _, counts = T.memory_tables(_episodes())
-    fig = T.memory_figure(memory, counts, subset="smoke", executor="programmatic-executor", arms=T.arm_words(ARMS))
+    fig = F.memory_figure(memory, counts, subset="smoke", executor="programmatic-executor", arms=W.arm_words(ARMS))
     assert_readable(fig)
     left, right = fig.axes
     assert left.get_xlabel() and left.get_ylabel() and right.get_ylabel() == "memory tokens per step"
@@ -77,7 +79,7 @@ def test_memory_figure_names_the_executor_explains_full_and_labels_both_panels()
 
 
 def test_arm_words_says_what_each_arm_is():
-    assert T.arm_words(ARMS) == {
+    assert W.arm_words(ARMS) == {
         "graph_memory": "Graph Memory, budget 64 memory tokens per step",
         "ctmc": "CTMC, budget 64 memory tokens per step",
         "full": "Graph Memory without a budget: every remembered location and object",
@@ -90,7 +92,7 @@ def test_figures_save_under_the_check(tmp_path, subset):
     from tailmem.report.plots import save_figure
 
     memory, _, counts = T.memory_tables(_episodes())
-    save_figure(T.skills_growth_figure(_tasks(), subset=subset, executor="x"), tmp_path / f"alfworld_{subset}_skills_growth")
-    save_figure(T.memory_figure(memory, counts, subset=subset, executor="x", arms=T.arm_words(ARMS)),
+    save_figure(F.skills_growth_figure(_tasks(), subset=subset, executor="x"), tmp_path / f"alfworld_{subset}_skills_growth")
+    save_figure(F.memory_figure(memory, counts, subset=subset, executor="x", arms=W.arm_words(ARMS)),
                 tmp_path / f"alfworld_{subset}_memory")
     assert len(list(tmp_path.glob("*.png"))) == 2

@@ -21,6 +21,10 @@ from tailmem.fsmem.sandbox import Limits
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.base import Harness
 
+# The harness names other modules need to say (the rest reach a harness through `fsmem.harness` and this table).
+CENTER = "center"  # the management tools' read-only subset; the reorganizer always rewrites through them
+MAIN_HARNESS = CENTER  # the RQ1/RQ2 study's search harness and the build harness when `fsmem.build_harness` is unset
+
 Opener = Callable[[Store, Any], Harness]  # (store, the `fsmem` config node) -> a harness over that store
 
 
@@ -84,7 +88,7 @@ def _shell_search(store: Store, fs) -> Harness:
 
 
 HARNESSES: dict[str, Spec] = {s.name: s for s in (
-    Spec("center", "Center", "the management tools", "view, grep, toc, read_section", _management, _center),
+    Spec(CENTER, "Center", "the management tools", "view, grep, toc, read_section", _management, _center),
     Spec("center_bm25", "Center+BM25", "the management tools + ranked whole-file search",
          "Center's tools + ranked whole-file search", _management_ranked, _center_bm25),
     Spec("shell", "Shell", "bash over a writable sandbox whose changes are synced back through the store's path "

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tailmem.errors import ConfigError
 from tailmem.fsmem.benchmarks import conversation_ids
-from tailmem.fsmem.harnesses import study_harnesses
+from tailmem.fsmem.harnesses import MAIN_HARNESS, study_harnesses
 from tailmem.fsmem.variants import build_harness_name
 from tailmem.paths import (
     ANSWERS_FILE,
@@ -45,7 +45,7 @@ class Run:
     searcher: str
     build_dir: Path
     answers_dir: Path
-    build_harness: str = "center"  # the tool set the store was built with
+    build_harness: str = MAIN_HARNESS  # the tool set the store was built with
     replicate: int = 0  # the builder's sampling seed (fsmem.replicate)
 
     @property
@@ -67,7 +67,7 @@ def _label(cfg, role: str) -> str:
 
 
 def main_build_harness(cfg) -> str:
-    """The harness the main stores are built through (`fsmem.build_harness`, default center)."""
+    """The harness the main stores are built through (`fsmem.build_harness`, default `harnesses.MAIN_HARNESS`)."""
     return build_harness_name(cfg.fsmem)
 
 
@@ -99,7 +99,7 @@ def main_runs(cfg) -> list[Run]:
             for variant in st.variants:
                 b, q = _label(cfg, "builder"), _label(cfg, "searcher")
                 vdir = variant_dir(cfg.results_dir, bench, conv, variant, b)
-                out.append(Run(bench, conv, variant, "center", b, q, vdir, answers_dir(vdir, "center", q),
+                out.append(Run(bench, conv, variant, MAIN_HARNESS, b, q, vdir, answers_dir(vdir, MAIN_HARNESS, q),
                                main_build_harness(cfg)))
     return out
 

@@ -15,7 +15,7 @@ from tailmem.fsmem.agents.accounting import Episode, Meter
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.dates import day_of, session_heading
 from tailmem.fsmem.errors import FsmemError
-from tailmem.fsmem.harnesses import spec
+from tailmem.fsmem.harnesses import MAIN_HARNESS, spec
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.base import Harness
@@ -50,8 +50,8 @@ def _write_sessions(conv: Conversation, h: Harness, folders: bool) -> Episode:
 
 
 def build_harness_name(fs, build_harness: str | None = None) -> str:
-    """The build harness a build uses: the argument, else `fsmem.build_harness`, else center."""
-    name = build_harness or fs.get("build_harness") or "center"
+    """The build harness a build uses: the argument, else `fsmem.build_harness`, else the main harness."""
+    name = build_harness or fs.get("build_harness") or MAIN_HARNESS
     spec(name, "fsmem.build_harness")  # an unknown name fails here, naming the key
     return name
 

@@ -20,6 +20,7 @@ from tailmem.alfworld import games as G
 from tailmem.alfworld import layout
 from tailmem.artifacts import read_json, write_json
 from tailmem.errors import ConfigError
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ def regenerate_games(cfg: DictConfig) -> None:
     a = cfg.alfworld
     subset = a.subset
     split = split_of(subset)
-    out = Path(cfg.out) if cfg.get("out") else manifest_path(cfg, subset).parent
+    out = out_dir(cfg, manifest_path(cfg, subset).parent)
     files = games_dir(cfg, split)
     listed = listed_games(cfg, subset)
     gs = subset_games(cfg, subset)
@@ -192,7 +193,7 @@ def memory(cfg: DictConfig) -> None:
     a = cfg.alfworld
     arm = a.arm
     settings = arm_settings(cfg, arm)
-    out = Path(cfg.out) if cfg.get("out") else layout.memory_dir(cfg, a.subset, arm)
+    out = out_dir(cfg, layout.memory_dir(cfg, a.subset, arm))
     gs = subset_games(cfg, a.subset)
     _manifest(cfg, a.subset)  # the games stage ran
     client = get_client(cfg, "executor", "alfworld_memory")
@@ -241,7 +242,7 @@ def skills(cfg: DictConfig) -> None:
     searcher = get_client(cfg, "searcher", "alfworld_skills").sampled(seed)
     model_builder = layout.plays_model(cfg, "builder", builder)
     model_searcher = layout.plays_model(cfg, "searcher", searcher)
-    out = Path(cfg.out) if cfg.get("out") else layout.skills_dir(cfg, a.subset, a.protocol, a.variant, seed)
+    out = out_dir(cfg, layout.skills_dir(cfg, a.subset, a.protocol, a.variant, seed))
     order = subset_games(cfg, a.subset)
     manifest = _manifest(cfg, a.subset)
     settings = arm_settings(cfg, a.executor_arm)
@@ -402,13 +403,15 @@ def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str], se
 
 def report(cfg: DictConfig) -> None:
     """Stage `alfworld_report`: tables and figures of one subset, with their provenance."""
+    from tailmem.report import alfworld_figures as F
     from tailmem.report import alfworld_tables as T
+    from tailmem.report import alfworld_text as W
     from tailmem.report.plots import save_figure
     from tailmem.report.table_io import write_table
 
     a = cfg.alfworld
     subset = a.subset
-    tables = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    tables = out_dir(cfg, tables_dir(cfg))
     figures = Path(cfg.figures_dir)
     stem = f"alfworld_{subset}"
     episodes = memory_episodes(cfg, subset, list(a.arms_run))
@@ -419,17 +422,17 @@ def report(cfg: DictConfig) -> None:
     sk, sk_fam = T.skill_tables(tasks)
     labels = layout.agent_labels(cfg)
     excluded = len(read_json(manifest_path(cfg, subset)).get("excluded", []))
-    arms = T.arm_words({arm: OmegaConf.to_container(a.arms[arm], resolve=True) for arm in a.arms_run})
-    notes = T.notes(labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding,
+    arms = W.arm_words({arm: OmegaConf.to_container(a.arms[arm], resolve=True) for arm in a.arms_run})
+    notes = W.notes(labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding,
                     excluded, arms)
-    titles = T.titles(subset)
+    titles = W.titles(subset)
     footer = table_footer(cfg)
     frames = dict(zip(outputs.ALFWORLD_TABLES, (mem, mem_fam, sk, sk_fam)))
     for name, df in frames.items():
         write_table(tables, outputs.alfworld_output(subset, name), df, titles[name], notes[name], footer)
-    save_figure(T.skills_growth_figure(first, subset=subset, executor=labels["executor"]),
+    save_figure(F.skills_growth_figure(first, subset=subset, executor=labels["executor"]),
                 figures / outputs.alfworld_output(subset, "skills_growth"))
-    save_figure(T.memory_figure(mem, counts, subset=subset, executor=labels["executor"], arms=arms),
+    save_figure(F.memory_figure(mem, counts, subset=subset, executor=labels["executor"], arms=arms),
                 figures / outputs.alfworld_output(subset, "memory"))
     _skill_side(cfg, tasks, tables, figures, labels, footer)
     save_provenance(tables, cfg, prefix=f"{stem}_", **labels)
@@ -438,7 +441,9 @@ def report(cfg: DictConfig) -> None:
 def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: dict, footer: str) -> None:
     """Paper 2's skill-side analyses (issue 15): claims at the game unit with chain seeds as the outer level; the
     store, the curation effort and running success by goal family against no store along the first seed's chain."""
+    from tailmem.report import alfworld_figures as F
     from tailmem.report import alfworld_tables as T
+    from tailmem.report import alfworld_text as W
     from tailmem.report.plots import save_figure
     from tailmem.report.table_io import write_table
     from tailmem.stats.settings import settings as stats_settings
@@ -451,8 +456,8 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     executor = labels["executor"]
     claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games))
     write_table(tables, outputs.claims_alfworld(subset), claims,
-                f"Paper 2's skill-setting claims, checked on our ALFWorld {subset} chains",
-                T.claims_note(executor, st, margin, int(a.claims.min_tie_games), len(a.seeds)), footer)
+                W.claims_title(subset), W.claims_note(executor, st, margin, int(a.claims.min_tie_games), len(a.seeds)),
+                footer)
     seed = int(a.seeds[0])
     stores = skill_stores(cfg, subset, protocols, variants, seed)
     effort = skill_effort(cfg, subset, protocols, variants, seed)
@@ -460,11 +465,11 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     frames = {"skills_store": T.store_table(stores), "skills_erosion": T.erosion_table(stores),
               "skills_effort": T.effort_table(effort), "skills_effort_trend": T.effort_trend(effort, st),
               "skills_family_running": running}
-    titles, notes = T.skill_side_titles(subset), T.skill_side_notes(executor, labels["builder"], st)
+    titles, notes = W.skill_side_titles(subset), W.skill_side_notes(executor, labels["builder"], st)
     for name in outputs.ALFWORLD_SKILL_TABLES:
         write_table(tables, outputs.alfworld_output(subset, name), frames[name], titles[name], notes[name], footer)
     protocol = "full_chain" if "full_chain" in protocols else protocols[0]
-    save_figure(T.effort_figure(effort, protocol, subset=subset, executor=executor),
+    save_figure(F.effort_figure(effort, protocol, subset=subset, executor=executor),
                 figures / outputs.alfworld_output(subset, "skills_effort"))
-    save_figure(T.family_running_figure(running, protocol, subset=subset, executor=executor),
+    save_figure(F.family_running_figure(running, protocol, subset=subset, executor=executor),
                 figures / outputs.alfworld_output(subset, "skills_family_running"))

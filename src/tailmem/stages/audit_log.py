@@ -12,6 +12,7 @@ from omegaconf import DictConfig
 
 from tailmem.accesslog.settings import settings
 from tailmem.errors import ConfigError
+from tailmem.paths import out_dir
 from tailmem.settings.audit import settings as audit_settings
 from tailmem.stages.audit import summary
 
@@ -44,7 +45,7 @@ def run(cfg: DictConfig) -> Path:
     access = load_log(s.file, s.format, s)  # the whole log is validated before anything is written
     for note in access.notes:
         log.info("audit_log %s: %s", name, note)
-    out = Path(cfg.out) if cfg.get("out") else log_dir(cfg.results_dir, name)
+    out = out_dir(cfg, log_dir(cfg.results_dir, name))
     footer = table_footer(cfg, groups=["audit_log", "audit", "seed"], data_files=[s.file])
     body = write_audit(out, name, access, a, int(cfg.seed), footer,
                        provenance=lambda folder: save_provenance(folder, cfg, data_files=[s.file], agent="audit_log",

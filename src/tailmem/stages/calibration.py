@@ -101,7 +101,7 @@ def run(cfg: DictConfig) -> None:
              len({p.walk for p in protocols}), len(graphs), cache.folder)
     result = run_search(protocols, lambda walk: measure_walk(walk, graphs, s.table8_size), fit, cache)
     frame = ct.cells(result, default.key, s.holdout, s.tolerance)
-    out = Path(cfg.out) if cfg.get("out") else Path(paths.TABLES.format(results=cfg.results_dir))
+    out = paths.out_dir(cfg, paths.tables_dir(cfg))
     write_text(Path(paths.CALIBRATION.format(results=cfg.results_dir)) / paths.CALIBRATION_PROTOCOLS,
                result.protocols.to_csv(index=False))
     spread = ct.top_spread(result, s.tolerance)

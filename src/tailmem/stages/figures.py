@@ -5,12 +5,12 @@ control seed), and the random walk at the largest size."""
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from omegaconf import DictConfig
 
 from tailmem import outputs
 from tailmem.artifacts import read_json, read_npz
+from tailmem.paths import out_dir
 from tailmem.provenance import save_provenance
 from tailmem.report import plots
 from tailmem.report import random_walk_figures as rwf
@@ -29,7 +29,7 @@ def load_trace(run: Run, results: str) -> rwf.Trace:
 
 def run(cfg: DictConfig) -> None:
     results = cfg.results_dir
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.figures_dir)
+    out = out_dir(cfg, cfg.figures_dir)
     contrast_runs, largest_runs = figure_runs(cfg)
     contrast = [load_trace(r, results) for r in contrast_runs]
     largest = [load_trace(r, results) for r in largest_runs]

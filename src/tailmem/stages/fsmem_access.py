@@ -26,6 +26,7 @@ from tailmem.fsmem.benchmarks import conversation
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.chunks import ChunkIndex
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.table_io import write_table
 from tailmem.stages.locomo import conversation_file
@@ -124,7 +125,7 @@ def run(cfg) -> None:
             points += [{"benchmark": key[0], "variant": key[1], "harness": key[2], "unit": unit, "x": x, "ccdf": y}
                        for x, y in zip(xs, ys)]
             fits[unit].append((f"{key[0]} {key[1]} {key[2]}", counts[unit], rec))
-    tables = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    tables = out_dir(cfg, tables_dir(cfg))
     figures = Path(cfg.figures_dir)
     write_table(tables, outputs.FSMEM_ACCESS, pd.DataFrame(recs).round(4),
                 "Store-access tail audit: search-agent reads per file and per section",

@@ -8,7 +8,6 @@ intervals, tests and margin come from the `stats` config group.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pandas as pd
 
@@ -17,6 +16,7 @@ from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.judges import claims as judge_claims
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import fsmem_claims
 from tailmem.report.table_io import write_table
@@ -60,7 +60,7 @@ def run(cfg) -> None:
             under = answers.assign(judge_correct=[marks.get(k, float("nan")) for k in keys])
             by_judge[j] = fsmem_claims.claims(under, s, s.fsmem_tie_margin)
         df = judge_claims.with_sensitivity(df, by_judge)
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     files = list(dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation) for r in runs))
     stem = outputs.FSMEM_STUDY_TABLES["fsmem_claims"]
     judge_note = f" {judge_claims.NOTE}" if judge_claims.SENSITIVE in df else ""

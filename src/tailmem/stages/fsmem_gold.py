@@ -16,11 +16,12 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.artifacts import read_json
 from tailmem.errors import DataError
+from tailmem.fsmem.harnesses import MAIN_HARNESS
 from tailmem.fsmem.variants import check_variant
 from tailmem.metrics import gold_overlay
 from tailmem.metrics.answer_length import answer_tokens
 from tailmem.metrics.locomo_f1 import locomo_f1
-from tailmem.paths import ANSWERS_FILE, answers_dir, role_label
+from tailmem.paths import ANSWERS_FILE, answers_dir, out_dir, role_label, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import gold_filtered
 from tailmem.report.table_io import write_table
@@ -28,7 +29,7 @@ from tailmem.stages.locomo import conversation_file, full_conversation, variant_
 
 log = logging.getLogger("tailmem")
 TABLE13_OVERLAY = "locomo/d2-v1"  # paper 2 appendix D.2
-HARNESS = "center"  # the main LoCoMo table's search harness (workflows/fsmem.smk rule fsmem_table)
+HARNESS = MAIN_HARNESS  # the main LoCoMo table's search harness (workflows/fsmem.smk rule fsmem_table)
 
 
 def answers_file(cfg, variant: str, conv: str) -> Path:
@@ -61,7 +62,7 @@ def table13(cfg) -> None:
     qa = full_conversation(fs, overlay.benchmark, conv).qa
     gold_overlay.check(overlay, overlay.benchmark, conv, qa, conversation_file(fs, overlay.benchmark, conv))
     df, checks = gold_filtered.table13(per_question(cfg, conv), overlay, qa, locomo_f1)
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     stem = outputs.TABLE13_LOCOMO_FILTERED
     files = [conversation_file(fs, overlay.benchmark, conv), overlay.path]
     write_table(out, stem, df.round(4), gold_filtered.TITLE, gold_filtered.note(checks, overlay),

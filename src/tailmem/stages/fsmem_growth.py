@@ -19,6 +19,7 @@ from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.fsmem.growth import atlas
 from tailmem.fsmem.snapshots import SnapshotLog
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.table_io import write_table
 
@@ -112,7 +113,7 @@ def run(cfg) -> None:
             "early files": surv.early_files, "early survival": surv.share,
             "early unchanged": surv.unchanged / surv.early_files if surv.early_files else np.nan,
         })
-    tables = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    tables = out_dir(cfg, tables_dir(cfg))
     write_table(tables, outputs.FSMEM_GROWTH, pd.DataFrame(summary).round(4), "RQ4: growth atlas of the agent-curated stores",
                 f"Variant {st.growth_variant}, one build episode and one snapshot per chunk (<= {cfg.fsmem.chunk.max_turns} "
                 f"turns or {cfg.fsmem.chunk.max_chars} characters). Early files = files present after any of the first "

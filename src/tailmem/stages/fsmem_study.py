@@ -32,6 +32,7 @@ from tailmem.fsmem.store import Store
 from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
 from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
 from tailmem.metrics.answer_length import mean_answer_tokens
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import paper2_values as paper
 from tailmem.report.table_io import write_table
@@ -57,7 +58,7 @@ def agents_note(cfg) -> str:
 
 
 def _out(cfg) -> Path:
-    return Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    return out_dir(cfg, tables_dir(cfg))
 
 
 def _load(run: study.Run) -> tuple[dict, list[dict]]:
@@ -65,7 +66,7 @@ def _load(run: study.Run) -> tuple[dict, list[dict]]:
         if not f.exists():
             raise DataError(f"{f}: missing; run its Snakemake rule first (workflows/fsmem_study.smk)")
     built = read_json(run.build_file)
-    made_with = built.get("build_harness", "center")  # build.json from before build harnesses: center
+    made_with = built.get("build_harness", harnesses.MAIN_HARNESS)  # build.json from before build harnesses: the main one
     if made_with != run.build_harness:
         raise DataError(f"{run.build_file}: built through {made_with!r}, but this study expects build harness "
                         f"{run.build_harness!r}; rebuild it (its Snakemake rule, or fsmem.build_harness=...)")
@@ -163,7 +164,7 @@ def hierarchy(cfg) -> None:
     """Paper 2 Table 14: the hierarchy panel per store, averaged over conversations."""
     recs = []
     for run in study.main_runs(cfg) + study.harness_runs(cfg):
-        if run.variant == "closed_book" or run.harness != "center":
+        if run.variant == "closed_book" or run.harness != harnesses.MAIN_HARNESS:
             continue
         built, _ = _load(run)
         h = measure(Store(run.build_dir / "store")).to_dict()

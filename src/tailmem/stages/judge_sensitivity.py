@@ -28,6 +28,7 @@ from tailmem import outputs
 from tailmem.artifacts import atomic_path, read_json
 from tailmem.errors import ArtifactError, DataError
 from tailmem.judges import agreement, panel
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 
 log = logging.getLogger("tailmem")
@@ -197,7 +198,7 @@ def run(cfg) -> None:
         verdicts.to_parquet(tmp, index=False)
     model = label(client, "judge")
     df = sensitivity_table(verdicts, judges, threshold, st, model)
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     stem = outputs.JUDGE_SENSITIVITY
     write_table(out, stem, df.round(4), TITLE, note(judges, threshold, st, client is None), table_footer(cfg))
     save_provenance(out / f"{stem}.provenance", cfg, agent=stem, judge=model)

@@ -25,7 +25,7 @@ from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.benchmarks import categories, category_names, conversation
-from tailmem.fsmem.harnesses import sandbox_provenance
+from tailmem.fsmem.harnesses import CENTER, sandbox_provenance
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
@@ -36,7 +36,7 @@ from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
 from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
 from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.metrics.locomo_f1 import locomo_f1
-from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, role_label
+from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, out_dir, role_label, tables_dir
 from tailmem.paths import variant_dir as _variant_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.table_io import write_table
@@ -97,7 +97,7 @@ def build(cfg) -> None:
     fs = cfg.fsmem
     check_variant(fs.variant)
     harness = build_harness_name(fs)
-    out = Path(cfg.out) if cfg.get("out") else variant_dir(cfg)
+    out = out_dir(cfg, variant_dir(cfg))
     conv = _conversation(cfg)
     replicate = int(fs.get("replicate") or 0)
     client = client_for(cfg, "builder", "fsmem_build")
@@ -114,7 +114,7 @@ def build(cfg) -> None:
     agent = label(client, "builder")
     prices = prices_of(cfg)
     # The programmatic reorganizer always rewrites through the management tools (agents/reorganizer.py).
-    reorganizer = ("center" if client is None else harness) if fs.variant.startswith("reorganized") else None
+    reorganizer = (CENTER if client is None else harness) if fs.variant.startswith("reorganized") else None
     write_json(out / BUILD_FILE, {
         "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant, "agent": agent,
         "replicate": replicate, "build_harness": harness, "sandbox": sandbox_provenance(fs, harness), "reorganizer_harness": reorganizer,
@@ -161,7 +161,7 @@ def answer(cfg) -> None:
     check_variant(fs.variant)
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg)
     built = read_json(src / BUILD_FILE)
-    out = Path(cfg.out) if cfg.get("out") else answers_dir(src, fs.harness, role_label(cfg, "searcher"))
+    out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg, "searcher")))
     conv = _conversation(cfg)
     qs = select_questions(conv, fs, fs.benchmark)
     overlay = gold_overlay_of(cfg)  # issue 31: corrected golds score the answers, dropped questions are not asked
@@ -299,7 +299,7 @@ def table(cfg) -> None:
     fs = cfg.fsmem
     conv = fs.conversation
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg).parent
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     records, answers, conv_data = [], {}, _conversation(cfg)
     overlay = overlay_record(gold_overlay_of(cfg, conv))
     for variant in fs.variants:

@@ -26,7 +26,7 @@ from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
 from tailmem.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
 from tailmem.longmemeval.reduction import context_response, evaluate, reached_failure
 from tailmem.memory.tokens import TokenCounter
-from tailmem.paths import agent_label, longmemeval_dir
+from tailmem.paths import agent_label, longmemeval_dir, out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.stats.settings import settings as stats_settings
 
@@ -109,7 +109,7 @@ def run(cfg: DictConfig) -> None:
     judge_label = None if judge_client is None else f"{judge_client.backend}:{judge_client.model}"
     df = pd.DataFrame(rows)
     df["dataset"] = dataset
-    out = Path(cfg.out) if cfg.get("out") else run_dir(cfg, dataset, seed)
+    out = out_dir(cfg, run_dir(cfg, dataset, seed))
     with atomic_path(out / ROWS_FILE) as tmp:
         df.to_parquet(tmp, index=False)
     write_hypotheses(out, df[df.arm != NO_EVIDENCE])  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
@@ -197,7 +197,7 @@ def report(cfg: DictConfig) -> None:
     lme = cfg.longmemeval
     every = load_rows(cfg, list(lme.datasets), list(lme.seeds))
     rows = every[every.arm != NO_EVIDENCE]  # the context check is not an arm of the tables or the figure
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     answerers = ", ".join(sorted(rows.answerer.unique()))
     note = (
         f"Datasets {list(lme.datasets)} (S = the 60-question stratified sample), max_per_type={lme.max_per_type}, "

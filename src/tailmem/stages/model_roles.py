@@ -168,7 +168,7 @@ def run(cfg: DictConfig) -> None:
     from tailmem.targets import control_runs
 
     mr = cfg.model_roles
-    out = Path(cfg.out) if cfg.get("out") else Path(paths.TABLES.format(results=cfg.results_dir))
+    out = paths.out_dir(cfg, paths.tables_dir(cfg))
     runs = list(dict.fromkeys(study.main_runs(cfg) + study.harness_runs(cfg)))
     answer_files = [r.answers_dir / paths.ANSWERS_FILE for r in runs]
     build_files = list(dict.fromkeys(r.build_dir / paths.BUILD_FILE for r in runs if r.variant == "agent_curated"))

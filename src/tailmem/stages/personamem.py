@@ -53,6 +53,7 @@ from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
 from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
 from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.metrics.multiple_choice import exact_match, option_letter
+from tailmem.paths import data_label, out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.table_io import write_table
 
@@ -221,8 +222,10 @@ def run(cfg) -> None:
         n_q = len(load_questions(qpath)) if qpath.exists() else 0
         read += [qpath] if qpath.exists() else []
         if absent:
-            status = f"skipped: {', '.join(p.name for p in absent)} absent from {pm.data_dir}"
-            log.warning("fsmem_personamem %s: %s (not distributed here; see data/personamem/PROVENANCE.md)", tier, status)
+            where = data_label(cfg, pm.data_dir, "fsmem.personamem.data_dir")  # the same cell on any machine
+            status = f"skipped: {', '.join(p.name for p in absent)} absent from {where}"
+            log.warning("fsmem_personamem %s: %s = %s (not distributed here; see data/personamem/PROVENANCE.md)", tier,
+                        status, pm.data_dir)
             recs += [{"tier": tier, "variant": v, "status": status, "questions": n_q, "answered": 0, "contexts": 0,
                       "stores": 0, **labels}
                      for v in variants]
@@ -244,7 +247,7 @@ def run(cfg) -> None:
     df = pd.DataFrame(recs)
     acc = sorted(c for c in df.columns if c.startswith("acc "))
     df = df.reindex(columns=COLUMNS[:8] + acc + COLUMNS[8:])  # the same columns whether a tier ran or not
-    out = Path(cfg.out) if cfg.get("out") else Path(cfg.results_dir) / "tables"
+    out = out_dir(cfg, tables_dir(cfg))
     write_table(out, outputs.FSMEM_PERSONAMEM, df, "PersonaMem through filesystem memory, per tier and variant",
                 "4-option multiple choice, exact match on the letter. Every question is answered over a store built from "
                 "exactly messages[:end_index_in_shared_context] of its shared context (dumps and reorganized stores once "

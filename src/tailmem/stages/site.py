@@ -11,6 +11,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
+from tailmem.paths import out_dir
 from tailmem.provenance import code_state
 from tailmem.registry import STAGES
 
@@ -22,7 +23,7 @@ def run(cfg: DictConfig) -> None:
     from tailmem.site.build import build_site
 
     results = Path(cfg.results_dir)
-    out = Path(cfg.out) if cfg.get("out") else results / "site"
+    out = out_dir(cfg, results / "site")
     try:
         cache = read_settings(cfg).cache_path
     except Exception:  # noqa: BLE001 - without a readable llm group there are no transcripts to find

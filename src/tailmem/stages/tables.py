@@ -4,14 +4,13 @@ including the tail-shape contrast of the random walk with the controller study's
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs, paths
 from tailmem.artifacts import read_json
-from tailmem.paths import TABLES
+from tailmem.paths import TABLES, out_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.audits import audit_frame
@@ -142,7 +141,7 @@ def table7_parts(sizes: pd.DataFrame) -> dict:
 def run(cfg: DictConfig) -> None:
     st = stats_settings(cfg)
     results = cfg.results_dir
-    out = Path(cfg.out) if cfg.get("out") else Path(TABLES.format(results=results))
+    out = out_dir(cfg, TABLES.format(results=results))
     sizes = load_audits(size_runs(cfg), results)
     designs = load_audits(retrieval_runs(cfg), results)
     tails = load_audits(tail_contrast_runs(cfg), results)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from tailmem.fsmem.harnesses import CENTER
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.base import Harness
 from tailmem.fsmem.tools.reading import reading_tools
 
 
 def center(store: Store) -> Harness:
-    h = Harness("center")
+    h = Harness(CENTER)
     for t in reading_tools(store):
         h.add(t)
     return h
