@@ -22,6 +22,7 @@ import pandas as pd
 
 from tailmem.control import arms
 from tailmem.control.replay import tail_states
+from tailmem.memory.arm import Arm
 from tailmem.report import paper_values as paper
 from tailmem.stats.compare import compare
 from tailmem.stats.settings import StatsSettings
@@ -77,7 +78,7 @@ def _aggregate(df: pd.DataFrame, arm_list: list[str], metrics=METRICS) -> pd.Dat
 def _with_paper(out: pd.DataFrame) -> pd.DataFrame:
     """Paper 1's tokens/step and tail error beside each arm, from the one source
     (`paper_values.controller_value`), and the paper table they come from."""
-    keys = [(a.split("-")[0], a.split("-")[1]) for a in out.arm]
+    keys = [(a.controller, a.encoding) for a in map(Arm.parse, out.arm)]
     for m in ("tokens_per_step", "tail_error"):
         out[f"{m}_paper"] = [paper.controller_value(c, e, m) for c, e in keys]
     out["paper_table"] = [paper.controller_table(c, e) for c, e in keys]

@@ -22,6 +22,7 @@ from tailmem.report.table_io import write_table
 from tailmem.stages.tables import load_audits, stats_note
 from tailmem import outputs, paths
 from tailmem.errors import ArtifactError
+from tailmem.memory.arm import Arm
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import ControlRun, Run, control_runs, policy_runs
 
@@ -80,7 +81,7 @@ def nominal_budgets(df: pd.DataFrame) -> dict:
     the arms' summary.json. Several values (an override per encoding) are listed, joined by '/'."""
     out = {}
     for arm in arms.table5_arms():
-        controller = arm.split("-")[0]
+        controller = Arm.parse(arm).controller
         # the column is float when a budget-less controller (full history) sits in the frame: 160.0 prints as 160
         out.setdefault(controller, []).extend(f"{float(b):g}" for b in df.loc[df.arm == arm, "budget"] if pd.notna(b))
     return {c: "/".join(dict.fromkeys(v)) or "-" for c, v in out.items()}
