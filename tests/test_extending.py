@@ -20,6 +20,7 @@ import pytest
 from tailmem import cli
 from tailmem.memory import controllers
 from tailmem.memory.render import greedy_items
+from tailmem.records.control import ControlSummary
 
 
 @dataclass
@@ -61,8 +62,8 @@ def test_a_toy_controller_joins_table_4_and_runs_through_the_control_stage(toy_c
     _stage("graphworld", *run)
     _stage("rollout", *run, *policy)
     _stage("control", *run, *policy, "memory=toy_oldest", "control.arm=toy_oldest-compact")
-    summary = json.loads(next(results.rglob("toy_oldest-compact/summary.json")).read_text())
-    assert summary["arm"] == "toy_oldest-compact" and summary["steps"] > 0
+    summary = ControlSummary.read(next(results.rglob("toy_oldest-compact/summary.json")))
+    assert summary.arm == "toy_oldest-compact" and summary.steps > 0
     # The DAG gives the new arm its own job, with a digest of its own config file.
     dag = Dag("smoke", [f"results_dir={results}"])
     job = dag.job("control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=toy_oldest"), "modular")

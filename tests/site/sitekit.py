@@ -12,12 +12,14 @@ from urllib.parse import unquote, urlsplit
 
 import pandas as pd
 from omegaconf import OmegaConf
+from record_kit import control_summary, placeholder
 
 from tailmem.artifacts import write_json
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.records import ChatResponse, Usage
+from tailmem.records.longmemeval import LongMemEvalSummary
 from tailmem.workflow import compose_config
 
 MODEL = "gpt-test"
@@ -122,7 +124,7 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
                          "answer": "hello", "gold": "hello", "answerer": "programmatic-answerer", "correct": True,
                          "abstained": False, "judge_correct": None, "dataset": "oracle"})
     pd.DataFrame(rows).to_parquet(lme / "rows.parquet", index=False)
-    write_json(lme / "summary.json", {"dataset": "oracle", "seed": 0})
+    placeholder(LongMemEvalSummary, dataset="oracle", seed=0).write(lme / "summary.json")
 
     # controller study: two arms, blocks at the same two steps
     run = results / "control/semantic/programmatic/recency/modular/n30/seed0/programmatic"
@@ -134,7 +136,8 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
              "marks": (marks if t in (0, 2) else None)} for t in range(3)])
         (run / arm).mkdir(parents=True)
         steps.to_parquet(run / arm / "steps.parquet", index=False)
-        write_json(run / arm / "summary.json", {"arm": arm, "label": arm.split("-")[0], "predictor": "programmatic-memory"})
+        summary = control_summary(arm=arm, label=arm.partition("-")[0], predictor="programmatic-memory")
+        summary.write(run / arm / "summary.json")
 
     # ALFWorld: a memory cell (blocks per step) and a skill cell (snapshots before each task)
     game = "pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745514"

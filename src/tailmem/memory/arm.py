@@ -91,7 +91,8 @@ class Arm:
             raise ConfigError(f"arm {name!r}: encoding {self.encoding!r}; expected one of {ENCODINGS}")
         if self.order is not None and self.order not in ORDERS:
             raise ConfigError(f"arm {name!r}: order {self.order!r}; expected one of {ORDERS}")
-        ctmc_only = [k for k in ("tau", "order", "ratio") if getattr(self, k) is not None] + (["matched"] * self.matched)
+        ctmc_only = [k for k in ("tau", "order", "ratio") if getattr(self, k) is not None]
+        ctmc_only += ["matched"] if self.matched else []
         if ctmc_only and self.controller != "ctmc":
             raise ConfigError(f"arm {name!r}: unknown part for {self.controller!r}: {ctmc_only} are CTMC's parts "
                               f"({GRAMMAR})")

@@ -23,6 +23,7 @@ import pandas as pd
 from tailmem.control import arms
 from tailmem.control.replay import tail_states
 from tailmem.memory.arm import Arm
+from tailmem.records.control import ControlSummary
 from tailmem.report import paper_values as paper
 from tailmem.stats.compare import compare
 from tailmem.stats.settings import StatsSettings
@@ -34,11 +35,13 @@ RUN = ["family", "seed"]  # one replayed trajectory
 STEP_COLUMNS = ("step", "state", "correct", "covered", "prompt_tokens")  # what the claims read of steps.parquet
 
 
-def summary_row(arm: str, family: str, seed: int, summary: dict) -> dict:
+SUMMARY_COLUMNS = ("label", "controller", "encoding", "budget", "tau", "order", "predictor", "policy", *METRICS,
+                   "memory_tokens_per_step")  # fields of records.control.ControlSummary
+
+
+def summary_row(arm: str, family: str, seed: int, summary: ControlSummary) -> dict:
     """One controller-study summary.json as a row of the frame every table here reads."""
-    return {"arm": arm, "family": family, "seed": seed, **{k: summary[k] for k in
-            ("label", "controller", "encoding", "budget", "tau", "order", "predictor", "policy", *METRICS,
-             "memory_tokens_per_step")}}
+    return {"arm": arm, "family": family, "seed": seed, **{k: getattr(summary, k) for k in SUMMARY_COLUMNS}}
 
 
 def shared_tail(steps: pd.DataFrame, trajectory_counts: dict, fraction: float) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig
 
-from tailmem.artifacts import read_json, read_npz
+from tailmem.artifacts import read_npz
 from tailmem.audit.concentration import concentration
 from tailmem.control import arms
 from tailmem.paths import TABLES
@@ -23,6 +23,7 @@ from tailmem.stages.tables import load_audits, stats_note
 from tailmem import outputs, paths
 from tailmem.errors import ArtifactError
 from tailmem.memory.arm import Arm
+from tailmem.records.control import ControlSummary
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import ControlRun, Run, control_runs, policy_runs
 
@@ -31,7 +32,8 @@ log = logging.getLogger(__name__)
 
 def load_summaries(runs: list[ControlRun], results: str) -> pd.DataFrame:
     """One row per arm, family and seed of the controller study (`report.control_tables.summary_row`)."""
-    return pd.DataFrame([ct.summary_row(r.arm, r.family, r.seed, read_json(r.summary_file(results))) for r in runs])
+    return pd.DataFrame([ct.summary_row(r.arm, r.family, r.seed, ControlSummary.read(r.summary_file(results)))
+                         for r in runs])
 
 
 def load_steps(runs: list[ControlRun], results: str) -> pd.DataFrame:
