@@ -19,6 +19,7 @@ from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.records import ChatResponse, Usage
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.records.longmemeval import LongMemEvalSummary
 from tailmem.workflow import compose_config
 
@@ -40,9 +41,8 @@ def _store(folder: Path) -> None:
     store.write("notes/trips.md", FILE_TEXT)
     store.write("notes/people.md", "---\ndescription: people\n---\n# People\nDave plays guitar [D2:4].\n")
     SnapshotLog(folder / "snapshots").take(store, "final")
-    write_json(folder / "build.json", {"variant": folder.name, "agent": "programmatic-builder", "build_harness": "center",
-                                       "store": store.stats(), "tool_calls": 2, "tokens": 0, "dollars": 0.0,
-                                       "episodes": []})
+    placeholder(FsmemBuild, variant=folder.name, agent="programmatic-builder", build_harness="center",
+                store=store.stats(), tool_calls=2, tokens=0, dollars=0.0, episodes=[]).write(folder / "build.json")
 
 
 def _answer_row(i: int, question: str, gold: str, searcher: str, trace: list, **extra) -> dict:
@@ -72,10 +72,9 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
     variant = results / "fsmem/locomo/conv-50/programmatic/verbatim"
     _store(variant)
     answers = variant / "answers/center/programmatic"
-    write_json(answers / "answers.json", {"benchmark": "locomo", "conversation": "conv-50", "variant": "verbatim",
-                                          "harness": "center", "rows": [_answer_row(i, q.question, q.answer,
-                                                                                    "programmatic-searcher", trace)
-                                                                        for i, q in enumerate(qa)]})
+    FsmemAnswers(benchmark="locomo", conversation="conv-50", variant="verbatim", harness="center", sandbox=None,
+                 tool_outputs=None, rows=[_answer_row(i, q.question, q.answer, "programmatic-searcher", trace)
+                                          for i, q in enumerate(qa)]).write(answers / "answers.json")
     (answers / "config.yaml").write_text(fs_yaml)
     write_json(answers / "meta.json", META)
 
@@ -84,10 +83,9 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
     model_answers = curated / f"answers/center/{MODEL}"
     question = "Where did Calvin travel in March?"
     model_trace = [["grep", {"pattern": "Calvin"}, True]]
-    write_json(model_answers / "answers.json", {
-        "benchmark": "locomo", "conversation": "conv-50", "variant": "agent_curated", "harness": "center",
-        "rows": [_answer_row(0, question, "Tokyo", MODEL, model_trace, judge=MODEL, judge_correct=1.0,
-                             judge_citation=1.0)]})
+    row = _answer_row(0, question, "Tokyo", MODEL, model_trace, judge=MODEL, judge_correct=1.0, judge_citation=1.0)
+    FsmemAnswers(benchmark="locomo", conversation="conv-50", variant="agent_curated", harness="center", sandbox=None,
+                 tool_outputs=None, rows=[row]).write(model_answers / "answers.json")
     (model_answers / "config.yaml").write_text(fs_yaml)
     cache = CallCache(results / "llm_cache.sqlite")
     request = {"model": MODEL, "messages": [
