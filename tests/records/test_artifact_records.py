@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def records() -> list[type[Record]]:
-    import tailmem.records.fsmem  # noqa: F401  (every records module, so its classes are subclasses below)
+    import tailmem.records.alfworld  # noqa: F401  (every records module, so its classes are subclasses below)
+    import tailmem.records.fsmem  # noqa: F401
     import tailmem.records.longmemeval  # noqa: F401
 
     return sorted({c for c in _subclasses(Record)}, key=lambda c: c.__name__)

@@ -19,6 +19,7 @@ from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.records import ChatResponse, Usage
+from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.records.longmemeval import LongMemEvalSummary
 from tailmem.workflow import compose_config
@@ -145,9 +146,9 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
                "trajectory": [["go to bed 1", "You arrive at bed 1."], ["take book 1 from bed 1", "You pick up the book 1."]],
                "error": "", "agent": "programmatic-executor", "start": "You are in the middle of a room.",
                "blocks": [["", ""], ["bed 1: book 1", "c"]]}
-    write_json(results / "alfworld/memory/smoke/programmatic-executor/graph_memory/episodes.json",
-               {"arm": "graph_memory", "settings": {"name": "graph_memory"}, "subset": "smoke",
-                "executor": "programmatic-executor", "episodes": [episode]})
+    AlfworldMemoryCell(arm="graph_memory", settings={"name": "graph_memory"}, subset="smoke",
+                       executor="programmatic-executor", episodes=[episode], model=None).write(
+        results / "alfworld/memory/smoke/programmatic-executor/graph_memory/episodes.json")
     cell = results / "alfworld/skills/smoke/programmatic-executor/programmatic-builder/programmatic-searcher/full_chain/episode_log"
     store = Store(cell / "store")
     snaps = SnapshotLog(cell / "snapshots")
@@ -158,17 +159,18 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
     task = {"chain": 0, "family": "pick_and_place_simple", "ran": True, "success": True, "steps": 2, "invalid": 0,
             "error": "", "store_sources_max": -1, "store_files": 1, "store_bytes": 30, "retrieval_chars": 0,
             "retrieval_files": 0, "guidance_tokens": 0, "execution_tokens": 40, "curation_chars": 30}
-    write_json(cell / "chain.json", {
-        "protocol": "full_chain", "variant": "episode_log", "subset": "smoke",
-        "agents": {"executor": "programmatic-executor", "curator": "programmatic-curator",
-                   "retriever": "programmatic-retriever"},
-        "order": [game, second],
-        "tasks": [task | {"index": 0, "id": game}, task | {"index": 1, "id": second, "family": "look_at_obj_in_light",
-                                                           "success": False, "store_sources_max": 0}],
-        "episodes": {game: {"guidance": "", "goal": "put some book on sidetable", "start": "A room.",
-                            "trajectory": episode["trajectory"]},
-                     second: {"guidance": "source: task 0\n> go to bed 1\n", "goal": "look at alarmclock under the desklamp",
-                              "start": "A room.", "trajectory": [["go to desk 1", "You arrive at desk 1."]]}}})
+    placeholder(
+        AlfworldChain, protocol="full_chain", variant="episode_log", subset="smoke",
+        agents={"executor": "programmatic-executor", "curator": "programmatic-curator",
+                "retriever": "programmatic-retriever"},
+        order=[game, second],
+        tasks=[task | {"index": 0, "id": game}, task | {"index": 1, "id": second, "family": "look_at_obj_in_light",
+                                                        "success": False, "store_sources_max": 0}],
+        episodes={game: {"guidance": "", "goal": "put some book on sidetable", "start": "A room.",
+                         "trajectory": episode["trajectory"]},
+                  second: {"guidance": "source: task 0\n> go to bed 1\n", "goal": "look at alarmclock under the desklamp",
+                           "start": "A room.", "trajectory": [["go to desk 1", "You arrive at desk 1."]]}},
+        model=None, curation_episodes=None, retrieval_episodes=None).write(cell / "chain.json")
 
     # tables (with paper columns, a claims verdict and a provenance line) and a figure
     tables = results / "tables"
