@@ -15,7 +15,7 @@ from tailmem.records.base import Record
 class AlfworldGames(Record):
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "ALFWorld games manifest.json"
-    rebuild: ClassVar[str] = "snakemake --forcerun alfworld_games"
+    rule: ClassVar[str] = "alfworld_games"  # the Snakemake rule that writes it
 
     subset: str
     split: str
@@ -30,7 +30,7 @@ class AlfworldGames(Record):
 class AlfworldMemoryCell(Record):
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "ALFWorld memory cell episodes.json"
-    rebuild: ClassVar[str] = "snakemake --forcerun alfworld_memory"
+    rule: ClassVar[str] = "alfworld_memory"  # the Snakemake rule that writes it
 
     arm: str
     settings: dict  # the arm's controller settings (configs/memory/<name>.yaml with alfworld.arms on top)
@@ -44,7 +44,7 @@ class AlfworldMemoryCell(Record):
 class AlfworldChain(Record):
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "ALFWorld skill cell chain.json"
-    rebuild: ClassVar[str] = "snakemake --forcerun alfworld_skills"
+    rule: ClassVar[str] = "alfworld_skills"  # the Snakemake rule that writes it
 
     protocol: str
     variant: str

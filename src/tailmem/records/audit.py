@@ -57,7 +57,7 @@ class CountsBlock:
 class Audit(Record):
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "tail audit audit.json"
-    rebuild: ClassVar[str] = "snakemake --forcerun audit"
+    rule: ClassVar[str] = "audit"  # the Snakemake rule that writes it
     null_non_finite: ClassVar[bool] = True  # JSON has no NaN or infinity
 
     concentration: Concentration

@@ -24,12 +24,12 @@ R = TypeVar("R", bound="Record")
 @dataclasses.dataclass(frozen=True)
 class Record:
     """Base of every artifact record. A subclass sets `format_version` (raise it when a field changes meaning or
-    is added, removed or renamed), `kind` (what the file is, for messages) and `rebuild` (the command that makes a
-    fresh one, for messages)."""
+    is added, removed or renamed), `kind` (what the file is) and `rule` (the Snakemake rule that writes it), both
+    for the messages."""
 
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "artifact"
-    rebuild: ClassVar[str] = "re-run the stage that makes it"
+    rule: ClassVar[str] = ""
     null_non_finite: ClassVar[bool] = False  # True: NaN and infinities are written as null
 
     def to_json(self) -> dict[str, Any]:
@@ -47,6 +47,12 @@ class Record:
         return cls.from_json(read_json(path), path)
 
     @classmethod
+    def rebuild(cls, path: str | os.PathLike) -> str:
+        """How to make a fresh one: rerun the rule that writes it, or delete its folder and rerun the target."""
+        return (f"Rebuild it: `snakemake --cores 2 <target> --forcerun {cls.rule}` (the target you ran), or delete "
+                f"{Path(path).parent} and run it again")
+
+    @classmethod
     def from_json(cls: type[R], data: Any, path: str | os.PathLike = "<json>") -> R:
         if not isinstance(data, dict):
             raise ArtifactError(f"{path}: expected a {cls.kind} (a JSON object), got {type(data).__name__}")
@@ -55,7 +61,7 @@ class Record:
             was = "no format_version (written before artifacts carried one)" if found is None else \
                 f"format_version {found!r}"
             raise ArtifactError(f"{path}: {cls.kind} of {was}; this code reads format_version {cls.format_version}. "
-                                f"Rebuild it: {cls.rebuild} (or delete {Path(path).parent} and re-run)")
+                                f"{cls.rebuild(path)}")
         return _build(cls, {k: v for k, v in data.items() if k != VERSION_KEY}, str(path), cls)
 
 
@@ -67,7 +73,7 @@ def _build(cls: type, data: dict, path: str, top: type[Record]):
         what = "; ".join(p for p in (f"unknown keys {unknown}" if unknown else "",
                                      f"missing keys {missing}" if missing else "") if p)
         raise ArtifactError(f"{path}: not a {top.kind} of format_version {top.format_version} ({what}). "
-                            f"Rebuild it: {top.rebuild}")
+                            f"{top.rebuild(path)}")
     hints = typing.get_type_hints(cls)
     values = {}
     for name, value in data.items():

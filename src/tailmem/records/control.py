@@ -29,7 +29,7 @@ class ReplayMetrics:
 class ControlSummary(Record, ReplayMetrics):
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "controller-study summary.json"
-    rebuild: ClassVar[str] = "snakemake --forcerun control"
+    rule: ClassVar[str] = "control"  # the Snakemake rule that writes it
 
     arm: str
     controller: str

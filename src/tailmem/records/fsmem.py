@@ -16,7 +16,7 @@ from tailmem.records.base import Record
 class FsmemBuild(Record):
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "filesystem-memory build.json"
-    rebuild: ClassVar[str] = "snakemake --forcerun fsmem_store"
+    rule: ClassVar[str] = "fsmem_store"  # the Snakemake rule that writes it
 
     benchmark: str
     conversation: str
@@ -37,7 +37,7 @@ class FsmemBuild(Record):
 class FsmemAnswers(Record):
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "filesystem-memory answers.json"
-    rebuild: ClassVar[str] = "snakemake --forcerun fsmem_answers"
+    rule: ClassVar[str] = "fsmem_answers"  # the Snakemake rule that writes it
 
     benchmark: str
     conversation: str

@@ -29,7 +29,7 @@ class ContextCheck:
 class LongMemEvalSummary(Record):
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "LongMemEval run summary.json"
-    rebuild: ClassVar[str] = "snakemake --forcerun longmemeval_run"
+    rule: ClassVar[str] = "longmemeval_run"  # the Snakemake rule that writes it
 
     dataset: str
     seed: int
