@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tailmem.artifacts import read_json
+from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
@@ -116,9 +116,9 @@ def _draw_skill_cell(w: Writer, cell_dir: Path, data: dict, cell: str, folder: s
         manifest = manifests / f"{_before_label(t['id'])}.json"
         store = None
         if manifest.is_file():
-            snap = read_json(manifest)
+            snap = SnapshotLog(cell_dir / "snapshots").load(_before_label(t["id"]))
             store = []
-            for p, digest in sorted(snap["files"].items()):
+            for p, digest in sorted(snap.files.items()):
                 page = f"{folder}/blob-{digest[:16]}.html"
                 if digest not in drawn and (objects / digest).is_file():
                     drawn.add(digest)

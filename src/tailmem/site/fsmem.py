@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from omegaconf import OmegaConf
 
 from tailmem.artifacts import read_json
+from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.tool_outputs import call_key
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, CONFIG_FILE
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
@@ -202,8 +203,8 @@ def _store_files(store_folder: Path) -> tuple[str, list[dict]]:
     label = "final" if (manifests / "final.json").is_file() else None
     files = []
     if label:
-        snap = read_json(manifests / "final.json")
-        for path, digest in sorted(snap["files"].items()):
+        snap = SnapshotLog(store_folder / "snapshots").load(label)
+        for path, digest in sorted(snap.files.items()):
             blob = store_folder / "snapshots" / "objects" / digest
             text = blob.read_bytes().decode(errors="replace") if blob.is_file() else ""
             files.append({"path": path, "text": text[:STORE_FILE_CHARS], "cut": max(0, len(text) - STORE_FILE_CHARS),
