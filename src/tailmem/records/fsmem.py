@@ -46,3 +46,4 @@ class FsmemAnswers(Record):
     sandbox: dict | None
     tool_outputs: dict | None  # fsmem.tool_outputs.write's reference to the calls' recorded outputs
     rows: list[dict]
+    gold_overlay: dict | None = None  # the gold overlay the rows were scored under (main's i30-gold); None: none
