@@ -9,7 +9,6 @@ rules, joins the RQ5 study and runs through the build and answer stages. Here th
 run time (and the harness module is written to a temporary folder), which is what the recipes' edits amount to.
 """
 
-import json
 import re
 import shutil
 import subprocess
@@ -22,6 +21,8 @@ import pytest
 from tailmem import cli
 from tailmem.memory import controllers
 from tailmem.memory.render import greedy_items
+from tailmem.records.control import ControlSummary
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 
 
 @dataclass
@@ -79,9 +80,8 @@ def test_a_toy_controller_joins_table_4_and_runs_through_the_control_stage(toy_c
     _stage("graphworld", *run)
     _stage("rollout", *run, *policy)
     _stage("control", *run, *policy, "memory=toy_oldest", "control.arm=toy_oldest-compact")
-    summary = json.loads(next(results.rglob("toy_oldest-compact/summary.json")).read_text())
-    assert summary["arm"] == "toy_oldest-compact" and summary["steps"] > 0
-
+    summary = ControlSummary.read(next(results.rglob("toy_oldest-compact/summary.json")))
+    assert summary.arm == "toy_oldest-compact" and summary.steps > 0
     # The DAG gives the new arm its own job, with a digest of its own config file.
     dag = Dag("smoke", [f"results_dir={results}"])
     job = dag.job("control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=toy_oldest"), "modular")
@@ -168,11 +168,11 @@ def test_a_toy_harness_builds_and_answers_through_the_stages(toy_harness, tmp_pa
     _stage("fsmem_build", *run, "fsmem.build_harness=toy_wordcount")
     _stage("fsmem_answer", *run, "fsmem.harness=toy_wordcount")
     store = paths.variant_dir(results, "locomo", "conv-50", "verbatim", paths.PROGRAMMATIC)
-    assert json.loads((store / paths.BUILD_FILE).read_text())["build_harness"] == "toy_wordcount"
-    answers = json.loads((paths.answers_dir(store, "toy_wordcount") / paths.ANSWERS_FILE).read_text())
-    assert answers["harness"] == "toy_wordcount" and len(answers["rows"]) == 3
+    assert FsmemBuild.read(store / paths.BUILD_FILE).build_harness == "toy_wordcount"
+    answers = FsmemAnswers.read(paths.answers_dir(store, "toy_wordcount") / paths.ANSWERS_FILE)
+    assert answers.harness == "toy_wordcount" and len(answers.rows) == 3
     assert len(toy.CALLS) == 3  # the searcher used the toy's own search once per question
-    assert all(any(call[0] == "search" for call in row["search_trace"]) for row in answers["rows"])
+    assert all(any(call[0] == "search" for call in row["search_trace"]) for row in answers.rows)
 
 
 @pytest.mark.slow

@@ -1,7 +1,6 @@
 """Issue 18: `alfworld_games` regenerates its games on the job's cores (`threads: 2`, passed as $TAILMEM_WORKERS).
 Each game is seeded by its own key, so two workers write the same game files and manifest rows as one."""
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from hydra import compose, initialize_config_dir  # noqa: E402
 
 from tailmem.configs import config_dir  # noqa: E402
 from tailmem.errors import ConfigError  # noqa: E402
+from tailmem.records.alfworld import AlfworldGames
 from tailmem.stages import alfworld as S  # noqa: E402
 
 GAMES = ["pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745514",
@@ -27,11 +27,11 @@ def _regenerate(root: Path, data_dir: Path, workers: str, monkeypatch) -> tuple[
             f"alfworld.smoke_games=[{','.join(GAMES)}]"])
     monkeypatch.setenv(S.WORKERS_ENV, workers)
     S.regenerate_games(cfg)
-    manifest = json.loads(S.manifest_path(cfg, "smoke").read_text())
+    manifest = AlfworldGames.read(S.manifest_path(cfg, "smoke"))
     files = {str(p.relative_to(root)): p.read_bytes() for p in sorted(S.games_dir(cfg, "valid_seen").rglob("*"))
              if p.is_file()}
-    rows = [{k: v for k, v in r.items() if k != "collected"} for r in manifest["games"]]
-    return {"rows": rows, "n": manifest["n"], "ok": manifest["ok"]}, files
+    rows = [{k: v for k, v in r.items() if k != "collected"} for r in manifest.games]
+    return {"rows": rows, "n": manifest.n, "ok": manifest.ok}, files
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ from tailmem.alfworld.goal import parse_goal
 from tailmem.alfworld.retriever import retrieve_model
 from tailmem.fsmem.store import Store
 from tailmem.llm import get_client
+from tailmem.records.alfworld import AlfworldChain
 
 GOAL = "put some book on sidetable"
 FAMILY = "pick_and_place_simple"
@@ -183,9 +184,9 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
     assert out.is_relative_to(tmp_path / "alfworld" / "skills")
     meta = read_json(out / "meta.json")
     assert meta["curator"] == "gpt-5.4-mini" and meta["retriever"] == "gpt-5.4-mini"
-    chain = read_json(out / "chain.json")
-    assert [t["store_sources_max"] for t in chain["tasks"]] == [-1, 0, 1]
-    assert [e["index"] for e in chain["curation_episodes"]] == [0, 1, 2]
-    assert len(chain["retrieval_episodes"]) == 2 and chain["retrieval_episodes"][0]["prompt_tokens"] > 0
+    chain = AlfworldChain.read(out / "chain.json")
+    assert [t["store_sources_max"] for t in chain.tasks] == [-1, 0, 1]
+    assert [e["index"] for e in chain.curation_episodes] == [0, 1, 2]
+    assert len(chain.retrieval_episodes) == 2 and chain.retrieval_episodes[0]["prompt_tokens"] > 0
     assert played[0] == "" and "(task 0)" in played[1]
     assert list(layout.episodes_dir(cfg).rglob("*.json"))  # programmatic executor: episodes cached

@@ -1,15 +1,16 @@
 """The report stage's readers of a skill cell: the store each task was given (restored from `before_<game>`) and
 what curating it changed (`before_`/`after_` snapshots), from a small programmatic chain."""
 
-import json
 
 from test_alfworld_chain import GOALS, fake_attempt, games
 
+from record_kit import placeholder
 from tailmem.alfworld.chain import run_chain, to_rows
 from tailmem.alfworld.curator import ProgrammaticCurator
 from tailmem.alfworld.goal import parse_goal
 from tailmem.alfworld.retriever import retrieve
 from tailmem.fsmem.snapshots import SnapshotLog
+from tailmem.records.alfworld import AlfworldChain
 from tailmem.stages import alfworld as stage
 
 
@@ -27,7 +28,7 @@ def _cell(folder, variant, n=5):
         return written
 
     recs = run_chain(games(n), "full_chain", folder / "store", retrieve_for, fake_attempt(), curate)
-    (folder / "chain.json").write_text(json.dumps({"tasks": to_rows(recs)}))
+    placeholder(AlfworldChain, tasks=to_rows(recs)).write(folder / "chain.json")
     return recs
 
 

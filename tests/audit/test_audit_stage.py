@@ -6,6 +6,7 @@ from omegaconf import OmegaConf
 
 from tailmem.audit.bootstrap import sample_discrete_power_law
 from tailmem.errors import ArtifactError, ConfigError
+from tailmem.records.audit import Audit, CountsBlock
 from tailmem.stages import audit as stage
 
 
@@ -70,18 +71,14 @@ def test_good_run_writes_the_schema(tmp_path):
     counts = np.r_[np.zeros(50, dtype=int), sample_discrete_power_law(1, 2.2, 250, rng).astype(int)]
     write_trace(tmp_path, counts)
     path = stage.run(make_cfg(tmp_path))
-    audit = json.loads(path.read_text())
-    assert set(audit) == {"concentration", "tail", "gof", "counts"}
-    assert {"gini", "top_share", "sigma_top10", "max_median", "skew"} <= set(audit["concentration"])
-    tail = audit["tail"]
-    assert {"xmin", "alpha", "n_tail", "ks_D", "tpl", "lognormal", "R_tpl_ln", "p_tpl_ln", "R_pl_ln", "p_pl_ln"} <= set(
-        tail
-    )
-    assert set(tail["tpl"]) == {"alpha", "lambda"} and set(tail["lognormal"]) == {"mu", "sigma"}
-    assert tail["status"] == "ok" and 1.5 < tail["alpha"] < 3.5
-    assert audit["gof"]["B"] == 20 and 0 <= audit["gof"]["p"] <= 1
-    assert audit["gof"]["passes"] == (audit["gof"]["p"] >= 0.1)
-    assert audit["counts"] == {"n_items": 300, "total": int(counts.sum()), "nonzero": 250}
+    audit = Audit.read(path)
+    assert json.loads(path.read_text())["format_version"] == Audit.format_version
+    tail = audit.tail
+    assert set(tail.tpl) == {"alpha", "lambda"} and set(tail.lognormal) == {"mu", "sigma"}
+    assert tail.status == "ok" and 1.5 < tail.alpha < 3.5
+    assert audit.gof.B == 20 and 0 <= audit.gof.p <= 1
+    assert audit.gof.passes == (audit.gof.p >= 0.1)
+    assert audit.counts == CountsBlock(n_items=300, total=int(counts.sum()), nonzero=250)
     meta = json.loads((tmp_path / "out" / "meta.json").read_text())
     assert meta["agent"] == "random_walk" and (tmp_path / "out" / "config.yaml").exists()
 
@@ -91,22 +88,22 @@ def test_degenerate_trace_writes_nulls_not_nan(tmp_path):
     path = stage.run(make_cfg(tmp_path))
     text = path.read_text()
     assert "NaN" not in text
-    audit = json.loads(text)
-    assert audit["tail"]["status"] == "degenerate" and audit["tail"]["alpha"] is None
-    assert audit["gof"]["p"] is None and audit["gof"]["passes"] is None
-    assert audit["concentration"]["gini"] == 0.0
+    audit = Audit.read(path)
+    assert audit.tail.status == "degenerate" and audit.tail.alpha is None
+    assert audit.gof.p is None and audit.gof.passes is None
+    assert audit.concentration.gini == 0.0
 
 
 def test_a_small_tail_writes_its_status_and_no_test(tmp_path):
     """Fewer than audit.min_tail points in the tail: status, xmin and n_tail in audit.json; no alpha, no p_gof."""
     write_trace(tmp_path, np.random.default_rng(0).poisson(30, 120))
-    audit = json.loads(stage.run(make_cfg(tmp_path)).read_text())
-    tail = audit["tail"]
-    assert tail["status"] == "tail_too_small" and tail["alpha"] is None and tail["n_tail"] < 50
-    assert tail["alpha_at_cap"] is False and audit["gof"]["p"] is None and audit["gof"]["passes"] is None
+    audit = Audit.read(stage.run(make_cfg(tmp_path)))
+    tail = audit.tail
+    assert tail.status == "tail_too_small" and tail.alpha is None and tail.n_tail < 50
+    assert tail.alpha_at_cap is False and audit.gof.p is None and audit.gof.passes is None
     # the same trace with the minimum lowered is fitted, and its alpha is flagged as sitting at the cap
-    again = json.loads(stage.run(make_cfg(tmp_path, min_tail=1)).read_text())["tail"]
-    assert again["status"] == "ok" and again["alpha_at_cap"] is True
+    again = Audit.read(stage.run(make_cfg(tmp_path, min_tail=1))).tail
+    assert again.status == "ok" and again.alpha_at_cap is True
 
 
 def test_repository_config_validates():

@@ -1,19 +1,23 @@
 """The controller study: world memory, the programmatic predictor, matched replay, arms and the stage."""
 
-import json
 
 import numpy as np
 import pytest
 
 from tailmem.cli import main
 from tailmem.control import arms
-from tailmem.control.predict import ProgrammaticPredictor, find_evidence, mentioned_regions
+from tailmem.control.predict import (
+    ProgrammaticPredictor,
+    find_evidence,
+    mentioned_regions,
+)
 from tailmem.control.replay import replay, summarize, tail_states
 from tailmem.control.world_memory import WorldMemory, place_and_region, short_action
 from tailmem.errors import ConfigError
 from tailmem.graphworld.build import build_world
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
+from tailmem.records.control import ControlSummary
 
 
 @pytest.fixture(scope="module")
@@ -127,14 +131,14 @@ def test_control_stage_matched_budget_end_to_end(tmp_path):
     assert main(["rollout", *common]) == 0
     assert main(["control", "memory=graph_memory", "control.arm=graph_memory-compact", *common]) == 0
     base = tmp_path / "control/semantic/programmatic/recency/modular/n30/seed0/programmatic"  # policy agent, predictor
-    gm = json.loads((base / "graph_memory-compact/summary.json").read_text())
-    assert gm["predictor"] == "programmatic-memory" and gm["policy"] == "semantic"
+    gm = ControlSummary.read(base / "graph_memory-compact/summary.json")
+    assert gm.predictor == "programmatic-memory" and gm.policy == "semantic"
     arm = arms.ctmc()
     assert main(["control", *arms.overrides(arm), f"control.arm={arm}",
                  f"control.budget_from={base}/graph_memory-compact/summary.json", *common]) == 0
-    ct = json.loads((base / arm / "summary.json").read_text())
-    assert ct["budget"] == round(gm["memory_tokens_per_step"])
-    assert ct["memory_tokens_per_step"] <= ct["budget"]
+    ct = ControlSummary.read(base / arm / "summary.json")
+    assert ct.budget == round(gm.memory_tokens_per_step)
+    assert ct.memory_tokens_per_step <= ct.budget
     # a matched arm without its reference is a config error, and writes nothing
     assert main(["control", *arms.overrides(arm), "control.arm=orphan", *common]) == 1
     assert not (base / "orphan").exists()

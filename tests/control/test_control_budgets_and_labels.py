@@ -1,7 +1,6 @@
 """Issue 15 finding 3 (CTMC's tokens are an output in Table 5 / Figure 7, matched budgets only in Table 6) and
 issue 17 (one source of paper values for the controller tables; readable Figures 6 and 7)."""
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -10,6 +9,7 @@ import yaml
 
 from tailmem.cli import main
 from tailmem.control import arms
+from tailmem.records.control import ControlSummary
 from tailmem.report import control_figures as cf
 from tailmem.report import control_tables as ct
 from tailmem.report import plots
@@ -41,8 +41,8 @@ def test_a_table5_ctmc_arm_runs_without_graph_memory_and_spends_ctmc_yaml_budget
     arm = next(a for a in arms.table5_arms() if a.startswith("ctmc-verbose"))
     assert main(["control", *arms.overrides(arm), f"control.arm={arm}", *common]) == 0
     base = tmp_path / "control/semantic/programmatic/recency/modular/n30/seed0/programmatic"
-    summary = json.loads((base / arm / "summary.json").read_text())
-    assert summary["budget"] == yaml.safe_load((CONFIGS / "memory/ctmc.yaml").read_text())["budget"]
+    summary = ControlSummary.read(base / arm / "summary.json")
+    assert summary.budget == yaml.safe_load((CONFIGS / "memory/ctmc.yaml").read_text())["budget"]
 
 
 def _frame(tokens: dict) -> pd.DataFrame:

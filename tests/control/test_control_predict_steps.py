@@ -1,7 +1,6 @@
 """The controller study with a model predictor on a subset of steps (`control.predict_steps`), and the
 programmatic default left as it was."""
 
-import json
 
 import numpy as np
 import pandas as pd
@@ -9,11 +8,18 @@ import pytest
 from test_control import counter, walk
 
 from tailmem.cli import main
-from tailmem.control.predict import ModelPredictor, Prediction, ProgrammaticPredictor, full_prompt, parse_state
+from tailmem.control.predict import (
+    ModelPredictor,
+    Prediction,
+    ProgrammaticPredictor,
+    full_prompt,
+    parse_state,
+)
 from tailmem.control.replay import predict_steps, replay, summarize, tail_states
 from tailmem.graphworld.build import build_world
 from tailmem.llm.records import ChatResponse, Usage
 from tailmem.memory.controllers import make_controller
+from tailmem.records.control import ControlSummary
 
 
 @pytest.fixture(scope="module")
@@ -155,21 +161,21 @@ def test_control_stage_with_a_model_predictor_on_a_subset_of_steps(tmp_path, mon
     monkeypatch.setattr(stage, "make_predictor", lambda cfg: ModelPredictor(client))
     assert main(["control", "memory=ctmc", "control.arm=ctmc-compact", "control.predict_steps=9", *common]) == 0
     out = tmp_path / "control/semantic/programmatic/recency/modular/n30/seed0/programmatic/ctmc-compact"
-    summary = json.loads((out / "summary.json").read_text())
+    summary = ControlSummary.read(out / "summary.json")
     steps = pd.read_parquet(out / "steps.parquet")
     assert len(client.prompts) == 9 and steps.step.tolist() == predict_steps(5 * 40, 9)
-    assert (summary["steps"], summary["predicted_steps"], summary["predict_steps"]) == (200, 9, 9)
-    assert summary["predictor"] == "fake:fake-model" and summary["predict_spread"] == "even"
-    assert summary["overall_error"] == pytest.approx(1 - steps.correct.mean())
-    assert summary["predictor_unknown"] + summary["predictor_malformed"] == int((steps.predicted < 0).sum())
+    assert (summary.steps, summary.predicted_steps, summary.predict_steps) == (200, 9, 9)
+    assert summary.predictor == "fake:fake-model" and summary.predict_spread == "even"
+    assert summary.overall_error == pytest.approx(1 - steps.correct.mean())
+    assert summary.predictor_unknown + summary.predictor_malformed == int((steps.predicted < 0).sum())
     # the programmatic default: every step, no model fields
     monkeypatch.undo()
     assert main(["control", "memory=ctmc", "control.arm=ctmc-compact", f"out={tmp_path}/default", *common]) == 0
-    default = json.loads((tmp_path / "default/summary.json").read_text())
-    assert (default["steps"], default["predicted_steps"], default["predict_steps"]) == (200, 200, None)
-    assert default["predictor"] == "programmatic-memory" and default["predictor_label"] == "programmatic"
-    assert "predictor_unknown" not in default
-    assert default["tokens_per_step"] == pytest.approx(summary["tokens_per_step"])  # tokens: every replayed step
+    default = ControlSummary.read(tmp_path / "default/summary.json")
+    assert (default.steps, default.predicted_steps, default.predict_steps) == (200, 200, None)
+    assert default.predictor == "programmatic-memory" and default.predictor_label == "programmatic"
+    assert default.predictor_unknown is None and default.predictor_malformed is None
+    assert default.tokens_per_step == pytest.approx(summary.tokens_per_step)  # tokens: every replayed step
     assert main(["control", "memory=ctmc", "control.predict_steps=0", *common]) == 1  # >= 1 or null
 
 

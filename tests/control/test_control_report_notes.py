@@ -11,11 +11,15 @@ import pytest
 import yaml
 from hydra import compose, initialize_config_dir
 
+from record_kit import audit_record, control_summary
 from tailmem import outputs, paths
-from tailmem.artifacts import write_json, write_npz
+from tailmem.artifacts import write_npz
 from tailmem.cli import main
 from tailmem.configs import config_dir
 from tailmem.control import arms
+from tailmem.memory.arm import Arm
+from tailmem.records.audit import Audit
+from tailmem.records.control import ControlSummary
 from tailmem.report import control_tables as ct
 from tailmem.targets import control_runs, policy_runs
 
@@ -27,22 +31,22 @@ def _budget(controller: str) -> int:
     return yaml.safe_load((config_dir() / "memory" / f"{controller}.yaml").read_text()).get("budget")
 
 
-def _summary(run, rng) -> dict:
-    name = run.arm.split("-")[0]
-    matched = run.arm.endswith("-matched")
-    tau = float(run.arm.split("-")[2][3:]) if name == "ctmc" else None
-    return {"label": name.replace("_", " "), "controller": name, "encoding": run.arm.split("-")[1],
-            "budget": 150 if matched else _budget(name), "tau": tau, "order": "rank" if name == "ctmc" else None,
-            "predictor": "programmatic", "policy": run.policy, "tokens_per_step": float(rng.uniform(100, 200)),
-            "overall_error": 0.3, "tail_error": 0.4, "overall_coverage": 0.6, "tail_coverage": 0.5,
-            "memory_tokens_per_step": 150.0}
+def _summary(run, rng) -> ControlSummary:
+    arm = Arm.parse(run.arm)
+    name = arm.controller
+    return control_summary(
+        arm=run.arm, label=name.replace("_", " "), controller=name, encoding=arm.encoding,
+        budget=150 if arm.matched else _budget(name), tau=arm.tau, order=arm.order, predictor="programmatic",
+        policy=run.policy, tokens_per_step=float(rng.uniform(100, 200)), overall_error=0.3, tail_error=0.4,
+        overall_coverage=0.6, tail_coverage=0.5, memory_tokens_per_step=150.0)
 
 
-def _audit(rng) -> dict:
-    return {"concentration": {"gini": 0.5, "top_share": 0.3, "sigma_top10": 2.0, "max_median": 8.0, "skew": 1.5},
-            "tail": {"status": "ok", "xmin": 2, "alpha": float(rng.uniform(2, 3)), "n_tail": 60, "alpha_at_cap": False,
-                     "R_tpl_ln": 0.4, "p_tpl_ln": 0.2},
-            "gof": {"p": 0.3, "passes": True}}
+def _audit(rng) -> Audit:
+    return audit_record(
+        concentration={"gini": 0.5, "top_share": 0.3, "sigma_top10": 2.0, "max_median": 8.0, "skew": 1.5},
+        tail={"status": "ok", "xmin": 2, "alpha": float(rng.uniform(2, 3)), "n_tail": 60, "alpha_at_cap": False,
+              "R_tpl_ln": 0.4, "p_tpl_ln": 0.2},
+        gof={"p": 0.3, "passes": True})
 
 
 @pytest.fixture(scope="module")
@@ -55,14 +59,14 @@ def report_tables(tmp_path_factory):
         cfg = compose(config_name="config", overrides=[*overrides, "stage=control_report"])
     rng = np.random.default_rng(0)
     for run in control_runs(cfg):
-        write_json(run.summary_file(str(results)), _summary(run, rng))
+        _summary(run, rng).write(run.summary_file(str(results)))
         steps = pd.DataFrame({"step": np.arange(STEPS), "state": rng.integers(0, STATES, STEPS),
                               "correct": rng.random(STEPS) < 0.6, "covered": rng.random(STEPS) < 0.7,
                               "prompt_tokens": rng.integers(100, 200, STEPS)})
         steps.to_parquet(run.folder(str(results)) / paths.STEPS_FILE, index=False)
         write_npz(run.counts_file(str(results)), counts=rng.integers(0, 30, STATES))
     for run in policy_runs(cfg):  # the rollouts: traces of the control family, audits of every family
-        write_json(run.audit_file(str(results)), _audit(rng))
+        _audit(rng).write(run.audit_file(str(results)))
         write_npz(run.trace_file(str(results)), counts=rng.integers(0, 30, STATES))
     assert main(["control_report", *overrides]) == 0
     return results / "tables"

@@ -6,13 +6,13 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.artifacts import read_json
 from tailmem.configs import config_dir
 from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.judge import cited_text
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.management import management
 from tailmem.paths import ANSWERS_FILE
+from tailmem.records.fsmem import FsmemAnswers
 from tailmem.stages import fsmem_study, locomo
 
 HALLUCINATED = "/store/Calvin/Travel/Tokyo_1987.md#1"
@@ -76,7 +76,7 @@ def _cfg(tmp_path, data_dir, variant):
 
 def _rows(cfg):
     (path,) = locomo.variant_dir(cfg).glob(f"answers/center/**/{ANSWERS_FILE}")
-    return read_json(path)["rows"]
+    return FsmemAnswers.read(path).rows
 
 
 def test_answers_and_tables_count_invalid_citations(tmp_path, data_dir, monkeypatch):

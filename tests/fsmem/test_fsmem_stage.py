@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.artifacts import read_json
 from tailmem.cli import config_dir
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.stages import locomo
 
 DATA = Path("/work/shared/data")
@@ -30,10 +30,10 @@ def test_locomo_end_to_end(tmp_path):
     cfg = cfg_for(tmp_path, "verbatim", **{"data_dir": DATA})
     locomo.table(cfg)
     base = tmp_path / "fsmem/locomo/conv-50/programmatic"
-    built = read_json(base / "agent_curated/build.json")
-    assert built["agent"] == "programmatic-builder" and built["store"]["files"] > 2
+    built = FsmemBuild.read(base / "agent_curated/build.json")
+    assert built.agent == "programmatic-builder" and built.store["files"] > 2
     assert len(list((base / "agent_curated/snapshots/manifests").glob("chunk_*.json"))) == 85
-    rows = read_json(base / "verbatim/answers/center/programmatic/answers.json")["rows"]
+    rows = FsmemAnswers.read(base / "verbatim/answers/center/programmatic/answers.json").rows
     assert len(rows) == 4 and rows[0]["searcher"] == "programmatic-searcher" and rows[0]["search_tool_calls"] > 0
     md = (tmp_path / "tables/locomo_conv-50.md").read_text()
     assert "agent_curated" in md and "F1 2 temporal" in md
@@ -61,9 +61,9 @@ def test_answers_record_what_each_call_returned_and_readers_use_it(tmp_path, mon
     cfg = cfg_for(tmp_path, "verbatim", **{"data_dir": DATA})
     variant = tmp_path / "fsmem/locomo/conv-50/programmatic/verbatim"
     folder = variant / "answers/center/programmatic"
-    data = read_json(folder / "answers.json")
-    recorded = tool_outputs.read(folder, data["tool_outputs"])
-    calls = {tool_outputs.call_key(n, a): (n, a, ok) for r in data["rows"] for n, a, ok in r["search_trace"]}
+    data = FsmemAnswers.read(folder / "answers.json")
+    recorded = tool_outputs.read(folder, data.tool_outputs)
+    calls = {tool_outputs.call_key(n, a): (n, a, ok) for r in data.rows for n, a, ok in r["search_trace"]}
     assert recorded is not None and set(recorded) == set(calls) and len(calls) >= 4
     conv = conversation(cfg.fsmem, "locomo", "conv-50")
     harness = search_harness("verbatim", Store(variant / "store"), conv, cfg.fsmem)[0]
@@ -83,7 +83,7 @@ def test_answers_record_what_each_call_returned_and_readers_use_it(tmp_path, mon
     assert "evidence" in " ".join(with_record.columns)
 
     locomo.answer(cfg)  # the record again, then the site reads it without a harness
-    data = read_json(folder / "answers.json")
+    data = FsmemAnswers.read(folder / "answers.json").to_json()  # the site's view of a LoCoMo-shaped set
 
     def no_harness(*a, **k):
         raise AssertionError("the site rebuilt a harness for a set whose outputs were recorded")

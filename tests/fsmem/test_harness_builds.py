@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.artifacts import read_json
 from tailmem.cli import config_dir
 from tailmem.fsmem import harnesses, variants
 from tailmem.fsmem.agents import builder
@@ -20,6 +19,7 @@ from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.management import management
 from tailmem.fsmem.tools.shell import shell_builder
+from tailmem.records.fsmem import FsmemBuild
 from tailmem.stages import locomo
 
 DATA = Path("/work/shared/data")
@@ -108,9 +108,9 @@ def test_build_stage_records_the_build_harness(tmp_path):
         cfg = cfg_for(tmp_path, **{"fsmem.variant": "verbatim", "fsmem.build_harness": name,
                                    "out": tmp_path / name})
         locomo.build(cfg)
-        built = read_json(tmp_path / name / "build.json")
-        assert built["build_harness"] == name and built["reorganizer_harness"] is None
-        assert built["store"]["files"] == len(conversation(cfg.fsmem, "locomo", "conv-50").sessions)
+        built = FsmemBuild.read(tmp_path / name / "build.json")
+        assert built.build_harness == name and built.reorganizer_harness is None
+        assert built.store["files"] == len(conversation(cfg.fsmem, "locomo", "conv-50").sessions)
     assert files_of(Store(tmp_path / "center/store")) == files_of(Store(tmp_path / "shell/store"))
 
 
@@ -124,8 +124,8 @@ def test_programmatic_reorganizer_is_recorded_on_management_tools(tmp_path):
     cfg = cfg_for(tmp_path, **{"fsmem.variant": "reorganized_condense", "fsmem.build_harness": "center_bm25",
                                "out": tmp_path / "r"})
     locomo.build(cfg)
-    built = read_json(tmp_path / "r/build.json")
-    assert built["build_harness"] == "center_bm25" and built["reorganizer_harness"] == "center"
+    built = FsmemBuild.read(tmp_path / "r/build.json")
+    assert built.build_harness == "center_bm25" and built.reorganizer_harness == "center"
 
 
 class ScriptedBuilder:

@@ -14,6 +14,7 @@ from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 from llm_testkit import FakeServer
 from tailmem.cli import config_dir
 from tailmem.fsmem.sandbox import available
+from tailmem.records.fsmem import FsmemAnswers
 from tailmem.stages import locomo
 
 DATA = Path("/work/shared/data")
@@ -55,6 +56,6 @@ def test_the_key_never_leaves_the_host(tmp_path, monkeypatch):
     cache = b"".join(str(row).encode() for row in sqlite3.connect(tmp_path / "llm_cache.sqlite").execute(
         "SELECT * FROM sqlite_master")) + (tmp_path / "llm_cache.sqlite").read_bytes()
     assert KEY.encode() not in cache
-    assert json.loads(text)["sandbox"]["sandbox"] == "bwrap"
+    assert FsmemAnswers.read(answers[0]).sandbox["sandbox"] == "bwrap"
     assert no_sandbox_left() == []
     release_subreaper()

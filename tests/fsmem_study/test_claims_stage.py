@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
+from record_kit import placeholder
 from tailmem import outputs
-from tailmem.artifacts import write_json
 from tailmem.cli import config_dir
 from tailmem.fsmem import study
+from tailmem.records.fsmem import FsmemAnswers
 from tailmem.registry import STAGES
 from tailmem.report import paper2_values
 from tailmem.stages import fsmem_claims, fsmem_study, locomo
@@ -34,7 +35,7 @@ def write_answers(run: study.Run, f1: np.ndarray, chars) -> None:
     chars = np.broadcast_to(np.asarray(chars, dtype=float), (N,))
     rows = [{"qid": i, "question": f"question {i}?", "f1": float(f1[i]), "judge_correct": None,
              "search_chars_read": float(chars[i]), "search_dollars": 0.0} for i in range(N)]
-    write_json(run.answers_file, {"benchmark": run.benchmark, "variant": run.variant, "rows": rows})
+    placeholder(FsmemAnswers, benchmark=run.benchmark, variant=run.variant, rows=rows).write(run.answers_file)
 
 
 def test_stage_writes_claims_fsmem_from_every_study(tmp_path):

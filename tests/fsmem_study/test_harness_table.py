@@ -5,12 +5,12 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.artifacts import read_json
 from tailmem.cli import config_dir
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.fsmem.sandbox import available
 from tailmem.paths import harness_dir, variant_dir
+from tailmem.records.fsmem import FsmemBuild
 from tailmem.stages import fsmem_study, locomo
 
 DATA = "/work/shared/data"
@@ -50,7 +50,7 @@ def test_rq5_table_has_one_row_per_harness(tmp_path):
     cfg = cfg_for(tmp_path, f"out={tmp_path / 'tables'}")
     _run_all(cfg, tmp_path)
     for run in study.harness_runs(cfg):
-        assert read_json(run.build_file)["build_harness"] == run.harness
+        assert FsmemBuild.read(run.build_file).build_harness == run.harness
     fsmem_study.harness(cfg)
     df = pd.read_csv(tmp_path / "tables/fsmem_rq5_harness.csv")
     assert list(df["harness"]) == ["center", "center_bm25", "shell"] and set(df["variant"]) == {"verbatim"}

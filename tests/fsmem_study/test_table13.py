@@ -6,12 +6,14 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
+from record_kit import placeholder
 from tailmem import outputs
-from tailmem.artifacts import read_json, write_json
+from tailmem.artifacts import read_json
 from tailmem.configs import config_dir
 from tailmem.data import locomo as locomo_data
 from tailmem.errors import DataError
 from tailmem.metrics.answer_length import answer_tokens
+from tailmem.records.fsmem import FsmemAnswers
 from tailmem.registry import STAGES
 from tailmem.report import paper2_values as paper
 from tailmem.stages import fsmem_gold
@@ -35,7 +37,7 @@ def write_main_answers(cfg, correct_of, overlay=None):
                  "f1": 1.0 if correct_of(v, i + 1) else 0.0, "judge_correct": correct_of(v, i + 1)}
                 for i, q in enumerate(qa)]
         path = fsmem_gold.answers_file(cfg, v, "conv-50")
-        write_json(path, {"variant": v, "gold_overlay": overlay, "rows": rows})
+        placeholder(FsmemAnswers, variant=v, gold_overlay=overlay, rows=rows).write(path)
     return qa
 
 

@@ -396,7 +396,9 @@ def test_llm_check_and_llm_cost_are_commands(tmp_path, capsys, monkeypatch):
 
 def test_unparsable_judge_replies_are_counted_not_silent(tmp_path, caplog):
     """fsmem's judge: a reply without the JSON verdict leaves the mean, so it is counted and logged."""
+    from record_kit import placeholder
     from tailmem.fsmem.agents.judge import judge
+    from tailmem.records.fsmem import FsmemBuild
     from tailmem.stages.locomo import summarize
 
     replies = iter(['{"correct": 1}', "The answer looks right to me.", "I cannot tell.", '{"citation": 0.5}'])
@@ -412,8 +414,9 @@ def test_unparsable_judge_replies_are_counted_not_silent(tmp_path, caplog):
              "judge_citation": v.citation, "judge_unparsed": v.unparsed, "search_tool_calls": 1, "search_rounds": 1,
              "search_chars_read": 1, "search_dollars": 0.0, "search_prompt_tokens": 1, "search_completion_tokens": 1,
              "search_no_tool_call": False, "search_compactions": 2, "search_truncations": 1} for v in (v1, v2)]
-    built = {"variant": "v", "agent": "b", "tool_calls": 0, "tokens": 0, "dollars": 0.0,
-             "store": {"files": 1, "sections": 1, "bytes": 1}, "episodes": [{"compactions": 1, "no_tool_call": True}]}
+    built = placeholder(FsmemBuild, variant="v", agent="b", tool_calls=0, tokens=0, dollars=0.0,
+                        store={"files": 1, "sections": 1, "bytes": 1},
+                        episodes=[{"compactions": 1, "no_tool_call": True}])
     out = summarize(rows, built)
     assert (out["judge unparsed"], out["compactions"], out["truncations"], out["no tool call"]) == (2, 5, 2, 1)
 

@@ -2,7 +2,6 @@
 words, a total question cap, requests sent in prefix order one at a time to an in-process backend, the run's
 seconds and KV-reuse counters in rows and summary, and the measured reduction computed from such rows."""
 
-import json
 
 import pandas as pd
 import pytest
@@ -16,6 +15,7 @@ from tailmem.longmemeval.haystack_memory import CLIPPED, build_store, clip
 from tailmem.longmemeval.judge import judge_many, judge_prompt
 from tailmem.longmemeval.metrics import evidence_coverage
 from tailmem.longmemeval.retrieval import rank
+from tailmem.records.longmemeval import LongMemEvalSummary
 from tailmem.workflow import compose_config
 
 
@@ -192,8 +192,7 @@ def test_stage_with_an_in_process_model_then_the_measured_reduction(tmp_path, da
     calls = [c[0] for c in clients["searcher"].calls]  # each question's three arms together, in prefix order
     per_question = [calls[i:i + 3] for i in range(0, len(calls), 3)]
     assert all(batch == sorted(batch) for batch in per_question)
-    summary = json.loads((run / "summary.json").read_text())
-    model = summary["model"]
+    model = LongMemEvalSummary.read(run / "summary.json").model
     assert set(model["answer_seconds_per_arm"]) == {"graph_memory", "ctmc-r1", "ctmc-r0.5"}
     assert model["answer_seconds_per_question"] == pytest.approx(1.5) and model["judge_seconds_per_call"] == 0.5
     searcher = model["backend"]["searcher"]

@@ -9,6 +9,7 @@ import pytest
 from llm_testkit import FakeServer
 from tailmem.cli import main
 from tailmem.longmemeval.arms import NO_EVIDENCE
+from tailmem.records.longmemeval import LongMemEvalSummary
 
 
 def common(tmp_path, data_dir):
@@ -33,7 +34,7 @@ def test_offline_stage_and_report(tmp_path, data_dir):
     half = rows[rows.arm == "ctmc-r0.5"].set_index("qid")
     assert (half.memory_tokens <= 0.5 * gm.memory_tokens + 1).all()  # CTMC spends its share of Graph Memory's tokens
     assert rows.coverage.between(0, 1).all() and rows["recall@10"].eq(1.0).all()  # oracle: evidence sessions only
-    assert json.loads((run / "summary.json").read_text())["questions"] == 6
+    assert LongMemEvalSummary.read(run / "summary.json").questions == 6
     # issue 16 finding 4: one hypotheses file per arm and seed, the shape LongMemEval's evaluate_qa.py reads
     for arm in set(rows.arm):
         lines = [json.loads(x) for x in (run / "hypotheses" / f"{arm}.jsonl").read_text().splitlines()]

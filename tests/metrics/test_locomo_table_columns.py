@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.artifacts import read_json
 from tailmem.configs import config_dir
 from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.paths import ANSWERS_FILE
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.stages import locomo
 
 
@@ -24,7 +24,7 @@ def _cfg(tmp_path, data_dir, variant, **extra):
 def _rows(cfg):
     """answers.json of a variant's centre-harness run, wherever the layout puts it below the variant folder."""
     (path,) = locomo.variant_dir(cfg).glob(f"answers/center/**/{ANSWERS_FILE}")
-    return read_json(path)["rows"]
+    return FsmemAnswers.read(path).rows
 
 
 def test_coverage_column_and_predictions_file(tmp_path, data_dir):
@@ -53,7 +53,7 @@ def test_category_5_is_scored_when_opted_in(tmp_path, data_dir):
     rows = _rows(cfg)
     assert [r["category"] for r in rows] == [5, 5, 5]
     assert all(r["f1"] == 1.0 for r in rows)                         # closed book says "No information available"
-    built = read_json(locomo.variant_dir(cfg) / "build.json")
+    built = FsmemBuild.read(locomo.variant_dir(cfg) / "build.json")
     summary = locomo.summarize(rows, built)
     assert summary["F1 5 adversarial"] == 1.0 and summary["F1"] == 1.0
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from types import SimpleNamespace
 
+from record_kit import placeholder
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.stages.model_roles import builder_rows, searcher_rows
 
 FLOORS = SimpleNamespace(searcher_looked_up=0.9, searcher_correct=0.2, malformed_per_round=0.2, capped=0.5)
@@ -12,7 +13,7 @@ FLOORS = SimpleNamespace(searcher_looked_up=0.9, searcher_correct=0.2, malformed
 
 def _build(tmp_path, name, *episodes):
     path = tmp_path / name
-    path.write_text(json.dumps({"episodes": list(episodes)}))
+    placeholder(FsmemBuild, episodes=list(episodes)).write(path)
     return path
 
 
@@ -37,7 +38,7 @@ def test_searcher_probe_leaves_out_the_variants_without_a_store_to_search(tmp_pa
              "search_malformed_calls": 1, "search_capped": True},
             {"variant": "closed_book", "search_rounds": 1, "search_looked_up": False, "f1": 0.0}]
     path = tmp_path / "answers.json"
-    path.write_text(json.dumps({"rows": rows}))
+    placeholder(FsmemAnswers, rows=rows).write(path)
     looked, correct, malformed, capped = searcher_rows([path], FLOORS)
     assert (looked["value"], looked["items"], looked["verdict"]) == (0.5, 2, "below floor")
     assert correct["value"] == 0.5 and correct["verdict"] == "ok"

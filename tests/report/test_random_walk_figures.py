@@ -1,7 +1,6 @@
 """Figures 3 and 5 from synthetic traces: the random walk beside the semantic policy on the same worlds, each
 panel titled with its policy and fit, the line style per policy explained, and the stage end to end on files."""
 
-import json
 
 import matplotlib
 
@@ -11,6 +10,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from figkit import assert_readable, words  # noqa: E402
 
+from record_kit import audit_record  # noqa: E402
 from tailmem import outputs  # noqa: E402
 from tailmem.report import random_walk_figures as rwf  # noqa: E402
 from tailmem.stages import figures  # noqa: E402
@@ -82,7 +82,7 @@ def _write_run(results, run, tail):
     np.savez(trace, counts=counts(run.policy, run.n, run.seed, run.family))
     audit = run.audit_file(results)
     audit.parent.mkdir(parents=True, exist_ok=True)
-    audit.write_text(json.dumps({"concentration": {}, "tail": tail}))
+    audit_record(tail=tail).write(audit)
 
 
 @pytest.mark.slow

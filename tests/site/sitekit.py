@@ -13,11 +13,15 @@ from urllib.parse import unquote, urlsplit
 import pandas as pd
 from omegaconf import OmegaConf
 
+from record_kit import control_summary, placeholder
 from tailmem.artifacts import write_json
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.records import ChatResponse, Usage
+from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
+from tailmem.records.longmemeval import LongMemEvalSummary
 from tailmem.workflow import compose_config
 
 MODEL = "gpt-test"
@@ -38,9 +42,8 @@ def _store(folder: Path) -> None:
     store.write("notes/trips.md", FILE_TEXT)
     store.write("notes/people.md", "---\ndescription: people\n---\n# People\nDave plays guitar [D2:4].\n")
     SnapshotLog(folder / "snapshots").take(store, "final")
-    write_json(folder / "build.json", {"variant": folder.name, "agent": "programmatic-builder", "build_harness": "center",
-                                       "store": store.stats(), "tool_calls": 2, "tokens": 0, "dollars": 0.0,
-                                       "episodes": []})
+    placeholder(FsmemBuild, variant=folder.name, agent="programmatic-builder", build_harness="center",
+                store=store.stats(), tool_calls=2, tokens=0, dollars=0.0, episodes=[]).write(folder / "build.json")
 
 
 def _answer_row(i: int, question: str, gold: str, searcher: str, trace: list, **extra) -> dict:
@@ -70,10 +73,9 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
     variant = results / "fsmem/locomo/conv-50/programmatic/verbatim"
     _store(variant)
     answers = variant / "answers/center/programmatic"
-    write_json(answers / "answers.json", {"benchmark": "locomo", "conversation": "conv-50", "variant": "verbatim",
-                                          "harness": "center", "rows": [_answer_row(i, q.question, q.answer,
-                                                                                    "programmatic-searcher", trace)
-                                                                        for i, q in enumerate(qa)]})
+    FsmemAnswers(benchmark="locomo", conversation="conv-50", variant="verbatim", harness="center", sandbox=None,
+                 tool_outputs=None, rows=[_answer_row(i, q.question, q.answer, "programmatic-searcher", trace)
+                                          for i, q in enumerate(qa)]).write(answers / "answers.json")
     (answers / "config.yaml").write_text(fs_yaml)
     write_json(answers / "meta.json", META)
 
@@ -82,10 +84,9 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
     model_answers = curated / f"answers/center/{MODEL}"
     question = "Where did Calvin travel in March?"
     model_trace = [["grep", {"pattern": "Calvin"}, True]]
-    write_json(model_answers / "answers.json", {
-        "benchmark": "locomo", "conversation": "conv-50", "variant": "agent_curated", "harness": "center",
-        "rows": [_answer_row(0, question, "Tokyo", MODEL, model_trace, judge=MODEL, judge_correct=1.0,
-                             judge_citation=1.0)]})
+    row = _answer_row(0, question, "Tokyo", MODEL, model_trace, judge=MODEL, judge_correct=1.0, judge_citation=1.0)
+    FsmemAnswers(benchmark="locomo", conversation="conv-50", variant="agent_curated", harness="center", sandbox=None,
+                 tool_outputs=None, rows=[row]).write(model_answers / "answers.json")
     (model_answers / "config.yaml").write_text(fs_yaml)
     cache = CallCache(results / "llm_cache.sqlite")
     request = {"model": MODEL, "messages": [
@@ -122,7 +123,7 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
                          "answer": "hello", "gold": "hello", "answerer": "programmatic-answerer", "correct": True,
                          "abstained": False, "judge_correct": None, "dataset": "oracle"})
     pd.DataFrame(rows).to_parquet(lme / "rows.parquet", index=False)
-    write_json(lme / "summary.json", {"dataset": "oracle", "seed": 0})
+    placeholder(LongMemEvalSummary, dataset="oracle", seed=0).write(lme / "summary.json")
 
     # controller study: two arms, blocks at the same two steps
     run = results / "control/semantic/programmatic/recency/modular/n30/seed0/programmatic"
@@ -134,7 +135,8 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
              "marks": (marks if t in (0, 2) else None)} for t in range(3)])
         (run / arm).mkdir(parents=True)
         steps.to_parquet(run / arm / "steps.parquet", index=False)
-        write_json(run / arm / "summary.json", {"arm": arm, "label": arm.split("-")[0], "predictor": "programmatic-memory"})
+        summary = control_summary(arm=arm, label=arm.partition("-")[0], predictor="programmatic-memory")
+        summary.write(run / arm / "summary.json")
 
     # ALFWorld: a memory cell (blocks per step) and a skill cell (snapshots before each task)
     game = "pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745514"
@@ -144,9 +146,9 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
                "trajectory": [["go to bed 1", "You arrive at bed 1."], ["take book 1 from bed 1", "You pick up the book 1."]],
                "error": "", "agent": "programmatic-executor", "start": "You are in the middle of a room.",
                "blocks": [["", ""], ["bed 1: book 1", "c"]]}
-    write_json(results / "alfworld/memory/smoke/programmatic-executor/graph_memory/episodes.json",
-               {"arm": "graph_memory", "settings": {"name": "graph_memory"}, "subset": "smoke",
-                "executor": "programmatic-executor", "episodes": [episode]})
+    AlfworldMemoryCell(arm="graph_memory", settings={"name": "graph_memory"}, subset="smoke",
+                       executor="programmatic-executor", episodes=[episode], model=None).write(
+        results / "alfworld/memory/smoke/programmatic-executor/graph_memory/episodes.json")
     cell = results / "alfworld/skills/smoke/programmatic-executor/programmatic-builder/programmatic-searcher/full_chain/episode_log"
     store = Store(cell / "store")
     snaps = SnapshotLog(cell / "snapshots")
@@ -157,17 +159,18 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
     task = {"chain": 0, "family": "pick_and_place_simple", "ran": True, "success": True, "steps": 2, "invalid": 0,
             "error": "", "store_sources_max": -1, "store_files": 1, "store_bytes": 30, "retrieval_chars": 0,
             "retrieval_files": 0, "guidance_tokens": 0, "execution_tokens": 40, "curation_chars": 30}
-    write_json(cell / "chain.json", {
-        "protocol": "full_chain", "variant": "episode_log", "subset": "smoke",
-        "agents": {"executor": "programmatic-executor", "curator": "programmatic-curator",
-                   "retriever": "programmatic-retriever"},
-        "order": [game, second],
-        "tasks": [task | {"index": 0, "id": game}, task | {"index": 1, "id": second, "family": "look_at_obj_in_light",
-                                                           "success": False, "store_sources_max": 0}],
-        "episodes": {game: {"guidance": "", "goal": "put some book on sidetable", "start": "A room.",
-                            "trajectory": episode["trajectory"]},
-                     second: {"guidance": "source: task 0\n> go to bed 1\n", "goal": "look at alarmclock under the desklamp",
-                              "start": "A room.", "trajectory": [["go to desk 1", "You arrive at desk 1."]]}}})
+    placeholder(
+        AlfworldChain, protocol="full_chain", variant="episode_log", subset="smoke",
+        agents={"executor": "programmatic-executor", "curator": "programmatic-curator",
+                "retriever": "programmatic-retriever"},
+        order=[game, second],
+        tasks=[task | {"index": 0, "id": game}, task | {"index": 1, "id": second, "family": "look_at_obj_in_light",
+                                                        "success": False, "store_sources_max": 0}],
+        episodes={game: {"guidance": "", "goal": "put some book on sidetable", "start": "A room.",
+                         "trajectory": episode["trajectory"]},
+                  second: {"guidance": "source: task 0\n> go to bed 1\n", "goal": "look at alarmclock under the desklamp",
+                           "start": "A room.", "trajectory": [["go to desk 1", "You arrive at desk 1."]]}},
+        model=None, curation_episodes=None, retrieval_episodes=None).write(cell / "chain.json")
 
     # tables (with paper columns, a claims verdict and a provenance line) and a figure
     tables = results / "tables"

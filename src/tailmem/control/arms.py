@@ -2,7 +2,8 @@
 
 An arm name is readable and canonical, so it can be a folder name and a Snakemake wildcard:
 `<controller>-<encoding>` for the baselines and Graph Memory, `ctmc-<encoding>-tau<tau>-<order>` for CTMC,
-with `-matched` when CTMC's budget is Graph Memory's measured tokens on the same replay.
+with `-matched` when CTMC's budget is Graph Memory's measured tokens on the same replay (the grammar, parsed and
+written in one place: tailmem.memory.arm).
 
 Which arms spend which budget: Table 5 and Figure 7 set CTMC beside Graph Memory at each one's own nominal
 budget (`memory.budget` in configs/memory/ctmc.yaml and graph_memory.yaml), so their tokens per step are measured
@@ -13,12 +14,10 @@ sweep of Figure 6 pin CTMC to Graph Memory's measured tokens (`-matched`), so al
 from __future__ import annotations
 
 from tailmem.errors import ConfigError
-from tailmem.memory.controllers import CONTROLLERS
-from tailmem.memory.ctmc import ORDERS
+from tailmem.memory.arm import ENCODINGS, Arm
 
 PAPER_BASELINES = ("full_history", "sliding_window", "flat_retrieval", "frequency_cache", "recency_cache",
                    "hierarchical_summary", "graph_memory")  # paper 1 Table 4's rows, in its order
-ENCODINGS = ("verbose", "compact")
 
 
 def baselines() -> list[str]:
@@ -31,43 +30,34 @@ def baselines() -> list[str]:
 
 
 def baseline(name: str, encoding: str = "compact") -> str:
-    return f"{name}-{encoding}"
+    return str(Arm(name, encoding))
 
 
 def ctmc(encoding: str = "compact", tau: float = 1.0, order: str = "rank", matched: bool = True) -> str:
-    return f"ctmc-{encoding}-tau{float(tau):g}-{order}" + ("-matched" if matched else "")
+    return str(Arm("ctmc", encoding, float(tau), order, matched))
 
 
 def overrides(arm: str) -> list[str]:
-    """Hydra overrides for an arm name; an unknown part names itself."""
-    parts = arm.split("-")
-    name = parts[0]
-    if name not in CONTROLLERS:
-        raise ConfigError(f"arm {arm!r}: unknown controller {name!r}; expected one of {sorted(CONTROLLERS)}")
-    out = [f"memory={name}"]
-    for part in parts[1:]:
-        if part in ENCODINGS:
-            out.append(f"memory.encoding={part}")
-        elif part.startswith("tau") and name == "ctmc":
-            try:
-                out.append(f"memory.tau={float(part[3:])}")
-            except ValueError:
-                raise ConfigError(f"arm {arm!r}: {part!r} is not tau<number>") from None
-        elif part in ORDERS and name == "ctmc":
-            out.append(f"memory.order={part}")
-        elif part == "matched" and name == "ctmc":
-            out.append("memory.budget=matched")
-        else:
-            raise ConfigError(f"arm {arm!r}: unknown part {part!r}")
+    """Hydra overrides for an arm name (tailmem.memory.arm's grammar); a bad name raises ConfigError naming it."""
+    a = Arm.parse(arm)
+    if a.ratio is not None or a.no_evidence:
+        raise ConfigError(f"arm {arm!r}: r<ratio> and no_evidence are LongMemEval's parts, not the graph world's")
+    out = [f"memory={a.controller}"]
+    if a.encoding is not None:
+        out.append(f"memory.encoding={a.encoding}")
+    if a.tau is not None:
+        out.append(f"memory.tau={a.tau}")
+    if a.order is not None:
+        out.append(f"memory.order={a.order}")
+    if a.matched:
+        out.append("memory.budget=matched")
     return out
 
 
 def matched_reference(arm: str) -> str | None:
     """The Graph Memory arm whose measured memory tokens a `-matched` CTMC arm spends, else None."""
-    if not arm.endswith("-matched"):
-        return None
-    encoding = arm.split("-")[1]
-    return baseline("graph_memory", encoding)
+    a = Arm.parse(arm)
+    return baseline("graph_memory", a.encoding) if a.matched else None
 
 
 def table4_arms() -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tailmem.errors import ConfigError
+from tailmem.memory.arm import Arm as ArmName
 from tailmem.memory.arms import arm_settings
 
 
@@ -31,11 +32,11 @@ class Arm:
 ARM_FAMILIES = ("graph_memory", "ctmc", "full_history", "flat_retrieval")
 # Graph Memory on the haystack without its answer-bearing turns (`longmemeval.context_check`): not an arm of the
 # comparison but the check that the reader's accuracy responds to its context (tailmem.longmemeval.reduction).
-NO_EVIDENCE = "graph_memory-no_evidence"
+NO_EVIDENCE = str(ArmName("graph_memory", no_evidence=True))
 
 
 def ctmc_name(ratio: float) -> str:
-    return f"ctmc-r{float(ratio):g}"
+    return str(ArmName("ctmc", ratio=float(ratio)))
 
 
 def families(lme) -> list[str]:

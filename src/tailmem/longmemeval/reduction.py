@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from tailmem.longmemeval.arms import NO_EVIDENCE
+from tailmem.memory.arm import Arm
 from tailmem.stats.compare import Comparison, compare
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, combine
@@ -78,7 +79,7 @@ class ArmResult:
 
 def ctmc_arms(rows: pd.DataFrame) -> list[tuple[str, float]]:
     """The CTMC arms in the rows with their budget ratio, largest budget first (the testing order)."""
-    arms = {a: float(a.split("-r", 1)[1]) for a in rows.arm.unique() if str(a).startswith("ctmc-r")}
+    arms = {a: Arm.parse(a).ratio for a in rows.arm.unique() if Arm.parse(a).ratio is not None}
     return sorted(arms.items(), key=lambda kv: (-kv[1], kv[0]))
 
 

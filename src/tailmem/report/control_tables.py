@@ -22,6 +22,8 @@ import pandas as pd
 
 from tailmem.control import arms
 from tailmem.control.replay import tail_states
+from tailmem.memory.arm import Arm
+from tailmem.records.control import ControlSummary
 from tailmem.report import paper_values as paper
 from tailmem.stats.compare import compare
 from tailmem.stats.settings import StatsSettings
@@ -33,11 +35,13 @@ RUN = ["family", "seed"]  # one replayed trajectory
 STEP_COLUMNS = ("step", "state", "correct", "covered", "prompt_tokens")  # what the claims read of steps.parquet
 
 
-def summary_row(arm: str, family: str, seed: int, summary: dict) -> dict:
+SUMMARY_COLUMNS = ("label", "controller", "encoding", "budget", "tau", "order", "predictor", "policy", *METRICS,
+                   "memory_tokens_per_step")  # fields of records.control.ControlSummary
+
+
+def summary_row(arm: str, family: str, seed: int, summary: ControlSummary) -> dict:
     """One controller-study summary.json as a row of the frame every table here reads."""
-    return {"arm": arm, "family": family, "seed": seed, **{k: summary[k] for k in
-            ("label", "controller", "encoding", "budget", "tau", "order", "predictor", "policy", *METRICS,
-             "memory_tokens_per_step")}}
+    return {"arm": arm, "family": family, "seed": seed, **{k: getattr(summary, k) for k in SUMMARY_COLUMNS}}
 
 
 def shared_tail(steps: pd.DataFrame, trajectory_counts: dict, fraction: float) -> pd.DataFrame:
@@ -77,7 +81,7 @@ def _aggregate(df: pd.DataFrame, arm_list: list[str], metrics=METRICS) -> pd.Dat
 def _with_paper(out: pd.DataFrame) -> pd.DataFrame:
     """Paper 1's tokens/step and tail error beside each arm, from the one source
     (`paper_values.controller_value`), and the paper table they come from."""
-    keys = [(a.split("-")[0], a.split("-")[1]) for a in out.arm]
+    keys = [(a.controller, a.encoding) for a in map(Arm.parse, out.arm)]
     for m in ("tokens_per_step", "tail_error"):
         out[f"{m}_paper"] = [paper.controller_value(c, e, m) for c, e in keys]
     out["paper_table"] = [paper.controller_table(c, e) for c, e in keys]

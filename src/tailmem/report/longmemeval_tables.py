@@ -22,6 +22,7 @@ from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
 from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
+from tailmem.memory.arm import Arm
 from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.stats.compare import COLUMNS, Comparison, missing
 from tailmem.stats.settings import StatsSettings
@@ -34,8 +35,8 @@ ARM_ORDER = ("graph_memory", "ctmc", "flat_retrieval", "full_history")
 
 
 def _arm_key(arm: str) -> tuple:
-    base = arm.split("-")[0]
-    ratio = -float(arm.split("-r")[1]) if arm.startswith("ctmc-r") else 0.0
+    parsed = Arm.parse(arm)
+    base, ratio = parsed.controller, -(parsed.ratio or 0.0)
     return (ARM_ORDER.index(base) if base in ARM_ORDER else len(ARM_ORDER), ratio, arm)
 
 
@@ -121,7 +122,7 @@ def ctmc_vs_graph(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
     per_seed = per_seed_summary(rows, recall_ks).set_index(["dataset", "seed", "arm"])
     out = []
     for (dataset, seed, arm), r in per_seed.iterrows():
-        if not arm.startswith("ctmc-r") or (dataset, seed, "graph_memory") not in per_seed.index:
+        if Arm.parse(arm).ratio is None or (dataset, seed, "graph_memory") not in per_seed.index:
             continue
         gm = per_seed.loc[(dataset, seed, "graph_memory")]
         out.append({

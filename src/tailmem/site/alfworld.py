@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tailmem.artifacts import read_json
+from tailmem.fsmem.snapshots import SnapshotLog
+from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts, is_programmatic
@@ -45,7 +46,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     memory, skills = [], []
     for path in sorted((root / "memory").rglob("episodes.json")) if (root / "memory").is_dir() else []:
         try:
-            data = read_json(path)
+            data = AlfworldMemoryCell.read(path).to_json()
         except Exception as exc:  # noqa: BLE001
             section.notes.append(f"{path}: unreadable ({exc})")
             continue
@@ -63,7 +64,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                                     f"{ep['id']} {ep.get('goal', '')} {cell}"))
     for path in sorted((root / "skills").rglob("chain.json")) if (root / "skills").is_dir() else []:
         try:
-            data = read_json(path)
+            data = AlfworldChain.read(path).to_json()
         except Exception as exc:  # noqa: BLE001
             section.notes.append(f"{path}: unreadable ({exc})")
             continue
@@ -71,9 +72,6 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         cell = "/".join(rel.parts[1:])
         folder = f"alfworld/{rel}"
         skills.append((path, data, cell, folder))
-        if "episodes" not in data:
-            section.notes.append(f"{path.parent}: saved before the skill stage kept guidance, trajectories and store "
-                                 "snapshots; re-run stage alfworld_skills to see them")
         for t in data.get("tasks", []):
             href = f"{folder}/task-{int(t['index']):04d}.html"
             filters = {"setting": "skills", "arm": data.get("variant", rel.parts[-1]),
@@ -118,9 +116,9 @@ def _draw_skill_cell(w: Writer, cell_dir: Path, data: dict, cell: str, folder: s
         manifest = manifests / f"{_before_label(t['id'])}.json"
         store = None
         if manifest.is_file():
-            snap = read_json(manifest)
+            snap = SnapshotLog(cell_dir / "snapshots").load(_before_label(t["id"]))
             store = []
-            for p, digest in sorted(snap["files"].items()):
+            for p, digest in sorted(snap.files.items()):
                 page = f"{folder}/blob-{digest[:16]}.html"
                 if digest not in drawn and (objects / digest).is_file():
                     drawn.add(digest)

@@ -9,8 +9,8 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from tailmem.artifacts import read_json
 from tailmem.paths import STEPS_FILE, SUMMARY_FILE, TRACE_FILE, WORLD_FILE
+from tailmem.records.control import ControlSummary
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts, is_programmatic
@@ -52,11 +52,12 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         filters=[("run", "run"), ("arm", "arm"), ("correct", "correct"), ("covered", "evidence in prompt")],
     )
     root = results / "control"
-    runs: dict[Path, list[tuple[str, dict, pd.DataFrame]]] = {}
+    runs: dict[Path, list[tuple[str, ControlSummary | None, pd.DataFrame]]] = {}
     for path in sorted(root.rglob(STEPS_FILE)) if root.is_dir() else []:
         try:
             steps = pd.read_parquet(path)
-            summary = read_json(path.parent / SUMMARY_FILE) if (path.parent / SUMMARY_FILE).is_file() else {}
+            file = path.parent / SUMMARY_FILE
+            summary = ControlSummary.read(file) if file.is_file() else None
         except Exception as exc:  # noqa: BLE001
             section.notes.append(f"{path}: unreadable ({exc})")
             continue
@@ -92,11 +93,11 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                     r = steps.loc[t]
                     state, nxt = int(r.state), int(r.next_state)
                     pred = int(r.predicted)
-                    agent = summary.get("predictor", "")
+                    agent = summary.predictor if summary else ""
                     call, matched = None, 0
                     if not is_programmatic(agent) and r.memory:
                         call, matched = transcripts.transcript("predictor", "control", [str(r.memory)])
-                    cards.append({"arm": arm, "anchor": "arm-" + slug(arm), "label": summary.get("label", arm),
+                    cards.append({"arm": arm, "anchor": "arm-" + slug(arm), "label": summary.label if summary else arm,
                                   "r": r, "pred": pred, "pred_text": _state_text(world, pred),
                                   "correct": bool(r.correct), "covered": bool(r.covered), "agent": agent,
                                   "programmatic": is_programmatic(agent), "call": call, "matched": matched})

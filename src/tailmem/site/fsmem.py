@@ -18,8 +18,10 @@ from pathlib import Path, PurePosixPath
 from omegaconf import OmegaConf
 
 from tailmem.artifacts import read_json
+from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.tool_outputs import call_key
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, CONFIG_FILE
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts, is_programmatic
@@ -201,8 +203,8 @@ def _store_files(store_folder: Path) -> tuple[str, list[dict]]:
     label = "final" if (manifests / "final.json").is_file() else None
     files = []
     if label:
-        snap = read_json(manifests / "final.json")
-        for path, digest in sorted(snap["files"].items()):
+        snap = SnapshotLog(store_folder / "snapshots").load(label)
+        for path, digest in sorted(snap.files.items()):
             blob = store_folder / "snapshots" / "objects" / digest
             text = blob.read_bytes().decode(errors="replace") if blob.is_file() else ""
             files.append({"path": path, "text": text[:STORE_FILE_CHARS], "cut": max(0, len(text) - STORE_FILE_CHARS),
@@ -233,7 +235,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     loaded = []
     for path in sets:
         try:
-            data = read_json(path)
+            data = _answer_set(path)
         except Exception as exc:  # noqa: BLE001
             section.notes.append(f"{path}: unreadable ({exc})")
             continue
@@ -266,7 +268,8 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
             if store_page and store_page not in anchors:
                 label, files = _store_files(store_folder)
                 anchors[store_page] = {f["path"]: f["anchor"] for f in files}
-                build = read_json(store_folder / BUILD_FILE) if (store_folder / BUILD_FILE).is_file() else {}
+                built = store_folder / BUILD_FILE
+                build = FsmemBuild.read(built) if built.is_file() else None
                 w.write(store_page, "store.html", title=f"Store: {store_folder.relative_to(root)}", label=label,
                         files=files, build=build, back="fsmem/index.html")
             rows = data.get("rows", [])
@@ -284,6 +287,15 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
 
     section.draw = draw
     return section
+
+
+def _answer_set(path: Path) -> dict:
+    """An answers.json as the page code reads it: a LoCoMo-shaped set through its record (FsmemAnswers: version
+    and keys checked), a PersonaMem set (its own cache, keyed by content; it has `tier`) as written."""
+    data = read_json(path)
+    if isinstance(data, dict) and "tier" in data:
+        return data
+    return FsmemAnswers.from_json(data, path).to_json()
 
 
 def _evidence(rows: list[dict], replayer) -> list | None:

@@ -18,10 +18,10 @@ from tqdm import tqdm
 from tailmem import outputs
 from tailmem.alfworld import games as G
 from tailmem.alfworld import layout
-from tailmem.artifacts import read_json, write_json
 from tailmem.errors import ConfigError
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.alfworld import AlfworldChain, AlfworldGames, AlfworldMemoryCell
 
 log = logging.getLogger(__name__)
 WORKERS_ENV = "TAILMEM_WORKERS"
@@ -108,9 +108,8 @@ def regenerate_games(cfg: DictConfig) -> None:
     excluded = [{"id": g.id, "family": g.family, "reason": G.EXCLUDED[g.key]} for g in listed if g.key in G.EXCLUDED]
     save_provenance(out, cfg, data_files=_data_files(data, gs),
                     regenerate=R.recipe(a.regenerate.seed, a.regenerate.expert_check))
-    write_json(out / "manifest.json", {"subset": subset, "split": split, "games": rows, "n": len(rows),
-                                        "ok": len(rows) - len(failed), "excluded": excluded,
-                                        "collected_by_AlfredTWEnv": sum(r["collected"] for r in rows)})
+    AlfworldGames(subset=subset, split=split, games=rows, n=len(rows), ok=len(rows) - len(failed), excluded=excluded,
+                  collected_by_AlfredTWEnv=sum(r["collected"] for r in rows)).write(out / "manifest.json")
     log.info("%s: %d games, %d regenerated, %d excluded (games.EXCLUDED)", subset, len(rows), len(rows) - len(failed),
              len(excluded))
 
@@ -142,8 +141,7 @@ def _data_files(data: Path, games: list[G.Game]) -> list[Path]:
 
 
 def _manifest(cfg, subset: str) -> dict:
-    m = read_json(manifest_path(cfg, subset))
-    return {r["id"]: r for r in m["games"]}
+    return {r["id"]: r for r in AlfworldGames.read(manifest_path(cfg, subset)).games}
 
 
 def _game_file(cfg, game: G.Game) -> Path:
@@ -212,10 +210,10 @@ def memory(cfg: DictConfig) -> None:
         rows.append(rec.to_json() | ({"seconds": round(time.perf_counter() - start, 3)} if model else {}))
     agent = _executor_agent(cfg, client)
     save_provenance(out, cfg, executor=agent)
-    record = {"arm": arm, "settings": settings, "subset": a.subset, "executor": agent, "episodes": rows}
-    if model:  # what the model run cost (seconds per game are beside each episode)
-        record["model"] = {"executor_mode": str(a.get("model_executor") or "react"), **_model_seconds(client)}
-    write_json(out / "episodes.json", record)
+    # with a model: what the run cost (seconds per game are beside each episode)
+    cost = {"executor_mode": str(a.get("model_executor") or "react"), **_model_seconds(client)} if model else None
+    AlfworldMemoryCell(arm=arm, settings=settings, subset=a.subset, executor=agent, episodes=rows,
+                       model=cost).write(out / "episodes.json")
 
 
 def skills(cfg: DictConfig) -> None:
@@ -302,17 +300,16 @@ def skills(cfg: DictConfig) -> None:
     retriever = searcher.model if model_searcher else "programmatic-retriever"
     executor = _executor_agent(cfg, client)
     save_provenance(out, cfg, curator=curator.agent, executor=executor, retriever=retriever)
-    chain = {"protocol": a.protocol, "variant": a.variant, "subset": a.subset, "seed": seed,
-             "agents": {"executor": executor, "curator": curator.agent, "retriever": retriever},
-             "order": [g.id for g in chain_order(order, a.protocol, seed)], "tasks": to_rows(recs), "episodes": played}
-    if model_executor:
-        chain["model"] = {"executor_mode": str(a.get("model_executor") or "react"), "seconds": round(seconds, 3),
-                          **_model_seconds(client)}
-    if model_builder:  # the model roles' accounting (tokens, tool calls), per task
-        chain["curation_episodes"] = [{"index": k, **e.to_json()} for k, e in curator.episodes]
-    if model_searcher:
-        chain["retrieval_episodes"] = retrievals
-    write_json(out / "chain.json", chain)
+    AlfworldChain(
+        protocol=a.protocol, variant=a.variant, subset=a.subset, seed=seed,
+        agents={"executor": executor, "curator": curator.agent, "retriever": retriever},
+        order=[g.id for g in chain_order(order, a.protocol, seed)], tasks=to_rows(recs), episodes=played,
+        model={"executor_mode": str(a.get("model_executor") or "react"), "seconds": round(seconds, 3),
+               **_model_seconds(client)} if model_executor else None,
+        # the model roles' accounting (tokens, tool calls), per task
+        curation_episodes=[{"index": k, **e.to_json()} for k, e in curator.episodes] if model_builder else None,
+        retrieval_episodes=retrievals if model_searcher else None,
+    ).write(out / "chain.json")
 
 
 def snapshot_label(when: str, game_id: str) -> str:
@@ -323,20 +320,20 @@ def snapshot_label(when: str, game_id: str) -> str:
 def memory_episodes(cfg, subset: str, arms: list[str]) -> pd.DataFrame:
     """One row per (arm, game) of the memory cells, for `report.alfworld_tables.memory_tables`."""
     rows = [{"arm": arm, **e} for arm in arms
-            for e in read_json(layout.memory_dir(cfg, subset, arm) / "episodes.json")["episodes"]]
+            for e in AlfworldMemoryCell.read(layout.memory_dir(cfg, subset, arm) / "episodes.json").episodes]
     return pd.DataFrame(rows)
 
 
 def skill_tasks(cfg, subset: str, protocols: list[str], variants: list[str], seeds=(0,)) -> pd.DataFrame:
     """One row per (protocol, variant, chain seed, task) of the skill cells, for `report.alfworld_tables`."""
     rows = [{"protocol": p, "variant": v, "seed": int(s), **t} for p in protocols for v in variants for s in seeds
-            for t in read_json(layout.skills_dir(cfg, subset, p, v, s) / "chain.json")["tasks"]]
+            for t in AlfworldChain.read(layout.skills_dir(cfg, subset, p, v, s) / "chain.json").tasks]
     return pd.DataFrame(rows)
 
 
-def _cell_tasks(cfg, subset: str, protocol: str, variant: str, seed: int = 0) -> tuple[Path, dict]:
+def _cell_tasks(cfg, subset: str, protocol: str, variant: str, seed: int = 0) -> tuple[Path, AlfworldChain]:
     cell = layout.skills_dir(cfg, subset, protocol, variant, seed)
-    return cell, read_json(cell / "chain.json")
+    return cell, AlfworldChain.read(cell / "chain.json")
 
 
 def _skill_cells(cfg, subset: str, protocols: list[str], variants: list[str], seed: int = 0):
@@ -361,7 +358,7 @@ def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str], se
     rows = []
     panels: dict[tuple, dict] = {}  # store content (path -> sha256) -> its panel: a third of the stores recur
     for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants, seed):
-        for t in chain["tasks"]:
+        for t in chain.tasks:
             label = snapshot_label("before", t["id"])
             if label not in have:
                 raise ConfigError(f"{cell / 'snapshots'}: no snapshot {label!r}; re-run stage alfworld_skills "
@@ -381,8 +378,8 @@ def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str], se
     nan = float("nan")
     rows = []
     for p, v, cell, chain, log_, have in _skill_cells(cfg, subset, protocols, variants, seed):
-        episodes = {e["index"]: e for e in chain.get("curation_episodes", [])}
-        for t in chain["tasks"]:
+        episodes = {e["index"]: e for e in chain.curation_episodes or []}
+        for t in chain.tasks:
             before, after = snapshot_label("before", t["id"]), snapshot_label("after", t["id"])
             touched = added = nan
             if before in have and after in have:
@@ -421,7 +418,7 @@ def report(cfg: DictConfig) -> None:
     mem, mem_fam, counts = T.memory_tables(episodes)
     sk, sk_fam = T.skill_tables(tasks)
     labels = layout.agent_labels(cfg)
-    excluded = len(read_json(manifest_path(cfg, subset)).get("excluded", []))
+    excluded = len(AlfworldGames.read(manifest_path(cfg, subset)).excluded)
     arms = W.arm_words({arm: OmegaConf.to_container(a.arms[arm], resolve=True) for arm in a.arms_run})
     notes = W.notes(labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding,
                     excluded, arms)

@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from tailmem.artifacts import read_npz, write_json
+from tailmem.artifacts import read_npz
 from tailmem.audit.bootstrap import bootstrap_gof
-from tailmem.audit.concentration import concentration
+from tailmem.audit.concentration import Concentration, concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.errors import ArtifactError
 from tailmem.paths import AUDIT_FILE, TRACE_FILE, audit_dir, out_dir, rollout_dir
 from tailmem.provenance import save_provenance
+from tailmem.records.audit import Audit, CountsBlock, Gof, TailBlock
 from tailmem.settings.audit import AuditSettings, settings  # noqa: F401  (the audit group's schema)
 
 log = logging.getLogger("tailmem")
@@ -39,30 +40,21 @@ def read_counts(path: Path) -> np.ndarray:
     return counts.astype(np.int64)
 
 
-def audit_counts(counts: np.ndarray, s: AuditSettings, seed: int) -> dict:
-    """The audit.json body for one count vector (no I/O)."""
+def audit_counts(counts: np.ndarray, s: AuditSettings, seed: int) -> Audit:
+    """The audit.json record for one count vector (no I/O); NaN and infinities are None, as JSON has them."""
     conc = concentration(counts, s.top_fraction)
     tail = fit_tail(counts, pl_alpha_max=s.pl_alpha_max, tpl_alpha_max=s.tpl_alpha_max, min_tail=s.min_tail)
     p = None
     if tail.ok and s.bootstrap > 0:
         p = bootstrap_gof(counts, tail.xmin, tail.alpha, tail.ks_D, s.bootstrap, seed, s.pl_alpha_max).p
-    return _finite(
-        {
-            "concentration": conc.to_dict(),
-            "tail": tail.to_dict(),
-            # p and passes are null when there is no test: a degenerate or too small tail, or bootstrap = 0
-            "gof": {
-                "p": p,
-                "B": s.bootstrap,
-                "threshold": s.gof_threshold,
-                "passes": None if p is None else bool(p >= s.gof_threshold),
-            },
-            "counts": {
-                "n_items": int(counts.size),
-                "total": int(counts.sum()),
-                "nonzero": int(np.count_nonzero(counts)),
-            },
-        }
+    p = _finite(p)
+    return Audit(
+        concentration=Concentration(**_finite(conc.to_dict())),
+        tail=TailBlock(**_finite(tail.to_dict())),
+        # p and passes are null when there is no test: a degenerate or too small tail, or bootstrap = 0
+        gof=Gof(p=p, B=s.bootstrap, threshold=s.gof_threshold,
+                passes=None if p is None else bool(p >= s.gof_threshold)),
+        counts=CountsBlock(n_items=int(counts.size), total=int(counts.sum()), nonzero=int(np.count_nonzero(counts))),
     )
 
 
@@ -75,18 +67,18 @@ def _finite(obj):
     return obj
 
 
-def summary(audit: dict) -> str:
-    c, t, g = audit["concentration"], audit["tail"], audit["gof"]
+def summary(audit: Audit) -> str:
+    c, t, g = audit.concentration, audit.tail, audit.gof
 
     def fmt(v, spec=".3g"):
         return "null" if v is None else format(v, spec)
 
     return (
-        f"gini={fmt(c['gini'], '.3f')} top{c['top_fraction']:.0%}={fmt(c['top_share'], '.1%')} "
-        f"sigma_top10={fmt(c['sigma_top10'])} max/median={fmt(c['max_median'])} | tail {t['status']}: "
-        f"xmin={fmt(t['xmin'])} alpha={fmt(t['alpha'])}{' (at cap)' if t['alpha_at_cap'] else ''} "
-        f"n_tail={t['n_tail']} R_tpl_ln={fmt(t['R_tpl_ln'])} | "
-        f"p_gof={fmt(g['p'])} (B={g['B']}) passes={g['passes']}"
+        f"gini={fmt(c.gini, '.3f')} top{c.top_fraction:.0%}={fmt(c.top_share, '.1%')} "
+        f"sigma_top10={fmt(c.sigma_top10)} max/median={fmt(c.max_median)} | tail {t.status}: "
+        f"xmin={fmt(t.xmin)} alpha={fmt(t.alpha)}{' (at cap)' if t.alpha_at_cap else ''} "
+        f"n_tail={t.n_tail} R_tpl_ln={fmt(t.R_tpl_ln)} | "
+        f"p_gof={fmt(g.p)} (B={g.B}) passes={g.passes}"
     )
 
 
@@ -98,6 +90,6 @@ def run(cfg: DictConfig) -> Path:
     audit = audit_counts(counts, s, int(cfg.seed))
     out = out_dir(cfg, audit_dir(cfg))
     save_provenance(out, cfg, agent=OmegaConf.select(cfg, "policy.name", default=None), trace=str(trace))
-    write_json(out / AUDIT_FILE, audit)
+    audit.write(out / AUDIT_FILE)
     log.info("audit %s: %s", out, summary(audit))
     return out / AUDIT_FILE

@@ -17,7 +17,7 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 
 from tailmem import paths
-from tailmem.artifacts import atomic_path, read_json, write_json, write_npz
+from tailmem.artifacts import atomic_path, write_npz
 from tailmem.control.predict import ModelPredictor, ProgrammaticPredictor
 from tailmem.control.replay import predict_steps, replay, summarize
 from tailmem.errors import ArtifactError, ConfigError
@@ -25,6 +25,7 @@ from tailmem.graphworld.world import World
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
+from tailmem.records.control import ControlSummary
 from tailmem.rollout.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -35,10 +36,7 @@ def matched_budget(cfg: DictConfig) -> int:
     source = cfg.control.budget_from
     if not source:
         raise ConfigError("control.budget_from: memory.budget=matched needs the Graph Memory arm's summary.json")
-    summary = read_json(source)
-    if "memory_tokens_per_step" not in summary:
-        raise ArtifactError(f"{source}: no memory_tokens_per_step; expected a control-stage summary.json")
-    return int(round(summary["memory_tokens_per_step"]))
+    return int(round(ControlSummary.read(source).memory_tokens_per_step))
 
 
 def replayed(trace: Trace, steps: int | None):
@@ -74,44 +72,44 @@ def run(cfg: DictConfig) -> None:
     started = time.perf_counter()
     result = replay(world, states, actions, controller, predictor, counter, progress=None, predict_at=at)
     seconds = time.perf_counter() - started
-    summary = {
-        "arm": cfg.control.arm or controller.name,
-        "controller": controller.name,
-        "label": cfg.memory.get("label", controller.name),
-        "encoding": controller.encoding,
-        "budget": controller.budget,
-        "tau": getattr(controller, "tau", None),
-        "order": getattr(controller, "order", None),
-        "predictor": predictor.name,
-        "predictor_label": paths.role_label(cfg, "predictor"),  # the predictor's folder segment: its model
-        "predict_steps": None if count is None else int(count),
-        "predict_spread": spread,
-        "replay_steps": None if cfg.control.get("replay_steps") is None else int(cfg.control.replay_steps),
-        "trace_steps": int(len(trace.states)),
-        "policy": cfg.policy.name,
-        "retrieval": cfg.retrieval.name,
-        "family": world.family,
-        "n": world.n,
-        "seed": int(cfg.seed),
-        "tokenizer": cfg.llm.encoding,
+    summary = ControlSummary(
+        arm=cfg.control.arm or controller.name,
+        controller=controller.name,
+        label=cfg.memory.get("label", controller.name),
+        encoding=controller.encoding,
+        budget=controller.budget,
+        tau=getattr(controller, "tau", None),
+        order=getattr(controller, "order", None),
+        predictor=predictor.name,
+        predictor_label=paths.role_label(cfg, "predictor"),  # the predictor's folder segment: its model
+        predict_steps=None if count is None else int(count),
+        predict_spread=spread,
+        replay_steps=None if cfg.control.get("replay_steps") is None else int(cfg.control.replay_steps),
+        trace_steps=int(len(trace.states)),
+        policy=cfg.policy.name,
+        retrieval=cfg.retrieval.name,
+        family=world.family,
+        n=world.n,
+        seed=int(cfg.seed),
+        tokenizer=cfg.llm.encoding,
         **summarize(result, cfg.control.tail_fraction),
         **({"predictor_unknown": predictor.unknown, "predictor_malformed": predictor.malformed}
            if isinstance(predictor, ModelPredictor) else {}),
-    }
+    )
     out = paths.out_dir(cfg, paths.control_dir(cfg))
     out.mkdir(parents=True, exist_ok=True)
     with atomic_path(out / paths.STEPS_FILE) as tmp:
         result.steps.to_parquet(tmp, index=False)
     write_npz(out / paths.COUNTS_FILE, counts=result.counts)
     save_provenance(out, cfg, agent=predictor.name, controller=controller.name)
-    write_json(out / paths.SUMMARY_FILE, summary)  # last: its presence means the arm is complete
+    summary.write(out / paths.SUMMARY_FILE)  # last: its presence means the arm is complete
     log.info(
         "%s: %.1f tokens/step, error %.3f (tail %.3f), coverage %.3f (tail %.3f) over %d of %d steps",
-        summary["arm"], summary["tokens_per_step"], summary["overall_error"], summary["tail_error"],
-        summary["overall_coverage"], summary["tail_coverage"], summary["predicted_steps"], summary["steps"],
+        summary.arm, summary.tokens_per_step, summary.overall_error, summary.tail_error,
+        summary.overall_coverage, summary.tail_coverage, summary.predicted_steps, summary.steps,
     )
     if isinstance(predictor, ModelPredictor):
         log.info("%s: %d predictions by %s in %.1f s (%.2f s per predicted step; cache hits %d, misses %d); "
-                 "%d UNKNOWN, %d without a state code", summary["arm"], predictor.calls, predictor.name, seconds,
+                 "%d UNKNOWN, %d without a state code", summary.arm, predictor.calls, predictor.name, seconds,
                  seconds / max(predictor.calls, 1), predictor.client.hits, predictor.client.misses,
                  predictor.unknown, predictor.malformed)

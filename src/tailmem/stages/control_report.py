@@ -11,12 +11,14 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs, paths
-from tailmem.artifacts import read_json, read_npz
+from tailmem.artifacts import read_npz
 from tailmem.audit.concentration import concentration
 from tailmem.control import arms
 from tailmem.errors import ArtifactError
+from tailmem.memory.arm import Arm
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.control import ControlSummary
 from tailmem.report import control_figures as cf
 from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
@@ -30,7 +32,8 @@ log = logging.getLogger(__name__)
 
 def load_summaries(runs: list[ControlRun], results: str) -> pd.DataFrame:
     """One row per arm, family and seed of the controller study (`report.control_tables.summary_row`)."""
-    return pd.DataFrame([ct.summary_row(r.arm, r.family, r.seed, read_json(r.summary_file(results))) for r in runs])
+    return pd.DataFrame([ct.summary_row(r.arm, r.family, r.seed, ControlSummary.read(r.summary_file(results)))
+                         for r in runs])
 
 
 def load_steps(runs: list[ControlRun], results: str) -> pd.DataFrame:
@@ -80,7 +83,7 @@ def nominal_budgets(df: pd.DataFrame) -> dict:
     the arms' summary.json. Several values (an override per encoding) are listed, joined by '/'."""
     out = {}
     for arm in arms.table5_arms():
-        controller = arm.split("-")[0]
+        controller = Arm.parse(arm).controller
         # the column is float when a budget-less controller (full history) sits in the frame: 160.0 prints as 160
         out.setdefault(controller, []).extend(f"{float(b):g}" for b in df.loc[df.arm == arm, "budget"] if pd.notna(b))
     return {c: "/".join(dict.fromkeys(v)) or "-" for c, v in out.items()}

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import read_json, write_text
+from tailmem.artifacts import write_text
 from tailmem.audit.bootstrap import bootstrap_gof
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
@@ -28,6 +28,7 @@ from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.chunks import ChunkIndex
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report.table_io import write_table
 from tailmem.stages.locomo import conversation_file
 
@@ -47,7 +48,7 @@ def pooled_counts(cfg, runs: list[study.Run]) -> dict[str, np.ndarray]:
     """Read counts per unit, pooled over the runs' conversations (items keep their conversation)."""
     out = {u: [] for u in UNITS}
     for run in runs:
-        rows = read_json(run.answers_file)["rows"]
+        rows = FsmemAnswers.read(run.answers_file).rows
         acc = count_reads(Store(run.build_dir / "store"), [r.get("search_trace", []) for r in rows], _retriever(cfg, run))
         out["file"] += list(acc.files.values())
         out["section"] += list(acc.sections.values())

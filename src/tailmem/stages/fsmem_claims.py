@@ -12,12 +12,12 @@ import logging
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.judges import claims as judge_claims
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report import fsmem_claims
 from tailmem.report.table_io import write_table
 from tailmem.stages import judge_sensitivity
@@ -33,7 +33,7 @@ def answers_of(run: study.Run, study_name: str) -> list[dict]:
     """One record per question of a run's answers.json, in the columns `fsmem_claims.ANSWER_COLUMNS`."""
     if not run.answers_file.exists():
         raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (workflows/fsmem_study.smk)")
-    rows = read_json(run.answers_file)["rows"]
+    rows = FsmemAnswers.read(run.answers_file).rows
     arm = {"study": study_name, "benchmark": run.benchmark, "conversation": run.conversation,
            "variant": run.variant, "harness": run.harness, "builder": run.builder, "searcher": run.searcher}
     return [arm | {"qid": r["qid"], "question": r["question"], "f1": r["f1"], "judge_correct": r.get("judge_correct"),

@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem.harnesses import MAIN_HARNESS
 from tailmem.fsmem.variants import check_variant
@@ -23,6 +22,7 @@ from tailmem.metrics.answer_length import answer_tokens
 from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.paths import ANSWERS_FILE, answers_dir, out_dir, role_label, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report import gold_filtered
 from tailmem.report.table_io import write_table
 from tailmem.stages.locomo import conversation_file, full_conversation, variant_dir
@@ -45,13 +45,13 @@ def per_question(cfg, conv: str) -> pd.DataFrame:
         path = answers_file(cfg, variant, conv)
         if not path.exists():
             raise DataError(f"{path}: missing; run its Snakemake rule first (rule fsmem_answers)")
-        data = read_json(path)
-        if data.get("gold_overlay"):
-            raise DataError(f"{path}: scored under gold overlay {data['gold_overlay'].get('name')}; Table 13 compares "
+        data = FsmemAnswers.read(path)
+        if data.gold_overlay:
+            raise DataError(f"{path}: scored under gold overlay {data.gold_overlay.get('name')}; Table 13 compares "
                             "against the standard data, so answer with fsmem.gold_overlay=null")
         recs += [{"variant": variant, "question": r["question"], "category": r["category"], "gold": r["gold"],
                   "answer": r["answer"], "f1": r["f1"], "judge_correct": r.get("judge_correct"),
-                  "answer_tokens": answer_tokens(r["answer"])} for r in data["rows"]]
+                  "answer_tokens": answer_tokens(r["answer"])} for r in data.rows]
     return pd.DataFrame(recs)
 
 

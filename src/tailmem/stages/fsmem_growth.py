@@ -14,13 +14,14 @@ import numpy as np
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import read_json, write_text
+from tailmem.artifacts import write_text
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.fsmem.growth import atlas
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import FsmemBuild
 from tailmem.report.table_io import write_table
 
 log = logging.getLogger("tailmem")
@@ -92,19 +93,19 @@ def run(cfg) -> None:
     for r in runs:
         if not r.build_file.exists():
             raise DataError(f"{r.build_file}: missing; run the fsmem_store rule for it first")
-        built = read_json(r.build_file)
+        built = FsmemBuild.read(r.build_file)
         steps, surv = atlas(SnapshotLog(r.build_dir / "snapshots"), float(st.early_fraction))
         if not steps:
             raise DataError(f"{r.build_dir / 'snapshots'}: no per-chunk snapshots (variant {r.variant} keeps none)")
-        effort = [e["tool_calls"] for e in built["episodes"]]
-        rounds = [e["rounds"] for e in built["episodes"]]
-        tokens = [e["prompt_tokens"] + e["completion_tokens"] for e in built["episodes"]]
+        effort = [e["tool_calls"] for e in built.episodes]
+        rounds = [e["rounds"] for e in built.episodes]
+        tokens = [e["prompt_tokens"] + e["completion_tokens"] for e in built.episodes]
         for s, calls, rd, tok in zip(steps, effort, rounds, tokens):
             steps_all.append({"benchmark": r.benchmark, "conversation": r.conversation, **s.to_dict(),
                               "build tool calls": calls, "build rounds": rd, "build tokens": tok})
         q = max(1, len(steps) // 4)
         summary.append({
-            "benchmark": r.benchmark, "conversation": r.conversation, "builder": built["agent"], "chunks": len(steps),
+            "benchmark": r.benchmark, "conversation": r.conversation, "builder": built.agent, "chunks": len(steps),
             "final files": steps[-1].files, "final sections": steps[-1].sections, "final bytes": steps[-1].bytes,
             "chunk of last new file": max(s.chunk for s in steps if s.creates) if any(s.creates for s in steps) else 0,
             "creates": sum(s.creates for s in steps), "edits": sum(s.edits for s in steps),

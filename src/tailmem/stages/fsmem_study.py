@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import read_json
 from tailmem.errors import DataError
 from tailmem.fsmem import harnesses, study
 from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, run_setting_counts
@@ -34,6 +33,7 @@ from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
 from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report import paper2_values as paper
 from tailmem.report.table_io import write_table
 from tailmem.stages.locomo import conversation_file
@@ -61,16 +61,16 @@ def _out(cfg) -> Path:
     return out_dir(cfg, tables_dir(cfg))
 
 
-def _load(run: study.Run) -> tuple[dict, list[dict]]:
+def _load(run: study.Run) -> tuple[FsmemBuild, list[dict]]:
     for f in (run.build_file, run.answers_file):
         if not f.exists():
             raise DataError(f"{f}: missing; run its Snakemake rule first (workflows/fsmem_study.smk)")
-    built = read_json(run.build_file)
-    made_with = built.get("build_harness", harnesses.MAIN_HARNESS)  # build.json from before build harnesses: the main one
+    built = FsmemBuild.read(run.build_file)
+    made_with = built.build_harness
     if made_with != run.build_harness:
         raise DataError(f"{run.build_file}: built through {made_with!r}, but this study expects build harness "
                         f"{run.build_harness!r}; rebuild it (its Snakemake rule, or fsmem.build_harness=...)")
-    return built, read_json(run.answers_file)["rows"]
+    return built, FsmemAnswers.read(run.answers_file).rows
 
 
 def _data_files(cfg, runs) -> list[Path]:
@@ -145,11 +145,11 @@ def shape(cfg) -> None:
             continue
         built, _ = _load(run)
         h = measure(Store(run.build_dir / "store"))
-        recs.append({"benchmark": run.benchmark, "builder": built["agent"], "variant": run.variant,
+        recs.append({"benchmark": run.benchmark, "builder": built.agent, "variant": run.variant,
                      "files": h.files, "folders": h.folders, "sections": h.sections, "bytes": h.bytes,
                      "bytes/input": h.bytes / max(1, _input_bytes(cfg, run.benchmark, run.conversation)),
                      "max depth": h.max_leaf_depth, "mean fanout": h.mean_fanout, "cross-refs": h.references,
-                     "locators": h.locators, "build tool calls": built["tool_calls"]})
+                     "locators": h.locators, "build tool calls": built.tool_calls})
     df = pd.DataFrame(recs).groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
     df = with_paper(df, ["benchmark", "variant"], paper.shape_row, ["files", "sections", "cross-refs"])
     n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == cfg.fsmem.study.variants[0])
@@ -168,7 +168,7 @@ def hierarchy(cfg) -> None:
             continue
         built, _ = _load(run)
         h = measure(Store(run.build_dir / "store")).to_dict()
-        recs.append({"benchmark": run.benchmark, "builder": built["agent"], "variant": run.variant, **h})
+        recs.append({"benchmark": run.benchmark, "builder": built.agent, "variant": run.variant, **h})
     df = pd.DataFrame(recs).drop_duplicates()
     df = df.groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
     df = with_paper(df, ["benchmark", "variant"], paper.hierarchy_row, ["files", "references"])
@@ -195,7 +195,7 @@ def retrieval(cfg) -> None:
             for run in (r for r in runs if r.benchmark == bench and r.variant == variant):
                 built, rs = _load(run)
                 rows += rs
-                files.append(built["store"]["files"])
+                files.append(built.store["files"])
             df = pd.DataFrame(rows)
             recs.append({"benchmark": bench, "variant": variant, "searcher": df["searcher"].iloc[0] if len(df) else "",
                          **_correctness(df, bench), **_search_cost(df), "store files": float(np.mean(files))})
@@ -214,8 +214,8 @@ def strength(cfg) -> None:
         built, rows = _load(run)
         df = pd.DataFrame(rows)
         recs.append({"builder": run.builder, "searcher": run.searcher, **_correctness(df, run.benchmark),
-                     **_search_cost(df), "build tokens": built["tokens"], "build dollars": built["dollars"],
-                     "store files": built["store"]["files"], "store sections": built["store"]["sections"]})
+                     **_search_cost(df), "build tokens": built.tokens, "build dollars": built.dollars,
+                     "store files": built.store["files"], "store sections": built.store["sections"]})
     s = cfg.fsmem.study.strength
     grid = f"{len(study._role_models(cfg, 'builder', s.builders))} x {len(study._role_models(cfg, 'searcher', s.searchers))}"
     degenerate = " Offline the grid degenerates to programmatic x programmatic (1 x 1): the configured models " \
@@ -235,13 +235,13 @@ def harness(cfg) -> None:
     for run in study.harness_runs(cfg):
         built, rows = _load(run)
         key = (run.benchmark, run.variant, run.harness)
-        st, eps, chunks = built["store"], built["episodes"], _chunks(cfg, run.benchmark, run.conversation)
+        st, eps, chunks = built.store, built.episodes, _chunks(cfg, run.benchmark, run.conversation)
         per_run.append({"benchmark": run.benchmark, "variant": run.variant, "harness": run.harness,
-                        "builder": built["agent"], "store files": st["files"], "folders": st["folders"],
+                        "builder": built.agent, "store files": st["files"], "folders": st["folders"],
                         "sections": st["sections"], "bytes": st["bytes"], "max depth": st["depth"],
                         "build rounds/chunk": sum(e["rounds"] for e in eps) / chunks,
                         "build tool calls/chunk": sum(e["tool_calls"] for e in eps) / chunks,
-                        "build tool errors": sum(e["tool_errors"] for e in eps), "build dollars": built["dollars"],
+                        "build tool errors": sum(e["tool_errors"] for e in eps), "build dollars": built.dollars,
                         **{f"build {k}": v for k, v in run_setting_counts([], eps).items()}})
         rows_of.setdefault(key, []).extend(rows)
         tools.setdefault(key, Counter()).update(c[0] for r in rows for c in r.get("search_trace", []))
@@ -286,13 +286,13 @@ def replicates(cfg) -> None:
     recs = []
     for run in study.replicate_runs(cfg):
         built, rows = _load(run)
-        if int(built.get("replicate", 0)) != run.replicate:
-            raise DataError(f"{run.build_file}: built as replicate {built.get('replicate', 0)}, expected "
+        if int(built.replicate) != run.replicate:
+            raise DataError(f"{run.build_file}: built as replicate {built.replicate}, expected "
                             f"{run.replicate}; rebuild it (rule fsmem_replicate_store)")
         h = measure(Store(run.build_dir / "store")).to_dict()
         recs.append({"benchmark": run.benchmark, "conversation": run.conversation, "variant": run.variant,
-                     "builder": built["agent"], "replicate": run.replicate,
-                     **{m: float(h[m]) for m in REPLICATE_METRICS}, "build tool calls": float(built["tool_calls"]),
+                     "builder": built.agent, "replicate": run.replicate,
+                     **{m: float(h[m]) for m in REPLICATE_METRICS}, "build tool calls": float(built.tool_calls),
                      "F1": float(np.mean([r["f1"] for r in rows])) if rows else np.nan})
     per = pd.DataFrame(recs)
     keys = ["benchmark", "conversation", "variant", "builder"]
@@ -345,7 +345,7 @@ def costs(cfg) -> None:
         key = (kind, run.benchmark, run.variant, run.harness)
         if run.build_file not in seen_builds:
             seen_builds.add(run.build_file)
-            for e in built["episodes"]:
+            for e in built.episodes:
                 groups.setdefault((*key[:3], run.build_harness, "builder", e["agent"]), []).append(e)
         for r in rows:
             ep = {k[len("search_"):]: v for k, v in r.items() if k.startswith("search_")}

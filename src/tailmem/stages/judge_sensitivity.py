@@ -25,11 +25,12 @@ import numpy as np
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import atomic_path, read_json
+from tailmem.artifacts import atomic_path
 from tailmem.errors import ArtifactError, DataError
 from tailmem.judges import agreement, panel
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import FsmemAnswers
 
 log = logging.getLogger("tailmem")
 F1_JUDGE = "official_f1"  # the pseudo-judge F1 >= threshold, beside the judges
@@ -64,7 +65,7 @@ def fsmem_answers(cfg) -> pd.DataFrame:
         if not run.answers_file.exists():
             raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (workflows/fsmem_study.smk)")
         key = fsmem_answers_key(cfg.results_dir, run.answers_file)
-        for i, r in enumerate(read_json(run.answers_file)["rows"]):
+        for i, r in enumerate(FsmemAnswers.read(run.answers_file).rows):
             lacking = [c for c in ("question", "gold", "answer", "category") if c not in r]
             if lacking:
                 raise DataError(f"{run.answers_file}: row {i} lacks {lacking}; re-run its answers (rule fsmem_answers)")

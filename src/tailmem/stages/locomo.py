@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import read_json, write_json
+from tailmem.artifacts import write_json
 from tailmem.data.locomo import questions
 from tailmem.errors import ConfigError, DataError
 from tailmem.exports import locomo as locomo_export
@@ -39,6 +39,7 @@ from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, answers_dir, out_dir, role_label, tables_dir
 from tailmem.paths import variant_dir as _variant_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
 
 log = logging.getLogger("tailmem")
@@ -115,15 +116,15 @@ def build(cfg) -> None:
     prices = prices_of(cfg)
     # The programmatic reorganizer always rewrites through the management tools (agents/reorganizer.py).
     reorganizer = (CENTER if client is None else harness) if fs.variant.startswith("reorganized") else None
-    write_json(out / BUILD_FILE, {
-        "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant, "agent": agent,
-        "replicate": replicate, "build_harness": harness, "sandbox": sandbox_provenance(fs, harness), "reorganizer_harness": reorganizer,
-        "store": stats,
-        "episodes": [e.to_json() for e in episodes],
-        "tool_calls": sum(e.tool_calls for e in episodes),
-        "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
-        "dollars": sum(dollars(e, prices) for e in episodes),
-    })
+    FsmemBuild(
+        benchmark=fs.benchmark, conversation=conv.sample_id, variant=fs.variant, agent=agent,
+        replicate=replicate, build_harness=harness, sandbox=sandbox_provenance(fs, harness), reorganizer_harness=reorganizer,
+        store=stats,
+        episodes=[e.to_json() for e in episodes],
+        tool_calls=sum(e.tool_calls for e in episodes),
+        tokens=sum(e.prompt_tokens + e.completion_tokens for e in episodes),
+        dollars=sum(dollars(e, prices) for e in episodes),
+    ).write(out / BUILD_FILE)
     save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)], agent=agent,
                     model=None if client is None else agent)
     log.info("fsmem_build %s/%s (build harness %s): %s", conv.sample_id, fs.variant, harness, stats)
@@ -160,7 +161,7 @@ def answer(cfg) -> None:
     fs = cfg.fsmem
     check_variant(fs.variant)
     src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg)
-    built = read_json(src / BUILD_FILE)
+    built = FsmemBuild.read(src / BUILD_FILE)
     out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg, "searcher")))
     conv = _conversation(cfg)
     qs = select_questions(conv, fs, fs.benchmark)
@@ -194,7 +195,7 @@ def answer(cfg) -> None:
                 "citations": list(a.citations),
                 "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
                 "f1": locomo_f1(a.text, gold, q.category), **({"gold_original": q.answer} if fix else {}),
-                "searcher": a.episode.agent, "builder": built["agent"], **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
+                "searcher": a.episode.agent, "builder": built.agent, **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
                 "search_dollars": dollars(a.episode, prices), "judge": None, "judge_correct": None, "judge_citation": None,
                 "search_trace": harness.trace[start:],
             }
@@ -208,9 +209,10 @@ def answer(cfg) -> None:
     finally:
         harness.close()
     recorded = tool_outputs.write(out, harness.outputs)
-    write_json(out / ANSWERS_FILE, {"benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
-                                    "harness": fs.harness, "sandbox": getattr(harness, "sandbox_info", None),
-                                    "tool_outputs": recorded, "gold_overlay": overlay_record(overlay), "rows": rows})
+    answers = FsmemAnswers(benchmark=fs.benchmark, conversation=conv.sample_id, variant=fs.variant, harness=fs.harness,
+                           sandbox=getattr(harness, "sandbox_info", None), tool_outputs=recorded, gold_overlay=overlay_record(overlay),
+                           rows=rows)
+    answers.write(out / ANSWERS_FILE)
     save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
                     agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"),
                     gold_overlay=overlay_record(overlay))
@@ -218,9 +220,9 @@ def answer(cfg) -> None:
              sum(r["f1"] for r in rows) / max(1, len(rows)))
 
 
-def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
+def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = "locomo") -> dict:
     df = pd.DataFrame(rows)
-    out = {"variant": built["variant"], "searcher": df["searcher"].iloc[0] if len(df) else "", "builder": built["agent"],
+    out = {"variant": built.variant, "searcher": df["searcher"].iloc[0] if len(df) else "", "builder": built.agent,
            "n": len(df), "F1": df["f1"].mean() if len(df) else float("nan")}
     names = category_names(benchmark) | ({5: "adversarial"} if len(df) and (df["category"] == 5).any() else {})
     for cat, name in names.items():  # category 5 only when fsmem.categories opts in (LoCoMo's rule, not an F1)
@@ -239,13 +241,13 @@ def summarize(rows: list[dict], built: dict, benchmark: str = "locomo") -> dict:
     if len(df) and df["judge"].notna().any():  # replies the judge rule could not read (left out of its means)
         out["judge unparsed"] = int(df.get("judge_unparsed", pd.Series(0, index=df.index)).fillna(0).sum())
     # run settings (issue 14): answers without a tool call, compactions, cut outputs
-    out |= run_setting_counts(df.to_dict("records"), built.get("episodes", []))
+    out |= run_setting_counts(df.to_dict("records"), built.episodes)
     out["invalid citations"] = searcher.invalid_citation_count(rows)  # issue 28: citations of nothing in the store
-    out["build tool calls"] = built["tool_calls"]
-    out["build tokens"] = built["tokens"]
-    out["build dollars"] = built["dollars"]
+    out["build tool calls"] = built.tool_calls
+    out["build tokens"] = built.tokens
+    out["build dollars"] = built.dollars
     for k in ("files", "sections", "bytes"):
-        out[f"store {k}"] = built["store"][k]
+        out[f"store {k}"] = built.store[k]
     return out
 
 
@@ -304,13 +306,13 @@ def table(cfg) -> None:
     overlay = overlay_record(gold_overlay_of(cfg, conv))
     for variant in fs.variants:
         check_variant(variant)
-        built = read_json(src / variant / BUILD_FILE)
+        built = FsmemBuild.read(src / variant / BUILD_FILE)
         folder = answers_dir(src / variant, fs.harness, role_label(cfg, "searcher"))
-        data = read_json(folder / ANSWERS_FILE)
-        if (data.get("gold_overlay") or {}).get("sha256") != (overlay or {}).get("sha256"):
-            raise DataError(f"{folder / ANSWERS_FILE}: scored under gold overlay {data.get('gold_overlay')}, but "
+        data = FsmemAnswers.read(folder / ANSWERS_FILE)
+        if (data.gold_overlay or {}).get("sha256") != (overlay or {}).get("sha256"):
+            raise DataError(f"{folder / ANSWERS_FILE}: scored under gold overlay {data.gold_overlay}, but "
                             f"fsmem.gold_overlay gives {overlay}; answer again (rule fsmem_answers)")
-        rows, recorded = data["rows"], tool_outputs.read(folder, data.get("tool_outputs"))
+        rows, recorded = data.rows, tool_outputs.read(folder, data.tool_outputs)
         if recorded is not None:  # the outputs the calls returned when answered
             rows = locomo_evidence.annotate(rows, conv_data.qa, lambda n, a: recorded[tool_outputs.call_key(n, a)][1])
         else:  # an older set: replay each answer's read-only calls to see which dialogue ids it read

@@ -16,7 +16,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs
-from tailmem.artifacts import atomic_path, read_json, write_json
+from tailmem.artifacts import atomic_path
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ArtifactError, ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
@@ -28,6 +28,7 @@ from tailmem.longmemeval.reduction import context_response, evaluate, reached_fa
 from tailmem.memory.tokens import TokenCounter
 from tailmem.paths import agent_label, longmemeval_dir, out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalSummary
 from tailmem.stats.settings import settings as stats_settings
 
 log = logging.getLogger(__name__)
@@ -117,21 +118,20 @@ def run(cfg: DictConfig) -> None:
     agent = model.name if model else programmatic.name
     save_provenance(out, cfg, data_files=[lme.files[dataset]], agent=agent, model=None if model is None else model.name,
                     judge=judge_label)
-    summary = {
-        "dataset": dataset, "seed": seed, "questions": len(questions), "answerer": agent, "judge": judge_label,
-        "arms": {a.name: {"prompt_tokens": float(df[df.arm == a.name].prompt_tokens.mean()),
-                          "accuracy": float(df[df.arm == a.name].correct.mean()),
-                          "coverage": float(df[df.arm == a.name].coverage.mean())} for a in arms},
-        "context_check": {"questions": len(checked),
-                          "accuracy_without_evidence": float(df[df.arm == NO_EVIDENCE].correct.mean())
-                          if checked else None},
-    }
-    if model is not None:
-        summary["model"] = model_accounting(df, searcher, judge_client)
-    write_json(out / SUMMARY_FILE, summary)
-    for name, s in summary["arms"].items():
+    summary = LongMemEvalSummary(
+        dataset=dataset, seed=seed, questions=len(questions), answerer=agent, judge=judge_label,
+        arms={a.name: ArmStats(prompt_tokens=float(df[df.arm == a.name].prompt_tokens.mean()),
+                               accuracy=float(df[df.arm == a.name].correct.mean()),
+                               coverage=float(df[df.arm == a.name].coverage.mean())) for a in arms},
+        context_check=ContextCheck(questions=len(checked),
+                                   accuracy_without_evidence=float(df[df.arm == NO_EVIDENCE].correct.mean())
+                                   if checked else None),
+        model=None if model is None else model_accounting(df, searcher, judge_client),
+    )
+    summary.write(out / SUMMARY_FILE)
+    for name, s in summary.arms.items():
         log.info("%s seed %d %s: %.0f tokens/query, accuracy %.3f, coverage %.3f",
-                 dataset, seed, name, s["prompt_tokens"], s["accuracy"], s["coverage"])
+                 dataset, seed, name, s.prompt_tokens, s.accuracy, s.coverage)
 
 
 def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
@@ -180,7 +180,7 @@ def load_rows(cfg, datasets, seeds) -> pd.DataFrame:
     for dataset in datasets:
         for seed in seeds:
             folder = run_dir(cfg, dataset, seed)
-            read_json(folder / SUMMARY_FILE)  # raises with the path if the run is missing or incomplete
+            LongMemEvalSummary.read(folder / SUMMARY_FILE)  # raises with the path if missing, incomplete or old
             try:
                 frames.append(pd.read_parquet(folder / ROWS_FILE))
             except Exception as exc:  # pyarrow raises several types for a truncated file

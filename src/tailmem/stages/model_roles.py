@@ -29,8 +29,8 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs, paths
-from tailmem.artifacts import read_json
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def searcher_rows(answer_files: list[Path], floors) -> list[dict]:
     rows = []
     for f in answer_files:
         if f.exists():
-            rows += [r for r in read_json(f)["rows"] if r.get("variant") not in ("closed_book", "chunk_retrieval")]
+            rows += [r for r in FsmemAnswers.read(f).rows if r.get("variant") not in ("closed_book", "chunk_retrieval")]
     n = len(rows)
     rounds = sum(int(r.get("search_rounds") or 0) for r in rows)
     looked = sum(bool(r.get("search_looked_up")) for r in rows) / n if n else None  # a call that found content
@@ -69,7 +69,7 @@ def builder_rows(build_files: list[Path], floors) -> list[dict]:
     episodes = []
     for f in build_files:
         if f.exists():
-            episodes += [e for e in read_json(f).get("episodes", []) if not str(e.get("agent", "")).startswith("programmatic")]
+            episodes += [e for e in FsmemBuild.read(f).episodes if not str(e.get("agent", "")).startswith("programmatic")]
     # a builder must write with its tools: a reply that is no call (free text, or a call cut off at the output
     # cap) was refused by the loop and is a failed round, like a call naming no tool or refused arguments
     refused = sum(int(e.get("refused_answers") or 0) for e in episodes)

@@ -9,9 +9,9 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs, paths
-from tailmem.artifacts import read_json
 from tailmem.paths import TABLES, out_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.audit import Audit
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.audits import audit_frame
 from tailmem.report.table_io import write_table
@@ -26,7 +26,7 @@ PAPER_SIZES = (100, 500, 1000)  # the graph sizes paper 1 reports (Tables 2 and 
 
 def load_audits(runs: list[Run], results: str) -> pd.DataFrame:
     """One row per run; a missing or corrupt audit raises ArtifactError naming the file."""
-    return audit_frame((run, read_json(run.audit_file(results))) for run in runs)
+    return audit_frame((run, Audit.read(run.audit_file(results))) for run in runs)
 
 
 def stats_note(s: StatsSettings) -> str:

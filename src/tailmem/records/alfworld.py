@@ -1,0 +1,59 @@
+"""ALFWorld's artifacts: a subset's regenerated-games `manifest.json` (stage `alfworld_games`), a memory cell's
+`episodes.json` (`alfworld_memory`: one arm over the subset's games) and a skill cell's `chain.json`
+(`alfworld_skills`: one protocol, variant and chain seed). Their inner lists stay JSON objects (an episode is
+`alfworld.episode.EpisodeRecord.to_json`, a task `alfworld.chain.to_rows`); the top level is typed here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tailmem.records.base import Record
+
+
+@dataclass(frozen=True)
+class AlfworldGames(Record):
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "ALFWorld games manifest.json"
+    rule: ClassVar[str] = "alfworld_games"  # the Snakemake rule that writes it
+
+    subset: str
+    split: str
+    games: list[dict]  # one per listed game: alfworld.regenerate's record and whether AlfredTWEnv collects it
+    n: int
+    ok: int
+    excluded: list[dict]  # games.EXCLUDED among the listed: id, family, reason
+    collected_by_AlfredTWEnv: int
+
+
+@dataclass(frozen=True)
+class AlfworldMemoryCell(Record):
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "ALFWorld memory cell episodes.json"
+    rule: ClassVar[str] = "alfworld_memory"  # the Snakemake rule that writes it
+
+    arm: str
+    settings: dict  # the arm's controller settings (configs/memory/<name>.yaml with alfworld.arms on top)
+    subset: str
+    executor: str
+    episodes: list[dict]
+    model: dict | None  # a model executor's mode and seconds; None offline
+
+
+@dataclass(frozen=True)
+class AlfworldChain(Record):
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "ALFWorld skill cell chain.json"
+    rule: ClassVar[str] = "alfworld_skills"  # the Snakemake rule that writes it
+
+    protocol: str
+    variant: str
+    subset: str
+    seed: int
+    agents: dict  # executor, curator, retriever
+    order: list[str]
+    tasks: list[dict]
+    episodes: dict  # game id -> the guidance, goal, start and trajectory it was played with
+    model: dict | None  # a model executor's mode and seconds
+    curation_episodes: list[dict] | None  # a model curator's episodes, by task index
+    retrieval_episodes: list | None  # a model retriever's episodes

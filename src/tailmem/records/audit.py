@@ -1,0 +1,66 @@
+"""A tail audit's `audit.json` (stage `audit`): the concentration, tail fit and bootstrap goodness of fit of one
+trace's access counts. The random-walk tables (Tables 2, 7, 8), the controller report and Figure 3 read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tailmem.audit.concentration import Concentration
+from tailmem.records.base import Record
+
+
+@dataclass(frozen=True)
+class TailBlock:
+    """`audit.tailfit.TailFit.to_dict`: the tail fit, its parameters and the likelihood-ratio tests (null where a
+    degenerate or too small tail has no number)."""
+
+    status: str
+    reason: str
+    xmin: float | None
+    alpha: float | None
+    n_tail: int
+    ks_D: float | None
+    xmin_valid: bool
+    alpha_at_cap: bool
+    tpl_alpha_at_cap: bool
+    tpl: dict  # {"alpha", "lambda"}
+    lognormal: dict  # {"mu", "sigma"}
+    R_tpl_ln: float | None
+    p_tpl_ln: float | None
+    R_pl_ln: float | None
+    p_pl_ln: float | None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class Gof:
+    """The bootstrap goodness of fit; p and passes are null when there is no test (no tail, or B = 0)."""
+
+    p: float | None
+    B: int
+    threshold: float
+    passes: bool | None
+
+
+@dataclass(frozen=True)
+class CountsBlock:
+    n_items: int
+    total: int
+    nonzero: int
+
+
+@dataclass(frozen=True)
+class Audit(Record):
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "tail audit audit.json"
+    rule: ClassVar[str] = "audit"  # the Snakemake rule that writes it
+    null_non_finite: ClassVar[bool] = True  # JSON has no NaN or infinity
+
+    concentration: Concentration
+    tail: TailBlock
+    gof: Gof
+    counts: CountsBlock

@@ -1,0 +1,41 @@
+"""A LongMemEval run's `summary.json` (stage `longmemeval`, one dataset and seed): per arm its mean prompt tokens,
+accuracy and evidence coverage, the context check, and with a model the run's cost. Written last, so its presence
+means the run (rows.parquet beside it) is complete; the report reads it before the rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tailmem.records.base import Record
+
+
+@dataclass(frozen=True)
+class ArmStats:
+    prompt_tokens: float
+    accuracy: float
+    coverage: float
+
+
+@dataclass(frozen=True)
+class ContextCheck:
+    """Graph Memory without the answer-bearing turns (`longmemeval.context_check` questions)."""
+
+    questions: int
+    accuracy_without_evidence: float | None
+
+
+@dataclass(frozen=True)
+class LongMemEvalSummary(Record):
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "LongMemEval run summary.json"
+    rule: ClassVar[str] = "longmemeval_run"  # the Snakemake rule that writes it
+
+    dataset: str
+    seed: int
+    questions: int
+    answerer: str
+    judge: str | None
+    arms: dict[str, ArmStats]
+    context_check: ContextCheck
+    model: dict | None  # a model run's cost (stages.longmemeval.model_accounting: keys by backend); None offline

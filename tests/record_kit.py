@@ -1,0 +1,36 @@
+"""Made-up artifact records for tests that need a file a stage would write: every field a placeholder of its type
+(nested records too), the fields a test reads given."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+from tailmem.records.audit import Audit
+from tailmem.records.control import ControlSummary
+
+PLACEHOLDERS = {int: 0, float: 0.0, str: "", bool: False, dict: {}}
+
+
+def placeholder(cls: type, **given):
+    """`cls(**given)` with every other field a placeholder: a nested dataclass of placeholders, a number 0, ''."""
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.name in given:
+            continue
+        options = [t for t in (typing.get_args(hints[f.name]) or (hints[f.name],)) if t is not type(None)]
+        kind = options[0]
+        values[f.name] = placeholder(kind) if dataclasses.is_dataclass(kind) else PLACEHOLDERS.get(kind)
+    return cls(**values, **given)
+
+
+def control_summary(**given) -> ControlSummary:
+    return placeholder(ControlSummary, **given)
+
+
+def audit_record(concentration: dict | None = None, tail: dict | None = None, gof: dict | None = None) -> Audit:
+    """An Audit whose blocks hold the given fields (the rest placeholders)."""
+    hints = typing.get_type_hints(Audit)
+    blocks = {"concentration": concentration, "tail": tail, "gof": gof}
+    return placeholder(Audit, **{k: placeholder(hints[k], **(v or {})) for k, v in blocks.items()})
