@@ -72,14 +72,18 @@ def main() -> None:
             fast, load_fast, step_fast = walk(p, args.steps)
             assert fast == plain, f"{g.id}: the patched game differs from TextWorld's own"
             rows.append((g.family, len(plain) - 1, load_plain, load_fast, step_plain, step_fast))
-    print(f"{'family':<34}{'steps':>6}{'load s (plain)':>16}{'load s':>8}{'step ms (plain)':>17}{'step ms':>9}"
-          f"{'ratio':>7}")
+    print(
+        f"{'family':<34}{'steps':>6}{'load s (plain)':>16}{'load s':>8}{'step ms (plain)':>17}{'step ms':>9}"
+        f"{'ratio':>7}"
+    )
     for fam, n, lp, lf, sp, sf in rows:
         print(f"{fam:<34}{n:>6}{lp:>16.2f}{lf:>8.2f}{sp * 1e3:>17.1f}{sf * 1e3:>9.1f}{sp / sf:>7.2f}")
     sp = sum(r[4] * r[1] for r in rows) / sum(r[1] for r in rows)
     sf = sum(r[5] * r[1] for r in rows) / sum(r[1] for r in rows)
-    print(f"mean step: {sp * 1e3:.1f} ms plain, {sf * 1e3:.1f} ms patched (ratio {sp / sf:.2f}); "
-          "the plain load includes the SAS translation the patch caches")
+    print(
+        f"mean step: {sp * 1e3:.1f} ms plain, {sf * 1e3:.1f} ms patched (ratio {sp / sf:.2f}); "
+        "the plain load includes the SAS translation the patch caches"
+    )
 
 
 if __name__ == "__main__":

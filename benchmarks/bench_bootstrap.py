@@ -26,7 +26,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--B", type=int, default=1000, help="replicates of the vectorised bootstrap")
     ap.add_argument(
-        "--reference-B", type=int, default=1000,
+        "--reference-B",
+        type=int,
+        default=1000,
         help="replicates refitted by powerlaw.Fit (~25 ms each at 1000 states); if < B, its time is extrapolated",
     )
     ap.add_argument("--states", type=int, default=1000)

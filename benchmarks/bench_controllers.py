@@ -54,7 +54,10 @@ def main() -> None:
     times, blocks = {}, {}
     for name, cfg in ARMS.items():
         ctl = make_controller(cfg)
-        queries = [Query(step=10**6 + i, current=s, related=mem.related(s), text=mem.world.state_texts[s]) for i, s in enumerate(states)]
+        queries = [
+            Query(step=10**6 + i, current=s, related=mem.related(s), text=mem.world.state_texts[s])
+            for i, s in enumerate(states)
+        ]
         ctl.build(mem.store, queries[0], counter)  # warm the per-line token cache
         t0 = time.perf_counter()
         out = [ctl.build(mem.store, q, counter) for q in queries]
@@ -73,9 +76,11 @@ def main() -> None:
     memo = [fresh.lines(t.split("\n")) for t in texts]
     t_memo = time.perf_counter() - t0
     err = np.abs(np.array(memo) - np.array(ref)) / np.maximum(ref, 1)
-    print(f"token counting over {len(texts)} blocks ({sum(ref):,} tokens): tiktoken whole text {t_ref * 1e3:.1f} ms, "
-          f"memoised per line {t_memo * 1e3:.1f} ms ({t_ref / t_memo:.1f}x); per-line sum vs whole text: "
-          f"median {100 * np.median(err):.2f}% / max {100 * err.max():.2f}% apart")
+    print(
+        f"token counting over {len(texts)} blocks ({sum(ref):,} tokens): tiktoken whole text {t_ref * 1e3:.1f} ms, "
+        f"memoised per line {t_memo * 1e3:.1f} ms ({t_ref / t_memo:.1f}x); per-line sum vs whole text: "
+        f"median {100 * np.median(err):.2f}% / max {100 * err.max():.2f}% apart"
+    )
 
 
 if __name__ == "__main__":

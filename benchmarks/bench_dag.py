@@ -31,9 +31,24 @@ TIMING = re.compile(r"tailmem timing: startup ([0-9.]+) s, total ([0-9.]+) s")
 def run_dag(code: Path, workdir: Path, target: str, scale: str, cores: int, overrides: list[str] = ()) -> float:
     """Wall seconds of `snakemake <target>` over `code`'s Snakefile, run in `workdir`."""
     env = {**os.environ, "PYTHONPATH": f"{code / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    argv = [sys.executable, "-m", "snakemake", "--snakefile", str(code / "Snakefile"), "--directory", str(workdir),
-            "--cores", str(cores), "--config", f"scale={scale}",
-            *([f"overrides={list(overrides)!r}"] if overrides else []), "--quiet", "rules", "--", target]
+    argv = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(code / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        str(cores),
+        "--config",
+        f"scale={scale}",
+        *([f"overrides={list(overrides)!r}"] if overrides else []),
+        "--quiet",
+        "rules",
+        "--",
+        target,
+    ]
     t = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=code, capture_output=True, text=True)
     wall = time.perf_counter() - t
@@ -60,7 +75,9 @@ def report(rules: dict[str, list[tuple[float, float]]]) -> None:
         print(f"{rule:28} {len(jobs):5d} {total:11.1f} {start:10.1f} {start / total if total else 0:14.0%}")
     start = sum(s for jobs in rules.values() for s, _ in jobs)
     total = sum(t for jobs in rules.values() for _, t in jobs)
-    print(f"{'all':28} {sum(map(len, rules.values())):5d} {total:11.1f} {start:10.1f} {start / total if total else 0:14.0%}")
+    print(
+        f"{'all':28} {sum(map(len, rules.values())):5d} {total:11.1f} {start:10.1f} {start / total if total else 0:14.0%}"
+    )
 
 
 def measure(code: Path, label: str, a, keep: Path | None, overrides: list[str] = ()) -> float:
@@ -68,8 +85,10 @@ def measure(code: Path, label: str, a, keep: Path | None, overrides: list[str] =
     workdir.mkdir(parents=True, exist_ok=True)
     wall = run_dag(code, workdir, a.target, a.scale, a.cores, overrides)
     noop = run_dag(code, workdir, a.target, a.scale, a.cores, overrides)
-    print(f"\n[{label}] {a.target} at scale={a.scale} on {a.cores} cores: {wall:.1f} s from scratch, "
-          f"no-op rerun {noop:.1f} s  (load average before: {os.getloadavg()[0]:.1f}; folder {workdir})")
+    print(
+        f"\n[{label}] {a.target} at scale={a.scale} on {a.cores} cores: {wall:.1f} s from scratch, "
+        f"no-op rerun {noop:.1f} s  (load average before: {os.getloadavg()[0]:.1f}; folder {workdir})"
+    )
     logs = workdir / "results" / a.scale / "logs"  # smoke and paper write under results/<scale>/
     rules = per_rule(logs if logs.is_dir() else workdir / "results" / "logs")  # default writes under results/
     if rules:
@@ -86,15 +105,22 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--baseline", help="a git ref to time first, in the same session (e.g. main)")
     ap.add_argument("--keep", type=Path, help="run in this folder (kept) instead of a temporary one")
-    ap.add_argument("--override", action="append", default=[],
-                    help="a Hydra override for this tree's run only (e.g. scale.model_slice=null); repeatable")
+    ap.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        help="a Hydra override for this tree's run only (e.g. scale.model_slice=null); repeatable",
+    )
     a = ap.parse_args()
     os.environ.setdefault("TAILMEM_DATA_DIR", str(REPO.parent / "shared" / "data"))
     base = None
     if a.baseline:
         tree = Path(tempfile.mkdtemp(prefix="bench_dag_ref_")) / "code"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), a.baseline], check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), a.baseline],
+            check=True,
+            capture_output=True,
+        )
         try:
             base = measure(tree, a.baseline, a, None)
         finally:

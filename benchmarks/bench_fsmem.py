@@ -77,7 +77,9 @@ def main() -> None:
         t = time.perf_counter()
         r.retrieve(queries, k=10, show_progress=False)
         b_query = time.perf_counter() - t
-        print(f"bm25s {bm25s.__version__}: build {b_build * 1e3:.1f} ms, queries {len(queries) / b_query:,.0f}/s (batched)")
+        print(
+            f"bm25s {bm25s.__version__}: build {b_build * 1e3:.1f} ms, queries {len(queries) / b_query:,.0f}/s (batched)"
+        )
         try:
             import rank_bm25
         except ImportError:
@@ -92,7 +94,9 @@ def main() -> None:
             scores.argsort()[-10:]
         r_query = time.perf_counter() - t
         print(f"rank_bm25 0.2.2 (BM25Okapi): build {r_build * 1e3:.1f} ms, queries {len(queries) / r_query:,.0f}/s")
-        print(f"bm25s speed-up: build x{r_build / b_build:.1f}, query x{(len(queries) / b_query) / (len(queries) / r_query):.1f}")
+        print(
+            f"bm25s speed-up: build x{r_build / b_build:.1f}, query x{(len(queries) / b_query) / (len(queries) / r_query):.1f}"
+        )
 
 
 def build_through_harnesses() -> None:
@@ -118,13 +122,18 @@ def build_through_harnesses() -> None:
             t = time.perf_counter()
             episodes = build("agent_curated", conv, store, SnapshotLog(Path(tmp) / "snaps"), fs, build_harness=harness)
             times[harness] = time.perf_counter() - t
-            digests[harness] = hashlib.sha256(b"".join(p.encode() + (store.root / p).read_bytes()
-                                                       for p in sorted(store.files()))).hexdigest()
+            digests[harness] = hashlib.sha256(
+                b"".join(p.encode() + (store.root / p).read_bytes() for p in sorted(store.files()))
+            ).hexdigest()
             calls = sum(e.tool_calls for e in episodes)
-        print(f"\nagent_curated conv-50 ({len(episodes)} chunks) through {harness:6s}: {times[harness]:6.2f} s, "
-              f"{calls} tool calls, {times[harness] / calls * 1e3:.1f} ms per call")
-    print(f"Shell build / management-tools build: x{times['shell'] / times['center']:.1f}; "
-          f"stores byte-identical: {digests['shell'] == digests['center']}")
+        print(
+            f"\nagent_curated conv-50 ({len(episodes)} chunks) through {harness:6s}: {times[harness]:6.2f} s, "
+            f"{calls} tool calls, {times[harness] / calls * 1e3:.1f} ms per call"
+        )
+    print(
+        f"Shell build / management-tools build: x{times['shell'] / times['center']:.1f}; "
+        f"stores byte-identical: {digests['shell'] == digests['center']}"
+    )
 
 
 if __name__ == "__main__":

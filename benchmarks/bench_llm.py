@@ -24,15 +24,19 @@ from tailmem.llm.backends.local import available  # noqa: E402
 
 
 def bench_tokens() -> None:
-    text = ("Heavy-tailed memory access in long-horizon agents: a few items are read again and again, most never. "
-            "Ünïcödé, numbers 1234567 and emoji 😀 keep the tokenizer honest.\n") * 2000
+    text = (
+        "Heavy-tailed memory access in long-horizon agents: a few items are read again and again, most never. "
+        "Ünïcödé, numbers 1234567 and emoji 😀 keep the tokenizer honest.\n"
+    ) * 2000
     for enc in ("o200k_base", "cl100k_base"):
         count_tokens("warm up", enc)
         start = time.perf_counter()
         n = count_tokens(text, enc)
         dt = time.perf_counter() - start
-        print(f"tokens  {enc:12s} {n / dt / 1e6:6.2f} M tokens/s  ({len(text.encode()) / dt / 1e6:5.1f} MB/s, "
-              f"{n} tokens in {dt * 1e3:.0f} ms)")
+        print(
+            f"tokens  {enc:12s} {n / dt / 1e6:6.2f} M tokens/s  ({len(text.encode()) / dt / 1e6:5.1f} MB/s, "
+            f"{n} tokens in {dt * 1e3:.0f} ms)"
+        )
 
 
 def bench_cache(calls: int = 200) -> None:
@@ -49,8 +53,10 @@ def bench_cache(calls: int = 200) -> None:
             client.chat(p)
         hit = (time.perf_counter() - start) / calls
         assert server.requests == calls + 1
-    print(f"cache   loopback call {miss * 1e3:6.2f} ms, cache hit {hit * 1e3:6.3f} ms: hit is {miss / hit:5.1f}x faster "
-          f"({calls} calls each)")
+    print(
+        f"cache   loopback call {miss * 1e3:6.2f} ms, cache hit {hit * 1e3:6.3f} ms: hit is {miss / hit:5.1f}x faster "
+        f"({calls} calls each)"
+    )
 
 
 def bench_local(calls: int = 20) -> None:
@@ -61,9 +67,12 @@ def bench_local(calls: int = 20) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = {"llm": {"cache_path": str(Path(tmp) / "c.sqlite"), "prices": {}, "roles": {"policy": role}}}
         client = get_client(cfg, "policy", "bench")
-        options = ["take the stone stairway toward the forest district",
-                   "take the narrow alley deeper into the harbor district",
-                   "take the iron bridge toward the market district", "stay here"]
+        options = [
+            "take the stone stairway toward the forest district",
+            "take the narrow alley deeper into the harbor district",
+            "take the iron bridge toward the market district",
+            "stay here",
+        ]
         client.choose("Warm up. You are in the harbor district.", options)
         start = time.perf_counter()
         for i in range(calls):
@@ -73,8 +82,10 @@ def bench_local(calls: int = 20) -> None:
         for i in range(calls):
             client.choose(f"You are in room {i} of the harbor district. Your goal is the forest district. You", options)
         hit = (time.perf_counter() - start) / calls
-    print(f"local   choose() over {len(options)} options: {calls / dt:5.1f} calls/s ({dt / calls * 1e3:.0f} ms/call, "
-          f"{client.model}); cache hit {hit * 1e3:.3f} ms: {dt / calls / hit:6.0f}x faster")
+    print(
+        f"local   choose() over {len(options)} options: {calls / dt:5.1f} calls/s ({dt / calls * 1e3:.0f} ms/call, "
+        f"{client.model}); cache hit {hit * 1e3:.3f} ms: {dt / calls / hit:6.0f}x faster"
+    )
 
 
 EMBEDDED = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -82,8 +93,9 @@ EMBEDDED = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 def _instruct_client(tmp: str, role: str = "searcher"):
     spec = {"backend": "instruct", "model": EMBEDDED, "n_ctx": 4096, "n_threads": 2, "max_output_tokens": 64}
-    return get_client({"llm": {"cache_path": str(Path(tmp) / "c.sqlite"), "prices": {}, "roles": {role: spec}}},
-                      role, "bench")
+    return get_client(
+        {"llm": {"cache_path": str(Path(tmp) / "c.sqlite"), "prices": {}, "roles": {role: spec}}}, role, "bench"
+    )
 
 
 def bench_instruct_speed(gen_tokens: int = 64) -> None:
@@ -93,8 +105,9 @@ def bench_instruct_speed(gen_tokens: int = 64) -> None:
 
     from tailmem.llm.model_file import joined
 
-    passage = " ".join(f"On day {i} Calvin wrote that the harbour lights were {['red', 'green', 'blue'][i % 3]}."
-                       for i in range(120))
+    passage = " ".join(
+        f"On day {i} Calvin wrote that the harbour lights were {['red', 'green', 'blue'][i % 3]}." for i in range(120)
+    )
     messages = [{"role": "user", "content": f"{passage}\n\nList every colour the lights had, day by day."}]
     with tempfile.TemporaryDirectory() as tmp:
         client = _instruct_client(tmp)
@@ -121,23 +134,35 @@ def bench_instruct_speed(gen_tokens: int = 64) -> None:
             whole, n = run(gen_tokens)
             rates[name] = (len(ids) / prefill, (n - 1) / max(whole - prefill, 1e-9), n)
     (op, og, on), (pp, pg, pn) = rates["backend"], rates["plain"]
-    print(f"instruct {len(ids)}-token prompt: backend {op:5.1f} tok/s vs plain llama.cpp {pp:5.1f} (ratio "
-          f"{op / pp:.3f}); generation backend {og:5.1f} tok/s ({on} tokens) vs plain {pg:5.1f} ({pn}) (ratio "
-          f"{og / pg:.3f})")
+    print(
+        f"instruct {len(ids)}-token prompt: backend {op:5.1f} tok/s vs plain llama.cpp {pp:5.1f} (ratio "
+        f"{op / pp:.3f}); generation backend {og:5.1f} tok/s ({on} tokens) vs plain {pg:5.1f} ({pn}) (ratio "
+        f"{og / pg:.3f})"
+    )
 
 
 def bench_instruct_loop(rounds: int = 5) -> None:
     """A tool loop of `rounds` rounds: tokens evaluated (not served from the KV prefix) vs tokens each round
     appended since the previous call, and vs all tokens sent."""
-    tool = {"type": "function", "function": {"name": "read_file", "description": "Read one file of the store.",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}
-    files = {f"/notes/day{i}.md": f"# Day {i}\nCalvin fixed bike number {i * 7} and met {['Ana', 'Bo'][i % 2]}."
-             for i in range(rounds + 2)}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read one file of the store.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        },
+    }
+    files = {
+        f"/notes/day{i}.md": f"# Day {i}\nCalvin fixed bike number {i * 7} and met {['Ana', 'Bo'][i % 2]}."
+        for i in range(rounds + 2)
+    }
     with tempfile.TemporaryDirectory() as tmp:
         client = _instruct_client(tmp)
         impl = client._impl
-        messages = [{"role": "system", "content": "You answer from a store of notes. Files: " + ", ".join(files)},
-                    {"role": "user", "content": "Which bikes did Calvin fix? Read the day files one by one."}]
+        messages = [
+            {"role": "system", "content": "You answer from a store of notes. Files: " + ", ".join(files)},
+            {"role": "user", "content": "Which bikes did Calvin fix? Read the day files one by one."},
+        ]
         impl.llm.reset()
         evaluated0, sent0 = impl.evaluated, impl.sent_tokens
         appended, last_prompt, start = 0, 0, time.perf_counter()
@@ -149,14 +174,27 @@ def bench_instruct_loop(rounds: int = 5) -> None:
                 break
             call = reply.tool_calls[0]
             path = str(call.arguments.get("path", ""))
-            messages += [{"role": "assistant", "content": "", "tool_calls": [{"id": call.id, "type": "function",
-                          "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}]},
-                         {"role": "tool", "tool_call_id": call.id, "content": files.get(path, f"{path}: no such file")}]
+            messages += [
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": call.id, "content": files.get(path, f"{path}: no such file")},
+            ]
         dt = time.perf_counter() - start
     evaluated, sent = impl.evaluated - evaluated0, impl.sent_tokens - sent0
-    print(f"instruct tool loop, {r + 1} rounds in {dt:.1f} s: {sent} prompt tokens sent, {evaluated} evaluated, "
-          f"{appended} appended since each previous call: evaluated/appended {evaluated / max(appended, 1):.3f}, "
-          f"evaluated/sent {evaluated / max(sent, 1):.3f}")
+    print(
+        f"instruct tool loop, {r + 1} rounds in {dt:.1f} s: {sent} prompt tokens sent, {evaluated} evaluated, "
+        f"{appended} appended since each previous call: evaluated/appended {evaluated / max(appended, 1):.3f}, "
+        f"evaluated/sent {evaluated / max(sent, 1):.3f}"
+    )
 
 
 if __name__ == "__main__":

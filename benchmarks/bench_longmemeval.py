@@ -73,8 +73,10 @@ def main() -> None:
     one_question(questions[0])  # warm-up: imports, tokenizer load
     rows = [one_question(q) for q in questions]
     keys = ["index", "retrieve", "items", "count_tokens", "graph_memory", "ctmc", "plain_overlap_scan"]
-    print(f"per S question (n={len(rows)}): sessions {np.mean([r['sessions'] for r in rows]):.1f}, "
-          f"turns {np.mean([r['turns'] for r in rows]):.0f}, item tokens {np.mean([r['tokens'] for r in rows]):,.0f}")
+    print(
+        f"per S question (n={len(rows)}): sessions {np.mean([r['sessions'] for r in rows]):.1f}, "
+        f"turns {np.mean([r['turns'] for r in rows]):.0f}, item tokens {np.mean([r['tokens'] for r in rows]):,.0f}"
+    )
     print(f"{'step':<28}{'median ms':>10}{'mean ms':>10}{'max ms':>10}")
     for k in keys:
         v = np.array([r[k] for r in rows]) * 1e3
@@ -86,7 +88,9 @@ def main() -> None:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(f"peak Python memory of one question (tracemalloc): {peak / 2**20:.1f} MiB")
-    print(f"process max RSS (incl. the loaded S sample): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    print(
+        f"process max RSS (incl. the loaded S sample): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

@@ -42,9 +42,22 @@ def main() -> None:
         kv.rename(aside)
     try:
         with tempfile.TemporaryDirectory() as work:
-            cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", work,
-                   "--cores", str(args.cores), "--config", f"scale={args.scale}",
-                   f'overrides=["data_dir={data_dir}"]', "--", "model_all"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "--snakefile",
+                str(ROOT / "Snakefile"),
+                "--directory",
+                work,
+                "--cores",
+                str(args.cores),
+                "--config",
+                f"scale={args.scale}",
+                f'overrides=["data_dir={data_dir}"]',
+                "--",
+                "model_all",
+            ]
             start = time.perf_counter()
             done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             wall = time.perf_counter() - start
@@ -54,15 +67,18 @@ def main() -> None:
             with sqlite3.connect(db) as con:
                 calls, inside, sent, cached, gen = con.execute(
                     "select count(*), sum(latency_s), sum(prompt_tokens), sum(cached_tokens), "
-                    "sum(completion_tokens) from calls").fetchone()
+                    "sum(completion_tokens) from calls"
+                ).fetchone()
     finally:
         if aside is not None:
             shutil.rmtree(kv, ignore_errors=True)
             aside.rename(kv)
     share = inside / (args.cores * wall)
-    print(f"model slice of scale {args.scale}: {wall:.1f} s wall on {args.cores} cores, {calls} model calls, "
-          f"{inside:.1f} s inside llama.cpp = {share:.1%} of {args.cores} x wall (goal >= 85%); prompt tokens "
-          f"sent {sent}, served from the KV prefix {cached} ({cached / max(sent, 1):.0%}), generated {gen}")
+    print(
+        f"model slice of scale {args.scale}: {wall:.1f} s wall on {args.cores} cores, {calls} model calls, "
+        f"{inside:.1f} s inside llama.cpp = {share:.1%} of {args.cores} x wall (goal >= 85%); prompt tokens "
+        f"sent {sent}, served from the KV prefix {cached} ({cached / max(sent, 1):.0%}), generated {gen}"
+    )
 
 
 if __name__ == "__main__":

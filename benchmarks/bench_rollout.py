@@ -46,22 +46,27 @@ def main() -> None:
     start = time.perf_counter()
     kernel_rollout(world.indptr, world.targets, "none", 1, draw_uniforms(0, 1, 2, 1), progress=False)
     warmup = time.perf_counter() - start
-    print(f"graph: scale_free n={world.n} edges={world.n_edges} seed={args.seed}; "
-          f"{args.episodes} episodes x {args.steps} steps = {total} steps; k={args.k}")
+    print(
+        f"graph: scale_free n={world.n} edges={world.n_edges} seed={args.seed}; "
+        f"{args.episodes} episodes x {args.steps} steps = {total} steps; k={args.k}"
+    )
     print(f"numba compile/cache-load warm-up: {warmup:.2f} s (excluded from the timings below)")
     print(f"{'retrieval':<22} {'kernel steps/s':>15} {'reference steps/s':>18} {'ratio':>8} {'accesses':>9}  counts")
     for design in DESIGNS:
         draws = args.k if design in SAMPLING_DESIGNS else 0
         uniforms = draw_uniforms(args.seed, args.episodes, args.steps, draws)
         fast = kernel_rollout(world.indptr, world.targets, design, args.k, uniforms, progress=False)
-        t_fast = best_time(lambda: kernel_rollout(world.indptr, world.targets, design, args.k, uniforms,
-                                                  progress=False), args.repeats)
+        t_fast = best_time(
+            lambda: kernel_rollout(world.indptr, world.targets, design, args.k, uniforms, progress=False), args.repeats
+        )
         start = time.perf_counter()
         ref = reference_rollout(graph, design, args.k, uniforms)
         t_ref = time.perf_counter() - start
         same = np.array_equal(fast.counts, ref.counts) and np.array_equal(fast.access_item, ref.access_item)
-        print(f"{design:<22} {total / t_fast:>15,.0f} {total / t_ref:>18,.0f} {t_ref / t_fast:>7.1f}x "
-              f"{fast.total_accesses:>9}  {'identical' if same else 'DIFFERENT'}")
+        print(
+            f"{design:<22} {total / t_fast:>15,.0f} {total / t_ref:>18,.0f} {t_ref / t_fast:>7.1f}x "
+            f"{fast.total_accesses:>9}  {'identical' if same else 'DIFFERENT'}"
+        )
 
 
 if __name__ == "__main__":

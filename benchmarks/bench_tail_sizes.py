@@ -59,8 +59,14 @@ class Runner:
         if run in self.cache and (not bootstrap or self.cache[run]["bootstrapped"]):
             return self.cache[run]
         world = world_from_config({**self.option("graph", run.family), "n": run.n}, run.seed)
-        settings = RolloutSettings(run.policy, run.retrieval, int(self.option("retrieval", run.retrieval)["k"]),
-                                   int(self.cfg.rollout.episodes), int(self.cfg.rollout.steps), run.seed)
+        settings = RolloutSettings(
+            run.policy,
+            run.retrieval,
+            int(self.option("retrieval", run.retrieval)["k"]),
+            int(self.cfg.rollout.episodes),
+            int(self.cfg.rollout.steps),
+            run.seed,
+        )
         policy = Semantic(world, run.seed) if run.policy == "semantic" else None
         start = time.process_time()
         trace = rollout(world, settings, policy=policy, progress=False)
@@ -82,35 +88,50 @@ def main() -> None:
     parser.add_argument("--scale", default="default")
     parser.add_argument("--override", action="append", default=[], help="a Hydra override, e.g. rollout.steps=50")
     parser.add_argument("--cost", action="store_true", help="also time every graph-world audit, bootstrap included")
-    parser.add_argument("--cost-seeds", type=int, nargs="*", default=None,
-                        help="time only the runs of these seeds and scale the sums to every seed (seeds are "
-                             "exchangeable: same worlds' families and sizes, other draws)")
+    parser.add_argument(
+        "--cost-seeds",
+        type=int,
+        nargs="*",
+        default=None,
+        help="time only the runs of these seeds and scale the sums to every seed (seeds are "
+        "exchangeable: same worlds' families and sizes, other draws)",
+    )
     a = parser.parse_args()
     cfg = compose_config(a.scale, a.override)
     runner = Runner(cfg)
     min_tail = runner.audit.min_tail
-    print(f"scale={a.scale} {a.override}: {cfg.rollout.episodes} episodes x {cfg.rollout.steps} steps; "
-          f"audit.min_tail={min_tail}")
+    print(
+        f"scale={a.scale} {a.override}: {cfg.rollout.episodes} episodes x {cfg.rollout.steps} steps; "
+        f"audit.min_tail={min_tail}"
+    )
     everything = set()
     for name, runs in groups(cfg).items():
         tails = [(r, runner.tail(r, bootstrap=False)) for r in runs]
         fitted = [t["n_tail"] >= min_tail for _, t in tails]
         everything.update((r, f) for (r, _), f in zip(tails, fitted))
-        small = ", ".join(f"{r.policy}/{r.family}/n{r.n}/s{r.seed}: {t['n_tail']}" for r, t in tails
-                          if t["n_tail"] < min_tail)
-        print(f"  {name}: {sum(fitted)}/{len(fitted)} fittable ({sum(fitted) / len(fitted):.0%})"
-              + (f"; too small: {small}" if small else ""))
+        small = ", ".join(
+            f"{r.policy}/{r.family}/n{r.n}/s{r.seed}: {t['n_tail']}" for r, t in tails if t["n_tail"] < min_tail
+        )
+        print(
+            f"  {name}: {sum(fitted)}/{len(fitted)} fittable ({sum(fitted) / len(fitted):.0%})"
+            + (f"; too small: {small}" if small else "")
+        )
     worlds = {r: f for r, f in everything}
-    print(f"  all distinct worlds: {sum(worlds.values())}/{len(worlds)} fittable "
-          f"({sum(worlds.values()) / len(worlds):.0%})")
+    print(
+        f"  all distinct worlds: {sum(worlds.values())}/{len(worlds)} fittable "
+        f"({sum(worlds.values()) / len(worlds):.0%})"
+    )
     if a.cost:
         every = list(dict.fromkeys(targets.random_walk_runs(cfg) + targets.tail_contrast_runs(cfg)))
         runs = [r for r in every if a.cost_seeds is None or r.seed in a.cost_seeds]
         scale = len(every) / len(runs)
         for r in runs:
             runner.tail(r, bootstrap=True)
-        print(f"  CPU seconds of {len(runs)} of the {len(every)} runs (rollout + audit with B={runner.audit.bootstrap})"
-              + (f", x {scale:.2f} for all {len(every)}" if scale != 1 else "") + ":")
+        print(
+            f"  CPU seconds of {len(runs)} of the {len(every)} runs (rollout + audit with B={runner.audit.bootstrap})"
+            + (f", x {scale:.2f} for all {len(every)}" if scale != 1 else "")
+            + ":"
+        )
         for key in sorted(runner.cpu):
             print(f"    {key[0]:8} {key[1]:12} n={key[2]:<5} {runner.cpu[key]:8.1f}  -> {scale * runner.cpu[key]:8.1f}")
         for stage in ("rollout", "audit"):

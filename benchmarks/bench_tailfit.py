@@ -41,12 +41,19 @@ def main() -> None:
     t_ref, ref = timed_fits(vectors)
     tpl_normalizer.install()
     t_fast, fast = timed_fits(vectors)
-    diffs = [max(abs(f.tpl_alpha - r.tpl_alpha), abs(f.tpl_lambda - r.tpl_lambda), abs(f.R_tpl_ln - r.R_tpl_ln))
-             for f, r in zip(fast, ref) if not math.isnan(r.tpl_alpha)]
-    print(f"{a.vectors} vectors of {a.states} states: powerlaw's Lerch normaliser {t_ref / a.vectors:.2f} s per audit "
-          f"fit, ours {t_fast / a.vectors:.2f} s: x{t_ref / t_fast:.1f}")
-    print(f"TPL fitted on {len(diffs)}/{a.vectors} (reference); largest |difference| of alpha, lambda, R: "
-          f"{max(diffs) if diffs else float('nan'):.2e}; same xmin on {sum(f.xmin == r.xmin for f, r in zip(fast, ref))}")
+    diffs = [
+        max(abs(f.tpl_alpha - r.tpl_alpha), abs(f.tpl_lambda - r.tpl_lambda), abs(f.R_tpl_ln - r.R_tpl_ln))
+        for f, r in zip(fast, ref)
+        if not math.isnan(r.tpl_alpha)
+    ]
+    print(
+        f"{a.vectors} vectors of {a.states} states: powerlaw's Lerch normaliser {t_ref / a.vectors:.2f} s per audit "
+        f"fit, ours {t_fast / a.vectors:.2f} s: x{t_ref / t_fast:.1f}"
+    )
+    print(
+        f"TPL fitted on {len(diffs)}/{a.vectors} (reference); largest |difference| of alpha, lambda, R: "
+        f"{max(diffs) if diffs else float('nan'):.2e}; same xmin on {sum(f.xmin == r.xmin for f, r in zip(fast, ref))}"
+    )
 
 
 if __name__ == "__main__":

@@ -31,8 +31,7 @@ DRAWS = {
 }
 
 
-def cell(draw, n: int, effect: float, direction: str, threshold: float, s: StatsSettings, reps: int,
-         seed: int) -> dict:
+def cell(draw, n: int, effect: float, direction: str, threshold: float, s: StatsSettings, reps: int, seed: int) -> dict:
     """Coverage of `effect` and HELD rate over `reps` data sets, by the rule and by the old bootstrap-only rule."""
     rng = np.random.default_rng(seed)
     new_cover = new_held = old_cover = old_held = 0
@@ -46,8 +45,13 @@ def cell(draw, n: int, effect: float, direction: str, threshold: float, s: Stats
         old = mean_interval(d, None, None, s.confidence, s.resamples, r)
         old_cover += old.low <= effect <= old.high
         old_held += verdict(old.low, old.high, direction, threshold) == HELD
-    return {"method": method, "cover": new_cover / reps, "held": new_held / reps, "old_cover": old_cover / reps,
-            "old_held": old_held / reps}
+    return {
+        "method": method,
+        "cover": new_cover / reps,
+        "held": new_held / reps,
+        "old_cover": old_cover / reps,
+        "old_held": old_held / reps,
+    }
 
 
 def table(title: str, rows: list[tuple], nominal_held: str) -> None:
@@ -55,8 +59,10 @@ def table(title: str, rows: list[tuple], nominal_held: str) -> None:
     print(f"| n | planted | interval | coverage (0.95) | old coverage | HELD ({nominal_held}) | old HELD |")
     print("|---|---|---|---|---|---|---|")
     for n, planted, c in rows:
-        print(f"| {n} | {planted} | {c['method']} | {c['cover']:.3f} | {c['old_cover']:.3f} | {c['held']:.3f} | "
-              f"{c['old_held']:.3f} |")
+        print(
+            f"| {n} | {planted} | {c['method']} | {c['cover']:.3f} | {c['old_cover']:.3f} | {c['held']:.3f} | "
+            f"{c['old_held']:.3f} |"
+        )
 
 
 def main() -> None:
@@ -66,17 +72,23 @@ def main() -> None:
     a = ap.parse_args()
     s = StatsSettings(resamples=a.resamples)
     se = np.sqrt(0.95 * 0.05 / a.reps)
-    print(f"{a.reps} data sets per cell, stats.resamples {a.resamples}, min_units {s.min_units}; Monte Carlo sd of a "
-          f"coverage near 0.95: {se:.3f}, of a rate near 0.025: {np.sqrt(0.025 * 0.975 / a.reps):.3f}")
+    print(
+        f"{a.reps} data sets per cell, stats.resamples {a.resamples}, min_units {s.min_units}; Monte Carlo sd of a "
+        f"coverage near 0.95: {se:.3f}, of a rate near 0.025: {np.sqrt(0.025 * 0.975 / a.reps):.3f}"
+    )
     t0 = time.perf_counter()
     for name, draw in DRAWS.items():
         for effect, label in ((0.0, "no effect: HELD is false"), (0.8, "effect 0.8 sd: HELD is power")):
-            rows = [(n, f"{effect:g}", cell(draw, n, effect, "greater", 0.0, s, a.reps, 1000 * n + int(10 * effect)))
-                    for n in SIZES]
+            rows = [
+                (n, f"{effect:g}", cell(draw, n, effect, "greater", 0.0, s, a.reps, 1000 * n + int(10 * effect)))
+                for n in SIZES
+            ]
             table(f"{name} differences, claim '> 0', {label}", rows, "<= 0.025" if effect == 0 else "power")
     margin = 0.5
-    rows = [(n, f"{margin:g} (on the margin)",
-             cell(DRAWS["normal"], n, margin, "within", margin, s, a.reps, 7 + n)) for n in SIZES]
+    rows = [
+        (n, f"{margin:g} (on the margin)", cell(DRAWS["normal"], n, margin, "within", margin, s, a.reps, 7 + n))
+        for n in SIZES
+    ]
     table(f"normal differences, claim '|d| < {margin:g}', truth on the margin: HELD is false", rows, "<= 0.025")
     print(f"\n{time.perf_counter() - t0:.0f} s")
 

@@ -110,8 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dir_b", type=Path)
     ap.add_argument("--rtol", type=float, default=1e-9, help="relative tolerance for numbers (default 1e-9)")
     ap.add_argument("--atol", type=float, default=1e-12, help="absolute tolerance for numbers (default 1e-12)")
-    ap.add_argument("--ignore-column", action="append", default=[], metavar="NAME",
-                    help="a column not compared (e.g. a wall-clock time); may be repeated")
+    ap.add_argument(
+        "--ignore-column",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a column not compared (e.g. a wall-clock time); may be repeated",
+    )
     args = ap.parse_args(argv)
     for d in (args.dir_a, args.dir_b):
         if not d.is_dir():
@@ -119,8 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     report = compare(args.dir_a, args.dir_b, args.rtol, args.atol, set(args.ignore_column))
     for line in report.lines:
         print(line)
-    print(f"{report.compared} tables in both folders compared; {report.differing_tables} differ "
-          f"(rtol {args.rtol:g}, atol {args.atol:g}).")
+    print(
+        f"{report.compared} tables in both folders compared; {report.differing_tables} differ "
+        f"(rtol {args.rtol:g}, atol {args.atol:g})."
+    )
     return 1 if report.differing_tables else 0
 
 

@@ -12,8 +12,14 @@ from pathlib import Path
 
 # The smoke scale cut to one world per role: one family and size for the random-walk tables, one LongMemEval
 # dataset, one filesystem-memory variant; the controller study keeps its 13 arms (one trajectory).
-SLICE = ["scale.families=[uniform]", "scale.sizes=[30]", "scale.retrieval_families=[uniform]",
-         "scale.retrieval_size=30", "longmemeval.datasets=[oracle]", "fsmem.variants=[verbatim]"]
+SLICE = [
+    "scale.families=[uniform]",
+    "scale.sizes=[30]",
+    "scale.retrieval_families=[uniform]",
+    "scale.retrieval_size=30",
+    "longmemeval.datasets=[oracle]",
+    "fsmem.variants=[verbatim]",
+]
 TARGETS = ["tables_random_walk", "figures_random_walk", "control_report", "longmemeval", "fsmem_locomo"]
 # Fields that record when, where or how fast a job ran, not what it computed.
 TIMING_KEY = re.compile(r"^(host|finished_at)$|(^|_)(latency|elapsed|wall|duration)(_s|_seconds)?$")
@@ -24,11 +30,14 @@ def normalised(path: Path, mask_code: bool = False) -> bytes:
     provenance footer masked when `mask_code` (the footer names the working tree)."""
     data = path.read_bytes()
     if path.suffix == ".json":
+
         def strip(x):
             if isinstance(x, dict):
-                return {k: strip(v) for k, v in x.items()
-                        if not TIMING_KEY.search(k) and not (mask_code and k == "code")}
+                return {
+                    k: strip(v) for k, v in x.items() if not TIMING_KEY.search(k) and not (mask_code and k == "code")
+                }
             return [strip(v) for v in x] if isinstance(x, list) else x
+
         return json.dumps(strip(json.loads(data)), sort_keys=True).encode()
     if mask_code and path.suffix == ".md":
         return re.sub(rb"(?m)^Provenance: .*$", b"Provenance: (masked)", data)
@@ -58,7 +67,8 @@ def tree_state(repo_root: Path) -> str:
     """A hash of the checkout's uncommitted state (provenance and the rules' code digests depend on it)."""
     h = hashlib.sha256()
     for args in (["rev-parse", "HEAD"], ["diff", "HEAD", "--binary"], ["status", "--porcelain", "-uall"]):
-        done = subprocess.run(["git", "-C", str(repo_root), *args], capture_output=True,
-                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+        done = subprocess.run(
+            ["git", "-C", str(repo_root), *args], capture_output=True, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+        )
         h.update(done.stdout)
     return h.hexdigest()

@@ -25,8 +25,14 @@ def data_dir() -> Path:
 # files with slow tests, then the rest, so that the two workers finish together (the smoke DAG's file used to start
 # late and end the run alone). pytest-xdist hands out whole files in this order (--no-loadscope-reorder in
 # pyproject.toml; it would otherwise start the files with the most tests first).
-LONGEST_FIRST = ("test_workflow.py", "alfworld/test_alfworld_determinism.py", "pipeline/test_fsmem_study_openai.py",
-                 "alfworld/test_alfworld_excluded.py", "test_determinism.py", "test_rerun_digests.py")
+LONGEST_FIRST = (
+    "test_workflow.py",
+    "alfworld/test_alfworld_determinism.py",
+    "pipeline/test_fsmem_study_openai.py",
+    "alfworld/test_alfworld_excluded.py",
+    "test_determinism.py",
+    "test_rerun_digests.py",
+)
 
 
 def pytest_collection_modifyitems(config, items):

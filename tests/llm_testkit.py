@@ -17,8 +17,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeServer:
-    def __init__(self, latency_s: float = 0.0, reply=None, agent=None, reasoning: bool | None = None,
-                 null_content_500: bool = False, served_id: str = "test-model", drop_prompt: bool = False):
+    def __init__(
+        self,
+        latency_s: float = 0.0,
+        reply=None,
+        agent=None,
+        reasoning: bool | None = None,
+        null_content_500: bool = False,
+        served_id: str = "test-model",
+        drop_prompt: bool = False,
+    ):
         self.latency_s = latency_s
         self.reasoning = reasoning
         self.null_content_500 = null_content_500
@@ -60,37 +68,61 @@ class FakeServer:
             message = self.agent(body)
         elif body.get("tools") and messages[-1]["role"] == "user":
             name = body["tools"][0]["function"]["name"]
-            message["tool_calls"] = [{"id": f"call_{digest}", "type": "function",
-                                      "function": {"name": name, "arguments": json.dumps({"query": last})}}]
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{digest}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps({"query": last})},
+                }
+            ]
         else:
             message["content"] = self.reply(body) if self.reply else f"answer {digest}"
         billed = messages[-1:] if self.drop_prompt else messages
         prompt = sum(len(str(m.get("content") or "")) for m in billed) // 4 + 3
         completion = len(str(message["content"] or "x").split())
         return {
-            "id": f"chatcmpl-{digest}", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion,
-                      "prompt_tokens_details": {"cached_tokens": prompt // 2}},
+            "id": f"chatcmpl-{digest}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": prompt // 2},
+            },
         }
 
     def refuse(self, body: dict) -> tuple[int, str] | None:
         """The status and message a parameter-validating server answers this request with, or None."""
         if self.reasoning:
             if "max_tokens" in body:
-                return 400, ("Unsupported parameter: 'max_tokens' is not supported with this model. "
-                             "Use 'max_completion_tokens' instead.")
+                return 400, (
+                    "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                    "Use 'max_completion_tokens' instead."
+                )
             if "temperature" in body and body["temperature"] != 1:
-                return 400, (f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
-                             f"model. Only the default (1) value is supported.")
+                return 400, (
+                    f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+                    f"model. Only the default (1) value is supported."
+                )
             if "reasoning_effort" in body and body["reasoning_effort"] not in ("minimal", "low", "medium", "high"):
-                return 400, f"Invalid value: '{body['reasoning_effort']}'. Supported values are: 'minimal', 'low', 'medium', and 'high'."
+                return (
+                    400,
+                    f"Invalid value: '{body['reasoning_effort']}'. Supported values are: 'minimal', 'low', 'medium', and 'high'.",
+                )
         elif self.reasoning is False and "reasoning_effort" in body:
             return 400, "Unsupported parameter: 'reasoning_effort' is not supported with this model."
-        if self.null_content_500 and any(m["role"] == "assistant" and m.get("content") is None for m in body["messages"]):
-            return 500, "1 validation error for ChatCompletionRequestAssistantMessage: content: Input should be a valid string"
+        if self.null_content_500 and any(
+            m["role"] == "assistant" and m.get("content") is None for m in body["messages"]
+        ):
+            return (
+                500,
+                "1 validation error for ChatCompletionRequestAssistantMessage: content: Input should be a valid string",
+            )
         return None
 
     def _handler(self):
@@ -112,8 +144,15 @@ class FakeServer:
 
             def do_GET(self):
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": server.served_id, "object": "model",
-                                                                 "owned_by": "test", "max_model_len": 4096}]})
+                    self._send(
+                        200,
+                        {
+                            "object": "list",
+                            "data": [
+                                {"id": server.served_id, "object": "model", "owned_by": "test", "max_model_len": 4096}
+                            ],
+                        },
+                    )
                 else:
                     self._send(404, {"error": {"message": "not found"}})
 
@@ -138,9 +177,16 @@ class FakeServer:
                         self._send(200, server.answer(body))
                     else:
                         message = refused[1] if refused and status == refused[0] else f"scripted {status}"
-                        self._send(status, {"error": {"message": message, "type": "invalid_request_error"
-                                                      if status < 500 else "server_error"}},
-                                   {"Retry-After": "0"} if status == 429 else None)
+                        self._send(
+                            status,
+                            {
+                                "error": {
+                                    "message": message,
+                                    "type": "invalid_request_error" if status < 500 else "server_error",
+                                }
+                            },
+                            {"Retry-After": "0"} if status == 429 else None,
+                        )
                 finally:
                     with server._lock:
                         server.active -= 1
@@ -155,10 +201,16 @@ def llm_cfg(tmp_path, base_url: str, **over) -> dict:
         "cache_path": str(tmp_path / "llm_cache.sqlite"),
         "prices": {"test-model": {"input": 0.75, "cached_input": 0.075, "output": 4.50}},
         "budget": {"max_dollars": None, "max_tokens": None},
-        "concurrency": 8, "retries": 3, "backoff_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 10.0,
+        "concurrency": 8,
+        "retries": 3,
+        "backoff_s": 0.01,
+        "backoff_max_s": 0.05,
+        "timeout_s": 10.0,
         "base_url": base_url,
-        "roles": {r: {"backend": "openai", "model": "test-model"}
-                  for r in ("policy", "predictor", "builder", "searcher", "executor", "judge")},
+        "roles": {
+            r: {"backend": "openai", "model": "test-model"}
+            for r in ("policy", "predictor", "builder", "searcher", "executor", "judge")
+        },
     }
     llm.update(over)
     return {"llm": llm}

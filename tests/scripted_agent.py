@@ -14,8 +14,32 @@ import json
 import re
 import shlex
 
-STOP = {"what", "when", "where", "which", "does", "did", "have", "with", "that", "this", "from", "about", "their",
-        "they", "would", "could", "there", "were", "your", "answer", "options", "letter", "best", "option"}
+STOP = {
+    "what",
+    "when",
+    "where",
+    "which",
+    "does",
+    "did",
+    "have",
+    "with",
+    "that",
+    "this",
+    "from",
+    "about",
+    "their",
+    "they",
+    "would",
+    "could",
+    "there",
+    "were",
+    "your",
+    "answer",
+    "options",
+    "letter",
+    "best",
+    "option",
+}
 TURN = re.compile(r"^\[([A-Za-z]*\d+:\d+)\] ([^:]+): (.*)$")
 HIT = re.compile(r"^(?:\./)?([^:\s]+\.md):(\d+):(.*)$")
 
@@ -54,12 +78,19 @@ def _build(user: str, tools: set[str]) -> dict:
     for i, (path, lines) in enumerate(sorted(by_file.items())):
         text = "\n".join(lines)
         if "append_section" in tools:
-            calls.append(_call("append_section", {"path": path, "heading": heading, "text": text,
-                                                  "description": f"What {path[7:-3]} said, by date"}, i))
+            calls.append(
+                _call(
+                    "append_section",
+                    {"path": path, "heading": heading, "text": text, "description": f"What {path[7:-3]} said, by date"},
+                    i,
+                )
+            )
         elif "bash" in tools:
-            cmd = (f"mkdir -p people; f={shlex.quote(path)}; [ -f \"$f\" ] || printf -- '---\\ndescription: %s\\n---\\n' "
-                   f"{shlex.quote('What ' + path[7:-3] + ' said, by date')} > \"$f\"; "
-                   f"printf '\\n## %s\\n%s\\n' {shlex.quote(heading)} {shlex.quote(text)} >> \"$f\"")
+            cmd = (
+                f"mkdir -p people; f={shlex.quote(path)}; [ -f \"$f\" ] || printf -- '---\\ndescription: %s\\n---\\n' "
+                f'{shlex.quote("What " + path[7:-3] + " said, by date")} > "$f"; '
+                f"printf '\\n## %s\\n%s\\n' {shlex.quote(heading)} {shlex.quote(text)} >> \"$f\""
+            )
             calls.append(_call("bash", {"command": cmd}, i))
     return _tool_message(calls) if calls else _text("Nothing to file.")
 

@@ -131,8 +131,12 @@ def test_all_range_errors_are_reported_together():
     with pytest.raises(ConfigError) as info:
         compose_config("smoke", ["rollout.steps=0", "llm.retries=-1", "fsmem.retrieval_k=0", "+graph.nn=200"])
     lines = str(info.value).splitlines()
-    assert sorted(line.split("=", 1)[0].split(":", 1)[0] for line in lines) == \
-        ["fsmem.retrieval_k", "graph.nn", "llm.retries", "rollout.steps"]
+    assert sorted(line.split("=", 1)[0].split(":", 1)[0] for line in lines) == [
+        "fsmem.retrieval_k",
+        "graph.nn",
+        "llm.retries",
+        "rollout.steps",
+    ]
 
 
 @pytest.mark.parametrize("scale", ["smoke", "default", "paper"])
@@ -168,8 +172,14 @@ def test_a_group_read_from_plain_data_is_checked_by_its_schema():
 
     from tailmem.settings.audit import settings
 
-    group = {"bootstrap": 50, "top_fraction": 0.1, "gof_threshold": 0.1, "tpl_alpha_max": 10.0,
-             "pl_alpha_max": 10.0, "min_tail": 50}
+    group = {
+        "bootstrap": 50,
+        "top_fraction": 0.1,
+        "gof_threshold": 0.1,
+        "tpl_alpha_max": 10.0,
+        "pl_alpha_max": 10.0,
+        "min_tail": 50,
+    }
     assert settings(OmegaConf.create({"audit": group})).bootstrap == 50
     with pytest.raises(ConfigError, match=r"^audit\.top_fraction=1\.5: expected a number in \(0, 1\)$"):
         settings({"audit": {**group, "top_fraction": 1.5}})
@@ -186,6 +196,7 @@ def test_an_unresolvable_interpolation_names_its_key():
 
 # ---------------------------------------------------------------- issue 12, finding 6: unknown keys, even with +
 
+
 def test_finding6_appended_unknown_key_is_refused_with_the_closest_key():
     with pytest.raises(ConfigError) as info:
         compose_config("smoke", ["+graph.nn=200"])
@@ -198,21 +209,26 @@ def test_finding6_unknown_key_without_plus_gets_our_message_not_hydras_hint():
     assert str(info.value) == "graph.nn: unknown key; did you mean graph.n?"
     with pytest.raises(ConfigError, match=r"^rollout\.stpes: unknown key; did you mean rollout\.steps\?$"):
         compose_config("smoke", ["+rollout.stpes=3"])
-    with pytest.raises(ConfigError, match=r"^fsmem\.shell\.timeout: unknown key; did you mean fsmem\.shell\.timeout_s\?$"):
+    with pytest.raises(
+        ConfigError, match=r"^fsmem\.shell\.timeout: unknown key; did you mean fsmem\.shell\.timeout_s\?$"
+    ):
         compose_config("smoke", ["+fsmem.shell.timeout=3"])
 
 
 def test_finding6_a_stage_refuses_a_key_of_another_graph_family():
     """At stage time the family is known: scale_free's `m` on a uniform world would be silently ignored."""
-    assert errors(_compose(("+graph.m=3",), stage="graphworld")) == ["graph.m: not a key of graph family 'uniform' (its keys: graph.family, graph.n, "
-                            "graph.degree); it is a key of scale_free"]
+    assert errors(_compose(("+graph.m=3",), stage="graphworld")) == [
+        "graph.m: not a key of graph family 'uniform' (its keys: graph.family, graph.n, "
+        "graph.degree); it is a key of scale_free"
+    ]
     assert errors(_compose(("graph=scale_free", "graph.m=3"), stage="graphworld")) == []
 
 
 def _tailmem(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    return subprocess.run([sys.executable, "-m", "tailmem", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tailmem", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_finding6_stage_cli_refuses_unknown_keys_before_any_work(tmp_path):
@@ -227,8 +243,10 @@ def test_finding6_stage_cli_refuses_unknown_keys_before_any_work(tmp_path):
     assert "graph.nn: unknown key; did you mean graph.n?" in text
     assert "To append to your config" not in text
     known = _tailmem("graphworld", "graph.m=3", f"out={out}", cwd=tmp_path)  # a family's key the option lacks
-    assert known.returncode != 0 and "graph.m: not a key of the chosen graph option; to add it, write +graph.m=3" \
-        in known.stdout + known.stderr
+    assert (
+        known.returncode != 0
+        and "graph.m: not a key of the chosen graph option; to add it, write +graph.m=3" in known.stdout + known.stderr
+    )
 
 
 def test_stage_start_validates_before_the_stage_runs(tmp_path):
@@ -242,13 +260,27 @@ def test_stage_start_validates_before_the_stage_runs(tmp_path):
 
 # ---------------------------------------------------------------- the DAG: fails in seconds, naming the key
 
+
 @pytest.mark.slow
 def test_snakemake_dry_run_with_a_bad_override_fails_fast_naming_the_key(tmp_path):
     started = time.monotonic()
     run = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
-         "-n", "--config", "scale=smoke", 'overrides=["rollout.steps=zero"]'],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "-n",
+            "--config",
+            "scale=smoke",
+            'overrides=["rollout.steps=zero"]',
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     elapsed = time.monotonic() - started
     text = run.stdout + run.stderr

@@ -20,11 +20,23 @@ from artifact_kit import SLICE, TARGETS, differing, tree_state
 
 def _run(repo_root: Path, workdir: Path, data_dir: Path, hash_seed: int) -> None:
     # SOURCE_DATE_EPOCH: matplotlib writes it as a PDF's creation date instead of the clock.
-    env = {**os.environ, "PYTHONHASHSEED": str(hash_seed), "TAILMEM_DATA_DIR": str(data_dir),
-           "SOURCE_DATE_EPOCH": "0"}
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory",
-           str(workdir), "--cores", "2", "--config", "scale=smoke",
-           "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]", "--", *TARGETS]
+    env = {**os.environ, "PYTHONHASHSEED": str(hash_seed), "TAILMEM_DATA_DIR": str(data_dir), "SOURCE_DATE_EPOCH": "0"}
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        "--config",
+        "scale=smoke",
+        "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]",
+        "--",
+        *TARGETS,
+    ]
     done = subprocess.run(cmd, cwd=repo_root, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr[-4000:]}"
 

@@ -35,7 +35,7 @@ class OldestFirst(controllers.Controller):
     name = "toy_oldest"
 
     def build(self, store, query, counter):
-        chosen = [store.items[i] for i in list(store.items)[self.skip: self.skip + self.k]]
+        chosen = [store.items[i] for i in list(store.items)[self.skip : self.skip + self.k]]
         return greedy_items(chosen, self.encoding, counter, self.budget, self.name)
 
 
@@ -45,7 +45,8 @@ def toy_configs(tmp_path, repo_root, monkeypatch):
     shutil.copytree(repo_root / "configs", configs)
     (configs / "memory" / "toy_oldest.yaml").write_text(
         "# Toy: the k items first stored after the first skip.\nname: toy_oldest\nlabel: Toy Oldest\nencoding: compact\n"
-        "k: 3\nskip: 1\nbudget: 160\n")
+        "k: 3\nskip: 1\nbudget: 160\n"
+    )
     monkeypatch.setenv("TAILMEM_CONFIGS", str(configs))
     monkeypatch.setitem(controllers.CONTROLLERS, "toy_oldest", OldestFirst)
     return configs
@@ -87,8 +88,9 @@ def test_a_toy_controller_joins_table_4_and_runs_through_the_control_stage(toy_c
     job = dag.job("control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=toy_oldest"), "modular")
     other = dag.job("control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=recency_cache"), "modular")
     assert job.config != other.config
-    skip2 = dag.job("control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=toy_oldest", "memory.skip=2"),
-                    "modular")
+    skip2 = dag.job(
+        "control", ("graph=modular", "graph.n=30", "seed=0", *policy, "memory=toy_oldest", "memory.skip=2"), "modular"
+    )
     assert skip2.config != job.config  # the new setting is part of the job's config digest
 
 
@@ -158,8 +160,15 @@ def test_a_toy_harness_builds_and_answers_through_the_stages(toy_harness, tmp_pa
 
     toy, _ = toy_harness
     results = tmp_path / "results"
-    run = ["scale=smoke", f"results_dir={results}", f"data_dir={data_dir}", "fsmem.benchmark=locomo",
-           "fsmem.conversation=conv-50", "fsmem.variant=verbatim", "fsmem.max_questions=3"]
+    run = [
+        "scale=smoke",
+        f"results_dir={results}",
+        f"data_dir={data_dir}",
+        "fsmem.benchmark=locomo",
+        "fsmem.conversation=conv-50",
+        "fsmem.variant=verbatim",
+        "fsmem.max_questions=3",
+    ]
     # The name passes the config check, matches the rules' wildcards and joins the RQ5 study.
     cfg = compose_config("smoke", [f"data_dir={data_dir}", "fsmem.harness=toy_wordcount"])
     assert re.fullmatch(wildcard_patterns()["harness"], "toy_wordcount")
@@ -180,11 +189,26 @@ def test_the_dag_schedules_a_toy_harness_in_the_rq5_study(toy_harness, tmp_path,
     """Snakemake itself (a dry run of the RQ5 table) finds rules for the toy's store and answers: the failure the
     recipe removes is `MissingRuleException` at DAG time when one of several name lists was not updated."""
     _, folder = toy_harness
-    argv = ["snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory", str(tmp_path), "--cores", "1",
-            "--dry-run", "--config", "scale=smoke", f'overrides=["data_dir={data_dir}"]', "--", "fsmem_rq5_harness"]
-    script = (f"import sys; sys.path.insert(0, {str(folder)!r}); import toy_wordcount; "
-              "from tailmem.fsmem.harnesses import HARNESSES; HARNESSES['toy_wordcount'] = toy_wordcount.SPEC; "
-              f"from snakemake.cli import main; sys.argv = {argv!r}; main()")
+    argv = [
+        "snakemake",
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(tmp_path),
+        "--cores",
+        "1",
+        "--dry-run",
+        "--config",
+        "scale=smoke",
+        f'overrides=["data_dir={data_dir}"]',
+        "--",
+        "fsmem_rq5_harness",
+    ]
+    script = (
+        f"import sys; sys.path.insert(0, {str(folder)!r}); import toy_wordcount; "
+        "from tailmem.fsmem.harnesses import HARNESSES; HARNESSES['toy_wordcount'] = toy_wordcount.SPEC; "
+        f"from snakemake.cli import main; sys.argv = {argv!r}; main()"
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=repo_root)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout + done.stderr

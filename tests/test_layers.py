@@ -24,8 +24,14 @@ def _lint_imports(src: Path) -> subprocess.CompletedProcess:
     modules), with this repository's contracts and no cache."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     cli = Path(sys.executable).with_name("lint-imports")
-    return subprocess.run([str(cli), "--config", str(REPO / "pyproject.toml"), "--no-cache"], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(cli), "--config", str(REPO / "pyproject.toml"), "--no-cache"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_import_contracts_hold():
@@ -65,8 +71,25 @@ def test_no_import_is_excused():
 # -- the Snakemake files name their inputs through tailmem.dag, not through each other's globals ----------------
 WORKFLOW_FILES = [REPO / "Snakefile", *sorted((REPO / "workflows").glob("*.smk"))]
 # What Snakemake itself puts in a Snakefile's namespace (besides Python's builtins).
-SNAKEMAKE_GLOBALS = {"workflow", "config", "rules", "checkpoints", "expand", "report", "unpack", "shell", "ancient",
-                     "temp", "protected", "directory", "touch", "glob_wildcards", "multiext", "storage", "lookup"}
+SNAKEMAKE_GLOBALS = {
+    "workflow",
+    "config",
+    "rules",
+    "checkpoints",
+    "expand",
+    "report",
+    "unpack",
+    "shell",
+    "ancient",
+    "temp",
+    "protected",
+    "directory",
+    "touch",
+    "glob_wildcards",
+    "multiext",
+    "storage",
+    "lookup",
+}
 
 
 def _as_python(path: Path):
@@ -136,8 +159,10 @@ def test_a_workflow_file_uses_no_name_another_file_defines(path):
 def test_the_check_sees_a_name_from_another_file(tmp_path):
     """The check can fail: before this design, audit.smk read common.smk's `stage_params` and rollout.smk's rule."""
     smk = tmp_path / "audit.smk"
-    smk.write_text('rule audit:\n    input:\n        rules.rollout.output[0],\n    params:\n'
-                   '        **stage_params("audit"),\n    shell:\n        "true"\n')
+    smk.write_text(
+        "rule audit:\n    input:\n        rules.rollout.output[0],\n    params:\n"
+        '        **stage_params("audit"),\n    shell:\n        "true"\n'
+    )
     bound, read = _names(_as_python(smk))
     assert "stage_params" in read - bound
     assert _rules(_as_python(smk)) == ({"audit"}, {"rollout"})

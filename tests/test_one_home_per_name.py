@@ -21,26 +21,45 @@ def _reads_cfg_out(node: ast.AST) -> bool:
     """`cfg.out` or `cfg.get("out")` (any config variable name)."""
     if isinstance(node, ast.Attribute) and node.attr == "out":
         return True
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
-            and bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value == "out")
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value == "out"
+    )
 
 
 def test_out_folder_rule_lives_in_paths_only():
     """Before: `Path(cfg.out) if cfg.get("out") else ...` spelled in 18 places although `paths` had the helper."""
-    spelled = [f"{name}:{node.lineno}" for name, tree in _modules() if name != "paths.py"
-               for node in ast.walk(tree) if isinstance(node, ast.IfExp) and _reads_cfg_out(node.test)]
+    spelled = [
+        f"{name}:{node.lineno}"
+        for name, tree in _modules()
+        if name != "paths.py"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.IfExp) and _reads_cfg_out(node.test)
+    ]
     assert spelled == [], f"use tailmem.paths.out_dir(cfg, default) instead of spelling the rule: {spelled}"
 
 
 # Modules where the word means something else: a Matplotlib alignment or location, a Markdown column alignment.
-OTHER_MEANING = {"report/plots.py", "report/longmemeval_figure.py", "site/markdown.py",
-                 "stages/audit_log_write.py"}  # text alignment, not the harness
+OTHER_MEANING = {
+    "report/plots.py",
+    "report/longmemeval_figure.py",
+    "site/markdown.py",
+    "stages/audit_log_write.py",
+}  # text alignment, not the harness
 
 
 def test_main_harness_name_is_spelled_once():
     """Before: the harness name "center" was a literal in 13 places; now `harnesses.CENTER` is its one home."""
-    spelled = [f"{name}:{node.lineno}" for name, tree in _modules()
-               if name != "fsmem/harnesses.py" and name not in OTHER_MEANING
-               for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value == harnesses.CENTER]
+    spelled = [
+        f"{name}:{node.lineno}"
+        for name, tree in _modules()
+        if name != "fsmem/harnesses.py" and name not in OTHER_MEANING
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value == harnesses.CENTER
+    ]
     assert spelled == [], f"read the name from tailmem.fsmem.harnesses (CENTER / MAIN_HARNESS): {spelled}"
     assert harnesses.CENTER in harnesses.HARNESSES and harnesses.MAIN_HARNESS in harnesses.HARNESSES

@@ -61,8 +61,9 @@ def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fr
     assert meta["config_groups"] == list(registry.STAGES["fsmem_build"].groups)
     assert meta["config_digest"] == registry.STAGES["fsmem_build"].config_digest(cfg)
 
-    assert meta["data"] == {"locomo/locomo10.json": {"sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
-                                                     "bytes": data.stat().st_size}}
+    assert meta["data"] == {
+        "locomo/locomo10.json": {"sha256": hashlib.sha256(data.read_bytes()).hexdigest(), "bytes": data.stat().st_size}
+    }
 
     from packaging.requirements import Requirement
 
@@ -78,7 +79,9 @@ def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fr
     assert meta["packages"]["numpy"]["extra"] is None and meta["packages"]["pytest"]["extra"] == "dev"
 
     offline = yaml.safe_load((config_dir() / "llm" / "offline.yaml").read_text())["roles"]
-    assert meta["agents"] == {role: {"backend": "programmatic", "agent": spec["agent"]} for role, spec in offline.items()}
+    assert meta["agents"] == {
+        role: {"backend": "programmatic", "agent": spec["agent"]} for role, spec in offline.items()
+    }
     assert meta["agent"] == "x" and meta["stage"] == "fsmem_build"
 
 
@@ -194,9 +197,11 @@ def test_table_footer_names_package_versions_and_each_data_file_with_its_sha256(
     assert "installed at their pin" in footer and "versions digest" in footer
     assert "data: no benchmark file read" in provenance.table_footer(cfg, data_files=[])
     assert "meta.json" in provenance.table_footer(cfg)  # not listed: the footer says where they are
-    drift = {"numpy": {"pinned": "2.0.0", "installed": "2.1.0", "extra": None},
-             "pandas": {"pinned": "2.2.0", "installed": "2.2.0", "extra": None},
-             "llama-cpp-python": {"pinned": "0.3.36", "installed": None, "extra": "local"}}
+    drift = {
+        "numpy": {"pinned": "2.0.0", "installed": "2.1.0", "extra": None},
+        "pandas": {"pinned": "2.2.0", "installed": "2.2.0", "extra": None},
+        "llama-cpp-python": {"pinned": "0.3.36", "installed": None, "extra": "local"},
+    }
     line = provenance.packages_line(drift)
     assert line.startswith("packages: 1 of 2 installed at their pin") and "numpy 2.1.0 (pinned 2.0.0)" in line
     same = {k: dict(v) for k, v in drift.items()}
@@ -205,8 +210,11 @@ def test_table_footer_names_package_versions_and_each_data_file_with_its_sha256(
 
 
 def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
-            and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)]
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)
+    ]
 
 
 def test_every_stage_table_gets_a_footer():
@@ -224,8 +232,13 @@ def test_fsmem_stages_record_data_and_footer_end_to_end(tmp_path, data_dir, fres
     """A real stage run: build and answer record the LoCoMo file's sha256; the table's Markdown ends in the footer."""
     from tailmem.stages import locomo
 
-    over = [f"results_dir={tmp_path}", f"data_dir={data_dir}", "fsmem.variant=verbatim", "fsmem.max_questions=2",
-            "fsmem.variants=[verbatim]"]
+    over = [
+        f"results_dir={tmp_path}",
+        f"data_dir={data_dir}",
+        "fsmem.variant=verbatim",
+        "fsmem.max_questions=2",
+        "fsmem.variants=[verbatim]",
+    ]
     locomo.build(compose_cfg("stage=fsmem_build", *over))
     locomo.answer(compose_cfg("stage=fsmem_answer", *over))
     cfg = compose_cfg("stage=fsmem_table", *over)
@@ -240,9 +253,21 @@ def test_fsmem_stages_record_data_and_footer_end_to_end(tmp_path, data_dir, fres
 
 # --- report/ is a pure layer --------------------------------------------------------------------------------
 
-FORBIDDEN_MODULES = ("tailmem.stages", "tailmem.cli", "tailmem.provenance", "tailmem.configs", "tailmem.workflow",
-                     "tailmem.registry", "tailmem.targets", "hydra", "omegaconf", "yaml")
+FORBIDDEN_MODULES = (
+    "tailmem.stages",
+    "tailmem.cli",
+    "tailmem.provenance",
+    "tailmem.configs",
+    "tailmem.workflow",
+    "tailmem.registry",
+    "tailmem.targets",
+    "hydra",
+    "omegaconf",
+    "yaml",
+)
 FORBIDDEN_NAMES = {"cfg", "config_dir", "save_provenance", "DictConfig", "OmegaConf", "compose"}
+
+
 def impurities(path: Path) -> list[str]:
     """What in `path` reads config, writes provenance or reaches up into stages / the CLI."""
     found = []
@@ -275,8 +300,10 @@ def test_report_modules_are_pure(path):
 def test_the_purity_scan_catches_what_it_should(tmp_path):
     """The scan is not vacuous: each forbidden pattern is found in a module written to contain it."""
     bad = tmp_path / "bad.py"
-    bad.write_text("from tailmem.stages.tables import x\nimport tailmem.cli\nfrom omegaconf import OmegaConf\n"
-                   "def f(cfg):\n    return cfg.scale\n")
+    bad.write_text(
+        "from tailmem.stages.tables import x\nimport tailmem.cli\nfrom omegaconf import OmegaConf\n"
+        "def f(cfg):\n    return cfg.scale\n"
+    )
     found = impurities(bad)
     assert {"imports tailmem.stages.tables", "imports tailmem.cli", "imports omegaconf"} <= set(found)
     assert any(f.startswith("takes cfg") for f in found) and any(f.startswith("uses cfg") for f in found)

@@ -20,16 +20,35 @@ from tailmem.workflow import Dag
 
 # One family, one size, one seed; the controller study with two taus: ~30 jobs.
 SLICE = [
-    "scale.families=[modular]", "scale.sizes=[60]", "scale.retrieval_families=[modular]", "scale.retrieval_size=60",
-    "scale.control.families=[modular]", "scale.control.taus=[1.0]", "audit.bootstrap=5",
+    "scale.families=[modular]",
+    "scale.sizes=[60]",
+    "scale.retrieval_families=[modular]",
+    "scale.retrieval_size=60",
+    "scale.control.families=[modular]",
+    "scale.control.taus=[1.0]",
+    "audit.bootstrap=5",
 ]
 TARGETS = ["tables_random_walk", "figures_random_walk", "control_report"]
 
 
 def _run(workdir, repo_root, configs, *extra):
     overrides = "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]"
-    cmd = [sys.executable, "-m", "snakemake", *TARGETS, "--snakefile", str(repo_root / "Snakefile"), "--directory",
-           str(workdir), "--cores", "2", *extra, "--config", "scale=smoke", overrides]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        *TARGETS,
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        *extra,
+        "--config",
+        "scale=smoke",
+        overrides,
+    ]
     env = dict(os.environ, TAILMEM_CONFIGS=str(configs))
     return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root, env=env)
 
@@ -82,8 +101,9 @@ def test_noop_rerun_schedules_nothing(ran_slice, repo_root):
 
 @pytest.mark.slow
 def test_comment_only_edit_reruns_nothing(ran_slice, repo_root):
-    jobs = _scheduled_after_edit(ran_slice, repo_root, "memory/graph_memory.yaml", "budget: 160",
-                                 "budget: 160   # a comment changes no number")
+    jobs = _scheduled_after_edit(
+        ran_slice, repo_root, "memory/graph_memory.yaml", "budget: 160", "budget: 160   # a comment changes no number"
+    )
     assert jobs == collections.Counter()
 
 
@@ -107,7 +127,9 @@ def test_a_scale_edit_changes_the_rollout_digest_not_the_world_digest():
     edited = Dag("smoke", ["rollout.steps=20"])
     world_args = ("graph=modular", "graph.n=30", "seed=0")
     run_args = (*world_args, "policy=random_walk", "retrieval=recency")
-    assert base.job("graphworld", world_args, "modular").config == edited.job("graphworld", world_args, "modular").config
+    assert (
+        base.job("graphworld", world_args, "modular").config == edited.job("graphworld", world_args, "modular").config
+    )
     assert base.job("rollout", run_args, "modular").config != edited.job("rollout", run_args, "modular").config
 
 
@@ -115,8 +137,16 @@ def test_the_dag_digest_equals_the_digest_the_stage_computes_from_its_own_config
     """What Snakemake tracks and what meta.json records are one number."""
     from tailmem.workflow import compose_config
 
-    args = ("graph=modular", "graph.n=30", "seed=0", "policy=semantic", "retrieval=recency",
-            "memory=ctmc", "memory.tau=1.0", "control.arm=ctmc-compact-tau1-rank")
+    args = (
+        "graph=modular",
+        "graph.n=30",
+        "seed=0",
+        "policy=semantic",
+        "retrieval=recency",
+        "memory=ctmc",
+        "memory.tau=1.0",
+        "control.arm=ctmc-compact-tau1-rank",
+    )
     job = Dag("smoke").job("control", args, "modular")
     cfg = compose_config("smoke", [*args, "control.world=/somewhere/else", "out=/x"])
     assert job.config == registry.stage("control").config_digest(cfg)
@@ -157,8 +187,11 @@ def test_the_scan_cache_gives_the_syntax_tree_digest_of_the_standard_library(tmp
     warm = source_closure._ScanCache()
     monkeypatch.setattr(source_closure, "_scan", lambda tree: pytest.fail("parsed although the cache has the file"))
     assert warm.scan(src)["ast"] == expected
-    named = {n.module for n in ast.walk(ast.parse(src.read_text()))
-             if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("tailmem")}
+    named = {
+        n.module
+        for n in ast.walk(ast.parse(src.read_text()))
+        if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("tailmem")
+    }
     assert named and named <= set(warm.scan(src)["imports"])
 
 

@@ -43,8 +43,19 @@ def test_run_enumeration_has_no_duplicates_and_covers_every_design():
 def _snakemake(workdir, repo_root, data_dir, *extra, overrides=()):
     overrides = "overrides=[" + ",".join(f'"{o}"' for o in [f"data_dir={data_dir}", *overrides]) + "]"
     cmd = [
-        sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory", str(workdir),
-        "--cores", "2", "--config", "scale=smoke", overrides, *extra,
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        "--config",
+        "scale=smoke",
+        overrides,
+        *extra,
     ]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root)
 
@@ -56,8 +67,13 @@ def test_smoke_dag_end_to_end_then_nothing_to_do(tmp_path, repo_root, data_dir):
     elapsed = time.time() - t0
     assert first.returncode == 0, first.stderr[-4000:]
     tables = tmp_path / "results" / "smoke" / "tables"
-    for stem in ("table2_random_walk_sigma_top10", "table7_random_walk_concentration", "table8_retrieval_designs",
-                 "table3_tail_audit_random_walk", "claims_random_walk"):
+    for stem in (
+        "table2_random_walk_sigma_top10",
+        "table7_random_walk_concentration",
+        "table8_retrieval_designs",
+        "table3_tail_audit_random_walk",
+        "claims_random_walk",
+    ):
         assert (tables / f"{stem}.csv").stat().st_size > 0
         assert (tables / f"{stem}.md").read_text().startswith("# ")
     for stem in ("fig3_ccdf_random_walk", "fig5_concentration_random_walk"):

@@ -31,8 +31,16 @@ def agent_reads(rng: np.random.Generator) -> list[dict]:
         for episode in range(15):
             for step in range(40):
                 k = int(rng.choice(notes, p=popularity))
-                events.append({"run": f"run{run}", "episode": episode, "step": step, "item": names[k],
-                               "tokens": int(tokens[k]), "source": "read_file"})
+                events.append(
+                    {
+                        "run": f"run{run}",
+                        "episode": episode,
+                        "step": step,
+                        "item": names[k],
+                        "tokens": int(tokens[k]),
+                        "source": "read_file",
+                    }
+                )
     return events
 
 
@@ -41,8 +49,13 @@ def mem0_search(rng: np.random.Generator) -> list[dict]:
     out = []
     for i in range(12):
         picked = rng.choice(len(memories), size=3, replace=False)
-        out.append({"query": f"what did the user say about topic {i % 4}?", "user_id": f"user{i % 2}",
-                    "results": [{"id": memories[j], "score": round(float(rng.random()), 3)} for j in picked]})
+        out.append(
+            {
+                "query": f"what did the user say about topic {i % 4}?",
+                "user_id": f"user{i % 2}",
+                "results": [{"id": memories[j], "score": round(float(rng.random()), 3)} for j in picked],
+            }
+        )
     return out
 
 

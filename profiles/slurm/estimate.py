@@ -30,14 +30,29 @@ REPO = Path(__file__).resolve().parents[2]
 TIMING = re.compile(r"tailmem timing: startup ([0-9.]+) s, total ([0-9.]+) s")
 JOB_LINE = re.compile(r"^(\S+)\s+(\d+)$")
 # The stage a rule runs, where the names differ (the call cache is keyed by stage).
-STAGE_OF = {"fsmem_store": "fsmem_build", "fsmem_harness_store": "fsmem_build", "fsmem_strength_store": "fsmem_build",
-            "fsmem_replicate_store": "fsmem_build", "fsmem_answers": "fsmem_answer",
-            "fsmem_harness_answers": "fsmem_answer", "fsmem_strength_answers": "fsmem_answer",
-            "fsmem_replicate_answers": "fsmem_answer", "longmemeval_run": "longmemeval"}
+STAGE_OF = {
+    "fsmem_store": "fsmem_build",
+    "fsmem_harness_store": "fsmem_build",
+    "fsmem_strength_store": "fsmem_build",
+    "fsmem_replicate_store": "fsmem_build",
+    "fsmem_answers": "fsmem_answer",
+    "fsmem_harness_answers": "fsmem_answer",
+    "fsmem_strength_answers": "fsmem_answer",
+    "fsmem_replicate_answers": "fsmem_answer",
+    "longmemeval_run": "longmemeval",
+}
 LOG_OF = {"longmemeval_run": "longmemeval"}  # a rule whose logs sit under another name (workflows/*.smk log_of)
 # Stages with a model role (llm.roles): the ones a call cache has rows for.
-LLM_STAGES = ("rollout", "control", "longmemeval", "fsmem_build", "fsmem_answer", "fsmem_personamem",
-              "alfworld_memory", "alfworld_skills")
+LLM_STAGES = (
+    "rollout",
+    "control",
+    "longmemeval",
+    "fsmem_build",
+    "fsmem_answer",
+    "fsmem_personamem",
+    "alfworld_memory",
+    "alfworld_skills",
+)
 
 
 def measured(folder: Path) -> dict[str, list[tuple[float, float]]]:
@@ -57,8 +72,21 @@ def measured(folder: Path) -> dict[str, list[tuple[float, float]]]:
 
 def job_counts(scale: str) -> dict[str, int]:
     """rule -> jobs of `snakemake all` at `scale`, from a dry run of the whole DAG (as if nothing existed)."""
-    argv = [sys.executable, "-m", "snakemake", "-n", "-F", "--quiet", "rules", "--cores", "2", "--config",
-            f"scale={scale}", "--", "all"]
+    argv = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-n",
+        "-F",
+        "--quiet",
+        "rules",
+        "--cores",
+        "2",
+        "--config",
+        f"scale={scale}",
+        "--",
+        "all",
+    ]
     done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"estimate: {' '.join(argv)} failed:\n{done.stderr[-2000:]}")
@@ -96,11 +124,17 @@ def units(cfg) -> dict[str, float]:
     lme = cfg.longmemeval.max_per_type
     questions = _questions(cfg, "locomo")
     return {
-        "graphworld": n, "rollout": steps, "control": steps, "audit": float(cfg.audit.bootstrap) * n,
+        "graphworld": n,
+        "rollout": steps,
+        "control": steps,
+        "audit": float(cfg.audit.bootstrap) * n,
         "longmemeval_run": 500.0 if lme is None else 6.0 * lme,
-        "fsmem_answers": questions, "fsmem_harness_answers": questions, "fsmem_strength_answers": questions,
+        "fsmem_answers": questions,
+        "fsmem_harness_answers": questions,
+        "fsmem_strength_answers": questions,
         "fsmem_replicate_answers": questions,
-        "alfworld_memory": _games(cfg), "alfworld_skills": _games(cfg),
+        "alfworld_memory": _games(cfg),
+        "alfworld_skills": _games(cfg),
     }
 
 
@@ -141,11 +175,15 @@ def main() -> int:
     c = cfg.scale.control
     if str(c.policy) == "llm":
         calls = len(c.families) * len(c.seeds) * cfg.rollout.episodes * cfg.rollout.steps
-        print(f"\ncontroller study: policy role is a model: {calls:,} policy calls ({len(c.families)} families x "
-              f"{len(c.seeds)} seeds x {cfg.rollout.episodes} episodes x {cfg.rollout.steps} steps)")
+        print(
+            f"\ncontroller study: policy role is a model: {calls:,} policy calls ({len(c.families)} families x "
+            f"{len(c.seeds)} seeds x {cfg.rollout.episodes} episodes x {cfg.rollout.steps} steps)"
+        )
     times = {stage: scaled[stage] / measured_jobs[stage] for stage in scaled if stage in LLM_STAGES}
-    print("\nLLM calls and dollars: price a smoke call cache at this scale with\n  python -m tailmem llm_cost --db "
-          "<smoke llm_cache.sqlite> " + " ".join(f"--times {s}={v:.1f}" for s, v in sorted(times.items())))
+    print(
+        "\nLLM calls and dollars: price a smoke call cache at this scale with\n  python -m tailmem llm_cost --db "
+        "<smoke llm_cache.sqlite> " + " ".join(f"--times {s}={v:.1f}" for s, v in sorted(times.items()))
+    )
     return 0
 
 

@@ -36,7 +36,8 @@ def _shim(folder: Path, records: Path) -> None:
         f'if [ "$1" = "-m" ] && {{ [ "$2" = "tailmem" ] || [ "$2" = "tailmem.warmstart" ]; }}; then\n'
         f'  exec {TIME} -a -o {records} -f "{FORMAT}" {real} "$@"\n'
         "fi\n"
-        f'exec {real} "$@"\n')
+        f'exec {real} "$@"\n'
+    )
     script.chmod(0o755)
 
 
@@ -67,8 +68,14 @@ def parse(text: str):
         args = cmd.split()
         runner = next((a for a in args[:-1] if a in ("tailmem", "tailmem.warmstart")), None)
         stage = args[args.index(runner) + 1] if runner else "?"
-        yield {"stage": stage, "max_rss_kb": int(rss), "wall_s": float(wall), "cpu_s": round(float(user) + float(system), 2),
-               "exit": int(code), "args": cmd}
+        yield {
+            "stage": stage,
+            "max_rss_kb": int(rss),
+            "wall_s": float(wall),
+            "cpu_s": round(float(user) + float(system), 2),
+            "exit": int(code),
+            "args": cmd,
+        }
 
 
 def report(path: Path) -> None:
@@ -79,7 +86,9 @@ def report(path: Path) -> None:
     print(f"{'stage':28} {'jobs':>5} {'peak MB':>8} {'max wall s':>10} {'max cpu s':>10} {'mean cpu s':>10}")
     for stage, rows in sorted(by.items()):
         mem, wall, cpu = zip(*rows)
-        print(f"{stage:28} {len(rows):5d} {max(mem):8.0f} {max(wall):10.1f} {max(cpu):10.1f} {statistics.mean(cpu):10.1f}")
+        print(
+            f"{stage:28} {len(rows):5d} {max(mem):8.0f} {max(wall):10.1f} {max(cpu):10.1f} {statistics.mean(cpu):10.1f}"
+        )
 
 
 def main() -> int:

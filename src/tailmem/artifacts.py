@@ -79,7 +79,9 @@ def read_npz(path: str | os.PathLike, required: tuple[str, ...] = ()) -> dict[st
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
     except Exception as exc:  # numpy raises several types for a truncated or foreign file
-        raise ArtifactError(f"{path}: corrupt array file ({exc}); delete it and re-run the stage that makes it") from exc
+        raise ArtifactError(
+            f"{path}: corrupt array file ({exc}); delete it and re-run the stage that makes it"
+        ) from exc
     missing = [k for k in required if k not in arrays]
     if missing:
         raise ArtifactError(f"{path}: missing arrays {missing}; expected {list(required)}")

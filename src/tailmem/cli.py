@@ -55,14 +55,15 @@ def process_age_s() -> float | None:
         return None
 
 
-TIMING = "tailmem timing: startup {startup:.2f} s, total {total:.2f} s"  # one line per stage log; benchmarks/bench_dag.py
+TIMING = (
+    "tailmem timing: startup {startup:.2f} s, total {total:.2f} s"  # one line per stage log; benchmarks/bench_dag.py
+)
 
 
 def usage() -> str:
     return (
         "usage: python -m tailmem <stage> [key=value ...]   (Hydra overrides; -m for a multirun sweep)\n"
-        f"stages: {', '.join(STAGES)}\n"
-        + (f"commands: {', '.join(COMMANDS)}\n" if COMMANDS else "")
+        f"stages: {', '.join(STAGES)}\n" + (f"commands: {', '.join(COMMANDS)}\n" if COMMANDS else "")
     )
 
 

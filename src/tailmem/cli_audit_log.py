@@ -11,17 +11,27 @@ from tailmem.accesslog.settings import FORMATS, RESULT_PARSERS
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tailmem audit-log",
-                                description="Tail audit of an external memory-access log (docs/access-log.md).")
-    p.add_argument("file", help="the log: tailmem JSONL, an inspect_ai .eval/.json log, a LongMemEval retrieval "
-                                "log or a mem0-style search log")
+    p = argparse.ArgumentParser(
+        prog="python -m tailmem audit-log",
+        description="Tail audit of an external memory-access log (docs/access-log.md).",
+    )
+    p.add_argument(
+        "file",
+        help="the log: tailmem JSONL, an inspect_ai .eval/.json log, a LongMemEval retrieval "
+        "log or a mem0-style search log",
+    )
     p.add_argument("--format", required=True, choices=FORMATS)
     p.add_argument("--name", help="artifact folder name (default: the file name without suffixes)")
     p.add_argument("--out", help="artifact folder (default: <results_dir>/audit_log/<name>)")
     p.add_argument("--top-k", type=int, help="longmemeval: a read is an item ranked within the top k")
-    p.add_argument("--tool", action="append", default=[], metavar="NAME=argument:ARG|NAME=result:PARSER",
-                   help="inspect: a tool whose calls are reads, e.g. read_file=argument:path or search=result:json "
-                        f"(parsers: {', '.join(RESULT_PARSERS)}); repeat for several; replaces audit_log.tools")
+    p.add_argument(
+        "--tool",
+        action="append",
+        default=[],
+        metavar="NAME=argument:ARG|NAME=result:PARSER",
+        help="inspect: a tool whose calls are reads, e.g. read_file=argument:path or search=result:json "
+        f"(parsers: {', '.join(RESULT_PARSERS)}); repeat for several; replaces audit_log.tools",
+    )
     p.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. audit.bootstrap=200 seed=1")
     return p
 

@@ -128,8 +128,13 @@ class DagInputs:
     @staticmethod
     def run_args(wc) -> list[str]:
         """The overrides naming one run: world, policy, retrieval design, seed."""
-        return [f"graph={wc.family}", f"graph.n={wc.n}", f"seed={wc.seed}", f"policy={wc.policy}",
-                f"retrieval={wc.retrieval}"]
+        return [
+            f"graph={wc.family}",
+            f"graph.n={wc.n}",
+            f"seed={wc.seed}",
+            f"policy={wc.policy}",
+            f"retrieval={wc.retrieval}",
+        ]
 
     @cached_property
     def random_walk_runs(self):
@@ -250,8 +255,9 @@ class DagInputs:
     @cached_property
     def fsmem_tables(self) -> list[str]:
         """One LoCoMo table per configured conversation, and paper 2's Table 13 (conv-50 without D.2's golds)."""
-        return ([f for conv in self.cfg.fsmem.conversations for f in self.table(outputs.conversation_table("locomo", conv))]
-                + self.table13)
+        return [
+            f for conv in self.cfg.fsmem.conversations for f in self.table(outputs.conversation_table("locomo", conv))
+        ] + self.table13
 
     @cached_property
     def table13(self) -> list[str]:
@@ -292,14 +298,20 @@ class DagInputs:
     @cached_property
     def fsmem_growth_outputs(self) -> list[str]:
         folder = paths.TABLES.format(results=self.results)
-        return (self.table(outputs.FSMEM_GROWTH) + [f"{folder}/{outputs.FSMEM_GROWTH}_atlas.csv"]
-                + self.figure(outputs.FSMEM_GROWTH))
+        return (
+            self.table(outputs.FSMEM_GROWTH)
+            + [f"{folder}/{outputs.FSMEM_GROWTH}_atlas.csv"]
+            + self.figure(outputs.FSMEM_GROWTH)
+        )
 
     @cached_property
     def fsmem_access_outputs(self) -> list[str]:
         folder = paths.TABLES.format(results=self.results)
-        return (self.table(outputs.FSMEM_ACCESS) + [f"{folder}/{outputs.FSMEM_ACCESS_CCDF}.csv"]
-                + [f for unit in outputs.FSMEM_ACCESS_UNITS for f in self.figure(f"{outputs.FSMEM_ACCESS_CCDF}_{unit}")])
+        return (
+            self.table(outputs.FSMEM_ACCESS)
+            + [f"{folder}/{outputs.FSMEM_ACCESS_CCDF}.csv"]
+            + [f for unit in outputs.FSMEM_ACCESS_UNITS for f in self.figure(f"{outputs.FSMEM_ACCESS_CCDF}_{unit}")]
+        )
 
     @cached_property
     def fsmem_personamem_outputs(self) -> list[str]:
@@ -307,8 +319,12 @@ class DagInputs:
 
     @cached_property
     def fsmem_study_targets(self) -> list[str]:
-        return ([f for outs, _ in self.fsmem_study.values() for f in outs] + self.fsmem_growth_outputs
-                + self.fsmem_access_outputs + self.fsmem_personamem_outputs)
+        return (
+            [f for outs, _ in self.fsmem_study.values() for f in outs]
+            + self.fsmem_growth_outputs
+            + self.fsmem_access_outputs
+            + self.fsmem_personamem_outputs
+        )
 
     # -- LongMemEval ------------------------------------------------------------------------------------------
     @cached_property
@@ -328,8 +344,11 @@ class DagInputs:
         """Every LongMemEval run's summary.json (one per dataset and seed)."""
         run = paths.wild(paths.LONGMEMEVAL, results=self.results)
         agent = paths.agent_label(self.cfg, "searcher", "judge")
-        return [f"{run}/{paths.SUMMARY_FILE}".format(dataset=d, agent=agent, seed=s)
-                for d in self.cfg.longmemeval.datasets for s in self.cfg.longmemeval.seeds]
+        return [
+            f"{run}/{paths.SUMMARY_FILE}".format(dataset=d, agent=agent, seed=s)
+            for d in self.cfg.longmemeval.datasets
+            for s in self.cfg.longmemeval.seeds
+        ]
 
     # -- judge sensitivity (issue 31) -------------------------------------------------------------------------
     @cached_property
@@ -356,9 +375,11 @@ class DagInputs:
         """Every table and figure the ALFWorld report writes for a subset (a name or the "{subset}" wildcard)."""
         tables = (*outputs.ALFWORLD_TABLES, *outputs.ALFWORLD_SKILL_TABLES)
         figures = (*outputs.ALFWORLD_FIGURES, *outputs.ALFWORLD_SKILL_FIGURES)
-        return ([f for s in tables for f in self.table(outputs.alfworld_output(subset, s))]
-                + [f for s in figures for f in self.figure(outputs.alfworld_output(subset, s))]
-                + self.table(outputs.claims_alfworld(subset)))
+        return (
+            [f for s in tables for f in self.table(outputs.alfworld_output(subset, s))]
+            + [f for s in figures for f in self.figure(outputs.alfworld_output(subset, s))]
+            + self.table(outputs.claims_alfworld(subset))
+        )
 
     @cached_property
     def alfworld_targets(self) -> list[str]:
@@ -371,8 +392,10 @@ class DagInputs:
     def audit_log_entries(self) -> dict:
         """`audit_log.logs` by name, a relative file made relative to the repository (the Snakefile's folder),
         whatever --directory the run has."""
-        return {str(e["name"]): {**e, "file": os.path.join(self.basedir, str(e["file"]))}
-                for e in (self.cfg.audit_log.logs or [])}
+        return {
+            str(e["name"]): {**e, "file": os.path.join(self.basedir, str(e["file"]))}
+            for e in (self.cfg.audit_log.logs or [])
+        }
 
     @property
     def audit_log_dir(self) -> str:
@@ -418,10 +441,20 @@ class DagInputs:
     @cached_property
     def site_inputs(self) -> list[str]:
         """The products of `all` the site shows: a rerun of any stage rewrites the tables it feeds."""
-        benchmarks = (self.fsmem_tables + self.longmemeval_targets + self.fsmem_study_targets
-                      + self.alfworld_targets) if self.data_ready else []
-        return (self.audit_log_targets + self.tables_random_walk + self.figures_random_walk + self.tables_calibration
-                + self.tables_control + self.figures_control + benchmarks)
+        benchmarks = (
+            (self.fsmem_tables + self.longmemeval_targets + self.fsmem_study_targets + self.alfworld_targets)
+            if self.data_ready
+            else []
+        )
+        return (
+            self.audit_log_targets
+            + self.tables_random_walk
+            + self.figures_random_walk
+            + self.tables_calibration
+            + self.tables_control
+            + self.figures_control
+            + benchmarks
+        )
 
     @cached_property
     def model_roles(self) -> list[str]:
@@ -431,8 +464,17 @@ class DagInputs:
     @cached_property
     def slice_claims(self) -> list[str]:
         """A slice's headline tables: paper 1's graph world, LoCoMo, claims_fsmem, LongMemEval, ALFWorld."""
-        benchmarks = (self.fsmem_tables + self.fsmem_study["fsmem_claims"][0] + self.longmemeval_targets
-                      + self.judge_sensitivity + self.alfworld_targets) if self.data_ready else []
+        benchmarks = (
+            (
+                self.fsmem_tables
+                + self.fsmem_study["fsmem_claims"][0]
+                + self.longmemeval_targets
+                + self.judge_sensitivity
+                + self.alfworld_targets
+            )
+            if self.data_ready
+            else []
+        )
         return self.graph_world_targets + benchmarks
 
     @cached_property
@@ -442,7 +484,10 @@ class DagInputs:
     @cached_property
     def role_probe_inputs(self) -> list[str]:
         """What model_roles reads: the controller runs, the study's stores and answers, the slice's claims."""
-        fsmem = [str(f) for r in self.fsmem_main + self.fsmem_harness
-                 for f in (r.build_dir / paths.BUILD_FILE, r.answers_dir / paths.ANSWERS_FILE)]
+        fsmem = [
+            str(f)
+            for r in self.fsmem_main + self.fsmem_harness
+            for f in (r.build_dir / paths.BUILD_FILE, r.answers_dir / paths.ANSWERS_FILE)
+        ]
         claims = [str(t) for t in self.slice_claims if os.path.basename(str(t)).startswith("claims_")]
         return [str(r.summary_file(self.results)) for r in self.control_runs] + fsmem + claims

@@ -12,9 +12,16 @@ TABLE7_CONCENTRATION = "table7_random_walk_concentration"
 TABLE8_RETRIEVAL_DESIGNS = "table8_retrieval_designs"
 TABLE3_RANDOM_WALK = "table3_tail_audit_random_walk"
 CLAIMS_RANDOM_WALK = "claims_random_walk"
-RANDOM_WALK_TABLES = (TABLE2_SIGMA_TOP10, TABLE7_CONCENTRATION, TABLE8_RETRIEVAL_DESIGNS, TABLE3_RANDOM_WALK,
-                      CLAIMS_RANDOM_WALK)
-TABLE7_CALIBRATION = "table7_calibration"  # which random-walk protocol reproduces Tables 7, 2, 8 (stages/calibration.py)
+RANDOM_WALK_TABLES = (
+    TABLE2_SIGMA_TOP10,
+    TABLE7_CONCENTRATION,
+    TABLE8_RETRIEVAL_DESIGNS,
+    TABLE3_RANDOM_WALK,
+    CLAIMS_RANDOM_WALK,
+)
+TABLE7_CALIBRATION = (
+    "table7_calibration"  # which random-walk protocol reproduces Tables 7, 2, 8 (stages/calibration.py)
+)
 CALIBRATION_TABLES = (TABLE7_CALIBRATION,)
 FIG3_CCDF = "fig3_ccdf_random_walk"
 FIG5_CONCENTRATION = "fig5_concentration_random_walk"
@@ -28,7 +35,9 @@ TABLE6_ABLATION = "table6_allocation_ablation"
 CLAIMS_CTMC = "claims_ctmc"
 MODEL_ROLES = "model_roles"  # a model slice: probe figures per role (stages/model_roles.py)
 MODEL_CLAIMS = "model_claims"  # a model slice: every claims row with the roles it rests on (same stage)
-JUDGE_SENSITIVITY = "judge_sensitivity"  # the same answers under several judges, agreement (stages/judge_sensitivity.py)
+JUDGE_SENSITIVITY = (
+    "judge_sensitivity"  # the same answers under several judges, agreement (stages/judge_sensitivity.py)
+)
 JUDGE_VERDICTS = f"{JUDGE_SENSITIVITY}.verdicts.parquet"  # its per-answer verdicts, read by the claims stages
 CONTROL_TABLES = (TABLE3_POLICY, TABLE4_BASELINES, TABLE5_GRAPH_VS_CTMC, TABLE6_ABLATION, CLAIMS_CTMC)
 FIG4_TAIL_AUDIT = "fig4_tail_audit_policy"
@@ -42,8 +51,13 @@ LONGMEMEVAL_SUMMARY = "longmemeval_summary"
 LONGMEMEVAL_CTMC_VS_GRAPH = "longmemeval_ctmc_vs_graph"
 LONGMEMEVAL_REDUCTION = "longmemeval_reduction"  # the measured reduction: largest non-inferior CTMC budget
 CLAIMS_LONGMEMEVAL = "claims_longmemeval"
-LONGMEMEVAL_TABLES = (LONGMEMEVAL_BY_TYPE, LONGMEMEVAL_SUMMARY, LONGMEMEVAL_CTMC_VS_GRAPH, LONGMEMEVAL_REDUCTION,
-                      CLAIMS_LONGMEMEVAL)
+LONGMEMEVAL_TABLES = (
+    LONGMEMEVAL_BY_TYPE,
+    LONGMEMEVAL_SUMMARY,
+    LONGMEMEVAL_CTMC_VS_GRAPH,
+    LONGMEMEVAL_REDUCTION,
+    CLAIMS_LONGMEMEVAL,
+)
 LONGMEMEVAL_FIGURE = "fig8_longmemeval"
 
 
@@ -76,8 +90,13 @@ ALFWORLD_TABLES = ("memory", "memory_family", "skills", "skills_family")
 ALFWORLD_FIGURES = ("memory", "skills_growth")
 # Paper 2's skill-side analyses (issue 15): the store each task was given, its taxonomy against growth, the curation
 # effort per task and its trend (Figure 11), running success by goal family against no store (Figure 12)
-ALFWORLD_SKILL_TABLES = ("skills_store", "skills_erosion", "skills_effort", "skills_effort_trend",
-                         "skills_family_running")
+ALFWORLD_SKILL_TABLES = (
+    "skills_store",
+    "skills_erosion",
+    "skills_effort",
+    "skills_effort_trend",
+    "skills_family_running",
+)
 ALFWORLD_SKILL_FIGURES = ("skills_effort", "skills_family_running")
 CLAIMS_ALFWORLD = "claims_alfworld"  # paired comparisons at the game unit, one table per subset
 

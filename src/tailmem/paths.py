@@ -30,7 +30,7 @@ ANSWERS_FILE = "answers.json"
 # -- graph world ----------------------------------------------------------------------------------------------
 GRAPHWORLD = "{results}/graphworld/{family}/n{n}/seed{seed}"
 # {agent}: the model of the LLM roles an artifact depends on, or `programmatic` (see `agent_label`).
-ROLLOUT = "{results}/rollout/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"     # agent: the policy role
+ROLLOUT = "{results}/rollout/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"  # agent: the policy role
 AUDIT = "{results}/audit/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"
 CONTROL = "{results}/control/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}/{predictor}/{arm}"
 CALIBRATION = "{results}/calibration"  # the protocol search (stages/calibration.py): walks/<digest>/ caches its walks
@@ -40,15 +40,15 @@ CALIBRATION_PROTOCOLS = "protocols.csv"  # every searched protocol's scores, bes
 FSMEM = "{results}/fsmem"
 # {builder}: the builder role's agent label; {searcher}: the searcher and judge roles' (see `agent_label`).
 FSMEM_CONV = "{results}/fsmem/{bench}/{conv}"
-FSMEM_VARIANT = FSMEM_CONV + "/{builder}/{variant}"                                # store/, snapshots/, build.json
-FSMEM_STRENGTH = "{results}/fsmem/strength/{bench}/{conv}/{builder}/{variant}"     # RQ3: one store per builder
+FSMEM_VARIANT = FSMEM_CONV + "/{builder}/{variant}"  # store/, snapshots/, build.json
+FSMEM_STRENGTH = "{results}/fsmem/strength/{bench}/{conv}/{builder}/{variant}"  # RQ3: one store per builder
 FSMEM_HARNESS = "{results}/fsmem/harness/{bench}/{conv}/{builder}/{bharness}/{variant}"  # RQ5: built through bharness
 # Replicate builds (issue 15): the same store built again with another sampling seed; replicate 0 is the main store.
 FSMEM_REPLICATE = "{results}/fsmem/replicate/{bench}/{conv}/{builder}/{variant}/rep{replicate}"
-ANSWERS = "{store}/answers/{harness}/{searcher}"                                   # under any store folder above
+ANSWERS = "{store}/answers/{harness}/{searcher}"  # under any store folder above
 
 # -- LongMemEval, ALFWorld ----------------------------------------------------------------------------------------
-LONGMEMEVAL = "{results}/longmemeval/{dataset}/{agent}/seed{seed}"                # agent: searcher and judge
+LONGMEMEVAL = "{results}/longmemeval/{dataset}/{agent}/seed{seed}"  # agent: searcher and judge
 ALFWORLD = "{results}/alfworld"
 ALFWORLD_GAMES = "{results}/alfworld/games/{subset}"
 # ALFWorld cells: one segment per role the cell depends on, each the role's model or programmatic agent label
@@ -56,8 +56,9 @@ ALFWORLD_GAMES = "{results}/alfworld/games/{subset}"
 # ({builder}) and the retriever ({searcher}), so a rerun with another model lands beside the first, not over it.
 ALFWORLD_MEMORY = "{results}/alfworld/memory/{subset}/{executor}/{arm}"
 # {seed}: the chain seed (alfworld.seed): 0 plays the fixed order, s > 0 a seeded permutation of it.
-ALFWORLD_SKILLS = ("{results}/alfworld/skills/{subset}/{executor}/{builder}/{searcher}/{protocol}/{skill_variant}"
-                   "/seed{seed}")
+ALFWORLD_SKILLS = (
+    "{results}/alfworld/skills/{subset}/{executor}/{builder}/{searcher}/{protocol}/{skill_variant}/seed{seed}"
+)
 
 # -- tables, figures, logs ----------------------------------------------------------------------------------------
 TABLES = "{results}/tables"
@@ -128,8 +129,15 @@ def graphworld_dir(cfg) -> Path:
 
 def _run_keys(cfg) -> dict:
     """The readable key of a run's folders: policy (and its agent), retrieval, family, size, seed."""
-    return dict(results=cfg.results_dir, policy=cfg.policy.name, agent=policy_agent(cfg, cfg.policy.name),
-                retrieval=cfg.retrieval.name, family=cfg.graph.family, n=cfg.graph.n, seed=cfg.seed)
+    return dict(
+        results=cfg.results_dir,
+        policy=cfg.policy.name,
+        agent=policy_agent(cfg, cfg.policy.name),
+        retrieval=cfg.retrieval.name,
+        family=cfg.graph.family,
+        n=cfg.graph.n,
+        seed=cfg.seed,
+    )
 
 
 def rollout_dir(cfg) -> Path:
@@ -141,8 +149,9 @@ def audit_dir(cfg) -> Path:
 
 
 def control_dir(cfg) -> Path:
-    return Path(CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, "predictor"),
-                               arm=cfg.control.arm or cfg.memory.name))
+    return Path(
+        CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, "predictor"), arm=cfg.control.arm or cfg.memory.name)
+    )
 
 
 def out_dir(cfg, default: str | Path) -> Path:
@@ -178,14 +187,25 @@ def strength_dir(results: str | Path, benchmark: str, conv: str, builder: str, v
     return Path(FSMEM_STRENGTH.format(results=results, bench=benchmark, conv=conv, builder=builder, variant=variant))
 
 
-def harness_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str,
-                builder: str = PROGRAMMATIC) -> Path:
-    return Path(FSMEM_HARNESS.format(results=results, bench=benchmark, conv=conv, builder=builder, bharness=harness,
-                                     variant=variant))
+def harness_dir(
+    results: str | Path, benchmark: str, conv: str, harness: str, variant: str, builder: str = PROGRAMMATIC
+) -> Path:
+    return Path(
+        FSMEM_HARNESS.format(
+            results=results, bench=benchmark, conv=conv, builder=builder, bharness=harness, variant=variant
+        )
+    )
 
 
-def harness_build_dir(results: str | Path, benchmark: str, conv: str, harness: str, variant: str,
-                      main_harness: str, builder: str = PROGRAMMATIC) -> Path:
+def harness_build_dir(
+    results: str | Path,
+    benchmark: str,
+    conv: str,
+    harness: str,
+    variant: str,
+    main_harness: str,
+    builder: str = PROGRAMMATIC,
+) -> Path:
     """RQ5: the store built through `harness`; the main build's own harness (`main_harness`, the run's build
     harness) reuses the main store."""
     if harness == main_harness:
@@ -193,13 +213,17 @@ def harness_build_dir(results: str | Path, benchmark: str, conv: str, harness: s
     return harness_dir(results, benchmark, conv, harness, variant, builder)
 
 
-def replicate_dir(results: str | Path, benchmark: str, conv: str, variant: str, replicate: int,
-                  builder: str = PROGRAMMATIC) -> Path:
+def replicate_dir(
+    results: str | Path, benchmark: str, conv: str, variant: str, replicate: int, builder: str = PROGRAMMATIC
+) -> Path:
     """A replicate build's folder; replicate 0 is the main build (`variant_dir`), not built twice."""
     if int(replicate) == 0:
         return variant_dir(results, benchmark, conv, variant, builder)
-    return Path(FSMEM_REPLICATE.format(results=results, bench=benchmark, conv=conv, builder=builder, variant=variant,
-                                       replicate=int(replicate)))
+    return Path(
+        FSMEM_REPLICATE.format(
+            results=results, bench=benchmark, conv=conv, builder=builder, variant=variant, replicate=int(replicate)
+        )
+    )
 
 
 def longmemeval_dir(results: str | Path, dataset: str, seed: int, agent: str = PROGRAMMATIC) -> Path:

@@ -43,8 +43,10 @@ def _git(root: Path, *commands: tuple[str, ...]) -> list[bytes]:
     the outputs in order, or CalledProcessError for the first that failed."""
     # GIT_OPTIONAL_LOCKS=0: `git status` must not take the index lock while other processes commit.
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    procs = [subprocess.Popen(["git", "-C", str(root), *c], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-             for c in commands]
+    procs = [
+        subprocess.Popen(["git", "-C", str(root), *c], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        for c in commands
+    ]
     outs = [p.communicate(timeout=30) for p in procs]
     for c, p, (out, err) in zip(commands, procs, outs):
         if p.returncode:
@@ -65,8 +67,9 @@ def code_state(root: Path = REPO_ROOT) -> dict:
     if not (root / ".git").exists():
         return {**state, "reason": f"{root} is not a git checkout (no .git in it)"}
     try:  # two processes, run together: status (with the HEAD commit in its header) and the diff
-        status, diff = _git(root, ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"),
-                            ("diff", "HEAD", "--binary"))
+        status, diff = _git(
+            root, ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"), ("diff", "HEAD", "--binary")
+        )
     except FileNotFoundError:
         return {**state, "reason": "git is not installed"}
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
@@ -130,8 +133,11 @@ def package_versions(distribution: str = DISTRIBUTION) -> dict:
         if not m:
             continue
         extra = _EXTRA.search(marker)
-        out[m.group(1)] = {"pinned": m.group(2), "installed": _installed(m.group(1)),
-                           "extra": extra.group(1) if extra else None}
+        out[m.group(1)] = {
+            "pinned": m.group(2),
+            "installed": _installed(m.group(1)),
+            "extra": extra.group(1) if extra else None,
+        }
     return out
 
 
@@ -206,7 +212,9 @@ def agents(cfg: DictConfig) -> dict:
 # --- what gets written -----------------------------------------------------------------------------------------
 
 
-def provenance(cfg: DictConfig, data_files: Iterable[str | os.PathLike] = (), groups: Sequence[str] | None = None) -> dict:
+def provenance(
+    cfg: DictConfig, data_files: Iterable[str | os.PathLike] = (), groups: Sequence[str] | None = None
+) -> dict:
     """The machine-independent part of meta.json: code, config digest, packages, agents, data."""
     used, digest = config_record(cfg, groups)
     return {
@@ -226,8 +234,11 @@ def packages_line(versions: dict | None = None) -> str:
     if "reason" in versions:
         return f"packages: unknown ({versions['reason']})"
     installed = {n: v["installed"] for n, v in sorted(versions.items()) if v["installed"] is not None}
-    off = [f"{n} {v['installed']} (pinned {v['pinned']})" for n, v in sorted(versions.items())
-           if v["installed"] is not None and v["pinned"] and v["installed"] != v["pinned"]]
+    off = [
+        f"{n} {v['installed']} (pinned {v['pinned']})"
+        for n, v in sorted(versions.items())
+        if v["installed"] is not None and v["pinned"] and v["installed"] != v["pinned"]
+    ]
     digest = hashlib.sha256(json.dumps(installed, sort_keys=True).encode()).hexdigest()[:12]
     state = f"{len(installed) - len(off)} of {len(installed)} installed at their pin"
     return f"packages: {state}" + (f", not: {', '.join(off)}" if off else "") + f" (versions digest `{digest}`)"
@@ -243,8 +254,9 @@ def data_line(records: dict | None) -> str:
     return "data: " + ", ".join(f"{name} sha256 `{r['sha256'][:12]}`" for name, r in records.items())
 
 
-def table_footer(cfg: DictConfig, groups: Sequence[str] | None = None,
-                 data_files: Iterable[str | os.PathLike] | None = None) -> str:
+def table_footer(
+    cfg: DictConfig, groups: Sequence[str] | None = None, data_files: Iterable[str | os.PathLike] | None = None
+) -> str:
     """One Markdown line under a table: commit, dirty flag (diff hash), config digest, the agent per role, the
     package versions and the sha256 of each data file read (`data_files`; None: not listed in the footer).
     A stage that reads benchmark files passes the same list to `save_provenance`."""
@@ -253,17 +265,27 @@ def table_footer(cfg: DictConfig, groups: Sequence[str] | None = None,
         where = f"commit unknown ({code['reason']})"
     else:
         where = f"commit `{code['commit'][:12]}`" + (
-            f" (dirty, diff sha256 `{code['diff_sha256'][:12]}`)" if code["dirty"] else " (clean)")
+            f" (dirty, diff sha256 `{code['diff_sha256'][:12]}`)" if code["dirty"] else " (clean)"
+        )
     used, digest = config_record(cfg, groups)
     roles = agents(cfg)
-    who = ("agents: " + ", ".join(f"{r} {a['agent']}" for r, a in roles.items())) if roles and "error" not in roles \
+    who = (
+        ("agents: " + ", ".join(f"{r} {a['agent']}" for r, a in roles.items()))
+        if roles and "error" not in roles
         else f"agents: {roles.get('error', 'no llm group')}"
+    )
     data = data_line(None if data_files is None else data_records(data_files, cfg.get("data_dir")))
     return f"Provenance: {where}; config digest `{digest}` ({', '.join(used)}); {who}; {packages_line()}; {data}."
 
 
-def save_provenance(out: Path, cfg: DictConfig, prefix: str = "", data_files: Iterable[str | os.PathLike] = (),
-                    groups: Sequence[str] | None = None, **extra: Any) -> None:
+def save_provenance(
+    out: Path,
+    cfg: DictConfig,
+    prefix: str = "",
+    data_files: Iterable[str | os.PathLike] = (),
+    groups: Sequence[str] | None = None,
+    **extra: Any,
+) -> None:
     """Write `config.yaml` (resolved) and `meta.json` into `out`: stage, seed, code, config digest, packages,
     agent per role, sha256 of each data file in `data_files`, host and time, plus `extra`.
 

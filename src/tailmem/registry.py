@@ -56,43 +56,54 @@ class Stage:
 _FSMEM = ("fsmem", "llm")
 _ALF = ("alfworld", "llm")
 
-STAGES: dict[str, Stage] = {s.name: s for s in (
-    Stage("graphworld", "tailmem.stages.graphworld:run", ("graph", "seed")),
-    Stage("rollout", "tailmem.stages.rollout:run", ("graph", "seed", "rollout", "policy", "retrieval", "llm")),
-    Stage("audit", "tailmem.stages.audit:run", ("graph", "seed", "policy", "retrieval", "audit")),
-    Stage("control", "tailmem.stages.control:run",
-          ("graph", "seed", "policy", "retrieval", "memory", "control", "llm")),
-    Stage("control_report", "tailmem.stages.control_report:run", ("scale", "audit", "control", "llm", "stats")),
-    Stage("tables", "tailmem.stages.tables:run", ("scale", "audit", "rollout", "llm", "stats")),
-    Stage("figures", "tailmem.stages.figures:run", ("scale", "audit", "rollout", "llm")),
-    Stage("calibration", "tailmem.stages.calibration:run", ("calibration", "stats", "rollout", "retrieval")),
-    Stage("fsmem_build", "tailmem.stages.locomo:build", _FSMEM),
-    Stage("fsmem_answer", "tailmem.stages.locomo:answer", _FSMEM),
-    Stage("fsmem_table", "tailmem.stages.locomo:table", ("fsmem",)),
-    Stage("fsmem_table13", "tailmem.stages.fsmem_gold:table13", ("fsmem",)),  # paper 2 Table 13 (issue 31)
-    Stage("fsmem_shape", "tailmem.stages.fsmem_study:shape", _FSMEM),
-    Stage("fsmem_hierarchy", "tailmem.stages.fsmem_study:hierarchy", _FSMEM),
-    Stage("fsmem_retrieval", "tailmem.stages.fsmem_study:retrieval", _FSMEM),
-    Stage("fsmem_strength", "tailmem.stages.fsmem_study:strength", _FSMEM),
-    Stage("fsmem_harness", "tailmem.stages.fsmem_study:harness", _FSMEM),
-    Stage("fsmem_costs", "tailmem.stages.fsmem_study:costs", _FSMEM),
-    Stage("fsmem_replicates", "tailmem.stages.fsmem_study:replicates", _FSMEM),
-    Stage("fsmem_claims", "tailmem.stages.fsmem_claims:run", (*_FSMEM, "stats", "judges")),
-    Stage("fsmem_growth", "tailmem.stages.fsmem_growth:run", _FSMEM),
-    Stage("fsmem_access", "tailmem.stages.fsmem_access:run", (*_FSMEM, "audit", "seed")),
-    Stage("fsmem_personamem", "tailmem.stages.personamem:run", _FSMEM),
-    Stage("longmemeval", "tailmem.stages.longmemeval:run", ("longmemeval", "seed", "llm"),
-          arms="tailmem.longmemeval.arms:arm_payload"),
-    Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval", "stats", "judges")),
-    Stage("judge_sensitivity", "tailmem.stages.judge_sensitivity:run", (*_FSMEM, "longmemeval", "stats", "judges")),
-    Stage("alfworld_games", "tailmem.stages.alfworld:regenerate_games", _ALF),
-    Stage("alfworld_memory", "tailmem.stages.alfworld:memory", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
-    Stage("alfworld_skills", "tailmem.stages.alfworld:skills", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
-    Stage("alfworld_report", "tailmem.stages.alfworld:report", _ALF),
-    Stage("model_roles", "tailmem.stages.model_roles:run", ("scale", "fsmem", "control", "llm", "model_roles")),
-    Stage("audit_log", "tailmem.stages.audit_log:run", ("audit_log", "audit", "seed")),  # external logs (issue 31)
-    Stage("site", "tailmem.stages.site:run", ("scale", "llm")),  # the run's static website (tailmem.site)
-)}
+STAGES: dict[str, Stage] = {
+    s.name: s
+    for s in (
+        Stage("graphworld", "tailmem.stages.graphworld:run", ("graph", "seed")),
+        Stage("rollout", "tailmem.stages.rollout:run", ("graph", "seed", "rollout", "policy", "retrieval", "llm")),
+        Stage("audit", "tailmem.stages.audit:run", ("graph", "seed", "policy", "retrieval", "audit")),
+        Stage(
+            "control",
+            "tailmem.stages.control:run",
+            ("graph", "seed", "policy", "retrieval", "memory", "control", "llm"),
+        ),
+        Stage("control_report", "tailmem.stages.control_report:run", ("scale", "audit", "control", "llm", "stats")),
+        Stage("tables", "tailmem.stages.tables:run", ("scale", "audit", "rollout", "llm", "stats")),
+        Stage("figures", "tailmem.stages.figures:run", ("scale", "audit", "rollout", "llm")),
+        Stage("calibration", "tailmem.stages.calibration:run", ("calibration", "stats", "rollout", "retrieval")),
+        Stage("fsmem_build", "tailmem.stages.locomo:build", _FSMEM),
+        Stage("fsmem_answer", "tailmem.stages.locomo:answer", _FSMEM),
+        Stage("fsmem_table", "tailmem.stages.locomo:table", ("fsmem",)),
+        Stage("fsmem_table13", "tailmem.stages.fsmem_gold:table13", ("fsmem",)),  # paper 2 Table 13 (issue 31)
+        Stage("fsmem_shape", "tailmem.stages.fsmem_study:shape", _FSMEM),
+        Stage("fsmem_hierarchy", "tailmem.stages.fsmem_study:hierarchy", _FSMEM),
+        Stage("fsmem_retrieval", "tailmem.stages.fsmem_study:retrieval", _FSMEM),
+        Stage("fsmem_strength", "tailmem.stages.fsmem_study:strength", _FSMEM),
+        Stage("fsmem_harness", "tailmem.stages.fsmem_study:harness", _FSMEM),
+        Stage("fsmem_costs", "tailmem.stages.fsmem_study:costs", _FSMEM),
+        Stage("fsmem_replicates", "tailmem.stages.fsmem_study:replicates", _FSMEM),
+        Stage("fsmem_claims", "tailmem.stages.fsmem_claims:run", (*_FSMEM, "stats", "judges")),
+        Stage("fsmem_growth", "tailmem.stages.fsmem_growth:run", _FSMEM),
+        Stage("fsmem_access", "tailmem.stages.fsmem_access:run", (*_FSMEM, "audit", "seed")),
+        Stage("fsmem_personamem", "tailmem.stages.personamem:run", _FSMEM),
+        Stage(
+            "longmemeval",
+            "tailmem.stages.longmemeval:run",
+            ("longmemeval", "seed", "llm"),
+            arms="tailmem.longmemeval.arms:arm_payload",
+        ),
+        Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval", "stats", "judges")),
+        Stage("judge_sensitivity", "tailmem.stages.judge_sensitivity:run", (*_FSMEM, "longmemeval", "stats", "judges")),
+        Stage("alfworld_games", "tailmem.stages.alfworld:regenerate_games", _ALF),
+        Stage("alfworld_memory", "tailmem.stages.alfworld:memory", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
+        Stage("alfworld_skills", "tailmem.stages.alfworld:skills", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
+        Stage("alfworld_report", "tailmem.stages.alfworld:report", _ALF),
+        Stage("model_roles", "tailmem.stages.model_roles:run", ("scale", "fsmem", "control", "llm", "model_roles")),
+        Stage("audit_log", "tailmem.stages.audit_log:run", ("audit_log", "audit", "seed")),  # external logs (issue 31)
+        Stage("site", "tailmem.stages.site:run", ("scale", "llm")),  # the run's static website (tailmem.site)
+    )
+}
+
 
 def stage(name: str) -> Stage:
     from tailmem.errors import ConfigError

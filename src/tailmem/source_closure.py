@@ -42,8 +42,10 @@ def _scan(tree: ast.Module) -> dict:
     for name in names:
         parts = name.split(".")
         out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return {"ast": hashlib.sha256(ast.dump(tree).encode()).hexdigest(),
-            "imports": sorted(n for n in out if n.startswith("tailmem"))}
+    return {
+        "ast": hashlib.sha256(ast.dump(tree).encode()).hexdigest(),
+        "imports": sorted(n for n in out if n.startswith("tailmem")),
+    }
 
 
 class _ScanCache:

@@ -22,8 +22,15 @@ class Run:
     agent: str = paths.PROGRAMMATIC  # the policy role's model for the `llm` policy (paths.policy_agent)
 
     def keys(self, results: str) -> dict:
-        return dict(results=results, policy=self.policy, agent=self.agent, retrieval=self.retrieval,
-                    family=self.family, n=self.n, seed=self.seed)
+        return dict(
+            results=results,
+            policy=self.policy,
+            agent=self.agent,
+            retrieval=self.retrieval,
+            family=self.family,
+            n=self.n,
+            seed=self.seed,
+        )
 
     def audit_file(self, results: str) -> Path:
         return Path(paths.AUDIT.format(**self.keys(results))) / paths.AUDIT_FILE
@@ -62,8 +69,12 @@ def random_walk_runs(cfg: DictConfig) -> list[Run]:
 def calibration_worlds(cfg: DictConfig) -> list[Path]:
     """The graph-world files the calibration study walks on: its families x sizes x seeds."""
     c = cfg.calibration
-    return [Path(paths.GRAPHWORLD.format(results=cfg.results_dir, family=f, n=int(n), seed=int(s))) / paths.WORLD_FILE
-            for f in c.families for n in c.sizes for s in c.seeds]
+    return [
+        Path(paths.GRAPHWORLD.format(results=cfg.results_dir, family=f, n=int(n), seed=int(s))) / paths.WORLD_FILE
+        for f in c.families
+        for n in c.sizes
+        for s in c.seeds
+    ]
 
 
 def largest_size_runs(cfg: DictConfig) -> list[Run]:
@@ -100,8 +111,6 @@ def figure_runs(cfg: DictConfig) -> tuple[list[Run], list[Run]]:
     return contrast, [r for r in largest_size_runs(cfg) if r not in contrast]
 
 
-
-
 @dataclass(frozen=True)
 class ControlRun:
     """One arm of the controller study replayed on one rollout."""
@@ -117,8 +126,17 @@ class ControlRun:
 
     def folder(self, results: str) -> Path:
         return Path(
-            paths.CONTROL.format(results=results, policy=self.policy, agent=self.agent, retrieval=self.retrieval,
-                                 family=self.family, n=self.n, seed=self.seed, predictor=self.predictor, arm=self.arm)
+            paths.CONTROL.format(
+                results=results,
+                policy=self.policy,
+                agent=self.agent,
+                retrieval=self.retrieval,
+                family=self.family,
+                n=self.n,
+                seed=self.seed,
+                predictor=self.predictor,
+                arm=self.arm,
+            )
         )
 
     def summary_file(self, results: str) -> Path:
@@ -131,15 +149,27 @@ class ControlRun:
 def control_arms(cfg: DictConfig) -> list[str]:
     from tailmem.control import arms
 
-    return list(dict.fromkeys(arms.table4_arms() + arms.table5_arms() + arms.table6_arms() + arms.tau_arms(cfg.scale.control.taus)))
+    return list(
+        dict.fromkeys(
+            arms.table4_arms() + arms.table5_arms() + arms.table6_arms() + arms.tau_arms(cfg.scale.control.taus)
+        )
+    )
 
 
 def control_runs(cfg: DictConfig) -> list[ControlRun]:
     """Every arm x family x seed of the controller study, on the scale's trajectory source."""
     c = cfg.scale.control
     return [
-        ControlRun(c.policy, c.retrieval, fam, int(c.size), int(seed), arm, paths.policy_agent(cfg, c.policy),
-                   paths.role_label(cfg, "predictor"))
+        ControlRun(
+            c.policy,
+            c.retrieval,
+            fam,
+            int(c.size),
+            int(seed),
+            arm,
+            paths.policy_agent(cfg, c.policy),
+            paths.role_label(cfg, "predictor"),
+        )
         for fam in c.families
         for seed in c.seeds
         for arm in control_arms(cfg)
@@ -150,6 +180,6 @@ def policy_runs(cfg: DictConfig) -> list[Run]:
     """Table 3 / Figure 4 under the semantic or LLM policy: each family at the control size, every seed."""
     c = cfg.scale.control
     agent = paths.policy_agent(cfg, c.policy)
-    return [Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in cfg.scale.families for seed in c.seeds]
-
-
+    return [
+        Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in cfg.scale.families for seed in c.seeds
+    ]

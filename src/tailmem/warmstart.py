@@ -105,9 +105,14 @@ def _start_server(path: Path) -> None:
     log = os.environ.get("TAILMEM_WARMSTART_LOG")  # where the server's own errors go (default: nowhere)
     try:
         with open(log or os.devnull, "ab") as sink:
-            subprocess.Popen([sys.executable, "-m", "tailmem.warmstart", "--serve", str(path), str(lock)],
-                             stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, start_new_session=True,
-                             pass_fds=(lock,))
+            subprocess.Popen(
+                [sys.executable, "-m", "tailmem.warmstart", "--serve", str(path), str(lock)],
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=sink,
+                start_new_session=True,
+                pass_fds=(lock,),
+            )
     finally:
         os.close(lock)  # the server's copy keeps the lock
 
@@ -186,8 +191,15 @@ def client(argv: list[str], entry: str = ENTRY) -> int:
     if conn is None:
         return _cold(argv, entry)
     with conn:
-        request = json.dumps({"argv": argv, "entry": entry, "cwd": os.getcwd(),
-                              "env": {**os.environ, T0_ENV: repr(t0)}, "path": sys.path}).encode()
+        request = json.dumps(
+            {
+                "argv": argv,
+                "entry": entry,
+                "cwd": os.getcwd(),
+                "env": {**os.environ, T0_ENV: repr(t0)},
+                "path": sys.path,
+            }
+        ).encode()
         fds = array.array("i", [0, 1, 2])
         try:
             conn.sendmsg([struct.pack("!I", len(request)), request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
@@ -248,14 +260,28 @@ def preload_order() -> list[str]:
     6 s in all), so the first jobs wait for no import they do not use."""
     from tailmem.registry import STAGES
 
-    first = ("numpy", "networkx", "tailmem.stages.graphworld", "tailmem.stages.rollout",
-             "tailmem.rollout.run:load_kernel", "scipy.stats", "powerlaw",
-             "tailmem.stages.audit", "pandas", "matplotlib.pyplot", "tailmem.settings.schema", "tailmem.cli:warm_up",
-             "tailmem.llm.tokens:get_encoding")  # tiktoken's o200k table: 1.3 s in every job that counts tokens
+    first = (
+        "numpy",
+        "networkx",
+        "tailmem.stages.graphworld",
+        "tailmem.stages.rollout",
+        "tailmem.rollout.run:load_kernel",
+        "scipy.stats",
+        "powerlaw",
+        "tailmem.stages.audit",
+        "pandas",
+        "matplotlib.pyplot",
+        "tailmem.settings.schema",
+        "tailmem.cli:warm_up",
+        "tailmem.llm.tokens:get_encoding",
+    )  # tiktoken's o200k table: 1.3 s in every job that counts tokens
     stages = sorted({s.module for s in STAGES.values()})
     last = ("textworld", "textworld.gym", "fast_downward", "alfworld.agents.environment.alfred_tw_env")
-    return list(dict.fromkeys((*first, *[m for m in stages if "alfworld" not in m], *last,
-                               *[m for m in stages if "alfworld" in m])))
+    return list(
+        dict.fromkeys(
+            (*first, *[m for m in stages if "alfworld" not in m], *last, *[m for m in stages if "alfworld" in m])
+        )
+    )
 
 
 def preload_core() -> None:

@@ -75,7 +75,9 @@ def stage_overrides(overrides: Iterable[str], groups: Iterable[str], family: str
     out = []
     for o in picked:
         key = override_key(o)
-        if key in ("graph", "graph.n", "graph.family") or (key.startswith("graph.") and key.split(".", 1)[1] not in keys):
+        if key in ("graph", "graph.n", "graph.family") or (
+            key.startswith("graph.") and key.split(".", 1)[1] not in keys
+        ):
             continue
         out.append(o)
     return out
@@ -155,8 +157,11 @@ class Dag:
         import yaml
         from omegaconf import OmegaConf
 
-        mine = [o for o in stage_overrides(self.overrides, [group], family if group == "graph" else None)
-                if override_key(o).startswith(group + ".")]
+        mine = [
+            o
+            for o in stage_overrides(self.overrides, [group], family if group == "graph" else None)
+            if override_key(o).startswith(group + ".")
+        ]
         path = config_dir() / group / f"{option}.yaml"
         text = path.read_text() if path.is_file() else ""
         if not text or "${" in text or "@package" in text or any(o.startswith("~") for o in mine):
@@ -208,10 +213,25 @@ def wildcard_patterns() -> dict[str, str]:
 
     segment = r"[^/]+"
     return dict(
-        n=r"\d+", seed=r"\d+", replicate=r"[1-9]\d*",  # replicate 0 is the main store (paths.replicate_dir)
-        family=one_of(FAMILIES), policy=one_of(POLICIES), retrieval=one_of(DESIGNS),
-        bench=one_of(BENCHMARKS), variant=one_of(VARIANTS), harness=one_of(HARNESSES), bharness=one_of(HARNESSES),
-        conv=segment, arm=segment, builder=segment, searcher=segment, dataset=segment, subset=segment,
-        protocol=segment, skill_variant=segment, agent=segment, predictor=segment,
+        n=r"\d+",
+        seed=r"\d+",
+        replicate=r"[1-9]\d*",  # replicate 0 is the main store (paths.replicate_dir)
+        family=one_of(FAMILIES),
+        policy=one_of(POLICIES),
+        retrieval=one_of(DESIGNS),
+        bench=one_of(BENCHMARKS),
+        variant=one_of(VARIANTS),
+        harness=one_of(HARNESSES),
+        bharness=one_of(HARNESSES),
+        conv=segment,
+        arm=segment,
+        builder=segment,
+        searcher=segment,
+        dataset=segment,
+        subset=segment,
+        protocol=segment,
+        skill_variant=segment,
+        agent=segment,
+        predictor=segment,
         executor=segment,  # ALFWorld: the executor's agent label (tailmem.alfworld.layout.agent_segments)
     )

@@ -18,8 +18,19 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "access_logs"
 
 def audit(tmp_path, file, fmt, *extra) -> tuple[int, Path]:
     out = tmp_path / "out"
-    code = main(["audit-log", str(file), "--format", fmt, "--out", str(out), f"results_dir={tmp_path}/results",
-                 "audit.bootstrap=0", *extra])
+    code = main(
+        [
+            "audit-log",
+            str(file),
+            "--format",
+            fmt,
+            "--out",
+            str(out),
+            f"results_dir={tmp_path}/results",
+            "audit.bootstrap=0",
+            *extra,
+        ]
+    )
     return code, out
 
 
@@ -46,8 +57,9 @@ def test_example_log_fits_as_powerlaw_fits_it(tmp_path):
 
 def test_malformed_log_writes_nothing(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"run": "r", "episode": 0, "step": 0, "item": "a"}\n{"run": "r", "episode": 0, "step": "one", '
-                   '"item": "b"}\n')
+    bad.write_text(
+        '{"run": "r", "episode": 0, "step": 0, "item": "a"}\n{"run": "r", "episode": 0, "step": "one", "item": "b"}\n'
+    )
     code, out = audit(tmp_path, bad, "jsonl")
     assert code == 1 and not out.exists()
     assert f"{bad}:2: step='one'" in capsys.readouterr().out

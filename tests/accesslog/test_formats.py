@@ -35,36 +35,51 @@ def test_jsonl_round_trip_and_counts(tmp_path):
     assert again.events == log.events
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("{not json", r"bad.jsonl:2: not JSON"),
-    ({"run": "r", "episode": 0, "item": "a"}, r"bad.jsonl:2: missing key\(s\) \['step'\]"),
-    ({**GOOD, "tokns": 3}, r"bad.jsonl:2: unknown key\(s\) \['tokns'\]"),
-    ({**GOOD, "step": -1}, r"bad.jsonl:2: step=-1: expected an integer >= 0"),
-    ({**GOOD, "item": ""}, r"bad.jsonl:2: item='': expected a non-empty string"),
-    ({**GOOD, "tokens": 1.5}, r"bad.jsonl:2: tokens=1.5"),
-    ([1, 2], r"bad.jsonl:2: expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("{not json", r"bad.jsonl:2: not JSON"),
+        ({"run": "r", "episode": 0, "item": "a"}, r"bad.jsonl:2: missing key\(s\) \['step'\]"),
+        ({**GOOD, "tokns": 3}, r"bad.jsonl:2: unknown key\(s\) \['tokns'\]"),
+        ({**GOOD, "step": -1}, r"bad.jsonl:2: step=-1: expected an integer >= 0"),
+        ({**GOOD, "item": ""}, r"bad.jsonl:2: item='': expected a non-empty string"),
+        ({**GOOD, "tokens": 1.5}, r"bad.jsonl:2: tokens=1.5"),
+        ([1, 2], r"bad.jsonl:2: expected a JSON object"),
+    ],
+)
 def test_jsonl_errors_name_file_and_line(tmp_path, bad, message):
     with pytest.raises(LogError, match=message):
         read_jsonl(write(tmp_path, "bad.jsonl", [GOOD, bad]))
 
 
 def test_mem0_both_shapes(tmp_path):
-    path = write(tmp_path, "mem0.jsonl", [
-        {"query": "q1", "user_id": "u", "results": [{"id": "m1", "score": 0.3}, {"id": "m2"}]},
-        {"query": "q2", "user_id": "u", "results": {"results": [{"id": "m1"}]}},
-        {"query": "q3", "memory_ids": ["m3", 4]},
-    ])
+    path = write(
+        tmp_path,
+        "mem0.jsonl",
+        [
+            {"query": "q1", "user_id": "u", "results": [{"id": "m1", "score": 0.3}, {"id": "m2"}]},
+            {"query": "q2", "user_id": "u", "results": {"results": [{"id": "m1"}]}},
+            {"query": "q3", "memory_ids": ["m3", 4]},
+        ],
+    )
     log = read_mem0(path)
-    assert [(e.episode, e.step, e.item) for e in log.events] == [("u", 0, "m1"), ("u", 0, "m2"), ("u", 1, "m1"),
-                                                                ("0", 0, "m3"), ("0", 0, "4")]
+    assert [(e.episode, e.step, e.item) for e in log.events] == [
+        ("u", 0, "m1"),
+        ("u", 0, "m2"),
+        ("u", 1, "m1"),
+        ("0", 0, "m3"),
+        ("0", 0, "4"),
+    ]
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"results": []}, r"mem0.jsonl:2: query=None"),
-    ({"query": "q"}, r"mem0.jsonl:2: expected `results`"),
-    ({"query": "q", "results": [{"memory": "x"}]}, r"mem0.jsonl:2: results\[0\]: expected an object with an `id`"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"results": []}, r"mem0.jsonl:2: query=None"),
+        ({"query": "q"}, r"mem0.jsonl:2: expected `results`"),
+        ({"query": "q", "results": [{"memory": "x"}]}, r"mem0.jsonl:2: results\[0\]: expected an object with an `id`"),
+    ],
+)
 def test_mem0_errors_name_file_and_line(tmp_path, bad, message):
     with pytest.raises(LogError, match=message):
         read_mem0(write(tmp_path, "mem0.jsonl", [{"query": "q", "memory_ids": ["a"]}, bad]))
@@ -81,12 +96,15 @@ def test_longmemeval_top_k_reads_and_unread_items(tmp_path):
     assert dict(zip(items, counts.tolist())) == {"s1": 1, "s2": 1, "s3": 0, "s4": 0}
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"question_id": "q2"}, r"r.jsonl:2: question q2: expected retrieval_results.ranked_items"),
-    (retrieval_line("q2", ["a", "a"]), r"r.jsonl:2: question q2: a corpus_id is ranked twice"),
-    (retrieval_line("q1", ["a"]), r"r.jsonl:2: question q1 appears twice"),
-    ({"question_id": "q2", "retrieval_results": {"ranked_items": [{"id": "a"}]}}, r"ranked_items\[0\]"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"question_id": "q2"}, r"r.jsonl:2: question q2: expected retrieval_results.ranked_items"),
+        (retrieval_line("q2", ["a", "a"]), r"r.jsonl:2: question q2: a corpus_id is ranked twice"),
+        (retrieval_line("q1", ["a"]), r"r.jsonl:2: question q1 appears twice"),
+        ({"question_id": "q2", "retrieval_results": {"ranked_items": [{"id": "a"}]}}, r"ranked_items\[0\]"),
+    ],
+)
 def test_longmemeval_errors_name_file_line_and_question(tmp_path, bad, message):
     with pytest.raises(LogError, match=message):
         read_longmemeval(write(tmp_path, "r.jsonl", [retrieval_line("q1", ["a"]), bad]), top_k=5)
@@ -113,7 +131,8 @@ def test_schema_reads_the_group():
 
     assert errors(_compose("audit_log", [])) == []
     assert errors(_compose("audit_log", ["audit_log.format=csv"])) == [
-        "audit_log.format='csv': expected one of ['jsonl', 'inspect', 'longmemeval', 'mem0']"]
+        "audit_log.format='csv': expected one of ['jsonl', 'inspect', 'longmemeval', 'mem0']"
+    ]
     assert errors(_compose("audit_log", ["audit_log.top_k=0"])) == ["audit_log.top_k=0: expected an integer >= 1"]
 
 

@@ -23,7 +23,11 @@ pytestmark = pytest.mark.slow
 SEARCH_HITS = {"birthday": ["mem-3", "mem-7"], "trip": ["mem-7", "mem-1", "mem-9"]}
 # per sample: the tool calls the mock model makes, one per assistant turn, then it answers
 SCRIPT = {
-    "q1": [("read_file", {"path": "notes/a.md"}), ("search", {"query": "birthday"}), ("read_file", {"path": "notes/b.md"})],
+    "q1": [
+        ("read_file", {"path": "notes/a.md"}),
+        ("search", {"query": "birthday"}),
+        ("read_file", {"path": "notes/b.md"}),
+    ],
     "q2": [("search", {"query": "trip"}), ("read_file", {"path": "notes/a.md"}), ("list_files", {})],
     "q3": [("read_file", {"path": "notes/a.md"}), ("search", {"query": "birthday"})],
 }
@@ -96,8 +100,10 @@ def eval_logs(tmp_path_factory):
     out = {}
     for fmt in ("eval", "json"):
         folder = tmp_path_factory.mktemp(f"inspect_{fmt}")
-        task = Task(dataset=[Sample(input=q, target="done", id=q) for q in SCRIPT],
-                    solver=[use_tools(read_file(), search(), list_files()), generate()])
+        task = Task(
+            dataset=[Sample(input=q, target="done", id=q) for q in SCRIPT],
+            solver=[use_tools(read_file(), search(), list_files()), generate()],
+        )
         model = get_model("mockllm/model", custom_outputs=scripted, memoize=False)
         [log] = inspect_eval(task, model=model, log_dir=str(folder), log_format=fmt, display="none")
         assert log.status == "success", log.error
@@ -113,8 +119,12 @@ def test_reads_are_the_scripted_tool_calls(eval_logs, fmt):
     assert {e.episode for e in log.events} == {f"{q}:1" for q in SCRIPT}
     # q1's calls come one per assistant turn: steps 0, 1 (two search hits), 2
     q1 = [(e.step, e.item, e.source) for e in log.events if e.episode == "q1:1"]
-    assert q1 == [(0, "notes/a.md", "read_file"), (1, "mem-3", "search"), (1, "mem-7", "search"),
-                  (2, "notes/b.md", "read_file")]
+    assert q1 == [
+        (0, "notes/a.md", "read_file"),
+        (1, "mem-3", "search"),
+        (1, "mem-7", "search"),
+        (2, "notes/b.md", "read_file"),
+    ]
 
 
 def test_the_stage_audits_the_eval_log(eval_logs, tmp_path):
@@ -123,8 +133,15 @@ def test_the_stage_audits_the_eval_log(eval_logs, tmp_path):
     from tailmem.cli import _compose
     from tailmem.stages.audit_log import run
 
-    cfg = _compose("audit_log", [f"audit_log.file={eval_logs['eval']}", "audit_log.format=inspect",
-                                 f"out={tmp_path / 'audit'}", "audit.bootstrap=0"])
+    cfg = _compose(
+        "audit_log",
+        [
+            f"audit_log.file={eval_logs['eval']}",
+            "audit_log.format=inspect",
+            f"out={tmp_path / 'audit'}",
+            "audit.bootstrap=0",
+        ],
+    )
     OmegaConf.set_struct(cfg, False)
     audit = json.loads(run(cfg).read_text())
     reads = expected_reads()

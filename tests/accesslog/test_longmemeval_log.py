@@ -33,8 +33,23 @@ def test_audit_of_our_stage_retrieval_log(tmp_path, data_dir):
             assert m[f"ndcg_any@{k}"] == pytest.approx(gm.loc[x["question_id"], f"ndcg_any@{k}"])
         assert set(m) >= {"recall_all@5", "ndcg_any@5", "recall_all@10", "ndcg_any@10"}
     out = tmp_path / "audit"
-    assert main(["audit-log", str(log), "--format", "longmemeval", "--top-k", "2", "--out", str(out),
-                 f"results_dir={tmp_path}/results", "audit.bootstrap=0"]) == 0
+    assert (
+        main(
+            [
+                "audit-log",
+                str(log),
+                "--format",
+                "longmemeval",
+                "--top-k",
+                "2",
+                "--out",
+                str(out),
+                f"results_dir={tmp_path}/results",
+                "audit.bootstrap=0",
+            ]
+        )
+        == 0
+    )
     audit = json.loads((out / "audit.json").read_text())
     expected = Counter(r["corpus_id"] for x in lines for r in x["retrieval_results"]["ranked_items"][:2])
     every = {r["corpus_id"] for x in lines for r in x["retrieval_results"]["ranked_items"]}

@@ -17,8 +17,21 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "access_logs"
 def test_a_page_per_audited_log(tmp_path):
     results = tmp_path / "results"
     for name, file, fmt in (("reads", "agent_reads.jsonl", "jsonl"), ("searches", "mem0_search.jsonl", "mem0")):
-        assert main(["audit-log", str(EXAMPLES / file), "--format", fmt, "--name", name, f"results_dir={results}",
-                     "audit.bootstrap=0"]) == 0
+        assert (
+            main(
+                [
+                    "audit-log",
+                    str(EXAMPLES / file),
+                    "--format",
+                    fmt,
+                    "--name",
+                    name,
+                    f"results_dir={results}",
+                    "audit.bootstrap=0",
+                ]
+            )
+            == 0
+        )
     record = build_site(results, tmp_path / "figures", tmp_path / "site")
     assert record["rows"]["audit_log"] == 2
     page = (tmp_path / "site" / "audit_log" / "reads.html").read_text()

@@ -10,15 +10,24 @@ from tailmem.alfworld.goal import parse_goal
 from tailmem.alfworld.retriever import retrieve
 
 GOALS = {
-    "pick_and_place_simple": ("put some book on sidetable", [("go to drawer 1", "You arrive at drawer 1. On the drawer 1, you see a book 1."),
-                                                             ("take book 1 from drawer 1", "You pick up the book 1 from the drawer 1."),
-                                                             ("go to sidetable 1", "You arrive at sidetable 1. On the sidetable 1, you see nothing."),
-                                                             ("move book 1 to sidetable 1", "You move the book 1 to the sidetable 1.")]),
-    "pick_heat_then_place_in_recep": ("heat some apple and put it in diningtable", [
-        ("go to fridge 1", "You arrive at fridge 1. The fridge 1 is open. In it, you see a apple 1."),
-        ("take apple 1 from fridge 1", "You pick up the apple 1 from the fridge 1."),
-        ("heat apple 1 with microwave 1", "You heat the apple 1 using the microwave 1."),
-        ("move apple 1 to diningtable 1", "You move the apple 1 to the diningtable 1.")]),
+    "pick_and_place_simple": (
+        "put some book on sidetable",
+        [
+            ("go to drawer 1", "You arrive at drawer 1. On the drawer 1, you see a book 1."),
+            ("take book 1 from drawer 1", "You pick up the book 1 from the drawer 1."),
+            ("go to sidetable 1", "You arrive at sidetable 1. On the sidetable 1, you see nothing."),
+            ("move book 1 to sidetable 1", "You move the book 1 to the sidetable 1."),
+        ],
+    ),
+    "pick_heat_then_place_in_recep": (
+        "heat some apple and put it in diningtable",
+        [
+            ("go to fridge 1", "You arrive at fridge 1. The fridge 1 is open. In it, you see a apple 1."),
+            ("take apple 1 from fridge 1", "You pick up the apple 1 from the fridge 1."),
+            ("heat apple 1 with microwave 1", "You heat the apple 1 using the microwave 1."),
+            ("move apple 1 to diningtable 1", "You move the apple 1 to the diningtable 1."),
+        ],
+    ),
 }
 
 
@@ -34,6 +43,7 @@ def fake_attempt(fail_ids=()):
         goal, traj = GOALS[game.family]
         ok = int(game.id.split("-")[2].split("/")[0]) % 3 != 1
         return EpisodeRecord(game.split, game.id, game.family, True, ok, len(traj), 0, goal, trajectory=tuple(traj))
+
     return attempt
 
 
@@ -68,8 +78,14 @@ def test_store_for_task_k_holds_nothing_from_k_or_later(tmp_path, variant, proto
 def test_failed_load_is_reported_and_the_chain_goes_on(tmp_path):
     order = games(6)
     bad = order[2].id
-    recs = run_chain(order, "full_chain", tmp_path / "s", lambda s, g: retrieve("episode_log", s, parse_goal(GOALS[g.family][0]), g.family),
-                     fake_attempt({bad}), ProgrammaticCurator("episode_log").curate)
+    recs = run_chain(
+        order,
+        "full_chain",
+        tmp_path / "s",
+        lambda s, g: retrieve("episode_log", s, parse_goal(GOALS[g.family][0]), g.family),
+        fake_attempt({bad}),
+        ProgrammaticCurator("episode_log").curate,
+    )
     assert [r.ran for r in recs] == [True, True, False, True, True, True]
     assert "no game file" in recs[2].error and recs[2].id == bad
     assert recs[3].store_files == 3  # the failed task wrote nothing, the next ones did

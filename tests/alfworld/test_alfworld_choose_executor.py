@@ -19,10 +19,22 @@ from tailmem.alfworld.goal import parse_goal
 from tailmem.errors import ConfigError
 from tailmem.workflow import compose_config
 
-START = ("-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room. Looking quickly around you, you see "
-         "a bed 1, a desk 1 and a sidetable 1.\n\nYour task is to: put some book on sidetable.")
-ADM = ("examine bed 1", "go to bed 1", "go to desk 1", "go to sidetable 1", "help", "inventory", "look",
-       "take book 1 from bed 1", "move book 1 to bed 1", "move book 1 to sidetable 1")
+START = (
+    "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room. Looking quickly around you, you see "
+    "a bed 1, a desk 1 and a sidetable 1.\n\nYour task is to: put some book on sidetable."
+)
+ADM = (
+    "examine bed 1",
+    "go to bed 1",
+    "go to desk 1",
+    "go to sidetable 1",
+    "help",
+    "inventory",
+    "look",
+    "take book 1 from bed 1",
+    "move book 1 to bed 1",
+    "move book 1 to sidetable 1",
+)
 
 
 class FakeChooser:
@@ -104,7 +116,7 @@ def test_choose_executor_wins_an_easy_game(easy_game):
     played = []
 
     def want(options):  # the walkthrough's next action, skipped ahead once it has been played
-        return next((a for a in plan[len(played):] if a in options), None)
+        return next((a for a in plan[len(played) :] if a in options), None)
 
     speedup.install()
     client = FakeChooser(want)
@@ -123,8 +135,11 @@ def test_choose_executor_wins_an_easy_game(easy_game):
 def test_model_roles_put_the_programmatic_agents_in_the_other_seats():
     cfg = compose_config("smoke", ["llm=embedded", "alfworld.model_roles=[executor]"])
     labels = layout.agent_labels(cfg)
-    assert labels == {"executor": "qwen2.5-coder-1.5b-instruct-q4_k_m", "builder": "programmatic-builder",
-                      "searcher": "programmatic-searcher"}
+    assert labels == {
+        "executor": "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        "builder": "programmatic-builder",
+        "searcher": "programmatic-searcher",
+    }
     assert layout.model_roles(cfg) == ("executor",)
     everyone = compose_config("smoke", ["llm=embedded"])
     assert set(layout.agent_labels(everyone).values()) == {"qwen2.5-coder-1.5b-instruct-q4_k_m"}  # the default

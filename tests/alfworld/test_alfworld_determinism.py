@@ -32,8 +32,7 @@ FOOTER_CODE = re.compile(r"commit `[0-9a-f]+`(?: \((?:clean|dirty, diff sha256 `
 
 def _env(hash_seed: int, data_dir: Path) -> dict:
     # SOURCE_DATE_EPOCH: matplotlib writes it as the PDF's creation date instead of the clock.
-    return {**os.environ, "PYTHONHASHSEED": str(hash_seed), "TAILMEM_DATA_DIR": str(data_dir),
-            "SOURCE_DATE_EPOCH": "0"}
+    return {**os.environ, "PYTHONHASHSEED": str(hash_seed), "TAILMEM_DATA_DIR": str(data_dir), "SOURCE_DATE_EPOCH": "0"}
 
 
 def test_seeded_global_random_is_reproducible_and_restores_the_state():
@@ -105,8 +104,13 @@ def test_named_pick_two_game_regenerates_identically_under_two_hash_seeds(data_d
     outs = []
     for h in (1, 2):
         out = tmp_path / f"h{h}"
-        proc = subprocess.run([sys.executable, "-c", _REGEN_ONE, str(root), str(out), PICK_TWO, str(SEED)],
-                              env=_env(h, data_dir), capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(
+            [sys.executable, "-c", _REGEN_ONE, str(root), str(out), PICK_TWO, str(SEED)],
+            env=_env(h, data_dir),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         rec = json.loads(proc.stdout.strip().splitlines()[-1])
         assert rec["ok"], rec["error"]
@@ -158,8 +162,16 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 def _run(stage: str, cwd: Path, hash_seed: int, data_dir: Path, *overrides: str, runtime: Path) -> None:
     """One stage as a DAG job runs it: through the warm path (tailmem.warmstart), whose server (one per hash seed:
     its socket is keyed by the PYTHON* variables) was started under that PYTHONHASHSEED and forks the job."""
-    cmd = [sys.executable, "-m", "tailmem.warmstart", stage, "alfworld.subset=smoke", "results_dir=results",
-           "figures_dir=figures", *overrides]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tailmem.warmstart",
+        stage,
+        "alfworld.subset=smoke",
+        "results_dir=results",
+        "figures_dir=figures",
+        *overrides,
+    ]
     env = {**_env(hash_seed, data_dir), "XDG_RUNTIME_DIR": str(runtime), "TAILMEM_WARMSTART_IDLE_S": "10"}
     env.pop("TAILMEM_WARMSTART", None)
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=3600)
@@ -183,8 +195,15 @@ def test_alfworld_smoke_is_byte_identical_under_two_hash_seeds(data_dir, tmp_pat
                 _run("alfworld_memory", cwd, h, data_dir, f"alfworld.arm={arm}", runtime=runtime)
             for p in a.protocols:
                 for v in a.variants:
-                    _run("alfworld_skills", cwd, h, data_dir, f"alfworld.protocol={p}", f"alfworld.variant={v}",
-                         runtime=runtime)
+                    _run(
+                        "alfworld_skills",
+                        cwd,
+                        h,
+                        data_dir,
+                        f"alfworld.protocol={p}",
+                        f"alfworld.variant={v}",
+                        runtime=runtime,
+                    )
             _run("alfworld_report", cwd, h, data_dir, runtime=runtime)
             runs[h] = _snapshot(cwd)
     finally:

@@ -135,8 +135,13 @@ def test_programmatic_agent_solves_an_easy_game(easy_game):
 
 def test_missing_game_is_reported_with_its_id(tmp_path):
     game = Game("valid_seen", "pick_and_place_simple-None-0/trial_x", "pick_and_place_simple")
-    rec = run_episode(game, tmp_path / "nope" / "game.tw-pddl", ProgrammaticExecutor(),
-                      make_controller({"name": "graph_memory", "budget": None}), TokenCounter())
+    rec = run_episode(
+        game,
+        tmp_path / "nope" / "game.tw-pddl",
+        ProgrammaticExecutor(),
+        make_controller({"name": "graph_memory", "budget": None}),
+        TokenCounter(),
+    )
     assert not rec.loaded and rec.error and rec.id == game.id
 
 

@@ -15,21 +15,33 @@ from tailmem.errors import ConfigError  # noqa: E402
 from tailmem.records.alfworld import AlfworldGames
 from tailmem.stages import alfworld as S  # noqa: E402
 
-GAMES = ["pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745514",
-         "look_at_obj_in_light-AlarmClock-None-DeskLamp-323/trial_T20190909_044715_250790",
-         "pick_cool_then_place_in_recep-Apple-None-CounterTop-14/trial_T20190909_044933_815840"]
+GAMES = [
+    "pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745514",
+    "look_at_obj_in_light-AlarmClock-None-DeskLamp-323/trial_T20190909_044715_250790",
+    "pick_cool_then_place_in_recep-Apple-None-CounterTop-14/trial_T20190909_044933_815840",
+]
 
 
 def _regenerate(root: Path, data_dir: Path, workers: str, monkeypatch) -> tuple[dict, dict]:
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        cfg = compose(config_name="config", overrides=[
-            f"results_dir={root}", f"data_dir={data_dir}", "alfworld.subset=smoke", "stage=alfworld_games",
-            f"alfworld.smoke_games=[{','.join(GAMES)}]"])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                f"results_dir={root}",
+                f"data_dir={data_dir}",
+                "alfworld.subset=smoke",
+                "stage=alfworld_games",
+                f"alfworld.smoke_games=[{','.join(GAMES)}]",
+            ],
+        )
     monkeypatch.setenv(S.WORKERS_ENV, workers)
     S.regenerate_games(cfg)
     manifest = AlfworldGames.read(S.manifest_path(cfg, "smoke"))
-    files = {str(p.relative_to(root)): p.read_bytes() for p in sorted(S.games_dir(cfg, "valid_seen").rglob("*"))
-             if p.is_file()}
+    files = {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(S.games_dir(cfg, "valid_seen").rglob("*"))
+        if p.is_file()
+    }
     rows = [{k: v for k, v in r.items() if k != "collected"} for r in manifest.games]
     return {"rows": rows, "n": manifest.n, "ok": manifest.ok}, files
 

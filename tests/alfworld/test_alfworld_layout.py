@@ -26,13 +26,22 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _cfg(tmp_path, **roles):
     """A config with the three ALFWorld roles: programmatic, or the model named in `roles`."""
-    llm = {"name": "t", "cache_path": str(tmp_path / "c.sqlite"), "prices": {}, "encoding": "o200k_base",
-           "budget": {"max_dollars": None, "max_tokens": None}, "base_url": "http://127.0.0.1:9",
-           "roles": {r: ({"backend": "openai", "model": roles[r]} if r in roles else {"backend": "programmatic"})
-                     for r in layout.ROLES}}
+    llm = {
+        "name": "t",
+        "cache_path": str(tmp_path / "c.sqlite"),
+        "prices": {},
+        "encoding": "o200k_base",
+        "budget": {"max_dollars": None, "max_tokens": None},
+        "base_url": "http://127.0.0.1:9",
+        "roles": {
+            r: ({"backend": "openai", "model": roles[r]} if r in roles else {"backend": "programmatic"})
+            for r in layout.ROLES
+        },
+    }
     alf = OmegaConf.load(REPO / "configs" / "alfworld" / "default.yaml")
-    return OmegaConf.create({"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path), "llm": llm,
-                             "alfworld": alf})
+    return OmegaConf.create(
+        {"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path), "llm": llm, "alfworld": alf}
+    )
 
 
 def test_segment_makes_a_model_name_one_folder():
@@ -45,7 +54,10 @@ def test_segment_makes_a_model_name_one_folder():
 
 def test_agent_segments_name_each_role(tmp_path):
     assert layout.agent_segments(_cfg(tmp_path)) == {
-        "executor": "programmatic-executor", "builder": "programmatic-builder", "searcher": "programmatic-searcher"}
+        "executor": "programmatic-executor",
+        "builder": "programmatic-builder",
+        "searcher": "programmatic-searcher",
+    }
     seg = layout.agent_segments(_cfg(tmp_path, executor="org/model-a", searcher="model-b"))
     assert seg == {"executor": "org_model-a", "builder": "programmatic-builder", "searcher": "model-b"}
 
@@ -55,15 +67,18 @@ def test_cells_run_with_different_models_get_different_folders(tmp_path):
     a, b = _cfg(tmp_path, executor="model-a"), _cfg(tmp_path, executor="model-b")
     assert layout.memory_dir(a, "smoke", "ctmc") != layout.memory_dir(b, "smoke", "ctmc")
     assert "model-a" in layout.memory_dir(a, "smoke", "ctmc").parts
-    assert layout.skills_dir(a, "smoke", "full_chain", "no_store") != layout.skills_dir(b, "smoke", "full_chain",
-                                                                                          "no_store")
+    assert layout.skills_dir(a, "smoke", "full_chain", "no_store") != layout.skills_dir(
+        b, "smoke", "full_chain", "no_store"
+    )
     c = _cfg(tmp_path, executor="model-a", builder="model-c")  # a curator change moves skill cells, not memory
     assert layout.memory_dir(a, "smoke", "ctmc") == layout.memory_dir(c, "smoke", "ctmc")
-    assert layout.skills_dir(a, "smoke", "full_chain", "no_store") != layout.skills_dir(c, "smoke", "full_chain",
-                                                                                          "no_store")
+    assert layout.skills_dir(a, "smoke", "full_chain", "no_store") != layout.skills_dir(
+        c, "smoke", "full_chain", "no_store"
+    )
     d = _cfg(tmp_path, executor="model-a", searcher="model-d")  # so does a retriever change
-    assert layout.skills_dir(a, "smoke", "full_chain", "no_store") != layout.skills_dir(d, "smoke", "full_chain",
-                                                                                          "no_store")
+    assert layout.skills_dir(a, "smoke", "full_chain", "no_store") != layout.skills_dir(
+        d, "smoke", "full_chain", "no_store"
+    )
     skill = layout.skills_dir(_cfg(tmp_path), "smoke", "full_chain", "no_store").parts
     assert {"programmatic-executor", "programmatic-builder", "programmatic-searcher"} <= set(skill)
 
@@ -90,8 +105,9 @@ def test_alfworld_templates_have_a_wildcard_pattern_for_every_field():
 
 def test_cell_folders_follow_the_templates_of_tailmem_paths(tmp_path):
     cfg = _cfg(tmp_path)
-    want = paths.ALFWORLD_MEMORY.format(results=cfg.results_dir, subset="smoke", arm="ctmc",
-                                        **layout.agent_segments(cfg))
+    want = paths.ALFWORLD_MEMORY.format(
+        results=cfg.results_dir, subset="smoke", arm="ctmc", **layout.agent_segments(cfg)
+    )
     assert str(layout.memory_dir(cfg, "smoke", "ctmc")) == want
 
 
@@ -118,8 +134,12 @@ def test_report_module_reads_no_config_and_writes_no_provenance(module):
     src = (REPO / "src" / "tailmem" / "report" / f"{module}.py").read_text()
     imported = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import) for a in n.names}
-    assert not {m for m in imported if m and (m.startswith("tailmem.stages") or m in (
-        "tailmem.provenance", "omegaconf", "hydra", "tailmem.artifacts"))}, imported
+    assert not {
+        m
+        for m in imported
+        if m
+        and (m.startswith("tailmem.stages") or m in ("tailmem.provenance", "omegaconf", "hydra", "tailmem.artifacts"))
+    }, imported
     assert "cfg" not in src and "write_" not in src
 
 
@@ -128,11 +148,26 @@ def test_memory_table_from_a_frame():
     from tailmem.report.alfworld_tables import memory_tables
 
     def ep(arm, loaded, success, steps, mem, acc):
-        return {"arm": arm, "family": "pick_and_place_simple", "loaded": loaded, "success": success, "steps": steps,
-                "invalid": 1, "memory_tokens": mem, "context_tokens": 2 * mem, "accesses": acc}
+        return {
+            "arm": arm,
+            "family": "pick_and_place_simple",
+            "loaded": loaded,
+            "success": success,
+            "steps": steps,
+            "invalid": 1,
+            "memory_tokens": mem,
+            "context_tokens": 2 * mem,
+            "accesses": acc,
+        }
 
-    eps = pd.DataFrame([ep("a", True, True, 4, 40, {"x": 3, "y": 1}), ep("a", True, False, 6, 20, {"z": 5}),
-                        ep("a", False, False, 0, 0, {}), ep("b", True, True, 2, 10, {"x": 0})])
+    eps = pd.DataFrame(
+        [
+            ep("a", True, True, 4, 40, {"x": 3, "y": 1}),
+            ep("a", True, False, 6, 20, {"z": 5}),
+            ep("a", False, False, 0, 0, {}),
+            ep("b", True, True, 2, 10, {"x": 0}),
+        ]
+    )
     table, fam, counts = memory_tables(eps)
     a = table.set_index("arm").loc["a"]
     assert (a.games, a.ran, a.success_pct) == (3, 2, 50.0)
@@ -155,8 +190,22 @@ def test_table_notes_say_how_many_listed_games_were_excluded():
 def _dry_run_outputs(tmp_path, repo_root, data_dir, *overrides) -> str:
     """The dry run of `alfworld_smoke` (no job runs): its printed plan, which names every output."""
     config = "overrides=[" + ",".join(f'"{o}"' for o in [f"data_dir={data_dir}", *overrides]) + "]"
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory",
-           str(tmp_path), "--cores", "1", "--dry-run", "alfworld_smoke", "--config", "scale=smoke", config]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(tmp_path),
+        "--cores",
+        "1",
+        "--dry-run",
+        "alfworld_smoke",
+        "--config",
+        "scale=smoke",
+        config,
+    ]
     run = subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root)
     assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
     return run.stdout + run.stderr

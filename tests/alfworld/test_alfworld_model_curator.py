@@ -18,14 +18,20 @@ from tailmem.records.alfworld import AlfworldChain
 
 GOAL = "put some book on sidetable"
 FAMILY = "pick_and_place_simple"
-TRAJ = (("go to drawer 1", "You arrive at drawer 1. On the drawer 1, you see a book 1."),
-        ("take book 1 from drawer 1", "You pick up the book 1 from the drawer 1."),
-        ("go to sidetable 1", "You arrive at sidetable 1. On the sidetable 1, you see nothing."),
-        ("move book 1 to sidetable 1", "You move the book 1 to the sidetable 1."))
+TRAJ = (
+    ("go to drawer 1", "You arrive at drawer 1. On the drawer 1, you see a book 1."),
+    ("take book 1 from drawer 1", "You pick up the book 1 from the drawer 1."),
+    ("go to sidetable 1", "You arrive at sidetable 1. On the sidetable 1, you see nothing."),
+    ("move book 1 to sidetable 1", "You move the book 1 to the sidetable 1."),
+)
 
 
 def _call(name, arguments, i):
-    return {"id": f"call_{name}_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {
+        "id": f"call_{name}_{i}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
 
 
 def scripted(body):
@@ -43,12 +49,28 @@ def scripted(body):
         ok = "Outcome: success" in user
         goal = re.search(r"^Goal: (.*)$", user, re.M).group(1)
         path = f"skills/{family}.md" if ok else f"notes/{family}-lessons.md"
-        line = (f"1. take the object and move it to the target ({goal}). (task {k})" if ok
-                else f"- check every receptacle before giving up ({goal}). (task {k})")
-        return {"role": "assistant", "content": None, "tool_calls": [
-            _call("append_section", {"path": path, "heading": "Procedure" if ok else "Lessons", "text": line,
-                                     "description": f"{family} tasks"}, 0),
-            _call("create", {"path": "../x.md", "description": "escape", "content": "pwned"}, 1)]}
+        line = (
+            f"1. take the object and move it to the target ({goal}). (task {k})"
+            if ok
+            else f"- check every receptacle before giving up ({goal}). (task {k})"
+        )
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                _call(
+                    "append_section",
+                    {
+                        "path": path,
+                        "heading": "Procedure" if ok else "Lessons",
+                        "text": line,
+                        "description": f"{family} tasks",
+                    },
+                    0,
+                ),
+                _call("create", {"path": "../x.md", "description": "escape", "content": "pwned"}, 1),
+            ],
+        }
     assert "You brief a household execution agent" in system
     if rounds == 0:
         obj = re.search(r"Goal of the next task: \w+ some (\w+)", user).group(1)
@@ -75,8 +97,12 @@ def test_model_curator_writes_cited_lines_and_refuses_paths_outside_the_store(tm
         written = curator.curate(store, 3, "game-3", episode())
         failed = curator.curate(store, 4, "game-4", episode(k_success=False))
     assert store.files() == ["notes/put-lessons.md", "skills/put.md"]
-    body = [ln for f in store.files() for ln in store.read(f).split("---")[-1].splitlines() if ln.strip()
-            and not ln.startswith("#")]
+    body = [
+        ln
+        for f in store.files()
+        for ln in store.read(f).split("---")[-1].splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     assert body and all(re.search(r"\(task \d+\)$", ln) for ln in body), body
     assert sources(store) == {3, 4}
     assert written > 0 and failed > 0
@@ -98,8 +124,10 @@ def test_model_curator_no_store_is_a_no_op(tmp_path):
 
 def test_model_retriever_hands_over_what_it_read_or_its_synthesis(tmp_path):
     store = Store(tmp_path / "store")
-    skill = ("---\ndescription: simple tasks\n---\n## Procedure\n"
-             "1. find the book, take it, move it to the sidetable. (task 0)\n")
+    skill = (
+        "---\ndescription: simple tasks\n---\n## Procedure\n"
+        "1. find the book, take it, move it to the sidetable. (task 0)\n"
+    )
     store.write("skills/put.md", skill)
     store.write("notes/heat-lessons.md", "---\ndescription: heat lessons\n---\n- use the microwave. (task 1)\n")
     with FakeServer(agent=scripted) as server:
@@ -123,8 +151,9 @@ def test_chain_with_model_curator_and_retriever_has_no_leakage(tmp_path):
 
     def attempt(game, guidance):
         k = order.index(game)
-        return EpisodeRecord(game.split, game.id, game.family, True, k != 1, len(TRAJ), 0, goals[game.family],
-                             trajectory=TRAJ)
+        return EpisodeRecord(
+            game.split, game.id, game.family, True, k != 1, len(TRAJ), 0, goals[game.family], trajectory=TRAJ
+        )
 
     with FakeServer(agent=scripted) as server:
         cfg = llm_cfg(tmp_path, server.base_url)
@@ -172,11 +201,21 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeServer(agent=scripted) as server:
         with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-            cfg = compose(config_name="config", overrides=[
-                f"results_dir={tmp_path}", "stage=alfworld_skills", "llm=openai", f"llm.base_url={server.base_url}",
-                f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1", "llm.backoff_s=0.01",
-                "llm.roles.executor={backend: programmatic, agent: programmatic-executor}",
-                "alfworld.variant=curated_skills", "alfworld.protocol=full_chain"])
+            cfg = compose(
+                config_name="config",
+                overrides=[
+                    f"results_dir={tmp_path}",
+                    "stage=alfworld_skills",
+                    "llm=openai",
+                    f"llm.base_url={server.base_url}",
+                    f"llm.cache_path={tmp_path}/llm_cache.sqlite",
+                    "llm.retries=1",
+                    "llm.backoff_s=0.01",
+                    "llm.roles.executor={backend: programmatic, agent: programmatic-executor}",
+                    "alfworld.variant=curated_skills",
+                    "alfworld.protocol=full_chain",
+                ],
+            )
         stage.skills(cfg)
     from tailmem.alfworld import layout
 

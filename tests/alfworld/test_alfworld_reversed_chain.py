@@ -34,8 +34,9 @@ def test_reversed_chain_learns_from_the_earlier_positions_only(tmp_path, variant
         assert all(int(n) < k for n in re.findall(r"task (\d+)", got.guidance))
         return got
 
-    recs = run_chain(order, "reversed_chain", tmp_path / "store", retrieve_for, fake_attempt(),
-                     ProgrammaticCurator(variant).curate)
+    recs = run_chain(
+        order, "reversed_chain", tmp_path / "store", retrieve_for, fake_attempt(), ProgrammaticCurator(variant).curate
+    )
     assert [r.id for r in recs] == [g.id for g in played] and [r.index for r in recs] == list(range(9))
     assert all(r.chain == 0 for r in recs)  # never reset
     for k, held in seen:
@@ -62,6 +63,13 @@ def test_a_chain_seed_plays_a_seeded_permutation_and_no_task_leaks(tmp_path):
     def retrieve_for(store, game):
         return retrieve("episode_log", store, parse_goal(GOALS[game.family][0]), game.family)
 
-    recs = run_chain(order, "full_chain", tmp_path / "store", retrieve_for, fake_attempt(),
-                     ProgrammaticCurator("episode_log").curate, seed=1)
+    recs = run_chain(
+        order,
+        "full_chain",
+        tmp_path / "store",
+        retrieve_for,
+        fake_attempt(),
+        ProgrammaticCurator("episode_log").curate,
+        seed=1,
+    )
     assert [r.id for r in recs] == [g.id for g in want] and all(r.store_sources_max < r.index for r in recs)

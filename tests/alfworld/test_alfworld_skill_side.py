@@ -1,7 +1,6 @@
 """The report stage's readers of a skill cell: the store each task was given (restored from `before_<game>`) and
 what curating it changed (`before_`/`after_` snapshots), from a small programmatic chain."""
 
-
 from test_alfworld_chain import GOALS, fake_attempt, games
 
 from record_kit import placeholder

@@ -11,8 +11,14 @@ from tailmem.stages import audit as stage
 
 
 def make_cfg(tmp_path, **audit_overrides):
-    audit = {"top_fraction": 0.1, "bootstrap": 20, "gof_threshold": 0.1, "pl_alpha_max": 10.0, "tpl_alpha_max": 10.0,
-             "min_tail": 50}
+    audit = {
+        "top_fraction": 0.1,
+        "bootstrap": 20,
+        "gof_threshold": 0.1,
+        "pl_alpha_max": 10.0,
+        "tpl_alpha_max": 10.0,
+        "min_tail": 50,
+    }
     audit.update(audit_overrides)
     return OmegaConf.create(
         {
@@ -56,8 +62,17 @@ def test_negative_counts_are_rejected(tmp_path):
 
 @pytest.mark.parametrize(
     "key, value",
-    [("top_fraction", 1.5), ("top_fraction", 0.0), ("bootstrap", -1), ("bootstrap", 2.5), ("gof_threshold", 2.0),
-     ("tpl_alpha_max", 1.0), ("pl_alpha_max", "ten"), ("min_tail", 0), ("min_tail", 2.5)],
+    [
+        ("top_fraction", 1.5),
+        ("top_fraction", 0.0),
+        ("bootstrap", -1),
+        ("bootstrap", 2.5),
+        ("gof_threshold", 2.0),
+        ("tpl_alpha_max", 1.0),
+        ("pl_alpha_max", "ten"),
+        ("min_tail", 0),
+        ("min_tail", 2.5),
+    ],
 )
 def test_bad_config_names_the_key(tmp_path, key, value):
     write_trace(tmp_path, np.arange(100))

@@ -27,18 +27,25 @@ def records(walk: Walk, off=lambda walk, family: 0.0) -> list[dict]:
         x = 1.0 + off(walk, fam)
         for n in SIZES:
             g = paper.TABLE7_GINI[fam][n] * x
-            metrics = {**{f"gini_{i}": g for i in ITEMS},
-                       **{f"top10_pct_{i}": paper.TABLE7_TOP10[fam][n] * x for i in ITEMS},
-                       **{f"sigma_top10_{i}_{u}": paper.TABLE2_SIGMA[fam][n] * x for i in ITEMS for u in SIGMA_UNITS}}
+            metrics = {
+                **{f"gini_{i}": g for i in ITEMS},
+                **{f"top10_pct_{i}": paper.TABLE7_TOP10[fam][n] * x for i in ITEMS},
+                **{f"sigma_top10_{i}_{u}": paper.TABLE2_SIGMA[fam][n] * x for i in ITEMS for u in SIGMA_UNITS},
+            }
             out.append({"design": "recency", "family": fam, "n": n, "seed": 0, **metrics})
             if n == TABLE8_SIZE:
                 for design, gini in (("none", g - 0.2), ("state_mate_uniform", g), ("state_aware_frequency", g + 0.1)):
-                    out.append({"design": design, "family": fam, "n": n, "seed": 0,
-                                **{f"gini_{i}": gini for i in ITEMS}})
+                    out.append(
+                        {"design": design, "family": fam, "n": n, "seed": 0, **{f"gini_{i}": gini for i in ITEMS}}
+                    )
     return out
 
 
 def distance(walk: Walk, family: str) -> float:
     """How far a walk's numbers drift from the paper's: 0 at the planted walk, growing with each field's gap."""
-    return 0.05 * (abs(walk.episodes - PLANTED.episodes) / 10 + abs(walk.steps - PLANTED.steps) / 50
-                   + (walk.start != PLANTED.start) + abs(walk.k - PLANTED.k))
+    return 0.05 * (
+        abs(walk.episodes - PLANTED.episodes) / 10
+        + abs(walk.steps - PLANTED.steps) / 50
+        + (walk.start != PLANTED.start)
+        + abs(walk.k - PLANTED.k)
+    )

@@ -25,8 +25,14 @@ def test_metrics_equal_to_the_targets_have_loss_zero():
 
 def test_the_loss_is_the_sum_of_squared_relative_residuals_plus_broken_relations():
     paper, ours = planted(factor=1.2)
-    rel = pd.DataFrame({"family": ["uniform", "uniform", "mixed"], "relation": ["a", "b", "a"],
-                        "diff": [0.1, -0.1, 0.1], "holds": [True, False, True]})
+    rel = pd.DataFrame(
+        {
+            "family": ["uniform", "uniform", "mixed"],
+            "relation": ["a", "b", "a"],
+            "diff": [0.1, -0.1, 0.1],
+            "holds": [True, False, True],
+        }
+    )
     s = score(residuals(ours, paper), rel, ("uniform", "mixed"), tolerance=0.1, order_weight=0.5)
     assert s.loss == pytest.approx(20 * 0.2**2 + 0.5)
     assert s.broken == 1 and s.within == 0 and not s.reached

@@ -9,8 +9,14 @@ from tailmem.calibration.search import WalkCache, run_search
 from tailmem.calibration.settings import Space
 from tailmem.report import calibration_tables as ct
 
-SPACE = Space(episodes=(5, 20, 50), steps=(20, 50), start=("uniform", "continue"), k=(1, 3, 5),
-              items=("all", "stored"), sigma_unit=("mean",))
+SPACE = Space(
+    episodes=(5, 20, 50),
+    steps=(20, 50),
+    start=("uniform", "continue"),
+    k=(1, 3, 5),
+    items=("all", "stored"),
+    sigma_unit=("mean",),
+)
 
 
 def test_the_search_finds_the_planted_optimum():
@@ -42,7 +48,9 @@ def test_the_held_out_family_is_excluded_from_the_fit():
     assert a.protocols.fit_loss.tolist() == b.protocols.fit_loss.tolist()
     assert (b.protocols.holdout_loss > a.protocols.holdout_loss).all()
     held = ct.summary(a, Protocol(5, 20, "uniform", 1, "all", "mean").key)
-    assert held.set_index("which").loc["best on the held-out family alone", "holdout_loss"] == pytest.approx(0, abs=1e-4)
+    assert held.set_index("which").loc["best on the held-out family alone", "holdout_loss"] == pytest.approx(
+        0, abs=1e-4
+    )
     cells = ct.cells(a, a.best.protocol, "modular", 0.1)
     assert set(cells[cells.family == "modular"].role) == {"held out"}
     assert set(cells[cells.family != "modular"].role) == {"fitted"}
@@ -80,8 +88,16 @@ def test_the_table_has_the_documented_columns():
     assert len(frame) == 3 * (3 * 3 + 1)  # three families: Table 7's 3 metrics x 3 sizes and Table 2's slope
     assert frame.within_tolerance.all() and frame.reachable_alone.all()
     summary = ct.summary(result, default)
-    assert list(summary.which) == ["this scale's protocol", "best on the fitted families",
-                                   "best on the held-out family alone"]
+    assert list(summary.which) == [
+        "this scale's protocol",
+        "best on the fitted families",
+        "best on the held-out family alone",
+    ]
     assert summary.fit_rank.iloc[1] == 1
-    assert set(ct.relations(result, default, "modular").columns) >= {"family", "relation", "role", "best_holds",
-                                                                      "holds_share"}
+    assert set(ct.relations(result, default, "modular").columns) >= {
+        "family",
+        "relation",
+        "role",
+        "best_holds",
+        "holds_share",
+    }

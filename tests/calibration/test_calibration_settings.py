@@ -18,15 +18,18 @@ def test_the_default_group_reads_and_holds_out_one_family(group):
     assert s.samples is None and s.sizes == (100, 500, 1000)
 
 
-@pytest.mark.parametrize("change, key", [
-    ({"holdout": "baseline_symmetric"}, "calibration.holdout"),
-    ({"families": ["uniform", "mixed"], "holdout": "modular"}, "calibration.holdout"),
-    ({"sizes": [100]}, "calibration.sizes"),
-    ({"sizes": [100, 200]}, "calibration.sizes"),
-    ({"table8_size": 1000, "sizes": [100, 500]}, "calibration.table8_size"),
-    ({"tolerance": 0}, "calibration.tolerance"),
-    ({"samples": 0}, "calibration.samples"),
-])
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ({"holdout": "baseline_symmetric"}, "calibration.holdout"),
+        ({"families": ["uniform", "mixed"], "holdout": "modular"}, "calibration.holdout"),
+        ({"sizes": [100]}, "calibration.sizes"),
+        ({"sizes": [100, 200]}, "calibration.sizes"),
+        ({"table8_size": 1000, "sizes": [100, 500]}, "calibration.table8_size"),
+        ({"tolerance": 0}, "calibration.tolerance"),
+        ({"samples": 0}, "calibration.samples"),
+    ],
+)
 def test_a_bad_value_names_its_key(group, change, key):
     with pytest.raises(ConfigError, match=f"^{key}"):
         settings({"calibration": {**group, **change}})

@@ -23,8 +23,21 @@ import time
 from pathlib import Path
 
 PACKAGES = ("slurm-wlm", "slurmdbd", "mariadb-server", "munge")
-BINARIES = ("munged", "munge", "unmunge", "mariadb-install-db", "mariadbd", "mariadb", "slurmdbd", "slurmctld",
-            "slurmd", "sbatch", "sacct", "sacctmgr", "sinfo")
+BINARIES = (
+    "munged",
+    "munge",
+    "unmunge",
+    "mariadb-install-db",
+    "mariadbd",
+    "mariadb",
+    "slurmdbd",
+    "slurmctld",
+    "slurmd",
+    "sbatch",
+    "sacct",
+    "sacctmgr",
+    "sinfo",
+)
 CONF_DIR = Path("/etc/slurm")
 MARK = "# written by tailmem tests/cluster/slurm_testkit.py: a throw-away single-node test cluster"
 
@@ -47,8 +60,10 @@ def unavailable(install: bool = True) -> str | None:
         return "starting SLURM daemons (munged, slurmdbd, slurmctld, slurmd) needs root"
     if _missing() and install and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for cmd in (["apt-get", "update", "-qq"],
-                    ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *PACKAGES]):
+        for cmd in (
+            ["apt-get", "update", "-qq"],
+            ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *PACKAGES],
+        ):
             done = subprocess.run(cmd, capture_output=True, env=env, timeout=900)
             if done.returncode != 0:
                 return f"`{' '.join(cmd)}` failed: {_tail(done.stderr or done.stdout, 600)}"
@@ -120,9 +135,11 @@ class SingleNodeSlurm:
         self._write(CONF_DIR / "slurm.conf", self._slurm_conf(ports))
         dbd_log = self._spawn("slurmdbd", ["slurmdbd", "-D"])
         wait_for("slurmdbd", lambda: _ok("sacctmgr", "-n", "list", "cluster"), 60, dbd_log)
-        for args in (["add", "cluster", self.cluster],
-                     ["add", "account", self.account, "Description=tailmem tests", "Organization=tailmem"],
-                     ["add", "user", self.user, f"Account={self.account}", f"DefaultAccount={self.account}"]):
+        for args in (
+            ["add", "cluster", self.cluster],
+            ["add", "account", self.account, "Description=tailmem tests", "Organization=tailmem"],
+            ["add", "user", self.user, f"Account={self.account}", f"DefaultAccount={self.account}"],
+        ):
             done = subprocess.run(["sacctmgr", "-i", *args], capture_output=True, timeout=60)
             if done.returncode != 0:
                 raise RuntimeError(f"sacctmgr {' '.join(args)} failed: {_tail(done.stderr or done.stdout)}")
@@ -155,9 +172,23 @@ class SingleNodeSlurm:
     def jobs(self, since: str) -> list[dict]:
         """This account's jobs submitted at or after `since` (sacct's YYYY-MM-DDTHH:MM:SS): id, comment, state,
         elapsed seconds and the batch step's peak memory in MB (sampled by jobacct_gather every second)."""
-        done = subprocess.run(["sacct", "-a", "-A", self.account, "-S", since, "-n", "-P",
-                               "-o", "JobID,Comment%200,State,ElapsedRaw,MaxRSS"],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [
+                "sacct",
+                "-a",
+                "-A",
+                self.account,
+                "-S",
+                since,
+                "-n",
+                "-P",
+                "-o",
+                "JobID,Comment%200,State,ElapsedRaw,MaxRSS",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"sacct failed: {_tail(done.stderr)}")
         jobs: dict[str, dict] = {}
@@ -165,8 +196,13 @@ class SingleNodeSlurm:
             jid, comment, state, elapsed, rss = line.split("|")
             base, _, step = jid.partition(".")
             if not step:
-                jobs[base] = {"id": base, "comment": comment, "state": state.split()[0],
-                              "elapsed_s": int(elapsed or 0), "max_rss_mb": 0.0}
+                jobs[base] = {
+                    "id": base,
+                    "comment": comment,
+                    "state": state.split()[0],
+                    "elapsed_s": int(elapsed or 0),
+                    "max_rss_mb": 0.0,
+                }
             elif step == "batch" and base in jobs:
                 jobs[base]["max_rss_mb"] = _mb(rss)
         return list(jobs.values())
@@ -210,49 +246,104 @@ class SingleNodeSlurm:
 
     def _mariadb(self, port: int, password: str) -> None:
         db, sock = self.root / "db", self.root / "run" / "mysql.sock"
-        done = subprocess.run(["mariadb-install-db", "--no-defaults", f"--datadir={db}", "--user=root",
-                               "--auth-root-authentication-method=normal", "--skip-test-db"],
-                              capture_output=True, timeout=300)
+        done = subprocess.run(
+            [
+                "mariadb-install-db",
+                "--no-defaults",
+                f"--datadir={db}",
+                "--user=root",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+            ],
+            capture_output=True,
+            timeout=300,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"mariadb-install-db failed: {_tail(done.stdout + done.stderr)}")
-        log = self._spawn("mariadbd", [
-            "mariadbd", "--no-defaults", "--user=root", f"--datadir={db}", f"--socket={sock}", f"--port={port}",
-            "--bind-address=127.0.0.1", f"--pid-file={self.root / 'run' / 'mysql.pid'}", "--skip-log-bin",
-            "--innodb-buffer-pool-size=256M", "--innodb-lock-wait-timeout=900"])
+        log = self._spawn(
+            "mariadbd",
+            [
+                "mariadbd",
+                "--no-defaults",
+                "--user=root",
+                f"--datadir={db}",
+                f"--socket={sock}",
+                f"--port={port}",
+                "--bind-address=127.0.0.1",
+                f"--pid-file={self.root / 'run' / 'mysql.pid'}",
+                "--skip-log-bin",
+                "--innodb-buffer-pool-size=256M",
+                "--innodb-lock-wait-timeout=900",
+            ],
+        )
         client = ["mariadb", "--no-defaults", f"--socket={sock}", "-uroot"]
         wait_for("mariadbd", lambda: _ok(*client, "-e", "SELECT 1"), 60, log)
-        grants = " ".join(f"CREATE USER 'slurm'@'{h}' IDENTIFIED BY '{password}'; "
-                          f"GRANT ALL ON slurm_acct_db.* TO 'slurm'@'{h}';" for h in ("127.0.0.1", "localhost"))
+        grants = " ".join(
+            f"CREATE USER 'slurm'@'{h}' IDENTIFIED BY '{password}'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'{h}';"
+            for h in ("127.0.0.1", "localhost")
+        )
         done = subprocess.run([*client, "-e", grants], capture_output=True, timeout=60)
         if done.returncode != 0:
             raise RuntimeError(f"creating the slurm database user failed: {_tail(done.stderr)}")
 
     def _slurmdbd_conf(self, ports: dict, password: str) -> str:
         r = self.root
-        return "\n".join([
-            "AuthType=auth/munge", "DbdHost=localhost", "DbdAddr=127.0.0.1", f"DbdPort={ports['dbd']}",
-            f"SlurmUser={self.user}", f"LogFile={r}/log/slurmdbd.file.log", f"PidFile={r}/run/slurmdbd.pid",
-            "StorageType=accounting_storage/mysql", "StorageHost=127.0.0.1", f"StoragePort={ports['mysql']}",
-            "StorageUser=slurm", f"StoragePass={password}", "StorageLoc=slurm_acct_db", ""])
+        return "\n".join(
+            [
+                "AuthType=auth/munge",
+                "DbdHost=localhost",
+                "DbdAddr=127.0.0.1",
+                f"DbdPort={ports['dbd']}",
+                f"SlurmUser={self.user}",
+                f"LogFile={r}/log/slurmdbd.file.log",
+                f"PidFile={r}/run/slurmdbd.pid",
+                "StorageType=accounting_storage/mysql",
+                "StorageHost=127.0.0.1",
+                f"StoragePort={ports['mysql']}",
+                "StorageUser=slurm",
+                f"StoragePass={password}",
+                "StorageLoc=slurm_acct_db",
+                "",
+            ]
+        )
 
     def _slurm_conf(self, ports: dict) -> str:
         r = self.root
-        return "\n".join([
-            f"ClusterName={self.cluster}", f"SlurmctldHost={self.node}(127.0.0.1)",
-            f"SlurmctldPort={ports['ctld']}", f"SlurmdPort={ports['slurmd']}", f"SlurmUser={self.user}",
-            "AuthType=auth/munge", f"StateSaveLocation={r}/state", f"SlurmdSpoolDir={r}/spool",
-            f"SlurmctldPidFile={r}/run/slurmctld.pid", f"SlurmdPidFile={r}/run/slurmd.pid",
-            f"SlurmctldLogFile={r}/log/slurmctld.file.log", f"SlurmdLogFile={r}/log/slurmd.file.log",
-            # no cgroups in a container: track processes by /proc, gather each job's peak memory for sacct
-            "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
-            "JobAcctGatherType=jobacct_gather/linux", "JobAcctGatherFrequency=1",
-            "AccountingStorageType=accounting_storage/slurmdbd", "AccountingStorageHost=localhost",
-            f"AccountingStoragePort={ports['dbd']}", "AccountingStorageEnforce=associations",
-            "AccountingStoreFlags=job_comment",  # sacct shows the plugin's --comment (rule or group name)
-            "SchedulerType=sched/backfill", "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core_Memory",
-            "ReturnToService=2", "MpiDefault=none", "MinJobAge=60",
-            f"NodeName={self.node} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory={self.memory_mb} State=UNKNOWN",
-            f"PartitionName={self.partition} Nodes={self.node} Default=YES MaxTime=INFINITE State=UP", ""])
+        return "\n".join(
+            [
+                f"ClusterName={self.cluster}",
+                f"SlurmctldHost={self.node}(127.0.0.1)",
+                f"SlurmctldPort={ports['ctld']}",
+                f"SlurmdPort={ports['slurmd']}",
+                f"SlurmUser={self.user}",
+                "AuthType=auth/munge",
+                f"StateSaveLocation={r}/state",
+                f"SlurmdSpoolDir={r}/spool",
+                f"SlurmctldPidFile={r}/run/slurmctld.pid",
+                f"SlurmdPidFile={r}/run/slurmd.pid",
+                f"SlurmctldLogFile={r}/log/slurmctld.file.log",
+                f"SlurmdLogFile={r}/log/slurmd.file.log",
+                # no cgroups in a container: track processes by /proc, gather each job's peak memory for sacct
+                "ProctrackType=proctrack/linuxproc",
+                "TaskPlugin=task/none",
+                "JobAcctGatherType=jobacct_gather/linux",
+                "JobAcctGatherFrequency=1",
+                "AccountingStorageType=accounting_storage/slurmdbd",
+                "AccountingStorageHost=localhost",
+                f"AccountingStoragePort={ports['dbd']}",
+                "AccountingStorageEnforce=associations",
+                "AccountingStoreFlags=job_comment",  # sacct shows the plugin's --comment (rule or group name)
+                "SchedulerType=sched/backfill",
+                "SelectType=select/cons_tres",
+                "SelectTypeParameters=CR_Core_Memory",
+                "ReturnToService=2",
+                "MpiDefault=none",
+                "MinJobAge=60",
+                f"NodeName={self.node} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory={self.memory_mb} State=UNKNOWN",
+                f"PartitionName={self.partition} Nodes={self.node} Default=YES MaxTime=INFINITE State=UP",
+                "",
+            ]
+        )
 
     def _idle(self) -> bool:
         done = subprocess.run(["sinfo", "-h", "-n", self.node, "-o", "%t"], capture_output=True, text=True, timeout=30)
@@ -293,7 +384,10 @@ if __name__ == "__main__":  # a cluster to try the profile by hand: python tests
     with SingleNodeSlurm() as c:
         signal.signal(signal.SIGTERM, _quit)  # (a background shell job ignores SIGINT)
         signal.signal(signal.SIGINT, _quit)
-        print(f"SLURM up: export TAILMEM_SLURM_ACCOUNT={c.account} TAILMEM_SLURM_PARTITION={c.partition}; "
-              f"SIGINT or SIGTERM to this process stops every daemon", flush=True)
+        print(
+            f"SLURM up: export TAILMEM_SLURM_ACCOUNT={c.account} TAILMEM_SLURM_PARTITION={c.partition}; "
+            f"SIGINT or SIGTERM to this process stops every daemon",
+            flush=True,
+        )
         while True:
             signal.pause()

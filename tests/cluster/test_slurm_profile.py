@@ -22,8 +22,20 @@ from artifact_kit import artifacts as _artifacts
 from artifact_kit import normalised as _normalised
 from artifact_kit import tree_state as _tree_state
 
-RULE_KINDS = {"graphworld", "rollout", "audit", "tables_random_walk", "figures_random_walk", "control",
-              "control_report", "longmemeval_run", "longmemeval_report", "fsmem_store", "fsmem_answers", "fsmem_table"}
+RULE_KINDS = {
+    "graphworld",
+    "rollout",
+    "audit",
+    "tables_random_walk",
+    "figures_random_walk",
+    "control",
+    "control_report",
+    "longmemeval_run",
+    "longmemeval_report",
+    "fsmem_store",
+    "fsmem_answers",
+    "fsmem_table",
+}
 # Poll sacct every second or so instead of the plugin's 40 s first wait: a test run, not a production one.
 # (Letting group jobs take both CPUs, --cores 2, was not faster: a 2-CPU group job holds the whole node.)
 FAST_POLL = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
@@ -31,12 +43,25 @@ PROFILE = Path(__file__).resolve().parents[2] / "profiles" / "slurm"
 TIMEOUT = 900
 
 
-def _snakemake(repo_root: Path, workdir: Path, env: dict, options: list[str], targets: list[str],
-               timeout: float = TIMEOUT) -> tuple[subprocess.CompletedProcess, float]:
+def _snakemake(
+    repo_root: Path, workdir: Path, env: dict, options: list[str], targets: list[str], timeout: float = TIMEOUT
+) -> tuple[subprocess.CompletedProcess, float]:
     """Run Snakemake on the slice; past `timeout` it is killed and returns code -9 with what it printed."""
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory",
-           str(workdir), "--config", "scale=smoke", "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]",
-           *options, "--", *targets]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--config",
+        "scale=smoke",
+        "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]",
+        *options,
+        "--",
+        *targets,
+    ]
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=repo_root, env=env)
     try:
@@ -89,9 +114,22 @@ def test_profile_takes_account_and_partition_from_the_environment_and_names_only
     assert res["slurm_account"] == "$TAILMEM_SLURM_ACCOUNT"
     assert res["slurm_partition"] == "$TAILMEM_SLURM_PARTITION"
     assert "your_account" not in (PROFILE / "config.yaml").read_text()
-    done = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
-                           "--list-rules", "--config", "scale=smoke"],
-                          capture_output=True, text=True, cwd=repo_root, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(repo_root / "Snakefile"),
+            "--list-rules",
+            "--config",
+            "scale=smoke",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=repo_root,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     rules = set(done.stdout.split())
     for key in ("set-resources", "groups"):
@@ -106,8 +144,11 @@ def test_a_machine_with_slurm_but_without_the_plugin_skips_with_the_extra_named(
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "snakemake_executor_plugin_slurm" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "snakemake_executor_plugin_slurm" else real(name, *a),
+    )
     assert "cluster" in unavailable(install=False)
 
 
@@ -150,23 +191,32 @@ def test_smoke_slice_through_slurm_equals_local_run_then_nothing_to_do(cluster, 
         assert len(cluster.jobs(since)) == len(jobs)
 
     in_job = sum(j["elapsed_s"] for j in jobs)
-    print(f"\ncluster path: {rule_jobs} rule jobs in {len(jobs)} SLURM jobs; local {local_s:.1f} s "
-          f"({local_s / rule_jobs:.2f} s per rule job on 2 cores), SLURM {slurm_s:.1f} s "
-          f"({slurm_s / rule_jobs:.2f} s per rule job, {slurm_s / len(jobs):.1f} s per SLURM job), "
-          f"overhead {(slurm_s - local_s) / rule_jobs:+.2f} s per rule job; time inside SLURM jobs {in_job} s, "
-          f"peak memory per SLURM job {max(j['max_rss_mb'] for j in jobs):.0f} MB")
+    print(
+        f"\ncluster path: {rule_jobs} rule jobs in {len(jobs)} SLURM jobs; local {local_s:.1f} s "
+        f"({local_s / rule_jobs:.2f} s per rule job on 2 cores), SLURM {slurm_s:.1f} s "
+        f"({slurm_s / rule_jobs:.2f} s per rule job, {slurm_s / len(jobs):.1f} s per SLURM job), "
+        f"overhead {(slurm_s - local_s) / rule_jobs:+.2f} s per rule job; time inside SLURM jobs {in_job} s, "
+        f"peak memory per SLURM job {max(j['max_rss_mb'] for j in jobs):.0f} MB"
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("unset", ["TAILMEM_SLURM_ACCOUNT", "TAILMEM_SLURM_PARTITION"])
-def test_an_unset_account_or_partition_is_named_when_the_cluster_rejects_the_job(cluster, tmp_path, data_dir,
-                                                                                    repo_root, unset):
+def test_an_unset_account_or_partition_is_named_when_the_cluster_rejects_the_job(
+    cluster, tmp_path, data_dir, repo_root, unset
+):
     slurm = {"TAILMEM_SLURM_ACCOUNT": cluster.account, "TAILMEM_SLURM_PARTITION": cluster.partition}
     del slurm[unset]
     since = time.strftime("%Y-%m-%dT%H:%M:%S")
     # (Snakemake 9.27 + plugin 2.8.0 may keep waiting after a rejected group submission: killed after 60 s)
-    done, _ = _snakemake(repo_root, tmp_path, _env(data_dir, **slurm),
-                         ["--profile", str(PROFILE), *FAST_POLL, "--retries", "0"], ["tables_random_walk"], timeout=60)
+    done, _ = _snakemake(
+        repo_root,
+        tmp_path,
+        _env(data_dir, **slurm),
+        ["--profile", str(PROFILE), *FAST_POLL, "--retries", "0"],
+        ["tables_random_walk"],
+        timeout=60,
+    )
     assert done.returncode != 0
     assert f"${unset}" in done.stdout + done.stderr, (done.stdout + done.stderr)[-3000:]
     assert cluster.jobs(since) == []

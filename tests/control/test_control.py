@@ -1,6 +1,5 @@
 """The controller study: world memory, the programmatic predictor, matched replay, arms and the stage."""
 
-
 import numpy as np
 import pytest
 
@@ -93,7 +92,14 @@ def test_replay_is_deterministic_and_full_history_sees_every_transition_again(wo
 
 def test_tail_states_are_the_least_accessed_half(world):
     states, edges = walk(world, 200)
-    r = replay(world, states, edges, make_controller({"name": "graph_memory", "budget": 40}), ProgrammaticPredictor(), counter())
+    r = replay(
+        world,
+        states,
+        edges,
+        make_controller({"name": "graph_memory", "budget": 40}),
+        ProgrammaticPredictor(),
+        counter(),
+    )
     tail = tail_states(r.steps, r.counts)
     visited = np.unique(states)
     assert len(tail) == int(np.ceil(len(visited) / 2))
@@ -105,8 +111,17 @@ def test_tail_states_are_the_least_accessed_half(world):
 
 def test_ctmc_keeps_the_tail_that_graph_memory_drops(world):
     states, edges = walk(world, 400)
-    gm = replay(world, states, edges, make_controller({"name": "graph_memory", "budget": 30}), ProgrammaticPredictor(), counter())
-    ct = replay(world, states, edges, make_controller({"name": "ctmc", "budget": 30}), ProgrammaticPredictor(), counter())
+    gm = replay(
+        world,
+        states,
+        edges,
+        make_controller({"name": "graph_memory", "budget": 30}),
+        ProgrammaticPredictor(),
+        counter(),
+    )
+    ct = replay(
+        world, states, edges, make_controller({"name": "ctmc", "budget": 30}), ProgrammaticPredictor(), counter()
+    )
     assert gm.steps.n_tail.sum() == 0 and ct.steps.n_tail.sum() > 0
     assert ct.steps.memory_tokens.max() <= 30
 
@@ -114,7 +129,12 @@ def test_ctmc_keeps_the_tail_that_graph_memory_drops(world):
 def test_arm_names_round_trip_to_overrides():
     assert arms.overrides("graph_memory-verbose") == ["memory=graph_memory", "memory.encoding=verbose"]
     assert arms.overrides(arms.ctmc("compact", 1.5, "reversed")) == [
-        "memory=ctmc", "memory.encoding=compact", "memory.tau=1.5", "memory.order=reversed", "memory.budget=matched"]
+        "memory=ctmc",
+        "memory.encoding=compact",
+        "memory.tau=1.5",
+        "memory.order=reversed",
+        "memory.budget=matched",
+    ]
     assert arms.matched_reference(arms.ctmc("verbose")) == "graph_memory-verbose"
     assert arms.matched_reference("graph_memory-compact") is None
     assert len(set(arms.table6_arms())) == 4
@@ -134,8 +154,18 @@ def test_control_stage_matched_budget_end_to_end(tmp_path):
     gm = ControlSummary.read(base / "graph_memory-compact/summary.json")
     assert gm.predictor == "programmatic-memory" and gm.policy == "semantic"
     arm = arms.ctmc()
-    assert main(["control", *arms.overrides(arm), f"control.arm={arm}",
-                 f"control.budget_from={base}/graph_memory-compact/summary.json", *common]) == 0
+    assert (
+        main(
+            [
+                "control",
+                *arms.overrides(arm),
+                f"control.arm={arm}",
+                f"control.budget_from={base}/graph_memory-compact/summary.json",
+                *common,
+            ]
+        )
+        == 0
+    )
     ct = ControlSummary.read(base / arm / "summary.json")
     assert ct.budget == round(gm.memory_tokens_per_step)
     assert ct.memory_tokens_per_step <= ct.budget

@@ -49,16 +49,34 @@ def _frame(tokens: dict) -> pd.DataFrame:
     """One summary row per arm (family modular, seed 0) with the given tokens/step; other metrics fixed."""
     rows = []
     for arm, tok in tokens.items():
-        rows.append({"arm": arm, "family": "modular", "seed": 0, "label": arm.split("-")[0],
-                     "encoding": arm.split("-")[1], "tokens_per_step": tok, "overall_error": 0.3, "tail_error": 0.4,
-                     "overall_coverage": 0.6, "tail_coverage": 0.5})
+        rows.append(
+            {
+                "arm": arm,
+                "family": "modular",
+                "seed": 0,
+                "label": arm.split("-")[0],
+                "encoding": arm.split("-")[1],
+                "tokens_per_step": tok,
+                "overall_error": 0.3,
+                "tail_error": 0.4,
+                "overall_coverage": 0.6,
+                "tail_coverage": 0.5,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def test_figure7_data_compares_graph_memory_with_the_nominal_ctmc_arms_not_the_matched_ones():
-    df = _frame({"graph_memory-verbose": 170.0, "graph_memory-compact": 156.0,
-                 "ctmc-verbose-tau1-rank": 200.0, "ctmc-compact-tau1-rank": 150.0,
-                 "ctmc-verbose-tau1-rank-matched": 170.0, "ctmc-compact-tau1-rank-matched": 156.0})
+    df = _frame(
+        {
+            "graph_memory-verbose": 170.0,
+            "graph_memory-compact": 156.0,
+            "ctmc-verbose-tau1-rank": 200.0,
+            "ctmc-compact-tau1-rank": 150.0,
+            "ctmc-verbose-tau1-rank-matched": 170.0,
+            "ctmc-compact-tau1-rank-matched": 156.0,
+        }
+    )
     red = ct.token_reduction(df).set_index("encoding")
     assert red.loc["verbose", "ctmc_tokens"] == 200.0
     assert red.loc["compact", "ctmc_tokens"] == 150.0
@@ -100,11 +118,18 @@ def _labelled(ax) -> None:
 
 
 def test_figure7_bars_are_named_in_words_colours_explained_and_axes_labelled(captured, tmp_path):
-    red = pd.DataFrame({"family": ["modular", "modular", "scale_free", "scale_free"], "seed": [0, 0, 0, 0],
-                        "encoding": ["verbose", "compact", "verbose", "compact"],
-                        "graph_memory_tokens": [170.0, 156.0, 180.0, 150.0], "ctmc_tokens": [200.0, 150.0, 190.0, 140.0],
-                        "reduction_pct": [-17.6, 3.8, -5.6, 6.7], "tail_error_change": [0.0] * 4,
-                        "tail_coverage_change": [0.0] * 4})
+    red = pd.DataFrame(
+        {
+            "family": ["modular", "modular", "scale_free", "scale_free"],
+            "seed": [0, 0, 0, 0],
+            "encoding": ["verbose", "compact", "verbose", "compact"],
+            "graph_memory_tokens": [170.0, 156.0, 180.0, 150.0],
+            "ctmc_tokens": [200.0, 150.0, 190.0, 140.0],
+            "reduction_pct": [-17.6, 3.8, -5.6, 6.7],
+            "tail_error_change": [0.0] * 4,
+            "tail_coverage_change": [0.0] * 4,
+        }
+    )
     cf.figure7(red, tmp_path / "fig7", "Figure 7")
     (fig,) = captured
     (ax,) = [a for a in fig.axes if a.get_visible()]
@@ -120,8 +145,13 @@ def test_figure7_bars_are_named_in_words_colours_explained_and_axes_labelled(cap
 
 
 def test_figure6_y_labels_are_words_not_column_names(captured, tmp_path):
-    conc = pd.DataFrame([{"tau": t, "family": "modular", "seed": s, "gini": 0.3 + t, "skew": 1 + t,
-                          "max_median": 2 + t} for t in (0.0, 1.0) for s in (0, 1)])
+    conc = pd.DataFrame(
+        [
+            {"tau": t, "family": "modular", "seed": s, "gini": 0.3 + t, "skew": 1 + t, "max_median": 2 + t}
+            for t in (0.0, 1.0)
+            for s in (0, 1)
+        ]
+    )
     cf.figure6(conc, tmp_path / "fig6", "Figure 6")
     (fig,) = captured
     axes = [a for a in fig.axes if a.get_visible()]

@@ -42,18 +42,47 @@ def synthetic(effect: float, tail_base: float = 0.45):
             else:
                 p = tail_base + (effect if arm.startswith("ctmc") else 0.0)
             correct = np.where(tail, u < p, u < 0.8)
-            rows.append(pd.DataFrame({"step": np.arange(STEPS), "state": states, "correct": correct,
-                                      "covered": correct, "prompt_tokens": 150 + (u * 3).astype(int),
-                                      "arm": arm, "family": "modular", "seed": seed}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "step": np.arange(STEPS),
+                        "state": states,
+                        "correct": correct,
+                        "covered": correct,
+                        "prompt_tokens": 150 + (u * 3).astype(int),
+                        "arm": arm,
+                        "family": "modular",
+                        "seed": seed,
+                    }
+                )
+            )
     steps = ct.shared_tail(pd.concat(rows, ignore_index=True), counts, 0.5)
     g = steps.groupby(["arm", "family", "seed"])
-    summaries = pd.DataFrame({"tokens_per_step": g.prompt_tokens.mean(), "overall_error": 1 - g.correct.mean(),
-                              "overall_coverage": g.covered.mean(), "tail_error": 1 - g.correct.mean(),
-                              "tail_coverage": g.covered.mean()}).reset_index()
+    summaries = pd.DataFrame(
+        {
+            "tokens_per_step": g.prompt_tokens.mean(),
+            "overall_error": 1 - g.correct.mean(),
+            "overall_coverage": g.covered.mean(),
+            "tail_error": 1 - g.correct.mean(),
+            "tail_coverage": g.covered.mean(),
+        }
+    ).reset_index()
     summaries["label"], summaries["encoding"] = summaries.arm, "compact"
     df = ct.with_shared_tail(summaries, steps)
-    tau = pd.DataFrame([{"tau": t, "family": "modular", "seed": s, "gini": 0.3 + 0.1 * t + 0.01 * s,
-                         "skew": 1 + t, "max_median": 2 + t} for t in (0.0, 1.0, 2.0) for s in SEEDS])
+    tau = pd.DataFrame(
+        [
+            {
+                "tau": t,
+                "family": "modular",
+                "seed": s,
+                "gini": 0.3 + 0.1 * t + 0.01 * s,
+                "skew": 1 + t,
+                "max_median": 2 + t,
+            }
+            for t in (0.0, 1.0, 2.0)
+            for s in SEEDS
+        ]
+    )
     return df, tau, steps
 
 

@@ -25,15 +25,29 @@ def steps_frame(effects: dict[tuple[str, int], float]) -> pd.DataFrame:
         states = rng.integers(0, STATES, STEPS)
         for arm, p in (("A", BASE + effect), ("B", BASE)):
             right = rng.random(STEPS) < p
-            parts.append(pd.DataFrame({"step": np.arange(STEPS), "state": states, "correct": right, "covered": right,
-                                       "prompt_tokens": 100, "in_tail": True, "arm": arm, "family": family,
-                                       "seed": seed}))
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "step": np.arange(STEPS),
+                        "state": states,
+                        "correct": right,
+                        "covered": right,
+                        "prompt_tokens": 100,
+                        "in_tail": True,
+                        "arm": arm,
+                        "family": family,
+                        "seed": seed,
+                    }
+                )
+            )
     return pd.concat(parts, ignore_index=True)
 
 
 def runs(families, seeds, effect) -> dict:
-    return {(f, s): (effect(i) if callable(effect) else effect)
-            for i, (f, s) in enumerate((f, s) for s in seeds for f in families)}
+    return {
+        (f, s): (effect(i) if callable(effect) else effect)
+        for i, (f, s) in enumerate((f, s) for s in seeds for f in families)
+    }
 
 
 def lowers_error(effects) -> dict:
@@ -62,7 +76,7 @@ def test_a_shared_effect_over_enough_runs_is_held_by_both_readings():
     row = lowers_error(runs(["a", "b", "c", "d"], [0, 1, 2], 0.2))
     assert row["verdict"] == HELD and row["state_verdict"] == HELD and row["reason"] == ""
     assert row["n_units"] == 12 and row["n_seeds"] == 3 and row["ci_method"].startswith("exact")
-    assert row["p_held"] <= 2 ** -12 + 1e-12  # every run's mean on the claimed side
+    assert row["p_held"] <= 2**-12 + 1e-12  # every run's mean on the claimed side
 
 
 def test_many_runs_use_the_cluster_bootstrap_and_it_is_wider_than_the_state_interval():

@@ -1,7 +1,6 @@
 """The controller study with a model predictor on a subset of steps (`control.predict_steps`), and the
 programmatic default left as it was."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -78,8 +77,15 @@ def test_the_model_predicts_at_exactly_the_configured_steps(world, trajectory, s
     full = replay(world, states, edges, make_controller({"name": "ctmc", "budget": 40}), every, counter())
     at = predict_steps(len(states), 12, spread)
     client = FakeClient()
-    sub = replay(world, states, edges, make_controller({"name": "ctmc", "budget": 40}), ModelPredictor(client),
-                 counter(), predict_at=at)
+    sub = replay(
+        world,
+        states,
+        edges,
+        make_controller({"name": "ctmc", "budget": 40}),
+        ModelPredictor(client),
+        counter(),
+        predict_at=at,
+    )
     assert client.prompts == [every.prompts[t] for t in at]  # the same prompts as the full replay's, at those steps
     assert sub.steps.step.tolist() == at
     # memory is built and written at every step: the same accesses and tokens per step as the full replay
@@ -94,8 +100,15 @@ def test_error_and_coverage_are_scored_over_the_predicted_steps_only(world, traj
     states, edges = trajectory
     at = predict_steps(len(states), 20)
     predictor = ModelPredictor(FakeClient())
-    r = replay(world, states, edges, make_controller({"name": "graph_memory", "budget": 40}), predictor, counter(),
-               predict_at=at)
+    r = replay(
+        world,
+        states,
+        edges,
+        make_controller({"name": "graph_memory", "budget": 40}),
+        predictor,
+        counter(),
+        predict_at=at,
+    )
     s = summarize(r)
     steps = r.steps
     assert (s["steps"], s["predicted_steps"]) == (300, 20) and len(steps) == 20
@@ -112,17 +125,45 @@ def test_error_and_coverage_are_scored_over_the_predicted_steps_only(world, traj
 
 # summarize() of the programmatic predictor on this walk before `predict_steps` existed (commit 9378d42)
 BEFORE = {
-    "graph_memory": ({"name": "graph_memory", "budget": 40}, 724, dict(
-        tokens_per_step=101.53666666666666, memory_tokens_per_step=31.733333333333334, overall_error=0.4833333333333333,
-        tail_error=0.5529411764705883, overall_coverage=0.48333333333333334, tail_coverage=0.3764705882352941,
-        tail_steps=85)),
-    "ctmc": ({"name": "ctmc", "budget": 40}, 855, dict(
-        tokens_per_step=103.59333333333333, memory_tokens_per_step=33.5, overall_error=0.5533333333333333,
-        tail_error=0.5795454545454546, overall_coverage=0.41, tail_coverage=0.36363636363636365, tail_steps=88)),
-    "ctmc_verbose_uniform": ({"name": "ctmc", "budget": 60, "encoding": "verbose", "tau": 0.0}, 1478, dict(
-        tokens_per_step=120.54, memory_tokens_per_step=45.95, overall_error=0.7333333333333334,
-        tail_error=0.6049382716049383, overall_coverage=0.06666666666666667, tail_coverage=0.1728395061728395,
-        tail_steps=81)),
+    "graph_memory": (
+        {"name": "graph_memory", "budget": 40},
+        724,
+        dict(
+            tokens_per_step=101.53666666666666,
+            memory_tokens_per_step=31.733333333333334,
+            overall_error=0.4833333333333333,
+            tail_error=0.5529411764705883,
+            overall_coverage=0.48333333333333334,
+            tail_coverage=0.3764705882352941,
+            tail_steps=85,
+        ),
+    ),
+    "ctmc": (
+        {"name": "ctmc", "budget": 40},
+        855,
+        dict(
+            tokens_per_step=103.59333333333333,
+            memory_tokens_per_step=33.5,
+            overall_error=0.5533333333333333,
+            tail_error=0.5795454545454546,
+            overall_coverage=0.41,
+            tail_coverage=0.36363636363636365,
+            tail_steps=88,
+        ),
+    ),
+    "ctmc_verbose_uniform": (
+        {"name": "ctmc", "budget": 60, "encoding": "verbose", "tau": 0.0},
+        1478,
+        dict(
+            tokens_per_step=120.54,
+            memory_tokens_per_step=45.95,
+            overall_error=0.7333333333333334,
+            tail_error=0.6049382716049383,
+            overall_coverage=0.06666666666666667,
+            tail_coverage=0.1728395061728395,
+            tail_steps=81,
+        ),
+    ),
 }
 
 
@@ -136,8 +177,9 @@ def test_the_programmatic_default_predicts_every_step_as_before(world, trajector
     assert (s["steps"], s["predicted_steps"]) == (300, 300) and int(r.counts.sum()) == accesses
     assert {k: s[k] for k in before} == pytest.approx(before)
     # asking for every step explicitly is the same replay
-    again = replay(world, states, edges, make_controller(mem_cfg), ProgrammaticPredictor(), counter(),
-                   predict_at=list(range(300)))
+    again = replay(
+        world, states, edges, make_controller(mem_cfg), ProgrammaticPredictor(), counter(), predict_at=list(range(300))
+    )
     cols = [c for c in r.steps.columns if c != "marks"]
     assert again.steps[cols].equals(r.steps[cols]) and summarize(again) == s
 

@@ -35,18 +35,38 @@ def _summary(run, rng) -> ControlSummary:
     arm = Arm.parse(run.arm)
     name = arm.controller
     return control_summary(
-        arm=run.arm, label=name.replace("_", " "), controller=name, encoding=arm.encoding,
-        budget=150 if arm.matched else _budget(name), tau=arm.tau, order=arm.order, predictor="programmatic",
-        policy=run.policy, tokens_per_step=float(rng.uniform(100, 200)), overall_error=0.3, tail_error=0.4,
-        overall_coverage=0.6, tail_coverage=0.5, memory_tokens_per_step=150.0)
+        arm=run.arm,
+        label=name.replace("_", " "),
+        controller=name,
+        encoding=arm.encoding,
+        budget=150 if arm.matched else _budget(name),
+        tau=arm.tau,
+        order=arm.order,
+        predictor="programmatic",
+        policy=run.policy,
+        tokens_per_step=float(rng.uniform(100, 200)),
+        overall_error=0.3,
+        tail_error=0.4,
+        overall_coverage=0.6,
+        tail_coverage=0.5,
+        memory_tokens_per_step=150.0,
+    )
 
 
 def _audit(rng) -> Audit:
     return audit_record(
         concentration={"gini": 0.5, "top_share": 0.3, "sigma_top10": 2.0, "max_median": 8.0, "skew": 1.5},
-        tail={"status": "ok", "xmin": 2, "alpha": float(rng.uniform(2, 3)), "n_tail": 60, "alpha_at_cap": False,
-              "R_tpl_ln": 0.4, "p_tpl_ln": 0.2},
-        gof={"p": 0.3, "passes": True})
+        tail={
+            "status": "ok",
+            "xmin": 2,
+            "alpha": float(rng.uniform(2, 3)),
+            "n_tail": 60,
+            "alpha_at_cap": False,
+            "R_tpl_ln": 0.4,
+            "p_tpl_ln": 0.2,
+        },
+        gof={"p": 0.3, "passes": True},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +80,15 @@ def report_tables(tmp_path_factory):
     rng = np.random.default_rng(0)
     for run in control_runs(cfg):
         _summary(run, rng).write(run.summary_file(str(results)))
-        steps = pd.DataFrame({"step": np.arange(STEPS), "state": rng.integers(0, STATES, STEPS),
-                              "correct": rng.random(STEPS) < 0.6, "covered": rng.random(STEPS) < 0.7,
-                              "prompt_tokens": rng.integers(100, 200, STEPS)})
+        steps = pd.DataFrame(
+            {
+                "step": np.arange(STEPS),
+                "state": rng.integers(0, STATES, STEPS),
+                "correct": rng.random(STEPS) < 0.6,
+                "covered": rng.random(STEPS) < 0.7,
+                "prompt_tokens": rng.integers(100, 200, STEPS),
+            }
+        )
         steps.to_parquet(run.folder(str(results)) / paths.STEPS_FILE, index=False)
         write_npz(run.counts_file(str(results)), counts=rng.integers(0, 30, STATES))
     for run in policy_runs(cfg):  # the rollouts: traces of the control family, audits of every family
@@ -96,6 +122,7 @@ def test_nominal_budgets_lists_an_override_per_encoding():
 
     gm_v, gm_c = arms.baseline("graph_memory", "verbose"), arms.baseline("graph_memory", "compact")
     ct_v, ct_c = arms.nominal_ctmc("verbose"), arms.nominal_ctmc("compact")
-    df = pd.DataFrame({"arm": [gm_v, gm_c, ct_v, ct_c, ct_c, "full_history-compact"],
-                       "budget": [160, 160, 200, 160, 160, None]})  # None: the column turns float, as in the stage
+    df = pd.DataFrame(
+        {"arm": [gm_v, gm_c, ct_v, ct_c, ct_c, "full_history-compact"], "budget": [160, 160, 200, 160, 160, None]}
+    )  # None: the column turns float, as in the stage
     assert nominal_budgets(df) == {"graph_memory": "160", "ctmc": "200/160"}

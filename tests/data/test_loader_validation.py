@@ -15,13 +15,23 @@ DATA = Path(os.environ.get("TAILMEM_DATA_DIR", Path(__file__).resolve().parents[
 
 
 def locomo_sample():
-    return {"sample_id": "conv-x", "conversation": {
-        "speaker_a": "Ann", "speaker_b": "Bob", "session_1_date_time": "1:00 pm on 8 May, 2023",
-        "session_1": [{"dia_id": "D1:1", "speaker": "Ann", "text": "I bought a Ferrari."},
-                      {"dia_id": "D1:2", "speaker": "Bob", "text": "Nice", "blip_caption": None}]},
-        "qa": [{"question": "What did Ann buy?", "answer": "a Ferrari", "evidence": ["D1:1"], "category": 4},
-               {"question": "Which year?", "answer": 2023, "evidence": [], "category": 2},
-               {"question": "What did Bob buy?", "adversarial_answer": "a Ferrari", "evidence": [], "category": 5}]}
+    return {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ann",
+            "speaker_b": "Bob",
+            "session_1_date_time": "1:00 pm on 8 May, 2023",
+            "session_1": [
+                {"dia_id": "D1:1", "speaker": "Ann", "text": "I bought a Ferrari."},
+                {"dia_id": "D1:2", "speaker": "Bob", "text": "Nice", "blip_caption": None},
+            ],
+        },
+        "qa": [
+            {"question": "What did Ann buy?", "answer": "a Ferrari", "evidence": ["D1:1"], "category": 4},
+            {"question": "Which year?", "answer": 2023, "evidence": [], "category": 2},
+            {"question": "What did Bob buy?", "adversarial_answer": "a Ferrari", "evidence": [], "category": 5},
+        ],
+    }
 
 
 def test_locomo_good_record_and_numbers_as_text():
@@ -37,11 +47,11 @@ def _edit(sample, change):
 
 
 LOCOMO_BAD = [  # (change, words the error must hold)
-    (lambda s: s["qa"][0].pop("answer"), ["qa[0]", "'answer'", "missing"]),            # gold "" before
-    (lambda s: s["qa"][0].update(answer=None), ["qa[0]", "'answer'", "NoneType"]),    # 'None' before
+    (lambda s: s["qa"][0].pop("answer"), ["qa[0]", "'answer'", "missing"]),  # gold "" before
+    (lambda s: s["qa"][0].update(answer=None), ["qa[0]", "'answer'", "NoneType"]),  # 'None' before
     (lambda s: s["qa"][0].update(answer=True), ["qa[0]", "'answer'", "bool"]),
     (lambda s: s["qa"][0].update(evidence="D1:3"), ["qa[0]", "'evidence'", "list of strings"]),  # characters before
-    (lambda s: s["qa"][1].update(question=7), ["qa[1]", "'question'", "int"]),         # AttributeError later before
+    (lambda s: s["qa"][1].update(question=7), ["qa[1]", "'question'", "int"]),  # AttributeError later before
     (lambda s: s["qa"][1].update(question="  "), ["qa[1]", "'question'"]),
     (lambda s: s["qa"][0].update(category="4"), ["qa[0]", "'category'", "integer"]),
     (lambda s: s["qa"][0].update(category=9), ["qa[0]", "'category'", "9 is not one of"]),
@@ -75,20 +85,25 @@ def test_locomo_load_stops_on_a_bad_record(tmp_path):
 
 
 def realtalk_chat():
-    return {"name": {"speaker_1": "Emi", "speaker_2": "Elise"},
-            "session_1": [{"dia_id": "D1:1", "speaker": "Emi", "clean_text": "hi", "date_time": "29.12.2023, 22:42:04"}],
-            "qa": [{"question": "Who?", "answer": "Emi", "evidence": ["D1:1"], "category": 1}]}
+    return {
+        "name": {"speaker_1": "Emi", "speaker_2": "Elise"},
+        "session_1": [{"dia_id": "D1:1", "speaker": "Emi", "clean_text": "hi", "date_time": "29.12.2023, 22:42:04"}],
+        "qa": [{"question": "Who?", "answer": "Emi", "evidence": ["D1:1"], "category": 1}],
+    }
 
 
-@pytest.mark.parametrize("change,words", [
-    (lambda c: c["qa"][0].pop("answer"), ["qa[0]", "'answer'", "missing"]),
-    (lambda c: c["qa"][0].update(answer=None), ["qa[0]", "'answer'"]),
-    (lambda c: c["qa"][0].update(evidence="D1:1"), ["qa[0]", "'evidence'"]),
-    (lambda c: c["qa"][0].update(category=5), ["qa[0]", "'category'"]),
-    (lambda c: c["qa"][0].update(question=["x"]), ["qa[0]", "'question'"]),
-    (lambda c: c["session_1"][0].update(dia_id=1), ["session_1 turn 0", "'dia_id'"]),
-    (lambda c: c["name"].pop("speaker_2"), ["'speaker_2'"]),
-])
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (lambda c: c["qa"][0].pop("answer"), ["qa[0]", "'answer'", "missing"]),
+        (lambda c: c["qa"][0].update(answer=None), ["qa[0]", "'answer'"]),
+        (lambda c: c["qa"][0].update(evidence="D1:1"), ["qa[0]", "'evidence'"]),
+        (lambda c: c["qa"][0].update(category=5), ["qa[0]", "'category'"]),
+        (lambda c: c["qa"][0].update(question=["x"]), ["qa[0]", "'question'"]),
+        (lambda c: c["session_1"][0].update(dia_id=1), ["session_1 turn 0", "'dia_id'"]),
+        (lambda c: c["name"].pop("speaker_2"), ["'speaker_2'"]),
+    ],
+)
 def test_realtalk_bad_records(change, words):
     with pytest.raises(DataError) as err:
         realtalk.parse(_edit(realtalk_chat(), change), "Chat_1", "rt/Chat_1.json")
@@ -100,20 +115,31 @@ def test_realtalk_bad_records(change, words):
 
 
 def lme_item():
-    return {"question_id": "q1", "question_type": "multi-session", "question": "How many?", "question_date": "2023/05/01",
-            "answer": 3, "answer_session_ids": ["s1"], "haystack_dates": ["2023/04/01"], "haystack_session_ids": ["s1"],
-            "haystack_sessions": [[{"role": "user", "content": "I have 3 cats", "has_answer": True}]]}
+    return {
+        "question_id": "q1",
+        "question_type": "multi-session",
+        "question": "How many?",
+        "question_date": "2023/05/01",
+        "answer": 3,
+        "answer_session_ids": ["s1"],
+        "haystack_dates": ["2023/04/01"],
+        "haystack_session_ids": ["s1"],
+        "haystack_sessions": [[{"role": "user", "content": "I have 3 cats", "has_answer": True}]],
+    }
 
 
-@pytest.mark.parametrize("change,words", [
-    (lambda i: i.update(answer=None), ["'q1'", "'answer'"]),
-    (lambda i: i.update(question=5), ["'q1'", "'question'"]),
-    (lambda i: i.update(answer_session_ids="s1"), ["'answer_session_ids'", "list of strings"]),
-    (lambda i: i.update(haystack_dates=[20230401]), ["'haystack_dates'"]),
-    (lambda i: i["haystack_sessions"][0][0].update(role="bot"), ["haystack_sessions[0]", "turn 0", "'role'"]),
-    (lambda i: i["haystack_sessions"][0][0].update(has_answer="yes"), ["turn 0", "'has_answer'"]),
-    (lambda i: i["haystack_sessions"][0][0].pop("content"), ["turn 0", "'content'"]),
-])
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (lambda i: i.update(answer=None), ["'q1'", "'answer'"]),
+        (lambda i: i.update(question=5), ["'q1'", "'question'"]),
+        (lambda i: i.update(answer_session_ids="s1"), ["'answer_session_ids'", "list of strings"]),
+        (lambda i: i.update(haystack_dates=[20230401]), ["'haystack_dates'"]),
+        (lambda i: i["haystack_sessions"][0][0].update(role="bot"), ["haystack_sessions[0]", "turn 0", "'role'"]),
+        (lambda i: i["haystack_sessions"][0][0].update(has_answer="yes"), ["turn 0", "'has_answer'"]),
+        (lambda i: i["haystack_sessions"][0][0].pop("content"), ["turn 0", "'content'"]),
+    ],
+)
 def test_longmemeval_bad_records(change, words):
     assert longmemeval.parse(lme_item(), "lme.json").answer == "3"
     with pytest.raises(DataError) as err:
@@ -127,14 +153,17 @@ def test_longmemeval_bad_records(change, words):
 HEADER = ",".join(personamem.COLUMNS) + "\n"
 
 
-@pytest.mark.parametrize("row,words", [
-    (',t,topic,What?,(a),"[""(a) x"", ""(b) y""]",c1,5', ["line 2", "'question_id'"]),
-    ('q1,t,topic,What?,(c),"[""(a) x"", ""(b) y""]",c1,5', ["line 2", "'q1'", "'correct_answer'"]),
-    ('q1,t,topic,What?,(a),"[""(a) x"", ""(b) y""]",c1,five', ["'q1'", "'end_index_in_shared_context'"]),
-    ('q1,t,topic,What?,(a),"[""(a) x"", ""(b) y""]",c1,0', ["'q1'", "'end_index_in_shared_context'", ">= 1"]),
-    ('q1,t,topic,What?,(a),not a list,c1,5', ["'q1'", "'all_options'"]),
-    ('q1,t,topic,,(a),"[""(a) x""]",c1,5', ["'q1'", "'user_question_or_message'"]),
-])
+@pytest.mark.parametrize(
+    "row,words",
+    [
+        (',t,topic,What?,(a),"[""(a) x"", ""(b) y""]",c1,5', ["line 2", "'question_id'"]),
+        ('q1,t,topic,What?,(c),"[""(a) x"", ""(b) y""]",c1,5', ["line 2", "'q1'", "'correct_answer'"]),
+        ('q1,t,topic,What?,(a),"[""(a) x"", ""(b) y""]",c1,five', ["'q1'", "'end_index_in_shared_context'"]),
+        ('q1,t,topic,What?,(a),"[""(a) x"", ""(b) y""]",c1,0', ["'q1'", "'end_index_in_shared_context'", ">= 1"]),
+        ("q1,t,topic,What?,(a),not a list,c1,5", ["'q1'", "'all_options'"]),
+        ('q1,t,topic,,(a),"[""(a) x""]",c1,5', ["'q1'", "'user_question_or_message'"]),
+    ],
+)
 def test_personamem_bad_rows(tmp_path, row, words):
     f = tmp_path / "questions_32k.csv"
     f.write_text(HEADER + row + "\n")

@@ -93,14 +93,14 @@ def test_fresh_clone_gets_one_message_listing_everything(tmp_path, offline_manif
     for e in MANIFEST:
         assert e.path in err
     assert "python -m tailmem data" in err and "CC BY-NC 4.0" in err and "TAILMEM_DATA_DIR" in err
-    assert list(tmp_path.iterdir()) == []          # --check downloads nothing
+    assert list(tmp_path.iterdir()) == []  # --check downloads nothing
 
 
 def test_fetch_everything_fetchable_from_the_loopback_mirror(tmp_path, data_dir, mirror, offline_manifest, capsys):
     small = [e for e in offline_manifest if e.kind == "file" and e.size < 3_000_000]
     trees = [e for e in offline_manifest if e.kind == "tree"]
     fetch_mod.MANIFEST = tuple(small + trees)
-    assert main(["--data-dir", str(tmp_path), "--mirror", mirror]) == 1   # trees have no single URL
+    assert main(["--data-dir", str(tmp_path), "--mirror", mirror]) == 1  # trees have no single URL
     for e in small:
         assert status(e, tmp_path) == "ok", e.path
         assert not (tmp_path / (e.path + ".part")).exists()
@@ -145,7 +145,7 @@ def test_checksum_mismatch_deletes_the_download(tmp_path, mirror):
 def test_a_corrupt_partial_is_retried_from_scratch(tmp_path, mirror):
     e = _entry("realtalk/Chat_3_Kevin_Paola.json")
     (tmp_path / "realtalk").mkdir()
-    (tmp_path / (e.path + ".part")).write_bytes(b"x" * 1000)       # resumed onto wrong bytes: fails, then restarts
+    (tmp_path / (e.path + ".part")).write_bytes(b"x" * 1000)  # resumed onto wrong bytes: fails, then restarts
     assert fetch_mod.fetch(dataclasses.replace(e, url=None), tmp_path, mirror, log=lambda m: None)
     assert status(e, tmp_path) == "ok"
 
@@ -154,7 +154,7 @@ def test_wrong_bytes_are_reported_and_replaced(tmp_path, mirror, offline_manifes
     e = _entry("realtalk/Chat_4_Emi_Paola.json")
     fetch_mod.MANIFEST = (dataclasses.replace(e, url=None),)
     (tmp_path / "realtalk").mkdir()
-    (tmp_path / e.path).write_bytes(b"y" * e.size)                 # right size, wrong content
+    (tmp_path / e.path).write_bytes(b"y" * e.size)  # right size, wrong content
     assert status(e, tmp_path, deep=False) == "ok" and status(e, tmp_path) == "wrong sha256"
     assert main(["--data-dir", str(tmp_path), "--mirror", mirror]) == 0
     assert status(e, tmp_path) == "ok"

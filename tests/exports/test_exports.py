@@ -29,49 +29,74 @@ def _read_like_evaluate_qa(text: str) -> list[dict]:
 
 def test_longmemeval_hypotheses_have_the_fixture_shape(tmp_path):
     fixture = (FIXTURES / "longmemeval_hypotheses.jsonl").read_text()
-    rows = pd.DataFrame({"qid": ["q1", "q2_abs", "q1", "q2_abs"], "answer": ["Tokyo", "I don't know", "Osaka", "x\ny"],
-                         "arm": ["graph_memory", "graph_memory", "ctmc-r0.5", "ctmc-r0.5"], "seed": [0, 0, 0, 0]})
+    rows = pd.DataFrame(
+        {
+            "qid": ["q1", "q2_abs", "q1", "q2_abs"],
+            "answer": ["Tokyo", "I don't know", "Osaka", "x\ny"],
+            "arm": ["graph_memory", "graph_memory", "ctmc-r0.5", "ctmc-r0.5"],
+            "seed": [0, 0, 0, 0],
+        }
+    )
     paths = write_hypotheses(tmp_path, rows)
     assert sorted(p.name for p in paths) == ["ctmc-r0.5.jsonl", "graph_memory.jsonl"]
     ours = (tmp_path / "hypotheses" / "ctmc-r0.5.jsonl").read_text()
     assert [set(e) for e in _read_like_evaluate_qa(ours)] == [set(e) for e in _read_like_evaluate_qa(fixture)]
-    assert [json.loads(x) for x in ours.splitlines()] == [{"question_id": "q1", "hypothesis": "Osaka"},
-                                                          {"question_id": "q2_abs", "hypothesis": "x\ny"}]
-    assert ours.count("\n") == 2                                # a newline inside an answer stays escaped
+    assert [json.loads(x) for x in ours.splitlines()] == [
+        {"question_id": "q1", "hypothesis": "Osaka"},
+        {"question_id": "q2_abs", "hypothesis": "x\ny"},
+    ]
+    assert ours.count("\n") == 2  # a newline inside an answer stays escaped
 
 
 def test_hypotheses_refuse_mixed_arms_or_seeds(tmp_path):
     with pytest.raises(ValueError, match="repeat"):
         hypotheses_lines(pd.DataFrame({"qid": ["a", "a"], "answer": ["x", "y"]}))
     with pytest.raises(ValueError, match="one seed"):
-        write_hypotheses(tmp_path, pd.DataFrame({"qid": ["a", "a"], "answer": ["x", "y"], "arm": ["g", "g"],
-                                                 "seed": [0, 1]}))
+        write_hypotheses(
+            tmp_path, pd.DataFrame({"qid": ["a", "a"], "answer": ["x", "y"], "arm": ["g", "g"], "seed": [0, 1]})
+        )
 
 
 def _conv():
-    return Conversation("conv-9", ("A", "B"), (), (
-        QA("When?", "7 May 2023", 2, ("D1:3",)), QA("Adversarial?", "never said", 5, ("D2:1",)),
-        QA("Who?", "Calvin", 4, ("D1:1", "D1:2")), QA("Where?", "Tokyo", 1, ())))
+    return Conversation(
+        "conv-9",
+        ("A", "B"),
+        (),
+        (
+            QA("When?", "7 May 2023", 2, ("D1:3",)),
+            QA("Adversarial?", "never said", 5, ("D2:1",)),
+            QA("Who?", "Calvin", 4, ("D1:1", "D1:2")),
+            QA("Where?", "Tokyo", 1, ()),
+        ),
+    )
 
 
 def test_locomo_predictions_have_the_fixture_shape():
     fixture = json.loads((FIXTURES / "locomo_predictions.json").read_text())
-    rows = {"verbatim": [{"question": "Who?", "category": 4, "answer": "Calvin"},
-                         {"question": "When?", "category": 2, "answer": "7 May"}],
-            "agent_curated": [{"question": "When?", "category": 2, "answer": "May 2023"},
-                              {"question": "Who?", "category": 4, "answer": "Dave"}]}
+    rows = {
+        "verbatim": [
+            {"question": "Who?", "category": 4, "answer": "Calvin"},
+            {"question": "When?", "category": 2, "answer": "7 May"},
+        ],
+        "agent_curated": [
+            {"question": "When?", "category": 2, "answer": "May 2023"},
+            {"question": "Who?", "category": 4, "answer": "Dave"},
+        ],
+    }
     out = json.loads(json.dumps(predictions(_conv(), rows)))
     assert set(out) == set(fixture)
     assert {k: type(v).__name__ for k, v in out.items()} == {k: type(v).__name__ for k, v in fixture.items()}
-    assert [_shape(e) for e in out["qa"]] == [_shape(fixture["qa"][0])] * 2   # prediction keys folded
+    assert [_shape(e) for e in out["qa"]] == [_shape(fixture["qa"][0])] * 2  # prediction keys folded
     for e in out["qa"]:
         for key in ("question", "answer", "evidence", "category"):
             assert type(e[key]) is type(fixture["qa"][0][key])
         assert {k for k in e if k.endswith("_prediction")} == {"verbatim_prediction", "agent_curated_prediction"}
     # conversation order, only the answered questions; what evaluation.py reads of each entry
     assert [e["question"] for e in out["qa"]] == ["When?", "Who?"]
-    assert [(e["category"], str(e["answer"]), e[prediction_key("verbatim")]) for e in out["qa"]] == \
-        [(2, "7 May 2023", "7 May"), (4, "Calvin", "Calvin")]
+    assert [(e["category"], str(e["answer"]), e[prediction_key("verbatim")]) for e in out["qa"]] == [
+        (2, "7 May 2023", "7 May"),
+        (4, "Calvin", "Calvin"),
+    ]
 
 
 def test_one_model_matches_the_fixture_entry_exactly():

@@ -96,7 +96,7 @@ def run_unprivileged(fn, *args, timeout: float = 120):
             code = 1
         try:
             while data:
-                data = data[os.write(w, data):]
+                data = data[os.write(w, data) :]
         finally:
             os._exit(code)
     os.close(w)

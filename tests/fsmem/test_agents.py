@@ -28,8 +28,14 @@ class FakeClient:
 
 def store(tmp_path):
     s = Store(tmp_path / "s")
-    management(s).call("create", {"path": "people/calvin.md", "description": "Calvin",
-                                  "content": "## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari 488 GTB.\n"})
+    management(s).call(
+        "create",
+        {
+            "path": "people/calvin.md",
+            "description": "Calvin",
+            "content": "## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari 488 GTB.\n",
+        },
+    )
     return s
 
 

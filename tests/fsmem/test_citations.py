@@ -30,17 +30,21 @@ def test_each_citation_is_valid_only_if_its_file_and_anchor_exist(store):
     from tailmem.fsmem.agents.searcher import check_citations
 
     cases = {
-        HALLUCINATED: False,                                         # no such file
-        "people/calvin.md:6 [D3:1]": True,                          # the programmatic searcher's form
+        HALLUCINATED: False,  # no such file
+        "people/calvin.md:6 [D3:1]": True,  # the programmatic searcher's form
         "people/calvin.md:5-6": True,
-        "people/calvin.md:99 [D3:1]": False,                        # the file has 6 lines
-        "people/calvin.md#25 May, 2023 (session 3) [D3:1]": True,   # the search prompt's path#heading
-        "people/calvin.md#25-may-2023-session-3": True,             # a markdown anchor of that heading
-        "people/calvin.md#1 June, 2023": False,                     # no such section
-        "people/calvin.md#2": True, "people/calvin.md#3": False,    # the n-th section (two headings)
-        "/memory/people/calvin.md:6": True,                         # the Shell harness's mount point
-        "`people/calvin.md`": True,                                 # no anchor: the file is enough
-        "people/dave.md:1": False, "people/": False, "[D3:1]": False, "../secret.md": False,
+        "people/calvin.md:99 [D3:1]": False,  # the file has 6 lines
+        "people/calvin.md#25 May, 2023 (session 3) [D3:1]": True,  # the search prompt's path#heading
+        "people/calvin.md#25-may-2023-session-3": True,  # a markdown anchor of that heading
+        "people/calvin.md#1 June, 2023": False,  # no such section
+        "people/calvin.md#2": True,
+        "people/calvin.md#3": False,  # the n-th section (two headings)
+        "/memory/people/calvin.md:6": True,  # the Shell harness's mount point
+        "`people/calvin.md`": True,  # no anchor: the file is enough
+        "people/dave.md:1": False,
+        "people/": False,
+        "[D3:1]": False,
+        "../secret.md": False,
     }
     checks = check_citations(store, tuple(cases))
     assert [c.text for c in checks] == list(cases)
@@ -69,8 +73,14 @@ def test_table_counts_are_unknown_for_rows_never_checked():
 
 def _cfg(tmp_path, data_dir, variant):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        over = [f"results_dir={tmp_path}", f"data_dir={data_dir}", f"fsmem.variant={variant}", "fsmem.max_questions=4",
-                "fsmem.variants=[chunk_retrieval,verbatim]", "stage=fsmem_table"]
+        over = [
+            f"results_dir={tmp_path}",
+            f"data_dir={data_dir}",
+            f"fsmem.variant={variant}",
+            "fsmem.max_questions=4",
+            "fsmem.variants=[chunk_retrieval,verbatim]",
+            "stage=fsmem_table",
+        ]
         return compose(config_name="config", overrides=over)
 
 

@@ -14,8 +14,13 @@ DATA = Path("/work/shared/data")
 
 def cfg_for(tmp_path, variant, **extra):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        over = [f"results_dir={tmp_path}", f"fsmem.variant={variant}", "fsmem.max_questions=4",
-                "fsmem.variants=[closed_book,verbatim,agent_curated]", "stage=fsmem_build"]
+        over = [
+            f"results_dir={tmp_path}",
+            f"fsmem.variant={variant}",
+            "fsmem.max_questions=4",
+            "fsmem.variants=[closed_book,verbatim,agent_curated]",
+            "stage=fsmem_build",
+        ]
         if not (Path(config_dir()).parent / "../shared/data").exists():
             over.append(f"data_dir={DATA}")
         return compose(config_name="config", overrides=over + [f"{k}={v}" for k, v in extra.items()])
@@ -37,7 +42,9 @@ def test_locomo_end_to_end(tmp_path):
     assert len(rows) == 4 and rows[0]["searcher"] == "programmatic-searcher" and rows[0]["search_tool_calls"] > 0
     md = (tmp_path / "tables/locomo_conv-50.md").read_text()
     assert "agent_curated" in md and "F1 2 temporal" in md
-    assert (base / "verbatim/config.yaml").exists() and (base / "verbatim/answers/center/programmatic/meta.json").exists()
+    assert (base / "verbatim/config.yaml").exists() and (
+        base / "verbatim/answers/center/programmatic/meta.json"
+    ).exists()
 
 
 @pytest.mark.slow

@@ -32,9 +32,18 @@ entries:
 
 def _cfg(tmp_path, data_dir, variant, overlay="null"):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        return compose(config_name="config", overrides=[
-            f"results_dir={tmp_path}", f"data_dir={data_dir}", f"fsmem.variant={variant}", "fsmem.max_questions=21",
-            "fsmem.variants=[closed_book,verbatim]", "stage=fsmem_answer", f"fsmem.gold_overlay={overlay}"])
+        return compose(
+            config_name="config",
+            overrides=[
+                f"results_dir={tmp_path}",
+                f"data_dir={data_dir}",
+                f"fsmem.variant={variant}",
+                "fsmem.max_questions=21",
+                "fsmem.variants=[closed_book,verbatim]",
+                "stage=fsmem_answer",
+                f"fsmem.gold_overlay={overlay}",
+            ],
+        )
 
 
 def _answers(cfg):

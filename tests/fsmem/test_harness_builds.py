@@ -90,8 +90,10 @@ def test_shell_builder_reads_back_a_file_it_did_not_write(tmp_path):
     for name in ("center", "shell"):
         store = Store(tmp_path / name)
         for person in {t.speaker for t in chunk.turns}:
-            management(store).call("create", {"path": f"people/{builder.slug(person)}.md",
-                                              "description": "d", "content": seed.split("---\n", 2)[2]})
+            management(store).call(
+                "create",
+                {"path": f"people/{builder.slug(person)}.md", "description": "d", "content": seed.split("---\n", 2)[2]},
+            )
         h = harnesses.spec(name).open_build(store, fs)
         known = {p: "stale" for p in store.files()}
         ep = builder.integrate_programmatic(chunk, h, known)
@@ -105,8 +107,7 @@ def test_shell_builder_reads_back_a_file_it_did_not_write(tmp_path):
 @needs_bwrap
 def test_build_stage_records_the_build_harness(tmp_path):
     for name in harnesses.HARNESSES:
-        cfg = cfg_for(tmp_path, **{"fsmem.variant": "verbatim", "fsmem.build_harness": name,
-                                   "out": tmp_path / name})
+        cfg = cfg_for(tmp_path, **{"fsmem.variant": "verbatim", "fsmem.build_harness": name, "out": tmp_path / name})
         locomo.build(cfg)
         built = FsmemBuild.read(tmp_path / name / "build.json")
         assert built.build_harness == name and built.reorganizer_harness is None
@@ -121,8 +122,10 @@ def test_unknown_build_harness_is_named(tmp_path):
 
 
 def test_programmatic_reorganizer_is_recorded_on_management_tools(tmp_path):
-    cfg = cfg_for(tmp_path, **{"fsmem.variant": "reorganized_condense", "fsmem.build_harness": "center_bm25",
-                               "out": tmp_path / "r"})
+    cfg = cfg_for(
+        tmp_path,
+        **{"fsmem.variant": "reorganized_condense", "fsmem.build_harness": "center_bm25", "out": tmp_path / "r"},
+    )
     locomo.build(cfg)
     built = FsmemBuild.read(tmp_path / "r/build.json")
     assert built.build_harness == "center_bm25" and built.reorganizer_harness == "center"

@@ -27,13 +27,15 @@ needs_bwrap = pytest.mark.skipif(available() != "bwrap", reason="needs bubblewra
 LIMITS = Limits(timeout_s=5, max_output_chars=8000)
 NOTE = "---\ndescription: a note\n---\n"
 KEY = "sk-CANARY-7c1d9e-not-a-real-key"
-NESTED = "---\ndescription: " + "[" * 6000 + "\n---\nbody\n"     # the issue's 6 KB: past the size cap
-DEEP = "---\ndescription: " + "[" * 3000 + "\n---\nbody\n"       # within the size cap: past the depth cap
+NESTED = "---\ndescription: " + "[" * 6000 + "\n---\nbody\n"  # the issue's 6 KB: past the size cap
+DEEP = "---\ndescription: " + "[" * 3000 + "\n---\nbody\n"  # within the size cap: past the depth cap
 ALIAS = "---\ndescription: *i\n---\nbody\n"
-LAUGHS = ("---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
-          "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
-          "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n"
-          "description: *i\n---\nbody\n")
+LAUGHS = (
+    "---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+    "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+    "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n"
+    "description: *i\n---\nbody\n"
+)
 
 
 @pytest.fixture
@@ -54,9 +56,11 @@ def call(h, command):
 
 
 # -- 1. no host environment or host path inside ---------------------------------------------------------------
-SNOOP = ("for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done; "
-         "cat /proc/self/mountinfo /proc/1/mountinfo /proc/mounts; env; ls -a / /memory /scratch /tmp; "
-         "cat /proc/self/cgroup; grep -r . /proc/self/root/etc 2>/dev/null | head")
+SNOOP = (
+    "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done; "
+    "cat /proc/self/mountinfo /proc/1/mountinfo /proc/mounts; env; ls -a / /memory /scratch /tmp; "
+    "cat /proc/self/cgroup; grep -r . /proc/self/root/etc 2>/dev/null | head"
+)
 
 
 @needs_bwrap
@@ -77,8 +81,11 @@ def test_1_no_key_and_no_host_path_inside(guarded, monkeypatch, builder):
 
 
 # -- 2. frontmatter that crashed or exhausted the host --------------------------------------------------------
-@pytest.mark.parametrize("text,why", [(NESTED, "at most 4096"), (DEEP, "nested deeper"), (LAUGHS, "anchors"),
-                                      (ALIAS, "aliases")], ids=["nested", "deep", "laughs", "alias"])
+@pytest.mark.parametrize(
+    "text,why",
+    [(NESTED, "at most 4096"), (DEEP, "nested deeper"), (LAUGHS, "anchors"), (ALIAS, "aliases")],
+    ids=["nested", "deep", "laughs", "alias"],
+)
 def test_2_hostile_frontmatter_is_refused_fast(tmp_path, text, why):
     t = time.monotonic()
     with pytest.raises(ToolError, match=why):
@@ -95,8 +102,11 @@ def test_2_hostile_frontmatter_is_refused_fast(tmp_path, text, why):
 
 
 @needs_bwrap
-@pytest.mark.parametrize("text,why", [(NESTED, "at most 4096"), (DEEP, "nested deeper"), (LAUGHS, "anchors")],
-                         ids=["nested", "deep", "laughs"])
+@pytest.mark.parametrize(
+    "text,why",
+    [(NESTED, "at most 4096"), (DEEP, "nested deeper"), (LAUGHS, "anchors")],
+    ids=["nested", "deep", "laughs"],
+)
 def test_2_hostile_frontmatter_through_the_build_sync(guarded, text, why):
     store, _ = guarded
     h = shell_builder(store, LIMITS)
@@ -119,7 +129,12 @@ def test_2_any_tool_failure_is_a_tool_error_with_its_type(tmp_path):
     results = [h.call(name, {}) for name in list(h.tools)]
     assert [r.error_type for r in results] == ["RecursionError", "MemoryError", "KeyError", "AttributeError"]
     assert all(not r.ok and r.output.startswith(f"error: {r.name}: {r.name}") for r in results)
-    assert h.errors == 4 and h.error_types == {"RecursionError": 1, "MemoryError": 1, "KeyError": 1, "AttributeError": 1}
+    assert h.errors == 4 and h.error_types == {
+        "RecursionError": 1,
+        "MemoryError": 1,
+        "KeyError": 1,
+        "AttributeError": 1,
+    }
 
 
 # -- 3. the tree channel cannot be forged; hostile archives are read safely ------------------------------------
@@ -162,16 +177,16 @@ def test_3_the_command_cannot_write_the_tree_channel(guarded):
 def _sparse_gnu_member(name: str, logical: int) -> bytes:
     """A GNU sparse ('S') member declaring `logical` bytes with one 512-byte data block, built by hand."""
     hdr = bytearray(512)
-    hdr[0:len(name)] = name.encode()
+    hdr[0 : len(name)] = name.encode()
     hdr[100:108] = b"0000644\0"
     hdr[108:116] = hdr[116:124] = b"0000000\0"
     hdr[124:136] = b"%011o\0" % 512
     hdr[136:148] = b"%011o\0" % 0
     hdr[156:157] = b"S"
     hdr[257:265] = b"ustar  \0"
-    hdr[386:398] = b"%011o\0" % 0         # sparse[0].offset
-    hdr[398:410] = b"%011o\0" % 512       # sparse[0].numbytes
-    hdr[483:495] = b"%011o\0" % logical   # realsize
+    hdr[386:398] = b"%011o\0" % 0  # sparse[0].offset
+    hdr[398:410] = b"%011o\0" % 512  # sparse[0].numbytes
+    hdr[483:495] = b"%011o\0" % logical  # realsize
     hdr[148:156] = b"        "
     hdr[148:156] = b"%06o\0 " % sum(hdr)
     return bytes(hdr) + b"x" * 512
@@ -204,9 +219,12 @@ def test_3_hard_links_and_other_entries_are_named_not_crashes(tmp_path):
     sym.type, sym.linkname = tarfile.SYMTYPE, "/etc/passwd"
     files, _, refused = read_tree(store, _tar(link, fifo, dev, sym))
     assert files == {}
-    assert dict(refused) == {"l.md": "hard link; only regular files are kept", "f.md": "fifo; only regular files are kept",
-                             "d.md": "character device; only regular files are kept",
-                             "s.md": "symlink to '/etc/passwd'; only regular files are kept"}
+    assert dict(refused) == {
+        "l.md": "hard link; only regular files are kept",
+        "f.md": "fifo; only regular files are kept",
+        "d.md": "character device; only regular files are kept",
+        "s.md": "symlink to '/etc/passwd'; only regular files are kept",
+    }
 
 
 def test_3_declared_sizes_are_checked_before_reading(tmp_path):
@@ -358,9 +376,12 @@ def test_7_no_nested_namespaces_and_no_remounts(guarded):
     store, _ = guarded
     h = shell_builder(store, LIMITS)
     try:
-        out = call(h, "unshare -rm mount -t tmpfs x /memory && echo NESTED; unshare -m true && echo MOUNTNS; "
-                      "mount -t tmpfs x /memory && echo MOUNTED; umount /memory && echo UNMOUNTED; "
-                      "grep Cap /proc/self/status").output
+        out = call(
+            h,
+            "unshare -rm mount -t tmpfs x /memory && echo NESTED; unshare -m true && echo MOUNTNS; "
+            "mount -t tmpfs x /memory && echo MOUNTED; umount /memory && echo UNMOUNTED; "
+            "grep Cap /proc/self/status",
+        ).output
         for bad in ("NESTED", "MOUNTNS", "MOUNTED", "UNMOUNTED"):
             assert bad not in out
         assert "CapEff:\t0000000000000000" in out and "CapBnd:\t0000000000000000" in out
@@ -374,7 +395,9 @@ def test_7_inode_and_size_caps(guarded):
     h = shell_builder(store, Limits(timeout_s=10, max_inodes=300, memory_bytes=1 << 20, scratch_bytes=1 << 20))
     try:
         for where in ("/memory", "/scratch", "/tmp"):
-            out = call(h, f"cd {where} && for i in $(seq 1000); do :> f$i.txt || {{ echo stopped at $i; break; }}; done").output
+            out = call(
+                h, f"cd {where} && for i in $(seq 1000); do :> f$i.txt || {{ echo stopped at $i; break; }}; done"
+            ).output
             n = int(out.split("stopped at ")[1].split()[0])
             assert n <= 300, out[-200:]
             out = call(h, f"head -c 3000000 /dev/zero > {where}/big.bin; echo code $?").output
@@ -413,7 +436,9 @@ def test_7_one_memory_and_process_total(guarded):
             assert 0 < int(out.split("forked ")[1].split()[0]) < 32, out  # every process of the sandbox counts
             hold = "/usr/bin/python3 -c 'b = bytearray(120 << 20); import time; time.sleep(1.5); print(\"held\")'"
             out = call(h, f"for i in 1 2 3 4; do {hold} & done; wait").output
-            assert out.splitlines().count("held") < 4 and "Killed" in out, out  # four processes of 120 MiB do not fit one 256 MiB total
+            assert out.splitlines().count("held") < 4 and "Killed" in out, (
+                out
+            )  # four processes of 120 MiB do not fit one 256 MiB total
     finally:
         h.close()
 
@@ -447,12 +472,15 @@ def test_9_nfc_names_and_collisions(guarded):
 
 
 @needs_bwrap
-@pytest.mark.parametrize("content,why", [
-    ("just text\\n", "no frontmatter"),
-    ("---\\r\\ndescription: crlf\\r\\n---\\r\\nx\\r\\n", "CRLF"),
-    ("---\\ntitle: no description\\n---\\n", "`description` must be a non-empty string"),
-    ("---\\ndescription: 5\\n---\\n", "`description` must be a non-empty string"),
-])
+@pytest.mark.parametrize(
+    "content,why",
+    [
+        ("just text\\n", "no frontmatter"),
+        ("---\\r\\ndescription: crlf\\r\\n---\\r\\nx\\r\\n", "CRLF"),
+        ("---\\ntitle: no description\\n---\\n", "`description` must be a non-empty string"),
+        ("---\\ndescription: 5\\n---\\n", "`description` must be a non-empty string"),
+    ],
+)
 def test_9_files_without_valid_frontmatter_are_refused(guarded, content, why):
     store, _ = guarded
     h = shell_builder(store, LIMITS)

@@ -16,11 +16,11 @@ CASES = [
     # category 4 / 2: plain token F1 after normalisation and Porter stemming
     ("a mansion", "mansion", 4, 1.0),
     ("The Ferrari 488 GTB!", "Ferrari 488 GTB", 4, 1.0),
-    ("cats and dogs", "dog", 4, 2 * 0.5 * 1 / 1.5),          # 'and' dropped; cats->cat, dogs->dog
-    ("running", "runs", 4, 1.0),                             # both stem to 'run'
+    ("cats and dogs", "dog", 4, 2 * 0.5 * 1 / 1.5),  # 'and' dropped; cats->cat, dogs->dog
+    ("running", "runs", 4, 1.0),  # both stem to 'run'
     ("Boston", "Tokyo", 4, 0.0),
     ("", "Tokyo", 4, 0.0),
-    ("7 May 2023", "7 May, 2023", 2, 1.0),                   # commas dropped
+    ("7 May 2023", "7 May, 2023", 2, 1.0),  # commas dropped
     ("the week before 25 May 2023", "the weekend before May 25, 2023", 2, 2 * (4 / 5) * (4 / 5) / (8 / 5)),
     # category 3: gold cut at the first ';'
     ("Yes", "Yes; because he enjoys performing", 3, 1.0),
@@ -50,9 +50,9 @@ def test_normalize():
 
 def test_normalize_word_boundaries_follow_the_regex_package():
     """Issue 16 finding 1: `regex` treats combining marks and joiners as word characters; `re` does not."""
-    assert normalize("the\u0301 cat") == "the\u0301 cat"          # 'thé' (decomposed) is a word, not 'the' + mark
-    assert normalize("an\u200d apple") == "an\u200d apple"        # zero-width joiner binds
-    assert normalize("the\u00b2 cat") == "\u00b2 cat"              # superscript two is not a word character in `regex`
+    assert normalize("the\u0301 cat") == "the\u0301 cat"  # 'thé' (decomposed) is a word, not 'the' + mark
+    assert normalize("an\u200d apple") == "an\u200d apple"  # zero-width joiner binds
+    assert normalize("the\u00b2 cat") == "\u00b2 cat"  # superscript two is not a word character in `regex`
     assert normalize("The Cat") == "cat"
 
 
@@ -64,7 +64,7 @@ def test_unknown_category_names_what_is_allowed():
 # ---------------------------------------------------------------- independent reference, from the official text
 
 _P = set(string.punctuation)
-_WORD_RUN = regex.compile(r"\w+")          # maximal word-character runs, with regex's (Unicode) notion of a word
+_WORD_RUN = regex.compile(r"\w+")  # maximal word-character runs, with regex's (Unicode) notion of a word
 _DROP = {"a", "an", "the", "and"}
 
 
@@ -74,7 +74,7 @@ def _ref_norm(s: str) -> str:
     s = "".join(ch for ch in s.replace(",", "").lower() if ch not in _P)
     out, last = [], 0
     for m in _WORD_RUN.finditer(s):
-        out.append(s[last:m.start()])
+        out.append(s[last : m.start()])
         out.append(" " if m.group() in _DROP else m.group())
         last = m.end()
     out.append(s[last:])
@@ -92,7 +92,7 @@ def _ref_f1(pred: str, gold: str) -> float:
     p, g = _ref_tokens(pred), _ref_tokens(gold)
     remaining = list(g)
     overlap = 0
-    for tok in p:                                  # multiset intersection by removal
+    for tok in p:  # multiset intersection by removal
         if tok in remaining:
             remaining.remove(tok)
             overlap += 1
@@ -128,17 +128,18 @@ def _perturb(rng: random.Random, gold: str, all_golds: list[str]) -> str:
     if kind == 3:
         return gold.upper() if rng.random() < 0.5 else gold.title()
     if kind == 4:
-        return rng.choice(all_golds)                             # another question's answer
+        return rng.choice(all_golds)  # another question's answer
     if kind == 5 and len(words) > 1:
         rng.shuffle(words)
         return ", ".join(words)
-    if kind == 6:                                                 # decomposed accents and marks next to articles
+    if kind == 6:  # decomposed accents and marks next to articles
         return unicodedata.normalize("NFD", f"thé {gold} café") + rng.choice(["", " the\u0301", " an\u200d"])
     if kind == 7:
         return f"{gold}; {rng.choice(all_golds)}"
     if kind == 8:
-        return rng.choice(["No information available", "It was not mentioned.", "Not Mentioned", "unknown"]) + \
-            rng.choice(["", f" ({gold})"])
+        return rng.choice(
+            ["No information available", "It was not mentioned.", "Not Mentioned", "unknown"]
+        ) + rng.choice(["", f" ({gold})"])
     if kind == 9:
         return gold.replace(" ", "-") + " " + gold.replace(" ", "")
     if kind == 10:
@@ -156,8 +157,11 @@ def test_parity_with_the_official_definition_on_perturbed_pairs(data_dir):
         pairs.append((_perturb(rng, gold, all_golds), gold, cat))
     cats = {c for _, _, c in pairs}
     assert cats == {1, 2, 3, 4, 5}
-    differ = [(p, g, c, locomo_f1(p, g, c), _ref_score(p, g, c)) for p, g, c in pairs
-              if locomo_f1(p, g, c) != pytest.approx(_ref_score(p, g, c), abs=1e-12)]
+    differ = [
+        (p, g, c, locomo_f1(p, g, c), _ref_score(p, g, c))
+        for p, g, c in pairs
+        if locomo_f1(p, g, c) != pytest.approx(_ref_score(p, g, c), abs=1e-12)
+    ]
     assert differ == []
     # normalisation itself agrees on every text (this is where `re` and `regex` part: marks next to articles)
     texts = [t for p, g, _ in pairs for t in (p, g)]

@@ -41,8 +41,14 @@ class Scripted:
 
 def store(tmp_path):
     s = Store(tmp_path / "s")
-    management(s).call("create", {"path": "people/calvin.md", "description": "What Calvin did, by date",
-                                  "content": "## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari 488 GTB.\n"})
+    management(s).call(
+        "create",
+        {
+            "path": "people/calvin.md",
+            "description": "What Calvin did, by date",
+            "content": "## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari 488 GTB.\n",
+        },
+    )
     return s
 
 
@@ -75,7 +81,14 @@ def test_a_model_that_never_looks_up_ends_at_the_cap_and_is_counted(tmp_path, ca
     ep = a.episode
     assert len(fake.requests) == 4 and fake.requests[-1]["tools"] is None  # 3 refusals, then told to answer
     assert fake.requests[-1]["messages"][-1]["content"] == loop.CAP_NOTICE
-    assert (ep.rounds, ep.refused_answers, ep.capped, ep.looked_up, ep.no_lookup, ep.no_tool_call) == (0, 3, True, False, True, True)
+    assert (ep.rounds, ep.refused_answers, ep.capped, ep.looked_up, ep.no_lookup, ep.no_tool_call) == (
+        0,
+        3,
+        True,
+        False,
+        True,
+        True,
+    )
     row = {f"search_{k}": v for k, v in ep.to_json().items()}
     counts = run_setting_counts([row])
     assert (counts["no lookup"], counts["capped"], counts["no tool call"]) == (1, 1, 1)
@@ -127,8 +140,20 @@ def test_builder_rounds_send_no_tool_choice_unless_asked(tmp_path):
 def test_model_builder_must_write_before_it_stops(tmp_path):
     s = store(tmp_path)
     chunk = Chunk("S04-1", 4, "1:00 pm on 1 May, 2023", (Turn("D4:1", "Dave", "I opened my own shop!"),))
-    fake = Scripted(["Done.", ("append_section", {"path": "people/dave.md", "heading": "1 May, 2023 (session 4)",
-                                                   "text": "- [D4:1] Dave opened a shop", "description": "Dave"})])
+    fake = Scripted(
+        [
+            "Done.",
+            (
+                "append_section",
+                {
+                    "path": "people/dave.md",
+                    "heading": "1 May, 2023 (session 4)",
+                    "text": "- [D4:1] Dave opened a shop",
+                    "description": "Dave",
+                },
+            ),
+        ]
+    )
     ep = builder.integrate_model(fake, chunk, management(s), max_rounds=3)
     assert choices(fake) == ["required", "required", "auto"] and ep.refused_answers == 1
     assert "opened a shop" in s.read("people/dave.md") and ep.looked_up is None  # not an answering role
@@ -201,15 +226,27 @@ def test_compact_search_prompt_needs_the_center_tools(tmp_path):
     bash_only = Harness("shell")
     bash_only.add(center(store(tmp_path)).tools["toc"])  # neither grep nor view
     assert search_prompt(Scripted([], backend="instruct"), "filesystem", bash_only) == search_prompt(
-        Scripted([]), "filesystem", bash_only)
+        Scripted([]), "filesystem", bash_only
+    )
 
 
 def test_compact_builder_prompt_and_heading(tmp_path):
     s = store(tmp_path)
     chunk = Chunk("S04-1", 4, "1:00 pm on 1 May, 2023", (Turn("D4:1", "Dave", "I opened my own shop!"),))
-    fake = Scripted([("append_section", {"path": "people/dave.md", "heading": "1 May, 2023 (session 4)",
-                                          "text": "- [D4:1] Dave opened a shop", "description": "Dave"})],
-                    backend="instruct")
+    fake = Scripted(
+        [
+            (
+                "append_section",
+                {
+                    "path": "people/dave.md",
+                    "heading": "1 May, 2023 (session 4)",
+                    "text": "- [D4:1] Dave opened a shop",
+                    "description": "Dave",
+                },
+            )
+        ],
+        backend="instruct",
+    )
     builder.integrate_model(fake, chunk, management(s), max_rounds=1)
     system, user = fake.requests[0]["messages"][0]["content"], fake.requests[0]["messages"][1]["content"]
     assert "append_section" in system and len(system) < 1500
@@ -226,11 +263,21 @@ def test_grep_sections_names_each_hits_heading_once(tmp_path):
     from tailmem.fsmem.tools.reading import grep
 
     s = Store(tmp_path / "g")
-    management(s).call("create", {"path": "a.md", "description": "a", "content":
-                                  "# 1 May, 2023\ncar one\ncar two\n# 2 May, 2023\nno\ncar three\n"})
+    management(s).call(
+        "create",
+        {
+            "path": "a.md",
+            "description": "a",
+            "content": "# 1 May, 2023\ncar one\ncar two\n# 2 May, 2023\nno\ncar three\n",
+        },
+    )
     out = grep(s, "car", sections=True, max_results=2)
-    assert out.splitlines() == ["== a.md # 1 May, 2023", "a.md:5:car one", "a.md:6:car two",
-                                "[1 more matches not shown]"]
+    assert out.splitlines() == [
+        "== a.md # 1 May, 2023",
+        "a.md:5:car one",
+        "a.md:6:car two",
+        "[1 more matches not shown]",
+    ]
     assert grep(s, "three", sections=True).splitlines() == ["== a.md # 2 May, 2023", "a.md:9:car three"]
     assert grep(s, "car") == "a.md:5:car one\na.md:6:car two\na.md:9:car three"  # the default is unchanged
 

@@ -13,9 +13,23 @@ from tailmem.stages.locomo import select_questions, stratified
 
 def conv() -> Conversation:
     sessions = tuple(Session(i, f"1:00 pm on {i} May, 2023", (Turn(f"D{i}:1", "A", f"turn {i}"),)) for i in (1, 2, 3))
-    qa = [QA(f"q{i}", "a", cat, ev) for i, (cat, ev) in enumerate([
-        (4, ("D1:1",)), (4, ("D2:1",)), (4, ("D3:1",)), (4, ("D1:1",)), (2, ("D1:1", "D2:1")), (2, ("D3:1",)),
-        (1, ("D1:1", "D3:1")), (3, ()), (5, ("D1:1",)), (2, ("D2:1; D1:1",))])]
+    qa = [
+        QA(f"q{i}", "a", cat, ev)
+        for i, (cat, ev) in enumerate(
+            [
+                (4, ("D1:1",)),
+                (4, ("D2:1",)),
+                (4, ("D3:1",)),
+                (4, ("D1:1",)),
+                (2, ("D1:1", "D2:1")),
+                (2, ("D3:1",)),
+                (1, ("D1:1", "D3:1")),
+                (3, ()),
+                (5, ("D1:1",)),
+                (2, ("D2:1; D1:1",)),
+            ]
+        )
+    ]
     return Conversation("c", ("A", "B"), sessions, tuple(qa))
 
 

@@ -74,7 +74,9 @@ SHELL_ATTACKS = [
 ]
 
 
-@pytest.mark.parametrize("name,args", MANAGEMENT_ATTACKS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(MANAGEMENT_ATTACKS)])
+@pytest.mark.parametrize(
+    "name,args", MANAGEMENT_ATTACKS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(MANAGEMENT_ATTACKS)]
+)
 def test_management_refuses(fenced, name, args):
     store, outside, around = fenced
     before = tree_hash(around)

@@ -39,8 +39,11 @@ def bash(h, command):
 
 def test_writes_and_edits_reach_the_store(builder):
     h, store, _ = builder
-    out = bash(h, f"mkdir -p topics && printf -- '{NOTE}## Cars\\n- [D3:1] a Ferrari\\n' > topics/cars.md "
-                  "&& sed -i 's/Ferrari/Ferrari 488/' people/calvin.md")
+    out = bash(
+        h,
+        f"mkdir -p topics && printf -- '{NOTE}## Cars\\n- [D3:1] a Ferrari\\n' > topics/cars.md "
+        "&& sed -i 's/Ferrari/Ferrari 488/' people/calvin.md",
+    )
     assert "[memory updated: wrote people/calvin.md, topics/cars.md]" in out
     assert store.read("topics/cars.md") == f"{NOTE}## Cars\n- [D3:1] a Ferrari\n"
     assert "Ferrari 488" in store.read("people/calvin.md")
@@ -55,12 +58,15 @@ def test_rm_deletes_from_the_store(builder):
     assert (store.root / "escape").is_symlink() and (store.root / "people/link.md").is_symlink()
 
 
-@pytest.mark.parametrize("command,expect", [
-    ("echo x > /usr/evil.md", "Read-only file system"),
-    ("echo x > /etc/evil.md", "No such file"),
-    ("echo x > ../evil.md; echo x > /evil.md", "[exit"),
-    ("echo x > /scratch/keep.md; cp /scratch/keep.md /tmp/", "[exit 0]"),
-])
+@pytest.mark.parametrize(
+    "command,expect",
+    [
+        ("echo x > /usr/evil.md", "Read-only file system"),
+        ("echo x > /etc/evil.md", "No such file"),
+        ("echo x > ../evil.md; echo x > /evil.md", "[exit"),
+        ("echo x > /scratch/keep.md; cp /scratch/keep.md /tmp/", "[exit 0]"),
+    ],
+)
 def test_writing_outside_memory_changes_nothing(builder, command, expect):
     h, store, _ = builder
     files = store.files()
@@ -115,13 +121,19 @@ def test_store_file_cap_and_long_refusal_lists(fenced):
         h.close()
 
 
-@pytest.mark.parametrize("command,named", [
-    ("echo x > notes.txt", "notes.txt (not a .md file"),
-    ("mkfifo pipe.md", "pipe.md (fifo"),
-    ("echo x > .hidden.md", ".hidden.md (path '.hidden.md': hidden names"),
-    ("printf -- '---\\ndescription: [\\n---\\nx\\n' > bad.md", "bad.md (bad.md: frontmatter refused: not valid YAML"),
-    ("printf '\\377\\376' > bin.md", "bin.md (not UTF-8 text)"),
-])
+@pytest.mark.parametrize(
+    "command,named",
+    [
+        ("echo x > notes.txt", "notes.txt (not a .md file"),
+        ("mkfifo pipe.md", "pipe.md (fifo"),
+        ("echo x > .hidden.md", ".hidden.md (path '.hidden.md': hidden names"),
+        (
+            "printf -- '---\\ndescription: [\\n---\\nx\\n' > bad.md",
+            "bad.md (bad.md: frontmatter refused: not valid YAML",
+        ),
+        ("printf '\\377\\376' > bin.md", "bin.md (not UTF-8 text)"),
+    ],
+)
 def test_other_files_are_not_kept(builder, command, named):
     h, store, _ = builder
     files = store.files()

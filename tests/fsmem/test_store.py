@@ -7,9 +7,18 @@ from tailmem.fsmem.tools.management import management
 def make(tmp_path):
     s = Store(tmp_path / "s")
     m = management(s)
-    m.call("create", {"path": "people/dave.md", "description": "Dave: cars and music",
-                      "content": "## 2 May, 2023 (session 2)\n- [D2:10] Dave: I saw Aerosmith live last weekend.\n"})
-    m.call("create", {"path": "topics/cars.md", "description": "Cars", "content": "## Shop\n- [D4:5] Dave: opening a car shop\n"})
+    m.call(
+        "create",
+        {
+            "path": "people/dave.md",
+            "description": "Dave: cars and music",
+            "content": "## 2 May, 2023 (session 2)\n- [D2:10] Dave: I saw Aerosmith live last weekend.\n",
+        },
+    )
+    m.call(
+        "create",
+        {"path": "topics/cars.md", "description": "Cars", "content": "## Shop\n- [D4:5] Dave: opening a car shop\n"},
+    )
     return s, m
 
 
@@ -30,7 +39,9 @@ def test_edit_tools(tmp_path):
     assert m.call("str_replace", {"path": "people/dave.md", "old_str": "Aerosmith", "new_str": "Aerosmith (rock)"}).ok
     assert m.call("insert", {"path": "people/dave.md", "insert_line": 3, "text": "# Dave"}).ok
     assert s.read("people/dave.md").splitlines()[3] == "# Dave"
-    r = m.call("append_section", {"path": "people/dave.md", "heading": "2 May, 2023 (session 2)", "text": "- [D2:11] more"})
+    r = m.call(
+        "append_section", {"path": "people/dave.md", "heading": "2 May, 2023 (session 2)", "text": "- [D2:11] more"}
+    )
     assert r.ok and s.read("people/dave.md").rstrip().endswith("- [D2:11] more")
     assert m.call("rename", {"old_path": "topics/cars.md", "new_path": "deep/new/cars.md"}).ok
     assert (s.root / "deep/new/cars.md").exists()
@@ -79,8 +90,11 @@ def test_snapshot_restore_refuses_paths_outside_and_bad_blobs(tmp_path):
     snap = log.take(s, "c1")
     manifest = tmp_path / "snap/manifests/c1.json"
     digest = snap.files["people/dave.md"]
-    for path, blob, words in [("../escape.md", digest, "'..' is refused"), ("/abs.md", digest, "absolute"),
-                              ("ok.md", "../../etc/passwd", "sha256 hex digest")]:
+    for path, blob, words in [
+        ("../escape.md", digest, "'..' is refused"),
+        ("/abs.md", digest, "absolute"),
+        ("ok.md", "../../etc/passwd", "sha256 hex digest"),
+    ]:
         manifest.write_text(json.dumps({"label": "c1", "files": {path: blob}, "bytes": 1}))
         with pytest.raises(FsmemError, match=words):
             log.restore("c1", tmp_path / "r")

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-HEADER = ("persona_id,question_id,question_type,topic,context_length_in_tokens,context_length_in_letters,"
-          "distance_to_ref_in_blocks,distance_to_ref_in_tokens,num_irrelevant_tokens,distance_to_ref_proportion_in_context,"
-          "user_question_or_message,correct_answer,all_options,shared_context_id,end_index_in_shared_context")
+HEADER = (
+    "persona_id,question_id,question_type,topic,context_length_in_tokens,context_length_in_letters,"
+    "distance_to_ref_in_blocks,distance_to_ref_in_tokens,num_irrelevant_tokens,distance_to_ref_proportion_in_context,"
+    "user_question_or_message,correct_answer,all_options,shared_context_id,end_index_in_shared_context"
+)
 
 # context id -> [(role, text)]; the marker is prefixed to each text
 CONTEXTS = {
@@ -42,24 +44,84 @@ CONTEXTS = {
 
 # (question_id, type, question, options, correct letter, context, end index)
 QUESTIONS = [
-    ("q1", "provide_preference_aligned_recommendations", "What should I do this weekend?",
-     ["You could try a new jazz album.", "Since you love hiking in the Alps, try a mountain trail.",
-      "How about a cooking class?", "Stay home."], "b", "ctx1", 3),
-    ("q2", "recall_user_shared_facts", "What food do I like?",
-     ["Pasta.", "Sushi, since you mentioned you love sushi.", "Pizza.", "Tacos."], "b", "ctx1", 5),
-    ("q3", "recall_user_shared_facts", "Which instrument am I learning?",
-     ["The drums.", "The violin.", "The cello, at a community music school.", "The flute."], "c", "ctx1", 7),
-    ("q4", "track_full_preference_evolution", "What diet do I follow now?",
-     ["I eat sushi every day.", "Vegetarian, since you stopped eating fish for health reasons.", "Keto.", "Vegan."],
-     "b", "ctx1", 9),
-    ("q5", "recall_user_shared_facts", "What is the name of my pet?",
-     ["Rex.", "Mittens.", "Bella.", "Pixel, the cat you adopted last spring."], "d", "ctx2", 5),
-    ("q6", "track_full_preference_evolution", "Which books do I read these days?",
-     ["Space opera only.", "Historical mysteries, since you switched from science fiction.", "Cookbooks.", "Poetry."],
-     "b", "ctx2", 7),
-    ("q7", "provide_preference_aligned_recommendations", "Can you recommend a novel for me?",
-     ["A cookbook.", "A romance.", "A space opera novel, since science fiction is your favourite genre.", "A biography."],
-     "c", "ctx2", 3),
+    (
+        "q1",
+        "provide_preference_aligned_recommendations",
+        "What should I do this weekend?",
+        [
+            "You could try a new jazz album.",
+            "Since you love hiking in the Alps, try a mountain trail.",
+            "How about a cooking class?",
+            "Stay home.",
+        ],
+        "b",
+        "ctx1",
+        3,
+    ),
+    (
+        "q2",
+        "recall_user_shared_facts",
+        "What food do I like?",
+        ["Pasta.", "Sushi, since you mentioned you love sushi.", "Pizza.", "Tacos."],
+        "b",
+        "ctx1",
+        5,
+    ),
+    (
+        "q3",
+        "recall_user_shared_facts",
+        "Which instrument am I learning?",
+        ["The drums.", "The violin.", "The cello, at a community music school.", "The flute."],
+        "c",
+        "ctx1",
+        7,
+    ),
+    (
+        "q4",
+        "track_full_preference_evolution",
+        "What diet do I follow now?",
+        ["I eat sushi every day.", "Vegetarian, since you stopped eating fish for health reasons.", "Keto.", "Vegan."],
+        "b",
+        "ctx1",
+        9,
+    ),
+    (
+        "q5",
+        "recall_user_shared_facts",
+        "What is the name of my pet?",
+        ["Rex.", "Mittens.", "Bella.", "Pixel, the cat you adopted last spring."],
+        "d",
+        "ctx2",
+        5,
+    ),
+    (
+        "q6",
+        "track_full_preference_evolution",
+        "Which books do I read these days?",
+        [
+            "Space opera only.",
+            "Historical mysteries, since you switched from science fiction.",
+            "Cookbooks.",
+            "Poetry.",
+        ],
+        "b",
+        "ctx2",
+        7,
+    ),
+    (
+        "q7",
+        "provide_preference_aligned_recommendations",
+        "Can you recommend a novel for me?",
+        [
+            "A cookbook.",
+            "A romance.",
+            "A space opera novel, since science fiction is your favourite genre.",
+            "A biography.",
+        ],
+        "c",
+        "ctx2",
+        3,
+    ),
 ]
 
 
@@ -80,13 +142,16 @@ def write_personamem(folder: Path, tier: str = "32k", with_contexts: bool = True
     for i, (qid, qtype, text, opts, gold, ctx, end) in enumerate(QUESTIONS):
         labelled = [f"({'abcd'[k]}) {o}" for k, o in enumerate(opts)]
         options = str(labelled) if python_options and i == 1 else json.dumps(labelled)
-        rows.append(["0", qid, qtype, "topic", "300", "1000", "1", "10", "0", "50%", text, f"({gold})", options, ctx, str(end)])
+        rows.append(
+            ["0", qid, qtype, "topic", "300", "1000", "1", "10", "0", "50%", text, f"({gold})", options, ctx, str(end)]
+        )
     with (folder / f"questions_{tier}.csv").open("w", newline="") as fh:
         fh.write(HEADER + "\n")
         csv.writer(fh).writerows(rows)
     if with_contexts:
         (folder / f"shared_contexts_{tier}.jsonl").write_text(
-            "".join(json.dumps({c: messages(c)}) + "\n" for c in CONTEXTS))
+            "".join(json.dumps({c: messages(c)}) + "\n" for c in CONTEXTS)
+        )
     return folder
 
 
@@ -101,4 +166,6 @@ def pm():
     """The fixture's writer and contents, for tests that need more than one data folder or the markers."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(write=write_personamem, marker=marker, messages=messages, contexts=CONTEXTS, questions=QUESTIONS)
+    return SimpleNamespace(
+        write=write_personamem, marker=marker, messages=messages, contexts=CONTEXTS, questions=QUESTIONS
+    )

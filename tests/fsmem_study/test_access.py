@@ -12,21 +12,32 @@ from tailmem.stages.fsmem_access import audit_counts, ccdf_points
 def small_store(root):
     store = Store(root)
     (store.root / "people").mkdir()
-    (store.root / "people/ann.md").write_text(render("Ann", "# Ann\n## 1 May, 2023 (session 1)\n- [D1:1] Ann: I adopted a puppy named Rex.\n"
-                                                      "## 2 May, 2023 (session 2)\n- [D2:1] Ann: Rex loves the beach.\n"))
-    (store.root / "people/bob.md").write_text(render("Bob", "# Bob\n## 1 May, 2023 (session 1)\n- [D1:2] Bob: I play the violin.\n"))
+    (store.root / "people/ann.md").write_text(
+        render(
+            "Ann",
+            "# Ann\n## 1 May, 2023 (session 1)\n- [D1:1] Ann: I adopted a puppy named Rex.\n"
+            "## 2 May, 2023 (session 2)\n- [D2:1] Ann: Rex loves the beach.\n",
+        )
+    )
+    (store.root / "people/bob.md").write_text(
+        render("Bob", "# Bob\n## 1 May, 2023 (session 1)\n- [D1:2] Bob: I play the violin.\n")
+    )
     return store
 
 
 def test_counts_from_hand_traces(tmp_path):
     store = small_store(tmp_path / "s")
     traces = [
-        [["view", {"path": "people/ann.md", "view_range": [6, 6]}, True],   # line 6: session 1 section of ann
-         ["read_section", {"path": "people/ann.md", "heading": "2 May"}, True],
-         ["grep", {"pattern": "Rex"}, True],                                   # not a read
-         ["view", {"path": "people/bob.md"}, False]],                          # failed: not a read
-        [["bash", {"command": "sed -n '6p' people/bob.md | head -1"}, True],
-         ["bash", {"command": "cat people/missing.md"}, True]],
+        [
+            ["view", {"path": "people/ann.md", "view_range": [6, 6]}, True],  # line 6: session 1 section of ann
+            ["read_section", {"path": "people/ann.md", "heading": "2 May"}, True],
+            ["grep", {"pattern": "Rex"}, True],  # not a read
+            ["view", {"path": "people/bob.md"}, False],
+        ],  # failed: not a read
+        [
+            ["bash", {"command": "sed -n '6p' people/bob.md | head -1"}, True],
+            ["bash", {"command": "cat people/missing.md"}, True],
+        ],
     ]
     acc = count_reads(store, traces)
     assert acc.files == {"people/ann.md": 2, "people/bob.md": 1}

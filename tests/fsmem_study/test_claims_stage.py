@@ -24,17 +24,35 @@ N = 40
 
 def cfg_for(tmp_path):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        return compose(config_name="config", overrides=[
-            f"results_dir={tmp_path}", f"data_dir={DATA}", f"out={tmp_path / 'tables'}", "stage=fsmem_claims",
-            "stats.resamples=500", "fsmem.study.benchmarks=[locomo]",
-            "fsmem.study.variants=[closed_book,verbatim,agent_curated]", "fsmem.study.harness_benchmarks=[locomo]",
-            "fsmem.study.harness_variants=[agent_curated]"])
+        return compose(
+            config_name="config",
+            overrides=[
+                f"results_dir={tmp_path}",
+                f"data_dir={DATA}",
+                f"out={tmp_path / 'tables'}",
+                "stage=fsmem_claims",
+                "stats.resamples=500",
+                "fsmem.study.benchmarks=[locomo]",
+                "fsmem.study.variants=[closed_book,verbatim,agent_curated]",
+                "fsmem.study.harness_benchmarks=[locomo]",
+                "fsmem.study.harness_variants=[agent_curated]",
+            ],
+        )
 
 
 def write_answers(run: study.Run, f1: np.ndarray, chars) -> None:
     chars = np.broadcast_to(np.asarray(chars, dtype=float), (N,))
-    rows = [{"qid": i, "question": f"question {i}?", "f1": float(f1[i]), "judge_correct": None,
-             "search_chars_read": float(chars[i]), "search_dollars": 0.0} for i in range(N)]
+    rows = [
+        {
+            "qid": i,
+            "question": f"question {i}?",
+            "f1": float(f1[i]),
+            "judge_correct": None,
+            "search_chars_read": float(chars[i]),
+            "search_dollars": 0.0,
+        }
+        for i in range(N)
+    ]
     placeholder(FsmemAnswers, benchmark=run.benchmark, variant=run.variant, rows=rows).write(run.answers_file)
 
 
@@ -70,18 +88,36 @@ def test_claims_stage_is_registered_with_the_stats_group():
 
 
 def test_paper_columns_sit_beside_their_own_column():
-    df = pd.DataFrame({"benchmark": ["locomo", "locomo", "realtalk"], "builder": "programmatic",
-                       "variant": ["agent_curated", "verbatim", "agent_curated"], "files": [4.0, 10.0, 3.0],
-                       "sections": [50.0, 10.0, 20.0], "cross-refs": [7.0, 0.0, 2.0]})
+    df = pd.DataFrame(
+        {
+            "benchmark": ["locomo", "locomo", "realtalk"],
+            "builder": "programmatic",
+            "variant": ["agent_curated", "verbatim", "agent_curated"],
+            "files": [4.0, 10.0, 3.0],
+            "sections": [50.0, 10.0, 20.0],
+            "cross-refs": [7.0, 0.0, 2.0],
+        }
+    )
     out = with_paper(df, ["benchmark", "variant"], paper2_values.shape_row, ["files", "sections", "cross-refs"])
-    assert list(out.columns) == ["benchmark", "builder", "variant", "files", "files_paper", "sections",
-                                 "sections_paper", "cross-refs", "cross-refs_paper"]
+    assert list(out.columns) == [
+        "benchmark",
+        "builder",
+        "variant",
+        "files",
+        "files_paper",
+        "sections",
+        "sections_paper",
+        "cross-refs",
+        "cross-refs_paper",
+    ]
     assert out.loc[0, ["files_paper", "sections_paper", "cross-refs_paper"]].tolist() == [3, 116, 151]
     assert out.loc[1:, "files_paper"].isna().all()
-    harness = pd.DataFrame({"benchmark": ["locomo"], "variant": ["agent_curated"], "harness": ["center_bm25"],
-                            "store files": [5.0]})
-    out = with_paper(harness, ["benchmark", "variant", "harness"], paper2_values.harness_row,
-                     ["store files", "judge correct low"])
+    harness = pd.DataFrame(
+        {"benchmark": ["locomo"], "variant": ["agent_curated"], "harness": ["center_bm25"], "store files": [5.0]}
+    )
+    out = with_paper(
+        harness, ["benchmark", "variant", "harness"], paper2_values.harness_row, ["store files", "judge correct low"]
+    )
     assert list(out.columns)[-2:] == ["store files_paper", "judge correct low_paper"]
     assert out.loc[0, "store files_paper"] == 29 and out.loc[0, "judge correct low_paper"] == 0.861
 
@@ -89,16 +125,29 @@ def test_paper_columns_sit_beside_their_own_column():
 @pytest.mark.slow
 def test_study_tables_print_paper_2_beside_ours(tmp_path):
     """RQ1, the hierarchy panel, RQ2 and RQ3 on two LoCoMo questions, offline: each has its `_paper` columns."""
+
     def cfg(*extra):
         with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-            return compose(config_name="config", overrides=[
-                f"results_dir={tmp_path}", f"data_dir={DATA}", f"out={tmp_path / 'tables'}", "fsmem.max_questions=2",
-                "fsmem.study.benchmarks=[locomo]", "fsmem.study.variants=[closed_book,agent_curated]",
-                "fsmem.study.harness_benchmarks=[]", *extra])
+            return compose(
+                config_name="config",
+                overrides=[
+                    f"results_dir={tmp_path}",
+                    f"data_dir={DATA}",
+                    f"out={tmp_path / 'tables'}",
+                    "fsmem.max_questions=2",
+                    "fsmem.study.benchmarks=[locomo]",
+                    "fsmem.study.variants=[closed_book,agent_curated]",
+                    "fsmem.study.harness_benchmarks=[]",
+                    *extra,
+                ],
+            )
 
     for run in study.main_runs(cfg()) + study.strength_runs(cfg()):
-        common = [f"fsmem.benchmark={run.benchmark}", f"fsmem.conversation={run.conversation}",
-                  f"fsmem.variant={run.variant}"]
+        common = [
+            f"fsmem.benchmark={run.benchmark}",
+            f"fsmem.conversation={run.conversation}",
+            f"fsmem.variant={run.variant}",
+        ]
         locomo.build(cfg(*common, f"out={run.build_dir}"))
         locomo.answer(cfg(*common, f"fsmem.harness={run.harness}", f"input={run.build_dir}", f"out={run.answers_dir}"))
     for stage in (fsmem_study.shape, fsmem_study.hierarchy, fsmem_study.retrieval, fsmem_study.strength):

@@ -19,10 +19,23 @@ def _atlas(chunks: int = 12) -> pd.DataFrame:
     for bench, convs in (("locomo", ("conv-26", "conv-30")), ("realtalk", ("Chat_1", "Chat_2"))):
         for conv in convs:
             for c in range(1, chunks + 1):
-                rows.append({"benchmark": bench, "conversation": conv, "chunk": c, "files": c, "sections": 3 * c,
-                             "bytes": 2048 * c, "creates": 1, "edits": c % 2, "deletes": 0,
-                             "early_alive": 1.0 if c < 8 else 0.5, "build tool calls": 4, "build rounds": 2,
-                             "build tokens": 0})
+                rows.append(
+                    {
+                        "benchmark": bench,
+                        "conversation": conv,
+                        "chunk": c,
+                        "files": c,
+                        "sections": 3 * c,
+                        "bytes": 2048 * c,
+                        "creates": 1,
+                        "edits": c % 2,
+                        "deletes": 0,
+                        "early_alive": 1.0 if c < 8 else 0.5,
+                        "build tool calls": 4,
+                        "build rounds": 2,
+                        "build tokens": 0,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -56,8 +69,12 @@ def test_growth_figure_is_titled_labelled_in_kb_and_passes_save_figure(tmp_path)
         assert all(ln.get_markerfacecolor() == "none" for ln in ax.get_lines())  # coinciding lines stay visible
     (legend,) = fig.legends
     assert all(t.get_fontsize() >= plots.MIN_FONT_PT for t in legend.get_texts())
-    assert {t.get_text() for t in legend.get_texts()} == {"locomo conv-26", "locomo conv-30", "realtalk Chat_1",
-                                                          "realtalk Chat_2"}
+    assert {t.get_text() for t in legend.get_texts()} == {
+        "locomo conv-26",
+        "locomo conv-30",
+        "realtalk Chat_1",
+        "realtalk Chat_2",
+    }
     assert "line style = benchmark" in legend.get_title().get_text()
     assert "25%" in fig._suptitle.get_text()  # the early phase is defined on the figure
     written = plots.save_figure(fig, tmp_path / "fsmem_rq4_growth")

@@ -18,9 +18,18 @@ DATA = "/work/shared/data"
 
 def cfg_for(tmp_path, *extra):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        return compose(config_name="config", overrides=[
-            f"results_dir={tmp_path}", f"data_dir={DATA}", "fsmem.max_questions=2", "stage=fsmem_harness",
-            "fsmem.study.harness_benchmarks=[locomo]", "fsmem.study.harness_variants=[verbatim]", *extra])
+        return compose(
+            config_name="config",
+            overrides=[
+                f"results_dir={tmp_path}",
+                f"data_dir={DATA}",
+                "fsmem.max_questions=2",
+                "stage=fsmem_harness",
+                "fsmem.study.harness_benchmarks=[locomo]",
+                "fsmem.study.harness_variants=[verbatim]",
+                *extra,
+            ],
+        )
 
 
 def test_harness_runs_pair_build_and_search_harness(tmp_path):
@@ -37,11 +46,17 @@ def test_harness_runs_pair_build_and_search_harness(tmp_path):
 
 def _run_all(cfg, tmp_path):
     for run in study.harness_runs(cfg):
-        common = [f"fsmem.benchmark={run.benchmark}", f"fsmem.conversation={run.conversation}",
-                  f"fsmem.variant={run.variant}"]
+        common = [
+            f"fsmem.benchmark={run.benchmark}",
+            f"fsmem.conversation={run.conversation}",
+            f"fsmem.variant={run.variant}",
+        ]
         locomo.build(cfg_for(tmp_path, *common, f"fsmem.build_harness={run.build_harness}", f"out={run.build_dir}"))
-        locomo.answer(cfg_for(tmp_path, *common, f"fsmem.harness={run.harness}", f"input={run.build_dir}",
-                              f"out={run.answers_dir}"))
+        locomo.answer(
+            cfg_for(
+                tmp_path, *common, f"fsmem.harness={run.harness}", f"input={run.build_dir}", f"out={run.answers_dir}"
+            )
+        )
 
 
 @pytest.mark.slow
@@ -54,8 +69,20 @@ def test_rq5_table_has_one_row_per_harness(tmp_path):
     fsmem_study.harness(cfg)
     df = pd.read_csv(tmp_path / "tables/fsmem_rq5_harness.csv")
     assert list(df["harness"]) == ["center", "center_bm25", "shell"] and set(df["variant"]) == {"verbatim"}
-    for col in ("store files", "folders", "sections", "bytes", "max depth", "build rounds/chunk",
-                "build tool calls/chunk", "F1", "judge correct", "tool calls/q", "tokens/q", "cents/q"):
+    for col in (
+        "store files",
+        "folders",
+        "sections",
+        "bytes",
+        "max depth",
+        "build rounds/chunk",
+        "build tool calls/chunk",
+        "F1",
+        "judge correct",
+        "tool calls/q",
+        "tokens/q",
+        "cents/q",
+    ):
         assert col in df.columns, col
     assert df["store files"].nunique() == 1 and df["bytes"].nunique() == 1  # a verbatim dump ties
     assert (df["build tool calls/chunk"] > 0).all() and (df["tool calls/q"] > 0).all()
@@ -68,7 +95,8 @@ def test_a_store_built_through_the_wrong_harness_is_named(tmp_path):
     run = study.harness_runs(cfg)[0]
     common = ["fsmem.benchmark=locomo", "fsmem.conversation=conv-50", "fsmem.variant=verbatim"]
     locomo.build(cfg_for(tmp_path, *common, f"out={run.build_dir}"))  # through center, not center_bm25
-    locomo.answer(cfg_for(tmp_path, *common, "fsmem.harness=center_bm25", f"input={run.build_dir}",
-                          f"out={run.answers_dir}"))
+    locomo.answer(
+        cfg_for(tmp_path, *common, "fsmem.harness=center_bm25", f"input={run.build_dir}", f"out={run.answers_dir}")
+    )
     with pytest.raises(DataError, match="built through 'center'.*center_bm25"):
         fsmem_study.harness(cfg)

@@ -7,12 +7,21 @@ from tailmem.fsmem.hierarchy import measure, tree_distance
 from tailmem.fsmem.store import Store, render
 
 TOPICS = {
-    "sports": {"soccer": "soccer ball goal match striker league", "tennis": "tennis racket serve court match set",
-               "running": "running marathon race pace miles shoes"},
-    "cooking": {"pasta": "pasta sauce boil noodles tomato basil", "baking": "baking bread oven flour dough yeast",
-                "grilling": "grilling steak charcoal smoke barbecue meat"},
-    "music": {"guitar": "guitar chords strings strum riff amplifier", "piano": "piano keys chords scales pedal recital",
-              "singing": "singing voice choir song melody pitch"},
+    "sports": {
+        "soccer": "soccer ball goal match striker league",
+        "tennis": "tennis racket serve court match set",
+        "running": "running marathon race pace miles shoes",
+    },
+    "cooking": {
+        "pasta": "pasta sauce boil noodles tomato basil",
+        "baking": "baking bread oven flour dough yeast",
+        "grilling": "grilling steak charcoal smoke barbecue meat",
+    },
+    "music": {
+        "guitar": "guitar chords strings strum riff amplifier",
+        "piano": "piano keys chords scales pedal recital",
+        "singing": "singing voice choir song melody pitch",
+    },
 }
 
 
@@ -50,8 +59,9 @@ def test_shape_metrics(tmp_path):
     h = measure(good)
     assert h.mean_leaf_depth == 2 and h.max_leaf_depth == 2
     assert h.max_fanout == 3 and h.mean_fanout == 3
-    assert 0 <= h.gini_bytes < 0.2 and math.isclose(h.top_file_share, max(
-        (good.root / f).stat().st_size for f in good.files()) / h.bytes)
+    assert 0 <= h.gini_bytes < 0.2 and math.isclose(
+        h.top_file_share, max((good.root / f).stat().st_size for f in good.files()) / h.bytes
+    )
     (good.root / "index.md").write_text(render("Index", "See sports/soccer.md and [[piano]]. [D1:2] [D3:4]\n"))
     h2 = measure(good)
     assert h2.references == 2 and h2.locators == 2 and h2.max_fanout == 4

@@ -18,17 +18,23 @@ def test_loader_on_fixture(personamem_data):
     seen = personamem.context_for(qs[0], ctx)
     assert len(seen) == 3 and seen[-1].role == "assistant" and "sushi" not in " ".join(m.content for m in seen)
     assert personamem.missing(personamem_data, "32k") == []
-    assert [p.name for p in personamem.missing(personamem_data, "128k")] == ["questions_128k.csv", "shared_contexts_128k.jsonl"]
+    assert [p.name for p in personamem.missing(personamem_data, "128k")] == [
+        "questions_128k.csv",
+        "shared_contexts_128k.jsonl",
+    ]
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("{not json", "line 2: expected one JSON object"),
-    ('["ctx3", []]', "line 2: .*non-empty JSON object"),
-    ('{"ctx3": {"role": "user"}}', "line 2: .*a list of messages"),
-    ('{"ctx3": [{"role": "robot", "content": "hi"}]}', "line 2: .*message 0.*'system', 'user', 'assistant'"),
-    ('{"ctx3": [{"role": "user"}]}', "line 2: .*\"content\": string"),
-    ('{"ctx1": []}', "line 2: shared_context_id 'ctx1' appears on an earlier line"),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("{not json", "line 2: expected one JSON object"),
+        ('["ctx3", []]', "line 2: .*non-empty JSON object"),
+        ('{"ctx3": {"role": "user"}}', "line 2: .*a list of messages"),
+        ('{"ctx3": [{"role": "robot", "content": "hi"}]}', "line 2: .*message 0.*'system', 'user', 'assistant'"),
+        ('{"ctx3": [{"role": "user"}]}', 'line 2: .*"content": string'),
+        ('{"ctx1": []}', "line 2: shared_context_id 'ctx1' appears on an earlier line"),
+    ],
+)
 def test_malformed_contexts_line_raises(personamem_data, pm, line, expected):
     path = personamem.contexts_path(personamem_data, "32k")
     path.write_text(json.dumps({"ctx1": pm.messages("ctx1")}) + "\n" + line + "\n")
@@ -48,7 +54,9 @@ def test_context_as_conversation(pm):
     conv = personamem.as_conversation("ctx1", msgs, [3, 5, 9], block=2)
     assert [personamem.message_number(s.turns[-1]) for s in conv.sessions] == [2, 3, 5, 7, 9]
     turns = [t for s in conv.sessions for t in s.turns]
-    assert len(turns) == 9 and [personamem.message_number(t) for t in turns] == list(range(1, 10))  # message 10: never seen
+    assert len(turns) == 9 and [personamem.message_number(t) for t in turns] == list(
+        range(1, 10)
+    )  # message 10: never seen
     assert turns[0].speaker == "System" and turns[1].speaker == "User" and turns[2].speaker == "Assistant"
     assert turns[3].render().startswith("[D3:4] User: zc1m004")
     assert conv.sessions[1].date_time == "messages 3-3" and conv.speakers == ("User", "Assistant")

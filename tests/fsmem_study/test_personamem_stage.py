@@ -15,9 +15,15 @@ from tailmem.stages import personamem as stage
 
 def _cfg(tmp_path, data, *overrides):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        return compose(config_name="config", overrides=[f"results_dir={tmp_path / 'results'}",
-                                                        f"fsmem.personamem.data_dir={data}", "stage=fsmem_personamem",
-                                                        *overrides])
+        return compose(
+            config_name="config",
+            overrides=[
+                f"results_dir={tmp_path / 'results'}",
+                f"fsmem.personamem.data_dir={data}",
+                "stage=fsmem_personamem",
+                *overrides,
+            ],
+        )
 
 
 def _table(tmp_path) -> pd.DataFrame:
@@ -88,8 +94,15 @@ def test_stage_end_to_end(tmp_path, personamem_data, monkeypatch):
 
 
 def test_contexts_and_variants_keys(tmp_path, personamem_data):
-    stage.run(_cfg(tmp_path, personamem_data, "fsmem.personamem.contexts=1", "fsmem.personamem.tiers=[32k]",
-                   "fsmem.personamem.variants=[verbatim,agent_curated]"))
+    stage.run(
+        _cfg(
+            tmp_path,
+            personamem_data,
+            "fsmem.personamem.contexts=1",
+            "fsmem.personamem.tiers=[32k]",
+            "fsmem.personamem.variants=[verbatim,agent_curated]",
+        )
+    )
     df = _table(tmp_path)
     assert list(df.variant) == ["verbatim", "agent_curated"] and (df.answered == 4).all() and (df.contexts == 1).all()
 
@@ -128,10 +141,20 @@ def test_model_roles_through_the_loopback_server(tmp_path, personamem_data, monk
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeServer(agent=scripted_agent.agent) as server:
-        stage.run(_cfg(tmp_path, personamem_data, "llm=openai", f"llm.base_url={server.base_url}",
-                       f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1", "llm.backoff_s=0.01",
-                       "+llm.prices.default={input:1.0,cached_input:0.1,output:4.0}", "fsmem.personamem.tiers=[32k]",
-                       "fsmem.personamem.variants=[closed_book,chunk_retrieval,verbatim,agent_curated]"))
+        stage.run(
+            _cfg(
+                tmp_path,
+                personamem_data,
+                "llm=openai",
+                f"llm.base_url={server.base_url}",
+                f"llm.cache_path={tmp_path}/llm_cache.sqlite",
+                "llm.retries=1",
+                "llm.backoff_s=0.01",
+                "+llm.prices.default={input:1.0,cached_input:0.1,output:4.0}",
+                "fsmem.personamem.tiers=[32k]",
+                "fsmem.personamem.variants=[closed_book,chunk_retrieval,verbatim,agent_curated]",
+            )
+        )
     df = _table(tmp_path).set_index("variant")
     assert (df.status == "ran").all() and (df.answered == 7).all() and df.accuracy.between(0, 1).all()
     assert (df["tokens/q"] > 0).all() and (df["cents/q"] > 0).all()
@@ -144,8 +167,15 @@ def _skipped_table(tmp_path, name: str, pm, *overrides) -> pd.DataFrame:
     root = tmp_path / name
     pm.write(root / "data" / "personamem", with_contexts=False)
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        cfg = compose(config_name="config", overrides=[f"results_dir={root / 'results'}", f"data_dir={root / 'data'}",
-                                                       "stage=fsmem_personamem", *overrides])
+        cfg = compose(
+            config_name="config",
+            overrides=[
+                f"results_dir={root / 'results'}",
+                f"data_dir={root / 'data'}",
+                "stage=fsmem_personamem",
+                *overrides,
+            ],
+        )
     stage.run(cfg)
     return pd.read_csv(root / "results" / "tables" / "fsmem_personamem.csv")
 

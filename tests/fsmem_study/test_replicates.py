@@ -17,14 +17,20 @@ from tailmem.fsmem import study
 from tailmem.paths import replicate_dir, variant_dir
 from tailmem.stages import fsmem_study, locomo
 
-OVER = ["fsmem.max_questions=2", "fsmem.chunk.max_turns=64", "fsmem.chunk.max_chars=20000",
-        "fsmem.study.replicates.count=3"]
+OVER = [
+    "fsmem.max_questions=2",
+    "fsmem.chunk.max_turns=64",
+    "fsmem.chunk.max_chars=20000",
+    "fsmem.study.replicates.count=3",
+]
 
 
 def _cfg(tmp_path, data_dir, *extra):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        return compose(config_name="config", overrides=["stage=fsmem_build", f"results_dir={tmp_path}",
-                                                        f"data_dir={data_dir}", *OVER, *extra])
+        return compose(
+            config_name="config",
+            overrides=["stage=fsmem_build", f"results_dir={tmp_path}", f"data_dir={data_dir}", *OVER, *extra],
+        )
 
 
 @pytest.fixture()
@@ -36,8 +42,13 @@ def fresh_caches():
 
 def _build_and_answer(cfg_of, runs):
     for run in runs:
-        over = [f"fsmem.benchmark={run.benchmark}", f"fsmem.conversation={run.conversation}",
-                f"fsmem.variant={run.variant}", f"fsmem.replicate={run.replicate}", f"fsmem.harness={run.harness}"]
+        over = [
+            f"fsmem.benchmark={run.benchmark}",
+            f"fsmem.conversation={run.conversation}",
+            f"fsmem.variant={run.variant}",
+            f"fsmem.replicate={run.replicate}",
+            f"fsmem.harness={run.harness}",
+        ]
         locomo.build(cfg_of(f"out={run.build_dir}", *over))
         locomo.answer(cfg_of(f"input={run.build_dir}", f"out={run.answers_dir}", *over))
 
@@ -70,20 +81,33 @@ def _seeded_agent(body):
     seed = body.get("seed") or 0
     if seed and calls and all(c["function"]["name"] == "append_section" for c in calls):
         args = json.loads(calls[0]["function"]["arguments"])
-        notes = [{"id": f"{calls[0]['id']}n{k}", "type": "function", "function": {
-            "name": "append_section", "arguments": json.dumps({**args, "path": f"notes/seed{seed}_{k}.md"})}}
-            for k in range(seed)]
+        notes = [
+            {
+                "id": f"{calls[0]['id']}n{k}",
+                "type": "function",
+                "function": {
+                    "name": "append_section",
+                    "arguments": json.dumps({**args, "path": f"notes/seed{seed}_{k}.md"}),
+                },
+            }
+            for k in range(seed)
+        ]
         message = {**message, "tool_calls": [*calls, *notes]}
     return message
 
 
 @pytest.mark.slow
-def test_a_model_builders_replicates_are_separate_samples_with_a_spread(tmp_path, data_dir, monkeypatch,
-                                                                         fresh_caches):
+def test_a_model_builders_replicates_are_separate_samples_with_a_spread(tmp_path, data_dir, monkeypatch, fresh_caches):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeServer(agent=_seeded_agent) as server:
-        llm = ["llm=openai", f"llm.base_url={server.base_url}", f"llm.cache_path={tmp_path}/llm_cache.sqlite",
-               "llm.retries=1", "llm.backoff_s=0.01", "+llm.prices.default={input:1.0,cached_input:0.1,output:4.0}"]
+        llm = [
+            "llm=openai",
+            f"llm.base_url={server.base_url}",
+            f"llm.cache_path={tmp_path}/llm_cache.sqlite",
+            "llm.retries=1",
+            "llm.backoff_s=0.01",
+            "+llm.prices.default={input:1.0,cached_input:0.1,output:4.0}",
+        ]
         cfg = _cfg(tmp_path, data_dir, *llm)
         runs = study.replicate_runs(cfg)
         _build_and_answer(lambda *o: _cfg(tmp_path, data_dir, *llm, *o), runs)

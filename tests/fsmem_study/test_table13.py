@@ -24,18 +24,33 @@ VARIANTS = ("closed_book", "verbatim", "agent_curated")
 
 def cfg_for(tmp_path):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        return compose(config_name="config", overrides=[
-            f"results_dir={tmp_path}", f"data_dir={DATA}", f"out={tmp_path / 'tables'}", "stage=fsmem_table13",
-            f"fsmem.variants=[{','.join(VARIANTS)}]"])
+        return compose(
+            config_name="config",
+            overrides=[
+                f"results_dir={tmp_path}",
+                f"data_dir={DATA}",
+                f"out={tmp_path / 'tables'}",
+                "stage=fsmem_table13",
+                f"fsmem.variants=[{','.join(VARIANTS)}]",
+            ],
+        )
 
 
 def write_main_answers(cfg, correct_of, overlay=None):
     qa = locomo_data.questions(locomo_data.load(f"{DATA}/locomo/locomo10.json", "conv-50"))
     for v in VARIANTS:
-        rows = [{"qid": i, "question": q.question, "category": q.category, "gold": q.answer,
-                 "answer": q.answer if correct_of(v, i + 1) else "I do not know that at all",
-                 "f1": 1.0 if correct_of(v, i + 1) else 0.0, "judge_correct": correct_of(v, i + 1)}
-                for i, q in enumerate(qa)]
+        rows = [
+            {
+                "qid": i,
+                "question": q.question,
+                "category": q.category,
+                "gold": q.answer,
+                "answer": q.answer if correct_of(v, i + 1) else "I do not know that at all",
+                "f1": 1.0 if correct_of(v, i + 1) else 0.0,
+                "judge_correct": correct_of(v, i + 1),
+            }
+            for i, q in enumerate(qa)
+        ]
         path = fsmem_gold.answers_file(cfg, v, "conv-50")
         placeholder(FsmemAnswers, variant=v, gold_overlay=overlay, rows=rows).write(path)
     return qa
@@ -47,8 +62,11 @@ def test_finding_table13_is_built_from_the_same_outcomes(tmp_path):
     bad = set(paper.LOCOMO_DEFECTIVE_GOLDS)
     # closed book right on every 3rd question and on the defective ones (it matched the defective gold, D.2);
     # the stores right on 2 of 3 questions but wrong on the defective ones (faithful answers marked wrong)
-    rule = {"closed_book": lambda n: n in bad or n % 3 == 0, "verbatim": lambda n: n not in bad and n % 3 != 1,
-            "agent_curated": lambda n: n not in bad and n % 3 != 2}
+    rule = {
+        "closed_book": lambda n: n in bad or n % 3 == 0,
+        "verbatim": lambda n: n not in bad and n % 3 != 1,
+        "agent_curated": lambda n: n not in bad and n % 3 != 2,
+    }
     write_main_answers(cfg, lambda v, n: rule[v](n))
     fsmem_gold.table13(cfg)
     df = pd.read_csv(tmp_path / "tables" / f"{outputs.TABLE13_LOCOMO_FILTERED}.csv").set_index("variant")
@@ -62,7 +80,9 @@ def test_finding_table13_is_built_from_the_same_outcomes(tmp_path):
     assert df.loc["closed_book", "change (points)"] < 0 < df.loc["verbatim", "change (points)"]
     assert (df["rank"] == df["rank filtered"]).all() and df.loc["closed_book", "rank"] == 3
     assert df["moved up"].tolist() == [False, True, True]
-    assert pd.isna(df.loc["closed_book", "change (points)_paper"]) and df.loc["verbatim", "change (points)_paper"] == 1.0
+    assert (
+        pd.isna(df.loc["closed_book", "change (points)_paper"]) and df.loc["verbatim", "change (points)_paper"] == 1.0
+    )
     assert df.loc["verbatim", "answer tokens"] > 0
     md = (tmp_path / "tables" / f"{outputs.TABLE13_LOCOMO_FILTERED}.md").read_text()
     assert "ordering unchanged: yes" in md and "every non-closed-book variant up: yes" in md
@@ -76,8 +96,11 @@ def test_a_changed_ordering_is_reported(tmp_path):
     cfg = cfg_for(tmp_path)
     bad = set(paper.LOCOMO_DEFECTIVE_GOLDS)
     # verbatim leads by one question only thanks to the defective ones; without them agent_curated leads
-    rule = {"closed_book": lambda n: n % 5 == 0, "verbatim": lambda n: n in bad or n <= 80,
-            "agent_curated": lambda n: n not in bad and n <= 83}
+    rule = {
+        "closed_book": lambda n: n % 5 == 0,
+        "verbatim": lambda n: n in bad or n <= 80,
+        "agent_curated": lambda n: n not in bad and n <= 83,
+    }
     write_main_answers(cfg, lambda v, n: rule[v](n))
     fsmem_gold.table13(cfg)
     md = (tmp_path / "tables" / f"{outputs.TABLE13_LOCOMO_FILTERED}.md").read_text()

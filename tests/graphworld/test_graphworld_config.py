@@ -47,13 +47,16 @@ def test_bad_seed_names_its_key():
         world_from_config(dict(family="scale_free", n=50, m=2), seed=-1)
 
 
-@pytest.mark.parametrize("overrides", [
-    ["graph.family=triangle"],
-    ["graph=uniform", "graph.degree=100"],
-    ["graph=scale_free", "graph.n=3"],
-    ["graph=modular", "graph.k_in=40"],
-    ["graph=baseline_symmetric", "graph.degree=5"],
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["graph.family=triangle"],
+        ["graph=uniform", "graph.degree=100"],
+        ["graph=scale_free", "graph.n=3"],
+        ["graph=modular", "graph.k_in=40"],
+        ["graph=baseline_symmetric", "graph.degree=5"],
+    ],
+)
 def test_stage_writes_nothing_on_a_bad_config(tmp_path, overrides):
     out = tmp_path / "out"
     code = main(["graphworld", *overrides, f"out={out}", f"results_dir={tmp_path / 'results'}"])

@@ -17,8 +17,12 @@ SMALL = {
 
 
 def same_world(a, b) -> bool:
-    return (np.array_equal(a.indptr, b.indptr) and np.array_equal(a.targets, b.targets)
-            and a.state_texts == b.state_texts and a.action_names == b.action_names)
+    return (
+        np.array_equal(a.indptr, b.indptr)
+        and np.array_equal(a.targets, b.targets)
+        and a.state_texts == b.state_texts
+        and a.action_names == b.action_names
+    )
 
 
 @pytest.mark.parametrize("family", sorted(SMALL))

@@ -78,8 +78,16 @@ def test_truncated_and_missing_files_are_refused(world, tmp_path):
 def test_disconnected_file_is_refused(tmp_path):
     # two triangles: valid CSR, symmetric, sorted, but not connected
     rows = [[1, 2], [0, 2], [0, 1], [4, 5], [3, 5], [3, 4]]
-    world = World("uniform", 6, 0, {}, np.cumsum([0] + [len(r) for r in rows]), [v for r in rows for v in r],
-                  [f"a{i}" for i in range(12)], [f"s{i}" for i in range(6)])
+    world = World(
+        "uniform",
+        6,
+        0,
+        {},
+        np.cumsum([0] + [len(r) for r in rows]),
+        [v for r in rows for v in r],
+        [f"a{i}" for i in range(12)],
+        [f"s{i}" for i in range(6)],
+    )
     path = world.save(tmp_path / "world.json")
     with pytest.raises(ArtifactError, match="world.json.*not connected"):
         World.load(path)

@@ -34,7 +34,8 @@ def test_alpha_matches_krippendorff_with_missing_labels():
     labels = np.array([np.where(rng.random(30) < p, truth, 1 - truth) for p in (0.9, 0.8, 0.6)])
     labels[1, [2, 7]] = np.nan  # unreadable replies
     assert krippendorff_alpha(labels) == pytest.approx(
-        krippendorff.alpha(reliability_data=labels, level_of_measurement="nominal"))
+        krippendorff.alpha(reliability_data=labels, level_of_measurement="nominal")
+    )
     # two judges: alpha is close to (not equal to) kappa; both say the same thing about a good pair
     assert abs(krippendorff_alpha(labels[[0, 2]]) - cohen_kappa(labels[0], labels[2])) < 0.05
 

@@ -19,11 +19,26 @@ N = 60
 def answers(curated_correct: np.ndarray, closed_correct: np.ndarray) -> pd.DataFrame:
     """closed_book, verbatim and agent_curated on the same N questions; verbatim always right, costs differ."""
     arms = {"closed_book": closed_correct, "verbatim": np.ones(N), "agent_curated": curated_correct}
-    frames = [pd.DataFrame({"study": "main", "benchmark": "locomo", "conversation": "conv-50", "variant": v,
-                            "harness": "center", "builder": "programmatic", "searcher": "programmatic",
-                            "qid": np.arange(N), "question": [f"q{i}?" for i in range(N)], "f1": 0.5,
-                            "judge_correct": c.astype(float), "search_chars_read": 100.0 if v == "agent_curated" else 900.0,
-                            "search_dollars": 0.0}) for v, c in arms.items()]
+    frames = [
+        pd.DataFrame(
+            {
+                "study": "main",
+                "benchmark": "locomo",
+                "conversation": "conv-50",
+                "variant": v,
+                "harness": "center",
+                "builder": "programmatic",
+                "searcher": "programmatic",
+                "qid": np.arange(N),
+                "question": [f"q{i}?" for i in range(N)],
+                "f1": 0.5,
+                "judge_correct": c.astype(float),
+                "search_chars_read": 100.0 if v == "agent_curated" else 900.0,
+                "search_dollars": 0.0,
+            }
+        )
+        for v, c in arms.items()
+    ]
     return pd.concat(frames, ignore_index=True)[list(ANSWER_COLUMNS)]
 
 

@@ -19,10 +19,14 @@ from tailmem.stages import judge_sensitivity as stage
 from tailmem.stats.settings import StatsSettings
 
 GOLD = "Lena adopted a rescue dog named Biscuit"
-ANSWERS = ["Lena adopted a rescue dog named Biscuit.", "Lena got a rescue dog", "a cat",
-           "Well, thinking back over all of our chats, there was a lot going on that spring: the move, the new job, the "
-           "long trip to the coast with her sister, and somewhere in all of that Lena adopted a rescue dog named "
-           "Biscuit, which she talked about at length, along with the garden and the neighbours."]
+ANSWERS = [
+    "Lena adopted a rescue dog named Biscuit.",
+    "Lena got a rescue dog",
+    "a cat",
+    "Well, thinking back over all of our chats, there was a lot going on that spring: the move, the new job, the "
+    "long trip to the coast with her sister, and somewhere in all of that Lena adopted a rescue dog named "
+    "Biscuit, which she talked about at length, along with the garden and the neighbours.",
+]
 
 
 def verdict_frame() -> pd.DataFrame:
@@ -34,8 +38,17 @@ def verdict_frame() -> pd.DataFrame:
         for q in range(20):
             text = ANSWERS[(q + (arm == "b")) % 4]
             item = panel.locomo_item(f"q{q}?", GOLD, text, q, 4)
-            recs.append({"source": "fsmem", "benchmark": "locomo", "answers": arm, "qid": str(q),
-                         "unit": f"locomo/conv-50/{q}", "item": item, "f1": locomo_f1(text, GOLD, 4)})
+            recs.append(
+                {
+                    "source": "fsmem",
+                    "benchmark": "locomo",
+                    "answers": arm,
+                    "qid": str(q),
+                    "unit": f"locomo/conv-50/{q}",
+                    "item": item,
+                    "f1": locomo_f1(text, GOLD, 4),
+                }
+            )
     return stage.judge_answers(pd.DataFrame(recs), list(panel.JUDGES), None)
 
 
@@ -53,8 +66,9 @@ def test_table_statistics_match_the_libraries():
     assert pair.loc["paper vs gist", "cohen_kappa"] == pytest.approx(cohen_kappa_score(labels["paper"], labels["gist"]))
     assert pair.loc["paper vs gist", "agreement"] == pytest.approx(0.5)
     alpha = df[df.row == "all judges"].krippendorff_alpha.iloc[0]
-    assert alpha == pytest.approx(krippendorff.alpha(reliability_data=np.array(list(labels.values())),
-                                                     level_of_measurement="nominal"))
+    assert alpha == pytest.approx(
+        krippendorff.alpha(reliability_data=np.array(list(labels.values())), level_of_measurement="nominal")
+    )
     from tailmem.metrics.locomo_f1 import locomo_f1
 
     passes = [locomo_f1(a, GOLD, 4) >= 0.5 for a in ANSWERS]  # the exact and the half answer; not the ramble
@@ -69,28 +83,58 @@ DATA = "/work/shared/data"
 
 def cfg_for(tmp_path, stage_name):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        return compose(config_name="config", overrides=[
-            "scale=smoke", f"results_dir={tmp_path}/results", f"data_dir={DATA}", f"stage={stage_name}",
-            "stats.resamples=300", "fsmem.study.benchmarks=[locomo]", "fsmem.study.variants=[closed_book,agent_curated]",
-            "fsmem.study.harness_benchmarks=[]", "longmemeval.max_per_type=1", "longmemeval.datasets=[oracle]"])
+        return compose(
+            config_name="config",
+            overrides=[
+                "scale=smoke",
+                f"results_dir={tmp_path}/results",
+                f"data_dir={DATA}",
+                f"stage={stage_name}",
+                "stats.resamples=300",
+                "fsmem.study.benchmarks=[locomo]",
+                "fsmem.study.variants=[closed_book,agent_curated]",
+                "fsmem.study.harness_benchmarks=[]",
+                "longmemeval.max_per_type=1",
+                "longmemeval.datasets=[oracle]",
+            ],
+        )
 
 
 @pytest.mark.slow
 def test_stage_then_claims_carry_a_verdict_per_judge(tmp_path):
-    over = ["scale=smoke", f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures", f"data_dir={DATA}",
-            "stats.resamples=300", "fsmem.study.benchmarks=[locomo]", "fsmem.study.variants=[closed_book,agent_curated]",
-            "fsmem.study.harness_benchmarks=[]", "longmemeval.max_per_type=1", "longmemeval.datasets=[oracle]"]
+    over = [
+        "scale=smoke",
+        f"results_dir={tmp_path}/results",
+        f"figures_dir={tmp_path}/figures",
+        f"data_dir={DATA}",
+        "stats.resamples=300",
+        "fsmem.study.benchmarks=[locomo]",
+        "fsmem.study.variants=[closed_book,agent_curated]",
+        "fsmem.study.harness_benchmarks=[]",
+        "longmemeval.max_per_type=1",
+        "longmemeval.datasets=[oracle]",
+    ]
     assert main(["longmemeval", *over, "longmemeval.dataset=oracle", "seed=0"]) == 0
     cfg = cfg_for(tmp_path, "judge_sensitivity")
     rng = np.random.default_rng(0)
     for run in study.main_runs(cfg) + study.strength_runs(cfg):
         if run.answers_file.exists():
             continue
-        rows = [{"qid": q, "question": f"q{q}?", "gold": GOLD, "category": 4,
-                 "answer": ANSWERS[int(rng.integers(0, 4 if run.variant == "agent_curated" else 3))],
-                 "search_chars_read": 100.0, "search_dollars": 0.0} for q in range(30)]
+        rows = [
+            {
+                "qid": q,
+                "question": f"q{q}?",
+                "gold": GOLD,
+                "category": 4,
+                "answer": ANSWERS[int(rng.integers(0, 4 if run.variant == "agent_curated" else 3))],
+                "search_chars_read": 100.0,
+                "search_dollars": 0.0,
+            }
+            for q in range(30)
+        ]
         for r in rows:
             from tailmem.metrics.locomo_f1 import locomo_f1
+
             r["f1"], r["judge_correct"] = locomo_f1(r["answer"], GOLD, 4), None
         write_json(run.answers_file, {"benchmark": run.benchmark, "variant": run.variant, "rows": rows})
     assert main(["judge_sensitivity", *over]) == 0
@@ -104,10 +148,12 @@ def test_stage_then_claims_carry_a_verdict_per_judge(tmp_path):
 
     assert main(["fsmem_claims", *over]) == 0
     claims = pd.read_csv(tables / "claims_fsmem.csv")
-    assert {"verdict_paper", "verdict_per_type", "verdict_gist", "judge_sensitive",
-            "held_under_every_judge"} <= set(claims.columns)
-    sensitive = claims.judge_sensitive == (claims[["verdict_paper", "verdict_per_type", "verdict_gist"]]
-                                           .nunique(axis=1) > 1)
+    assert {"verdict_paper", "verdict_per_type", "verdict_gist", "judge_sensitive", "held_under_every_judge"} <= set(
+        claims.columns
+    )
+    sensitive = claims.judge_sensitive == (
+        claims[["verdict_paper", "verdict_per_type", "verdict_gist"]].nunique(axis=1) > 1
+    )
     assert sensitive.all()
     assert main(["longmemeval_report", *over]) == 0
     lme = pd.read_csv(tables / "claims_longmemeval.csv")

@@ -9,9 +9,11 @@ from tailmem.judges import panel
 from tailmem.judges.panel import Item, locomo_item, rule_verdict
 
 GOLD = "Lena adopted a rescue dog named Biscuit"
-RAMBLE = ("Well, thinking back over all of our chats, there was a lot going on that spring: the move, the new job, "
-          "the long trip to the coast with her sister, and somewhere in all of that Lena adopted a rescue dog named "
-          "Biscuit, which she talked about at length, along with the garden and the neighbours.")
+RAMBLE = (
+    "Well, thinking back over all of our chats, there was a lot going on that spring: the move, the new job, "
+    "the long trip to the coast with her sister, and somewhere in all of that Lena adopted a rescue dog named "
+    "Biscuit, which she talked about at length, along with the garden and the neighbours."
+)
 
 
 def verdicts(item):
@@ -25,11 +27,20 @@ def test_long_rambling_answer_passes_gist_and_per_type_fails_strict():
 
 def test_concise_answer_passes_all_and_a_half_answer_only_gist():
     assert verdicts(locomo_item("What pet did Lena get?", GOLD, "Lena adopted a rescue dog named Biscuit.", 3, 4)) == {
-        "paper": True, "per_type": True, "gist": True}
+        "paper": True,
+        "per_type": True,
+        "gist": True,
+    }
     assert verdicts(locomo_item("What pet did Lena get?", GOLD, "Lena got a rescue dog", 3, 4)) == {
-        "paper": False, "per_type": False, "gist": True}
+        "paper": False,
+        "per_type": False,
+        "gist": True,
+    }
     assert verdicts(locomo_item("What pet did Lena get?", GOLD, "a cat", 3, 4)) == {
-        "paper": False, "per_type": False, "gist": False}
+        "paper": False,
+        "per_type": False,
+        "gist": False,
+    }
 
 
 def test_per_type_temporal_count_off_by_one():
@@ -40,8 +51,13 @@ def test_per_type_temporal_count_off_by_one():
 
 
 def test_abstention_questions_need_an_abstaining_answer():
-    item = Item("What is my cat's name?", "You did not mention this information.", "I don't know.", "q2_abs",
-                "single-session-user")
+    item = Item(
+        "What is my cat's name?",
+        "You did not mention this information.",
+        "I don't know.",
+        "q2_abs",
+        "single-session-user",
+    )
     assert item.kind == "abstention" and all(verdicts(item).values())
     assert not any(verdicts(Item(item.question, item.gold, "Your cat is Tom.", "q2_abs", item.qtype)).values())
 
@@ -60,11 +76,19 @@ def test_model_requests_are_the_answer_stages_own():
 
     item = Item("How many days?", "18", "19 days", "q1", "temporal-reasoning")
     paper = panel.request("paper", item)
-    assert paper == {"messages": [{"role": "user", "content": prompt(
-        "judge_correctness", question=item.question, gold=item.gold, answer=item.answer)}]}
+    assert paper == {
+        "messages": [
+            {
+                "role": "user",
+                "content": prompt("judge_correctness", question=item.question, gold=item.gold, answer=item.answer),
+            }
+        ]
+    }
     q = Question("q1", "temporal-reasoning", item.question, "2023/05/01", item.gold, (), ())
-    assert panel.request("per_type", item) == {"messages": [{"role": "user", "content": judge_prompt(q, "19 days")}],
-                                               "task": JUDGE_TASK}
+    assert panel.request("per_type", item) == {
+        "messages": [{"role": "user", "content": judge_prompt(q, "19 days")}],
+        "task": JUDGE_TASK,
+    }
     gist = panel.request("gist", item)["messages"][0]["content"]
     assert "gist" in gist and item.answer in gist and "$" not in gist
 

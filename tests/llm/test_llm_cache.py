@@ -69,8 +69,10 @@ def test_killed_stage_resumes_without_repeating_a_finished_call(tmp_path):
 @pytest.mark.slow
 def test_concurrent_writer_processes_share_one_intact_cache(tmp_path):
     with FakeServer(latency_s=0.01) as server:
-        procs = [run_stage(tmp_path / "shared.sqlite", server.base_url, tmp_path / f"o{i}.json", 20, "--many")
-                 for i in range(3)]
+        procs = [
+            run_stage(tmp_path / "shared.sqlite", server.base_url, tmp_path / f"o{i}.json", 20, "--many")
+            for i in range(3)
+        ]
         assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
     assert integrity(tmp_path / "shared.sqlite") == "ok"
     cache = CallCache(tmp_path / "shared.sqlite")

@@ -26,8 +26,10 @@ PRICE = {"input": 0.75, "cached_input": 0.075, "output": 4.50}
 
 def reasoning_cfg(tmp_path, base_url, **over):
     """Every role on gpt-5.4-mini (a reasoning model by the default table), efforts as paper 2."""
-    roles = {r: {"backend": "openai", "model": "gpt-5.4-mini"} for r in
-             ("policy", "predictor", "builder", "searcher", "executor", "judge")}
+    roles = {
+        r: {"backend": "openai", "model": "gpt-5.4-mini"}
+        for r in ("policy", "predictor", "builder", "searcher", "executor", "judge")
+    }
     roles["searcher"]["reasoning_effort"] = "high"
     cfg = llm_cfg(tmp_path, base_url, roles=roles, prices={"gpt-5.4-mini": PRICE}, **over)
     return cfg
@@ -40,9 +42,12 @@ def user(text):
 # -- finding 1: parameters by model family -------------------------------------------------------------------------
 def test_default_table_sorts_openai_models_into_families():
     # the OpenAI model list's naming: o-series and gpt-5 reason, gpt-5 chat variants and gpt-4.1 / gpt-4o do not
-    assert [family_of(m, DEFAULT_FAMILIES) for m in ("gpt-5.4-mini", "o3", "o4-mini", "openai/gpt-5")] == ["reasoning"] * 4
-    assert [family_of(m, DEFAULT_FAMILIES) for m in ("gpt-5-chat-latest", "gpt-4.1", "gpt-4o", "Qwen/Qwen3-8B")] == \
-        ["standard"] * 4
+    assert [family_of(m, DEFAULT_FAMILIES) for m in ("gpt-5.4-mini", "o3", "o4-mini", "openai/gpt-5")] == [
+        "reasoning"
+    ] * 4
+    assert [family_of(m, DEFAULT_FAMILIES) for m in ("gpt-5-chat-latest", "gpt-4.1", "gpt-4o", "Qwen/Qwen3-8B")] == [
+        "standard"
+    ] * 4
     assert family_of("gpt-4o", DEFAULT_FAMILIES, override="reasoning") == "reasoning"
 
 
@@ -74,13 +79,21 @@ def test_stages_pass_no_sampling_parameters_of_their_own(tmp_path):
         cfg = reasoning_cfg(tmp_path, server.base_url)
         answerer = ModelAnswerer(get_client(cfg, "searcher", "longmemeval"), seed=1)
         (a,) = answerer.answer_many([answerer.request("S0: moved to Tokyo", "Where?", "2023/01/01")])
-        q = Question(qid="q1", qtype="multi-session", question="Where?", date="2023/01/01", answer="Tokyo",
-                     answer_session_ids=(), sessions=())
+        q = Question(
+            qid="q1",
+            qtype="multi-session",
+            question="Where?",
+            date="2023/01/01",
+            answer="Tokyo",
+            answer_session_ids=(),
+            sessions=(),
+        )
         judge_many(get_client(cfg, "judge", "longmemeval"), [q], [a.text])
         p = ModelPredictor(get_client(cfg, "predictor", "control")).predict("S1 -> S3", 1, "room", "go")
     assert p.state == 3 and server.statuses == {200: 3}
-    assert all("max_tokens" not in b and "temperature" not in b and b["max_completion_tokens"] == 8192
-               for b in server.bodies)
+    assert all(
+        "max_tokens" not in b and "temperature" not in b and b["max_completion_tokens"] == 8192 for b in server.bodies
+    )
 
 
 def test_a_refused_parameter_names_the_config_key_and_is_not_retried(tmp_path):
@@ -159,8 +172,10 @@ def test_processes_sharing_a_cache_pay_once(tmp_path):
     from test_llm_cache import run_stage
 
     with FakeServer(latency_s=0.05) as server:
-        procs = [run_stage(tmp_path / "shared.sqlite", server.base_url, tmp_path / f"o{i}.json", 20, "--many")
-                 for i in range(4)]
+        procs = [
+            run_stage(tmp_path / "shared.sqlite", server.base_url, tmp_path / f"o{i}.json", 20, "--many")
+            for i in range(4)
+        ]
         assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
     assert server.requests == 20 and max(server.by_prompt.values()) == 1
     from tailmem.llm.cache import CallCache
@@ -184,17 +199,23 @@ def test_a_dead_claim_is_taken_over(tmp_path):
     cache._conn().execute("INSERT INTO pending VALUES (?,?,?,?)", ("k", socket.gethostname(), pid, time.time()))
     assert cache.wait("k") is None and cache.claim("k") == "owner"
     # a live process (a reused pid) holding a claim older than stale_s is abandoned too; a fresh one is waited for
-    cache._conn().execute("REPLACE INTO pending VALUES (?,?,?,?)", ("k", socket.gethostname(), os.getppid(), time.time()))
+    cache._conn().execute(
+        "REPLACE INTO pending VALUES (?,?,?,?)", ("k", socket.gethostname(), os.getppid(), time.time())
+    )
     assert cache.claim("k") == "wait"
-    cache._conn().execute("REPLACE INTO pending VALUES (?,?,?,?)",
-                          ("k", socket.gethostname(), os.getppid(), time.time() - cache.stale_s - 1))
+    cache._conn().execute(
+        "REPLACE INTO pending VALUES (?,?,?,?)",
+        ("k", socket.gethostname(), os.getppid(), time.time() - cache.stale_s - 1),
+    )
     assert cache.claim("k") == "owner"
 
 
 # -- finding 4: the endpoint is part of the key --------------------------------------------------------------------
 def test_another_endpoint_is_not_answered_from_this_ones_recordings(tmp_path):
-    with FakeServer(served_id="model-a.gguf", reply=lambda b: "from A") as a, \
-            FakeServer(served_id="model-a.gguf", reply=lambda b: "from B") as b:
+    with (
+        FakeServer(served_id="model-a.gguf", reply=lambda b: "from A") as a,
+        FakeServer(served_id="model-a.gguf", reply=lambda b: "from B") as b,
+    ):
         assert get_client(llm_cfg(tmp_path, a.base_url), "judge", "t").chat(user("q")).content == "from A"
         assert get_client(llm_cfg(tmp_path, b.base_url), "judge", "t").chat(user("q")).content == "from B"
         shared = dict(endpoint_key="my-shared-endpoint")
@@ -221,16 +242,30 @@ def test_replay_finds_the_recorded_endpoint_without_the_network(server, tmp_path
 
 
 # -- finding 5: robust loops ---------------------------------------------------------------------------------------
-TOOLS = [{"type": "function", "function": {"name": "search", "description": "search",
-                                           "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "search",
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+        },
+    }
+]
 
 
 def test_a_validation_500_is_not_retried(tmp_path):
     with FakeServer(null_content_500=True) as server:
         client = get_client(llm_cfg(tmp_path, server.base_url, retries=5), "searcher", "test")
-        bad = [*user("q"), {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": "nothing"}]
+        bad = [
+            *user("q"),
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "nothing"},
+        ]
         with pytest.raises(LLMError, match="request rejected.*validation"):
             client.chat(bad, tools=TOOLS)
     assert server.requests == 1 and client.retries == 0
@@ -292,8 +327,13 @@ def test_the_tool_loop_compacts_past_the_threshold(tmp_path, caplog):
         if len(issued) >= 6 or not body.get("tools"):
             return {"role": "assistant", "content": "ANSWER: done"}
         issued.append(1)
-        return {"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"c{len(issued)}", "type": "function", "function": {"name": "page", "arguments": "{}"}}]}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": f"c{len(issued)}", "type": "function", "function": {"name": "page", "arguments": "{}"}}
+            ],
+        }
 
     h = Harness("pages")
     h.add(Tool("page", "a long page", params({}), lambda: "word " * 1500))
@@ -321,8 +361,13 @@ def test_file_views_are_not_clipped_and_the_safety_cap_is_counted(tmp_path, capl
     def agent(body):
         if sum(1 for m in body["messages"] if m["role"] == "tool") >= 2 or not body.get("tools"):
             return {"role": "assistant", "content": "ANSWER: ok"}
-        return {"role": "assistant", "content": "", "tool_calls": [
-            {"id": f"c{len(body['messages'])}", "type": "function", "function": {"name": "view", "arguments": "{}"}}]}
+        return {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": f"c{len(body['messages'])}", "type": "function", "function": {"name": "view", "arguments": "{}"}}
+            ],
+        }
 
     h = Harness("files")
     h.add(Tool("view", "a file", params({}), lambda: "x" * next(sizes)))
@@ -336,8 +381,14 @@ def test_file_views_are_not_clipped_and_the_safety_cap_is_counted(tmp_path, capl
         h2 = Harness("files")
         h2.add(Tool("view", "a file", params({}), lambda: "y" * 50_000))
         sizes = iter([50_000])
-        _, ep2, messages2 = loop.run(get_client(llm_cfg(tmp_path / "2", server.base_url), "searcher", "t"),
-                                     "searcher", "s", "u2", h2, max_rounds=1)
+        _, ep2, messages2 = loop.run(
+            get_client(llm_cfg(tmp_path / "2", server.base_url), "searcher", "t"),
+            "searcher",
+            "s",
+            "u2",
+            h2,
+            max_rounds=1,
+        )
     assert ep2.truncations == 0 and [len(m["content"]) for m in messages2 if m["role"] == "tool"] == [50_000]
 
 
@@ -364,8 +415,9 @@ def test_llm_cost_prices_measured_calls_with_the_paid_models(server, tmp_path):
     client = get_client(cfg, "searcher", "fsmem_answer")
     replies = [client.chat(user(f"question {i}")) for i in range(3)]
     rows = measured(tmp_path / "llm_cache.sqlite")
-    paid = read_settings(llm_cfg(tmp_path, server.base_url, prices={"test-model": {"input": 2.0, "cached_input": 1.0,
-                                                                                      "output": 10.0}}))
+    paid = read_settings(
+        llm_cfg(tmp_path, server.base_url, prices={"test-model": {"input": 2.0, "cached_input": 1.0, "output": 10.0}})
+    )
     (line,) = estimate(rows, paid, {"fsmem_answer": 10})
     p = sum(r.usage.prompt_tokens for r in replies)
     c = sum(r.usage.cached_tokens for r in replies)
@@ -379,16 +431,22 @@ def test_llm_check_and_llm_cost_are_commands(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeServer(reasoning=True) as server:
-        over = ["llm=openai", f"llm.base_url={server.base_url}", f"llm.cache_path={tmp_path}/c.sqlite",
-                "llm.roles.policy.backend=programmatic", "llm.roles.predictor.backend=programmatic"]
+        over = [
+            "llm=openai",
+            f"llm.base_url={server.base_url}",
+            f"llm.cache_path={tmp_path}/c.sqlite",
+            "llm.roles.policy.backend=programmatic",
+            "llm.roles.predictor.backend=programmatic",
+        ]
         assert main(["llm_check", *over]) == 0
         out = capsys.readouterr().out
         assert "searcher: openai gpt-5.4-mini (family reasoning)" in out and "accepted: yes" in out
         assert "policy" not in out  # programmatic roles send nothing
         assert main(["llm_check", *over, "+llm.roles.judge.family=standard"]) == 1
         assert "change llm.roles.judge.family" in capsys.readouterr().out
-        get_client(reasoning_cfg(tmp_path, server.base_url, cache_path=str(tmp_path / "c.sqlite")), "judge",
-                   "longmemeval").chat(user("a question"))
+        get_client(
+            reasoning_cfg(tmp_path, server.base_url, cache_path=str(tmp_path / "c.sqlite")), "judge", "longmemeval"
+        ).chat(user("a question"))
     assert main(["llm_cost", "--db", str(tmp_path / "c.sqlite"), "--times", "longmemeval=100", *over]) == 0
     assert "about $" in capsys.readouterr().out
     assert main(["llm_cost", "--db", str(tmp_path / "c.sqlite"), "--times", "longmemeval"]) == 1
@@ -410,13 +468,38 @@ def test_unparsable_judge_replies_are_counted_not_silent(tmp_path, caplog):
     assert (v1.correct, v1.citation, v1.unparsed) == (1.0, None, 1)
     assert (v2.correct, v2.citation, v2.unparsed) == (None, 0.5, 1)
     assert caplog.text.count("unparsable") == 2
-    rows = [{"searcher": "m", "answer": "Tokyo", "f1": 1.0, "category": 1, "judge": "m", "judge_correct": v.correct,
-             "judge_citation": v.citation, "judge_unparsed": v.unparsed, "search_tool_calls": 1, "search_rounds": 1,
-             "search_chars_read": 1, "search_dollars": 0.0, "search_prompt_tokens": 1, "search_completion_tokens": 1,
-             "search_no_tool_call": False, "search_compactions": 2, "search_truncations": 1} for v in (v1, v2)]
-    built = placeholder(FsmemBuild, variant="v", agent="b", tool_calls=0, tokens=0, dollars=0.0,
-                        store={"files": 1, "sections": 1, "bytes": 1},
-                        episodes=[{"compactions": 1, "no_tool_call": True}])
+    rows = [
+        {
+            "searcher": "m",
+            "answer": "Tokyo",
+            "f1": 1.0,
+            "category": 1,
+            "judge": "m",
+            "judge_correct": v.correct,
+            "judge_citation": v.citation,
+            "judge_unparsed": v.unparsed,
+            "search_tool_calls": 1,
+            "search_rounds": 1,
+            "search_chars_read": 1,
+            "search_dollars": 0.0,
+            "search_prompt_tokens": 1,
+            "search_completion_tokens": 1,
+            "search_no_tool_call": False,
+            "search_compactions": 2,
+            "search_truncations": 1,
+        }
+        for v in (v1, v2)
+    ]
+    built = placeholder(
+        FsmemBuild,
+        variant="v",
+        agent="b",
+        tool_calls=0,
+        tokens=0,
+        dollars=0.0,
+        store={"files": 1, "sections": 1, "bytes": 1},
+        episodes=[{"compactions": 1, "no_tool_call": True}],
+    )
     out = summarize(rows, built)
     assert (out["judge unparsed"], out["compactions"], out["truncations"], out["no tool call"]) == (2, 5, 2, 1)
 
@@ -427,8 +510,10 @@ def test_a_cache_written_before_the_sent_counter_gains_it(tmp_path):
     from tailmem.llm.cache import CallCache
 
     with sqlite3.connect(tmp_path / "old.sqlite") as conn:  # the counts table as tailmem wrote it before issue 14
-        conn.execute("CREATE TABLE counts (role TEXT NOT NULL, stage TEXT NOT NULL, hits INTEGER NOT NULL DEFAULT 0, "
-                     "misses INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (role, stage))")
+        conn.execute(
+            "CREATE TABLE counts (role TEXT NOT NULL, stage TEXT NOT NULL, hits INTEGER NOT NULL DEFAULT 0, "
+            "misses INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (role, stage))"
+        )
         conn.execute("INSERT INTO counts VALUES ('judge', 'old', 3, 2)")
     cache = CallCache(tmp_path / "old.sqlite")
     cache.bump("judge", "old", "sent", 2)

@@ -5,7 +5,10 @@ from tailmem.agents.graphworld import choose_action, format_transition, parse_tr
 HERE = "The mossy courtyard of the harbor district. Paths lead out in 2 directions."
 MILL = "The old mill of the forest district. One path leads out."
 GATE = "The iron gate of the harbor district. One path leads out."
-ACTIONS = ["take the stone stairway toward the forest district", "take the narrow alley deeper into the harbor district"]
+ACTIONS = [
+    "take the stone stairway toward the forest district",
+    "take the narrow alley deeper into the harbor district",
+]
 
 
 def test_policy_follows_the_action_name_toward_the_goal():

@@ -11,9 +11,18 @@ from tailmem.llm.backends.instruct import available, call_schema, grammar_text, 
 
 pytestmark = pytest.mark.skipif(not available(), reason="the `local` extra (llama-cpp-python) is not installed")
 
-READ = {"type": "function", "function": {"name": "read_file", "description": "Read a file.", "parameters": {
-    "type": "object", "properties": {"path": {"type": "string", "enum": ["/a.md", "/b.md"]}}, "required": ["path"]}}}
-
+READ = {
+    "type": "function",
+    "function": {
+        "name": "read_file",
+        "description": "Read a file.",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string", "enum": ["/a.md", "/b.md"]}},
+            "required": ["path"],
+        },
+    },
+}
 
 
 def test_grammars_of_every_search_harness_compile(tmp_path):
@@ -32,8 +41,20 @@ def test_grammars_of_every_search_harness_compile(tmp_path):
 
 
 def test_call_schema_names_each_tool_once():
-    two = [READ, {"type": "function", "function": {"name": "grep", "parameters": {"type": "object", "properties": {
-        "pattern": {"type": "string"}}, "required": ["pattern"]}}}]
+    two = [
+        READ,
+        {
+            "type": "function",
+            "function": {
+                "name": "grep",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"pattern": {"type": "string"}},
+                    "required": ["pattern"],
+                },
+            },
+        },
+    ]
     schema = call_schema(two)
     assert [o["properties"]["name"]["const"] for o in schema["oneOf"]] == ["read_file", "grep"]
 
@@ -47,8 +68,13 @@ def test_parse_reply_keeps_only_calls_of_offered_tools():
 
 
 def embedded_cfg(tmp_path, n_ctx=2048):
-    role = {"backend": "instruct", "model": "qwen2.5-coder-1.5b-instruct-q4_k_m", "n_ctx": n_ctx, "n_threads": 2,
-            "max_output_tokens": 48}
+    role = {
+        "backend": "instruct",
+        "model": "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        "n_ctx": n_ctx,
+        "n_threads": 2,
+        "max_output_tokens": 48,
+    }
     return {"llm": {"cache_path": str(tmp_path / "c.sqlite"), "prices": {}, "roles": {"searcher": role}}}
 
 
@@ -57,16 +83,32 @@ def test_tool_round_prefix_reuse_cache_and_overflow(tmp_path):
     from tailmem.llm import get_client
 
     client = get_client(embedded_cfg(tmp_path), "searcher", "test")
-    messages = [{"role": "system", "content": "You answer from a store of files: /a.md holds Alice's trips, /b.md "
-                                              "Bob's pets. Look the answer up first."},
-                {"role": "user", "content": "Where did Alice go in 2021?"}]
+    messages = [
+        {
+            "role": "system",
+            "content": "You answer from a store of files: /a.md holds Alice's trips, /b.md "
+            "Bob's pets. Look the answer up first.",
+        },
+        {"role": "user", "content": "Where did Alice go in 2021?"},
+    ]
     first = client.chat(messages, tools=[READ], tool_choice="required")
     assert first.content is None and first.tool_calls[0].name == "read_file"
     assert first.tool_calls[0].arguments["path"] in ("/a.md", "/b.md")  # the grammar allows nothing else
     call = first.tool_calls[0]
-    messages += [{"role": "assistant", "content": "", "tool_calls": [{"id": call.id, "type": "function", "function": {
-        "name": call.name, "arguments": json.dumps(call.arguments)}}]},
-        {"role": "tool", "tool_call_id": call.id, "content": "2021: Alice went to Lisbon. 2022: Oslo."}]
+    messages += [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": call.id, "content": "2021: Alice went to Lisbon. 2022: Oslo."},
+    ]
     second = client.chat(messages, tools=[READ], tool_choice="none")
     assert second.tool_calls == () and "Lisbon" in second.content
     # the second prompt extends the first: only the appended turns were evaluated, and the model's own call kept
@@ -88,8 +130,11 @@ def test_a_second_process_loads_the_system_prompt_kv_from_disk(tmp_path, monkeyp
     from tailmem.llm.backends import kv_prefix
 
     monkeypatch.setattr(kv_prefix, "folder", lambda: tmp_path / "kv")
-    system = {"role": "system", "content": "You answer from a store of files: /a.md holds Alice's trips, /b.md "
-                                           "Bob's pets. Look the answer up first, then answer in a few words."}
+    system = {
+        "role": "system",
+        "content": "You answer from a store of files: /a.md holds Alice's trips, /b.md "
+        "Bob's pets. Look the answer up first, then answer in a few words.",
+    }
     ask = [system, {"role": "user", "content": "Which pets does Bob keep?"}]
     first = get_client(embedded_cfg(tmp_path), "searcher", "test").chat(ask, tools=[READ], tool_choice="required")
     assert first.usage.cached_tokens == 0 and len(list((tmp_path / "kv").glob("*.kv"))) == 1

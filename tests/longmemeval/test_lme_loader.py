@@ -17,8 +17,13 @@ def oracle(data_dir):
 def test_oracle_has_the_official_distribution(oracle):
     assert len(oracle) == 500
     assert Counter(q.qtype for q in oracle) == {
-        "temporal-reasoning": 133, "multi-session": 133, "knowledge-update": 78, "single-session-user": 70,
-        "single-session-assistant": 56, "single-session-preference": 30}
+        "temporal-reasoning": 133,
+        "multi-session": 133,
+        "knowledge-update": 78,
+        "single-session-user": 70,
+        "single-session-assistant": 56,
+        "single-session-preference": 30,
+    }
     assert sum(q.abstention for q in oracle) == 30
     q = oracle[0]
     assert all(s.turns and s.date for s in q.sessions) and isinstance(q.answer, str)
@@ -44,9 +49,17 @@ def _write(tmp_path, data, name="bad.json"):
     return path
 
 
-GOOD = {"question_id": "q1", "question_type": "multi-session", "question": "Q?", "question_date": "2023/05/01",
-        "answer": 3, "answer_session_ids": ["a"], "haystack_dates": ["2023/04/01"], "haystack_session_ids": ["a"],
-        "haystack_sessions": [[{"role": "user", "content": "I have 3 cats", "has_answer": True}]]}
+GOOD = {
+    "question_id": "q1",
+    "question_type": "multi-session",
+    "question": "Q?",
+    "question_date": "2023/05/01",
+    "answer": 3,
+    "answer_session_ids": ["a"],
+    "haystack_dates": ["2023/04/01"],
+    "haystack_session_ids": ["a"],
+    "haystack_sessions": [[{"role": "user", "content": "I have 3 cats", "has_answer": True}]],
+}
 
 
 def test_a_good_instance_parses(tmp_path):
@@ -54,12 +67,15 @@ def test_a_good_instance_parses(tmp_path):
     assert q.answer == "3" and q.evidence == ((0, 0),)
 
 
-@pytest.mark.parametrize("broken, match", [
-    ({k: v for k, v in GOOD.items() if k != "answer"}, r"bad\.json: question 'q1': missing field 'answer'"),
-    (GOOD | {"question_type": "trivia"}, r"question 'q1': question_type 'trivia'"),
-    (GOOD | {"haystack_dates": []}, r"question 'q1': haystack_session_ids, haystack_dates"),
-    (GOOD | {"haystack_sessions": [[{"role": "user"}]]}, r"question 'q1': session 'a' has a turn without"),
-])
+@pytest.mark.parametrize(
+    "broken, match",
+    [
+        ({k: v for k, v in GOOD.items() if k != "answer"}, r"bad\.json: question 'q1': missing field 'answer'"),
+        (GOOD | {"question_type": "trivia"}, r"question 'q1': question_type 'trivia'"),
+        (GOOD | {"haystack_dates": []}, r"question 'q1': haystack_session_ids, haystack_dates"),
+        (GOOD | {"haystack_sessions": [[{"role": "user"}]]}, r"question 'q1': session 'a' has a turn without"),
+    ],
+)
 def test_malformed_instances_name_file_and_question(tmp_path, broken, match):
     with pytest.raises(DataError, match=match):
         load(_write(tmp_path, [GOOD, broken]))

@@ -20,12 +20,23 @@ from tailmem.memory.tokens import TokenCounter
 
 def question(qid="q1", answer="Tokyo"):
     sessions = (
-        Session("s0", "2023/01/01 (Sun) 10:00", (Turn("user", "I love hiking in the Alps."), Turn("assistant", "Nice!"))),
-        Session("s1", "2023/02/01 (Wed) 10:00", (
-            Turn("user", "Can you suggest a recipe for dinner tonight?"),
-            Turn("assistant", "Try a mushroom risotto with parmesan and thyme."),
-            Turn("user", "By the way, my sister moved to Tokyo last month.", has_answer=True))),
-        Session("s2", "2023/03/01 (Wed) 10:00", (Turn("user", "What is the capital of France?"), Turn("assistant", "Paris."))),
+        Session(
+            "s0", "2023/01/01 (Sun) 10:00", (Turn("user", "I love hiking in the Alps."), Turn("assistant", "Nice!"))
+        ),
+        Session(
+            "s1",
+            "2023/02/01 (Wed) 10:00",
+            (
+                Turn("user", "Can you suggest a recipe for dinner tonight?"),
+                Turn("assistant", "Try a mushroom risotto with parmesan and thyme."),
+                Turn("user", "By the way, my sister moved to Tokyo last month.", has_answer=True),
+            ),
+        ),
+        Session(
+            "s2",
+            "2023/03/01 (Wed) 10:00",
+            (Turn("user", "What is the capital of France?"), Turn("assistant", "Paris.")),
+        ),
     )
     return Question(qid, "single-session-user", "Where did my sister move to?", "2023/04/01", answer, ("s1",), sessions)
 
@@ -82,5 +93,6 @@ def test_rank_by_query_keeps_the_retrievers_order():
     store = build_store(q, q.sessions, ranking)
     store.touch([0], 0)  # access statistics must not reorder retrieval candidates
     p = make_controller({"name": "graph_memory", "budget": None, "rank_by": "query"}).build(
-        store, Query(step=0, current=None, related=(2, 0, 1)), TokenCounter())
+        store, Query(step=0, current=None, related=(2, 0, 1)), TokenCounter()
+    )
     assert p.core == (2, 0, 1)

@@ -2,7 +2,6 @@
 words, a total question cap, requests sent in prefix order one at a time to an in-process backend, the run's
 seconds and KV-reuse counters in rows and summary, and the measured reduction computed from such rows."""
 
-
 import pandas as pd
 import pytest
 
@@ -52,8 +51,9 @@ LONG = "word " * 30 + "Tokyo at the end."
 
 
 def question():
-    s0 = Session("a", "2023/01/01", (Turn("user", "My sister moved to Tokyo last year.", True),
-                                     Turn("assistant", LONG)))
+    s0 = Session(
+        "a", "2023/01/01", (Turn("user", "My sister moved to Tokyo last year.", True), Turn("assistant", LONG))
+    )
     s1 = Session("b", "2023/01/02", (Turn("user", "I like tea. " * 20, False),))
     return Question("q1", "single-session-user", "Where did my sister move?", "2023/02/01", "Tokyo", ("a",), (s0, s1))
 
@@ -70,10 +70,20 @@ def test_turn_words_cuts_items_and_history_and_coverage_looks_for_the_cut_turn()
     assert "Tokyo at the end" not in text and "word word word word word" + CLIPPED in text
     assert all(len(r.compact.split(": ", 1)[1].split()) <= 6 for r in store.history)  # 5 words + the mark
     assert evidence_coverage(q, text, turn_words=5) == 1.0  # the (short) evidence turn is there, cut form
-    long_evidence = Question(q.qid, q.qtype, q.question, q.date, q.answer, q.answer_session_ids,
-                             (Session("a", "2023/01/01", (Turn("user", LONG, True),)),))
-    cut = "\n".join(build_store(long_evidence, long_evidence.sessions, rank(long_evidence.sessions, "x"), 5)
-                    .items[0].lines("compact"))
+    long_evidence = Question(
+        q.qid,
+        q.qtype,
+        q.question,
+        q.date,
+        q.answer,
+        q.answer_session_ids,
+        (Session("a", "2023/01/01", (Turn("user", LONG, True),)),),
+    )
+    cut = "\n".join(
+        build_store(long_evidence, long_evidence.sessions, rank(long_evidence.sessions, "x"), 5)
+        .items[0]
+        .lines("compact")
+    )
     assert evidence_coverage(long_evidence, cut, turn_words=5) == 1.0
     assert evidence_coverage(long_evidence, cut) == 0.0  # whole-turn coverage cannot find a cut turn
 
@@ -106,8 +116,10 @@ class FakeClient:
 
     def chat_many(self, requests):
         self.batches.append([r["messages"][0]["content"] for r in requests])
-        return [self.chat(r["messages"], r.get("tools"), **{k: v for k, v in r.items() if k not in ("messages", "tools")})
-                for r in requests]
+        return [
+            self.chat(r["messages"], r.get("tools"), **{k: v for k, v in r.items() if k not in ("messages", "tools")})
+            for r in requests
+        ]
 
 
 def test_prefix_order_sorts_so_neighbours_share_prefixes():
@@ -132,8 +144,13 @@ def test_model_answerer_records_seconds_and_tokens_and_names_its_task():
     answerer = A.ModelAnswerer(client, seed=1)
     (a,) = answerer.answer_many([answerer.request("S0 2023\n  0U: Tokyo", "Where?", "2023/02/01")])
     assert a.text == "Tokyo" and client.calls[0][1] == A.ANSWER_TASK and client.calls[0][2] == {"seed": 1}
-    assert a.accounting() == {"answer_seconds": 0.5, "answer_prompt_tokens": a.prompt_tokens, "answer_cached_tokens": 0,
-                              "answer_completion_tokens": 2, "answer_from_cache": False}
+    assert a.accounting() == {
+        "answer_seconds": 0.5,
+        "answer_prompt_tokens": a.prompt_tokens,
+        "answer_cached_tokens": 0,
+        "answer_completion_tokens": 2,
+        "answer_from_cache": False,
+    }
     assert A.Answer("x", "programmatic-answerer").accounting() == {}
 
 
@@ -160,7 +177,7 @@ def test_round_robin_caps_the_total_across_types():
             self.i, self.qtype = i, t
 
     qs = [Q(0, "a"), Q(1, "a"), Q(2, "b"), Q(3, "c"), Q(4, "b")]
-    assert [q.i for q in round_robin(qs, 3)] == [0, 2, 3]   # one of each type first, file order kept
+    assert [q.i for q in round_robin(qs, 3)] == [0, 2, 3]  # one of each type first, file order kept
     assert [q.i for q in round_robin(qs, 4)] == [0, 1, 2, 3]
     assert [q.i for q in round_robin(qs, 9)] == [0, 1, 2, 3, 4]
 
@@ -176,11 +193,24 @@ def test_stage_with_an_in_process_model_then_the_measured_reduction(tmp_path, da
         return clients.setdefault(role, FakeClient(reply=(lambda t: "yes") if role == "judge" else (lambda t: "2")))
 
     monkeypatch.setattr(tailmem.llm, "get_client", get_client)
-    over = [f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures", f"data_dir={data_dir}",
-            "llm=embedded", "longmemeval.dataset=oracle", "longmemeval.datasets=[oracle]", "longmemeval.seeds=[0]",
-            "longmemeval.arms=[graph_memory,ctmc]", "longmemeval.ctmc_ratios=[1.0,0.5]", "longmemeval.primary_ratio=0.5",
-            "longmemeval.graph_budget=800", "longmemeval.turn_words=40", "longmemeval.max_per_type=1",
-            "longmemeval.max_questions=3", "longmemeval.context_check=0", "seed=0"]  # arms only: the call counts below
+    over = [
+        f"results_dir={tmp_path}/results",
+        f"figures_dir={tmp_path}/figures",
+        f"data_dir={data_dir}",
+        "llm=embedded",
+        "longmemeval.dataset=oracle",
+        "longmemeval.datasets=[oracle]",
+        "longmemeval.seeds=[0]",
+        "longmemeval.arms=[graph_memory,ctmc]",
+        "longmemeval.ctmc_ratios=[1.0,0.5]",
+        "longmemeval.primary_ratio=0.5",
+        "longmemeval.graph_budget=800",
+        "longmemeval.turn_words=40",
+        "longmemeval.max_per_type=1",
+        "longmemeval.max_questions=3",
+        "longmemeval.context_check=0",
+        "seed=0",
+    ]  # arms only: the call counts below
     cfg = compose_config("smoke", over)
     stage.run(cfg)
     run = stage.run_dir(cfg, "oracle", 0)
@@ -190,7 +220,7 @@ def test_stage_with_an_in_process_model_then_the_measured_reduction(tmp_path, da
     assert rows.answer_seconds.eq(0.5).all() and rows.judge_seconds.eq(0.5).all() and rows.judge_correct.eq(1).all()
     assert rows.prompt_tokens.max() < 1200  # budget 800 and 40-word turns: a few hundred tokens of instructions more
     calls = [c[0] for c in clients["searcher"].calls]  # each question's three arms together, in prefix order
-    per_question = [calls[i:i + 3] for i in range(0, len(calls), 3)]
+    per_question = [calls[i : i + 3] for i in range(0, len(calls), 3)]
     assert all(batch == sorted(batch) for batch in per_question)
     model = LongMemEvalSummary.read(run / "summary.json").model
     assert set(model["answer_seconds_per_arm"]) == {"graph_memory", "ctmc-r1", "ctmc-r0.5"}

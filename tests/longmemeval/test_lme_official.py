@@ -36,7 +36,9 @@ def _ref_corpus_ids(sessions):
     ids = []
     for s in sessions:
         user = [t for t in s.turns if t.role == "user"]
-        ids.append(s.id.replace("answer", "noans") if "answer" in s.id and all(not t.has_answer for t in user) else s.id)
+        ids.append(
+            s.id.replace("answer", "noans") if "answer" in s.id and all(not t.has_answer for t in user) else s.id
+        )
     return ids
 
 
@@ -48,7 +50,7 @@ def _ref_metrics(rankings, corpus_ids, k):
     rel = np.array([1.0 if c in correct else 0.0 for c in corpus_ids])
     got = rel[list(rankings[:k])]
     ideal = np.sort(rel)[::-1][:k]
-    disc = lambda n: 1.0 / np.log2(np.maximum(2, np.arange(1, n + 1)))   # noqa: E731  ranks 1 and 2 weigh 1
+    disc = lambda n: 1.0 / np.log2(np.maximum(2, np.arange(1, n + 1)))  # noqa: E731  ranks 1 and 2 weigh 1
     idcg = float((ideal * disc(len(ideal))).sum())
     ndcg = float((got * disc(len(got))).sum()) / idcg if idcg else 0.0
     return any_, all_, ndcg
@@ -108,7 +110,7 @@ def test_filter_drops_abstention_and_assistant_only_evidence():
     assistant = (Session("answer_1", "d", (Turn("user", "x"), Turn("assistant", "y", True))),)
     assert official_retrieval_question("q1", user)
     assert not official_retrieval_question("q1_abs", user)
-    assert not official_retrieval_question("q2", assistant)       # single-session-assistant style evidence
+    assert not official_retrieval_question("q2", assistant)  # single-session-assistant style evidence
     assert correct_sessions(assistant, ("answer_1",)) == set()
 
 
@@ -123,25 +125,39 @@ def test_s_sample_official_vs_ours(data_dir):
         ranked_ids = [q.sessions[i].id for i in ranking.order]
         ours.append(recall_at_k(ranked_ids, q.answer_session_ids, 1))
         # the id rule of the official script and ours agree on the real data
-        assert correct_sessions(q.sessions, q.answer_session_ids) == {c for c in _ref_corpus_ids(q.sessions) if "answer" in c}
+        assert correct_sessions(q.sessions, q.answer_session_ids) == {
+            c for c in _ref_corpus_ids(q.sessions) if "answer" in c
+        }
         if official_retrieval_question(q.qid, q.sessions):
             kept += 1
             m = official_metrics(ranked_ids, correct_sessions(q.sessions, q.answer_session_ids), 1)
             any1.append(m["recall_any@1"])
             all1.append(m["recall_all@1"])
     ours_mean, any_mean, all_mean = np.nanmean(ours), np.mean(any1), np.mean(all1)
-    print(f"S sample @1: ours {ours_mean:.3f} over {len(qs)}; official any {any_mean:.3f}, all {all_mean:.3f} over {kept}")
-    assert kept < len(qs)                       # abstention and assistant-evidence questions are filtered out
+    print(
+        f"S sample @1: ours {ours_mean:.3f} over {len(qs)}; official any {any_mean:.3f}, all {all_mean:.3f} over {kept}"
+    )
+    assert kept < len(qs)  # abstention and assistant-evidence questions are filtered out
     assert all_mean <= ours_mean <= any_mean and all_mean < any_mean
 
 
 # ------------------------------------------------------------------------------------------ judge readings
 
 REPLIES = [  # reply, official (LongMemEval: 'yes' in reply.lower()), ours (first verdict word; None unparsed)
-    ("yes", True, True), ("Yes.", True, True), ("**YES**", True, True), ("No", False, False),
-    ("Correct.", False, True), ("True", False, True), ("", False, None), (None, False, None),
-    ("Incorrect", False, False), ("no, yes", True, False), ("Eyes on the answer: no", True, False),
-    ("I cannot tell", False, None), ("Nope", False, None), ("Yesterday's answer is right", True, None),
+    ("yes", True, True),
+    ("Yes.", True, True),
+    ("**YES**", True, True),
+    ("No", False, False),
+    ("Correct.", False, True),
+    ("True", False, True),
+    ("", False, None),
+    (None, False, None),
+    ("Incorrect", False, False),
+    ("no, yes", True, False),
+    ("Eyes on the answer: no", True, False),
+    ("I cannot tell", False, None),
+    ("Nope", False, None),
+    ("Yesterday's answer is right", True, None),
 ]
 
 
@@ -160,26 +176,44 @@ def _q(qid, qtype):
 
 def test_every_type_has_a_template_and_abstention_follows_the_id():
     assert set(TEMPLATES) == set(QUESTION_TYPES)
-    assert template_name(_q("gpt4_abs_x", "multi-session")) == "judge_abstention"   # '_abs' anywhere, as official
+    assert template_name(_q("gpt4_abs_x", "multi-session")) == "judge_abstention"  # '_abs' anywhere, as official
     with pytest.raises(ValueError, match="expected one of"):
         template_name(_q("a", "made-up"))
 
 
 # Each official acceptance rule (evaluate_qa.get_anscheck_prompt) and the words of ours that state it.
 RULES = {
-    "single-session-user": ["correct answer appears in the response", "amounts to the correct answer",
-                            "every intermediate step", "only part of what the correct answer requires"],
-    "temporal-reasoning": ["correct answer appears in the response", "amounts to the correct answer",
-                           "every intermediate step", "only part of what the correct answer requires",
-                           "days, weeks, months", "by exactly one", "19 days for a correct answer of 18"],
-    "knowledge-update": ["correct answer appears in the response", "earlier, outdated information",
-                         "as long as the\n   updated answer it gives is the correct answer"],
-    "single-session-preference": ["meets the rubric", "need not cover every point",
-                                  "remembers the user's personal\n   information and uses it correctly"],
+    "single-session-user": [
+        "correct answer appears in the response",
+        "amounts to the correct answer",
+        "every intermediate step",
+        "only part of what the correct answer requires",
+    ],
+    "temporal-reasoning": [
+        "correct answer appears in the response",
+        "amounts to the correct answer",
+        "every intermediate step",
+        "only part of what the correct answer requires",
+        "days, weeks, months",
+        "by exactly one",
+        "19 days for a correct answer of 18",
+    ],
+    "knowledge-update": [
+        "correct answer appears in the response",
+        "earlier, outdated information",
+        "as long as the\n   updated answer it gives is the correct answer",
+    ],
+    "single-session-preference": [
+        "meets the rubric",
+        "need not cover every point",
+        "remembers the user's personal\n   information and uses it correctly",
+    ],
 }
-ABSENT = {"knowledge-update": ["intermediate step", "off", "only part"],
-          "single-session-preference": ["intermediate step", "by exactly one"],
-          "single-session-user": ["by exactly one", "outdated"]}
+ABSENT = {
+    "knowledge-update": ["intermediate step", "off", "only part"],
+    "single-session-preference": ["intermediate step", "by exactly one"],
+    "single-session-user": ["by exactly one", "outdated"],
+}
 
 
 @pytest.mark.parametrize("qtype", sorted(RULES))
@@ -207,19 +241,37 @@ def _rows():
     for seed in (0, 1):
         for i, reply in enumerate(replies):
             v = read_reply(reply)
-            rows.append({"dataset": "s", "arm": "graph_memory", "label": "GM", "seed": seed, "qid": f"q{i}",
-                         "question_type": QUESTION_TYPES[i % 2], "abstention": False, "prompt_tokens": 10,
-                         "memory_tokens": 5, "correct": True, "coverage": 1.0, "answer_sessions_placed": 1.0,
-                         "recall@1": 0.5, "recall_any@1": 1.0, "recall_all@1": 0.0, "ndcg_any@1": 1.0,
-                         "retrieval_scored": i != 5, "judge_correct": float(v.official),
-                         "judge_correct_ours": None if v.ours is None else float(v.ours), "judge_reply": v.reply})
+            rows.append(
+                {
+                    "dataset": "s",
+                    "arm": "graph_memory",
+                    "label": "GM",
+                    "seed": seed,
+                    "qid": f"q{i}",
+                    "question_type": QUESTION_TYPES[i % 2],
+                    "abstention": False,
+                    "prompt_tokens": 10,
+                    "memory_tokens": 5,
+                    "correct": True,
+                    "coverage": 1.0,
+                    "answer_sessions_placed": 1.0,
+                    "recall@1": 0.5,
+                    "recall_any@1": 1.0,
+                    "recall_all@1": 0.0,
+                    "ndcg_any@1": 1.0,
+                    "retrieval_scored": i != 5,
+                    "judge_correct": float(v.official),
+                    "judge_correct_ours": None if v.ours is None else float(v.ours),
+                    "judge_reply": v.reply,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def test_summary_reports_the_official_reading_and_counts_unparsed():
     s = per_seed_summary(_rows(), [1]).iloc[0]
-    assert s.judge_overall_accuracy == pytest.approx(3 / 6)          # yes, yes, yes; "Correct." and "" are wrong
-    assert s.judge_overall_accuracy_ours == pytest.approx(4 / 5)     # "" left out; "Correct." right
+    assert s.judge_overall_accuracy == pytest.approx(3 / 6)  # yes, yes, yes; "Correct." and "" are wrong
+    assert s.judge_overall_accuracy_ours == pytest.approx(4 / 5)  # "" left out; "Correct." right
     assert s.judge_unparsed == 1
     assert s.retrieval_questions == 5 and s["recall_any@1"] == 1.0 and s["ours_recall@1"] == 0.5
     t = by_type(_rows())

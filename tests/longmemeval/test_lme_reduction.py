@@ -15,8 +15,14 @@ ST = StatsSettings(resamples=1000, seed=0)
 MARGIN = 0.05
 
 
-def planted(drops: dict[float, float], questions: int = 300, seeds=(0, 1, 2), cov_drops=None, noise: float = 0.05,
-            rng_seed: int = 0) -> tuple[pd.DataFrame, dict[float, float]]:
+def planted(
+    drops: dict[float, float],
+    questions: int = 300,
+    seeds=(0, 1, 2),
+    cov_drops=None,
+    noise: float = 0.05,
+    rng_seed: int = 0,
+) -> tuple[pd.DataFrame, dict[float, float]]:
     """Rows of Graph Memory and CTMC arms. Graph Memory is right on 60% of questions; CTMC at ratio r spends about r
     of its tokens and loses `drops[r]` of the questions Graph Memory got right (accuracy drop = 0.6 x drops[r]).
     Returns the rows and, per ratio, the true token reduction in percent of these rows (computed here by hand)."""
@@ -28,16 +34,34 @@ def planted(drops: dict[float, float], questions: int = 300, seeds=(0, 1, 2), co
         for q in range(questions):
             gm_tok = float(rng.integers(800, 1200))
             gm_right = rng.random() < 0.6
-            recs.append({"dataset": "oracle", "arm": "graph_memory", "seed": seed, "qid": f"q{q}",
-                         "correct": gm_right, "coverage": 1.0, "prompt_tokens": gm_tok})
+            recs.append(
+                {
+                    "dataset": "oracle",
+                    "arm": "graph_memory",
+                    "seed": seed,
+                    "qid": f"q{q}",
+                    "correct": gm_right,
+                    "coverage": 1.0,
+                    "prompt_tokens": gm_tok,
+                }
+            )
             for r, drop in drops.items():
                 tok = round(gm_tok * r * (1 + noise * rng.standard_normal()))
                 sums[r][0] += tok
                 sums[r][1] += gm_tok
                 right = gm_right and rng.random() >= drop
                 cov = 0.0 if rng.random() < cov_drops.get(r, 0.0) else 1.0
-                recs.append({"dataset": "oracle", "arm": f"ctmc-r{r:g}", "seed": seed, "qid": f"q{q}",
-                             "correct": right, "coverage": cov, "prompt_tokens": tok})
+                recs.append(
+                    {
+                        "dataset": "oracle",
+                        "arm": f"ctmc-r{r:g}",
+                        "seed": seed,
+                        "qid": f"q{q}",
+                        "correct": right,
+                        "coverage": cov,
+                        "prompt_tokens": tok,
+                    }
+                )
     for r, (c, g) in sums.items():
         truth[r] = 100.0 * (1.0 - c / g)
     return pd.DataFrame(recs), truth
@@ -89,10 +113,28 @@ def test_a_drop_shrunk_below_the_noise_turns_held_into_inconclusive():
     # inside the margin, but 11 discordant pairs of 40 make the interval far wider than the margin
     recs = []
     for q in range(40):
-        recs.append({"dataset": "s", "arm": "graph_memory", "seed": 0, "qid": q, "correct": q < 20, "coverage": 1.0,
-                     "prompt_tokens": 1000})
-        recs.append({"dataset": "s", "arm": "ctmc-r1", "seed": 0, "qid": q, "correct": q < 14 or 20 <= q < 25,
-                     "coverage": 1.0, "prompt_tokens": 990})
+        recs.append(
+            {
+                "dataset": "s",
+                "arm": "graph_memory",
+                "seed": 0,
+                "qid": q,
+                "correct": q < 20,
+                "coverage": 1.0,
+                "prompt_tokens": 1000,
+            }
+        )
+        recs.append(
+            {
+                "dataset": "s",
+                "arm": "ctmc-r1",
+                "seed": 0,
+                "qid": q,
+                "correct": q < 14 or 20 <= q < 25,
+                "coverage": 1.0,
+                "prompt_tokens": 990,
+            }
+        )
     small = evaluate(pd.DataFrame(recs), MARGIN, ST)[0]
     assert small.accuracy.interval.estimate == pytest.approx(-0.025)
     assert small.accuracy.verdict == INCONCLUSIVE and small.step == FAILED
@@ -119,9 +161,17 @@ def test_the_measured_reduction_does_not_follow_primary_ratio(tmp_path, data_dir
     """End to end: two reports differing only in primary_ratio give the same measured reduction."""
     from tailmem.cli import main
 
-    args = ["scale=smoke", f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures",
-            f"data_dir={data_dir}", "longmemeval.max_per_type=1", "longmemeval.datasets=[oracle]",
-            "longmemeval.seeds=[0]", "longmemeval.ctmc_ratios=[1.0,0.75,0.5]", "stats.resamples=200"]
+    args = [
+        "scale=smoke",
+        f"results_dir={tmp_path}/results",
+        f"figures_dir={tmp_path}/figures",
+        f"data_dir={data_dir}",
+        "longmemeval.max_per_type=1",
+        "longmemeval.datasets=[oracle]",
+        "longmemeval.seeds=[0]",
+        "longmemeval.ctmc_ratios=[1.0,0.75,0.5]",
+        "stats.resamples=200",
+    ]
     assert main(["longmemeval", *args, "longmemeval.dataset=oracle", "seed=0"]) == 0
     tables = tmp_path / "results/tables"
     got = []

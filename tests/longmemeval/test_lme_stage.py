@@ -13,8 +13,15 @@ from tailmem.records.longmemeval import LongMemEvalSummary
 
 
 def common(tmp_path, data_dir):
-    return ["scale=smoke", f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures", f"data_dir={data_dir}",
-            "longmemeval.max_per_type=1", "longmemeval.datasets=[oracle]", "longmemeval.seeds=[0,1]"]
+    return [
+        "scale=smoke",
+        f"results_dir={tmp_path}/results",
+        f"figures_dir={tmp_path}/figures",
+        f"data_dir={data_dir}",
+        "longmemeval.max_per_type=1",
+        "longmemeval.datasets=[oracle]",
+        "longmemeval.seeds=[0,1]",
+    ]
 
 
 @pytest.mark.slow
@@ -44,8 +51,13 @@ def test_offline_stage_and_report(tmp_path, data_dir):
     assert {"recall_any@1", "recall_all@1", "ndcg_any@1", "retrieval_scored"} <= set(rows.columns)
     assert main(["longmemeval_report", *args]) == 0
     tables = tmp_path / "results/tables"
-    for stem in ("longmemeval_by_type", "longmemeval_summary", "longmemeval_ctmc_vs_graph", "longmemeval_reduction",
-                 "claims_longmemeval"):
+    for stem in (
+        "longmemeval_by_type",
+        "longmemeval_summary",
+        "longmemeval_ctmc_vs_graph",
+        "longmemeval_reduction",
+        "claims_longmemeval",
+    ):
         assert (tables / f"{stem}.csv").exists() and (tables / f"{stem}.md").exists()
     cmp = pd.read_csv(tables / "longmemeval_ctmc_vs_graph.csv")
     assert set(cmp.arm) == ctmc and (cmp.token_reduction_pct_paper == 24.48).all()
@@ -53,7 +65,9 @@ def test_offline_stage_and_report(tmp_path, data_dir):
     assert set(red.arm) == ctmc and red.measured.sum() <= 1 and red.seeds.eq(2).all()
     assert "±" in (tables / "longmemeval_summary.md").read_text()  # two seeds: mean ± sd
     summary = pd.read_csv(tables / "longmemeval_summary.csv")
-    assert {"recall_any@1", "recall_all@1", "ndcg_any@1", "ours_recall@1", "retrieval_questions"} <= set(summary.columns)
+    assert {"recall_any@1", "recall_all@1", "ndcg_any@1", "ours_recall@1", "retrieval_questions"} <= set(
+        summary.columns
+    )
     assert (tmp_path / "figures/fig8_longmemeval.png").exists() and (tmp_path / "figures/fig8_longmemeval.pdf").exists()
 
 
@@ -69,9 +83,16 @@ def test_model_answers_and_judge_through_the_loopback_server(tmp_path, data_dir,
         return "**Yes**" if "yes or no" in text else "It was not mentioned."
 
     with FakeServer(reply=reply) as server:
-        args = [*common(tmp_path, data_dir), "longmemeval.dataset=oracle", "seed=0", "llm=openai",
-                f"llm.base_url={server.base_url}", f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1",
-                "longmemeval.ctmc_ratios=[1.0,0.75,0.5]"]  # three budgets: few enough repeated prompts for the count below
+        args = [
+            *common(tmp_path, data_dir),
+            "longmemeval.dataset=oracle",
+            "seed=0",
+            "llm=openai",
+            f"llm.base_url={server.base_url}",
+            f"llm.cache_path={tmp_path}/llm_cache.sqlite",
+            "llm.retries=1",
+            "longmemeval.ctmc_ratios=[1.0,0.75,0.5]",
+        ]  # three budgets: few enough repeated prompts for the count below
         assert main(["longmemeval", *args]) == 0
     # the run's folder names the model that answered and judged (issue 12: no two models share a path)
     rows = pd.read_parquet(tmp_path / "results/longmemeval/oracle/gpt-5.4-mini/seed0/rows.parquet")

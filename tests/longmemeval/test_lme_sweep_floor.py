@@ -35,11 +35,20 @@ def planted(drops: dict[float, float], reader_responds: bool | None, questions: 
             common = {"dataset": "oracle", "seed": seed, "qid": f"q{q}", "coverage": 1.0, "abstention": False}
             recs.append(common | {"arm": "graph_memory", "correct": right, "prompt_tokens": 1000.0})
             for r, drop in drops.items():
-                recs.append(common | {"arm": f"ctmc-r{r:g}", "correct": right and rng.random() >= drop,
-                                      "prompt_tokens": 1000.0 * r})
+                recs.append(
+                    common
+                    | {"arm": f"ctmc-r{r:g}", "correct": right and rng.random() >= drop, "prompt_tokens": 1000.0 * r}
+                )
             if reader_responds is not None:
-                recs.append(common | {"arm": NO_EVIDENCE, "correct": False if reader_responds else right,
-                                      "coverage": np.nan, "prompt_tokens": 900.0})
+                recs.append(
+                    common
+                    | {
+                        "arm": NO_EVIDENCE,
+                        "correct": False if reader_responds else right,
+                        "coverage": np.nan,
+                        "prompt_tokens": 900.0,
+                    }
+                )
     return pd.DataFrame(recs)
 
 
@@ -119,8 +128,9 @@ def test_the_context_check_removes_every_answer_bearing_turn_and_the_programmati
     from tailmem.memory.tokens import TokenCounter
 
     lme = OmegaConf.load(repo_root / "configs" / "longmemeval" / "default.yaml")
-    questions = [q for q in load(data_dir / "longmemeval" / "longmemeval_oracle.json")
-                 if q.evidence and not q.abstention][:30]
+    questions = [
+        q for q in load(data_dir / "longmemeval" / "longmemeval_oracle.json") if q.evidence and not q.abstention
+    ][:30]
     arms = [a for a in make_arms(lme) if a.name == "graph_memory"]
     counter, reader = TokenCounter(), ProgrammaticAnswerer(float(lme.min_overlap))
     right = {True: 0, False: 0}

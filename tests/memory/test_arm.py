@@ -15,21 +15,33 @@ from tailmem.memory.controllers import CONTROLLERS
 SRC = Path(__file__).resolve().parents[2] / "src" / "tailmem"
 
 
-@pytest.mark.parametrize("name", [
-    "ctmc-compact-verbose",            # two encodings: main kept both overrides, the last silently winning
-    "ctmc-compact-tau1-rank-shuffled",  # two orders
-    "ctmc-tau1-compact-rank",          # reordered: a second folder name for the same arm
-    "ctmc-compact-tau1.0-rank",        # a second spelling of tau = 1
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ctmc-compact-verbose",  # two encodings: main kept both overrides, the last silently winning
+        "ctmc-compact-tau1-rank-shuffled",  # two orders
+        "ctmc-tau1-compact-rank",  # reordered: a second folder name for the same arm
+        "ctmc-compact-tau1.0-rank",  # a second spelling of tau = 1
+    ],
+)
 def test_an_arm_spelled_a_second_way_is_refused_not_silently_read(name):
     with pytest.raises(ConfigError, match=re.escape(repr(name))):
         control_arms.overrides(name)
 
 
 def test_every_arm_the_studies_name_parses_back_to_its_own_name():
-    names = [*control_arms.table4_arms(), *control_arms.table5_arms(), *control_arms.table6_arms(),
-             *control_arms.tau_arms([0.0, 0.5, 2.0]), "graph_memory", ctmc_name(0.5), ctmc_name(1.0), NO_EVIDENCE,
-             "full_history", "flat_retrieval"]
+    names = [
+        *control_arms.table4_arms(),
+        *control_arms.table5_arms(),
+        *control_arms.table6_arms(),
+        *control_arms.tau_arms([0.0, 0.5, 2.0]),
+        "graph_memory",
+        ctmc_name(0.5),
+        ctmc_name(1.0),
+        NO_EVIDENCE,
+        "full_history",
+        "flat_retrieval",
+    ]
     for name in names:
         assert str(Arm.parse(name)) == name
 
@@ -41,14 +53,17 @@ def test_parsed_parts():
     assert Arm.parse("graph_memory-compact").encoding == "compact"
 
 
-@pytest.mark.parametrize("name, says", [
-    ("magic-compact", "unknown controller 'magic'"),
-    ("graph_memory-tau2", "CTMC's parts"),
-    ("ctmc-compact-taux", "'taux' is not tau<number>"),
-    ("ctmc-compact-taunan", "finite number"),
-    ("graph_memory-big", "unknown part 'big'"),
-    ("ctmc-no_evidence", "Graph Memory's part"),
-])
+@pytest.mark.parametrize(
+    "name, says",
+    [
+        ("magic-compact", "unknown controller 'magic'"),
+        ("graph_memory-tau2", "CTMC's parts"),
+        ("ctmc-compact-taux", "'taux' is not tau<number>"),
+        ("ctmc-compact-taunan", "finite number"),
+        ("graph_memory-big", "unknown part 'big'"),
+        ("ctmc-no_evidence", "Graph Memory's part"),
+    ],
+)
 def test_a_bad_arm_names_itself_and_the_valid_parts(name, says):
     with pytest.raises(ConfigError, match=re.escape(says)) as err:
         Arm.parse(name)
@@ -65,6 +80,11 @@ def test_no_module_but_memory_arm_splits_an_arm_name_on_hyphens():
     """The five `arm.split("-")` of issue 30 (and `split("-r")`) stay gone: names are read by Arm.parse."""
     pattern = re.compile(r"""split\(\s*["']-""")
     home = SRC / "memory" / "arm.py"
-    offenders = [f"{p.relative_to(SRC)}:{i}" for p in SRC.rglob("*.py") if p != home
-                 for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
+    offenders = [
+        f"{p.relative_to(SRC)}:{i}"
+        for p in SRC.rglob("*.py")
+        if p != home
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert offenders == []

@@ -16,7 +16,8 @@ def word_counter() -> TokenCounter:
 def item(i: int, n_facts: int) -> MemoryItem:
     return MemoryItem(
         id=i,
-        verbose=(f"State {i}: the room number {i} of the house",) + tuple(f"action go {j} leads to State {j} room" for j in range(n_facts)),
+        verbose=(f"State {i}: the room number {i} of the house",)
+        + tuple(f"action go {j} leads to State {j} room" for j in range(n_facts)),
         compact=(f"S{i} room{i}",) + tuple(f"go{j}>S{j}" for j in range(n_facts)),
         summary=f"S{i} room{i} ({n_facts} exits)",
     )
@@ -26,7 +27,14 @@ def random_store(rng, n_items=40) -> tuple[MemoryStore, Query]:
     store = MemoryStore()
     for i in range(n_items):
         store.put(item(i, int(rng.integers(1, 8))))
-        store.record(StepRecord(step=i, verbose=f"At State {i} took go 1 to State {i + 1}", compact=f"S{i} go1>S{i+1}", item_ids=(i, i + 1)))
+        store.record(
+            StepRecord(
+                step=i,
+                verbose=f"At State {i} took go 1 to State {i + 1}",
+                compact=f"S{i} go1>S{i + 1}",
+                item_ids=(i, i + 1),
+            )
+        )
     store.touch(rng.integers(0, n_items, size=200).tolist(), step=200)
     related = tuple(int(x) for x in rng.choice(n_items, size=12, replace=False))
     return store, Query(step=201, current=related[0], related=related[1:], text="room 3 go")
@@ -121,7 +129,9 @@ def test_caches_pick_by_their_statistic():
     q = Query(step=10)
     freq = make_controller({"name": "frequency_cache", "k": 2}).build(store, q, word_counter())
     rec = make_controller({"name": "recency_cache", "k": 1}).build(store, q, word_counter())
-    flat = make_controller({"name": "flat_retrieval", "k": 1}).build(store, Query(step=10, text="number 3"), word_counter())
+    flat = make_controller({"name": "flat_retrieval", "k": 1}).build(
+        store, Query(step=10, text="number 3"), word_counter()
+    )
     assert freq.core == (5, 4) and rec.core == (0,) and flat.core == (3,)
 
 
@@ -148,11 +158,15 @@ def test_bad_settings_name_their_key():
 
 
 def test_a_larger_share_never_ends_poorer_at_a_tight_budget():
-    big = MemoryItem(0, ("State 0: a long header line " * 3, "fact one of state zero here"), ("S0 long header " * 3, "f0"), "S0")
+    big = MemoryItem(
+        0, ("State 0: a long header line " * 3, "fact one of state zero here"), ("S0 long header " * 3, "f0"), "S0"
+    )
     small = MemoryItem(1, ("S1", "f1"), ("S1", "f1"), "S1")
     store = MemoryStore(items={0: big, 1: small})
     counter = word_counter()
     cost_big = counter.lines(big.compact) + 1
     budget = cost_big + counter(small.summary) + 1  # room for the top item's fact, not for its share alone
-    p = make_controller({"name": "ctmc", "budget": budget, "tau": 1.0}).build(store, Query(step=0, current=0, related=(1,)), counter)
+    p = make_controller({"name": "ctmc", "budget": budget, "tau": 1.0}).build(
+        store, Query(step=0, current=0, related=(1,)), counter
+    )
     assert p.core[0] == 0 and p.tokens <= budget

@@ -28,17 +28,32 @@ def test_counts_are_tiktokens():
 
 
 def test_study_tables_carry_the_column():
-    df = pd.DataFrame({"f1": [1.0, 0.5, 0.0, 0.0], "category": [1, 2, 3, 4], "judge_correct": [None] * 4,
-                       "answer": ANSWERS})
+    df = pd.DataFrame(
+        {"f1": [1.0, 0.5, 0.0, 0.0], "category": [1, 2, 3, 4], "judge_correct": [None] * 4, "answer": ANSWERS}
+    )
     assert fsmem_study._correctness(df, "locomo")[COLUMN] == pytest.approx(tiktoken_mean(ANSWERS))
     assert COLUMN in personamem.COLUMNS
 
 
 def test_longmemeval_summary_carries_the_column():
     n = len(ANSWERS)
-    rows = pd.DataFrame({"dataset": "oracle", "arm": "graph_memory", "label": "GM", "seed": 0, "qid": list("abcd"),
-                         "prompt_tokens": 10.0, "memory_tokens": 5.0, "question_type": "single-session-user",
-                         "correct": [True, False, True, False], "abstention": False, "coverage": 1.0,
-                         "answer_sessions_placed": 1.0, "recall@5": 1.0, "answer": ANSWERS})
+    rows = pd.DataFrame(
+        {
+            "dataset": "oracle",
+            "arm": "graph_memory",
+            "label": "GM",
+            "seed": 0,
+            "qid": list("abcd"),
+            "prompt_tokens": 10.0,
+            "memory_tokens": 5.0,
+            "question_type": "single-session-user",
+            "correct": [True, False, True, False],
+            "abstention": False,
+            "coverage": 1.0,
+            "answer_sessions_placed": 1.0,
+            "recall@5": 1.0,
+            "answer": ANSWERS,
+        }
+    )
     per_seed = longmemeval_tables.per_seed_summary(rows, [5])
     assert len(rows) == n and per_seed["answer_tokens"].iloc[0] == pytest.approx(tiktoken_mean(ANSWERS))

@@ -47,12 +47,15 @@ def _write(tmp_path, text: str) -> Path:
     return p
 
 
-HEAD = ("benchmark: locomo\nconversation: conv-50\nname: t\nversion: 1\ndescription: d\nsource: s\nentries:\n")
+HEAD = "benchmark: locomo\nconversation: conv-50\nname: t\nversion: 1\ndescription: d\nsource: s\nentries:\n"
 
 
 def test_original_gold_mismatch_names_file_entry_and_both_golds(tmp_path, conv50):
-    p = _write(tmp_path, HEAD + "  - {question: 1, original_gold: x, corrected_gold: drop, reason: r, source: s}\n"
-                                "  - {question: 21, original_gold: His Mom, corrected_gold: drop, reason: r, source: s}\n")
+    p = _write(
+        tmp_path,
+        HEAD + "  - {question: 1, original_gold: x, corrected_gold: drop, reason: r, source: s}\n"
+        "  - {question: 21, original_gold: His Mom, corrected_gold: drop, reason: r, source: s}\n",
+    )
     overlay = gold_overlay.load(p)
     with pytest.raises(GoldOverlayError) as err:
         gold_overlay.check(overlay, "locomo", "conv-50", conv50.qa, DATA)
@@ -61,15 +64,22 @@ def test_original_gold_mismatch_names_file_entry_and_both_golds(tmp_path, conv50
     assert repr(conv50.qa[0].answer) in msg  # the file's gold beside the overlay's
 
 
-@pytest.mark.parametrize("entry, words", [
-    ("  - {question: 0, original_gold: x, corrected_gold: drop, reason: r, source: s}\n", "1-based"),
-    ("  - {question: 2, original_gold: x, corrected_gold: drop, source: s}\n", "missing keys ['reason']"),
-    ("  - {question: 2, original_gold: x, corrected_gold: drop, reason: r, source: s, extra: 1}\n", "unknown keys"),
-    ("  - {question: 2, original_gold: x, corrected_gold: '', reason: r, source: s}\n", "'corrected_gold' is empty"),
-])
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ("  - {question: 0, original_gold: x, corrected_gold: drop, reason: r, source: s}\n", "1-based"),
+        ("  - {question: 2, original_gold: x, corrected_gold: drop, source: s}\n", "missing keys ['reason']"),
+        ("  - {question: 2, original_gold: x, corrected_gold: drop, reason: r, source: s, extra: 1}\n", "unknown keys"),
+        (
+            "  - {question: 2, original_gold: x, corrected_gold: '', reason: r, source: s}\n",
+            "'corrected_gold' is empty",
+        ),
+    ],
+)
 def test_malformed_entries_name_file_and_entry(tmp_path, entry, words):
-    p = _write(tmp_path, HEAD + "  - {question: 1, original_gold: x, corrected_gold: drop, reason: r, source: s}\n"
-               + entry)
+    p = _write(
+        tmp_path, HEAD + "  - {question: 1, original_gold: x, corrected_gold: drop, reason: r, source: s}\n" + entry
+    )
     with pytest.raises(GoldOverlayError) as err:
         gold_overlay.load(p)
     assert str(p) in str(err.value) and "entry 2" in str(err.value) and words in str(err.value)
@@ -90,11 +100,26 @@ def test_unknown_name_lists_the_shipped_ones():
 
 def test_apply_drops_and_rescores_a_corrected_gold(conv50):
     qa = conv50.qa
-    rows = [{"qid": i, "question": q.question, "category": q.category, "gold": q.answer, "answer": q.answer,
-             "f1": 1.0, "judge_correct": True} for i, q in enumerate(qa[:30])]
+    rows = [
+        {
+            "qid": i,
+            "question": q.question,
+            "category": q.category,
+            "gold": q.answer,
+            "answer": q.answer,
+            "f1": 1.0,
+            "judge_correct": True,
+        }
+        for i, q in enumerate(qa[:30])
+    ]
     overlay = gold_overlay.load(D2)
-    fixed = gold_overlay.Overlay(**{**overlay.__dict__, "entries": overlay.entries[:1] + (
-        gold_overlay.Entry(5, qa[4].answer, "something else entirely", "r", "s"),)})
+    fixed = gold_overlay.Overlay(
+        **{
+            **overlay.__dict__,
+            "entries": overlay.entries[:1]
+            + (gold_overlay.Entry(5, qa[4].answer, "something else entirely", "r", "s"),),
+        }
+    )
     out = gold_overlay.apply(rows, fixed, qa, locomo_f1)
     assert len(out) == 29 and qa[19].question not in {r["question"] for r in out}  # question 20 dropped
     five = next(r for r in out if r["question"] == qa[4].question)

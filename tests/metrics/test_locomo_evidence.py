@@ -11,15 +11,18 @@ from tailmem.fsmem.tools.center import center
 from tailmem.fsmem.tools.management import management
 from tailmem.metrics.locomo_evidence import annotate, coverage, dialogue_ids, gold_ids, match_evidence, replay_reads
 
-NOTES = ("# Calvin\n## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari.\n"
-         "- [D3:2] Dave: Nice car!\n## 1 June, 2023 (session 4)\n- [D4:7] Calvin: I moved to Tokyo.\n")
+NOTES = (
+    "# Calvin\n## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari.\n"
+    "- [D3:2] Dave: Nice car!\n## 1 June, 2023 (session 4)\n- [D4:7] Calvin: I moved to Tokyo.\n"
+)
 
 
 @pytest.fixture
 def store(tmp_path):
     s = Store(tmp_path / "store")
-    assert management(s).call("create", {"path": "people/calvin.md", "description": "Calvin's life",
-                                         "content": NOTES}).ok
+    assert (
+        management(s).call("create", {"path": "people/calvin.md", "description": "Calvin's life", "content": NOTES}).ok
+    )
     return s
 
 
@@ -41,8 +44,8 @@ def test_replay_recovers_what_a_view_and_a_grep_showed(store):
     assert read == {"D4:7"}, read
     grep = [["grep", {"pattern": "Ferrari"}, True]]
     assert replay_reads(h, grep) == {"D3:1"}
-    assert replay_reads(h, [["view", {"path": "people/calvin.md"}, False]]) == set()   # a failed call showed nothing
-    assert replay_reads(h, []) == set()                                                   # closed book
+    assert replay_reads(h, [["view", {"path": "people/calvin.md"}, False]]) == set()  # a failed call showed nothing
+    assert replay_reads(h, []) == set()  # closed book
 
 
 def test_coverage_is_the_fraction_of_gold_ids_read():
@@ -53,8 +56,11 @@ def test_coverage_is_the_fraction_of_gold_ids_read():
 
 def test_rows_are_matched_to_their_questions_in_file_order():
     qa = [QA("Where?", "Tokyo", 4, ("D4:7",)), QA("Car?", "Ferrari", 4, ("D3:1",)), QA("Where?", "Osaka", 4, ("D9:1",))]
-    rows = [{"question": "Car?", "category": 4}, {"question": "Where?", "category": 4},
-            {"question": "Where?", "category": 4}]
+    rows = [
+        {"question": "Car?", "category": 4},
+        {"question": "Where?", "category": 4},
+        {"question": "Where?", "category": 4},
+    ]
     assert match_evidence(rows, qa) == [("D3:1",), ("D4:7",), ("D9:1",)]
     with pytest.raises(KeyError, match="not in the conversation"):
         match_evidence([{"question": "Who?", "category": 1, "qid": 3}], qa)

@@ -16,8 +16,14 @@ from tailmem.stages import locomo
 
 def _cfg(tmp_path, data_dir, variant, **extra):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        over = [f"results_dir={tmp_path}", f"data_dir={data_dir}", f"fsmem.variant={variant}", "fsmem.max_questions=6",
-                "fsmem.variants=[closed_book,verbatim]", "stage=fsmem_table"]
+        over = [
+            f"results_dir={tmp_path}",
+            f"data_dir={data_dir}",
+            f"fsmem.variant={variant}",
+            "fsmem.max_questions=6",
+            "fsmem.variants=[closed_book,verbatim]",
+            "stage=fsmem_table",
+        ]
         return compose(config_name="config", overrides=over + [f"{k}={v}" for k, v in extra.items()])
 
 
@@ -34,13 +40,13 @@ def test_coverage_column_and_predictions_file(tmp_path, data_dir):
         locomo.answer(cfg)
     locomo.table(_cfg(tmp_path, data_dir, "verbatim"))
     df = pd.read_csv(tmp_path / "tables/locomo_conv-50.csv").set_index("variant")
-    assert df.loc["closed_book", "evidence coverage"] == 0.0          # read nothing
+    assert df.loc["closed_book", "evidence coverage"] == 0.0  # read nothing
     assert 0 < df.loc["verbatim", "evidence coverage"] <= 1.0
-    assert "F1 5 adversarial" not in df                               # paper 2's protocol: categories 1-4
+    assert "F1 5 adversarial" not in df  # paper 2's protocol: categories 1-4
     export = json.loads((tmp_path / "tables/locomo_conv-50.predictions.json").read_text())
     assert export["sample_id"] == "conv-50" and len(export["qa"]) == 6
     rows = _rows(_cfg(tmp_path, data_dir, "verbatim"))
-    for e, r in zip(export["qa"], rows):                              # same order, same scores from the export
+    for e, r in zip(export["qa"], rows):  # same order, same scores from the export
         assert e["question"] == r["question"] and e["verbatim_prediction"] == r["answer"]
         assert locomo_f1(e["verbatim_prediction"], e["answer"], e["category"]) == r["f1"]
         assert {"closed_book_prediction", "evidence", "category"} <= set(e)
@@ -52,7 +58,7 @@ def test_category_5_is_scored_when_opted_in(tmp_path, data_dir):
     locomo.answer(cfg)
     rows = _rows(cfg)
     assert [r["category"] for r in rows] == [5, 5, 5]
-    assert all(r["f1"] == 1.0 for r in rows)                         # closed book says "No information available"
+    assert all(r["f1"] == 1.0 for r in rows)  # closed book says "No information available"
     built = FsmemBuild.read(locomo.variant_dir(cfg) / "build.json")
     summary = locomo.summarize(rows, built)
     assert summary["F1 5 adversarial"] == 1.0 and summary["F1"] == 1.0

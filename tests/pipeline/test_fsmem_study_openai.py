@@ -18,8 +18,21 @@ MODELS = "[gpt-5.4-nano,gpt-5.4-mini]"
 
 def _snakemake(repo_root, workdir, overrides, *targets):
     ov = "overrides=[" + ",".join(f'"{o}"' for o in overrides) + "]"
-    cmd = [sys.executable, "-m", "snakemake", *targets, "--snakefile", str(repo_root / "Snakefile"),
-           "--directory", str(workdir), "--cores", "2", "--config", "scale=smoke", ov]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        *targets,
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        "--config",
+        "scale=smoke",
+        ov,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root)
 
 
@@ -28,11 +41,19 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeServer(agent=scripted_agent.agent) as server:
         overrides = [
-            f"data_dir={data_dir}", "llm=openai", f"llm.base_url={server.base_url}",
-            f"llm.cache_path={tmp_path}/llm_cache.sqlite", "llm.retries=1", "llm.backoff_s=0.01",
-            f"+llm.prices.default={TEST_PRICE}", "fsmem.max_questions=3", "fsmem.personamem.max_questions=2",
-            f"fsmem.study.strength.builders={MODELS}", f"fsmem.study.strength.searchers={MODELS}",
-            "fsmem.chunk.max_turns=32", "fsmem.chunk.max_chars=12000",  # fewer, larger build episodes
+            f"data_dir={data_dir}",
+            "llm=openai",
+            f"llm.base_url={server.base_url}",
+            f"llm.cache_path={tmp_path}/llm_cache.sqlite",
+            "llm.retries=1",
+            "llm.backoff_s=0.01",
+            f"+llm.prices.default={TEST_PRICE}",
+            "fsmem.max_questions=3",
+            "fsmem.personamem.max_questions=2",
+            f"fsmem.study.strength.builders={MODELS}",
+            f"fsmem.study.strength.searchers={MODELS}",
+            "fsmem.chunk.max_turns=32",
+            "fsmem.chunk.max_chars=12000",  # fewer, larger build episodes
         ]
         run = _snakemake(repo_root, tmp_path, overrides, "fsmem_study")
         assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]

@@ -33,10 +33,18 @@ def test_builder_failures_pool_over_stores_and_skip_programmatic_agents(tmp_path
 
 
 def test_searcher_probe_leaves_out_the_variants_without_a_store_to_search(tmp_path):
-    rows = [{"variant": "verbatim", "search_rounds": 2, "search_looked_up": True, "f1": 0.6},
-            {"variant": "verbatim", "search_rounds": 3, "search_looked_up": False, "f1": 0.0,
-             "search_malformed_calls": 1, "search_capped": True},
-            {"variant": "closed_book", "search_rounds": 1, "search_looked_up": False, "f1": 0.0}]
+    rows = [
+        {"variant": "verbatim", "search_rounds": 2, "search_looked_up": True, "f1": 0.6},
+        {
+            "variant": "verbatim",
+            "search_rounds": 3,
+            "search_looked_up": False,
+            "f1": 0.0,
+            "search_malformed_calls": 1,
+            "search_capped": True,
+        },
+        {"variant": "closed_book", "search_rounds": 1, "search_looked_up": False, "f1": 0.0},
+    ]
     path = tmp_path / "answers.json"
     placeholder(FsmemAnswers, rows=rows).write(path)
     looked, correct, malformed, capped = searcher_rows([path], FLOORS)
@@ -50,11 +58,19 @@ def test_every_claims_row_names_the_roles_it_rests_on_and_those_below_floor(tmp_
 
     from tailmem.stages.model_roles import claim_rows
 
-    pd.DataFrame({"claim": ["random walk favours log-normal", "semantic minus random walk > 0"],
-                  "verdict": ["HELD", "INCONCLUSIVE"]}).to_csv(tmp_path / "claims_random_walk.csv", index=False)
-    pd.DataFrame({"claim": ["agent_curated beats verbatim", "verbatim beats closed book"],
-                  "metric": ["judge_correct", "f1"], "verdict": ["NOT HELD", "HELD"]}).to_csv(
-        tmp_path / "claims_fsmem.csv", index=False)
+    pd.DataFrame(
+        {
+            "claim": ["random walk favours log-normal", "semantic minus random walk > 0"],
+            "verdict": ["HELD", "INCONCLUSIVE"],
+        }
+    ).to_csv(tmp_path / "claims_random_walk.csv", index=False)
+    pd.DataFrame(
+        {
+            "claim": ["agent_curated beats verbatim", "verbatim beats closed book"],
+            "metric": ["judge_correct", "f1"],
+            "verdict": ["NOT HELD", "HELD"],
+        }
+    ).to_csv(tmp_path / "claims_fsmem.csv", index=False)
     pd.DataFrame({"claim": ["x"]}).to_csv(tmp_path / "claims_unknown.csv", index=False)  # not a slice table
     rows = claim_rows(tmp_path, below={"judge", "policy"}).set_index("claim")
     assert rows.loc["random walk favours log-normal", "roles"] == "-"  # no model played the random walk

@@ -44,15 +44,25 @@ def openai_overrides(server, tmp_path) -> list[str]:
 
 
 def test_graph_world_stages_call_the_model_and_record_usage(server, tmp_path, capsys):
-    common = ["scale=smoke", f"results_dir={tmp_path}/results", "graph=modular", "graph.n=30", "seed=0",
-              "rollout.episodes=1", "rollout.steps=12", *openai_overrides(server, tmp_path)]
+    common = [
+        "scale=smoke",
+        f"results_dir={tmp_path}/results",
+        "graph=modular",
+        "graph.n=30",
+        "seed=0",
+        "rollout.episodes=1",
+        "rollout.steps=12",
+        *openai_overrides(server, tmp_path),
+    ]
     assert main(["graphworld", *common]) == 0
     assert main(["rollout", "policy=llm", *common]) == 0
     policy_calls = server.requests
     assert 0 < policy_calls <= 12  # one choice per step; a step whose request repeats an earlier one is a cache hit
     assert main(["control", "policy=llm", "memory=graph_memory", *common]) == 0
     assert 0 < server.requests - policy_calls <= 12  # one prediction per step, same rule
-    summary = (tmp_path / "results/control/llm/gpt-5.4-mini/recency/modular/n30/seed0/gpt-5.4-mini/graph_memory/summary.json").read_text()
+    summary = (
+        tmp_path / "results/control/llm/gpt-5.4-mini/recency/modular/n30/seed0/gpt-5.4-mini/graph_memory/summary.json"
+    ).read_text()
     assert '"predictor": "openai:gpt-5.4-mini"' in summary
     stats = CallCache(tmp_path / "llm_cache.sqlite").stats()
     assert stats, "the call cache recorded nothing"
@@ -65,8 +75,13 @@ def test_graph_world_stages_call_the_model_and_record_usage(server, tmp_path, ca
 
 
 def test_filesystem_memory_stages_run_with_model_agents(server, tmp_path, data_dir):
-    common = ["scale=smoke", f"results_dir={tmp_path}/results", f"data_dir={data_dir}", "fsmem.max_questions=2",
-              *openai_overrides(server, tmp_path)]
+    common = [
+        "scale=smoke",
+        f"results_dir={tmp_path}/results",
+        f"data_dir={data_dir}",
+        "fsmem.max_questions=2",
+        *openai_overrides(server, tmp_path),
+    ]
     store = tmp_path / "store"
     answers = tmp_path / "answers"
     assert main(["fsmem_build", "fsmem.variant=verbatim", f"out={store}", *common]) == 0

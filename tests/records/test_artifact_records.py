@@ -77,8 +77,7 @@ def test_non_finite_numbers_are_written_as_null_where_the_record_says_so(tmp_pat
 
 
 def test_every_record_names_a_rule_that_rebuilds_it():
-    rules = set(re.findall(r"^rule (\w+):", "".join(p.read_text() for p in (ROOT / "workflows").glob("*.smk")),
-                           re.M))
+    rules = set(re.findall(r"^rule (\w+):", "".join(p.read_text() for p in (ROOT / "workflows").glob("*.smk")), re.M))
     for cls in records():
         assert cls.rule in rules, (cls.__name__, cls.rule)
         assert f"--forcerun {cls.rule}`" in cls.rebuild("x/summary.json")
@@ -87,9 +86,15 @@ def test_every_record_names_a_rule_that_rebuilds_it():
 
 def test_no_stage_table_or_site_module_reads_a_typed_artifact_as_a_bare_dict():
     """summary.json, audit.json, build.json and answers.json are read through their records (issue 30)."""
-    bare = re.compile(r"read_json\([^)]*(summary_file|audit_file|build_file|answers_file|budget_from|"
-                      r"SUMMARY_FILE|AUDIT_FILE|BUILD_FILE|ANSWERS_FILE)")
+    bare = re.compile(
+        r"read_json\([^)]*(summary_file|audit_file|build_file|answers_file|budget_from|"
+        r"SUMMARY_FILE|AUDIT_FILE|BUILD_FILE|ANSWERS_FILE)"
+    )
     src = ROOT / "src" / "tailmem"
-    offenders = [f"{p.relative_to(src)}:{i}" for p in src.rglob("*.py")
-                 for i, line in enumerate(p.read_text().splitlines(), 1) if bare.search(line)]
+    offenders = [
+        f"{p.relative_to(src)}:{i}"
+        for p in src.rglob("*.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if bare.search(line)
+    ]
     assert offenders == []

@@ -29,7 +29,7 @@ def assert_lines_apart(ax, offset: bool = False) -> None:
     markers = [ln.get_marker() for ln in lines]
     assert len(set(markers)) == len(lines), f"markers {markers} repeat in {ax.get_title()!r}"
     for i, a in enumerate(lines):
-        for b in lines[i + 1:]:
+        for b in lines[i + 1 :]:
             same_x = np.array_equal(np.asarray(a.get_xdata(), float), np.asarray(b.get_xdata(), float))
             same_y = np.array_equal(np.asarray(a.get_ydata(), float), np.asarray(b.get_ydata(), float))
             if same_x and same_y:

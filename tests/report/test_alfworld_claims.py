@@ -26,9 +26,17 @@ def cell(protocol, variant, wins, reverse=False) -> pd.DataFrame:
     n = len(wins)
     ids = [f"g{i}" for i in range(n)]
     order = ids[::-1] if reverse else ids
-    return pd.DataFrame({"protocol": protocol, "variant": variant, "index": range(n), "id": order,
-                         "family": [FAMS[int(g[1:]) % 3] for g in order], "ran": True,
-                         "success": [bool(wins[int(g[1:])]) for g in order]})
+    return pd.DataFrame(
+        {
+            "protocol": protocol,
+            "variant": variant,
+            "index": range(n),
+            "id": order,
+            "family": [FAMS[int(g[1:]) % 3] for g in order],
+            "ran": True,
+            "success": [bool(wins[int(g[1:])]) for g in order],
+        }
+    )
 
 
 def planted(n=60, p_base=0.4, p_store=0.8, seed=0) -> tuple[np.ndarray, np.ndarray]:
@@ -46,8 +54,14 @@ def test_planted_gain_is_held_a_loss_not_held_and_a_one_game_edge_inconclusive()
     base, store = planted()
     one = base.copy()
     one[np.flatnonzero(~base)[0]] = True  # the store wins exactly one more game
-    tasks = pd.concat([cell("full_chain", "no_store", base), cell("full_chain", "episode_log", store),
-                       cell("full_chain", "curated_skills", base & ~store), cell("full_chain", "guidance_synthesis", one)])
+    tasks = pd.concat(
+        [
+            cell("full_chain", "no_store", base),
+            cell("full_chain", "episode_log", store),
+            cell("full_chain", "curated_skills", base & ~store),
+            cell("full_chain", "guidance_synthesis", one),
+        ]
+    )
     df = T.skill_claims(tasks, S, 0.1)
     held = row(df, "A store (episode_log)")
     assert held.verdict == HELD and held.unit == "game" and held.side == "> 0" and held.ci_low > 0
@@ -73,15 +87,21 @@ def test_pairs_by_game_skip_unloaded_games_and_a_missing_cell_is_inconclusive():
 
 def test_reversed_chain_pairs_the_same_games_whatever_their_position():
     base, store = planted(n=80)
-    tasks = pd.concat([cell("full_chain", "no_store", base), cell("full_chain", "episode_log", store),
-                       cell("reversed_chain", "no_store", base, reverse=True),
-                       cell("reversed_chain", "episode_log", store, reverse=True)])
+    tasks = pd.concat(
+        [
+            cell("full_chain", "no_store", base),
+            cell("full_chain", "episode_log", store),
+            cell("reversed_chain", "no_store", base, reverse=True),
+            cell("reversed_chain", "episode_log", store, reverse=True),
+        ]
+    )
     df = T.skill_claims(tasks, S, 0.1)
     tie = row(df, "The order of the chain does not change success", "full_chain vs reversed_chain")
     assert tie.verdict == HELD and tie.estimate == 0 and tie.side == "|d| < 0.1"
     assert row(df, "A store (episode_log)", "reversed_chain").verdict == HELD
-    flipped = pd.concat([tasks[tasks.protocol == "full_chain"],
-                         cell("reversed_chain", "episode_log", ~store, reverse=True)])
+    flipped = pd.concat(
+        [tasks[tasks.protocol == "full_chain"], cell("reversed_chain", "episode_log", ~store, reverse=True)]
+    )
     assert row(T.skill_claims(flipped, S, 0.1), "The order", "full_chain vs reversed_chain").verdict == NOT_HELD
 
 
@@ -89,10 +109,17 @@ def test_a_tie_on_a_handful_of_identical_games_is_inconclusive_not_held():
     """Two cells winning the same 6 games give a zero-width interval that passes any margin; below
     alfworld.claims.min_tie_games the tie reads INCONCLUSIVE, and the same outcomes on 80 games are HELD."""
     base, store = planted(n=80)
+
     def tasks(n):
-        return pd.concat([cell("full_chain", "no_store", base[:n]), cell("full_chain", "episode_log", store[:n]),
-                          cell("reversed_chain", "no_store", base[:n], reverse=True),
-                          cell("reversed_chain", "episode_log", store[:n], reverse=True)])
+        return pd.concat(
+            [
+                cell("full_chain", "no_store", base[:n]),
+                cell("full_chain", "episode_log", store[:n]),
+                cell("reversed_chain", "no_store", base[:n], reverse=True),
+                cell("reversed_chain", "episode_log", store[:n], reverse=True),
+            ]
+        )
+
     few = row(T.skill_claims(tasks(6), S, 0.1, min_tie_games=20), "The order", "full_chain vs reversed_chain")
     assert few.estimate == 0 and few.verdict == INCONCLUSIVE and "min_tie_games" in few.evidence
     many = row(T.skill_claims(tasks(80), S, 0.1, min_tie_games=20), "The order", "full_chain vs reversed_chain")
@@ -107,10 +134,21 @@ def test_claims_note_says_offline_levels_are_not_comparable():
 
 def effort(chars) -> pd.DataFrame:
     n = len(chars)
-    return pd.DataFrame({"protocol": "full_chain", "variant": "curated_skills", "index": range(n),
-                         "id": [f"g{i}" for i in range(n)], "family": FAMS[0], "success": True,
-                         "curation_chars": chars, "files_touched": np.ones(n), "bytes_added": chars,
-                         "rounds": np.nan, "tool_calls": np.nan})
+    return pd.DataFrame(
+        {
+            "protocol": "full_chain",
+            "variant": "curated_skills",
+            "index": range(n),
+            "id": [f"g{i}" for i in range(n)],
+            "family": FAMS[0],
+            "success": True,
+            "curation_chars": chars,
+            "files_touched": np.ones(n),
+            "bytes_added": chars,
+            "rounds": np.nan,
+            "tool_calls": np.nan,
+        }
+    )
 
 
 def test_growing_effort_does_not_amortise_falling_does_and_flat_noise_is_inconclusive():
@@ -151,11 +189,27 @@ def test_store_and_erosion_tables_leave_out_the_control_and_correlate_with_growt
     for v in ("no_store", "episode_log"):
         for i in range(6):
             files = 0 if v == "no_store" else i
-            rows.append({"protocol": "full_chain", "variant": v, "index": i, "id": f"g{i}", "family": FAMS[0],
-                         "files": files, "folders": 1, "sections": 2 * files, "bytes": 100 * files,
-                         "mean_leaf_depth": 2.0, "max_fanout": files, "gini_bytes": 0.1, "top_file_share": 1 / max(files, 1),
-                         "b1_label_distinguishability": 1 - 0.1 * i, "b2_sibling_cohesion": np.nan,
-                         "b3_scope_leakage": 0.1 * i, "b4_tree_content_spearman": np.nan})
+            rows.append(
+                {
+                    "protocol": "full_chain",
+                    "variant": v,
+                    "index": i,
+                    "id": f"g{i}",
+                    "family": FAMS[0],
+                    "files": files,
+                    "folders": 1,
+                    "sections": 2 * files,
+                    "bytes": 100 * files,
+                    "mean_leaf_depth": 2.0,
+                    "max_fanout": files,
+                    "gini_bytes": 0.1,
+                    "top_file_share": 1 / max(files, 1),
+                    "b1_label_distinguishability": 1 - 0.1 * i,
+                    "b2_sibling_cohesion": np.nan,
+                    "b3_scope_leakage": 0.1 * i,
+                    "b4_tree_content_spearman": np.nan,
+                }
+            )
     stores = pd.DataFrame(rows)
     assert set(T.store_table(stores).variant) == {"episode_log"}
     e = T.erosion_table(stores).iloc[0]

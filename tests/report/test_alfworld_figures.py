@@ -25,10 +25,25 @@ def _tasks() -> pd.DataFrame:
         for v in VARIANTS:
             for i, fam in enumerate(FAMILIES):
                 files = 0 if v == "no_store" else i + 1
-                rows.append({"protocol": protocol, "variant": v, "index": i, "family": fam, "ran": True,
-                             "success": i != 2, "steps": 10 + i, "invalid": 1, "store_files": files,
-                             "store_bytes": 700 * files, "store_sources_max": i - 1, "retrieval_chars": 100,
-                             "curation_chars": 50, "execution_tokens": 900, "guidance_tokens": 12})
+                rows.append(
+                    {
+                        "protocol": protocol,
+                        "variant": v,
+                        "index": i,
+                        "family": fam,
+                        "ran": True,
+                        "success": i != 2,
+                        "steps": 10 + i,
+                        "invalid": 1,
+                        "store_files": files,
+                        "store_bytes": 700 * files,
+                        "store_sources_max": i - 1,
+                        "retrieval_chars": 100,
+                        "curation_chars": 50,
+                        "execution_tokens": 900,
+                        "guidance_tokens": 12,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -36,15 +51,27 @@ def _episodes() -> pd.DataFrame:
     rows = []
     for arm, scale in (("graph_memory", 1), ("ctmc", 2), ("full", 3)):
         for g, fam in enumerate(FAMILIES):
-            rows.append({"arm": arm, "family": fam, "loaded": True, "success": g % 2 == 0, "steps": 12,
-                         "invalid": 0, "memory_tokens": 40 * scale * 12, "context_tokens": 300 * 12,
-                         "accesses": {f"loc{j}": (j + 1) * scale for j in range(5)}})
+            rows.append(
+                {
+                    "arm": arm,
+                    "family": fam,
+                    "loaded": True,
+                    "success": g % 2 == 0,
+                    "steps": 12,
+                    "invalid": 0,
+                    "memory_tokens": 40 * scale * 12,
+                    "context_tokens": 300 * 12,
+                    "accesses": {f"loc{j}": (j + 1) * scale for j in range(5)},
+                }
+            )
     return pd.DataFrame(rows)
 
 
-ARMS = {"graph_memory": {"name": "graph_memory", "budget": 64, "rank_by": "query"},
-        "ctmc": {"name": "ctmc", "budget": 64, "rank_by": "query"},
-        "full": {"name": "graph_memory", "budget": None, "rank_by": "query"}}
+ARMS = {
+    "graph_memory": {"name": "graph_memory", "budget": 64, "rank_by": "query"},
+    "ctmc": {"name": "ctmc", "budget": 64, "rank_by": "query"},
+    "full": {"name": "graph_memory", "budget": None, "rank_by": "query"},
+}
 
 
 def test_skills_growth_figure_separates_coinciding_variants_and_explains_the_chain():
@@ -92,7 +119,11 @@ def test_figures_save_under_the_check(tmp_path, subset):
     from tailmem.report.plots import save_figure
 
     memory, _, counts = T.memory_tables(_episodes())
-    save_figure(F.skills_growth_figure(_tasks(), subset=subset, executor="x"), tmp_path / f"alfworld_{subset}_skills_growth")
-    save_figure(F.memory_figure(memory, counts, subset=subset, executor="x", arms=W.arm_words(ARMS)),
-                tmp_path / f"alfworld_{subset}_memory")
+    save_figure(
+        F.skills_growth_figure(_tasks(), subset=subset, executor="x"), tmp_path / f"alfworld_{subset}_skills_growth"
+    )
+    save_figure(
+        F.memory_figure(memory, counts, subset=subset, executor="x", arms=W.arm_words(ARMS)),
+        tmp_path / f"alfworld_{subset}_memory",
+    )
     assert len(list(tmp_path.glob("*.png"))) == 2

@@ -38,8 +38,13 @@ def test_float_noise_and_missing_values_match(tmp_path):
 
 def test_moved_number_changed_text_and_missing_parts_are_reported(tmp_path):
     a = _write(tmp_path / "a", {"tables/t.csv": BASE, "tables/only_a.csv": BASE, "tables/cols.csv": BASE})
-    b = _write(tmp_path / "b", {"tables/t.csv": BASE.assign(gini=[0.31, np.nan], note=["ok", "Text"]),
-                                "tables/cols.csv": BASE.drop(columns="note")})
+    b = _write(
+        tmp_path / "b",
+        {
+            "tables/t.csv": BASE.assign(gini=[0.31, np.nan], note=["ok", "Text"]),
+            "tables/cols.csv": BASE.drop(columns="note"),
+        },
+    )
     out = _run(a, b)
     assert out.returncode == 1
     assert "tables/t.csv: row 1, column 'gini'" in out.stdout

@@ -15,8 +15,11 @@ HOMES = {"savefig": "report/plots.py", "to_markdown": "report/table_io.py"}
 def _calls_of(path: Path, method: str) -> list[int]:
     """Lines of `path` that call `<anything>.<method>(...)`."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    return [node.lineno for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method]
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
+    ]
 
 
 def _modules() -> list[Path]:
@@ -34,5 +37,7 @@ def test_the_scan_sees_the_package_and_both_homes():
 def test_only_the_home_module_calls(method):
     home = PACKAGE / HOMES[method]
     offenders = [f"{p.relative_to(PACKAGE)}:{line}" for p in _modules() if p != home for line in _calls_of(p, method)]
-    assert not offenders, (f".{method}( outside {HOMES[method]} at {offenders}: write figures with "
-                           "tailmem.report.plots.save_figure and tables with tailmem.report.table_io.write_table")
+    assert not offenders, (
+        f".{method}( outside {HOMES[method]} at {offenders}: write figures with "
+        "tailmem.report.plots.save_figure and tables with tailmem.report.table_io.write_table"
+    )

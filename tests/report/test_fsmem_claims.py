@@ -15,19 +15,39 @@ MARGIN = 0.05
 CONVS = ("conv-a", "conv-b", "conv-c")
 
 
-def arm(f1, *, study="main", variant="closed_book", harness="center", builder="programmatic",
-        searcher="programmatic", benchmark="locomo", chars=None, dollars=None, judge=None) -> pd.DataFrame:
+def arm(
+    f1,
+    *,
+    study="main",
+    variant="closed_book",
+    harness="center",
+    builder="programmatic",
+    searcher="programmatic",
+    benchmark="locomo",
+    chars=None,
+    dollars=None,
+    judge=None,
+) -> pd.DataFrame:
     """One arm's answers: question i of conversation CONVS[i % 3], with per-question F1 `f1`."""
     f1 = np.asarray(f1, dtype=float)
     n = f1.size
-    return pd.DataFrame({
-        "study": study, "benchmark": benchmark, "conversation": [CONVS[i % 3] for i in range(n)], "variant": variant,
-        "harness": harness, "builder": builder, "searcher": searcher, "qid": np.arange(n),
-        "question": [f"question {i}?" for i in range(n)], "f1": f1,
-        "judge_correct": [None] * n if judge is None else judge,
-        "search_chars_read": np.full(n, 1000.0) if chars is None else chars,
-        "search_dollars": np.zeros(n) if dollars is None else dollars,
-    })[list(ANSWER_COLUMNS)]
+    return pd.DataFrame(
+        {
+            "study": study,
+            "benchmark": benchmark,
+            "conversation": [CONVS[i % 3] for i in range(n)],
+            "variant": variant,
+            "harness": harness,
+            "builder": builder,
+            "searcher": searcher,
+            "qid": np.arange(n),
+            "question": [f"question {i}?" for i in range(n)],
+            "f1": f1,
+            "judge_correct": [None] * n if judge is None else judge,
+            "search_chars_read": np.full(n, 1000.0) if chars is None else chars,
+            "search_dollars": np.zeros(n) if dollars is None else dollars,
+        }
+    )[list(ANSWER_COLUMNS)]
 
 
 def noise(n=90, sd=0.2, seed=1):
@@ -81,11 +101,15 @@ def test_identical_harnesses_tie_and_a_large_gap_does_not():
 
 def test_organization_rows_are_non_superiority_and_search_economy_uses_the_cost_proxy():
     base = 0.5 + noise(seed=4)
-    answers = pd.concat([
-        arm(base, variant="verbatim", chars=np.full(90, 5000.0)),
-        arm(base + noise(sd=0.01, seed=5), variant="agent_curated", chars=np.full(90, 1000.0) + noise(sd=50, seed=6)),
-        arm(base + 0.3, variant="foldered"),
-    ])
+    answers = pd.concat(
+        [
+            arm(base, variant="verbatim", chars=np.full(90, 5000.0)),
+            arm(
+                base + noise(sd=0.01, seed=5), variant="agent_curated", chars=np.full(90, 1000.0) + noise(sd=50, seed=6)
+            ),
+            arm(base + 0.3, variant="foldered"),
+        ]
+    )
     df = claims(answers, S, MARGIN)
     curated = row(df, "Organization does not buy better answers: agent_curated no better than verbatim")
     assert curated.verdict == HELD and curated.side == "< 0.05" and np.isnan(curated.sign_p_1s)
@@ -130,8 +154,12 @@ def test_one_sided_sign_test_reproduces_paper_2_d1():
 def test_strength_ladder_steps_up_in_order_and_one_searcher_is_inconclusive():
     base = 0.4 + noise(seed=7)
     ladder = {"gpt-5.4-nano": 0.0, "gpt-5.4-mini": 0.2, "gpt-5.4": 0.4}
-    answers = pd.concat([arm(base + g, study="strength", variant="agent_curated", builder="gpt-5.4-mini", searcher=s)
-                         for s, g in ladder.items()])
+    answers = pd.concat(
+        [
+            arm(base + g, study="strength", variant="agent_curated", builder="gpt-5.4-mini", searcher=s)
+            for s, g in ladder.items()
+        ]
+    )
     df = claims(answers, S, MARGIN)
     assert list(df.arm) == ["gpt-5.4-mini", "gpt-5.4"] and list(df.baseline) == ["gpt-5.4-nano", "gpt-5.4-mini"]
     assert set(df.verdict) == {HELD} and "62%" in df.iloc[0].paper and "71%" in df.iloc[0].paper

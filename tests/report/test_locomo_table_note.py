@@ -12,8 +12,19 @@ from tailmem.stages import locomo
 
 
 def _frame(searcher: str, builder: str = "programmatic-builder", **extra) -> pd.DataFrame:
-    return pd.DataFrame([{"variant": "verbatim", "searcher": searcher, "builder": builder, "n": 4, "F1": 0.3,
-                          "evidence coverage": 0.8, **extra}])
+    return pd.DataFrame(
+        [
+            {
+                "variant": "verbatim",
+                "searcher": searcher,
+                "builder": builder,
+                "n": 4,
+                "F1": 0.3,
+                "evidence coverage": 0.8,
+                **extra,
+            }
+        ]
+    )
 
 
 def test_the_offline_note_names_the_scorer_and_says_tokens_and_cents_are_zero():
@@ -32,11 +43,18 @@ def test_a_model_searchers_note_still_warns_that_paper_2_reports_judged_accuracy
 
 
 def test_the_written_table_has_its_note_dashes_and_the_same_csv_columns(tmp_path, data_dir):
-    over = [f"results_dir={tmp_path}", f"data_dir={data_dir}", "fsmem.variant=closed_book", "fsmem.max_questions=2",
-            "fsmem.variants=[closed_book]"]
+    over = [
+        f"results_dir={tmp_path}",
+        f"data_dir={data_dir}",
+        "fsmem.variant=closed_book",
+        "fsmem.max_questions=2",
+        "fsmem.variants=[closed_book]",
+    ]
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
-        build, answer, table = (compose(config_name="config", overrides=[*over, f"stage={s}"])
-                                for s in ("fsmem_build", "fsmem_answer", "fsmem_table"))
+        build, answer, table = (
+            compose(config_name="config", overrides=[*over, f"stage={s}"])
+            for s in ("fsmem_build", "fsmem_answer", "fsmem_table")
+        )
     locomo.build(build)
     locomo.answer(answer)
     locomo.table(table)

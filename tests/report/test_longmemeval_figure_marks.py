@@ -24,8 +24,17 @@ def _rows() -> pd.DataFrame:
             for seed in (0, 1):
                 for q in range(2):
                     correct = not (arm == "graph_memory" and qtype == "multi-session") and q == 0
-                    rows.append({"dataset": "oracle", "arm": arm, "label": label, "question_type": qtype,
-                                 "seed": seed, "prompt_tokens": 100 + 10 * q, "correct": correct})
+                    rows.append(
+                        {
+                            "dataset": "oracle",
+                            "arm": arm,
+                            "label": label,
+                            "question_type": qtype,
+                            "seed": seed,
+                            "prompt_tokens": 100 + 10 * q,
+                            "correct": correct,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 

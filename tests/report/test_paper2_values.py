@@ -37,6 +37,11 @@ def test_row_lookups_use_our_column_names_and_fractions():
     assert row == {"store files": 2, "builder judge correct": 0.667, "searcher judge correct": 0.79}
     assert paper.strength_row("programmatic", "programmatic") == {}
     h = paper.harness_row("locomo", "agent_curated", "shell")
-    assert h == {"judge correct low": 0.861, "judge correct high": 0.867, "store files": 39,
-                 "build rounds/chunk": 14.8, "build tool calls/chunk": 20.0}
+    assert h == {
+        "judge correct low": 0.861,
+        "judge correct high": 0.867,
+        "store files": 39,
+        "build rounds/chunk": 14.8,
+        "build tool calls/chunk": 20.0,
+    }
     assert paper.harness_row("locomo", "verbatim", "shell") == {}

@@ -1,7 +1,6 @@
 """Figures 3 and 5 from synthetic traces: the random walk beside the semantic policy on the same worlds, each
 panel titled with its policy and fit, the line style per policy explained, and the stage end to end on files."""
 
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -36,10 +35,14 @@ TOO_SMALL = {"status": "tail_too_small", "xmin": 9.0, "n_tail": 12, "alpha": Non
 
 
 def traces() -> tuple[list[rwf.Trace], list[rwf.Trace]]:
-    contrast = [rwf.Trace(p, fam, 60, 0, counts(p, 60, family=fam), fitted(2.0, r) if fam == "modular" else TOO_SMALL)
-                for fam in FAMILIES for p, r in (("random_walk", -1.5), ("semantic", 2.2))]
-    largest = [rwf.Trace("random_walk", fam, 120, 0, counts("random_walk", 120, family=fam), TOO_SMALL)
-               for fam in FAMILIES]
+    contrast = [
+        rwf.Trace(p, fam, 60, 0, counts(p, 60, family=fam), fitted(2.0, r) if fam == "modular" else TOO_SMALL)
+        for fam in FAMILIES
+        for p, r in (("random_walk", -1.5), ("semantic", 2.2))
+    ]
+    largest = [
+        rwf.Trace("random_walk", fam, 120, 0, counts("random_walk", 120, family=fam), TOO_SMALL) for fam in FAMILIES
+    ]
     return contrast, largest
 
 
@@ -88,8 +91,10 @@ def _write_run(results, run, tail):
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore")
 def test_the_stage_draws_the_study_policy_beside_the_random_walk_from_the_run_files(tmp_path):
-    cfg = compose_config("smoke", [f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures",
-                                   "scale.families=[modular,scale_free]"])
+    cfg = compose_config(
+        "smoke",
+        [f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures", "scale.families=[modular,scale_free]"],
+    )
     contrast, largest = figure_runs(cfg)
     assert {r.policy for r in contrast} == {"random_walk", "semantic"} and {r.n for r in contrast} == {60}
     assert {(r.policy, r.n) for r in largest} == {("random_walk", 120)}

@@ -28,9 +28,18 @@ def tails_frame(rw_r: float, pol_r: float, noise: float = 0.5, status: str = "ok
         for fam in FAMILIES:
             for seed in SEEDS:
                 fitted = status == "ok"
-                rows.append({"policy": policy, "retrieval": "recency", "family": fam, "n": 500, "seed": seed,
-                             "tail_status": status, "n_tail": 80 if fitted else 12,
-                             "R_tpl_ln": r + rng.normal(0, noise) if fitted else None})
+                rows.append(
+                    {
+                        "policy": policy,
+                        "retrieval": "recency",
+                        "family": fam,
+                        "n": 500,
+                        "seed": seed,
+                        "tail_status": status,
+                        "n_tail": 80 if fitted else 12,
+                        "R_tpl_ln": r + rng.normal(0, noise) if fitted else None,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -93,8 +102,14 @@ def test_a_small_planted_gap_inside_the_noise_is_inconclusive():
 
 @pytest.mark.slow
 def test_the_claims_table_carries_the_tail_shape_rows_after_the_random_walk_rows():
-    sizes = pd.DataFrame([{"family": f, "n": n, "seed": s, "gini": 0.3 * n ** 0.1, "sigma_top10": 0.2 * n ** 0.2}
-                          for f in FAMILIES for n in (100, 500) for s in SEEDS])
+    sizes = pd.DataFrame(
+        [
+            {"family": f, "n": n, "seed": s, "gini": 0.3 * n**0.1, "sigma_top10": 0.2 * n**0.2}
+            for f in FAMILIES
+            for n in (100, 500)
+            for s in SEEDS
+        ]
+    )
     designs = pd.DataFrame(columns=["family", "seed", "n", "retrieval", "gini"])  # no design rows
     table = rw.claims(sizes, designs, S, tails_frame(-3.0, 3.0), "semantic")
     assert table.claim.iloc[0] == "gini rises with graph size"
@@ -109,11 +124,23 @@ def test_with_the_random_walk_as_the_study_policy_there_is_nothing_to_contrast()
 
 def sizes_frame() -> pd.DataFrame:
     rng = np.random.default_rng(0)
-    return pd.DataFrame([{"policy": "random_walk", "retrieval": "recency", "family": f, "n": n, "seed": s,
-                          "gini": 0.4 + 0.1 * k + rng.normal(0, 0.01), "top10_pct": 30 + 10 * k,
-                          "sigma_top10": 0.2 * (1 + k) + rng.normal(0, 0.01)}
-                         for f in ("uniform", "modular", "mixed") for k, n in enumerate((100, 500, 1000))
-                         for s in SEEDS])
+    return pd.DataFrame(
+        [
+            {
+                "policy": "random_walk",
+                "retrieval": "recency",
+                "family": f,
+                "n": n,
+                "seed": s,
+                "gini": 0.4 + 0.1 * k + rng.normal(0, 0.01),
+                "top10_pct": 30 + 10 * k,
+                "sigma_top10": 0.2 * (1 + k) + rng.normal(0, 0.01),
+            }
+            for f in ("uniform", "modular", "mixed")
+            for k, n in enumerate((100, 500, 1000))
+            for s in SEEDS
+        ]
+    )
 
 
 def _pipe_tables(md: str) -> list[list[str]]:
@@ -129,8 +156,16 @@ def _pipe_tables(md: str) -> list[list[str]]:
 def test_table7_markdown_is_at_most_12_columns_wide_and_the_csv_keeps_every_column(tmp_path):
     sizes = sizes_frame()
     parts = tables.table7_parts(sizes)
-    write_table(tmp_path, outputs.TABLE7_CONCENTRATION, parts["df"], "Table 7: test", "A note.", "Provenance: test",
-                shown=parts["shown"], continued=parts["continued"])
+    write_table(
+        tmp_path,
+        outputs.TABLE7_CONCENTRATION,
+        parts["df"],
+        "Table 7: test",
+        "A note.",
+        "Provenance: test",
+        shown=parts["shown"],
+        continued=parts["continued"],
+    )
     md = (tmp_path / f"{outputs.TABLE7_CONCENTRATION}.md").read_text()
     headers = _pipe_tables(md)
     assert len(headers) == 2  # the concentration per family and size, then the scaling fits
@@ -178,8 +213,11 @@ def test_table2_prints_the_slope_fitted_as_the_paper_fits_it():
     values gives its slope in `slope_ln`, while the log-log `slope` is about twice as steep."""
     from tailmem.report import paper_values as paper
 
-    rows = [{"family": f, "n": n, "seed": 0, "sigma_top10": paper.TABLE2_SIGMA[f][n]}
-            for f in ("uniform", "modular") for n in (100, 500, 1000)]
+    rows = [
+        {"family": f, "n": n, "seed": 0, "sigma_top10": paper.TABLE2_SIGMA[f][n]}
+        for f in ("uniform", "modular")
+        for n in (100, 500, 1000)
+    ]
     t2 = rw.table2(pd.DataFrame(rows)).set_index("family")
     assert t2.slope_ln.to_numpy() == pytest.approx(t2.slope_paper.to_numpy(), abs=0.0015)
     assert t2.r2_ln.to_numpy() == pytest.approx(t2.r2_paper.to_numpy(), abs=0.0015)

@@ -7,11 +7,17 @@ import yaml
 from tailmem.report import data_files, paper2_values, paper_values
 
 
-@pytest.mark.parametrize("name, module, expected", [
-    ("paper1.yaml", paper_values, {"table2_sigma", "table7_gini", "table7_top10", "table8_gini", "table3_llm",
-                                   "controllers", "table6"}),
-    ("paper2.yaml", paper2_values, None),
-])
+@pytest.mark.parametrize(
+    "name, module, expected",
+    [
+        (
+            "paper1.yaml",
+            paper_values,
+            {"table2_sigma", "table7_gini", "table7_top10", "table8_gini", "table3_llm", "controllers", "table6"},
+        ),
+        ("paper2.yaml", paper2_values, None),
+    ],
+)
 def test_every_key_of_a_paper_file_is_a_module_name(name, module, expected):
     raw = yaml.safe_load(data_files.path(name).read_text())  # PyYAML's own reading, not ours
     if expected is not None:
@@ -25,8 +31,11 @@ def test_values_come_from_the_file():
     assert paper_values.TABLE2_SIGMA["mixed"][1000] == raw["table2_sigma"]["mixed"][1000] == 1.430
     row = next(r for r in raw["controllers"] if (r["controller"], r["encoding"]) == ("ctmc", "compact"))
     assert paper_values.controller_value("ctmc", "compact", "tail_error") == row["tail_error"]
-    assert paper2_values.ALFWORLD_CURATION_ROUNDS == tuple(yaml.safe_load(
-        data_files.path("paper2.yaml").read_text())["alfworld_curation_rounds"]) == (6, 12)
+    assert (
+        paper2_values.ALFWORLD_CURATION_ROUNDS
+        == tuple(yaml.safe_load(data_files.path("paper2.yaml").read_text())["alfworld_curation_rounds"])
+        == (6, 12)
+    )
 
 
 def test_the_d2_gold_audit_stays_in_code():

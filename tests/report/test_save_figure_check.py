@@ -27,11 +27,14 @@ def test_a_complete_figure_is_written(tmp_path):
     assert all(p.stat().st_size > 0 for p in written)
 
 
-@pytest.mark.parametrize("missing, words", [
-    ({"title": ""}, "no title"),
-    ({"xlabel": ""}, "no x-axis label"),
-    ({"ylabel": ""}, "no y-axis label"),
-])
+@pytest.mark.parametrize(
+    "missing, words",
+    [
+        ({"title": ""}, "no title"),
+        ({"xlabel": ""}, "no x-axis label"),
+        ({"ylabel": ""}, "no y-axis label"),
+    ],
+)
 def test_a_missing_title_or_label_stops_the_save_naming_stem_and_axes(tmp_path, missing, words):
     parts = {"title": "Errors per step", "xlabel": "step", "ylabel": "errors (count)"} | missing
     fig, _ = _line(**parts)

@@ -10,8 +10,16 @@ from tailmem.report.table_io import TableError, markdown, write_table
 
 
 def _frame():
-    return pd.DataFrame({"family": ["uniform", "modular"], "gini": [0.5, np.nan], "gini_sd": [0.01, np.nan],
-                         "gini_paper": [np.nan, 0.81], "fit": ["ok", None]}, index=[4, 9])
+    return pd.DataFrame(
+        {
+            "family": ["uniform", "modular"],
+            "gini": [0.5, np.nan],
+            "gini_sd": [0.01, np.nan],
+            "gini_paper": [np.nan, 0.81],
+            "fit": ["ok", None],
+        },
+        index=[4, 9],
+    )
 
 
 def test_markdown_prints_a_dash_for_every_missing_value():
@@ -19,10 +27,10 @@ def test_markdown_prints_a_dash_for_every_missing_value():
     rows = [line for line in text.splitlines() if line.startswith("| uniform") or line.startswith("| modular")]
     assert "nan" not in text.lower()
     assert rows[0].split("|")[2].strip() == "0.500 ± 0.010"
-    assert rows[0].split("|")[3].strip() == "-"      # paper value missing
-    assert rows[1].split("|")[2].strip() == "-"      # mean and sd missing
+    assert rows[0].split("|")[3].strip() == "-"  # paper value missing
+    assert rows[1].split("|")[2].strip() == "-"  # mean and sd missing
     assert rows[1].split("|")[3].strip() == "0.810"
-    assert rows[1].split("|")[4].strip() == "-"      # None in a text column
+    assert rows[1].split("|")[4].strip() == "-"  # None in a text column
 
 
 def test_csv_keeps_empty_cells_and_markdown_has_the_note(tmp_path):
@@ -52,8 +60,16 @@ def test_a_bar_inside_a_cell_is_escaped_so_the_row_keeps_its_columns():
 
 def test_a_wide_table_shows_a_narrow_frame_and_its_continued_parts_and_keeps_every_column_in_the_csv(tmp_path):
     wide = pd.DataFrame({"family": ["uniform"], "a": [1.0], "b": [2.0], "slope": [0.5]})
-    write_table(tmp_path, "w", wide, "W", "What W shows.", "Provenance: x", shown=wide[["family", "a", "b"]],
-                continued=[(wide[["family", "slope"]], "W, continued", "The fits.")])
+    write_table(
+        tmp_path,
+        "w",
+        wide,
+        "W",
+        "What W shows.",
+        "Provenance: x",
+        shown=wide[["family", "a", "b"]],
+        continued=[(wide[["family", "slope"]], "W, continued", "The fits.")],
+    )
     md = (tmp_path / "w.md").read_text()
     assert md.index("# W\n") < md.index("What W shows.") < md.index("## W, continued") < md.index("The fits.")
     assert md.split("## W, continued")[0].count("slope") == 0 and md.rstrip().endswith("Provenance: x")

@@ -25,8 +25,9 @@ def test_a_table_gets_its_spec_columns():
     """The store table's columns are the spec's, in its order (one home for the column list)."""
     row = {c: 0 for c in W.SPECS["skills_store"].columns} | {"protocol": "full_chain", "variant": "episode_log"}
     out = T.store_table(pd.DataFrame([row, row | {"variant": "no_store"}]))
-    assert list(out.columns) == list(yaml.safe_load(data_files.path(W.FILE).read_text())
-                                     ["tables"]["skills_store"]["columns"])
+    assert list(out.columns) == list(
+        yaml.safe_load(data_files.path(W.FILE).read_text())["tables"]["skills_store"]["columns"]
+    )
     assert list(out.variant) == ["episode_log"]  # the control has no store
 
 
@@ -44,7 +45,9 @@ def test_unknown_field_and_unknown_key_name_the_file(tmp_path, monkeypatch):
     with pytest.raises(ReportDataError, match=r"alfworld.yaml: tables.memory.title names \{subset\}"):
         spec.title_text()
     (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "bad.yaml").write_text("tables:\n  t: {source: s, columns: [a], title: x, note: y, colour: 1}\n")
+    (tmp_path / "data" / "bad.yaml").write_text(
+        "tables:\n  t: {source: s, columns: [a], title: x, note: y, colour: 1}\n"
+    )
     monkeypatch.setattr(data_files, "path", lambda name: tmp_path / "data" / name)
     monkeypatch.setattr(table_spec, "path", lambda name: tmp_path / "data" / name)
     with pytest.raises(ReportDataError, match=r"bad.yaml: tables.t: unknown keys \['colour'\]"):

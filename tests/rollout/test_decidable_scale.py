@@ -42,8 +42,13 @@ def test_the_default_length_gives_fittable_tails(cfg, family, policy):
     trace = rollout(world, settings, policy=Semantic(world, seed) if policy == "semantic" else None, progress=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tail = fit_tail(trace.counts, pl_alpha_max=cfg.audit.pl_alpha_max, tpl_alpha_max=cfg.audit.tpl_alpha_max,
-                        min_tail=cfg.audit.min_tail)
+        tail = fit_tail(
+            trace.counts,
+            pl_alpha_max=cfg.audit.pl_alpha_max,
+            tpl_alpha_max=cfg.audit.tpl_alpha_max,
+            min_tail=cfg.audit.min_tail,
+        )
     assert tail.n_tail >= cfg.audit.min_tail, (
         f"{policy} on {family} n={c.size} seed {seed}, {cfg.rollout.episodes} x {cfg.rollout.steps} steps: "
-        f"{tail.n_tail} tail states < audit.min_tail {cfg.audit.min_tail} ({tail.reason})")
+        f"{tail.n_tail} tail states < audit.min_tail {cfg.audit.min_tail} ({tail.reason})"
+    )

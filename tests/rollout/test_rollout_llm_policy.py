@@ -46,8 +46,9 @@ class Recording(LLMPolicy):
 def run(world):
     client = FakeClient()
     policy = Recording(world, 0, client)
-    trace = rollout(world, RolloutSettings(policy="llm", retrieval="recency", k=5, episodes=3, steps=20, seed=0),
-                    policy=policy)
+    trace = rollout(
+        world, RolloutSettings(policy="llm", retrieval="recency", k=5, episodes=3, steps=20, seed=0), policy=policy
+    )
     return client, policy, trace
 
 

@@ -16,8 +16,9 @@ def world():
 
 
 def run(world, design, k=5, seed=0, episodes=10, steps=60):
-    return rollout(world, RolloutSettings(retrieval=design, k=k, episodes=episodes, steps=steps, seed=seed),
-                   progress=False)
+    return rollout(
+        world, RolloutSettings(retrieval=design, k=k, episodes=episodes, steps=steps, seed=seed), progress=False
+    )
 
 
 def gini(x):
@@ -68,7 +69,7 @@ def test_recency_accesses_the_distinct_recent_items(world, k):
     assert per_step(trace).max() <= k + 1
     for t in range(trace.total_steps):
         items = trace.access_item[trace.access_step == t]
-        window = trace.states[max(0, t - k):t][::-1]
+        window = trace.states[max(0, t - k) : t][::-1]
         expected = [s for i, s in enumerate(window) if s != trace.states[t] and s not in window[:i]]
         assert items[0] == trace.states[t] and list(items[1:]) == expected
 
@@ -116,11 +117,18 @@ def test_general_loop_passes_what_the_agent_sees(world):
     assert np.array_equal(trace.actions, world.indptr[trace.states])
 
 
-@pytest.mark.parametrize("field, value, key", [
-    ("retrieval", "oracle", "retrieval.name"), ("k", -1, "retrieval.k"), ("episodes", 0, "rollout.episodes"),
-    ("steps", 0, "rollout.steps"), ("policy", "greedy", "policy.name"), ("seed", -3, "seed"),
-    ("start", "hub", "rollout.start"),
-])
+@pytest.mark.parametrize(
+    "field, value, key",
+    [
+        ("retrieval", "oracle", "retrieval.name"),
+        ("k", -1, "retrieval.k"),
+        ("episodes", 0, "rollout.episodes"),
+        ("steps", 0, "rollout.steps"),
+        ("policy", "greedy", "policy.name"),
+        ("seed", -3, "seed"),
+        ("start", "hub", "rollout.start"),
+    ],
+)
 def test_bad_rollout_settings_name_their_key(field, value, key):
     with pytest.raises(ConfigError, match=f"^{key}="):
         RolloutSettings(**{field: value})

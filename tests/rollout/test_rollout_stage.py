@@ -16,8 +16,14 @@ def stage_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("stages")
     world_dir, trace_dir = root / "world", root / "trace"
     assert main(["graphworld", *GRAPH, f"out={world_dir}"]) == 0
-    args = ["rollout", *GRAPH, "retrieval=state_aware_frequency", "scale=smoke", f"input={world_dir}",
-            f"out={trace_dir}"]
+    args = [
+        "rollout",
+        *GRAPH,
+        "retrieval=state_aware_frequency",
+        "scale=smoke",
+        f"input={world_dir}",
+        f"out={trace_dir}",
+    ]
     assert main(args) == 0
     return root, world_dir, trace_dir, args
 
@@ -65,8 +71,9 @@ def test_trace_file_checks(stage_run, tmp_path):
     _, _, trace_dir, _ = stage_run
     trace = Trace.load(trace_dir / "trace.npz")
     path = tmp_path / "trace.npz"
-    fields = {name: getattr(trace, name) for name in ("states", "actions", "episode", "access_step",
-                                                      "access_item", "counts")}
+    fields = {
+        name: getattr(trace, name) for name in ("states", "actions", "episode", "access_step", "access_item", "counts")
+    }
     np.savez(path, **{**fields, "counts": fields["counts"] + 1})
     with pytest.raises(ArtifactError, match="trace.npz.*counts"):
         Trace.load(path)

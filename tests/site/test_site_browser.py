@@ -9,16 +9,27 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
-                                                         "(apt-get install -y chromium; .ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium; .ci/run installs it)"
+)
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--enable-logging=stderr", "--v=0",
-         "--window-size=1400,1600"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
+    "--window-size=1400,1600",
+]
 
 
 def _pages(site: Path) -> dict[str, str]:
     """name -> page (site-relative, with the URL fragment a reader would follow)."""
+
     def first(pattern):
         return next(site.glob(pattern)).relative_to(site).as_posix()
 
@@ -40,8 +51,12 @@ def _pages(site: Path) -> dict[str, str]:
 def _load(page_url: str, shot: Path, profile: Path) -> tuple[str, list[str]]:
     """(the DOM after scripts ran, the console lines) of one page; a screenshot is written to `shot`."""
     try:
-        done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", "--dump-dom",
-                               page_url], capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", "--dump-dom", page_url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.skip(f"chromium could not run here: {exc}")
     if done.returncode != 0 and not done.stdout:

@@ -49,7 +49,9 @@ def test_filesystem_page_has_calls_outputs_files_store_and_agent(fixture_site):
     page = site / "fsmem/locomo/conv-50/programmatic/verbatim/answers/center/programmatic/q-0.html"
     html = page.read_text()
     assert "Programmatic agent" in html  # no model: no transcript, and the page says why
-    assert html.index("<strong>view</strong>") < html.index("<strong>grep</strong>") < html.index("read_section</strong>")
+    assert (
+        html.index("<strong>view</strong>") < html.index("<strong>grep</strong>") < html.index("read_section</strong>")
+    )
     assert "Calvin flew to Tokyo" in html  # an output replayed through the harness over the same store
     assert "notes/trips.md" in html and "notes/trips.md &gt; Travel" in html  # files and sections read
     assert "failed" in html  # the failed call is shown as failed
@@ -111,8 +113,14 @@ def test_long_lists_are_paginated_and_every_page_links_to_the_others(fixture_sit
     monkeypatch.setattr(build, "PAGE_ROWS", 1)
     monkeypatch.setattr(build, "chunks", lambda rows: pages.chunks(rows, 1))
     out = tmp_path / "site"
-    record = build_site(results, figures, out, scale="fixture", cfg=cfg,
-                        site_provenance={"commit": "abc123def456", "dirty": False, "digest": "feedfacefeedface"})
+    record = build_site(
+        results,
+        figures,
+        out,
+        scale="fixture",
+        cfg=cfg,
+        site_provenance={"commit": "abc123def456", "dirty": False, "digest": "feedfacefeedface"},
+    )
     assert broken_links(out) == []
     for section in ("fsmem", "longmemeval", "control", "alfworld"):
         n = record["rows"][section]
@@ -123,7 +131,8 @@ def test_long_lists_are_paginated_and_every_page_links_to_the_others(fixture_sit
             html = f.read_text()
             assert f"page {k} of {n}" in html
             hrefs = {v for a, v in parse(f).links if a == "a.href"}
-            others = {rel_link(pages.page_name(section, k), pages.page_name(section, j)) for j in range(1, n + 1)
-                      if j != k}
+            others = {
+                rel_link(pages.page_name(section, k), pages.page_name(section, j)) for j in range(1, n + 1) if j != k
+            }
             assert others <= hrefs, (section, k)
             assert html.split("<tbody>", 1)[1].split("</tbody>", 1)[0].count("<tr>") == 1

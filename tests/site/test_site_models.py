@@ -25,9 +25,18 @@ def _reply(body: dict) -> str:
 def test_site_shows_model_transcripts_from_the_call_cache(tmp_path, data_dir, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeServer(reply=_reply) as server:
-        common = ["scale=smoke", f"results_dir={tmp_path}/results", f"figures_dir={tmp_path}/figures",
-                  f"data_dir={data_dir}", "fsmem.max_questions=2", "llm=openai", f"llm.base_url={server.base_url}",
-                  f"llm.cache_path={tmp_path}/results/llm_cache.sqlite", "llm.retries=1", "llm.backoff_s=0.01"]
+        common = [
+            "scale=smoke",
+            f"results_dir={tmp_path}/results",
+            f"figures_dir={tmp_path}/figures",
+            f"data_dir={data_dir}",
+            "fsmem.max_questions=2",
+            "llm=openai",
+            f"llm.base_url={server.base_url}",
+            f"llm.cache_path={tmp_path}/results/llm_cache.sqlite",
+            "llm.retries=1",
+            "llm.backoff_s=0.01",
+        ]
         world = ["graph=modular", "graph.n=30", "seed=0", "rollout.episodes=1", "rollout.steps=8"]
         assert main(["fsmem_build", "fsmem.variant=verbatim", *common]) == 0
         assert main(["fsmem_answer", "fsmem.variant=verbatim", *common]) == 0
@@ -45,6 +54,6 @@ def test_site_shows_model_transcripts_from_the_call_cache(tmp_path, data_dir, mo
         html = page.read_text()
         assert "From the call cache" in html, page
         assert "Programmatic agent" not in html
-        assert "(transcript)" in html or "<pre class=\"out\">" in html  # tool outputs as the model saw them
+        assert "(transcript)" in html or '<pre class="out">' in html  # tool outputs as the model saw them
     steps = list((site / "control").rglob("step-*.html"))
     assert steps and all("From the call cache" in p.read_text() for p in steps)

@@ -22,14 +22,38 @@ def _snakefile(repo_root, tmp_path):
 @pytest.mark.slow
 def test_site_rule_waits_for_every_table_and_writes_the_site(repo_root, tmp_path, data_dir):
     snakefile = _snakefile(repo_root, tmp_path)
-    done = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(snakefile), "--directory", str(tmp_path),
-                           "-n", "-p", "--cores", "1", "site", "--config", "scale=smoke"],
-                          capture_output=True, text=True, timeout=300, cwd=repo_root,
-                          env={**__import__("os").environ, "TAILMEM_DATA_DIR": str(data_dir)})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-s",
+            str(snakefile),
+            "--directory",
+            str(tmp_path),
+            "-n",
+            "-p",
+            "--cores",
+            "1",
+            "site",
+            "--config",
+            "scale=smoke",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=repo_root,
+        env={**__import__("os").environ, "TAILMEM_DATA_DIR": str(data_dir)},
+    )
     assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-2000:]
     out = done.stdout
-    rule = out[out.index("rule site:"):]
+    rule = out[out.index("rule site:") :]
     assert "results/smoke/site/index.html" in rule and "results/smoke/site/site.json" in rule
     assert "python -m tailmem.warmstart site scale=smoke" in rule
-    for table in ("table4_memory_baselines.md", "locomo_conv-50.md", "longmemeval_summary.md", "fsmem_rq1_store_shape.md"):
+    for table in (
+        "table4_memory_baselines.md",
+        "locomo_conv-50.md",
+        "longmemeval_summary.md",
+        "fsmem_rq1_store_shape.md",
+    ):
         assert f"results/smoke/tables/{table}" in rule.split("output:")[0], table

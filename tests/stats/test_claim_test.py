@@ -53,7 +53,7 @@ def test_one_sided_tests_are_shifted_by_their_threshold():
     d = [0.11, 0.25, 0.18, 0.3, 0.22, 0.14, 0.27, 0.2, 0.16, 0.24]
     about_zero = compare(d, direction="greater", threshold=0.0, settings=S)
     about_020 = compare(d, direction="greater", threshold=0.2, settings=S)
-    assert about_zero.p_held == pytest.approx(brute_p(d, 0.0, "greater")) == pytest.approx(2 ** -10)
+    assert about_zero.p_held == pytest.approx(brute_p(d, 0.0, "greater")) == pytest.approx(2**-10)
     assert about_020.p_held == pytest.approx(brute_p(d, 0.2, "greater"))
     assert about_020.p_not_held == pytest.approx(brute_p(d, 0.2, "less"))
     assert about_020.verdict == INCONCLUSIVE  # mean 0.207 is not shown above 0.2
@@ -86,8 +86,9 @@ def test_large_n_test_agrees_with_scipy_permutation_test():
     rng = np.random.default_rng(7)
     d = rng.normal(0.08, 1.0, 200)
     c = compare(d, direction="greater", threshold=0.0, settings=S)
-    ref = sps.permutation_test((d,), np.mean, permutation_type="samples", alternative="greater",
-                               n_resamples=20_000, rng=1).pvalue
+    ref = sps.permutation_test(
+        (d,), np.mean, permutation_type="samples", alternative="greater", n_resamples=20_000, rng=1
+    ).pvalue
     assert c.p_held == pytest.approx(ref, abs=4 * np.sqrt(ref * (1 - ref) / S.resamples) + 1e-3)
 
 
@@ -111,11 +112,23 @@ def test_fsmem_noninferiority_rows_print_the_margin_test():
 
     def arm(f1, variant):
         n = f1.size
-        return pd.DataFrame({"study": "main", "benchmark": "locomo", "conversation": [f"c{i % 3}" for i in range(n)],
-                             "variant": variant, "harness": "center", "builder": "programmatic",
-                             "searcher": "programmatic", "qid": np.arange(n), "question": [f"q{i}?" for i in range(n)],
-                             "f1": f1, "judge_correct": [None] * n, "search_chars_read": 1000.0,
-                             "search_dollars": 0.0})[list(ANSWER_COLUMNS)]
+        return pd.DataFrame(
+            {
+                "study": "main",
+                "benchmark": "locomo",
+                "conversation": [f"c{i % 3}" for i in range(n)],
+                "variant": variant,
+                "harness": "center",
+                "builder": "programmatic",
+                "searcher": "programmatic",
+                "qid": np.arange(n),
+                "question": [f"q{i}?" for i in range(n)],
+                "f1": f1,
+                "judge_correct": [None] * n,
+                "search_chars_read": 1000.0,
+                "search_dollars": 0.0,
+            }
+        )[list(ANSWER_COLUMNS)]
 
     curated = base + 0.01 + rng.normal(0, 0.02, 90)
     df = claims(pd.concat([arm(base, "verbatim"), arm(curated, "agent_curated")]), S, MARGIN)

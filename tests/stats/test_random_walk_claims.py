@@ -14,18 +14,38 @@ FAMILIES, SIZES, SEEDS = ("uniform", "modular", "scale_free"), (100, 500, 1000),
 def sizes_frame(growth: float, noise: float = 0.05) -> pd.DataFrame:
     """Gini and sigma_top10 per family, size and seed: value = base * size^growth * lognormal noise."""
     rng = np.random.default_rng(0)
-    rows = [{"family": f, "n": n, "seed": s, "retrieval": "recency",
-             "gini": 0.3 * (n / 100) ** growth * np.exp(rng.normal(0, noise)),
-             "sigma_top10": 0.2 * (n / 100) ** growth * np.exp(rng.normal(0, noise))}
-            for f in FAMILIES for n in SIZES for s in SEEDS]
+    rows = [
+        {
+            "family": f,
+            "n": n,
+            "seed": s,
+            "retrieval": "recency",
+            "gini": 0.3 * (n / 100) ** growth * np.exp(rng.normal(0, noise)),
+            "sigma_top10": 0.2 * (n / 100) ** growth * np.exp(rng.normal(0, noise)),
+        }
+        for f in FAMILIES
+        for n in SIZES
+        for s in SEEDS
+    ]
     return pd.DataFrame(rows)
 
 
 def designs_frame(step: float) -> pd.DataFrame:
     rng = np.random.default_rng(1)
-    level = {"none": 0.30, "recency": 0.30 + step, "state_mate_uniform": 0.30 + step, "state_aware_frequency": 0.30 + 2 * step}
-    return pd.DataFrame([{"family": f, "seed": s, "n": 60, "retrieval": d, "gini": g + rng.normal(0, 0.02)}
-                         for f in FAMILIES[:2] for s in SEEDS for d, g in level.items()])
+    level = {
+        "none": 0.30,
+        "recency": 0.30 + step,
+        "state_mate_uniform": 0.30 + step,
+        "state_aware_frequency": 0.30 + 2 * step,
+    }
+    return pd.DataFrame(
+        [
+            {"family": f, "seed": s, "n": 60, "retrieval": d, "gini": g + rng.normal(0, 0.02)}
+            for f in FAMILIES[:2]
+            for s in SEEDS
+            for d, g in level.items()
+        ]
+    )
 
 
 def pick(table, claim, scope):

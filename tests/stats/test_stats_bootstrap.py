@@ -58,8 +58,14 @@ def test_matches_scipy_bootstrap_without_seeds():
     rng = np.random.default_rng(14)
     d = rng.gamma(2.0, 1.0, 150) - 2.0
     ours = mean_interval(d, confidence=0.9, resamples=20_000, seed=1)
-    ref = sps.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=20_000, method="percentile",
-                        random_state=np.random.default_rng(2)).confidence_interval
+    ref = sps.bootstrap(
+        (d,),
+        np.mean,
+        confidence_level=0.9,
+        n_resamples=20_000,
+        method="percentile",
+        random_state=np.random.default_rng(2),
+    ).confidence_interval
     se = d.std(ddof=1) / np.sqrt(d.size)
     assert ours.low == pytest.approx(ref.low, abs=0.05 * se * 10)
     assert ours.high == pytest.approx(ref.high, abs=0.05 * se * 10)
@@ -75,8 +81,9 @@ def test_replicate_spread_matches_the_standard_error():
 
 def test_one_seed_of_units_equals_no_seeds():
     d = np.random.default_rng(16).normal(size=50)
-    assert np.array_equal(replicate_means(d, np.zeros(50), resamples=500, seed=3),
-                          replicate_means(d, None, resamples=500, seed=3))
+    assert np.array_equal(
+        replicate_means(d, np.zeros(50), resamples=500, seed=3), replicate_means(d, None, resamples=500, seed=3)
+    )
 
 
 def test_chunking_changes_nothing_but_memory(monkeypatch):

@@ -55,8 +55,9 @@ def test_sign_test_is_the_exact_binomial_on_discordant_pairs():
 def test_exact_sign_flip_p_matches_scipy_permutation_test():
     d = np.random.default_rng(3).normal(0.3, 1, 12)
     for alternative in ("greater", "less"):
-        ref = sps.permutation_test((d,), np.mean, permutation_type="samples", alternative=alternative,
-                                   n_resamples=np.inf).pvalue
+        ref = sps.permutation_test(
+            (d,), np.mean, permutation_type="samples", alternative=alternative, n_resamples=np.inf
+        ).pvalue
         assert sign_flip.p_value(d, alternative=alternative) == pytest.approx(ref)
 
 

@@ -52,5 +52,16 @@ def test_a_claim_flips_from_held_to_inconclusive_when_the_effect_shrinks_below_t
     weak = compare(0.02 + noise - noise.mean(), groups, direction="greater", settings=s)
     assert strong.verdict == HELD and strong.row()["ci_low"] > 0 and strong.row()["p_held"] < 0.025
     assert weak.verdict == INCONCLUSIVE and weak.row()["ci_low"] < 0 < weak.row()["ci_high"]
-    assert set(strong.row()) == {"estimate", "ci_low", "ci_high", "ci_method", "n_units", "n_seeds", "side",
-                                 "p_held", "p_not_held", "verdict", "reason"}
+    assert set(strong.row()) == {
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "n_units",
+        "n_seeds",
+        "side",
+        "p_held",
+        "p_not_held",
+        "verdict",
+        "reason",
+    }

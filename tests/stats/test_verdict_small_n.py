@@ -153,8 +153,12 @@ def test_min_units_is_a_checked_setting():
     from tailmem.errors import ConfigError
     from tailmem.stats.settings import settings
 
-    base = {"confidence": 0.95, "resamples": 2000, "seed": 0,
-            "margins": {"tokens_rel": 0.01, "gini": 0.05, "fsmem_tie": 0.05}}
+    base = {
+        "confidence": 0.95,
+        "resamples": 2000,
+        "seed": 0,
+        "margins": {"tokens_rel": 0.01, "gini": 0.05, "fsmem_tie": 0.05},
+    }
     assert settings(OmegaConf.create({"stats": base | {"min_units": 3}})).min_units == 3
     with pytest.raises(ConfigError, match="stats.min_units"):
         settings(OmegaConf.create({"stats": base | {"min_units": 0}}))

@@ -34,10 +34,19 @@ def runtime(monkeypatch):
 
 
 def _client(args, cwd, entry="warm_entries:report", env=None, **kw):
-    code = ("import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
-            "sys.exit(warmstart.client(sys.argv[1:], %r))" % (str(HERE), entry))
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=120, **kw)
+    code = (
+        "import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
+        "sys.exit(warmstart.client(sys.argv[1:], %r))" % (str(HERE), entry)
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        **kw,
+    )
 
 
 def _wait_for_server(timeout=60.0):
@@ -68,10 +77,14 @@ def test_jobs_that_find_no_server_start_one_and_wait_for_it(runtime, tmp_path, m
     started its own, ~7 s of imports apiece on a 2-core machine), and they run in it once it listens."""
     log = tmp_path / "server.log"
     monkeypatch.setenv("TAILMEM_WARMSTART_LOG", str(log))
-    code = ("import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
-            "sys.exit(warmstart.client(sys.argv[1:], 'warm_entries:report'))" % str(HERE))
-    jobs = [subprocess.Popen([sys.executable, "-c", code, "0"], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
-            for _ in range(6)]
+    code = (
+        "import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
+        "sys.exit(warmstart.client(sys.argv[1:], 'warm_entries:report'))" % str(HERE)
+    )
+    jobs = [
+        subprocess.Popen([sys.executable, "-c", code, "0"], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+        for _ in range(6)
+    ]
     outs = [j.communicate(timeout=120)[0] for j in jobs]
     assert all(j.returncode == 0 for j in jobs)
     assert sum("warm=True" in o for o in outs) >= 5, outs  # at most a job that found the lock free but late
@@ -102,8 +115,12 @@ def test_the_servers_preloaded_token_table_encodes_as_tiktoken_does(runtime, tmp
 
 def test_a_stage_leaves_the_same_artifact_warm_and_cold(runtime, tmp_path, data_dir):
     def graphworld(folder, **env):
-        done = _client(["graphworld", "scale=smoke", f"out={folder}", f"results_dir={tmp_path}/r"], tmp_path,
-                       entry="tailmem.cli:main", env={"TAILMEM_DATA_DIR": str(data_dir), **env})
+        done = _client(
+            ["graphworld", "scale=smoke", f"out={folder}", f"results_dir={tmp_path}/r"],
+            tmp_path,
+            entry="tailmem.cli:main",
+            env={"TAILMEM_DATA_DIR": str(data_dir), **env},
+        )
         assert done.returncode == 0, done.stderr
         return done
 
@@ -129,8 +146,10 @@ def test_killing_the_client_kills_its_job(runtime, tmp_path):
     _client(["0"], tmp_path)
     _wait_for_server()
     pid_file = tmp_path / "pid"
-    code = ("import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
-            "sys.exit(warmstart.client([%r], 'warm_entries:linger'))" % (str(HERE), str(pid_file)))
+    code = (
+        "import sys; sys.path.insert(0, %r); from tailmem import warmstart; "
+        "sys.exit(warmstart.client([%r], 'warm_entries:linger'))" % (str(HERE), str(pid_file))
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path)
     deadline = time.monotonic() + 30
     while not pid_file.exists() or not pid_file.read_text():

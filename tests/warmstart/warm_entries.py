@@ -7,8 +7,10 @@ import time
 
 def report(argv):
     """Print what the job sees (argv, folder, one variable, its pid) on stdout, a line on stderr; exit argv[0]."""
-    print(f"argv={argv} cwd={os.getcwd()} marker={os.environ.get('WARM_MARKER')} pid={os.getpid()} "
-          f"warm={sys.argv[0] == 'tailmem'}")
+    print(
+        f"argv={argv} cwd={os.getcwd()} marker={os.environ.get('WARM_MARKER')} pid={os.getpid()} "
+        f"warm={sys.argv[0] == 'tailmem'}"
+    )
     print("to stderr", file=sys.stderr)
     return int(argv[0]) if argv else 0
 

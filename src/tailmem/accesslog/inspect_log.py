@@ -41,8 +41,9 @@ def _result_ids(text: str, parser: str, where: str, path: Path) -> list[str]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise LogError(path, where, f"tool output is not JSON ({exc.msg}): {text!r:.80}; use `result: lines` "
-                                    "for one id a line") from exc
+        raise LogError(
+            path, where, f"tool output is not JSON ({exc.msg}): {text!r:.80}; use `result: lines` for one id a line"
+        ) from exc
     if isinstance(value, dict) and isinstance(value.get("results"), list):
         value = value["results"]
     if not isinstance(value, list):
@@ -56,8 +57,10 @@ def read_inspect(path: str | Path, tools: tuple[ToolRead, ...]) -> AccessLog:
 
     path = Path(path)
     if not tools:
-        raise ConfigError("audit_log.tools: empty; name the tools whose calls are reads, e.g. "
-                          "audit_log.tools={read_file: {argument: path}} (docs/access-log.md)")
+        raise ConfigError(
+            "audit_log.tools: empty; name the tools whose calls are reads, e.g. "
+            "audit_log.tools={read_file: {argument: path}} (docs/access-log.md)"
+        )
     if path.suffix not in SUFFIXES:
         raise LogError(path, None, f"expected an inspect_ai log ending in {' or '.join(SUFFIXES)}")
     if not path.is_file():
@@ -86,8 +89,12 @@ def read_inspect(path: str | Path, tools: tuple[ToolRead, ...]) -> AccessLog:
                 at = f"{where}, call {call.id} of {call.function}"
                 if spec.argument is not None:
                     if spec.argument not in (call.arguments or {}):
-                        raise LogError(path, at, f"no argument {spec.argument!r} (arguments: "
-                                                 f"{sorted(call.arguments or {})}); check audit_log.tools")
+                        raise LogError(
+                            path,
+                            at,
+                            f"no argument {spec.argument!r} (arguments: "
+                            f"{sorted(call.arguments or {})}); check audit_log.tools",
+                        )
                     items = _ids(call.arguments[spec.argument], at, path)
                 else:
                     output = outputs.get(call.id)
@@ -95,7 +102,6 @@ def read_inspect(path: str | Path, tools: tuple[ToolRead, ...]) -> AccessLog:
                         skipped[f"{call.function}: no output or an error"] += 1
                         continue
                     items = _result_ids(output.text, spec.result, at, path)
-                events += [AccessEvent(run, f"{sample.id}:{sample.epoch}", turn, i, None, call.function)
-                           for i in items]
+                events += [AccessEvent(run, f"{sample.id}:{sample.epoch}", turn, i, None, call.function) for i in items]
     notes = tuple(f"{n} call(s) skipped ({why})" for why, n in skipped.items())
     return AccessLog(str(path), "inspect", tuple(events), notes=notes)

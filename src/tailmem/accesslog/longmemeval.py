@@ -25,14 +25,21 @@ def ranked_ids(obj, path: Path, line: int) -> tuple[str, list[str]]:
     results = obj.get("retrieval_results")
     ranked = results.get("ranked_items") if isinstance(results, dict) else None
     if not isinstance(ranked, list):
-        raise LogError(path, line, f"question {qid}: expected retrieval_results.ranked_items, a list of "
-                                   "{corpus_id, ...} best first (LongMemEval's run_retrieval.py format)")
+        raise LogError(
+            path,
+            line,
+            f"question {qid}: expected retrieval_results.ranked_items, a list of "
+            "{corpus_id, ...} best first (LongMemEval's run_retrieval.py format)",
+        )
     ids = []
     for rank, entry in enumerate(ranked):
         cid = entry.get("corpus_id") if isinstance(entry, dict) else None
         if not isinstance(cid, str) or not cid:
-            raise LogError(path, line, f"question {qid}: ranked_items[{rank}]: expected an object with a string "
-                                       f"corpus_id, got {entry!r:.80}")
+            raise LogError(
+                path,
+                line,
+                f"question {qid}: ranked_items[{rank}]: expected an object with a string corpus_id, got {entry!r:.80}",
+            )
         ids.append(cid)
     if len(set(ids)) != len(ids):
         raise LogError(path, line, f"question {qid}: a corpus_id is ranked twice")

@@ -31,8 +31,10 @@ class ToolRead:
     def __post_init__(self):
         key = f"audit_log.tools.{self.tool}"
         if (self.argument is None) == (self.result is None):
-            raise ConfigError(f"{key}: expected exactly one of `argument: <name>` (the item is that argument) or "
-                              f"`result: {'|'.join(RESULT_PARSERS)}` (the items are in the tool's output)")
+            raise ConfigError(
+                f"{key}: expected exactly one of `argument: <name>` (the item is that argument) or "
+                f"`result: {'|'.join(RESULT_PARSERS)}` (the items are in the tool's output)"
+            )
         if self.argument is not None and (not isinstance(self.argument, str) or not self.argument):
             raise ConfigError(f"{key}.argument={self.argument!r}: expected an argument name")
         if self.result is not None and self.result not in RESULT_PARSERS:
@@ -78,8 +80,10 @@ class AuditLogSettings:
             raise ConfigError(f"audit_log.top_k={self.top_k!r}: expected an integer >= 1")
         names = [e.name for e in self.logs]
         if len(set(names)) != len(names):
-            raise ConfigError(f"audit_log.logs: names repeat {sorted({n for n in names if names.count(n) > 1})}; "
-                              "each log needs its own folder")
+            raise ConfigError(
+                f"audit_log.logs: names repeat {sorted({n for n in names if names.count(n) > 1})}; "
+                "each log needs its own folder"
+            )
 
     def tool(self, name: str) -> ToolRead | None:
         return next((t for t in self.tools if t.tool == name), None)
@@ -90,8 +94,9 @@ def read_tools(value) -> tuple[ToolRead, ...]:
     if value is None:
         return ()
     if not isinstance(value, dict):
-        raise ConfigError(f"audit_log.tools={value!r}: expected a mapping tool name -> {{argument: ...}} or "
-                          "{result: ...}")
+        raise ConfigError(
+            f"audit_log.tools={value!r}: expected a mapping tool name -> {{argument: ...}} or {{result: ...}}"
+        )
     out = []
     for tool, spec in value.items():
         if not isinstance(spec, dict) or set(spec) - set(TOOL_KEYS):
@@ -132,7 +137,11 @@ def settings(cfg) -> AuditLogSettings:
     unknown = sorted(set(group) - set(KEYS))
     if unknown:
         raise ConfigError(f"audit_log.{unknown[0]}: unknown key; expected one of {list(KEYS)}")
-    return AuditLogSettings(file=group.get("file"), format=group.get("format", "jsonl"), name=group.get("name"),
-                            top_k=group.get("top_k", 5), tools=read_tools(group.get("tools")),
-                            logs=read_logs(group.get("logs")))
-
+    return AuditLogSettings(
+        file=group.get("file"),
+        format=group.get("format", "jsonl"),
+        name=group.get("name"),
+        top_k=group.get("top_k", 5),
+        tools=read_tools(group.get("tools")),
+        logs=read_logs(group.get("logs")),
+    )

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 POLICY_AGENT = "programmatic-semantic"
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("a an the of to in into on at by for from and or is are was be it its this that with toward "
-                  "towards deeper out one path paths lead leads directions take go you your".split())
+_STOP = frozenset(
+    "a an the of to in into on at by for from and or is are was be it its this that with toward "
+    "towards deeper out one path paths lead leads directions take go you your".split()
+)
 _TRANSITION = re.compile(r"From:\s*(?P<state>.*?)\s*\|\s*Action:\s*(?P<action>.*?)\s*\|\s*To:\s*(?P<next>.*)", re.S)
 
 
@@ -63,7 +65,7 @@ def parse_transitions(memories: list[str], states: list[str] | None = None) -> l
             spots = sorted((low.find(_norm(s)), s) for s in states if _norm(s) and _norm(s) in low)
             if len(spots) >= 2:
                 (i, first), (j, second) = spots[0], spots[-1]
-                middle = low[i + len(_norm(first)):j].strip(" .,;:->")
+                middle = low[i + len(_norm(first)) : j].strip(" .,;:->")
                 found.append(Transition(first, middle, second))
     return found
 

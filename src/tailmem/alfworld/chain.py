@@ -77,11 +77,19 @@ def segments(order: list[Game], protocol: str, seed: int = 0) -> list[list[Game]
     n = PROTOCOLS[protocol].chains
     order = chain_order(order, protocol, seed)
     size = -(-len(order) // n)
-    return [order[i:i + size] for i in range(0, len(order), size)] or [[]]
+    return [order[i : i + size] for i in range(0, len(order), size)] or [[]]
 
 
-def run_chain(order: list[Game], protocol: str, store_root: Path, retrieve: Callable, attempt: Callable,
-              curate: Callable, progress=None, seed: int = 0) -> list[TaskRecord]:
+def run_chain(
+    order: list[Game],
+    protocol: str,
+    store_root: Path,
+    retrieve: Callable,
+    attempt: Callable,
+    curate: Callable,
+    progress=None,
+    seed: int = 0,
+) -> list[TaskRecord]:
     """`retrieve(store, game) -> Retrieved`, `attempt(game, guidance) -> EpisodeRecord`,
     `curate(store, k, game, episode) -> chars written`."""
     out: list[TaskRecord] = []
@@ -96,9 +104,27 @@ def run_chain(order: list[Game], protocol: str, store_root: Path, retrieve: Call
             ep: EpisodeRecord = attempt(game, got.guidance)
             written = curate(store, index, game.id, ep) if ep.loaded else 0
             st = store.stats()
-            out.append(TaskRecord(index, c, game.id, game.family, ep.loaded, ep.success, ep.steps, ep.invalid,
-                                  ep.error, max(held, default=-1), st["files"], st["bytes"], got.chars_read,
-                                  len(got.files), ep.guidance_tokens, ep.context_tokens, written))
+            out.append(
+                TaskRecord(
+                    index,
+                    c,
+                    game.id,
+                    game.family,
+                    ep.loaded,
+                    ep.success,
+                    ep.steps,
+                    ep.invalid,
+                    ep.error,
+                    max(held, default=-1),
+                    st["files"],
+                    st["bytes"],
+                    got.chars_read,
+                    len(got.files),
+                    ep.guidance_tokens,
+                    ep.context_tokens,
+                    written,
+                )
+            )
             index += 1
             if progress is not None:
                 progress.update(1)

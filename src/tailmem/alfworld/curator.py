@@ -30,8 +30,12 @@ _USE = re.compile(r"^use ([a-z]+) \d+$")
 _MOVE = re.compile(r"^move ([a-z]+) \d+ to ([a-z]+) \d+$")
 SOURCE = re.compile(r"\btask (\d+)\b")
 # The model curator's prompt per variant; the memory variants add the observations-memory fragment.
-CURATOR_PROMPTS = {"episode_log": "curator_episode_log", "curated_skills": "curator_skills",
-                   "curated_skills_memory": "curator_skills", "guidance_synthesis": "curator_skills"}
+CURATOR_PROMPTS = {
+    "episode_log": "curator_episode_log",
+    "curated_skills": "curator_skills",
+    "curated_skills_memory": "curator_skills",
+    "guidance_synthesis": "curator_skills",
+}
 # Write tools and the argument that carries the text they write (the model curator's cost proxy).
 WRITTEN_ARG = {"create": "content", "str_replace": "new_str", "insert": "text", "append_section": "text"}
 
@@ -98,8 +102,13 @@ class ProgrammaticCurator:
         written = 0
         if self.variant == "episode_log":
             text = f"source: task {k} ({game_id}), {outcome} in {ep.steps} steps\n\n{render_trajectory(ep)}\n"
-            append_section(store, f"episodes/{k:03d}-{short}-{g.obj}.md", "Trajectory", text,
-                           description=f"task {k} ({short}): {ep.goal} - {outcome}")
+            append_section(
+                store,
+                f"episodes/{k:03d}-{short}-{g.obj}.md",
+                "Trajectory",
+                text,
+                description=f"task {k} ({short}): {ep.goal} - {outcome}",
+            )
             return len(text)
         path = f"skills/{short}.md"
         if ep.success:
@@ -112,17 +121,25 @@ class ProgrammaticCurator:
             append_section(store, path, "Sources", line)
             written += len(line)
         else:
-            searched = sorted({kind(a[len('go to '):]) for a, _ in ep.trajectory if a.startswith("go to ")})
-            line = (f"- task {k}: {ep.goal} - failed after {ep.steps} steps; searched {', '.join(searched)}. "
-                    f"Check the procedure's appliance and look where such objects were found before.\n")
-            append_section(store, f"notes/{short}-lessons.md", "Lessons", line,
-                           description=f"lessons from failed '{short}' tasks")
+            searched = sorted({kind(a[len("go to ") :]) for a, _ in ep.trajectory if a.startswith("go to ")})
+            line = (
+                f"- task {k}: {ep.goal} - failed after {ep.steps} steps; searched {', '.join(searched)}. "
+                f"Check the procedure's appliance and look where such objects were found before.\n"
+            )
+            append_section(
+                store, f"notes/{short}-lessons.md", "Lessons", line, description=f"lessons from failed '{short}' tasks"
+            )
             written += len(line)
         if self.variant in WITH_MEMORY:
             for obj, places in sorted(found_at(ep).items()):
                 line = f"- {obj} found at: {', '.join(sorted(set(places)))} (task {k})\n"
-                append_section(store, "memory/objects.md", obj, line,
-                               description="where objects of each kind were seen or taken, by task")
+                append_section(
+                    store,
+                    "memory/objects.md",
+                    obj,
+                    line,
+                    description="where objects of each kind were seen or taken, by task",
+                )
                 written += len(line)
         return written
 
@@ -135,10 +152,12 @@ def curator_system(variant: str, tools: str) -> str:
 
 def task_message(k: int, game_id: str, ep: EpisodeRecord, current: str) -> str:
     """What the model curator sees of task k: number, game, goal, outcome, the store's survey, the trajectory."""
-    outcome = (f"success in {ep.steps} steps" if ep.success else f"failure after {ep.steps} steps")
-    return (f"Task number: {k} (cite it as `(task {k})`)\nGame: {game_id}\nGoal family: {SHORT[ep.family]}\n"
-            f"Goal: {ep.goal}\nOutcome: {outcome}\n\nCurrent store (names and descriptions):\n{current}\n\n"
-            f"Trajectory:\n{render_trajectory(ep)}\n")
+    outcome = f"success in {ep.steps} steps" if ep.success else f"failure after {ep.steps} steps"
+    return (
+        f"Task number: {k} (cite it as `(task {k})`)\nGame: {game_id}\nGoal family: {SHORT[ep.family]}\n"
+        f"Goal: {ep.goal}\nOutcome: {outcome}\n\nCurrent store (names and descriptions):\n{current}\n\n"
+        f"Trajectory:\n{render_trajectory(ep)}\n"
+    )
 
 
 class ModelCurator:
@@ -162,11 +181,21 @@ class ModelCurator:
         current = harness.call("view", {"path": ""}).output
         start = len(harness.trace)
         system = curator_system(self.variant, ", ".join(harness.tools))
-        _, episode, _ = loop.run(self.client, "builder", system, task_message(k, game_id, ep, current), harness,
-                                 self.max_rounds, final_answer_on_cap=False)
+        _, episode, _ = loop.run(
+            self.client,
+            "builder",
+            system,
+            task_message(k, game_id, ep, current),
+            harness,
+            self.max_rounds,
+            final_answer_on_cap=False,
+        )
         self.episodes.append((k, episode))
-        return sum(len(args.get(WRITTEN_ARG[name], "")) for name, args, ok in harness.trace[start:]
-                   if ok and name in WRITTEN_ARG and isinstance(args.get(WRITTEN_ARG[name], ""), str))
+        return sum(
+            len(args.get(WRITTEN_ARG[name], ""))
+            for name, args, ok in harness.trace[start:]
+            if ok and name in WRITTEN_ARG and isinstance(args.get(WRITTEN_ARG[name], ""), str)
+        )
 
 
 def sources(store: Store) -> set[int]:

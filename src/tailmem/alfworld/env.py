@@ -50,15 +50,24 @@ class GameEnv:
         from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
 
         infos = textworld.EnvInfos(won=True, admissible_commands=True, extras=["gamefile"])
-        env_id = textworld.gym.register_games([str(game_file)], infos, batch_size=1, asynchronous=False,
-                                              max_episode_steps=max_steps,
-                                              wrappers=[AlfredDemangler(shuffle=False), AlfredInfos])
+        env_id = textworld.gym.register_games(
+            [str(game_file)],
+            infos,
+            batch_size=1,
+            asynchronous=False,
+            max_episode_steps=max_steps,
+            wrappers=[AlfredDemangler(shuffle=False), AlfredInfos],
+        )
         self._env = textworld.gym.make(env_id)
         self.max_steps = max_steps
 
     def _obs(self, obs, infos, done) -> Observation:
-        return Observation(text=str(obs[0]), admissible=tuple(infos["admissible_commands"][0]),
-                           won=bool(infos["won"][0]), done=bool(done[0]) if done is not None else False)
+        return Observation(
+            text=str(obs[0]),
+            admissible=tuple(infos["admissible_commands"][0]),
+            won=bool(infos["won"][0]),
+            done=bool(done[0]) if done is not None else False,
+        )
 
     def reset(self) -> Observation:
         obs, infos = self._env.reset()

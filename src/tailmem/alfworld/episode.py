@@ -65,16 +65,24 @@ class EpisodeRecord:
         return cls(**d)
 
 
-def run_episode(game: Game, game_file: str | Path, executor, controller, counter: TokenCounter,
-                guidance: str = "", max_steps: int = 50) -> EpisodeRecord:
+def run_episode(
+    game: Game,
+    game_file: str | Path,
+    executor,
+    controller,
+    counter: TokenCounter,
+    guidance: str = "",
+    max_steps: int = 50,
+) -> EpisodeRecord:
     """Play `game` once; a load failure is returned as a record with `loaded=False` and the error."""
     try:
         env = GameEnv(game_file, max_steps=max_steps)
         obs = env.reset()
         goal = parse_goal(obs.text)
     except Exception as exc:  # noqa: BLE001 - reported by game id, the chain goes on
-        return EpisodeRecord(game.split, game.id, game.family, False, error=f"{type(exc).__name__}: {exc}"[:500],
-                             agent=executor.agent)
+        return EpisodeRecord(
+            game.split, game.id, game.family, False, error=f"{type(exc).__name__}: {exc}"[:500], agent=executor.agent
+        )
     executor.reset()
     memory = LocationMemory()
     where: str | None = None
@@ -118,15 +126,34 @@ def run_episode(game: Game, game_file: str | Path, executor, controller, counter
         accesses.setdefault(loc, 0)
     usage = getattr(executor, "usage", [])
     return EpisodeRecord(
-        game.split, game.id, game.family, True, won, step, int(invalid), goal.text, mem_tokens, ctx_tokens, gtok,
-        sum(u.prompt_tokens for u in usage), sum(u.completion_tokens for u in usage), accesses, tuple(traj),
-        agent=executor.agent, start=start, blocks=tuple(blocks),
+        game.split,
+        game.id,
+        game.family,
+        True,
+        won,
+        step,
+        int(invalid),
+        goal.text,
+        mem_tokens,
+        ctx_tokens,
+        gtok,
+        sum(u.prompt_tokens for u in usage),
+        sum(u.completion_tokens for u in usage),
+        accesses,
+        tuple(traj),
+        agent=executor.agent,
+        start=start,
+        blocks=tuple(blocks),
     )
 
 
 # What plays an episode besides its inputs: the code of these modules (and what they import) and the game engine.
-EPISODE_CODE = ("tailmem.alfworld.episode", "tailmem.alfworld.executor", "tailmem.alfworld.speedup",
-                "tailmem.memory.controllers")
+EPISODE_CODE = (
+    "tailmem.alfworld.episode",
+    "tailmem.alfworld.executor",
+    "tailmem.alfworld.speedup",
+    "tailmem.memory.controllers",
+)
 
 
 @functools.cache
@@ -145,8 +172,17 @@ def code_version() -> str:
 
 def episode_key(game: Game, settings: dict, guidance: str, max_steps: int, agent: str) -> str:
     """Content key of an episode: same game, controller, guidance, cap, agent and code -> same outcome."""
-    blob = json.dumps({"game": game.key, "settings": settings, "guidance": guidance, "max_steps": max_steps,
-                       "agent": agent, "code": code_version()}, sort_keys=True)
+    blob = json.dumps(
+        {
+            "game": game.key,
+            "settings": settings,
+            "guidance": guidance,
+            "max_steps": max_steps,
+            "agent": agent,
+            "code": code_version(),
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 

@@ -84,7 +84,7 @@ class ProgrammaticExecutor:
         s, g, adm = self.s, x.goal, x.admissible
         know = Knowledge.read(x.memory)
         here = s.location
-        goto = [a[len("go to "):] for a in adm if a.startswith("go to ")]
+        goto = [a[len("go to ") :] for a in adm if a.startswith("go to ")]
 
         def first(cands):
             return next((c for c in cands if c in adm), None)
@@ -131,8 +131,11 @@ class ProgrammaticExecutor:
     def _explore(self, goto, know: Knowledge, here, skip_target: Goal | None = None) -> list[str]:
         """Unvisited locations (as far as the memory block shows), guided kinds first, then the rest."""
         rank = {k: i for i, k in enumerate(self._priors.search)}
-        fresh = [loc for loc in goto if loc not in know.visited and loc != here
-                 and not (skip_target and kind(loc) == skip_target.target)]
+        fresh = [
+            loc
+            for loc in goto
+            if loc not in know.visited and loc != here and not (skip_target and kind(loc) == skip_target.target)
+        ]
         fresh.sort(key=lambda loc: (rank.get(kind(loc), len(rank)), goto.index(loc)))
         if fresh:
             return fresh
@@ -149,7 +152,7 @@ class ProgrammaticExecutor:
 def _from_target(action: str, g: Goal, s: Scratch) -> bool:
     """For two objects: do not take back one already placed in the target."""
     parts = action.split(" from ")
-    obj = parts[0][len("take "):]
+    obj = parts[0][len("take ") :]
     return obj in s.placed or (g.count > 1 and len(parts) > 1 and kind(parts[1]) == g.target and bool(s.placed))
 
 
@@ -175,9 +178,11 @@ class ReactExecutor:
         pass
 
     def messages(self, x: StepInput) -> list[dict]:
-        user = (f"Task: {x.goal.text}\n\nGuidance from earlier tasks:\n{x.guidance or '(none)'}\n\n"
-                f"Memory:\n{x.memory or '(empty)'}\n\nObservation:\n{x.observation}\n\n"
-                f"Admissible actions:\n" + "\n".join(x.admissible))
+        user = (
+            f"Task: {x.goal.text}\n\nGuidance from earlier tasks:\n{x.guidance or '(none)'}\n\n"
+            f"Memory:\n{x.memory or '(empty)'}\n\nObservation:\n{x.observation}\n\n"
+            f"Admissible actions:\n" + "\n".join(x.admissible)
+        )
         return [{"role": "system", "content": REACT_SYSTEM}, {"role": "user", "content": user}]
 
     def act(self, x: StepInput) -> str:
@@ -191,9 +196,11 @@ class ReactExecutor:
         return lines[-1].strip() if lines else "look"
 
 
-CHOOSE_INTRO = ("You are an agent in a household text environment. Reach the task's goal in as few actions as "
-                "possible. The memory lists what you saw where. Go to places you have not searched yet to find what "
-                "the task needs.")
+CHOOSE_INTRO = (
+    "You are an agent in a household text environment. Reach the task's goal in as few actions as "
+    "possible. The memory lists what you saw where. Go to places you have not searched yet to find what "
+    "the task needs."
+)
 RECENT = 5  # the choose executor's own last actions, repeated in its prompt (perception of what it just did)
 # Admissible commands the choose executor does not offer: none moves a task on (`look` in these games says "you see
 # nothing"), and the 1.5B model picks `look` whenever it is listed.
@@ -249,15 +256,20 @@ class ChooseExecutor:
         """The options: the admissible actions but `NOT_OFFERED`, those taken since the last arrival and putting the
         held object back where it was picked up (all the admissible ones when that leaves nothing)."""
         undo = f"move {self.holding} to {self.taken_from}" if self.holding else None
-        return ([a for a in admissible if a not in NOT_OFFERED and a not in self.here and a != undo]
-                or list(admissible) or ["look"])
+        return (
+            [a for a in admissible if a not in NOT_OFFERED and a not in self.here and a != undo]
+            or list(admissible)
+            or ["look"]
+        )
 
     def prompt(self, x: StepInput) -> str:
         recent = "; ".join(self.recent) or "(none yet)"
-        return (f"{CHOOSE_INTRO}\n\nTask: {x.goal.text}\n\nGuidance from earlier tasks:\n{x.guidance or '(none)'}\n\n"
-                f"Memory:\n{x.memory or '(empty)'}\n\n"
-                f"You are at {self.location or 'the start'} and hold {self.holding or 'nothing'}. "
-                f"Your last actions: {recent}.\nObservation:\n{x.observation.strip()}\n\nWhich action next?")
+        return (
+            f"{CHOOSE_INTRO}\n\nTask: {x.goal.text}\n\nGuidance from earlier tasks:\n{x.guidance or '(none)'}\n\n"
+            f"Memory:\n{x.memory or '(empty)'}\n\n"
+            f"You are at {self.location or 'the start'} and hold {self.holding or 'nothing'}. "
+            f"Your last actions: {recent}.\nObservation:\n{x.observation.strip()}\n\nWhich action next?"
+        )
 
     def act(self, x: StepInput) -> str:
         from tailmem.llm.records import Usage

@@ -20,9 +20,14 @@ FAMILIES = (
     "pick_cool_then_place_in_recep",
     "pick_two_obj_and_place",
 )
-SHORT = {"pick_and_place_simple": "put", "look_at_obj_in_light": "examine", "pick_clean_then_place_in_recep": "clean",
-         "pick_heat_then_place_in_recep": "heat", "pick_cool_then_place_in_recep": "cool",
-         "pick_two_obj_and_place": "puttwo"}
+SHORT = {
+    "pick_and_place_simple": "put",
+    "look_at_obj_in_light": "examine",
+    "pick_clean_then_place_in_recep": "clean",
+    "pick_heat_then_place_in_recep": "heat",
+    "pick_cool_then_place_in_recep": "cool",
+    "pick_two_obj_and_place": "puttwo",
+}
 SPLITS = ("valid_seen", "valid_unseen")
 MANIFEST = "manifest_solvable.json"
 
@@ -33,18 +38,12 @@ MANIFEST = "manifest_solvable.json"
 # games, 268 won, 8 of them only on a later attempt; valid_seen 136 of 140, valid_unseen 132 of 134); re-check
 # with the slow test `test_alfworld_determinism.py::test_excluded_games_fail_the_expert` when a version changes.
 EXCLUDED: dict[str, str] = {
-    "valid_seen/pick_two_obj_and_place-CD-None-Drawer-304/trial_T20190907_230232_832893":
-        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
-    "valid_seen/pick_two_obj_and_place-Newspaper-None-Drawer-224/trial_T20190911_101248_326533":
-        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
-    "valid_seen/pick_two_obj_and_place-Spatula-None-Drawer-13/trial_T20190908_183331_203888":
-        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
-    "valid_seen/pick_two_obj_and_place-SprayBottle-None-Toilet-402/trial_T20190910_222914_814642":
-        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
-    "valid_unseen/pick_two_obj_and_place-KeyChain-None-Safe-219/trial_T20190909_012027_782483":
-        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
-    "valid_unseen/pick_two_obj_and_place-PepperShaker-None-Drawer-10/trial_T20190912_221016_460197":
-        "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_seen/pick_two_obj_and_place-CD-None-Drawer-304/trial_T20190907_230232_832893": "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_seen/pick_two_obj_and_place-Newspaper-None-Drawer-224/trial_T20190911_101248_326533": "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_seen/pick_two_obj_and_place-Spatula-None-Drawer-13/trial_T20190908_183331_203888": "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_seen/pick_two_obj_and_place-SprayBottle-None-Toilet-402/trial_T20190910_222914_814642": "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_unseen/pick_two_obj_and_place-KeyChain-None-Safe-219/trial_T20190909_012027_782483": "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
+    "valid_unseen/pick_two_obj_and_place-PepperShaker-None-Drawer-10/trial_T20190912_221016_460197": "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
 }
 
 

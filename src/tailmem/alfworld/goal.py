@@ -21,8 +21,11 @@ _PATTERNS = (
     ("look_at_obj_in_light", r"examine the (?P<obj>\w+) with the (?P<tool>\w+)"),
     ("pick_and_place_simple", r"put (?:a|some) (?P<obj>\w+) (?:in|on) (?P<target>\w+)"),
 )
-VERB = {"pick_clean_then_place_in_recep": "clean", "pick_heat_then_place_in_recep": "heat",
-        "pick_cool_then_place_in_recep": "cool"}
+VERB = {
+    "pick_clean_then_place_in_recep": "clean",
+    "pick_heat_then_place_in_recep": "heat",
+    "pick_cool_then_place_in_recep": "cool",
+}
 _TASK = re.compile(r"Your task is to: (.+?)\.?\s*$", re.M)
 _NAME = re.compile(r"^([a-z]+) (\d+)$")
 
@@ -51,8 +54,14 @@ def parse_goal(text: str) -> Goal:
         g = re.fullmatch(pattern, line)
         if g:
             d = g.groupdict()
-            return Goal(line, family, d["obj"], d.get("target") or "", d.get("tool") or "",
-                        2 if family == "pick_two_obj_and_place" else 1)
+            return Goal(
+                line,
+                family,
+                d["obj"],
+                d.get("target") or "",
+                d.get("tool") or "",
+                2 if family == "pick_two_obj_and_place" else 1,
+            )
     raise DataError(f"goal {line!r}: matches no ALFWorld template")
 
 

@@ -42,7 +42,9 @@ def model_roles(cfg) -> tuple[str, ...]:
     if unknown:
         from tailmem.errors import ConfigError
 
-        raise ConfigError(f"alfworld.model_roles: {unknown[0]!r} is not an ALFWorld role; expected some of {list(ROLES)}")
+        raise ConfigError(
+            f"alfworld.model_roles: {unknown[0]!r} is not an ALFWorld role; expected some of {list(ROLES)}"
+        )
     return chosen
 
 
@@ -58,8 +60,9 @@ def agent_labels(cfg) -> dict[str, str]:
 
     roles = read_settings(cfg).roles
     playing = model_roles(cfg)
-    return {r: roles[r].label if r in playing or roles[r].backend == "programmatic" else f"programmatic-{r}"
-            for r in ROLES}
+    return {
+        r: roles[r].label if r in playing or roles[r].backend == "programmatic" else f"programmatic-{r}" for r in ROLES
+    }
 
 
 def agent_segments(cfg) -> dict[str, str]:

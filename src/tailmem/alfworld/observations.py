@@ -31,8 +31,14 @@ class LocationMemory:
         self.objects[location] = list(objects)
         self.visited_at[location] = step
         self.store.put(self._item(location))
-        self.store.record(StepRecord(step, f"Step {step}: {action} -> at {location}, saw {', '.join(objects) or 'nothing'}.",
-                                     f"{step}:{location}", (lid,)))
+        self.store.record(
+            StepRecord(
+                step,
+                f"Step {step}: {action} -> at {location}, saw {', '.join(objects) or 'nothing'}.",
+                f"{step}:{location}",
+                (lid,),
+            )
+        )
 
     def moved(self, obj: str, src: str | None, dst: str | None) -> None:
         """An object left `src` (taken) or arrived at `dst` (placed)."""
@@ -48,7 +54,8 @@ class LocationMemory:
         return MemoryItem(
             id=self.ids[loc],
             verbose=(f"At {loc} (visited at step {self.visited_at[loc]}) you saw:",) + tuple(f"  - {o}" for o in objs)
-            if objs else (f"At {loc} (visited at step {self.visited_at[loc]}) you saw nothing.",),
+            if objs
+            else (f"At {loc} (visited at step {self.visited_at[loc]}) you saw nothing.",),
             compact=(f"{loc}:",) + tuple(f"  {o}" for o in objs) if objs else (f"{loc}: nothing",),
             summary=f"{loc}: visited, {len(objs)} object(s)",
         )
@@ -63,8 +70,7 @@ class LocationMemory:
             return (-hits, -self.visited_at[loc], loc)
 
         related = tuple(self.ids[loc] for loc in sorted(self.objects, key=score) if loc != current)
-        return Query(step=step, current=self.ids.get(current) if current else None, related=related,
-                     text=goal.text)
+        return Query(step=step, current=self.ids.get(current) if current else None, related=related, text=goal.text)
 
 
 @dataclass

@@ -60,7 +60,7 @@ def goal_text(grammar: str) -> str:
     at = grammar.find("Your task is to: ")
     if at < 0:
         return ""
-    return grammar[at + len("Your task is to: "):].split('"', 1)[0].strip().rstrip(".")
+    return grammar[at + len("Your task is to: ") :].split('"', 1)[0].strip().rstrip(".")
 
 
 def build_game_file(src: Path, domain: str, grammar: str, seed: str) -> dict:
@@ -157,12 +157,20 @@ def recipe(seed: int, expert_check: bool) -> dict:
     """What a regenerated game depends on besides its data; an earlier result is reused only if it matches."""
     from importlib.metadata import version
 
-    return {"format": RECIPE_VERSION, "seed": seed, "expert_check": expert_check, "attempts": EXPERT_ATTEMPTS,
-            "max_steps": EXPERT_MAX_STEPS, "alfworld": version("alfworld"), "textworld": version("textworld")}
+    return {
+        "format": RECIPE_VERSION,
+        "seed": seed,
+        "expert_check": expert_check,
+        "attempts": EXPERT_ATTEMPTS,
+        "max_steps": EXPERT_MAX_STEPS,
+        "alfworld": version("alfworld"),
+        "textworld": version("textworld"),
+    }
 
 
-def regenerate(game: Game, data_root: Path, out_root: Path, domain: str, grammar: str, seed: int,
-               expert_check: bool = True) -> Regenerated:
+def regenerate(
+    game: Game, data_root: Path, out_root: Path, domain: str, grammar: str, seed: int, expert_check: bool = True
+) -> Regenerated:
     """Write `<out_root>/<split>/<id>/{game.tw-pddl, traj_data.json}`; reuse a complete earlier result.
 
     Any failure (missing file, bad PDDL, unsolvable) is returned with its message, not raised, so one broken

@@ -75,8 +75,9 @@ def synthesise(raw: str, goal: Goal, files: list[str]) -> str:
     return "\n".join(lines + [f"(from {', '.join(files)})"])
 
 
-def retrieve_model(client, variant: str, store: Store | None, goal: Goal, family: str, max_rounds: int,
-                   k: int = 3) -> Retrieved:
+def retrieve_model(
+    client, variant: str, store: Store | None, goal: Goal, family: str, max_rounds: int, k: int = 3
+) -> Retrieved:
     """Guidance for the goal from one search-agent episode; `files` are the store files its tools opened."""
     from tailmem.alfworld.curator import prompt
     from tailmem.fsmem.agents import loop
@@ -88,8 +89,10 @@ def retrieve_model(client, variant: str, store: Store | None, goal: Goal, family
     listing = harness.call("view", {"path": ""}).output
     start = len(harness.trace)
     system = prompt("retriever", tools=", ".join(harness.tools), no_experience=NO_EXPERIENCE)
-    user = (f"Goal of the next task: {goal.text}\nGoal family: {SHORT[family]}\n\n"
-            f"Store (names and descriptions):\n{listing}\n\nWrite the guidance for this task.")
+    user = (
+        f"Goal of the next task: {goal.text}\nGoal family: {SHORT[family]}\n\n"
+        f"Store (names and descriptions):\n{listing}\n\nWrite the guidance for this task."
+    )
     text, episode, _ = loop.run(client, "searcher", system, user, harness, max_rounds)
     known = set(store.files())
     opened = []

@@ -68,8 +68,13 @@ def install(sas_cache: str | os.PathLike | None = None) -> None:
     original_context = textgen.copy_context
 
     def shallow_context(context):  # the generator only adds keys to these dicts, never edits their values
-        return {"state": context["state"], "facts": context["facts"], "variables": dict(context["variables"]),
-                "mapping": dict(context["mapping"]), "entity_infos": context["entity_infos"]}
+        return {
+            "state": context["state"],
+            "facts": context["facts"],
+            "variables": dict(context["variables"]),
+            "mapping": dict(context["mapping"]),
+            "entity_infos": context["entity_infos"],
+        }
 
     original_query = textgen.query
 

@@ -278,9 +278,7 @@ def bootstrap_gof(data, xmin: float, alpha: float, ks_D: float, B: int, seed: in
     return _gof(refit.ks_D, refit.xmin, refit.alpha, ks_D)
 
 
-def bootstrap_gof_reference(
-    data, xmin: float, alpha: float, ks_D: float, B: int, seed: int, alpha_max: float
-) -> Gof:
+def bootstrap_gof_reference(data, xmin: float, alpha: float, ks_D: float, B: int, seed: int, alpha_max: float) -> Gof:
     """The slow check: the same replicates (same seed), each refitted by `powerlaw.Fit` itself."""
     reps = bootstrap_replicates(data, xmin, alpha, B, np.random.default_rng(seed))
     D, xm, al = np.full(B, np.nan), np.full(B, np.nan), np.full(B, np.nan)

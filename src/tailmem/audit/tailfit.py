@@ -103,9 +103,7 @@ def power_law_fit(data: np.ndarray, pl_alpha_max: float, xmin: float | None = No
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return powerlaw.Fit(
-            data, discrete=True, xmin=xmin, parameter_ranges={"alpha": [0, pl_alpha_max]}, verbose=0
-        )
+        return powerlaw.Fit(data, discrete=True, xmin=xmin, parameter_ranges={"alpha": [0, pl_alpha_max]}, verbose=0)
 
 
 def log_ratio(ll1: np.ndarray, ll2: np.ndarray) -> tuple[float, float]:
@@ -198,4 +196,3 @@ def fit_tail(
         R_pl_ln=R_pl_ln,
         p_pl_ln=p_pl_ln,
     )
-

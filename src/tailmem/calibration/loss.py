@@ -43,9 +43,14 @@ class Score:
         return self.within == self.cells and self.broken == 0
 
     def to_dict(self, prefix: str) -> dict:
-        return {f"{prefix}_loss": self.loss, f"{prefix}_cells_within": self.within, f"{prefix}_cells": self.cells,
-                f"{prefix}_max_abs_residual": self.max_abs, f"{prefix}_relations_broken": self.broken,
-                f"{prefix}_reached": self.reached}
+        return {
+            f"{prefix}_loss": self.loss,
+            f"{prefix}_cells_within": self.within,
+            f"{prefix}_cells": self.cells,
+            f"{prefix}_max_abs_residual": self.max_abs,
+            f"{prefix}_relations_broken": self.broken,
+            f"{prefix}_reached": self.reached,
+        }
 
 
 def score(res: pd.DataFrame, rel: pd.DataFrame, families, tolerance: float, order_weight: float) -> Score:

@@ -59,8 +59,9 @@ def measure_walk(walk: Walk, graphs: list[Graph], table8_size: int) -> list[dict
             draws = walk.k if design in SAMPLING_DESIGNS else 0
             uniforms = draw_uniforms(g.seed, walk.episodes, walk.steps, draws)
             trace = kernel_rollout(g.indptr, g.targets, design, walk.k, uniforms, progress=False, start=walk.start)
-            records.append({"design": design, "family": g.family, "n": g.n, "seed": g.seed,
-                            **count_metrics(trace.counts)})
+            records.append(
+                {"design": design, "family": g.family, "n": g.n, "seed": g.seed, **count_metrics(trace.counts)}
+            )
     return records
 
 

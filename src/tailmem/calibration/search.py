@@ -74,16 +74,25 @@ def evaluate(protocol: Protocol, summary: WalkSummary, fit: Fit) -> tuple[dict, 
     """One protocol's score row, residual cells and Table 8 relations."""
     cells, table8 = protocol_cells(summary, protocol)
     res = residuals(cells, fit.paper)
-    rel = relations(table8, fit.margin) if len(table8) else pd.DataFrame(columns=["family", "relation", "diff",
-                                                                                     "holds"])
-    row = {"protocol": protocol.key, **protocol.to_dict(),
-           **score(res, rel, fit.fitted, fit.tolerance, fit.order_weight).to_dict("fit"),
-           **score(res, rel, (fit.holdout,), fit.tolerance, fit.order_weight).to_dict("holdout")}
+    rel = (
+        relations(table8, fit.margin) if len(table8) else pd.DataFrame(columns=["family", "relation", "diff", "holds"])
+    )
+    row = {
+        "protocol": protocol.key,
+        **protocol.to_dict(),
+        **score(res, rel, fit.fitted, fit.tolerance, fit.order_weight).to_dict("fit"),
+        **score(res, rel, (fit.holdout,), fit.tolerance, fit.order_weight).to_dict("holdout"),
+    }
     return row, res.assign(protocol=protocol.key), rel.assign(protocol=protocol.key)
 
 
-def run_search(protocols: Sequence[Protocol], measure: Callable[[Walk], list[dict]], fit: Fit,
-               cache: WalkCache | None = None, progress: bool | None = None) -> SearchResult:
+def run_search(
+    protocols: Sequence[Protocol],
+    measure: Callable[[Walk], list[dict]],
+    fit: Fit,
+    cache: WalkCache | None = None,
+    progress: bool | None = None,
+) -> SearchResult:
     """Score every protocol; `measure(walk)` gives a walk's records (`measure.measure_walk`), called once per walk
     not found in `cache`. `progress=None` shows a tqdm bar on a TTY only."""
     cache = cache or WalkCache(None)

@@ -41,16 +41,20 @@ class CalibrationSettings:
 
     def __post_init__(self) -> None:
         if self.holdout not in self.families:
-            raise ConfigError(f"calibration.holdout={self.holdout!r}: expected one of calibration.families "
-                              f"{list(self.families)}")
+            raise ConfigError(
+                f"calibration.holdout={self.holdout!r}: expected one of calibration.families {list(self.families)}"
+            )
         if len(self.families) < 2:
             raise ConfigError(f"calibration.families={list(self.families)}: expected at least two (one is held out)")
         if len(set(self.sizes)) < 2 or not set(self.sizes) <= set(PAPER_SIZES):
-            raise ConfigError(f"calibration.sizes={list(self.sizes)}: expected at least two of paper 1's sizes "
-                              f"{list(PAPER_SIZES)} (Table 2's slope needs two)")
+            raise ConfigError(
+                f"calibration.sizes={list(self.sizes)}: expected at least two of paper 1's sizes "
+                f"{list(PAPER_SIZES)} (Table 2's slope needs two)"
+            )
         if self.table8_size not in self.sizes:
-            raise ConfigError(f"calibration.table8_size={self.table8_size}: expected one of calibration.sizes "
-                              f"{list(self.sizes)}")
+            raise ConfigError(
+                f"calibration.table8_size={self.table8_size}: expected one of calibration.sizes {list(self.sizes)}"
+            )
         for key, values in vars(self.space).items():
             if not values:
                 raise ConfigError(f"calibration.space.{key}: expected at least one value")
@@ -69,8 +73,14 @@ def settings(cfg) -> CalibrationSettings:
     g = typed(cfg, "calibration", CalibrationGroup)
     space = Space(*(tuple(getattr(g.space, k)) for k in ("episodes", "steps", "start", "k", "items", "sigma_unit")))
     return CalibrationSettings(
-        families=tuple(g.families), holdout=str(g.holdout), sizes=tuple(int(n) for n in g.sizes),
-        seeds=tuple(int(s) for s in g.seeds), table8_size=int(g.table8_size), space=space,
-        samples=None if g.samples is None else int(g.samples), search_seed=int(g.search_seed),
-        tolerance=float(g.tolerance), order_weight=float(g.order_weight),
+        families=tuple(g.families),
+        holdout=str(g.holdout),
+        sizes=tuple(int(n) for n in g.sizes),
+        seeds=tuple(int(s) for s in g.seeds),
+        table8_size=int(g.table8_size),
+        space=space,
+        samples=None if g.samples is None else int(g.samples),
+        search_seed=int(g.search_seed),
+        tolerance=float(g.tolerance),
+        order_weight=float(g.order_weight),
     )

@@ -30,17 +30,21 @@ def cells(families, sizes) -> pd.DataFrame:
     rows = []
     for fam in families:
         for metric, values in METRICS.items():
-            rows += [{"table": "Table 7", "metric": metric, "family": fam, "n": int(n), "paper": values[fam][n]}
-                     for n in sizes]
-        rows.append({"table": "Table 2", "metric": SLOPE, "family": fam, "n": 0,
-                     "paper": paper.TABLE2_SIGMA[fam]["slope"]})
+            rows += [
+                {"table": "Table 7", "metric": metric, "family": fam, "n": int(n), "paper": values[fam][n]}
+                for n in sizes
+            ]
+        rows.append(
+            {"table": "Table 2", "metric": SLOPE, "family": fam, "n": 0, "paper": paper.TABLE2_SIGMA[fam]["slope"]}
+        )
     return pd.DataFrame(rows, columns=[*CELL_KEYS, "paper"])
 
 
 def table8(families) -> pd.DataFrame:
     """Paper 1's Table 8 Gini per design and family (single seed in the paper)."""
-    return pd.DataFrame([{"design": d, "family": f, "gini": paper.TABLE8_GINI[d][f]} for d in TABLE8_DESIGNS
-                         for f in families])
+    return pd.DataFrame(
+        [{"design": d, "family": f, "gini": paper.TABLE8_GINI[d][f]} for d in TABLE8_DESIGNS for f in families]
+    )
 
 
 def relations(ginis: pd.DataFrame, margin: float) -> pd.DataFrame:

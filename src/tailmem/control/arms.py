@@ -16,8 +16,15 @@ from __future__ import annotations
 from tailmem.errors import ConfigError
 from tailmem.memory.arm import ENCODINGS, Arm
 
-PAPER_BASELINES = ("full_history", "sliding_window", "flat_retrieval", "frequency_cache", "recency_cache",
-                   "hierarchical_summary", "graph_memory")  # paper 1 Table 4's rows, in its order
+PAPER_BASELINES = (
+    "full_history",
+    "sliding_window",
+    "flat_retrieval",
+    "frequency_cache",
+    "recency_cache",
+    "hierarchical_summary",
+    "graph_memory",
+)  # paper 1 Table 4's rows, in its order
 
 
 def baselines() -> list[str]:

@@ -84,7 +84,9 @@ def replay(
         action = world.action_names[e]
         text = world.state_texts[s]
         mem.visit(s)
-        prompt = controller.build(mem.store, Query(step=t, current=s, related=mem.related(s), text=f"{text} {action}"), counter)
+        prompt = controller.build(
+            mem.store, Query(step=t, current=s, related=mem.related(s), text=f"{text} {action}"), counter
+        )
         prompt_tokens = counter.exact(full_prompt(prompt.text, s, text, action))
         predicted = scored is None or t in scored
         if predicted:
@@ -95,17 +97,39 @@ def replay(
         mem.store.touch(accessed, t)
         if predicted:
             rows.append(
-                (t, s, nxt, -1 if pred.state is None else pred.state, pred.state == nxt, covered,
-                 prompt_tokens, prompt.tokens, len(prompt.core), len(prompt.tail),
-                 *((prompt.text, line_marks(prompt, mem.store.items)) if t in kept else (None, None)))
+                (
+                    t,
+                    s,
+                    nxt,
+                    -1 if pred.state is None else pred.state,
+                    pred.state == nxt,
+                    covered,
+                    prompt_tokens,
+                    prompt.tokens,
+                    len(prompt.core),
+                    len(prompt.tail),
+                    *((prompt.text, line_marks(prompt, mem.store.items)) if t in kept else (None, None)),
+                )
             )
         if scored is not None:
             tokens.append((t, prompt_tokens, prompt.tokens))
         mem.learn(t, s, a, nxt)
     steps = pd.DataFrame(
         rows,
-        columns=["step", "state", "next_state", "predicted", "correct", "covered", "prompt_tokens", "memory_tokens", "n_core", "n_tail",
-                 "memory", "marks"],
+        columns=[
+            "step",
+            "state",
+            "next_state",
+            "predicted",
+            "correct",
+            "covered",
+            "prompt_tokens",
+            "memory_tokens",
+            "n_core",
+            "n_tail",
+            "memory",
+            "marks",
+        ],
     )
     replayed = None if scored is None else pd.DataFrame(tokens, columns=["step", "prompt_tokens", "memory_tokens"])
     return ReplayResult(steps=steps, counts=counts, tokens=replayed)

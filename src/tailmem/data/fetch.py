@@ -39,8 +39,9 @@ def download(url: str, dest: Path, entry: Entry, timeout: float = 30.0, chunk: i
     if have < entry.size:
         request = urllib.request.Request(url, headers={"Range": f"bytes={have}-"} if have else {})
         with urllib.request.urlopen(request, timeout=timeout) as resp:
-            resumed = have > 0 and resp.status == 206 and \
-                resp.headers.get("Content-Range", "").startswith(f"bytes {have}-")
+            resumed = (
+                have > 0 and resp.status == 206 and resp.headers.get("Content-Range", "").startswith(f"bytes {have}-")
+            )
             with open(part, "ab" if resumed else "wb") as f:
                 while block := resp.read(chunk):
                     f.write(block)
@@ -48,8 +49,9 @@ def download(url: str, dest: Path, entry: Entry, timeout: float = 30.0, chunk: i
     got = file_sha256(part)
     if got != entry.sha256:
         part.unlink()
-        raise DataError(f"{url}: downloaded {entry.path} has sha256 {got}, expected {entry.sha256}; "
-                        "the download was deleted")
+        raise DataError(
+            f"{url}: downloaded {entry.path} has sha256 {got}, expected {entry.sha256}; the download was deleted"
+        )
     os.replace(part, dest)
     return received
 
@@ -97,9 +99,14 @@ def report(bad: list[tuple[Entry, str]], data_dir: Path, total: int = len(MANIFE
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", type=Path, default=None, help="data folder (default: $TAILMEM_DATA_DIR or ../shared/data)")
-    ap.add_argument("--mirror", default=os.environ.get("TAILMEM_DATA_MIRROR"),
-                    help="base URL serving a copy of the data folder (default: $TAILMEM_DATA_MIRROR)")
+    ap.add_argument(
+        "--data-dir", type=Path, default=None, help="data folder (default: $TAILMEM_DATA_DIR or ../shared/data)"
+    )
+    ap.add_argument(
+        "--mirror",
+        default=os.environ.get("TAILMEM_DATA_MIRROR"),
+        help="base URL serving a copy of the data folder (default: $TAILMEM_DATA_MIRROR)",
+    )
     ap.add_argument("--check", action="store_true", help="verify only; download nothing")
     args = ap.parse_args(argv)
     data_dir = args.data_dir or data_dir_default()

@@ -73,8 +73,14 @@ def parse(sample: dict, path: Path | str = "?") -> Conversation:
         for j, t in enumerate(records.items(conv, f"session_{i}", where)):
             at = f"{where}: session_{i} turn {j}"
             t = records.mapping(t, at)
-            turns.append(Turn(records.text(t, "dia_id", at), records.text(t, "speaker", at),
-                              records.text(t, "text", at, empty=True), records.optional_text(t, "blip_caption", at)))
+            turns.append(
+                Turn(
+                    records.text(t, "dia_id", at),
+                    records.text(t, "speaker", at),
+                    records.text(t, "text", at, empty=True),
+                    records.optional_text(t, "blip_caption", at),
+                )
+            )
         sessions.append(Session(i, date, tuple(turns)))
     qa = []
     for j, q in enumerate(records.items(top, "qa", where)):
@@ -83,8 +89,14 @@ def parse(sample: dict, path: Path | str = "?") -> Conversation:
         category = records.integer(q, "category", at, CATEGORIES)
         # adversarial questions (category 5) carry `adversarial_answer` instead of `answer`
         key = "answer" if "answer" in q or category != 5 else "adversarial_answer"
-        qa.append(QA(records.text(q, "question", at), records.text(q, key, at, numbers=True), category,
-                     records.strings(q, "evidence", at)))
+        qa.append(
+            QA(
+                records.text(q, "question", at),
+                records.text(q, key, at, numbers=True),
+                category,
+                records.strings(q, "evidence", at),
+            )
+        )
     return Conversation(sample_id, speakers, tuple(sessions), tuple(qa))
 
 

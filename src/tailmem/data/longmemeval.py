@@ -22,8 +22,17 @@ QUESTION_TYPES = (
     "temporal-reasoning",
     "knowledge-update",
 )
-_FIELDS = ("question_id", "question_type", "question", "question_date", "answer", "answer_session_ids",
-           "haystack_dates", "haystack_session_ids", "haystack_sessions")
+_FIELDS = (
+    "question_id",
+    "question_type",
+    "question",
+    "question_date",
+    "answer",
+    "answer_session_ids",
+    "haystack_dates",
+    "haystack_session_ids",
+    "haystack_sessions",
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,9 @@ class Question:
     @property
     def evidence(self) -> tuple[tuple[int, int], ...]:
         """(session index, turn index) of every answer-bearing turn."""
-        return tuple((s, t) for s, sess in enumerate(self.sessions) for t, turn in enumerate(sess.turns) if turn.has_answer)
+        return tuple(
+            (s, t) for s, sess in enumerate(self.sessions) for t, turn in enumerate(sess.turns) if turn.has_answer
+        )
 
 
 def load(path: str | Path) -> list[Question]:
@@ -81,8 +92,15 @@ def parse(item: dict, path: str | Path = "?", index: int = 0) -> Question:
     if item["question_type"] not in QUESTION_TYPES:
         raise DataError(f"{where}: question_type {item['question_type']!r}; expected one of {list(QUESTION_TYPES)}")
     ids, dates, raw = item["haystack_session_ids"], item["haystack_dates"], item["haystack_sessions"]
-    if not (isinstance(raw, list) and isinstance(ids, list) and isinstance(dates, list) and len(ids) == len(dates) == len(raw)):
-        raise DataError(f"{where}: haystack_session_ids, haystack_dates and haystack_sessions must be lists of one length")
+    if not (
+        isinstance(raw, list)
+        and isinstance(ids, list)
+        and isinstance(dates, list)
+        and len(ids) == len(dates) == len(raw)
+    ):
+        raise DataError(
+            f"{where}: haystack_session_ids, haystack_dates and haystack_sessions must be lists of one length"
+        )
     ids = records.strings(item, "haystack_session_ids", where, required=True)
     dates = records.strings(item, "haystack_dates", where, required=True)
     sessions = []
@@ -103,8 +121,10 @@ def parse(item: dict, path: str | Path = "?", index: int = 0) -> Question:
             parsed.append(Turn(role, records.text(t, "content", tw, empty=True), has))
         sessions.append(Session(sid, date, tuple(parsed)))
     return Question(
-        qid=records.text(item, "question_id", where), qtype=item["question_type"],
-        question=records.text(item, "question", where), date=records.text(item, "question_date", where),
+        qid=records.text(item, "question_id", where),
+        qtype=item["question_type"],
+        question=records.text(item, "question", where),
+        date=records.text(item, "question_date", where),
         answer=records.text(item, "answer", where, numbers=True),
         answer_session_ids=records.strings(item, "answer_session_ids", where, required=True),
         sessions=tuple(sessions),

@@ -26,8 +26,16 @@ from tailmem.errors import DataError
 
 LETTERS = "abcdefgh"
 SPEAKERS = {"system": "System", "user": "User", "assistant": "Assistant"}  # message role -> turn speaker
-COLUMNS = ("question_id", "question_type", "topic", "user_question_or_message", "correct_answer", "all_options",
-           "shared_context_id", "end_index_in_shared_context")
+COLUMNS = (
+    "question_id",
+    "question_type",
+    "topic",
+    "user_question_or_message",
+    "correct_answer",
+    "all_options",
+    "shared_context_id",
+    "end_index_in_shared_context",
+)
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,7 @@ def _option(text: str, i: int, path: Path) -> str:
     prefix = f"({LETTERS[i]})"
     if not text.lower().startswith(prefix):
         raise DataError(f"{path}: option {i + 1} {text[:40]!r} does not start with {prefix!r}")
-    return text[len(prefix):].strip()
+    return text[len(prefix) :].strip()
 
 
 def _options(text: str) -> list[str]:
@@ -93,15 +101,24 @@ def load_questions(path: str | Path) -> list[Question]:
             raise DataError(f"{path}: missing columns {absent}")
         for n, row in enumerate(reader, 2):
             where = f"{path}: line {n} (question {row.get('question_id')!r})"
-            for col in ("question_id", "question_type", "user_question_or_message", "shared_context_id",
-                        "correct_answer", "all_options", "end_index_in_shared_context"):
+            for col in (
+                "question_id",
+                "question_type",
+                "user_question_or_message",
+                "shared_context_id",
+                "correct_answer",
+                "all_options",
+                "end_index_in_shared_context",
+            ):
                 if row.get(col) is None or not row[col].strip():
                     raise DataError(f"{where}: field {col!r}: expected a non-empty value")
             try:
                 end = int(row["end_index_in_shared_context"])
             except ValueError:
-                raise DataError(f"{where}: field 'end_index_in_shared_context': expected an integer, "
-                                f"got {row['end_index_in_shared_context'][:40]!r}") from None
+                raise DataError(
+                    f"{where}: field 'end_index_in_shared_context': expected an integer, "
+                    f"got {row['end_index_in_shared_context'][:40]!r}"
+                ) from None
             if end < 1:
                 raise DataError(f"{where}: field 'end_index_in_shared_context': expected >= 1, got {end}")
             try:
@@ -110,12 +127,22 @@ def load_questions(path: str | Path) -> list[Question]:
                 raise DataError(f"{where}: field 'all_options': {exc}") from exc
             answer = row["correct_answer"].strip().strip("()").lower()
             if answer not in LETTERS[: len(raw)]:
-                raise DataError(f"{where}: field 'correct_answer': {row['correct_answer']!r} is not one of the "
-                                f"{len(raw)} options")
-            out.append(Question(row["question_id"], row.get("persona_id") or "", row["question_type"],
-                                row.get("topic") or "", row["user_question_or_message"],
-                                tuple(_option(t, i, path) for i, t in enumerate(raw)), answer,
-                                row["shared_context_id"], end))
+                raise DataError(
+                    f"{where}: field 'correct_answer': {row['correct_answer']!r} is not one of the {len(raw)} options"
+                )
+            out.append(
+                Question(
+                    row["question_id"],
+                    row.get("persona_id") or "",
+                    row["question_type"],
+                    row.get("topic") or "",
+                    row["user_question_or_message"],
+                    tuple(_option(t, i, path) for i, t in enumerate(raw)),
+                    answer,
+                    row["shared_context_id"],
+                    end,
+                )
+            )
     return out
 
 
@@ -130,8 +157,10 @@ def _messages(line: str) -> dict[str, tuple[Message, ...]]:
             raise ValueError(f"context {cid!r}: a list of messages, got {type(msgs).__name__}")
         for i, m in enumerate(msgs):
             if not isinstance(m, dict) or m.get("role") not in SPEAKERS or not isinstance(m.get("content"), str):
-                raise ValueError(f"context {cid!r} message {i}: {{\"role\": one of {list(SPEAKERS)}, "
-                                 f"\"content\": string}}, got {str(m)[:80]!r}")
+                raise ValueError(
+                    f'context {cid!r} message {i}: {{"role": one of {list(SPEAKERS)}, '
+                    f'"content": string}}, got {str(m)[:80]!r}'
+                )
         out[cid] = tuple(Message(m["role"], m["content"]) for m in msgs)
     return out
 
@@ -148,8 +177,10 @@ def load_contexts(path: str | Path) -> dict[str, tuple[Message, ...]]:
             try:
                 found = _messages(line)
             except ValueError as exc:  # json.JSONDecodeError is a ValueError
-                raise DataError(f"{path}: line {n}: expected one JSON object {{shared_context_id: [{{role, content}}, "
-                                f"...]}} per line ({exc})") from exc
+                raise DataError(
+                    f"{path}: line {n}: expected one JSON object {{shared_context_id: [{{role, content}}, "
+                    f"...]}} per line ({exc})"
+                ) from exc
             for cid in found:
                 if cid in out:
                     raise DataError(f"{path}: line {n}: shared_context_id {cid!r} appears on an earlier line too")
@@ -189,9 +220,13 @@ def as_conversation(context_id: str, messages, end_indices, block: int) -> Conve
     sessions, start = [], 0
     for s, end in enumerate(cuts(end_indices, block), 1):
         if end > len(messages):
-            raise DataError(f"context {context_id!r}: end_index_in_shared_context {end} is past its {len(messages)} messages")
-        turns = tuple(Turn(f"D{s}:{n + 1}", SPEAKERS[m.role], " ".join(m.content.split()))
-                      for n, m in enumerate(messages[start:end], start))
+            raise DataError(
+                f"context {context_id!r}: end_index_in_shared_context {end} is past its {len(messages)} messages"
+            )
+        turns = tuple(
+            Turn(f"D{s}:{n + 1}", SPEAKERS[m.role], " ".join(m.content.split()))
+            for n, m in enumerate(messages[start:end], start)
+        )
         sessions.append(Session(s, f"messages {start + 1}-{end}", turns))
         start = end
     return Conversation(context_id, (SPEAKERS["user"], SPEAKERS["assistant"]), tuple(sessions), ())
@@ -207,6 +242,8 @@ def prefix(conv: Conversation, end: int) -> Conversation:
     kept = tuple(s for s in conv.sessions if s.turns and message_number(s.turns[-1]) <= end)
     last = message_number(kept[-1].turns[-1]) if kept else 0
     if last != end:
-        raise DataError(f"context {conv.sample_id!r}: {end} is not a session end (sessions end at "
-                        f"{[message_number(s.turns[-1]) for s in conv.sessions if s.turns]})")
+        raise DataError(
+            f"context {conv.sample_id!r}: {end} is not a session end (sessions end at "
+            f"{[message_number(s.turns[-1]) for s in conv.sessions if s.turns]})"
+        )
     return Conversation(conv.sample_id, conv.speakers, kept, conv.qa)

@@ -59,16 +59,28 @@ def parse(data: dict, chat_id: str, path: Path | str = "?") -> Conversation:
         for j, t in enumerate(raw):
             at = f"{where}: session_{i} turn {j}"
             t = records.mapping(t, at)
-            turns.append(Turn(records.text(t, "dia_id", at), records.text(t, "speaker", at),
-                              records.text(t, "clean_text", at, empty=True, default=""),
-                              records.optional_text(t, "blip_caption", at)))
+            turns.append(
+                Turn(
+                    records.text(t, "dia_id", at),
+                    records.text(t, "speaker", at),
+                    records.text(t, "clean_text", at, empty=True, default=""),
+                    records.optional_text(t, "blip_caption", at),
+                )
+            )
         stamp = records.optional_text(data, f"session_{i}_date_time", where) or (
-            records.optional_text(raw[0], "date_time", f"{where}: session_{i} turn 0") if raw else "")
+            records.optional_text(raw[0], "date_time", f"{where}: session_{i} turn 0") if raw else ""
+        )
         sessions.append(Session(i, locomo_time(stamp), tuple(turns)))
     qa = []
     for j, q in enumerate(records.items(data, "qa", where)):
         at = f"{where}: qa[{j}]"
         q = records.mapping(q, at)
-        qa.append(QA(records.text(q, "question", at), records.text(q, "answer", at, numbers=True),
-                     records.integer(q, "category", at, CATEGORIES), records.strings(q, "evidence", at)))
+        qa.append(
+            QA(
+                records.text(q, "question", at),
+                records.text(q, "answer", at, numbers=True),
+                records.integer(q, "category", at, CATEGORIES),
+                records.strings(q, "evidence", at),
+            )
+        )
     return Conversation(chat_id, speakers, tuple(sessions), tuple(qa))

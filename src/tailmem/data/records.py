@@ -24,8 +24,9 @@ def mapping(record: Any, where: str) -> dict:
     return record
 
 
-def text(record: dict, key: str, where: str, *, numbers: bool = False, empty: bool = False,
-         default: Any = _MISSING) -> str:
+def text(
+    record: dict, key: str, where: str, *, numbers: bool = False, empty: bool = False, default: Any = _MISSING
+) -> str:
     """A string field (non-empty unless `empty`); `numbers` also accepts an int or float (written as text),
     as benchmark answers such as a year sometimes are. Never bool or null."""
     value = record.get(key, default)

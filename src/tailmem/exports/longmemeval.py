@@ -18,10 +18,14 @@ HYPOTHESES_DIR = "hypotheses"
 def hypotheses_lines(rows: pd.DataFrame) -> str:
     """JSONL of one arm's answers, in row order; every question once."""
     if rows.qid.duplicated().any():
-        raise ValueError(f"hypotheses: question ids repeat {sorted(rows.qid[rows.qid.duplicated()].unique())[:3]}; "
-                         "expected the rows of one arm and one seed")
-    return "".join(json.dumps({"question_id": str(q), "hypothesis": str(a)}, ensure_ascii=False) + "\n"
-                   for q, a in zip(rows.qid, rows.answer))
+        raise ValueError(
+            f"hypotheses: question ids repeat {sorted(rows.qid[rows.qid.duplicated()].unique())[:3]}; "
+            "expected the rows of one arm and one seed"
+        )
+    return "".join(
+        json.dumps({"question_id": str(q), "hypothesis": str(a)}, ensure_ascii=False) + "\n"
+        for q, a in zip(rows.qid, rows.answer)
+    )
 
 
 def write_hypotheses(folder: str | Path, rows: pd.DataFrame) -> list[Path]:

@@ -42,9 +42,13 @@ def retrieval_record(question: Question, sessions: Sequence[Session], ranking: R
     for k in OFFICIAL_KS:
         metrics |= official_metrics(ranked, correct, k)
     return {
-        "question_id": question.qid, "question_type": question.qtype, "question": question.question,
-        "answer": question.answer, "question_date": question.date,
-        "haystack_dates": [s.date for s in sessions], "haystack_session_ids": [s.id for s in sessions],
+        "question_id": question.qid,
+        "question_type": question.qtype,
+        "question": question.question,
+        "answer": question.answer,
+        "question_date": question.date,
+        "haystack_dates": [s.date for s in sessions],
+        "haystack_session_ids": [s.id for s in sessions],
         "answer_session_ids": list(question.answer_session_ids),
         "retrieval_results": {
             "query": question.question,

@@ -109,8 +109,9 @@ def count_reads(store: Store, traces: list[list], retrieve=None) -> Accesses:
                 path = args["path"]
                 if path in sections.starts:
                     want = args["heading"].lstrip("#").strip().lower()
-                    cands = [(ln, sid) for ln, sid in sections.starts[path] if sid.split(" ", 1)[1].lower() == want] or \
-                            [(ln, sid) for ln, sid in sections.starts[path] if want in sid.split(" ", 1)[1].lower()]
+                    cands = [
+                        (ln, sid) for ln, sid in sections.starts[path] if sid.split(" ", 1)[1].lower() == want
+                    ] or [(ln, sid) for ln, sid in sections.starts[path] if want in sid.split(" ", 1)[1].lower()]
                     if cands:
                         files[path] += 1
                         secs[cands[0][1]] += 1

@@ -64,4 +64,6 @@ def categories(fs, benchmark: str) -> tuple[int, ...]:
 
 def category_names(benchmark: str) -> dict[int, str]:
     check_benchmark(benchmark)
-    return {k: v for k, v in locomo.CATEGORIES.items() if k != 5} if benchmark == "locomo" else dict(realtalk.CATEGORIES)
+    return (
+        {k: v for k, v in locomo.CATEGORIES.items() if k != 5} if benchmark == "locomo" else dict(realtalk.CATEGORIES)
+    )

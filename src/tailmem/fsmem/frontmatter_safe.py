@@ -11,7 +11,7 @@ import yaml
 from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
 
 MAX_FRONTMATTER_CHARS = 4096  # the description is at most 300 characters; room for a few more keys
-MAX_DEPTH = 8                 # nesting levels of mappings and sequences
+MAX_DEPTH = 8  # nesting levels of mappings and sequences
 
 
 class FrontmatterError(ValueError):

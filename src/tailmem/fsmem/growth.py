@@ -44,7 +44,9 @@ class Survival:
 
 def chunk_labels(log: SnapshotLog) -> list[str]:
     """Snapshot labels of the chunks, in chunk order (`chunk_0001`, ...)."""
-    return sorted((lb for lb in log.labels() if CHUNK_LABEL.match(lb)), key=lambda lb: int(CHUNK_LABEL.match(lb).group(1)))
+    return sorted(
+        (lb for lb in log.labels() if CHUNK_LABEL.match(lb)), key=lambda lb: int(CHUNK_LABEL.match(lb).group(1))
+    )
 
 
 def atlas(log: SnapshotLog, early_fraction: float = 0.25) -> tuple[list[Step], Survival]:
@@ -64,15 +66,25 @@ def atlas(log: SnapshotLog, early_fraction: float = 0.25) -> tuple[list[Step], S
     steps, prev = [], {}
     for i, s in enumerate(snaps, 1):
         cur = s.files
-        steps.append(Step(
-            chunk=i, files=len(cur), sections=sum(n_sections(d) for d in cur.values()), bytes=s.bytes,
-            creates=sum(1 for p in cur if p not in prev), edits=sum(1 for p in cur if p in prev and prev[p] != cur[p]),
-            deletes=sum(1 for p in prev if p not in cur),
-            early_alive=sum(1 for p in early if p in cur) / len(early) if early else float("nan"),
-        ))
+        steps.append(
+            Step(
+                chunk=i,
+                files=len(cur),
+                sections=sum(n_sections(d) for d in cur.values()),
+                bytes=s.bytes,
+                creates=sum(1 for p in cur if p not in prev),
+                edits=sum(1 for p in cur if p in prev and prev[p] != cur[p]),
+                deletes=sum(1 for p in prev if p not in cur),
+                early_alive=sum(1 for p in early if p in cur) / len(early) if early else float("nan"),
+            )
+        )
         prev = cur
     last = snaps[-1].files if snaps else {}
     at_early = snaps[n_early - 1].files if snaps else {}
-    survival = Survival(n_early, len(early), sum(1 for p in early if p in last),
-                        sum(1 for p in early if p in last and at_early.get(p) == last[p]))
+    survival = Survival(
+        n_early,
+        len(early),
+        sum(1 for p in early if p in last),
+        sum(1 for p in early if p in last and at_early.get(p) == last[p]),
+    )
     return steps, survival

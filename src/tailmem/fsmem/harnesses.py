@@ -87,13 +87,29 @@ def _shell_search(store: Store, fs) -> Harness:
     return shell(store, limits(fs))
 
 
-HARNESSES: dict[str, Spec] = {s.name: s for s in (
-    Spec(CENTER, "Center", "the management tools", "view, grep, toc, read_section", _management, _center),
-    Spec("center_bm25", "Center+BM25", "the management tools + ranked whole-file search",
-         "Center's tools + ranked whole-file search", _management_ranked, _center_bm25),
-    Spec("shell", "Shell", "bash over a writable sandbox whose changes are synced back through the store's path "
-         "checks", "read-only bash", _shell_build, _shell_search, sandboxed=True),
-)}
+HARNESSES: dict[str, Spec] = {
+    s.name: s
+    for s in (
+        Spec(CENTER, "Center", "the management tools", "view, grep, toc, read_section", _management, _center),
+        Spec(
+            "center_bm25",
+            "Center+BM25",
+            "the management tools + ranked whole-file search",
+            "Center's tools + ranked whole-file search",
+            _management_ranked,
+            _center_bm25,
+        ),
+        Spec(
+            "shell",
+            "Shell",
+            "bash over a writable sandbox whose changes are synced back through the store's path checks",
+            "read-only bash",
+            _shell_build,
+            _shell_search,
+            sandboxed=True,
+        ),
+    )
+}
 
 
 def spec(name: str, key: str = "fsmem.harness") -> Spec:

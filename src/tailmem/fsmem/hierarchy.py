@@ -123,14 +123,22 @@ def measure(store: Store) -> Hierarchy:
         refs += sum(body.count(g) for g in files if g != f) + len(WIKI_LINK.findall(body))
     b1, b2, b3, b4 = _taxonomy(files, texts, docs, children, folders, up)
     return Hierarchy(
-        files=len(files), folders=len(folders), sections=sections, bytes=int(sizes.sum()),
+        files=len(files),
+        folders=len(folders),
+        sections=sections,
+        bytes=int(sizes.sum()),
         mean_leaf_depth=float(depths.mean()) if files else float("nan"),
         max_leaf_depth=int(depths.max()) if files else 0,
-        mean_fanout=float(np.mean(fanouts)) if fanouts else float("nan"), max_fanout=max(fanouts, default=0),
+        mean_fanout=float(np.mean(fanouts)) if fanouts else float("nan"),
+        max_fanout=max(fanouts, default=0),
         gini_bytes=gini(sizes) if files else float("nan"),
         top_file_share=float(sizes.max() / sizes.sum()) if files and sizes.sum() else float("nan"),
-        references=refs, locators=sum(len(LOCATOR.findall(t)) for t in texts.values()),
-        b1_label_distinguishability=b1, b2_sibling_cohesion=b2, b3_scope_leakage=b3, b4_tree_content_spearman=b4,
+        references=refs,
+        locators=sum(len(LOCATOR.findall(t)) for t in texts.values()),
+        b1_label_distinguishability=b1,
+        b2_sibling_cohesion=b2,
+        b3_scope_leakage=b3,
+        b4_tree_content_spearman=b4,
     )
 
 
@@ -147,8 +155,9 @@ def _taxonomy(files, texts, docs, children, folders, up) -> tuple[float, float, 
     nodes = sorted(content)
     # One pass of the tokenizer over every text: contents then labels, fitted and weighted together.
     M = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(
-        [content[n] for n in nodes] + [labels[n] for n in nodes])
-    C, L = M[: len(nodes)], M[len(nodes):]
+        [content[n] for n in nodes] + [labels[n] for n in nodes]
+    )
+    C, L = M[: len(nodes)], M[len(nodes) :]
     idx = {n: i for i, n in enumerate(nodes)}
 
     routed = []

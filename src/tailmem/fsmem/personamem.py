@@ -42,9 +42,18 @@ def upto(end: int) -> str:
 def build_key(variant: str, conv: Conversation, ends: list[int], fs, agent: str) -> str:
     """What a build depends on: the turns it may read, the prefixes, the builder and the build settings."""
     h = hashlib.sha256()
-    h.update(json.dumps({"variant": variant, "agent": agent, "ends": ends, "build_harness": build_harness_name(fs),
-                         "chunk": [int(fs.chunk.max_turns), int(fs.chunk.max_chars)],
-                         "rounds": [int(fs.rounds.build), int(fs.rounds.reorganize_passes)]}).encode())
+    h.update(
+        json.dumps(
+            {
+                "variant": variant,
+                "agent": agent,
+                "ends": ends,
+                "build_harness": build_harness_name(fs),
+                "chunk": [int(fs.chunk.max_turns), int(fs.chunk.max_chars)],
+                "rounds": [int(fs.rounds.build), int(fs.rounds.reorganize_passes)],
+            }
+        ).encode()
+    )
     for s in conv.sessions:
         h.update(f"\x00{s.index}\x00{s.date_time}".encode())
         for t in s.turns:
@@ -58,8 +67,9 @@ def _chunk_labels(conv: Conversation, fs) -> dict[int, str]:
     return {message_number(c.turns[-1]): f"chunk_{i:04d}" for i, c in enumerate(chunks, 1)}
 
 
-def build_context(variant: str, conv: Conversation, ends: list[int], folder: str | Path, fs, client=None,
-                  prices: dict | None = None) -> dict:
+def build_context(
+    variant: str, conv: Conversation, ends: list[int], folder: str | Path, fs, client=None, prices: dict | None = None
+) -> dict:
     """Build (or reuse) the stores of one context for `variant`, one per end index; returns the build record."""
     folder, ends = Path(folder), sorted(set(int(e) for e in ends))
     agent = agent_label(client, "builder")
@@ -78,25 +88,38 @@ def build_context(variant: str, conv: Conversation, ends: list[int], folder: str
             labels = _chunk_labels(conv, fs)
             for end in ends:
                 if end not in labels or labels[end] not in snaps.labels():
-                    raise FsmemError(f"{folder}: no agent_curated snapshot ends at message {end} "
-                                     f"(chunk ends: {sorted(labels)}; snapshots: {snaps.labels()[:5]}...)")
+                    raise FsmemError(
+                        f"{folder}: no agent_curated snapshot ends at message {end} "
+                        f"(chunk ends: {sorted(labels)}; snapshots: {snaps.labels()[:5]}...)"
+                    )
                 snaps.alias(labels[end], upto(end))
         elif variant in PER_PREFIX:
             for end in ends:
                 work = tmp / f"prefix_{end}"
                 store = Store(work / "store")
-                episodes += build_variant(variant, prefix(conv, end), store, SnapshotLog(work / "snapshots"), fs, client)
+                episodes += build_variant(
+                    variant, prefix(conv, end), store, SnapshotLog(work / "snapshots"), fs, client
+                )
                 snaps.take(store, upto(end))
                 shutil.rmtree(work)
         else:
-            raise FsmemError(f"fsmem.personamem.variants: {variant!r} is not one of {list(PER_PREFIX) + ['agent_curated']}")
+            raise FsmemError(
+                f"fsmem.personamem.variants: {variant!r} is not one of {list(PER_PREFIX) + ['agent_curated']}"
+            )
         stores = {str(end): snaps.restore(upto(end), tmp / f"restored_{end}").stats() for end in ends}
-    record = {"key": key, "variant": variant, "context": conv.sample_id, "agent": agent,
-              "build_harness": build_harness_name(fs), "ends": ends, "stores": stores,
-              "episodes": [e.to_json() for e in episodes],
-              "tool_calls": sum(e.tool_calls for e in episodes),
-              "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
-              "dollars": sum(dollars(e, prices) for e in episodes)}
+    record = {
+        "key": key,
+        "variant": variant,
+        "context": conv.sample_id,
+        "agent": agent,
+        "build_harness": build_harness_name(fs),
+        "ends": ends,
+        "stores": stores,
+        "episodes": [e.to_json() for e in episodes],
+        "tool_calls": sum(e.tool_calls for e in episodes),
+        "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
+        "dollars": sum(dollars(e, prices) for e in episodes),
+    }
     write_json(record_path, record)
     return record
 

@@ -58,23 +58,27 @@ _LIBS = [
     arg
     for name in ("bin", "lib", "lib64", "sbin")
     if os.path.exists(f"/{name}")
-    for arg in (("--symlink", f"usr/{name}", f"/{name}") if os.path.islink(f"/{name}") else ("--ro-bind", f"/{name}", f"/{name}"))
+    for arg in (
+        ("--symlink", f"usr/{name}", f"/{name}")
+        if os.path.islink(f"/{name}")
+        else ("--ro-bind", f"/{name}", f"/{name}")
+    )
 ]
 
 
 @dataclass(frozen=True)
 class Limits:
-    timeout_s: float = 10.0           # the command, and the supervisor's packing of /memory
-    sync_timeout_s: float = 10.0      # the host-side read-back and sync after it (Shell build harness)
+    timeout_s: float = 10.0  # the command, and the supervisor's packing of /memory
+    sync_timeout_s: float = 10.0  # the host-side read-back and sync after it (Shell build harness)
     max_output_chars: int = 16_000
-    max_processes: int = 64           # whole sandbox (cgroup pids.max), else RLIMIT_NPROC
+    max_processes: int = 64  # whole sandbox (cgroup pids.max), else RLIMIT_NPROC
     max_file_bytes: int = 8 * 1024 * 1024
     max_memory_bytes: int = 1024 * 1024 * 1024  # whole sandbox (cgroup), else RLIMIT_AS of each process
     cpu_s: int = 20
-    scratch_bytes: int = 64 * 1024 * 1024       # /scratch and /tmp, each
-    memory_bytes: int = 64 * 1024 * 1024        # /memory
-    max_inodes: int = 20_000                    # files + folders in each of /memory, /scratch and /tmp
-    allow_unsafe_fallback: bool = False          # without bwrap, run under bare `unshare` (no tree isolation)
+    scratch_bytes: int = 64 * 1024 * 1024  # /scratch and /tmp, each
+    memory_bytes: int = 64 * 1024 * 1024  # /memory
+    max_inodes: int = 20_000  # files + folders in each of /memory, /scratch and /tmp
+    allow_unsafe_fallback: bool = False  # without bwrap, run under bare `unshare` (no tree isolation)
 
 
 @dataclass(frozen=True)
@@ -208,13 +212,55 @@ def _bwrap_argv(mode: str, limits: Limits, command: str, tree_fd: int, seed_fd: 
     mem = f"size={limits.memory_bytes},nr_inodes={limits.max_inodes},mode=0755"
     scratch = f"size={limits.scratch_bytes},nr_inodes={limits.max_inodes},mode=1777"
     return [
-        "bwrap", "--ro-bind", "/usr", "/usr", *_LIBS, "--proc", "/proc", "--dev", "/dev",
-        "--dir", "/memory", "--dir", "/scratch", "--dir", "/tmp",
-        "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0", "--disable-userns",
-        "--die-with-parent", "--new-session", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
-        "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--chdir", "/",
-        "unshare", "--mount", "--", "bash", "--noprofile", "--norc", "-c", _SUPERVISOR, "tailmem-supervisor",
-        command, mode, mem, scratch, str(tree_fd), str(seed_fd),
+        "bwrap",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        *_LIBS,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--dir",
+        "/memory",
+        "--dir",
+        "/scratch",
+        "--dir",
+        "/tmp",
+        "--unshare-all",
+        "--unshare-user",
+        "--uid",
+        "0",
+        "--gid",
+        "0",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-add",
+        "CAP_SYS_ADMIN",
+        "--cap-add",
+        "CAP_SETPCAP",
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--chdir",
+        "/",
+        "unshare",
+        "--mount",
+        "--",
+        "bash",
+        "--noprofile",
+        "--norc",
+        "-c",
+        _SUPERVISOR,
+        "tailmem-supervisor",
+        command,
+        mode,
+        mem,
+        scratch,
+        str(tree_fd),
+        str(seed_fd),
     ]
 
 
@@ -247,8 +293,10 @@ def available() -> str | None:
     """'bwrap' when the bubblewrap sandbox works here, 'unshare' when only the unsafe fallback could, else None."""
     if bwrap_problem() is None:
         return "bwrap"
-    if shutil.which("unshare") and subprocess.run(["unshare", "-rn", "true"], capture_output=True,
-                                                  env=HOST_ENV).returncode == 0:
+    if (
+        shutil.which("unshare")
+        and subprocess.run(["unshare", "-rn", "true"], capture_output=True, env=HOST_ENV).returncode == 0
+    ):
         return "unshare"
     return None
 
@@ -258,8 +306,12 @@ def _set_limits(limits: Limits, cgroup: _Cgroup | None) -> None:
     if cgroup is not None:
         cgroup.join()
     nproc = limits.max_processes if cgroup is None else max(limits.max_processes, 4096)
-    for res, value in ((resource.RLIMIT_NPROC, nproc), (resource.RLIMIT_FSIZE, limits.max_file_bytes),
-                       (resource.RLIMIT_CPU, limits.cpu_s), (resource.RLIMIT_CORE, 0)):
+    for res, value in (
+        (resource.RLIMIT_NPROC, nproc),
+        (resource.RLIMIT_FSIZE, limits.max_file_bytes),
+        (resource.RLIMIT_CPU, limits.cpu_s),
+        (resource.RLIMIT_CORE, 0),
+    ):
         resource.setrlimit(res, (value, value))
     if cgroup is None:
         resource.setrlimit(resource.RLIMIT_AS, (limits.max_memory_bytes, limits.max_memory_bytes))
@@ -280,10 +332,17 @@ def _launch(command: str, mode: str, limits: Limits, seed: bytes, cgroup: _Cgrou
     os.close(tree_w)
     os.close(seed_fd)
     try:
-        proc = subprocess.Popen(_bwrap_argv(mode, limits, command, *high), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                preexec_fn=lambda: _set_limits(limits, cgroup), start_new_session=True, cwd="/",
-                                env=HOST_ENV, pass_fds=tuple(high))
+        proc = subprocess.Popen(
+            _bwrap_argv(mode, limits, command, *high),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: _set_limits(limits, cgroup),
+            start_new_session=True,
+            cwd="/",
+            env=HOST_ENV,
+            pass_fds=tuple(high),
+        )
     finally:
         for fd in high:
             os.close(fd)
@@ -293,7 +352,7 @@ def _launch(command: str, mode: str, limits: Limits, seed: bytes, cgroup: _Cgrou
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _collect(proc: subprocess.Popen, tree_r: int | None, limits: Limits) -> RunResult:
@@ -343,11 +402,13 @@ def _collect(proc: subprocess.Popen, tree_r: int | None, limits: Limits) -> RunR
     if not (timed_out or truncated or overflow):
         cut = stream.rfind(END)  # only the supervisor writes fd 3; a tar stream ends in NUL padding
         tail = stream[cut:] if cut >= 0 else b""
-        if tail.endswith(b"\n") and tail[len(END):-1].isdigit():
-            code, archive = int(tail[len(END):-1]), stream[:cut]
+        if tail.endswith(b"\n") and tail[len(END) : -1].isdigit():
+            code, archive = int(tail[len(END) : -1]), stream[:cut]
         else:
-            failure = (stream[-300:].decode("utf-8", "replace").strip()
-                       or f"the sandbox ended (exit {proc.returncode}) without reporting the command's exit code")
+            failure = (
+                stream[-300:].decode("utf-8", "replace").strip()
+                or f"the sandbox ended (exit {proc.returncode}) without reporting the command's exit code"
+            )
     elif overflow:
         failure = f"the tree archive passed {tree_cap} bytes"
     return RunResult(code, text[:cap], timed_out, truncated, archive, failure)
@@ -369,7 +430,8 @@ class Sandbox:
                 f"Shell harness: the bubblewrap sandbox is not available here ({problem}); {INSTALL}. "
                 "Set fsmem.sandbox.allow_unsafe_fallback=true only to run the read-only search harness under a "
                 "bare `unshare`, which lets the command read the host's files and environment"
-                + ("; the Shell build harness never falls back" if writable else ""))
+                + ("; the Shell build harness never falls back" if writable else "")
+            )
         self.cgroup = _Cgroup.create(limits) if self.kind == "bwrap" else None
         if self.cgroup is not None:  # removed even if the harness is never closed
             self._finalizer = weakref.finalize(self, self.cgroup.remove)
@@ -385,11 +447,16 @@ class Sandbox:
         if self.cgroup is not None:
             total = f"cgroup v{self.cgroup.version}: {lim.max_memory_bytes} bytes and {lim.max_processes} processes in total"
         else:
-            total = (f"rlimits: {lim.max_processes} processes per user id (RLIMIT_NPROC), {lim.max_memory_bytes} "
-                     "bytes of address space per process (RLIMIT_AS); no single memory total")
-        return {"sandbox": "bwrap", "caps": total,
-                "tmpfs": f"/memory {lim.memory_bytes} bytes, /scratch and /tmp {lim.scratch_bytes} bytes each, "
-                         f"{lim.max_inodes} inodes each"}
+            total = (
+                f"rlimits: {lim.max_processes} processes per user id (RLIMIT_NPROC), {lim.max_memory_bytes} "
+                "bytes of address space per process (RLIMIT_AS); no single memory total"
+            )
+        return {
+            "sandbox": "bwrap",
+            "caps": total,
+            "tmpfs": f"/memory {lim.memory_bytes} bytes, /scratch and /tmp {lim.scratch_bytes} bytes each, "
+            f"{lim.max_inodes} inodes each",
+        }
 
     def reseed(self, store_root: str | os.PathLike) -> None:
         """Take the store as it is now as the copy every later command starts from: its folders and regular
@@ -416,10 +483,29 @@ class Sandbox:
 
     def _run_unshare(self, command: str) -> RunResult:
         """The opted-in unsafe fallback: network and PIDs isolated, the filesystem and user are the host's."""
-        argv = ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child",
-                "bash", "--noprofile", "--norc", "-c", command]
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True, cwd=str(self.root), env=HOST_ENV)
+        argv = [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--net",
+            "--pid",
+            "--fork",
+            "--kill-child",
+            "bash",
+            "--noprofile",
+            "--norc",
+            "-c",
+            command,
+        ]
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=str(self.root),
+            env=HOST_ENV,
+        )
         r = _collect(proc, None, self.limits)
         return RunResult(proc.returncode, r.output, r.timed_out, r.truncated, None, None)
 

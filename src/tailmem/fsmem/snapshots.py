@@ -56,8 +56,10 @@ class SnapshotLog:
     def alias(self, label: str, new_label: str) -> Snapshot:
         """Record an existing snapshot under a second label (costs one manifest; the blobs are shared)."""
         snap = self.load(label)
-        write_json(self.folder / "manifests" / f"{new_label}.json", {"label": new_label, "files": snap.files,
-                                                                     "bytes": snap.bytes})
+        write_json(
+            self.folder / "manifests" / f"{new_label}.json",
+            {"label": new_label, "files": snap.files, "bytes": snap.bytes},
+        )
         return Snapshot(new_label, snap.files, snap.bytes)
 
     def restore(self, label: str, dest: str | os.PathLike) -> Store:

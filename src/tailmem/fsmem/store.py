@@ -69,7 +69,9 @@ def parse(text: str, path: str = "?") -> Document:
     if text.startswith("---\r\n"):
         raise ToolError(f"{path}: frontmatter lines end in CRLF; write LF line endings")
     if not text.startswith("---\n"):
-        raise ToolError(f"{path}: no frontmatter; a memory file starts with '---', a 'description: ...' line, and '---'")
+        raise ToolError(
+            f"{path}: no frontmatter; a memory file starts with '---', a 'description: ...' line, and '---'"
+        )
     end = text.find("\n---\n", 3)
     if end < 0:
         end_eof = text.find("\n---", 3)
@@ -138,8 +140,10 @@ class Store:
             if part.startswith("."):
                 raise ToolError(f"path {shown(path)!r}: hidden names (starting with '.') are reserved")
             if len(part.encode("utf-8")) > MAX_NAME_BYTES:
-                raise ToolError(f"path {shown(path)!r}: a name has {len(part.encode('utf-8'))} bytes of "
-                                f"UTF-8, at most {MAX_NAME_BYTES}")
+                raise ToolError(
+                    f"path {shown(path)!r}: a name has {len(part.encode('utf-8'))} bytes of "
+                    f"UTF-8, at most {MAX_NAME_BYTES}"
+                )
         return "/".join(parts)
 
     def resolve(self, path: str) -> Path:
@@ -149,7 +153,9 @@ class Store:
         for part in rel.split("/") if rel else []:
             target = target / part
             if target.is_symlink():
-                raise ToolError(f"path {path!r}: symlinks are refused ({'/'.join(target.relative_to(self.root).parts)})")
+                raise ToolError(
+                    f"path {path!r}: symlinks are refused ({'/'.join(target.relative_to(self.root).parts)})"
+                )
         real = Path(os.path.realpath(target))
         if real != self.root and self.root not in real.parents:
             raise ToolError(f"path {path!r}: resolves outside the store")
@@ -168,7 +174,9 @@ class Store:
             raise ToolError(f"path {under!r}: no such file or folder")
         out = []
         for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d)))
+            dirnames[:] = sorted(
+                d for d in dirnames if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d))
+            )
             for name in sorted(filenames):
                 full = Path(dirpath) / name
                 if name.startswith(".") or full.is_symlink():

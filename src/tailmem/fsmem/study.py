@@ -88,8 +88,10 @@ def _check_priced(cfg, role: str, models) -> None:
         try:
             settings.price(str(m))
         except ConfigError as exc:
-            raise ConfigError(f"fsmem.study.strength.{role}s: {exc}; give its price in llm.prices or in a "
-                              f"llm.prices_file (docs/llm.md)") from exc
+            raise ConfigError(
+                f"fsmem.study.strength.{role}s: {exc}; give its price in llm.prices or in a "
+                f"llm.prices_file (docs/llm.md)"
+            ) from exc
 
 
 def main_runs(cfg) -> list[Run]:
@@ -99,8 +101,19 @@ def main_runs(cfg) -> list[Run]:
             for variant in st.variants:
                 b, q = _label(cfg, "builder"), _label(cfg, "searcher")
                 vdir = variant_dir(cfg.results_dir, bench, conv, variant, b)
-                out.append(Run(bench, conv, variant, MAIN_HARNESS, b, q, vdir, answers_dir(vdir, MAIN_HARNESS, q),
-                               main_build_harness(cfg)))
+                out.append(
+                    Run(
+                        bench,
+                        conv,
+                        variant,
+                        MAIN_HARNESS,
+                        b,
+                        q,
+                        vdir,
+                        answers_dir(vdir, MAIN_HARNESS, q),
+                        main_build_harness(cfg),
+                    )
+                )
     return out
 
 
@@ -126,8 +139,19 @@ def strength_runs(cfg) -> list[Run]:
         if b == main_builder != PROGRAMMATIC and s.variant in cfg.fsmem.study.variants:
             bdir = variant_dir(cfg.results_dir, s.benchmark, conv, s.variant, b)  # the main store: built once
         for q in _role_models(cfg, "searcher", s.searchers):
-            out.append(Run(s.benchmark, conv, s.variant, s.harness, b, q, bdir, answers_dir(bdir, s.harness, q),
-                           main_build_harness(cfg)))
+            out.append(
+                Run(
+                    s.benchmark,
+                    conv,
+                    s.variant,
+                    s.harness,
+                    b,
+                    q,
+                    bdir,
+                    answers_dir(bdir, s.harness, q),
+                    main_build_harness(cfg),
+                )
+            )
     return out
 
 
@@ -138,8 +162,20 @@ def replicate_runs(cfg) -> list[Run]:
     for conv in conversation_ids(cfg.fsmem, rep.benchmark)[: int(rep.conversations)]:
         for r in range(int(rep.count)):
             bdir = replicate_dir(cfg.results_dir, rep.benchmark, conv, rep.variant, r, b)
-            out.append(Run(rep.benchmark, conv, rep.variant, rep.harness, b, q, bdir,
-                           answers_dir(bdir, rep.harness, q), main_build_harness(cfg), r))
+            out.append(
+                Run(
+                    rep.benchmark,
+                    conv,
+                    rep.variant,
+                    rep.harness,
+                    b,
+                    q,
+                    bdir,
+                    answers_dir(bdir, rep.harness, q),
+                    main_build_harness(cfg),
+                    r,
+                )
+            )
     return out
 
 

@@ -23,8 +23,15 @@ from tailmem.fsmem.tools.chunks import chunk_retrieval
 from tailmem.fsmem.tools.management import management
 from tailmem.fsmem.topics import dominant_topic
 
-VARIANTS = ("closed_book", "chunk_retrieval", "verbatim", "foldered", "reorganized_condense",
-            "reorganized_preserve", "agent_curated")
+VARIANTS = (
+    "closed_book",
+    "chunk_retrieval",
+    "verbatim",
+    "foldered",
+    "reorganized_condense",
+    "reorganized_preserve",
+    "agent_curated",
+)
 CURATED = ("reorganized_condense", "reorganized_preserve", "agent_curated")
 
 
@@ -56,8 +63,15 @@ def build_harness_name(fs, build_harness: str | None = None) -> str:
     return name
 
 
-def build(variant: str, conv: Conversation, store: Store, snaps: SnapshotLog, fs, client=None,
-          build_harness: str | None = None) -> list[Episode]:
+def build(
+    variant: str,
+    conv: Conversation,
+    store: Store,
+    snaps: SnapshotLog,
+    fs,
+    client=None,
+    build_harness: str | None = None,
+) -> list[Episode]:
     """Build `variant`'s store for `conv` into `store` through the build harness (`build_harness_name`);
     returns the build episodes (one per chunk or pass). The programmatic reorganizer uses the management
     tools whatever the harness (see `tailmem.fsmem.agents.reorganizer`)."""
@@ -80,7 +94,9 @@ def build(variant: str, conv: Conversation, store: Store, snaps: SnapshotLog, fs
                 if client is None:
                     episodes.append(reorganizer.reorganize_programmatic(management(store), mode, files))
                 else:
-                    episodes += reorganizer.reorganize_model(client, h, mode, fs.rounds.build, fs.rounds.reorganize_passes)
+                    episodes += reorganizer.reorganize_model(
+                        client, h, mode, fs.rounds.build, fs.rounds.reorganize_passes
+                    )
         elif variant == "agent_curated":
             known: dict[str, str] = {}
             for i, c in enumerate(chunk_conversation(conv, fs.chunk.max_turns, fs.chunk.max_chars), 1):

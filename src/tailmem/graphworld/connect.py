@@ -22,8 +22,9 @@ MAX_DRAWS = 10  # redraws (with derived seeds) before repairing the last draw
 nx = lazy("networkx")  # imported by the family checks every stage runs (tailmem.graphworld.families)
 
 
-def draw_connected(draw: Callable[[int], nx.Graph], seed: int, tag: str,
-                   community: np.ndarray | None = None) -> tuple[nx.Graph, dict]:
+def draw_connected(
+    draw: Callable[[int], nx.Graph], seed: int, tag: str, community: np.ndarray | None = None
+) -> tuple[nx.Graph, dict]:
     """Call `draw(derived_seed)` until connected (at most MAX_DRAWS times), else repair the last draw.
 
     Returns the graph and notes {"draws": ..., "joined_components": ...}.

@@ -44,6 +44,7 @@ class Family:
 
 # ---------------------------------------------------------------- config value checks (messages name the key)
 
+
 def _int(params: dict, key: str, lo: int | None = None, hi: int | None = None, why: str = "") -> int:
     value = params[key]
     if isinstance(value, bool) or not isinstance(value, int):
@@ -75,12 +76,19 @@ def block_labels(sizes: list[int]) -> np.ndarray:
 
 # ---------------------------------------------------------------- uniform: random regular
 
+
 def _check_uniform(n: int, p: dict) -> None:
-    d = _int(p, "degree", 3, n - 1, f" (a random regular graph on graph.n={n} states; degree 2 is a union of "
-                                       "cycles, rarely connected)")
+    d = _int(
+        p,
+        "degree",
+        3,
+        n - 1,
+        f" (a random regular graph on graph.n={n} states; degree 2 is a union of cycles, rarely connected)",
+    )
     if n * d % 2:
-        raise ConfigError(f"graph.degree={d}: graph.n * graph.degree must be even for a random regular graph "
-                          f"(graph.n={n})")
+        raise ConfigError(
+            f"graph.degree={d}: graph.n * graph.degree must be even for a random regular graph (graph.n={n})"
+        )
 
 
 def _draw_uniform(n: int, p: dict, seed: int) -> Draw:
@@ -89,6 +97,7 @@ def _draw_uniform(n: int, p: dict, seed: int) -> Draw:
 
 
 # ---------------------------------------------------------------- exponential: geometric degrees, configuration model
+
 
 def _check_exponential(n: int, p: dict) -> None:
     lo = _int(p, "min_degree", 1, n - 2, f" (graph.n={n})")
@@ -117,14 +126,19 @@ def _configuration_graph(n: int, mean: float, low: int, seed: int) -> nx.Graph:
 
 
 def _draw_exponential(n: int, p: dict, seed: int) -> Draw:
-    g, notes = draw_connected(lambda s: _configuration_graph(n, p["mean_degree"], p["min_degree"], s),
-                              seed, "exponential")
-    notes = {**notes, "dropped_edges": g.graph.pop("dropped_edges"),
-             "dropped_self_loops": g.graph.pop("dropped_self_loops")}
+    g, notes = draw_connected(
+        lambda s: _configuration_graph(n, p["mean_degree"], p["min_degree"], s), seed, "exponential"
+    )
+    notes = {
+        **notes,
+        "dropped_edges": g.graph.pop("dropped_edges"),
+        "dropped_self_loops": g.graph.pop("dropped_self_loops"),
+    }
     return Draw(g, None, notes)
 
 
 # ---------------------------------------------------------------- scale_free: Barabasi-Albert
+
 
 def _check_scale_free(n: int, p: dict) -> None:
     _int(p, "m", 1, n - 1, f" (edges per new state, fewer than graph.n={n})")
@@ -137,13 +151,20 @@ def _draw_scale_free(n: int, p: dict, seed: int) -> Draw:
 
 # ---------------------------------------------------------------- modular: planted partition
 
+
 def _check_modular(n: int, p: dict) -> None:
     c = _int(p, "communities", 2, None)
     if n // c < 3:
         raise ConfigError(f"graph.n={n}: too small for graph.communities={c} (at least 3 states per community)")
     sizes = split_sizes(n, c)
-    _float(p, "k_in", 0.0, min(sizes) - 1, f" (mean within-community degree; communities have {min(sizes)} states)",
-           open_lo=True)
+    _float(
+        p,
+        "k_in",
+        0.0,
+        min(sizes) - 1,
+        f" (mean within-community degree; communities have {min(sizes)} states)",
+        open_lo=True,
+    )
     _float(p, "k_out", 0.0, n - max(sizes), f" (mean across-community degree; graph.n={n})")
 
 
@@ -152,8 +173,9 @@ def _draw_modular(n: int, p: dict, seed: int) -> Draw:
     p_in = p["k_in"] / (min(sizes) - 1)
     p_out = p["k_out"] / (n - max(sizes))
     community = block_labels(sizes)
-    g, notes = draw_connected(lambda s: nx.random_partition_graph(sizes, p_in, p_out, seed=s), seed, "modular",
-                              community)
+    g, notes = draw_connected(
+        lambda s: nx.random_partition_graph(sizes, p_in, p_out, seed=s), seed, "modular", community
+    )
     return Draw(g, community, notes)
 
 
@@ -167,12 +189,16 @@ def _check_mixed(n: int, p: dict) -> None:
     d = _int(p, "degree", 3, None, " (degree inside each community)")
     sizes = split_sizes(n, c)
     if min(sizes) <= d:
-        raise ConfigError(f"graph.n={n}: too small for graph.communities={c} with graph.degree={d} "
-                          f"(each community needs more than {d} states, so graph.n >= {c * (d + 1)})")
+        raise ConfigError(
+            f"graph.n={n}: too small for graph.communities={c} with graph.degree={d} "
+            f"(each community needs more than {d} states, so graph.n >= {c * (d + 1)})"
+        )
     for i, size in enumerate(sizes):
         if MIXED_PARTS[i % 3] == "uniform" and size * d % 2:
-            raise ConfigError(f"graph.degree={d}: community {i} is random regular with {size} states, so "
-                              "size * degree must be even; use an even graph.degree or change graph.n")
+            raise ConfigError(
+                f"graph.degree={d}: community {i} is random regular with {size} states, so "
+                "size * degree must be even; use an even graph.degree or change graph.n"
+            )
     most = min(a * b for a, b in zip(sizes, sizes[1:]))
     _int(p, "bridges", 1, most, " (edges between consecutive communities)")
 
@@ -206,11 +232,13 @@ def _draw_mixed(n: int, p: dict, seed: int) -> Draw:
 
 # ---------------------------------------------------------------- baseline_symmetric: ring lattice
 
+
 def _check_baseline_symmetric(n: int, p: dict) -> None:
     d = _int(p, "degree", 2, n - 1, f" (ring lattice on graph.n={n} states)")
     if d % 2:
-        raise ConfigError(f"graph.degree={d}: a ring lattice links degree/2 states on each side, so the degree "
-                          "must be even")
+        raise ConfigError(
+            f"graph.degree={d}: a ring lattice links degree/2 states on each side, so the degree must be even"
+        )
 
 
 def _draw_baseline_symmetric(n: int, p: dict, seed: int) -> Draw:
@@ -242,8 +270,9 @@ def check_graph_config(graph: dict[str, Any]) -> tuple[str, int, dict]:
     spec = FAMILIES[family]
     missing = [k for k in spec.keys if graph.get(k) is None]
     if missing:
-        raise ConfigError(f"graph.{missing[0]} is missing: the {family} family needs keys "
-                          f"{['graph.' + k for k in spec.keys]}")
+        raise ConfigError(
+            f"graph.{missing[0]} is missing: the {family} family needs keys {['graph.' + k for k in spec.keys]}"
+        )
     params = {k: graph[k] for k in spec.keys}
     spec.check(n, params)
     return family, n, params

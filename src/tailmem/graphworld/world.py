@@ -63,11 +63,11 @@ class World:
 
     def neighbors(self, state: int) -> np.ndarray:
         """Destinations of the actions of `state`, ascending (action a goes to neighbors(state)[a])."""
-        return self.targets[self.indptr[state]:self.indptr[state + 1]]
+        return self.targets[self.indptr[state] : self.indptr[state + 1]]
 
     def actions(self, state: int) -> tuple[str, ...]:
         """Names of the actions of `state`, in action-index order."""
-        return self.action_names[self.indptr[state]:self.indptr[state + 1]]
+        return self.action_names[self.indptr[state] : self.indptr[state + 1]]
 
     def edge(self, state: int, action: int) -> int:
         """CSR edge index of action `action` (0 .. degree - 1) of `state`; traces record actions this way."""
@@ -145,7 +145,7 @@ class World:
         if len(self.action_names) != len(targets) or not all(isinstance(a, str) for a in self.action_names):
             return f"action_names: expected {len(targets)} strings (one per CSR edge)"
         for s in range(n):
-            names = self.action_names[indptr[s]:indptr[s + 1]]
+            names = self.action_names[indptr[s] : indptr[s + 1]]
             if len(set(names)) != len(names):
                 return f"action_names: state {s} has repeated action names"
         if len(self.state_texts) != n or not all(isinstance(t, str) for t in self.state_texts):

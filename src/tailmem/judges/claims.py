@@ -29,8 +29,10 @@ def with_sensitivity(base: pd.DataFrame, by_judge: dict[str, pd.DataFrame], key:
     for judge, df in by_judge.items():
         df = df.reset_index(drop=True)
         if len(df) != len(out) or (df[key].astype(str) != out[key].astype(str)).any():
-            raise DataError(f"claims under judge {judge!r}: {len(df)} rows that do not line up with the table's "
-                            f"{len(out)} (column {key!r}); the claims must be recomputed on the same arms")
+            raise DataError(
+                f"claims under judge {judge!r}: {len(df)} rows that do not line up with the table's "
+                f"{len(out)} (column {key!r}); the claims must be recomputed on the same arms"
+            )
         out[verdict_column(judge)] = df["verdict"].astype(str).to_numpy()
     cols = [verdict_column(j) for j in by_judge]
     out[SENSITIVE] = out[cols].nunique(axis=1).gt(1) if cols else False
@@ -38,8 +40,10 @@ def with_sensitivity(base: pd.DataFrame, by_judge: dict[str, pd.DataFrame], key:
     return out
 
 
-NOTE = ("verdict_<judge> = the row's verdict with correctness taken from that judge's verdicts on the same answers "
-        "(table judge_sensitivity; judges: paper = paper 2's correctness judge, per_type = LongMemEval's per-type "
-        "judge, gist = a lenient judge, each played by the judge role, or its stated token rule offline); "
-        "judge_sensitive = the verdict is not the same under every judge; held_under_every_judge = HELD under each "
-        "(a claim is robust only then).")
+NOTE = (
+    "verdict_<judge> = the row's verdict with correctness taken from that judge's verdicts on the same answers "
+    "(table judge_sensitivity; judges: paper = paper 2's correctness judge, per_type = LongMemEval's per-type "
+    "judge, gist = a lenient judge, each played by the judge role, or its stated token rule offline); "
+    "judge_sensitive = the verdict is not the same under every judge; held_under_every_judge = HELD under each "
+    "(a claim is robust only then)."
+)

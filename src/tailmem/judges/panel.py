@@ -42,11 +42,16 @@ STRICT_LENGTH_FACTOR, STRICT_LENGTH_SLACK = 3, 3
 GIST_SHARE = 0.5
 GIST_TASK = "judge_gist"  # the judge role's task for the gist judge (llm.task_max_output_tokens may cap it)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_STOP = frozenset("a an the and or of to in on at for from by with is are was were be been it its this that as "
-                  "he she they his her their i you we my your our".split())
+_STOP = frozenset(
+    "a an the and or of to in on at for from by with is are was were be been it its this that as "
+    "he she they his her their i you we my your our".split()
+)
 # LongMemEval question types -> the kind of rule; `tailmem.longmemeval.judge.TEMPLATES` names the same split
-_LME_KIND = {"temporal-reasoning": "temporal", "knowledge-update": "knowledge_update",
-             "single-session-preference": "preference"}
+_LME_KIND = {
+    "temporal-reasoning": "temporal",
+    "knowledge-update": "knowledge_update",
+    "single-session-preference": "preference",
+}
 LOCOMO_TEMPORAL = 2  # LoCoMo's temporal category (tailmem.data.locomo.CATEGORIES)
 
 
@@ -78,8 +83,9 @@ def check_judges(names) -> list[str]:
     names = [str(n) for n in names]
     bad = [n for n in names if n not in JUDGES]
     if bad or len(names) < 2:
-        raise ConfigError(f"judges.names: {names}; expected at least two of {list(JUDGES)}"
-                          + (f" ({bad} unknown)" if bad else ""))
+        raise ConfigError(
+            f"judges.names: {names}; expected at least two of {list(JUDGES)}" + (f" ({bad} unknown)" if bad else "")
+        )
     return names
 
 
@@ -157,20 +163,36 @@ def request(judge: str, item: Item) -> dict:
     if judge == "paper":  # exactly the fsmem answer stage's request (no task), so its cached verdict is reused
         from tailmem.fsmem.agents.models import prompt
 
-        return {"messages": [{"role": "user", "content": prompt("judge_correctness", question=item.question,
-                                                                 gold=item.gold, answer=item.answer)}]}
+        return {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": prompt("judge_correctness", question=item.question, gold=item.gold, answer=item.answer),
+                }
+            ]
+        }
     if judge == "per_type":  # exactly tailmem.longmemeval.judge.judge_many's request
         from tailmem.longmemeval.answer import JUDGE_TASK
         from tailmem.longmemeval.judge import judge_prompt
 
-        return {"messages": [{"role": "user", "content": judge_prompt(_lme_question(item), item.answer)}],
-                "task": JUDGE_TASK}
+        return {
+            "messages": [{"role": "user", "content": judge_prompt(_lme_question(item), item.answer)}],
+            "task": JUDGE_TASK,
+        }
     if judge == "gist":
         from tailmem.fsmem.agents.models import prompt
 
-        return {"messages": [{"role": "user", "content": prompt("judge_gist", "judges", question=item.question,
-                                                                 gold=item.gold, response=item.answer)}],
-                "task": GIST_TASK}
+        return {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": prompt(
+                        "judge_gist", "judges", question=item.question, gold=item.gold, response=item.answer
+                    ),
+                }
+            ],
+            "task": GIST_TASK,
+        }
     raise ConfigError(f"judges.names: unknown judge {judge!r}; expected one of {list(JUDGES)}")
 
 

@@ -32,11 +32,13 @@ class Budget:
             if self.max_dollars is not None and self.dollars >= self.max_dollars:
                 raise BudgetExceeded(
                     f"role {role}, stage {stage}: budget llm.budget.max_dollars={self.max_dollars} spent "
-                    f"(${self.dollars:.4f}); no new calls, recorded calls are kept in the cache")
+                    f"(${self.dollars:.4f}); no new calls, recorded calls are kept in the cache"
+                )
             if self.max_tokens is not None and self.tokens >= self.max_tokens:
                 raise BudgetExceeded(
                     f"role {role}, stage {stage}: budget llm.budget.max_tokens={self.max_tokens} spent "
-                    f"({self.tokens} tokens); no new calls, recorded calls are kept in the cache")
+                    f"({self.tokens} tokens); no new calls, recorded calls are kept in the cache"
+                )
 
     def spend(self, dollars: float, tokens: int) -> None:
         with self._lock:

@@ -154,8 +154,9 @@ class CallCache:
         row = self._conn().execute("SELECT response FROM calls WHERE hash = ?", (key,)).fetchone()
         return None if row is None else ChatResponse.from_json(json.loads(row[0]), from_cache=True)
 
-    def put(self, key: str, role: str, stage: str, backend: str, request: dict, response: ChatResponse,
-            dollars: float) -> None:
+    def put(
+        self, key: str, role: str, stage: str, backend: str, request: dict, response: ChatResponse, dollars: float
+    ) -> None:
         """Record one finished call and count its miss, in one transaction; a second writer of the same key loses."""
         u = response.usage
         conn = self._conn()
@@ -163,8 +164,21 @@ class CallCache:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(
                 "INSERT OR IGNORE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (key, role, stage, backend, response.model, canonical(request), json.dumps(response.to_json()),
-                 u.prompt_tokens, u.cached_tokens, u.completion_tokens, dollars, response.latency_s, time.time()),
+                (
+                    key,
+                    role,
+                    stage,
+                    backend,
+                    response.model,
+                    canonical(request),
+                    json.dumps(response.to_json()),
+                    u.prompt_tokens,
+                    u.cached_tokens,
+                    u.completion_tokens,
+                    dollars,
+                    response.latency_s,
+                    time.time(),
+                ),
             )
             conn.execute(
                 "INSERT INTO counts (role, stage, misses) VALUES (?,?,1) "
@@ -176,7 +190,9 @@ class CallCache:
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise LLMError(f"call cache {self.path}: cannot record call {key} of role {role}, stage {stage} ({exc})") from exc
+            raise LLMError(
+                f"call cache {self.path}: cannot record call {key} of role {role}, stage {stage} ({exc})"
+            ) from exc
 
     # -- pay once across processes --------------------------------------------------------------------------------
     def _alive(self, host: str, pid: int, created: float) -> bool:
@@ -206,8 +222,10 @@ class CallCache:
                 if row is not None and (row[0], row[1]) != (socket.gethostname(), os.getpid()) and self._alive(*row):
                     state = "wait"
                 else:
-                    conn.execute("INSERT OR REPLACE INTO pending VALUES (?,?,?,?)",
-                                 (key, socket.gethostname(), os.getpid(), time.time()))
+                    conn.execute(
+                        "INSERT OR REPLACE INTO pending VALUES (?,?,?,?)",
+                        (key, socket.gethostname(), os.getpid(), time.time()),
+                    )
                     state = "owner"
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -219,8 +237,9 @@ class CallCache:
     def release(self, key: str) -> None:
         """Drop this process's claim (its call failed), so a waiting twin takes over."""
         try:
-            self._conn().execute("DELETE FROM pending WHERE hash = ? AND host = ? AND pid = ?",
-                                 (key, socket.gethostname(), os.getpid()))
+            self._conn().execute(
+                "DELETE FROM pending WHERE hash = ? AND host = ? AND pid = ?", (key, socket.gethostname(), os.getpid())
+            )
         except sqlite3.Error:
             pass
 
@@ -239,16 +258,18 @@ class CallCache:
     # -- endpoints ----------------------------------------------------------------------------------------------------
     def record_endpoint(self, base_url: str, model: str, endpoint: str) -> None:
         try:
-            self._conn().execute("INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?)",
-                                 (base_url, model, endpoint, time.time()))
+            self._conn().execute(
+                "INSERT OR REPLACE INTO endpoints VALUES (?,?,?,?)", (base_url, model, endpoint, time.time())
+            )
         except sqlite3.Error:  # bookkeeping for replay only
             pass
 
     def recorded_endpoint(self, base_url: str, model: str) -> str | None:
         """The endpoint last recorded for (base_url, model); else, if only one was recorded for the model, that one."""
         conn = self._conn()
-        row = conn.execute("SELECT endpoint FROM endpoints WHERE base_url = ? AND model = ? ORDER BY created DESC",
-                           (base_url, model)).fetchone()
+        row = conn.execute(
+            "SELECT endpoint FROM endpoints WHERE base_url = ? AND model = ? ORDER BY created DESC", (base_url, model)
+        ).fetchone()
         if row:
             return row[0]
         rows = conn.execute("SELECT DISTINCT endpoint FROM endpoints WHERE model = ?", (model,)).fetchall()
@@ -260,17 +281,21 @@ class CallCache:
             raise ValueError(counter)
         try:
             conn = self._conn()
-            conn.execute(f"INSERT INTO counts (role, stage, {counter}) VALUES (?,?,?) "
-                         f"ON CONFLICT(role, stage) DO UPDATE SET {counter} = {counter} + excluded.{counter}",
-                         (role, stage, n))
+            conn.execute(
+                f"INSERT INTO counts (role, stage, {counter}) VALUES (?,?,?) "
+                f"ON CONFLICT(role, stage) DO UPDATE SET {counter} = {counter} + excluded.{counter}",
+                (role, stage, n),
+            )
         except sqlite3.Error:
             pass
 
     def count_hit(self, role: str, stage: str) -> None:
         with self._lock:
             self._pending_hits[(role, stage)] += 1
-            due = (sum(self._pending_hits.values()) >= self.FLUSH_EVERY
-                   or time.monotonic() - self._last_flush > self.FLUSH_SECONDS)
+            due = (
+                sum(self._pending_hits.values()) >= self.FLUSH_EVERY
+                or time.monotonic() - self._last_flush > self.FLUSH_SECONDS
+            )
         if due:
             self.flush()
 

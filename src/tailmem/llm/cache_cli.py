@@ -30,12 +30,14 @@ def table(rows) -> str:
     keys = ("hits", "misses", "sent", "short_prompts", "calls", "prompt_tokens", "cached_tokens", "completion_tokens")
     body = [(r.role, r.stage, *(getattr(r, k) for k in keys), f"{r.dollars:.4f}") for r in rows]
     if rows:
-        body.append(("total", "", *(sum(getattr(r, k) for r in rows) for k in keys),
-                     f"{sum(r.dollars for r in rows):.4f}"))
+        body.append(
+            ("total", "", *(sum(getattr(r, k) for r in rows) for k in keys), f"{sum(r.dollars for r in rows):.4f}")
+        )
     cells = [head, *[tuple(str(c) for c in row) for row in body]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                     for row in cells)
+    return "\n".join(
+        "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))) for row in cells
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -19,12 +19,22 @@ from tailmem.llm.client import SHORT_RATIO
 from tailmem.llm.tokens import count_message_tokens, count_tokens
 
 # A system prompt long enough that a server dropping it shows in the billed prompt tokens.
-SYSTEM = ("You are checking a model endpoint for a research pipeline. Follow the user's instruction exactly and "
-          "keep your reply short. " * 4).strip()
-PING = {"type": "function", "function": {"name": "ping", "description": "Answer a connectivity check.",
-                                         "parameters": {"type": "object", "properties": {"token": {
-                                             "type": "string", "description": "the word to echo"}},
-                                             "required": ["token"]}}}
+SYSTEM = (
+    "You are checking a model endpoint for a research pipeline. Follow the user's instruction exactly and "
+    "keep your reply short. " * 4
+).strip()
+PING = {
+    "type": "function",
+    "function": {
+        "name": "ping",
+        "description": "Answer a connectivity check.",
+        "parameters": {
+            "type": "object",
+            "properties": {"token": {"type": "string", "description": "the word to echo"}},
+            "required": ["token"],
+        },
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -54,11 +64,31 @@ def check_role(client) -> RoleCheck:
     except TailmemError as exc:
         price = f"none ({exc})"
     if client.backend == "local":
-        return RoleCheck(client.role, "local", client.model, "-", "-", "yes (scores options only; no chat, no tools)",
-                         "no", "-", str(s.n_ctx), "free")
+        return RoleCheck(
+            client.role,
+            "local",
+            client.model,
+            "-",
+            "-",
+            "yes (scores options only; no chat, no tools)",
+            "no",
+            "-",
+            str(s.n_ctx),
+            "free",
+        )
     if client.backend != "openai":  # replay: answers from the recording, sends nothing
-        return RoleCheck(client.role, client.backend, client.model, client.family or "-",
-                         json.dumps(client.params(), sort_keys=True), "-", "-", "-", "-", price)
+        return RoleCheck(
+            client.role,
+            client.backend,
+            client.model,
+            client.family or "-",
+            json.dumps(client.params(), sort_keys=True),
+            "-",
+            "-",
+            "-",
+            "-",
+            price,
+        )
     params = client.params()
     impl = client._impl
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Reply with the single word OK."}]
@@ -71,8 +101,10 @@ def check_role(client) -> RoleCheck:
         prompt = f"{reply.usage.prompt_tokens}/{estimate}"
         if reply.usage.prompt_tokens < SHORT_RATIO * estimate:
             prompt += " (server dropped part of the prompt)"
-        ask = [{"role": "system", "content": SYSTEM},
-               {"role": "user", "content": "Call the ping tool with token OK. Do not reply in text."}]
+        ask = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": "Call the ping tool with token OK. Do not reply in text."},
+        ]
         try:
             r2 = impl.chat(client.model, ask, [PING], params)
             tools = "yes" if r2.tool_calls else "no (answered in text)"
@@ -84,8 +116,18 @@ def check_role(client) -> RoleCheck:
     except TailmemError as exc:
         accepted = str(exc)
     window = impl.context_window(client.model)
-    return RoleCheck(client.role, client.backend, client.model, client.family, json.dumps(params, sort_keys=True),
-                     accepted, tools, prompt, "not reported" if window is None else str(window), price)
+    return RoleCheck(
+        client.role,
+        client.backend,
+        client.model,
+        client.family,
+        json.dumps(params, sort_keys=True),
+        accepted,
+        tools,
+        prompt,
+        "not reported" if window is None else str(window),
+        price,
+    )
 
 
 def _compose(overrides: list[str]):
@@ -121,7 +163,11 @@ def report(checks: list[RoleCheck]) -> str:
         for key in ("params", "accepted", "tools", "prompt", "context", "price"):
             label = {"prompt": "prompt tokens billed/estimated", "context": "context window"}.get(key, key)
             lines.append(f"  {label}: {getattr(c, key)}")
-    return "\n".join(lines) if lines else "every role is programmatic: nothing to check (set llm=openai or a role's backend)"
+    return (
+        "\n".join(lines)
+        if lines
+        else "every role is programmatic: nothing to check (set llm=openai or a role's backend)"
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -63,8 +63,15 @@ def _leave(key: tuple) -> None:
 class LLMClient:
     """The one model interface every stage uses; see the module docstring."""
 
-    def __init__(self, settings: RoleSettings, stage: str, llm: LLMSettings, cache: CallCache | None,
-                 budget: Budget, backend_impl=None):
+    def __init__(
+        self,
+        settings: RoleSettings,
+        stage: str,
+        llm: LLMSettings,
+        cache: CallCache | None,
+        budget: Budget,
+        backend_impl=None,
+    ):
         self.settings = settings
         self.role = settings.role
         self.stage = stage
@@ -198,23 +205,39 @@ class LLMClient:
                 self.short_prompts += 1
             if self.cache is not None:
                 self.cache.bump(self.role, self.stage, "short_prompts")
-            log.warning("role %s, stage %s, model %s: billed %d prompt tokens for about %d sent%s; the server "
-                        "dropped part of the prompt (check its chat format / template)", self.role, self.stage,
-                        self.model, billed, estimate, " with tools" if tools else "")
+            log.warning(
+                "role %s, stage %s, model %s: billed %d prompt tokens for about %d sent%s; the server "
+                "dropped part of the prompt (check its chat format / template)",
+                self.role,
+                self.stage,
+                self.model,
+                billed,
+                estimate,
+                " with tools" if tools else "",
+            )
 
     # -- the contract ----------------------------------------------------------------------------------------------
-    def chat(self, messages: list[dict], tools: list[dict] | None = None, task: str | None = None,
-             **params) -> ChatResponse:
+    def chat(
+        self, messages: list[dict], tools: list[dict] | None = None, task: str | None = None, **params
+    ) -> ChatResponse:
         """A chat completion in OpenAI wire format (messages, function tools). The role's family decides the
         sampling parameters (`task` picks a task's output cap); call params (e.g. seed) are added on top."""
         if self.backend == "programmatic":
             raise no_model(self.role, self.stage, self.label, "chat()")
         if self._hash_backend == "local":
-            raise LLMError(f"role {self.role} (stage {self.stage}): backend local runs a base model that cannot "
-                           f"chat or call tools; use choose(), a programmatic agent, or an openai backend")
+            raise LLMError(
+                f"role {self.role} (stage {self.stage}): backend local runs a base model that cannot "
+                f"chat or call tools; use choose(), a programmatic agent, or an openai backend"
+            )
         merged = {**self.params(task), **self.call_params, **params}
-        request = {"backend": self._hash_backend, "endpoint": self.endpoint(), "model": self.model,
-                   "messages": messages, "tools": tools or None, "params": merged}
+        request = {
+            "backend": self._hash_backend,
+            "endpoint": self.endpoint(),
+            "model": self.model,
+            "messages": messages,
+            "tools": tools or None,
+            "params": merged,
+        }
 
         def run() -> ChatResponse:
             try:
@@ -236,8 +259,11 @@ class LLMClient:
         if len(options) == 1:
             return 0
         if self._hash_backend in ("local", "instruct"):
-            request = {"backend": self._hash_backend, "model": self.model,
-                       "choose": {"prompt": prompt, "options": options}}
+            request = {
+                "backend": self._hash_backend,
+                "model": self.model,
+                "choose": {"prompt": prompt, "options": options},
+            }
             if self._hash_backend == "instruct":
                 request["endpoint"] = self.endpoint()
 
@@ -254,11 +280,20 @@ class LLMClient:
             index = choosing.parse(reply, options)
             if index is not None:
                 return index
-            messages = [*messages, {"role": "assistant", "content": reply or ""},
-                        {"role": "user", "content": choosing.reask(len(options))}]
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply or ""},
+                {"role": "user", "content": choosing.reask(len(options))},
+            ]
         index = choosing.closest(reply, options)
-        log.warning("role %s, stage %s: no option number in %r after %d re-asks; chose %d by word overlap",
-                    self.role, self.stage, reply, self.settings.choose_retries, index)
+        log.warning(
+            "role %s, stage %s: no option number in %r after %d re-asks; chose %d by word overlap",
+            self.role,
+            self.stage,
+            reply,
+            self.settings.choose_retries,
+            index,
+        )
         return index
 
     def chat_many(self, requests: list[dict]) -> list[ChatResponse]:

@@ -23,7 +23,8 @@ from tailmem.llm.settings import Price
 def dollars(usage: Usage, price: Price) -> float:
     """Measured cost of one call."""
     return (
-        usage.uncached_tokens * price.input + usage.cached_tokens * price.cached_input
+        usage.uncached_tokens * price.input
+        + usage.cached_tokens * price.cached_input
         + usage.completion_tokens * price.output
     ) / 1e6
 

@@ -35,8 +35,10 @@ def measured(db: Path) -> list[tuple]:
     if not db.exists():
         raise LLMError(f"no call cache at {db}; run the target at smoke scale first to measure its calls")
     with sqlite3.connect(db) as conn:
-        return conn.execute("SELECT role, stage, COUNT(*), SUM(prompt_tokens), SUM(cached_tokens), "
-                            "SUM(completion_tokens) FROM calls GROUP BY role, stage ORDER BY role, stage").fetchall()
+        return conn.execute(
+            "SELECT role, stage, COUNT(*), SUM(prompt_tokens), SUM(cached_tokens), "
+            "SUM(completion_tokens) FROM calls GROUP BY role, stage ORDER BY role, stage"
+        ).fetchall()
 
 
 def estimate(rows: list[tuple], settings, times: dict[str, float]) -> list[Line]:
@@ -69,8 +71,11 @@ def parse_times(items: list[str]) -> dict[str, float]:
 
 def render(lines: list[Line]) -> str:
     head = f"{'role':10} {'stage':22} {'model':16} {'calls':>9} {'prompt':>12} {'cached':>12} {'output':>11} {'dollars':>9}"
-    body = [f"{x.role:10} {x.stage:22} {x.model:16} {x.calls:9.0f} {x.prompt:12.0f} {x.cached:12.0f} {x.output:11.0f} "
-            f"{x.dollars:9.2f}" for x in lines]
+    body = [
+        f"{x.role:10} {x.stage:22} {x.model:16} {x.calls:9.0f} {x.prompt:12.0f} {x.cached:12.0f} {x.output:11.0f} "
+        f"{x.dollars:9.2f}"
+        for x in lines
+    ]
     total = sum(x.dollars for x in lines)
     return "\n".join([head, *body, f"about ${total:.2f} for {sum(x.calls for x in lines):.0f} calls"])
 
@@ -78,8 +83,13 @@ def render(lines: list[Line]) -> str:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tailmem llm_cost", description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, required=True, help="call cache of the target's smoke-scale run")
-    parser.add_argument("--times", action="append", default=[], metavar="STAGE=N",
-                        help="calls at the target scale / calls measured, for one stage (repeatable; default 1)")
+    parser.add_argument(
+        "--times",
+        action="append",
+        default=[],
+        metavar="STAGE=N",
+        help="calls at the target scale / calls measured, for one stage (repeatable; default 1)",
+    )
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the paid run (models, prices)")
     args = parser.parse_args(argv)
     from tailmem.llm.check import _compose

@@ -38,8 +38,10 @@ class SlicedModel:
         module = self.distribution(i).replace("-", "_")
         spec = importlib.util.find_spec(module)  # locates the package without running its __init__
         if spec is None or not spec.submodule_search_locations:
-            raise LLMError(f"embedded model {self.name}: slice {i} of {self.parts} is not installed "
-                           f"(package {self.distribution(i)}=={self.version}); {reinstall(self)}")
+            raise LLMError(
+                f"embedded model {self.name}: slice {i} of {self.parts} is not installed "
+                f"(package {self.distribution(i)}=={self.version}); {reinstall(self)}"
+            )
         return Path(list(spec.submodule_search_locations)[0]) / "data" / f"part{i:02d}.bin"
 
 
@@ -114,8 +116,9 @@ def joined(model: SlicedModel = QWEN_CODER_1_5B, cache_dir: Path | None = None) 
     slices = [model.slice_path(i) for i in range(1, model.parts + 1)]
     for i, s in enumerate(slices, 1):
         if not s.is_file():
-            raise LLMError(f"embedded model {model.name}: slice file {s} is missing from package "
-                           f"{model.distribution(i)}; {hint}")
+            raise LLMError(
+                f"embedded model {model.name}: slice file {s} is missing from package {model.distribution(i)}; {hint}"
+            )
     folder.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     h = hashlib.sha256()
@@ -128,11 +131,16 @@ def joined(model: SlicedModel = QWEN_CODER_1_5B, cache_dir: Path | None = None) 
                         out.write(block)
         size = tmp.stat().st_size
         if size != model.size or h.hexdigest() != model.sha256:
-            bad = [model.distribution(i) for i, s in enumerate(slices, 1)
-                   if s.stat().st_size != (model.size - (model.parts - 1) * (50 << 20) if i == model.parts else 50 << 20)]
-            raise LLMError(f"embedded model {model.name}: the joined slices give {size} bytes with sha256 "
-                           f"{h.hexdigest()}, expected {model.size} bytes and {model.sha256}"
-                           f"{'; wrong-sized slices: ' + ', '.join(bad) if bad else ''}; {hint}")
+            bad = [
+                model.distribution(i)
+                for i, s in enumerate(slices, 1)
+                if s.stat().st_size != (model.size - (model.parts - 1) * (50 << 20) if i == model.parts else 50 << 20)
+            ]
+            raise LLMError(
+                f"embedded model {model.name}: the joined slices give {size} bytes with sha256 "
+                f"{h.hexdigest()}, expected {model.size} bytes and {model.sha256}"
+                f"{'; wrong-sized slices: ' + ', '.join(bad) if bad else ''}; {hint}"
+            )
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
@@ -144,12 +152,20 @@ def resolve(model_name: str | None, model_path: str | None, model_sha256: str | 
     """(GGUF path, its sha256) for a role: a configured file (path + sha256), else a shipped model by name."""
     if model_path:
         if not model_sha256:
-            raise LLMError(f"embedded model at {model_path}: set llm.roles.<role>.model_sha256 too, so the cache "
-                           f"knows which weights answered (sha256sum {model_path})")
-        return verified(Path(os.path.expanduser(model_path)), model_sha256, f"model_path {model_path}",
-                        "check llm.roles.<role>.model_path and model_sha256"), model_sha256
+            raise LLMError(
+                f"embedded model at {model_path}: set llm.roles.<role>.model_sha256 too, so the cache "
+                f"knows which weights answered (sha256sum {model_path})"
+            )
+        return verified(
+            Path(os.path.expanduser(model_path)),
+            model_sha256,
+            f"model_path {model_path}",
+            "check llm.roles.<role>.model_path and model_sha256",
+        ), model_sha256
     if model_name not in MODELS:
-        raise LLMError(f"embedded model {model_name!r} is not shipped (shipped: {sorted(MODELS)}); give "
-                       f"llm.roles.<role>.model_path and model_sha256 for another GGUF")
+        raise LLMError(
+            f"embedded model {model_name!r} is not shipped (shipped: {sorted(MODELS)}); give "
+            f"llm.roles.<role>.model_path and model_sha256 for another GGUF"
+        )
     shipped = MODELS[model_name]
     return joined(shipped), shipped.sha256

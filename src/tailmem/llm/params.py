@@ -42,7 +42,9 @@ def read_families(entries) -> tuple[tuple[str, str], ...]:
     out = []
     for i, e in enumerate(entries):
         if not isinstance(e, dict) or set(e) != {"pattern", "family"}:
-            raise ConfigError(f"llm.model_families[{i}] must be {{pattern: <glob>, family: reasoning|standard}}, got {e!r}")
+            raise ConfigError(
+                f"llm.model_families[{i}] must be {{pattern: <glob>, family: reasoning|standard}}, got {e!r}"
+            )
         if e["family"] not in FAMILIES:
             raise ConfigError(f"llm.model_families[{i}].family is {e['family']!r}; expected one of {FAMILIES}")
         out.append((str(e["pattern"]).lower(), str(e["family"])))
@@ -88,14 +90,17 @@ def request_params(settings, family: str, task: str | None = None) -> dict:
 
 
 # -- a refused parameter, named by the config key that sets it --------------------------------------------------
-_REFUSED = [re.compile(p, re.I) for p in (
-    r"unsupported (?:parameter|value)[^']*'([a-z_]+)'",
-    r"'([a-z_]+)' is not supported",
-    r"unrecognized request argument supplied: ([a-z_]+)",
-    r"([a-z_]+) is not (?:a )?(?:supported|permitted|allowed)",
-    r"unknown parameter:? '?([a-z_]+)",
-    r"'?([a-z_]+)'? is too large",
-)]
+_REFUSED = [
+    re.compile(p, re.I)
+    for p in (
+        r"unsupported (?:parameter|value)[^']*'([a-z_]+)'",
+        r"'([a-z_]+)' is not supported",
+        r"unrecognized request argument supplied: ([a-z_]+)",
+        r"([a-z_]+) is not (?:a )?(?:supported|permitted|allowed)",
+        r"unknown parameter:? '?([a-z_]+)",
+        r"'?([a-z_]+)'? is too large",
+    )
+]
 
 
 def refused_parameter(message: str) -> str | None:
@@ -112,8 +117,12 @@ def config_key(role: str, param: str, settings, family: str) -> str:
     if param in (settings.params or {}):
         return f"llm.roles.{role}.params.{param}"
     switch = f"llm.roles.{role}.family ({family} now; or a pattern in llm.model_families)"
-    own = {"temperature": "temperature=null", "reasoning_effort": "reasoning_effort=null",
-           "max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
+    own = {
+        "temperature": "temperature=null",
+        "reasoning_effort": "reasoning_effort=null",
+        "max_tokens": "max_output_tokens",
+        "max_completion_tokens": "max_output_tokens",
+    }
     if param in own:
         return f"{switch}, or llm.roles.{role}.{own[param]}"
     return switch

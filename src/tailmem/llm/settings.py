@@ -87,12 +87,27 @@ class LLMSettings:
 _ROLE_KEYS = {f.name for f in fields(RoleSettings)} - {"role"}
 # Role keys whose values `read_settings` range-checks itself: the request parameters it turns into a request by
 # model family (tailmem.llm.params) and paper 2's run settings. The config schema takes this list from here.
-SELF_CHECKED = ("family", "temperature", "max_output_tokens", "reasoning_effort", "compact_prompt_tokens",
-                "tool_output_max_chars")
+SELF_CHECKED = (
+    "family",
+    "temperature",
+    "max_output_tokens",
+    "reasoning_effort",
+    "compact_prompt_tokens",
+    "tool_output_max_chars",
+)
 # Role keys whose null, written at the role, means "not sent" / "off" rather than "inherit the group's value".
 NULLABLE = {"family", "temperature", "max_output_tokens", "reasoning_effort", "endpoint_key", "compact_prompt_tokens"}
-_GROUP_KEYS = {"name", "cache_path", "prices", "prices_file", "budget", "encoding", "roles", "defaults",
-               "model_families"}
+_GROUP_KEYS = {
+    "name",
+    "cache_path",
+    "prices",
+    "prices_file",
+    "budget",
+    "encoding",
+    "roles",
+    "defaults",
+    "model_families",
+}
 
 
 def _plain(node) -> dict:
@@ -137,7 +152,9 @@ def read_settings(cfg) -> LLMSettings:
         raise ConfigError("config has no `llm` group; add `- llm: offline` to the defaults list")
     unknown = set(llm) - _GROUP_KEYS - _ROLE_KEYS
     if unknown:
-        raise ConfigError(f"llm has unknown key(s) {sorted(unknown)}; expected some of {sorted(_GROUP_KEYS | _ROLE_KEYS)}")
+        raise ConfigError(
+            f"llm has unknown key(s) {sorted(unknown)}; expected some of {sorted(_GROUP_KEYS | _ROLE_KEYS)}"
+        )
     shared = {k: v for k, v in llm.items() if k in _ROLE_KEYS and v is not None}
     roles: dict[str, RoleSettings] = {}
     for role, spec in (llm.get("roles") or {}).items():
@@ -146,11 +163,15 @@ def read_settings(cfg) -> LLMSettings:
         spec = dict(spec or {})
         bad = set(spec) - _ROLE_KEYS
         if bad:
-            raise ConfigError(f"llm.roles.{role} has unknown key(s) {sorted(bad)}; expected some of {sorted(_ROLE_KEYS)}")
+            raise ConfigError(
+                f"llm.roles.{role} has unknown key(s) {sorted(bad)}; expected some of {sorted(_ROLE_KEYS)}"
+            )
         merged = {**shared, **{k: v for k, v in spec.items() if v is not None or k in NULLABLE}}
         merged["params"] = {**(shared.get("params") or {}), **(spec.get("params") or {})}
-        merged["task_max_output_tokens"] = {**(shared.get("task_max_output_tokens") or {}),
-                                            **(spec.get("task_max_output_tokens") or {})}
+        merged["task_max_output_tokens"] = {
+            **(shared.get("task_max_output_tokens") or {}),
+            **(spec.get("task_max_output_tokens") or {}),
+        }
         backend = merged.get("backend")
         if backend not in BACKENDS:
             raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {BACKENDS}")
@@ -193,7 +214,9 @@ def _check_role(role: str, s: dict) -> None:
     if s.get("family") is not None and s["family"] not in FAMILIES:
         raise ConfigError(f"llm.roles.{role}.family is {s['family']!r}; expected one of {FAMILIES} or null")
     if s.get("reasoning_effort") is not None and s["reasoning_effort"] not in EFFORTS:
-        raise ConfigError(f"llm.roles.{role}.reasoning_effort is {s['reasoning_effort']!r}; expected one of {EFFORTS} or null")
+        raise ConfigError(
+            f"llm.roles.{role}.reasoning_effort is {s['reasoning_effort']!r}; expected one of {EFFORTS} or null"
+        )
     t = s.get("temperature")
     if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 2):
         raise ConfigError(f"llm.roles.{role}.temperature is {t!r}; expected a number in [0, 2] or null")

@@ -78,8 +78,9 @@ def ensure_offline_cache(encoding: str) -> Path:
         blob = quicktok_to_tiktoken(vocab)
         got = hashlib.sha256(blob).hexdigest()
         if got != sha256:
-            raise LLMError(f"{encoding}: vocabulary rebuilt from quicktok/{vocab_name} has sha256 {got}, "
-                           f"tiktoken expects {sha256}")
+            raise LLMError(
+                f"{encoding}: vocabulary rebuilt from quicktok/{vocab_name} has sha256 {got}, tiktoken expects {sha256}"
+            )
         folder.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_bytes(blob)

@@ -19,7 +19,9 @@ ABSTAIN = "That was not mentioned in our chats."
 # an entry the role's own cap applies, and the request (its hash) is the same as without a task.
 ANSWER_TASK, JUDGE_TASK = "longmemeval_answer", "longmemeval_judge"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
-_LINE_TAG = re.compile(r"^\s*(?:S\d+ [^:]*?\d\d:\d\d|\d+[UA]:|\[turn \d+\] \w+:|Session \d+ on [^,]*, turn \d+, \w+:)\s*")
+_LINE_TAG = re.compile(
+    r"^\s*(?:S\d+ [^:]*?\d\d:\d\d|\d+[UA]:|\[turn \d+\] \w+:|Session \d+ on [^,]*, turn \d+, \w+:)\s*"
+)
 _WORD = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
     "a an the and or but of to in on at for from by with about as is are was were be been being do does did i my me "
@@ -62,9 +64,13 @@ class Answer:
         """A model answer's row columns (`answer_*`); nothing for the programmatic answerer."""
         if self.seconds is None:
             return {}
-        return {"answer_seconds": self.seconds, "answer_prompt_tokens": self.prompt_tokens,
-                "answer_cached_tokens": self.cached_tokens, "answer_completion_tokens": self.completion_tokens,
-                "answer_from_cache": self.from_cache}
+        return {
+            "answer_seconds": self.seconds,
+            "answer_prompt_tokens": self.prompt_tokens,
+            "answer_cached_tokens": self.cached_tokens,
+            "answer_completion_tokens": self.completion_tokens,
+            "answer_from_cache": self.from_cache,
+        }
 
 
 def prompt_key(request: dict) -> str:
@@ -128,9 +134,11 @@ class ModelAnswerer:
 
     def __init__(self, client, seed: int = 0):
         if client.backend == "local" or getattr(client, "_hash_backend", None) == "local":
-            raise ConfigError("llm.roles.searcher: LongMemEval answering needs a chat model (openai, instruct or "
-                              "replay), not the local scoring-only model; use the programmatic backend or "
-                              "llm=embedded offline")
+            raise ConfigError(
+                "llm.roles.searcher: LongMemEval answering needs a chat model (openai, instruct or "
+                "replay), not the local scoring-only model; use the programmatic backend or "
+                "llm=embedded offline"
+            )
         self.client = client
         self.seed = seed
         self.name = f"{client.backend}:{client.model}"
@@ -138,10 +146,22 @@ class ModelAnswerer:
     def request(self, memory: str, question: str, date: str) -> dict:
         """One answer's chat request; its output cap is the searcher role's, or its `task_max_output_tokens` entry
         for `ANSWER_TASK` when set (a small model's slice caps preference answers that run to the role's cap)."""
-        return {"messages": [{"role": "user", "content": full_prompt(memory, question, date)}], "seed": self.seed,
-                "task": ANSWER_TASK}
+        return {
+            "messages": [{"role": "user", "content": full_prompt(memory, question, date)}],
+            "seed": self.seed,
+            "task": ANSWER_TASK,
+        }
 
     def answer_many(self, requests: list[dict]) -> list[Answer]:
-        return [Answer((r.content or "").strip(), self.name, float(r.latency_s), r.usage.prompt_tokens,
-                       r.usage.cached_tokens, r.usage.completion_tokens, bool(r.from_cache))
-                for r in chat_in_prefix_order(self.client, requests)]
+        return [
+            Answer(
+                (r.content or "").strip(),
+                self.name,
+                float(r.latency_s),
+                r.usage.prompt_tokens,
+                r.usage.cached_tokens,
+                r.usage.completion_tokens,
+                bool(r.from_cache),
+            )
+            for r in chat_in_prefix_order(self.client, requests)
+        ]

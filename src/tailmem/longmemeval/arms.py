@@ -45,10 +45,14 @@ def families(lme) -> list[str]:
     chosen = list(ARM_FAMILIES) if chosen is None else [str(f) for f in chosen]
     unknown = [f for f in chosen if f not in ARM_FAMILIES]
     if unknown:
-        raise ConfigError(f"longmemeval.arms: {unknown[0]!r} is not an arm family; expected some of {list(ARM_FAMILIES)}")
+        raise ConfigError(
+            f"longmemeval.arms: {unknown[0]!r} is not an arm family; expected some of {list(ARM_FAMILIES)}"
+        )
     if "ctmc" in chosen and "graph_memory" not in chosen:
-        raise ConfigError("longmemeval.arms: ctmc needs graph_memory (CTMC's budgets are shares of Graph Memory's "
-                          f"tokens on the same question); got {chosen}")
+        raise ConfigError(
+            "longmemeval.arms: ctmc needs graph_memory (CTMC's budgets are shares of Graph Memory's "
+            f"tokens on the same question); got {chosen}"
+        )
     return [f for f in ARM_FAMILIES if f in chosen]
 
 
@@ -61,7 +65,7 @@ def make_arms(lme) -> list[Arm]:
     if "graph_memory" in run:
         gm = arm_settings("graph_memory", encoding=enc, budget=int(lme.graph_budget), rank_by="query")
         arms.append(Arm("graph_memory", gm.pop("label"), gm))
-    for ratio in (lme.ctmc_ratios if "ctmc" in run else []):
+    for ratio in lme.ctmc_ratios if "ctmc" in run else []:
         if not 0 < float(ratio) <= 1:
             raise ConfigError(f"longmemeval.ctmc_ratios: expected ratios in (0, 1], got {ratio}")
         c = arm_settings("ctmc", encoding=enc, budget=None, tau=float(lme.tau), rank_by="query")
@@ -74,8 +78,10 @@ def make_arms(lme) -> list[Arm]:
         fr = arm_settings("flat_retrieval", encoding=enc, k=int(lme.flat_k), budget=None)
         arms.append(Arm("flat_retrieval", fr.pop("label"), fr))
     if not arms:
-        raise ConfigError(f"longmemeval.arms: no arm to run; expected some of {list(ARM_FAMILIES)} (and "
-                          f"longmemeval.ctmc_ratios non-empty when only CTMC's families are listed)")
+        raise ConfigError(
+            f"longmemeval.arms: no arm to run; expected some of {list(ARM_FAMILIES)} (and "
+            f"longmemeval.ctmc_ratios non-empty when only CTMC's families are listed)"
+        )
     return arms
 
 

@@ -44,8 +44,9 @@ class Built:
 def without_evidence(question: Question) -> Question:
     """`question` with every answer-bearing turn taken out of its haystack (a session left empty goes too): what
     the reader sees when the gold evidence is removed, for the check that its accuracy depends on it."""
-    sessions = tuple(replace(s, turns=kept) for s in question.sessions
-                     if (kept := tuple(t for t in s.turns if not t.has_answer)))
+    sessions = tuple(
+        replace(s, turns=kept) for s in question.sessions if (kept := tuple(t for t in s.turns if not t.has_answer))
+    )
     return replace(question, sessions=sessions)
 
 
@@ -54,8 +55,15 @@ def haystack_order(question: Question, seed: int) -> np.ndarray:
     return rng.permutation(len(question.sessions))
 
 
-def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: int, recall_ks, counter: TokenCounter,
-                  turn_words: int | None = None) -> list[Built]:
+def build_prompts(
+    question: Question,
+    arms: list[Arm],
+    seed: int,
+    candidates: int,
+    recall_ks,
+    counter: TokenCounter,
+    turn_words: int | None = None,
+) -> list[Built]:
     """Every arm's prompt for `question`; turns cut to `turn_words` words in the store (None = whole turns)."""
     perm = haystack_order(question, seed)
     sessions = tuple(question.sessions[i] for i in perm)
@@ -83,26 +91,45 @@ def build_prompts(question: Question, arms: list[Arm], seed: int, candidates: in
         if arm.name == "graph_memory":
             graph_tokens = prompt.tokens
         text = full_prompt(prompt.text, question.question, question.date)
-        built.append(Built(
-            row={
-                "qid": question.qid, "question_type": question.qtype, "abstention": question.abstention,
-                "seed": seed, "arm": arm.name, "label": arm.label, "budget": settings.get("budget"),
-                "sessions": len(sessions), "prompt_tokens": counter.exact(text), "memory_tokens": prompt.tokens,
-                "n_core": len(prompt.core), "n_tail": len(prompt.tail),
-                "coverage": metrics.evidence_coverage(question, prompt.text, turn_words),
-                "answer_sessions_placed": metrics.sessions_in_prompt(answer_pos, prompt.accessed),
-                **recall,
-                # for the site's side-by-side view: the question, the block and which of its lines are the tail
-                "question": question.question, "memory": prompt.text, "marks": line_marks(prompt, store.items),
-            },
-            memory=prompt.text,
-            retrieval=record,
-        ))
+        built.append(
+            Built(
+                row={
+                    "qid": question.qid,
+                    "question_type": question.qtype,
+                    "abstention": question.abstention,
+                    "seed": seed,
+                    "arm": arm.name,
+                    "label": arm.label,
+                    "budget": settings.get("budget"),
+                    "sessions": len(sessions),
+                    "prompt_tokens": counter.exact(text),
+                    "memory_tokens": prompt.tokens,
+                    "n_core": len(prompt.core),
+                    "n_tail": len(prompt.tail),
+                    "coverage": metrics.evidence_coverage(question, prompt.text, turn_words),
+                    "answer_sessions_placed": metrics.sessions_in_prompt(answer_pos, prompt.accessed),
+                    **recall,
+                    # for the site's side-by-side view: the question, the block and which of its lines are the tail
+                    "question": question.question,
+                    "memory": prompt.text,
+                    "marks": line_marks(prompt, store.items),
+                },
+                memory=prompt.text,
+                retrieval=record,
+            )
+        )
     return built
 
 
-def build_without_evidence(question: Question, arm: Arm, seed: int, candidates: int, recall_ks, counter: TokenCounter,
-                           turn_words: int | None = None) -> Built:
+def build_without_evidence(
+    question: Question,
+    arm: Arm,
+    seed: int,
+    candidates: int,
+    recall_ks,
+    counter: TokenCounter,
+    turn_words: int | None = None,
+) -> Built:
     """`arm`'s prompt (Graph Memory's) for `question` with its gold evidence removed, as the check arm
     `NO_EVIDENCE`; scored against the question as asked."""
     b = build_prompts(without_evidence(question), [arm], seed, candidates, recall_ks, counter, turn_words)[0]
@@ -111,9 +138,14 @@ def build_without_evidence(question: Question, arm: Arm, seed: int, candidates: 
 
 def score(question: Question, row: dict, response: str, agent: str, **extra) -> dict:
     """The row scored; `extra` adds columns (a model answer's seconds and tokens: `Answer.accounting`)."""
-    return row | {"answer": response, "gold": question.answer, "answerer": agent,
-                  "correct": metrics.substring_correct(question, response), "abstained": metrics.abstains(response),
-                  **extra}
+    return row | {
+        "answer": response,
+        "gold": question.answer,
+        "answerer": agent,
+        "correct": metrics.substring_correct(question, response),
+        "abstained": metrics.abstains(response),
+        **extra,
+    }
 
 
 def evaluate_programmatic(question: Question, built: list[Built], answerer: ProgrammaticAnswerer) -> list[dict]:

@@ -53,7 +53,9 @@ def header(k: int, session: Session, encoding: str) -> str:
 
 def summary(k: int, session: Session) -> str:
     """The session in one line: its date and the start of its first user turn (what the chat was about)."""
-    first = next((t.content for t in session.turns if t.role == "user"), session.turns[0].content if session.turns else "")
+    first = next(
+        (t.content for t in session.turns if t.role == "user"), session.turns[0].content if session.turns else ""
+    )
     words = flat(first).split()
     gist = " ".join(words[:SUMMARY_WORDS]) + (" ..." if len(words) > SUMMARY_WORDS else "")
     return f"S{k} {session.date} ({len(session.turns)} turns): {gist}"
@@ -71,8 +73,9 @@ def item(k: int, session: Session, turn_scores, turn_words: int | None = None) -
     )
 
 
-def build_store(question: Question, sessions: tuple[Session, ...], ranking: Ranking,
-                turn_words: int | None = None) -> MemoryStore:
+def build_store(
+    question: Question, sessions: tuple[Session, ...], ranking: Ranking, turn_words: int | None = None
+) -> MemoryStore:
     """Items by session position in `sessions` (the seed's haystack order); history in chronological order;
     turns cut to `turn_words` words (None = whole)."""
     store = MemoryStore()
@@ -81,11 +84,13 @@ def build_store(question: Question, sessions: tuple[Session, ...], ranking: Rank
     step = 0
     for k in sorted(range(len(sessions)), key=lambda k: (sessions[k].date, k)):
         for t, turn in enumerate(sessions[k].turns):
-            store.record(StepRecord(
-                step=step,
-                verbose=f"Session {k} on {sessions[k].date}, turn {t}, {turn.role}: {clip(turn.content, turn_words)}",
-                compact=f"S{k} {sessions[k].date} {t}{turn.role[:1].upper()}: {clip(turn.content, turn_words)}",
-                item_ids=(k,),
-            ))
+            store.record(
+                StepRecord(
+                    step=step,
+                    verbose=f"Session {k} on {sessions[k].date}, turn {t}, {turn.role}: {clip(turn.content, turn_words)}",
+                    compact=f"S{k} {sessions[k].date} {t}{turn.role[:1].upper()}: {clip(turn.content, turn_words)}",
+                    item_ids=(k,),
+                )
+            )
             step += 1
     return store

@@ -46,14 +46,17 @@ def template_name(question: Question) -> str:
     if "_abs" in question.qid:
         return "judge_abstention"
     if question.qtype not in TEMPLATES:
-        raise ValueError(f"LongMemEval judge: question {question.qid!r} has type {question.qtype!r}; "
-                         f"expected one of {sorted(TEMPLATES)}")
+        raise ValueError(
+            f"LongMemEval judge: question {question.qid!r} has type {question.qtype!r}; "
+            f"expected one of {sorted(TEMPLATES)}"
+        )
     return TEMPLATES[question.qtype]
 
 
 def judge_prompt(question: Question, response: str) -> str:
     return prompt_template(template_name(question)).safe_substitute(
-        question=question.question, gold=question.answer, response=response)
+        question=question.question, gold=question.answer, response=response
+    )
 
 
 def official_verdict(reply: str | None) -> bool:
@@ -77,6 +80,8 @@ def judge_many(client, questions: list[Question], responses: list[str]) -> list[
     last, and are sent in prefix order (`answer.chat_in_prefix_order`): the arms' answers to one question share
     everything but the response, which is all an in-process model evaluates anew."""
     # params: the judge role's (its cap for JUDGE_TASK when set)
-    requests = [{"messages": [{"role": "user", "content": judge_prompt(q, r)}], "task": JUDGE_TASK}
-                for q, r in zip(questions, responses)]
+    requests = [
+        {"messages": [{"role": "user", "content": judge_prompt(q, r)}], "task": JUDGE_TASK}
+        for q, r in zip(questions, responses)
+    ]
     return [read_reply(r.content, float(r.latency_s)) for r in chat_in_prefix_order(client, requests)]

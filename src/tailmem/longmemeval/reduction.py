@@ -53,8 +53,15 @@ class Paired:
 
     def compare(self, direction: str, threshold: float, settings: StatsSettings) -> Comparison:
         """The claims rule with the question as the independent unit (its seeds resampled within it)."""
-        return compare(self.diff, self.questions, self.weights, direction=direction, threshold=threshold,
-                       settings=settings, clustered=True)
+        return compare(
+            self.diff,
+            self.questions,
+            self.weights,
+            direction=direction,
+            threshold=threshold,
+            settings=settings,
+            clustered=True,
+        )
 
 
 @dataclass(frozen=True)
@@ -101,8 +108,11 @@ def paired_metric(rows: pd.DataFrame, arm: str, column: str, reference: str = RE
     if pair.empty:
         return EMPTY
     index = pair.index
-    return Paired((pair[arm] - pair[reference]).to_numpy(float), index.get_level_values("seed").to_numpy(),
-                  index.get_level_values("qid").astype(str).to_numpy())
+    return Paired(
+        (pair[arm] - pair[reference]).to_numpy(float),
+        index.get_level_values("seed").to_numpy(),
+        index.get_level_values("qid").astype(str).to_numpy(),
+    )
 
 
 def paired_reduction(rows: pd.DataFrame, arm: str) -> Paired:
@@ -112,8 +122,12 @@ def paired_reduction(rows: pd.DataFrame, arm: str) -> Paired:
     if pair.empty:
         return EMPTY
     gm = pair[REFERENCE].to_numpy(float)
-    return Paired(100.0 * (1.0 - pair[arm].to_numpy(float) / gm), pair.index.get_level_values("seed").to_numpy(),
-                  pair.index.get_level_values("qid").astype(str).to_numpy(), gm)
+    return Paired(
+        100.0 * (1.0 - pair[arm].to_numpy(float) / gm),
+        pair.index.get_level_values("seed").to_numpy(),
+        pair.index.get_level_values("qid").astype(str).to_numpy(),
+        gm,
+    )
 
 
 def evaluate(rows: pd.DataFrame, margin: float, settings: StatsSettings, accuracy: str = "correct") -> list[ArmResult]:

@@ -54,7 +54,9 @@ def rank(sessions: Sequence[Session], query: str) -> Ranking:
     """Rank a haystack's sessions and score its turns against `query` (one index each, built per question)."""
     if not sessions:
         return Ranking((), (), ())
-    session_scores = _scores(_index([" ".join(t.content for t in s.turns) or " " for s in sessions]), query, len(sessions))
+    session_scores = _scores(
+        _index([" ".join(t.content for t in s.turns) or " " for s in sessions]), query, len(sessions)
+    )
     flat = [t.content or " " for s in sessions for t in s.turns]
     flat_scores = _scores(_index(flat), query, len(flat)) if flat else np.zeros(0)
     turn_scores, start = [], 0

@@ -57,8 +57,10 @@ class Arm:
             fields[key] = value
         arm = cls(**fields)
         if str(arm) != name:
-            raise ConfigError(f"arm {name!r}: not its canonical spelling (parts in order, numbers as %g); "
-                              f"the name is {str(arm)!r} ({GRAMMAR})")
+            raise ConfigError(
+                f"arm {name!r}: not its canonical spelling (parts in order, numbers as %g); "
+                f"the name is {str(arm)!r} ({GRAMMAR})"
+            )
         return arm
 
     def __str__(self) -> str:
@@ -83,8 +85,7 @@ class Arm:
 
     def _check(self, name: str) -> None:
         if self.controller not in _controllers():
-            raise ConfigError(f"arm {name!r}: unknown controller {self.controller!r}; "
-                              f"expected one of {_controllers()}")
+            raise ConfigError(f"arm {name!r}: unknown controller {self.controller!r}; expected one of {_controllers()}")
         if SEPARATOR in self.controller:
             raise ConfigError(f"arm {name!r}: controller {self.controller!r} holds {SEPARATOR!r}, the parts' separator")
         if self.encoding is not None and self.encoding not in ENCODINGS:
@@ -94,8 +95,9 @@ class Arm:
         ctmc_only = [k for k in ("tau", "order", "ratio") if getattr(self, k) is not None]
         ctmc_only += ["matched"] if self.matched else []
         if ctmc_only and self.controller != "ctmc":
-            raise ConfigError(f"arm {name!r}: unknown part for {self.controller!r}: {ctmc_only} are CTMC's parts "
-                              f"({GRAMMAR})")
+            raise ConfigError(
+                f"arm {name!r}: unknown part for {self.controller!r}: {ctmc_only} are CTMC's parts ({GRAMMAR})"
+            )
         if self.no_evidence and self.controller != "graph_memory":
             raise ConfigError(f"arm {name!r}: {NO_EVIDENCE} is Graph Memory's part, not {self.controller!r}'s")
         for key in ("tau", "ratio"):
@@ -117,11 +119,13 @@ def _read_part(name: str, part: str) -> tuple[str, object]:
     for prefix, key in (("tau", "tau"), ("r", "ratio")):
         if part.startswith(prefix):
             try:
-                return key, float(part[len(prefix):])
+                return key, float(part[len(prefix) :])
             except ValueError:
                 raise ConfigError(f"arm {name!r}: {part!r} is not {prefix}<number>") from None
-    raise ConfigError(f"arm {name!r}: unknown part {part!r}; expected an encoding {ENCODINGS}, tau<number>, "
-                      f"an order {ORDERS}, {MATCHED!r}, r<ratio> or {NO_EVIDENCE!r} ({GRAMMAR})")
+    raise ConfigError(
+        f"arm {name!r}: unknown part {part!r}; expected an encoding {ENCODINGS}, tau<number>, "
+        f"an order {ORDERS}, {MATCHED!r}, r<ratio> or {NO_EVIDENCE!r} ({GRAMMAR})"
+    )
 
 
 def _controllers() -> list[str]:

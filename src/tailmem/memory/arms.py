@@ -45,7 +45,9 @@ def arm_settings(name: str, **overrides: Any) -> dict[str, Any]:
     settings = cat[name]
     unknown = sorted(set(overrides) - set(settings))
     if unknown:
-        raise ConfigError(f"memory={name}: unknown keys {unknown}; configs/memory/{name}.yaml defines {sorted(settings)}")
+        raise ConfigError(
+            f"memory={name}: unknown keys {unknown}; configs/memory/{name}.yaml defines {sorted(settings)}"
+        )
     return settings | overrides
 
 

@@ -122,11 +122,9 @@ class HierarchicalSummary(Controller):
     def build(self, store, query, counter):
         recent = store.history[-self.window :]
         in_window = {i for r in recent for i in r.item_ids}
-        older = [
-            i
-            for i in sorted(store.items, key=lambda i: -store.last_access.get(i, -1))
-            if i not in in_window
-        ][: self.older]
+        older = [i for i in sorted(store.items, key=lambda i: -store.last_access.get(i, -1)) if i not in in_window][
+            : self.older
+        ]
         return history_block(
             recent, self.encoding, counter, self.name, extra=[store.items[i].summary for i in older], tail=older
         )
@@ -158,7 +156,9 @@ class GraphMemory(Controller):
     name = "graph_memory"
 
     def build(self, store, query, counter):
-        return greedy_items(related_candidates(store, query, self.rank_by), self.encoding, counter, self.budget, self.name)
+        return greedy_items(
+            related_candidates(store, query, self.rank_by), self.encoding, counter, self.budget, self.name
+        )
 
 
 @dataclass
@@ -185,7 +185,16 @@ class CTMC(Controller):
 
 CONTROLLERS: dict[str, type[Controller]] = {
     c.name: c
-    for c in (FullHistory, SlidingWindow, FlatRetrieval, FrequencyCache, RecencyCache, HierarchicalSummary, GraphMemory, CTMC)
+    for c in (
+        FullHistory,
+        SlidingWindow,
+        FlatRetrieval,
+        FrequencyCache,
+        RecencyCache,
+        HierarchicalSummary,
+        GraphMemory,
+        CTMC,
+    )
 }
 
 
@@ -208,5 +217,7 @@ def make_controller(mem_cfg, seed: int = 0) -> Controller:
     fields = set(cls.__dataclass_fields__)
     unknown = sorted(set(settings) - fields)
     if unknown:
-        raise ConfigError(f"memory.{unknown[0]}: not a setting of controller {name!r}; expected {sorted(fields - {'_words'})}")
+        raise ConfigError(
+            f"memory.{unknown[0]}: not a setting of controller {name!r}; expected {sorted(fields - {'_words'})}"
+        )
     return cls(**settings)

@@ -129,7 +129,9 @@ def allocate(
     lines = core_lines + tail_lines
     if dropped:
         lines.append(_note(dropped))
-    return Prompt(text="\n".join(lines), tokens=counter.lines(lines), core=tuple(core), tail=tuple(tail), controller=name)
+    return Prompt(
+        text="\n".join(lines), tokens=counter.lines(lines), core=tuple(core), tail=tuple(tail), controller=name
+    )
 
 
 def _note(dropped: int) -> str:

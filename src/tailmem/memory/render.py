@@ -31,7 +31,11 @@ def greedy_items(
 
 
 def history_block(
-    records: Iterable[StepRecord], encoding: str, counter: TokenCounter, name: str, extra: Sequence[str] = (),
+    records: Iterable[StepRecord],
+    encoding: str,
+    counter: TokenCounter,
+    name: str,
+    extra: Sequence[str] = (),
     tail: Sequence[int] = (),
 ) -> Prompt:
     """History records (oldest first) as lines, optionally followed by extra summary lines."""

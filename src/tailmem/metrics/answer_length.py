@@ -13,8 +13,10 @@ from tailmem.llm.tokens import count_tokens
 
 ENCODING = "o200k_base"
 COLUMN = "answer tokens"  # the column name in every QA table
-NOTE = (f"{COLUMN} = mean tokens of the answer text ({ENCODING}, tailmem.metrics.answer_length), beside accuracy "
-        "because lenient judges reward long answers.")
+NOTE = (
+    f"{COLUMN} = mean tokens of the answer text ({ENCODING}, tailmem.metrics.answer_length), beside accuracy "
+    "because lenient judges reward long answers."
+)
 
 
 def answer_tokens(text) -> int:

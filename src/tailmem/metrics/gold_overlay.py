@@ -63,8 +63,14 @@ class Overlay:
 
     def provenance(self) -> dict:
         """What a result scored under this overlay records: name, version, the file's sha256 and path."""
-        return {"name": self.name, "version": self.version, "sha256": self.sha256, "benchmark": self.benchmark,
-                "conversation": self.conversation, "file": str(self.path)}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "sha256": self.sha256,
+            "benchmark": self.benchmark,
+            "conversation": self.conversation,
+            "file": str(self.path),
+        }
 
     def dropped(self) -> tuple[int, ...]:
         return tuple(e.question for e in self.entries if e.dropped)
@@ -83,8 +89,10 @@ def resolve(spec: str | Path) -> Path:
     text = str(spec)
     path = Path(text) if text.endswith((".yaml", ".yml")) else ROOT / f"{text}.yaml"
     if not path.is_file():
-        raise ConfigError(f"fsmem.gold_overlay: {text!r}: no overlay file {path}; shipped overlays: {shipped()} "
-                          "(or give a path to a .yaml file)")
+        raise ConfigError(
+            f"fsmem.gold_overlay: {text!r}: no overlay file {path}; shipped overlays: {shipped()} "
+            "(or give a path to a .yaml file)"
+        )
     return path
 
 
@@ -103,16 +111,23 @@ def _entry(raw, where: str) -> Entry:
     missing = [k for k in ENTRY_KEYS if k not in raw]
     unknown = sorted(set(raw) - set(ENTRY_KEYS) - set(OPTIONAL_ENTRY_KEYS))
     if missing or unknown:
-        raise GoldOverlayError(f"{where}: missing keys {missing}, unknown keys {unknown} "
-                               f"(expected {list(ENTRY_KEYS)} and optionally {list(OPTIONAL_ENTRY_KEYS)})")
+        raise GoldOverlayError(
+            f"{where}: missing keys {missing}, unknown keys {unknown} "
+            f"(expected {list(ENTRY_KEYS)} and optionally {list(OPTIONAL_ENTRY_KEYS)})"
+        )
     q = raw["question"]
     if isinstance(q, bool) or not isinstance(q, int) or q < 1:
         raise GoldOverlayError(f"{where}: 'question' must be a 1-based question number, got {q!r}")
     corrected = _text(raw["corrected_gold"], where, "corrected_gold")
     text = raw.get("question_text")
-    return Entry(q, _text(raw["original_gold"], where, "original_gold"), None if corrected == DROP else corrected,
-                 _text(raw["reason"], where, "reason"), _text(raw["source"], where, "source"),
-                 None if text is None else _text(text, where, "question_text"))
+    return Entry(
+        q,
+        _text(raw["original_gold"], where, "original_gold"),
+        None if corrected == DROP else corrected,
+        _text(raw["reason"], where, "reason"),
+        _text(raw["source"], where, "source"),
+        None if text is None else _text(text, where, "question_text"),
+    )
 
 
 def load(spec: str | Path) -> Overlay:
@@ -138,36 +153,51 @@ def load(spec: str | Path) -> Overlay:
         raise GoldOverlayError(f"{path}: 'entries' must be a non-empty list")
     entries, seen = [], {}
     for i, raw in enumerate(doc["entries"]):
-        where = f"{path}: entry {i + 1}" + (f" (question {raw['question']})" if isinstance(raw, dict)
-                                            and "question" in raw else "")
+        where = f"{path}: entry {i + 1}" + (
+            f" (question {raw['question']})" if isinstance(raw, dict) and "question" in raw else ""
+        )
         e = _entry(raw, where)
         if e.question in seen:
-            raise GoldOverlayError(f"{where}: question {e.question} is already corrected by entry "
-                                   f"{seen[e.question]}")
+            raise GoldOverlayError(f"{where}: question {e.question} is already corrected by entry {seen[e.question]}")
         seen[e.question] = i + 1
         entries.append(e)
     top = {k: _text(doc[k], str(path), k) for k in ("benchmark", "conversation", "name", "description", "source")}
-    return Overlay(path, top["benchmark"], top["conversation"], top["name"], version, top["description"],
-                   top["source"], hashlib.sha256(blob).hexdigest(), tuple(entries))
+    return Overlay(
+        path,
+        top["benchmark"],
+        top["conversation"],
+        top["name"],
+        version,
+        top["description"],
+        top["source"],
+        hashlib.sha256(blob).hexdigest(),
+        tuple(entries),
+    )
 
 
 def check(overlay: Overlay, benchmark: str, conversation: str, qa, data_file: str | Path = "?") -> None:
     """The overlay fits this conversation of this benchmark file: every question exists, and its gold (and
     question text, when given) is the one the overlay says it corrects."""
     if (overlay.benchmark, overlay.conversation) != (benchmark, conversation):
-        raise GoldOverlayError(f"{overlay.path}: corrects {overlay.benchmark} {overlay.conversation}, but the run "
-                               f"scores {benchmark} {conversation}")
+        raise GoldOverlayError(
+            f"{overlay.path}: corrects {overlay.benchmark} {overlay.conversation}, but the run "
+            f"scores {benchmark} {conversation}"
+        )
     for i, e in enumerate(overlay.entries):
         where = f"{overlay.path}: entry {i + 1} (question {e.question})"
         if e.question > len(qa):
             raise GoldOverlayError(f"{where}: {data_file} {conversation} has only {len(qa)} questions")
         q = qa[e.question - 1]
         if str(q.answer).strip() != e.original_gold:
-            raise GoldOverlayError(f"{where}: original_gold {e.original_gold!r} does not match the gold in "
-                                   f"{data_file} ({conversation} qa[{e.question - 1}]): {str(q.answer).strip()!r}")
+            raise GoldOverlayError(
+                f"{where}: original_gold {e.original_gold!r} does not match the gold in "
+                f"{data_file} ({conversation} qa[{e.question - 1}]): {str(q.answer).strip()!r}"
+            )
         if e.question_text is not None and q.question.strip() != e.question_text:
-            raise GoldOverlayError(f"{where}: question_text {e.question_text!r} does not match {data_file} "
-                                   f"({conversation} qa[{e.question - 1}]): {q.question.strip()!r}")
+            raise GoldOverlayError(
+                f"{where}: question_text {e.question_text!r} does not match {data_file} "
+                f"({conversation} qa[{e.question - 1}]): {q.question.strip()!r}"
+            )
 
 
 def positions(rows: list[dict], qa) -> list[int]:
@@ -180,8 +210,10 @@ def positions(rows: list[dict], qa) -> list[int]:
     for r in rows:
         key = (r["question"], int(r["category"]))
         if not pending[key]:
-            raise DataError(f"answers row {r.get('qid')}: question {r['question']!r} (category {r['category']}) is "
-                            "not in the conversation's QA list")
+            raise DataError(
+                f"answers row {r.get('qid')}: question {r['question']!r} (category {r['category']}) is "
+                "not in the conversation's QA list"
+            )
         out.append(pending[key].popleft())
     return out
 
@@ -198,8 +230,13 @@ def apply(rows: list[dict], overlay: Overlay, qa, score) -> list[dict]:
             out.append(r)
         elif not e.dropped:
             stale = r.get("judge_correct") is not None
-            out.append(r | {"gold": e.corrected_gold, "gold_original": r["gold"],
-                            "f1": score(r["answer"], e.corrected_gold, r["category"]),
-                            **({"judge_correct": None, "judge_stale": True} if stale else {})})
+            out.append(
+                r
+                | {
+                    "gold": e.corrected_gold,
+                    "gold_original": r["gold"],
+                    "f1": score(r["answer"], e.corrected_gold, r["category"]),
+                    **({"judge_correct": None, "judge_stale": True} if stale else {}),
+                }
+            )
     return out
-

@@ -68,8 +68,10 @@ def match_evidence(rows: list[dict], qa) -> list[tuple[str, ...]]:
     for r in rows:
         key = (r["question"], int(r["category"]))
         if not pending[key]:
-            raise KeyError(f"answers.json row {r.get('qid')}: question {r['question']!r} (category {r['category']}) "
-                           "is not in the conversation's QA list")
+            raise KeyError(
+                f"answers.json row {r.get('qid')}: question {r['question']!r} (category {r['category']}) "
+                "is not in the conversation's QA list"
+            )
         out.append(pending[key].popleft())
     return out
 
@@ -81,6 +83,12 @@ def annotate(rows: list[dict], qa, output: Callable[[str, dict], str]) -> list[d
     for row, evidence in zip(rows, match_evidence(rows, qa)):
         read = replay_reads(output, row.get("search_trace", []), cache)
         gold = gold_ids(evidence)
-        out.append(row | {"evidence": list(evidence), "evidence_read": sorted(gold & read),
-                          "evidence_coverage": coverage(read, evidence)})
+        out.append(
+            row
+            | {
+                "evidence": list(evidence),
+                "evidence_read": sorted(gold & read),
+                "evidence_coverage": coverage(read, evidence),
+            }
+        )
     return out

@@ -49,8 +49,10 @@ class Record:
     @classmethod
     def rebuild(cls, path: str | os.PathLike) -> str:
         """How to make a fresh one: rerun the rule that writes it, or delete its folder and rerun the target."""
-        return (f"Rebuild it: `snakemake --cores 2 <target> --forcerun {cls.rule}` (the target you ran), or delete "
-                f"{Path(path).parent} and run it again")
+        return (
+            f"Rebuild it: `snakemake --cores 2 <target> --forcerun {cls.rule}` (the target you ran), or delete "
+            f"{Path(path).parent} and run it again"
+        )
 
     @classmethod
     def from_json(cls: type[R], data: Any, path: str | os.PathLike = "<json>") -> R:
@@ -58,10 +60,14 @@ class Record:
             raise ArtifactError(f"{path}: expected a {cls.kind} (a JSON object), got {type(data).__name__}")
         found = data.get(VERSION_KEY)
         if found != cls.format_version:
-            was = "no format_version (written before artifacts carried one)" if found is None else \
-                f"format_version {found!r}"
-            raise ArtifactError(f"{path}: {cls.kind} of {was}; this code reads format_version {cls.format_version}. "
-                                f"{cls.rebuild(path)}")
+            was = (
+                "no format_version (written before artifacts carried one)"
+                if found is None
+                else f"format_version {found!r}"
+            )
+            raise ArtifactError(
+                f"{path}: {cls.kind} of {was}; this code reads format_version {cls.format_version}. {cls.rebuild(path)}"
+            )
         return _build(cls, {k: v for k, v in data.items() if k != VERSION_KEY}, str(path), cls)
 
 
@@ -70,17 +76,22 @@ def _build(cls: type, data: dict, path: str, top: type[Record]):
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown, missing = sorted(set(data) - set(fields)), sorted(set(fields) - set(data))
     if unknown or missing:
-        what = "; ".join(p for p in (f"unknown keys {unknown}" if unknown else "",
-                                     f"missing keys {missing}" if missing else "") if p)
-        raise ArtifactError(f"{path}: not a {top.kind} of format_version {top.format_version} ({what}). "
-                            f"{top.rebuild(path)}")
+        what = "; ".join(
+            p for p in (f"unknown keys {unknown}" if unknown else "", f"missing keys {missing}" if missing else "") if p
+        )
+        raise ArtifactError(
+            f"{path}: not a {top.kind} of format_version {top.format_version} ({what}). {top.rebuild(path)}"
+        )
     hints = typing.get_type_hints(cls)
     values = {}
     for name, value in data.items():
         nested, by_key = _dataclass_in(hints[name])
         if nested is not None and isinstance(value, dict):
-            value = {k: _build(nested, v, path, top) for k, v in value.items()} if by_key else \
-                _build(nested, value, path, top)
+            value = (
+                {k: _build(nested, v, path, top) for k, v in value.items()}
+                if by_key
+                else _build(nested, value, path, top)
+            )
         values[name] = value
     return cls(**values)
 

@@ -29,30 +29,43 @@ def skills_growth_figure(tasks: pd.DataFrame, protocol: str = "full_chain", subs
         t = chain[chain.variant == v].sort_values("index")
         ok = t[t.ran.astype(bool)]
         style = series_style(k)
-        axes[0].plot(offset(ok["index"] + 1, k, len(variants)), ok.success.astype(float).expanding().mean() * 100,
-                     label=v, **style)
+        axes[0].plot(
+            offset(ok["index"] + 1, k, len(variants)),
+            ok.success.astype(float).expanding().mean() * 100,
+            label=v,
+            **style,
+        )
         axes[1].plot(offset(t["index"] + 1, k, len(variants)), t.store_files, label=v, **style)
         axes[2].plot(offset(t["index"] + 1, k, len(variants)), t.store_bytes / 1024, label=v, **style)
-    panels = (("running success", "success so far (% of tasks)"), ("store files", "files in the store (count)"),
-              ("store size", "store size (KB)"))
+    panels = (
+        ("running success", "success so far (% of tasks)"),
+        ("store files", "files in the store (count)"),
+        ("store size", "store size (KB)"),
+    )
     for ax, (title, ylabel) in zip(axes, panels):
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("task position in the chain")
         ax.set_ylabel(ylabel)
     axes[0].legend(fontsize=8, title="variant", title_fontsize=8)
     who = f", executor {executor}" if executor else ""
-    fig.suptitle(f"ALFWorld {subset} skill setting, {protocol.replace('_', ' ')}{who}".replace("  ", " "),
-                 fontsize=11)
+    fig.suptitle(f"ALFWorld {subset} skill setting, {protocol.replace('_', ' ')}{who}".replace("  ", " "), fontsize=11)
     words = PROTOCOL_WORDS.get(protocol, protocol)
-    caption = (f"{protocol.replace('_', ' ').capitalize()}: {words}. Variants: "
-               + "; ".join(f"{v} = {VARIANT_WORDS.get(v, v)}" for v in variants)
-               + ". Lines are offset by up to +-0.15 task so that variants with the same values stay visible.")
+    caption = (
+        f"{protocol.replace('_', ' ').capitalize()}: {words}. Variants: "
+        + "; ".join(f"{v} = {VARIANT_WORDS.get(v, v)}" for v in variants)
+        + ". Lines are offset by up to +-0.15 task so that variants with the same values stay visible."
+    )
     fig.text(0.0, -0.02, caption, fontsize=8, wrap=True, va="top")
     return fig
 
 
-def memory_figure(memory: pd.DataFrame, counts: dict[str, np.ndarray], subset: str = "", executor: str = "",
-                  arms: dict[str, str] | None = None):
+def memory_figure(
+    memory: pd.DataFrame,
+    counts: dict[str, np.ndarray],
+    subset: str = "",
+    executor: str = "",
+    arms: dict[str, str] | None = None,
+):
     """Access rank-frequency per arm (left), and memory tokens per step per arm (right); `arms` =
     `arm_words` of the configured `alfworld.arms` explains each arm in the caption."""
     import matplotlib.pyplot as plt
@@ -73,11 +86,19 @@ def memory_figure(memory: pd.DataFrame, counts: dict[str, np.ndarray], subset: s
     axes[1].set_xlabel("memory arm")
     axes[1].set_ylabel("memory tokens per step")
     who = f", executor {executor}" if executor else ""
-    fig.suptitle(f"ALFWorld {subset} observation memory: access concentration and cost per arm{who}"
-                 .replace("  ", " "), fontsize=11)
+    fig.suptitle(
+        f"ALFWorld {subset} observation memory: access concentration and cost per arm{who}".replace("  ", " "),
+        fontsize=11,
+    )
     if arms:
-        fig.text(0.0, -0.02, arm_sentence(arms) + " An access = a (game, location) item placed into the prompt.",
-                 fontsize=8, wrap=True, va="top")
+        fig.text(
+            0.0,
+            -0.02,
+            arm_sentence(arms) + " An access = a (game, location) item placed into the prompt.",
+            fontsize=8,
+            wrap=True,
+            va="top",
+        )
     return fig
 
 
@@ -90,8 +111,9 @@ def family_running_figure(running: pd.DataFrame, protocol: str = "full_chain", s
 
     chain = running[running.protocol == protocol]
     variants = list(pd.unique(chain.variant)) or ["(none)"]
-    fig, axes = plt.subplots(1, len(variants), figsize=(3.6 * len(variants) + 1, 4.2), layout="constrained",
-                             sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(variants), figsize=(3.6 * len(variants) + 1, 4.2), layout="constrained", sharey=True, squeeze=False
+    )
     families = [SHORT[f] for f in FAMILIES]
     for ax, v in zip(axes[0], variants):
         t = chain[chain.variant == v]
@@ -107,12 +129,17 @@ def family_running_figure(running: pd.DataFrame, protocol: str = "full_chain", s
         if present:
             ax.legend(fontsize=8, title="goal family", title_fontsize=8)
     who = f", executor {executor}" if executor else ""
-    fig.suptitle(f"ALFWorld {subset} skill setting, {protocol.replace('_', ' ')}: running success by goal family "
-                 f"against no store{who}".replace("  ", " "), fontsize=11)
-    caption = (f"{protocol.replace('_', ' ').capitalize()}: {PROTOCOL_WORDS.get(protocol, protocol)}. A point is a "
-               "task of that family: the family's success so far under the variant minus under no store on the "
-               "same games (paper 2, Figure 12). Above 0: the store helps that family. Lines are offset by up to "
-               "+-0.15 task so that families with the same values stay visible.")
+    fig.suptitle(
+        f"ALFWorld {subset} skill setting, {protocol.replace('_', ' ')}: running success by goal family "
+        f"against no store{who}".replace("  ", " "),
+        fontsize=11,
+    )
+    caption = (
+        f"{protocol.replace('_', ' ').capitalize()}: {PROTOCOL_WORDS.get(protocol, protocol)}. A point is a "
+        "task of that family: the family's success so far under the variant minus under no store on the "
+        "same games (paper 2, Figure 12). Above 0: the store helps that family. Lines are offset by up to "
+        "+-0.15 task so that families with the same values stay visible."
+    )
     fig.text(0.0, -0.02, caption, fontsize=8, wrap=True, va="top")
     return fig
 
@@ -133,18 +160,34 @@ def effort_figure(effort: pd.DataFrame, protocol: str = "full_chain", subset: st
         style = series_style(k)
         axes[0].plot(offset(t["index"] + 1, k, len(variants)), t.curation_chars, label=v, **style)
         axes[1].plot(offset(t["index"] + 1, k, len(variants)), t.files_touched, label=v, **style)
-    for ax, (title, ylabel) in zip(axes, (("characters written", "characters written by the curator"),
-                                          ("files touched", "store files created or changed (count)"))):
+    for ax, (title, ylabel) in zip(
+        axes,
+        (
+            ("characters written", "characters written by the curator"),
+            ("files touched", "store files created or changed (count)"),
+        ),
+    ):
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("task position in the chain")
         ax.set_ylabel(ylabel)
     if variants:
         axes[0].legend(fontsize=8, title="variant", title_fontsize=8)
     who = f", executor {executor}" if executor else ""
-    fig.suptitle(f"ALFWorld {subset} skill setting, {protocol.replace('_', ' ')}: curation effort per task{who}"
-                 .replace("  ", " "), fontsize=11)
-    fig.text(0.0, -0.02, f"{protocol.replace('_', ' ').capitalize()}: {PROTOCOL_WORDS.get(protocol, protocol)}. "
-             "Effort that amortises falls along the chain; paper 2 (Figure 11) saw its curator's rounds per task "
-             "grow instead. Lines are offset by up to +-0.15 task so that variants with the same values stay "
-             "visible.", fontsize=8, wrap=True, va="top")
+    fig.suptitle(
+        f"ALFWorld {subset} skill setting, {protocol.replace('_', ' ')}: curation effort per task{who}".replace(
+            "  ", " "
+        ),
+        fontsize=11,
+    )
+    fig.text(
+        0.0,
+        -0.02,
+        f"{protocol.replace('_', ' ').capitalize()}: {PROTOCOL_WORDS.get(protocol, protocol)}. "
+        "Effort that amortises falls along the chain; paper 2 (Figure 11) saw its curator's rounds per task "
+        "grow instead. Lines are offset by up to +-0.15 task so that variants with the same values stay "
+        "visible.",
+        fontsize=8,
+        wrap=True,
+        va="top",
+    )
     return fig

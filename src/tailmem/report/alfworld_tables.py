@@ -27,12 +27,35 @@ from tailmem.stats.verdict import INCONCLUSIVE, claim_text, verdict
 SPECS: dict[str, TableSpec] = specs(text.FILE)
 
 # One row per (arm, game): the columns of an episode record (alfworld.episode.EpisodeRecord) plus `arm`.
-EPISODE_COLUMNS = ("arm", "family", "loaded", "success", "steps", "invalid", "memory_tokens", "context_tokens",
-                   "accesses")
+EPISODE_COLUMNS = (
+    "arm",
+    "family",
+    "loaded",
+    "success",
+    "steps",
+    "invalid",
+    "memory_tokens",
+    "context_tokens",
+    "accesses",
+)
 # One row per (protocol, variant, task): a chain's task rows (alfworld.chain.to_rows) plus protocol and variant.
-TASK_COLUMNS = ("protocol", "variant", "index", "family", "ran", "success", "steps", "invalid", "store_files",
-                "store_bytes", "store_sources_max", "retrieval_chars", "curation_chars", "execution_tokens",
-                "guidance_tokens")
+TASK_COLUMNS = (
+    "protocol",
+    "variant",
+    "index",
+    "family",
+    "ran",
+    "success",
+    "steps",
+    "invalid",
+    "store_files",
+    "store_bytes",
+    "store_sources_max",
+    "retrieval_chars",
+    "curation_chars",
+    "execution_tokens",
+    "guidance_tokens",
+)
 
 
 def _require(df: pd.DataFrame, columns, what: str) -> None:
@@ -66,20 +89,25 @@ def memory_tables(episodes: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, d
         counts[arm] = c
         conc = concentration(c) if c.size else None
         fit = fit_tail(c) if c.size else None
-        rows.append({
-            "arm": arm, "games": len(eps), "ran": len(ran),
-            "success_pct": _pct(ran.success),
-            "steps_per_game": steps / max(len(ran), 1),
-            "memory_tokens_per_step": ran.memory_tokens.sum() / steps,
-            "prompt_tokens_per_step": ran.context_tokens.sum() / steps,
-            "invalid_pct": 100 * ran.invalid.sum() / steps,
-            "items": int(c.size), "gini": conc.gini if conc else np.nan,
-            "top10_share": conc.top_share if conc else np.nan,
-            "max_median": conc.max_median if conc else np.nan,
-            "tail_fit": fit.status if fit else "",
-            "alpha": getattr(fit, "alpha", np.nan) if fit else np.nan,
-            "R_tpl_ln": getattr(fit, "R_tpl_ln", np.nan) if fit else np.nan,
-        })
+        rows.append(
+            {
+                "arm": arm,
+                "games": len(eps),
+                "ran": len(ran),
+                "success_pct": _pct(ran.success),
+                "steps_per_game": steps / max(len(ran), 1),
+                "memory_tokens_per_step": ran.memory_tokens.sum() / steps,
+                "prompt_tokens_per_step": ran.context_tokens.sum() / steps,
+                "invalid_pct": 100 * ran.invalid.sum() / steps,
+                "items": int(c.size),
+                "gini": conc.gini if conc else np.nan,
+                "top10_share": conc.top_share if conc else np.nan,
+                "max_median": conc.max_median if conc else np.nan,
+                "tail_fit": fit.status if fit else "",
+                "alpha": getattr(fit, "alpha", np.nan) if fit else np.nan,
+                "R_tpl_ln": getattr(fit, "R_tpl_ln", np.nan) if fit else np.nan,
+            }
+        )
         for f in FAMILIES:
             fe = ran[ran.family == f]
             fam_rows.append({"arm": arm, "family": SHORT[f], "ran": len(fe), "success_pct": _pct(fe.success)})
@@ -98,21 +126,26 @@ def skill_tables(tasks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         n = len(t)
         q = max(n // 4, 1)
         steps = max(int(ran.steps.sum()), 1)
-        rows.append({
-            "protocol": p, "variant": v, "tasks": n, "ran": len(ran),
-            "success_pct": _pct(ran.success),
-            "first_quarter_pct": _pct(ran[ran["index"] < q].success),
-            "last_quarter_pct": _pct(ran[ran["index"] >= n - q].success),
-            "invalid_pct": 100 * ran.invalid.sum() / steps,
-            "steps_per_task": ran.steps.mean() if len(ran) else np.nan,
-            "store_files": int(t.store_files.iloc[-1]) if n else 0,
-            "store_kb": t.store_bytes.iloc[-1] / 1024 if n else 0.0,
-            "retrieval_chars_per_task": ran.retrieval_chars.mean() if len(ran) else np.nan,
-            "curation_chars_per_task": ran.curation_chars.mean() if len(ran) else np.nan,
-            "execution_tokens_per_task": ran.execution_tokens.mean() if len(ran) else np.nan,
-            "guidance_tokens_per_step": (ran.guidance_tokens * ran.steps).sum() / steps,
-            "leakage": "yes" if bool((t.store_sources_max >= t["index"]).any()) else "no",
-        })
+        rows.append(
+            {
+                "protocol": p,
+                "variant": v,
+                "tasks": n,
+                "ran": len(ran),
+                "success_pct": _pct(ran.success),
+                "first_quarter_pct": _pct(ran[ran["index"] < q].success),
+                "last_quarter_pct": _pct(ran[ran["index"] >= n - q].success),
+                "invalid_pct": 100 * ran.invalid.sum() / steps,
+                "steps_per_task": ran.steps.mean() if len(ran) else np.nan,
+                "store_files": int(t.store_files.iloc[-1]) if n else 0,
+                "store_kb": t.store_bytes.iloc[-1] / 1024 if n else 0.0,
+                "retrieval_chars_per_task": ran.retrieval_chars.mean() if len(ran) else np.nan,
+                "curation_chars_per_task": ran.curation_chars.mean() if len(ran) else np.nan,
+                "execution_tokens_per_task": ran.execution_tokens.mean() if len(ran) else np.nan,
+                "guidance_tokens_per_step": (ran.guidance_tokens * ran.steps).sum() / steps,
+                "leakage": "yes" if bool((t.store_sources_max >= t["index"]).any()) else "no",
+            }
+        )
         for f in FAMILIES:
             fe = ran[ran.family == f]
             fam_rows.append({"cell": f"{p}/{v}", "family": SHORT[f], "success_pct": _pct(fe.success)})
@@ -124,8 +157,18 @@ def skill_tables(tasks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 # One row per (protocol, variant, task) for the claims and the running-success curves (`index` = position in the
 # protocol's chain order, `id` = the game, which pairs cells).
 PAIR_COLUMNS = ("protocol", "variant", "index", "id", "family", "ran", "success")
-CLAIM_COLUMNS = ("claim", "protocol", "arm", "baseline", "metric", "unit", *COMPARE_COLUMNS, "sign_p_1s", "evidence",
-                 "paper")
+CLAIM_COLUMNS = (
+    "claim",
+    "protocol",
+    "arm",
+    "baseline",
+    "metric",
+    "unit",
+    *COMPARE_COLUMNS,
+    "sign_p_1s",
+    "evidence",
+    "paper",
+)
 BASELINE = "no_store"
 
 
@@ -140,33 +183,63 @@ def paired_games(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Two cells on the games both played (loaded), one row per (chain seed, game): `seed`, `success_a`,
     `success_b`, `family` (a frame without a `seed` column is chain seed 0)."""
     a, b = (df[df.ran.astype(bool)].assign(seed=df.seed if "seed" in df else 0) for df in (a, b))
-    both = a[["seed", "id", "family", "success"]].merge(b[["seed", "id", "success"]], on=["seed", "id"],
-                                                         suffixes=("_a", "_b"))
+    both = a[["seed", "id", "family", "success"]].merge(
+        b[["seed", "id", "success"]], on=["seed", "id"], suffixes=("_a", "_b")
+    )
     return both.astype({"success_a": float, "success_b": float})
 
 
-def _compared(settings: StatsSettings, claim: str, protocol: str, arm: str, baseline: str, a: pd.DataFrame,
-              b: pd.DataFrame, direction: str, threshold: float, paper_text: str, min_tie_games: int = 1) -> dict:
-    head = {"claim": claim, "protocol": protocol, "arm": arm, "baseline": baseline, "metric": "success",
-            "unit": "game", "paper": paper_text}
+def _compared(
+    settings: StatsSettings,
+    claim: str,
+    protocol: str,
+    arm: str,
+    baseline: str,
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    direction: str,
+    threshold: float,
+    paper_text: str,
+    min_tie_games: int = 1,
+) -> dict:
+    head = {
+        "claim": claim,
+        "protocol": protocol,
+        "arm": arm,
+        "baseline": baseline,
+        "metric": "success",
+        "unit": "game",
+        "paper": paper_text,
+    }
     absent = [name for name, df in ((arm, a), (baseline, b)) if not len(df)]
     if absent:
-        return head | missing(claim_text(direction, threshold), "a cell was not run") | {
-            "sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no tasks in this run"}
+        return (
+            head
+            | missing(claim_text(direction, threshold), "a cell was not run")
+            | {"sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no tasks in this run"}
+        )
     p = paired_games(a, b)
     if not len(p):
-        return head | missing(claim_text(direction, threshold), "no shared game") | {
-            "sign_p_1s": float("nan"), "evidence": "no game played by both cells"}
+        return (
+            head
+            | missing(claim_text(direction, threshold), "no shared game")
+            | {"sign_p_1s": float("nan"), "evidence": "no game played by both cells"}
+        )
     d = (p.success_a - p.success_b).to_numpy()
     cmp = compare(d, p.seed.to_numpy(), direction=direction, threshold=threshold, settings=settings)
     margin = f"; margin {threshold:g} (alfworld.claims.order_margin)" if direction == "within" else ""
-    evidence = (f"success {arm} {100 * p.success_a.mean():.1f}% vs {baseline} {100 * p.success_b.mean():.1f}% over "
-                f"{len(p)} games both played{_over_seeds(p)}; {int((d > 0).sum())} won only by {arm}, "
-                f"{int((d < 0).sum())} only by {baseline}{margin}")
+    evidence = (
+        f"success {arm} {100 * p.success_a.mean():.1f}% vs {baseline} {100 * p.success_b.mean():.1f}% over "
+        f"{len(p)} games both played{_over_seeds(p)}; {int((d > 0).sum())} won only by {arm}, "
+        f"{int((d < 0).sum())} only by {baseline}{margin}"
+    )
     row = head | cmp.row() | {"sign_p_1s": _one_sided_sign(d, direction), "evidence": evidence}
     if direction == "within" and len(p) < min_tie_games:  # a zero-width interval on a few games is no tie
-        row |= {"verdict": INCONCLUSIVE, "reason": f"a tie needs at least {min_tie_games} games",
-                "evidence": f"{evidence}; a tie needs at least {min_tie_games} games (alfworld.claims.min_tie_games)"}
+        row |= {
+            "verdict": INCONCLUSIVE,
+            "reason": f"a tie needs at least {min_tie_games} games",
+            "evidence": f"{evidence}; a tie needs at least {min_tie_games} games (alfworld.claims.min_tie_games)",
+        }
     return row
 
 
@@ -175,8 +248,9 @@ def _over_seeds(p: pd.DataFrame) -> str:
     return f" (over {n} chain seeds)" if n > 1 else ""
 
 
-def skill_claims(tasks: pd.DataFrame, settings: StatsSettings, order_margin: float,
-                 baseline: str = BASELINE, min_tie_games: int = 1) -> pd.DataFrame:
+def skill_claims(
+    tasks: pd.DataFrame, settings: StatsSettings, order_margin: float, baseline: str = BASELINE, min_tie_games: int = 1
+) -> pd.DataFrame:
     """Paper 2's skill-setting claims on our chains, one paired comparison at the game unit per row: every store
     variant wins more games than the control (`baseline`) under each protocol ("> 0"); and, where the reversed
     chain ran, each variant's success does not depend on the order of the chain: full chain and reversed chain
@@ -189,17 +263,39 @@ def skill_claims(tasks: pd.DataFrame, settings: StatsSettings, order_margin: flo
     for p in protocols:
         variants = [v for v in pd.unique(tasks[tasks.protocol == p].variant) if v != baseline]
         for v in variants:
-            rows.append(_compared(settings, f"A store ({v}) wins more games than no store", p, v, baseline,
-                                  cell.get((p, v), empty), cell.get((p, baseline), empty), "greater", 0.0,
-                                  text.paper_vs_control(p, v)))
+            rows.append(
+                _compared(
+                    settings,
+                    f"A store ({v}) wins more games than no store",
+                    p,
+                    v,
+                    baseline,
+                    cell.get((p, v), empty),
+                    cell.get((p, baseline), empty),
+                    "greater",
+                    0.0,
+                    text.paper_vs_control(p, v),
+                )
+            )
     if {"full_chain", "reversed_chain"} <= set(protocols):
         for v in pd.unique(tasks[tasks.protocol == "full_chain"].variant):
             if v == baseline:
                 continue
-            rows.append(_compared(settings, f"The order of the chain does not change success ({v})",
-                                  "full_chain vs reversed_chain", f"full_chain/{v}", f"reversed_chain/{v}",
-                                  cell.get(("full_chain", v), empty), cell.get(("reversed_chain", v), empty),
-                                  "within", order_margin, text.PAPER_REVERSED, min_tie_games))
+            rows.append(
+                _compared(
+                    settings,
+                    f"The order of the chain does not change success ({v})",
+                    "full_chain vs reversed_chain",
+                    f"full_chain/{v}",
+                    f"reversed_chain/{v}",
+                    cell.get(("full_chain", v), empty),
+                    cell.get(("reversed_chain", v), empty),
+                    "within",
+                    order_margin,
+                    text.PAPER_REVERSED,
+                    min_tie_games,
+                )
+            )
     df = SPECS["claims"].check(pd.DataFrame(rows, columns=list(CLAIM_COLUMNS)))
     return df.astype({"n_units": "Int64", "n_seeds": "Int64"})
 
@@ -222,16 +318,32 @@ def erosion_table(stores: pd.DataFrame) -> pd.DataFrame:
     from scipy.stats import spearmanr
 
     table = store_table(stores)
-    metrics = ("sections", "mean_leaf_depth", "gini_bytes", "top_file_share", "b1_label_distinguishability",
-               "b2_sibling_cohesion", "b3_scope_leakage", "b4_tree_content_spearman")
+    metrics = (
+        "sections",
+        "mean_leaf_depth",
+        "gini_bytes",
+        "top_file_share",
+        "b1_label_distinguishability",
+        "b2_sibling_cohesion",
+        "b3_scope_leakage",
+        "b4_tree_content_spearman",
+    )
     rows = []
     for (p, v), t in table.groupby(["protocol", "variant"], sort=False):
-        row = {"protocol": p, "variant": v, "tasks": len(t), "final_files": int(t.files.iloc[-1]),
-               "final_kb": t.bytes.iloc[-1] / 1024}
+        row = {
+            "protocol": p,
+            "variant": v,
+            "tasks": len(t),
+            "final_files": int(t.files.iloc[-1]),
+            "final_kb": t.bytes.iloc[-1] / 1024,
+        }
         for m in metrics:
             ok = t[["files", m]].dropna()
-            row[f"rho_{m}"] = (float(spearmanr(ok.files, ok[m]).statistic)
-                               if len(ok) >= 3 and ok.files.nunique() > 1 and ok[m].nunique() > 1 else np.nan)
+            row[f"rho_{m}"] = (
+                float(spearmanr(ok.files, ok[m]).statistic)
+                if len(ok) >= 3 and ok.files.nunique() > 1 and ok[m].nunique() > 1
+                else np.nan
+            )
         rows.append(row)
     return _frame("skills_erosion", rows)
 
@@ -262,8 +374,13 @@ def slope(x, y, confidence: float) -> dict:
         return {**nan, "slope": 0.0, "ci_low": 0.0, "ci_high": 0.0, "p": 1.0}
     fit = stats.linregress(x, y)
     half = stats.t.ppf(0.5 + confidence / 2, x.size - 2) * fit.stderr
-    return {"slope": float(fit.slope), "ci_low": float(fit.slope - half), "ci_high": float(fit.slope + half),
-            "p": float(fit.pvalue), "n": int(x.size)}
+    return {
+        "slope": float(fit.slope),
+        "ci_low": float(fit.slope - half),
+        "ci_high": float(fit.slope + half),
+        "p": float(fit.pvalue),
+        "n": int(x.size),
+    }
 
 
 def effort_trend(effort: pd.DataFrame, settings: StatsSettings) -> pd.DataFrame:
@@ -279,11 +396,21 @@ def effort_trend(effort: pd.DataFrame, settings: StatsSettings) -> pd.DataFrame:
                 continue
             s = slope(ok["index"], ok[m], settings.confidence)
             q = max(len(ok) // 4, 1)
-            rows.append({"protocol": p, "variant": v, "metric": m, "tasks": s["n"],
-                         "first_quarter_mean": float(ok[m].iloc[:q].mean()),
-                         "last_quarter_mean": float(ok[m].iloc[-q:].mean()),
-                         "slope_per_task": s["slope"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "p": s["p"],
-                         "amortises": verdict(s["ci_low"], s["ci_high"], "less", 0.0)})
+            rows.append(
+                {
+                    "protocol": p,
+                    "variant": v,
+                    "metric": m,
+                    "tasks": s["n"],
+                    "first_quarter_mean": float(ok[m].iloc[:q].mean()),
+                    "last_quarter_mean": float(ok[m].iloc[-q:].mean()),
+                    "slope_per_task": s["slope"],
+                    "ci_low": s["ci_low"],
+                    "ci_high": s["ci_high"],
+                    "p": s["p"],
+                    "amortises": verdict(s["ci_low"], s["ci_high"], "less", 0.0),
+                }
+            )
     return _frame("skills_effort_trend", rows)
 
 
@@ -303,8 +430,18 @@ def family_running(tasks: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFram
                 run_a = fe.success_a.expanding().mean() * 100
                 run_b = fe.success_b.expanding().mean() * 100
                 for k, ra, rb, n in zip(fe["index"], run_a, run_b, range(1, len(fe) + 1)):
-                    rows.append({"protocol": p, "variant": v, "family": SHORT.get(f, f), "index": int(k),
-                                 "family_tasks": n, "running_pct": float(ra), "baseline_running_pct": float(rb),
-                                 "difference_points": float(ra - rb)})
-    return _frame("skills_family_running", rows).sort_values(["protocol", "variant", "index"], kind="stable",
-                                                        ignore_index=True)
+                    rows.append(
+                        {
+                            "protocol": p,
+                            "variant": v,
+                            "family": SHORT.get(f, f),
+                            "index": int(k),
+                            "family_tasks": n,
+                            "running_pct": float(ra),
+                            "baseline_running_pct": float(rb),
+                            "difference_points": float(ra - rb),
+                        }
+                    )
+    return _frame("skills_family_running", rows).sort_values(
+        ["protocol", "variant", "index"], kind="stable", ignore_index=True
+    )

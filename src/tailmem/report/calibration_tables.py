@@ -20,8 +20,23 @@ if TYPE_CHECKING:  # a table reads the search's result; it never runs the search
     from tailmem.calibration.search import SearchResult
 
 # The CSV's columns (docs/calibration.md): one row per paper cell.
-COLUMNS = ["table", "metric", "family", "n", "role", "paper", "default", "default_residual", "best", "best_residual",
-           "within_tolerance", "best_alone", "best_alone_residual", "best_alone_protocol", "reachable_alone"]
+COLUMNS = [
+    "table",
+    "metric",
+    "family",
+    "n",
+    "role",
+    "paper",
+    "default",
+    "default_residual",
+    "best",
+    "best_residual",
+    "within_tolerance",
+    "best_alone",
+    "best_alone_residual",
+    "best_alone_protocol",
+    "reachable_alone",
+]
 PROTOCOL_FIELDS = list(Protocol.__dataclass_fields__)
 
 
@@ -59,14 +74,32 @@ def summary(result: SearchResult, default_key: str) -> pd.DataFrame:
     family alone (how well that family could have been fitted, against how well the chosen protocol does on it)."""
     holdout_best = result.protocols.sort_values(["holdout_loss", "protocol"], kind="stable").iloc[0].protocol
     p = result.protocols.set_index("protocol", drop=False)
-    picks = (("this scale's protocol", default_key), ("best on the fitted families", result.best.protocol),
-             ("best on the held-out family alone", holdout_best))
-    cols = ["fit_loss", "fit_cells_within", "fit_cells", "fit_max_abs_residual", "fit_relations_broken",
-            "fit_reached", "holdout_loss", "holdout_cells_within", "holdout_cells", "holdout_max_abs_residual",
-            "holdout_relations_broken"]
-    rows = [{"which": name, **{f: p.loc[key, f] for f in PROTOCOL_FIELDS + cols},
-             "fit_rank": int(np.flatnonzero(result.protocols.protocol.to_numpy() == key)[0]) + 1}
-            for name, key in picks]
+    picks = (
+        ("this scale's protocol", default_key),
+        ("best on the fitted families", result.best.protocol),
+        ("best on the held-out family alone", holdout_best),
+    )
+    cols = [
+        "fit_loss",
+        "fit_cells_within",
+        "fit_cells",
+        "fit_max_abs_residual",
+        "fit_relations_broken",
+        "fit_reached",
+        "holdout_loss",
+        "holdout_cells_within",
+        "holdout_cells",
+        "holdout_max_abs_residual",
+        "holdout_relations_broken",
+    ]
+    rows = [
+        {
+            "which": name,
+            **{f: p.loc[key, f] for f in PROTOCOL_FIELDS + cols},
+            "fit_rank": int(np.flatnonzero(result.protocols.protocol.to_numpy() == key)[0]) + 1,
+        }
+        for name, key in picks
+    ]
     return pd.DataFrame(rows)
 
 
@@ -76,12 +109,21 @@ def relations(result: SearchResult, default_key: str, holdout: str) -> pd.DataFr
     rel = result.relations
     by = rel.groupby(["family", "relation"], sort=False)
     paper_rel = targets.relations(targets.table8(list(dict.fromkeys(rel.family))), margin=np.inf)
-    pick = {name: rel[rel.protocol == key].set_index(["family", "relation"])
-            for name, key in (("default", default_key), ("best", result.best.protocol))}
-    out = pd.DataFrame({"paper_diff": paper_rel.set_index(["family", "relation"])["diff"],
-                        "default_diff": pick["default"]["diff"], "default_holds": pick["default"].holds,
-                        "best_diff": pick["best"]["diff"], "best_holds": pick["best"].holds,
-                        "holds_share": by.holds.mean(), "max_diff": by["diff"].max()}).reset_index()
+    pick = {
+        name: rel[rel.protocol == key].set_index(["family", "relation"])
+        for name, key in (("default", default_key), ("best", result.best.protocol))
+    }
+    out = pd.DataFrame(
+        {
+            "paper_diff": paper_rel.set_index(["family", "relation"])["diff"],
+            "default_diff": pick["default"]["diff"],
+            "default_holds": pick["default"].holds,
+            "best_diff": pick["best"]["diff"],
+            "best_holds": pick["best"].holds,
+            "holds_share": by.holds.mean(),
+            "max_diff": by["diff"].max(),
+        }
+    ).reset_index()
     out.insert(2, "role", np.where(out.family == holdout, "held out", "fitted"))
     return out
 
@@ -97,9 +139,17 @@ def joint_misses(result: SearchResult, tolerance: float) -> pd.DataFrame:
             alone_a, alone_b = sub[a].min(), sub[b].min()
             joint = sub[[a, b]].max(axis=1)
             if alone_a <= tolerance and alone_b <= tolerance and joint.min() > tolerance:
-                rows.append({"family": fam, "n": int(n), "pair": f"{a} + {b}", "alone_a": alone_a,
-                             "alone_b": alone_b, "joint": joint.min(),
-                             "joint_protocol": joint.idxmin()[0]})
+                rows.append(
+                    {
+                        "family": fam,
+                        "n": int(n),
+                        "pair": f"{a} + {b}",
+                        "alone_a": alone_a,
+                        "alone_b": alone_b,
+                        "joint": joint.min(),
+                        "joint_protocol": joint.idxmin()[0],
+                    }
+                )
     return pd.DataFrame(rows, columns=["family", "n", "pair", "alone_a", "alone_b", "joint", "joint_protocol"])
 
 
@@ -108,8 +158,9 @@ def top_spread(result: SearchResult, tolerance: float) -> pd.DataFrame:
     is share / 10% mean counts, so sigma_top10 / (share / 10%) is the coefficient of variation among the top items
     themselves. Per family and size: paper 1's, the best protocol's, and the least of any searched protocol (sigma in
     units of the mean) whose top-10% share is within the tolerance of the paper's, with how many such there are."""
-    res = result.residuals[(result.residuals.table == "Table 7")
-                           & result.residuals.metric.isin(["top10_pct", "sigma_top10"])]
+    res = result.residuals[
+        (result.residuals.table == "Table 7") & result.residuals.metric.isin(["top10_pct", "sigma_top10"])
+    ]
     mean_unit = set(result.protocols.protocol[result.protocols.sigma_unit == "mean"])
     res = res[res.protocol.isin(mean_unit)]
     wide = res.pivot_table(index=["family", "n", "protocol"], columns="metric", values=["value", "paper", "residual"])
@@ -120,8 +171,14 @@ def top_spread(result: SearchResult, tolerance: float) -> pd.DataFrame:
         paper = wide["paper"].loc[(fam, n)].iloc[0]
         ok = sub[share_ok.loc[sub.index]]
         best = result.best.protocol
-        rows.append({"family": fam, "n": int(n), "top_cv_paper": paper.sigma_top10 / (paper.top10_pct / 10.0),
-                     "top_cv_best": sub.get((fam, n, best), np.nan),
-                     "top_cv_least_at_paper_share": ok.min() if len(ok) else np.nan,
-                     "protocols_at_paper_share": int(len(ok))})
+        rows.append(
+            {
+                "family": fam,
+                "n": int(n),
+                "top_cv_paper": paper.sigma_top10 / (paper.top10_pct / 10.0),
+                "top_cv_best": sub.get((fam, n, best), np.nan),
+                "top_cv_least_at_paper_share": ok.min() if len(ok) else np.nan,
+                "protocols_at_paper_share": int(len(ok)),
+            }
+        )
     return pd.DataFrame(rows)

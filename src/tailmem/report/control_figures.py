@@ -30,8 +30,10 @@ def figure4(table3: pd.DataFrame, threshold: float, stem: Path, title: str) -> N
     for ax in axes:
         ax.set_xticks(x, [f.replace("_", "-") for f in table3.family], rotation=30, fontsize=8)
         ax.set_xlabel("graph family")
-    fig.suptitle(f"{title}\nTPL = truncated power law; a family with no bar had a tail too small to fit "
-                 "(audit.min_tail)", fontsize=9)
+    fig.suptitle(
+        f"{title}\nTPL = truncated power law; a family with no bar had a tail too small to fit (audit.min_tail)",
+        fontsize=9,
+    )
     plots.save_figure(fig, stem)
 
 
@@ -55,8 +57,11 @@ def figure6(conc: pd.DataFrame, stem: Path, title: str) -> None:
         ax.set_xlabel(f"{TAU_LABEL} (0 = uniform)")
         ax.set_ylabel(label)
     axes[0].legend(title="graph family", fontsize=7, title_fontsize=7)
-    fig.suptitle(f"{title}\nmean ± sd over seeds; tau = exponent of the rank share b(r) ~ r^-tau (higher: more "
-                 "budget to top-ranked items)", fontsize=9)
+    fig.suptitle(
+        f"{title}\nmean ± sd over seeds; tau = exponent of the rank share b(r) ~ r^-tau (higher: more "
+        "budget to top-ranked items)",
+        fontsize=9,
+    )
     plots.save_figure(fig, stem)
 
 
@@ -75,9 +80,13 @@ def figure7(red: pd.DataFrame, stem: Path, title: str) -> None:
     ax.set_ylabel("prompt-token reduction (%)\n(> 0: CTMC spends fewer)")
     from matplotlib.patches import Patch
 
-    handles = [Patch(color=c, label=f"{enc} encoding")
-               for enc, c in ENCODING_COLOURS.items() if enc in set(red.encoding)]
+    handles = [
+        Patch(color=c, label=f"{enc} encoding") for enc, c in ENCODING_COLOURS.items() if enc in set(red.encoding)
+    ]
     ax.legend(handles=handles, title="memory encoding", fontsize=7, title_fontsize=7)
-    ax.set_title(f"{title}\nreduction = 100 x (1 - CTMC tokens/step / Graph Memory tokens/step); whole-prompt "
-                 "tokens, each arm at its nominal budget", fontsize=9)
+    ax.set_title(
+        f"{title}\nreduction = 100 x (1 - CTMC tokens/step / Graph Memory tokens/step); whole-prompt "
+        "tokens, each arm at its nominal budget",
+        fontsize=9,
+    )
     plots.save_figure(fig, stem)

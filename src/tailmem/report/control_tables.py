@@ -35,8 +35,18 @@ RUN = ["family", "seed"]  # one replayed trajectory
 STEP_COLUMNS = ("step", "state", "correct", "covered", "prompt_tokens")  # what the claims read of steps.parquet
 
 
-SUMMARY_COLUMNS = ("label", "controller", "encoding", "budget", "tau", "order", "predictor", "policy", *METRICS,
-                   "memory_tokens_per_step")  # fields of records.control.ControlSummary
+SUMMARY_COLUMNS = (
+    "label",
+    "controller",
+    "encoding",
+    "budget",
+    "tau",
+    "order",
+    "predictor",
+    "policy",
+    *METRICS,
+    "memory_tokens_per_step",
+)  # fields of records.control.ControlSummary
 
 
 def summary_row(arm: str, family: str, seed: int, summary: ControlSummary) -> dict:
@@ -60,8 +70,9 @@ def with_shared_tail(df: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     summaries' own-count values move to `tail_error_own` and `tail_coverage_own`."""
     tail = steps[steps.in_tail]
     g = tail.groupby(["arm", *RUN])
-    shared = pd.DataFrame({"tail_error": 1.0 - g.correct.mean(), "tail_coverage": g.covered.mean(),
-                           "tail_steps": g.size()}).reset_index()
+    shared = pd.DataFrame(
+        {"tail_error": 1.0 - g.correct.mean(), "tail_coverage": g.covered.mean(), "tail_steps": g.size()}
+    ).reset_index()
     out = df.rename(columns={"tail_error": "tail_error_own", "tail_coverage": "tail_coverage_own"})
     return out.merge(shared, on=["arm", *RUN], how="left")
 
@@ -99,23 +110,29 @@ def table5(df: pd.DataFrame) -> pd.DataFrame:
 def table4_note(predictor: str) -> str:
     """What Table 4's paper columns can and cannot be compared with, given the predictor that made ours."""
     if "programmatic" in predictor:
-        return ("The paper's tail errors (0.93-1.00) are an LLM predictor's; ours come from the programmatic "
-                "predictor, which reads the needed transition when the prompt holds it and otherwise guesses a "
-                "state of the hinted region. The two are not comparable: compare arms within our columns (and with "
-                "coverage, the model-free twin of error). Tokens/step are comparable in kind (whole prompt), not in "
-                "size (our worlds and horizons are smaller). The paper gives Graph Memory in its Table 5 "
-                "(`paper_table`).")
-    return (f"Our errors come from the predictor `{predictor}`, the paper's from its own LLM: compare the direction "
-            "of differences between arms rather than the levels. The paper gives Graph Memory in its Table 5 "
-            "(`paper_table`).")
+        return (
+            "The paper's tail errors (0.93-1.00) are an LLM predictor's; ours come from the programmatic "
+            "predictor, which reads the needed transition when the prompt holds it and otherwise guesses a "
+            "state of the hinted region. The two are not comparable: compare arms within our columns (and with "
+            "coverage, the model-free twin of error). Tokens/step are comparable in kind (whole prompt), not in "
+            "size (our worlds and horizons are smaller). The paper gives Graph Memory in its Table 5 "
+            "(`paper_table`)."
+        )
+    return (
+        f"Our errors come from the predictor `{predictor}`, the paper's from its own LLM: compare the direction "
+        "of differences between arms rather than the levels. The paper gives Graph Memory in its Table 5 "
+        "(`paper_table`)."
+    )
 
 
 def table5_note(budgets: dict) -> str:
     """How Table 5's arms are budgeted; `budgets` maps a controller to its nominal memory budget (tokens)."""
-    return (f"Each arm spends its own nominal memory budget (Graph Memory {budgets.get('graph_memory')} tokens, "
-            f"CTMC {budgets.get('ctmc')} tokens: `memory.budget` in configs/memory/): tokens/step are measured "
-            "outputs, and CTMC may spend more than Graph Memory (the paper's verbose row: 200.3 vs 170.7). Only "
-            "Table 6 pins CTMC to Graph Memory's measured tokens.")
+    return (
+        f"Each arm spends its own nominal memory budget (Graph Memory {budgets.get('graph_memory')} tokens, "
+        f"CTMC {budgets.get('ctmc')} tokens: `memory.budget` in configs/memory/): tokens/step are measured "
+        "outputs, and CTMC may spend more than Graph Memory (the paper's verbose row: 200.3 vs 170.7). Only "
+        "Table 6 pins CTMC to Graph Memory's measured tokens."
+    )
 
 
 ABLATION_NAMES = ("ctmc", "uniform", "shuffled", "reversed")
@@ -142,13 +159,18 @@ def token_reduction(df: pd.DataFrame) -> pd.DataFrame:
     for enc in arms.ENCODINGS:
         p = _paired(df, arms.baseline("graph_memory", enc), arms.nominal_ctmc(enc))
         for (fam, seed), r in p.iterrows():
-            rows.append({
-                "family": fam, "seed": seed, "encoding": enc,
-                "graph_memory_tokens": r.tokens_per_step_a, "ctmc_tokens": r.tokens_per_step_b,
-                "reduction_pct": 100.0 * (1.0 - r.tokens_per_step_b / r.tokens_per_step_a),
-                "tail_error_change": r.tail_error_b - r.tail_error_a,
-                "tail_coverage_change": r.tail_coverage_b - r.tail_coverage_a,
-            })
+            rows.append(
+                {
+                    "family": fam,
+                    "seed": seed,
+                    "encoding": enc,
+                    "graph_memory_tokens": r.tokens_per_step_a,
+                    "ctmc_tokens": r.tokens_per_step_b,
+                    "reduction_pct": 100.0 * (1.0 - r.tokens_per_step_b / r.tokens_per_step_a),
+                    "tail_error_change": r.tail_error_b - r.tail_error_a,
+                    "tail_coverage_change": r.tail_coverage_b - r.tail_coverage_a,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -174,8 +196,9 @@ DIFFS = {  # metric -> (step column, sign): error = 1 - correct, so b - a of `co
 }
 
 
-def compare_arms(steps: pd.DataFrame, a: str, b: str, metric: str, direction: str, threshold: float,
-                 s: StatsSettings) -> dict:
+def compare_arms(
+    steps: pd.DataFrame, a: str, b: str, metric: str, direction: str, threshold: float, s: StatsSettings
+) -> dict:
     """Claims columns of metric(a) - metric(b) over the same steps, read on the runs (the verdict), with the
     state-level reading beside it (`state_*`, `n_states`). Tail metrics use the shared tail only."""
     p = _paired_steps(steps, a, b)
@@ -185,12 +208,19 @@ def compare_arms(steps: pd.DataFrame, a: str, b: str, metric: str, direction: st
     d = sign * (p[f"{col}_a"].astype(float) - p[f"{col}_b"].astype(float))
     units = _per_state(p, d)
     run = (units.family.astype(str) + "/" + units.seed.astype(str)).to_numpy()
-    runs = compare(units["diff"], run, units["steps"], direction=direction, threshold=threshold, settings=s,
-                   clustered=True)
+    runs = compare(
+        units["diff"], run, units["steps"], direction=direction, threshold=threshold, settings=s, clustered=True
+    )
     states = compare(units["diff"], None, units["steps"], direction=direction, threshold=threshold, settings=s)
-    row = {"unit": UNIT, **runs.row(), "n_seeds": int(units.seed.nunique()), "n_states": len(units),
-           "state_ci_low": states.interval.low, "state_ci_high": states.interval.high,
-           "state_verdict": states.verdict}
+    row = {
+        "unit": UNIT,
+        **runs.row(),
+        "n_seeds": int(units.seed.nunique()),
+        "n_states": len(units),
+        "state_ci_low": states.interval.low,
+        "state_ci_high": states.interval.high,
+        "state_verdict": states.verdict,
+    }
     if states.verdict != runs.verdict:
         row["reason"] = "; ".join(filter(None, (row["reason"], f"states as independent units: {states.verdict}")))
     return row
@@ -230,12 +260,22 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
         return columns["verdict"]
 
     def combined(claim: str, parts: list[str], names: str) -> None:
-        rows.append({"claim": claim, "unit": "", "side": "all parts", "verdict": combine(parts),
-                     "reason": combine_reason(parts), "evidence": f"combines: {names}"})
+        rows.append(
+            {
+                "claim": claim,
+                "unit": "",
+                "side": "all parts",
+                "verdict": combine(parts),
+                "reason": combine_reason(parts),
+                "evidence": f"combines: {names}",
+            }
+        )
 
     def paper_pair(metric: str, enc: str) -> str:
-        return (f"paper: Graph Memory {paper.controller_value('graph_memory', enc, metric):g}, "
-                f"CTMC {paper.controller_value('ctmc', enc, metric):g}")
+        return (
+            f"paper: Graph Memory {paper.controller_value('graph_memory', enc, metric):g}, "
+            f"CTMC {paper.controller_value('ctmc', enc, metric):g}"
+        )
 
     # Table 5's arms: each at its own nominal budget, so tokens/step is a measured outcome with a side per
     # encoding as the paper reports it (compact: about equal, 155.7 vs 156.4; verbose: more, 200.3 vs 170.7).
@@ -249,49 +289,70 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
                 f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, CTMC {_mean(df, ct, metric):.3f}; each arm's "
                 f"own tail: {_mean(df, gm, metric + '_own'):.3f} vs {_mean(df, ct, metric + '_own'):.3f}"
                 + (f"; {paper_pair(metric, enc)}" if metric == "tail_error" else ""),
-                compare_arms(steps, ct, gm, metric, direction, 0.0, s))
-        measured = f"tokens/step Graph Memory {tokens:.1f}, CTMC {_mean(df, ct, 'tokens_per_step'):.1f} (both nominal budgets)"
+                compare_arms(steps, ct, gm, metric, direction, 0.0, s),
+            )
+        measured = (
+            f"tokens/step Graph Memory {tokens:.1f}, CTMC {_mean(df, ct, 'tokens_per_step'):.1f} (both nominal budgets)"
+        )
         if enc == "verbose":
-            add(f"CTMC spends more tokens/step than Graph Memory ({enc})",
+            add(
+                f"CTMC spends more tokens/step than Graph Memory ({enc})",
                 f"{measured}; {paper_pair('tokens_per_step', enc)}",
-                compare_arms(steps, ct, gm, "tokens_per_step", "greater", 0.0, s))
+                compare_arms(steps, ct, gm, "tokens_per_step", "greater", 0.0, s),
+            )
             continue
         parts["tokens"] = add(
             f"CTMC spends equal or fewer tokens/step than Graph Memory ({enc})",
             f"{measured}; margin {100 * s.tokens_margin:g}% of Graph Memory's; {paper_pair('tokens_per_step', enc)}",
-            compare_arms(steps, ct, gm, "tokens_per_step", "less", s.tokens_margin * tokens, s))
+            compare_arms(steps, ct, gm, "tokens_per_step", "less", s.tokens_margin * tokens, s),
+        )
         for metric in ("tail_error", "tail_coverage"):
             verb = "lowers tail error" if metric == "tail_error" else "raises tail coverage"
-            combined(f"CTMC {verb} vs Graph Memory at equal or fewer tokens ({enc})", [parts[metric], parts["tokens"]],
-                     f"{metric.replace('_', ' ')} and tokens/step rows ({enc})")
+            combined(
+                f"CTMC {verb} vs Graph Memory at equal or fewer tokens ({enc})",
+                [parts[metric], parts["tokens"]],
+                f"{metric.replace('_', ' ')} and tokens/step rows ({enc})",
+            )
     # The fair comparison at one spend: CTMC pinned to Graph Memory's measured tokens (Table 6's CTMC arm).
     gm, matched = arms.baseline("graph_memory", "compact"), arms.table6_arms()[0]
     for metric, direction, verb in (("tail_error", "less", "lowers"), ("tail_coverage", "greater", "raises")):
-        add(f"At Graph Memory's measured budget CTMC {verb} {metric.replace('_', ' ')} vs Graph Memory (compact)",
+        add(
+            f"At Graph Memory's measured budget CTMC {verb} {metric.replace('_', ' ')} vs Graph Memory (compact)",
             f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, matched CTMC {_mean(df, matched, metric):.3f}; "
             f"tokens/step {_mean(df, gm, 'tokens_per_step'):.1f} vs {_mean(df, matched, 'tokens_per_step'):.1f}",
-            compare_arms(steps, matched, gm, metric, direction, 0.0, s))
+            compare_arms(steps, matched, gm, metric, direction, 0.0, s),
+        )
     ablation = arms.table6_arms()
     for metric in ("tail_error", "overall_error"):
         parts = []
         for (lo_name, lo), (hi_name, hi) in zip(zip(ABLATION_NAMES, ablation), zip(ABLATION_NAMES[1:], ablation[1:])):
-            parts.append(add(
-                f"At a matched budget {metric.replace('_', ' ')}: {lo_name} < {hi_name}",
-                f"{lo_name} {_mean(df, lo, metric):.3f}, {hi_name} {_mean(df, hi, metric):.3f}",
-                compare_arms(steps, hi, lo, metric, "greater", 0.0, s)))
-        combined(f"At a matched budget {metric.replace('_', ' ')} orders CTMC < uniform < shuffled < reversed", parts,
-                 "the three pairs above")
+            parts.append(
+                add(
+                    f"At a matched budget {metric.replace('_', ' ')}: {lo_name} < {hi_name}",
+                    f"{lo_name} {_mean(df, lo, metric):.3f}, {hi_name} {_mean(df, hi, metric):.3f}",
+                    compare_arms(steps, hi, lo, metric, "greater", 0.0, s),
+                )
+            )
+        combined(
+            f"At a matched budget {metric.replace('_', ' ')} orders CTMC < uniform < shuffled < reversed",
+            parts,
+            "the three pairs above",
+        )
     reference = _mean(df, ablation[0], "tokens_per_step")
     for name, arm in zip(ABLATION_NAMES[1:], ablation[1:]):
-        add(f"Matched budgets are matched: {name} vs CTMC tokens/step",
+        add(
+            f"Matched budgets are matched: {name} vs CTMC tokens/step",
             f"{_mean(df, arm, 'tokens_per_step'):.1f} vs {reference:.1f}; margin ±{100 * s.tokens_margin:g}% of CTMC's",
-            compare_arms(steps, arm, ablation[0], "tokens_per_step", "within", s.tokens_margin * reference, s))
+            compare_arms(steps, arm, ablation[0], "tokens_per_step", "within", s.tokens_margin * reference, s),
+        )
     for metric in ("gini", "skew", "max_median"):
         means = tau_conc.groupby("tau")[metric].mean()
         slopes = _run_slopes(tau_conc, "tau", metric)
         c = compare(slopes.slope, slopes.seed, direction="greater", settings=s)
-        add(f"{metric} of access rises with tau",
+        add(
+            f"{metric} of access rises with tau",
             "slope per run (family x seed) of the metric on tau; means: "
             + ", ".join(f"tau {t:g}: {v:.3f}" for t, v in means.items()),
-            {"unit": "run (family x seed)", **c.row()})
+            {"unit": "run (family x seed)", **c.row()},
+        )
     return pd.DataFrame(rows)

@@ -37,15 +37,31 @@ from tailmem.stats.paired_tests import sign_test
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import claim_text, combine, combine_reason
 
-ANSWER_COLUMNS = ("study", "benchmark", "conversation", "variant", "harness", "builder", "searcher", "qid",
-                  "question", "f1", "judge_correct", "search_chars_read", "search_dollars")
-CLAIM_COLUMNS = ("claim", "benchmark", "arm", "baseline", "metric", "unit", *COLUMNS, "sign_p_1s", "evidence",
-                 "paper")
+ANSWER_COLUMNS = (
+    "study",
+    "benchmark",
+    "conversation",
+    "variant",
+    "harness",
+    "builder",
+    "searcher",
+    "qid",
+    "question",
+    "f1",
+    "judge_correct",
+    "search_chars_read",
+    "search_dollars",
+)
+CLAIM_COLUMNS = ("claim", "benchmark", "arm", "baseline", "metric", "unit", *COLUMNS, "sign_p_1s", "evidence", "paper")
 FILE_STORES = ("verbatim", "agent_curated")  # beside closed book
 # (more organized, less organized): layout only (foldered, reorganized_preserve keep every byte or fact of the
 # verbatim dump), then layout and content together (agent_curated against both unorganized baselines)
-ORGANIZATION_PAIRS = (("foldered", "verbatim"), ("reorganized_preserve", "verbatim"), ("agent_curated", "verbatim"),
-                      ("agent_curated", "chunk_retrieval"))
+ORGANIZATION_PAIRS = (
+    ("foldered", "verbatim"),
+    ("reorganized_preserve", "verbatim"),
+    ("agent_curated", "verbatim"),
+    ("agent_curated", "chunk_retrieval"),
+)
 ORGANIZED = ("reorganized_condense", "reorganized_preserve", "agent_curated")  # searched against the verbatim dump
 
 
@@ -98,14 +114,23 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> Paired:
     both = a.merge(b, on=key, suffixes=("_a", "_b"))
     if len(both) and "question_a" in both and (both["question_a"] != both["question_b"]).any():
         bad = both[both["question_a"] != both["question_b"]].iloc[0]
-        raise DataError(f"{bad['benchmark']} {bad['conversation']} question {bad['qid']}: the two arms were asked "
-                        f"different questions ({bad['question_a']!r} vs {bad['question_b']!r}); rerun both answer sets "
-                        "with the same fsmem.max_questions and fsmem.categories")
+        raise DataError(
+            f"{bad['benchmark']} {bad['conversation']} question {bad['qid']}: the two arms were asked "
+            f"different questions ({bad['question_a']!r} vs {bad['question_b']!r}); rerun both answer sets "
+            "with the same fsmem.max_questions and fsmem.categories"
+        )
     va, vb = both[f"{metric}_a"].astype(float).to_numpy(), both[f"{metric}_b"].astype(float).to_numpy()
     groups = both[[k for k in key if k not in ("benchmark", "qid")]].astype(str).agg("/".join, axis=1).to_numpy()
     nan = float("nan")
-    return Paired(metric, va - vb, groups, float(va.mean()) if va.size else nan, float(vb.mean()) if vb.size else nan,
-                  len(a), len(b))
+    return Paired(
+        metric,
+        va - vb,
+        groups,
+        float(va.mean()) if va.size else nan,
+        float(vb.mean()) if vb.size else nan,
+        len(a),
+        len(b),
+    )
 
 
 def _one_sided_sign(diff: np.ndarray, direction: str, threshold: float) -> float:
@@ -127,31 +152,69 @@ class _Rows:
         self.settings = settings
         self.rows: list[dict] = []
 
-    def compared(self, claim: str, benchmark: str, arm: str, baseline: str, a: pd.DataFrame, b: pd.DataFrame,
-                 metric: str, direction: str, threshold: float, paper_text: str) -> str:
-        head = {"claim": claim, "benchmark": benchmark, "arm": arm, "baseline": baseline, "metric": metric,
-                "unit": "question", "paper": paper_text}
+    def compared(
+        self,
+        claim: str,
+        benchmark: str,
+        arm: str,
+        baseline: str,
+        a: pd.DataFrame,
+        b: pd.DataFrame,
+        metric: str,
+        direction: str,
+        threshold: float,
+        paper_text: str,
+    ) -> str:
+        head = {
+            "claim": claim,
+            "benchmark": benchmark,
+            "arm": arm,
+            "baseline": baseline,
+            "metric": metric,
+            "unit": "question",
+            "paper": paper_text,
+        }
         absent = [name for name, df in ((arm, a), (baseline, b)) if not len(df)]
         if absent:
-            return self._add(head | missing(claim_text(direction, threshold), "an arm was not run") | {
-                "sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no answers in this run"})
+            return self._add(
+                head
+                | missing(claim_text(direction, threshold), "an arm was not run")
+                | {"sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no answers in this run"}
+            )
         p = paired(a, b, metric)
         if p.n == 0:
-            return self._add(head | missing(claim_text(direction, threshold), "no shared question") | {
-                "sign_p_1s": float("nan"), "evidence": "no question answered by both arms"})
+            return self._add(
+                head
+                | missing(claim_text(direction, threshold), "no shared question")
+                | {"sign_p_1s": float("nan"), "evidence": "no question answered by both arms"}
+            )
         cmp = compare(p.diff, p.groups, direction=direction, threshold=threshold, settings=self.settings)
         others = "" if p.answered_a == p.answered_b == p.n else f"; answered {p.answered_a} and {p.answered_b}"
         margin = f"; margin {threshold:g} (stats.margins.fsmem_tie)" if threshold else ""
-        evidence = (f"{metric} {arm} {_fmt(p.mean_a)} vs {baseline} {_fmt(p.mean_b)} over {p.n} questions answered "
-                    f"by both ({len(set(p.groups))} conversation(s){others}){margin}")
-        return self._add(head | cmp.row() | {"sign_p_1s": _one_sided_sign(p.diff, direction, threshold),
-                                             "evidence": evidence})
+        evidence = (
+            f"{metric} {arm} {_fmt(p.mean_a)} vs {baseline} {_fmt(p.mean_b)} over {p.n} questions answered "
+            f"by both ({len(set(p.groups))} conversation(s){others}){margin}"
+        )
+        return self._add(
+            head | cmp.row() | {"sign_p_1s": _one_sided_sign(p.diff, direction, threshold), "evidence": evidence}
+        )
 
     def combined(self, claim: str, benchmark: str, arm: str, parts: list[str], names: str, paper_text: str) -> None:
-        self._add({"claim": claim, "benchmark": benchmark, "arm": arm, "baseline": "", "metric": "", "unit": "",
-                   "side": "all parts", "verdict": combine(parts), "reason": combine_reason(parts),
-                   "evidence": f"combines: {names}",
-                   "paper": paper_text})
+        self._add(
+            {
+                "claim": claim,
+                "benchmark": benchmark,
+                "arm": arm,
+                "baseline": "",
+                "metric": "",
+                "unit": "",
+                "side": "all parts",
+                "verdict": combine(parts),
+                "reason": combine_reason(parts),
+                "evidence": f"combines: {names}",
+                "paper": paper_text,
+            }
+        )
 
     def _add(self, row: dict) -> str:
         self.rows.append(row)
@@ -175,8 +238,10 @@ PAPER_NO_NUMBER = "the summary gives no number for this comparison"
 
 def _harness_paper() -> str:
     c = paper.RQ5_CORRECT_PCT
-    return (f"Table 9: correctness across tool sets LoCoMo {_pct_range(c['locomo'])}, PersonaMem 128k "
-            f"{_pct_range(c['personamem_128k'])} (no REALTALK number)")
+    return (
+        f"Table 9: correctness across tool sets LoCoMo {_pct_range(c['locomo'])}, PersonaMem 128k "
+        f"{_pct_range(c['personamem_128k'])} (no REALTALK number)"
+    )
 
 
 def _organization_paper(arm: str, baseline: str) -> str:
@@ -195,8 +260,9 @@ def _searcher_paper(weaker: str, stronger: str) -> str:
     return f"§4.3: search correctness about {ladder} up the nano/mini/gpt-5.4 searcher ladder"
 
 
-def claims(answers: pd.DataFrame, settings: StatsSettings, margin: float,
-           searcher_ladder: list[str] | None = None) -> pd.DataFrame:
+def claims(
+    answers: pd.DataFrame, settings: StatsSettings, margin: float, searcher_ladder: list[str] | None = None
+) -> pd.DataFrame:
     """The `claims_fsmem` rows from the per-question answers (`ANSWER_COLUMNS`); `margin` is the absolute tie
     margin of correctness (stats.margins.fsmem_tie); `searcher_ladder` orders the RQ3 searchers weakest first
     (default: their order in `answers`)."""
@@ -210,48 +276,113 @@ def claims(answers: pd.DataFrame, settings: StatsSettings, margin: float,
         closed = select(at, variant="closed_book")
         for v in FILE_STORES:
             a = select(at, variant=v)
-            out.compared(f"A file-based store ({v}) answers better than closed book", bench, v, "closed_book", a,
-                         closed, score_metric(a, closed), "greater", 0.0, PAPER_NO_NUMBER)
+            out.compared(
+                f"A file-based store ({v}) answers better than closed book",
+                bench,
+                v,
+                "closed_book",
+                a,
+                closed,
+                score_metric(a, closed),
+                "greater",
+                0.0,
+                PAPER_NO_NUMBER,
+            )
         for arm, base in ORGANIZATION_PAIRS:
             a, b = select(at, variant=arm), select(at, variant=base)
-            out.compared(f"Organization does not buy better answers: {arm} no better than {base}", bench, arm, base,
-                         a, b, score_metric(a, b), "less", margin, _organization_paper(arm, base))
+            out.compared(
+                f"Organization does not buy better answers: {arm} no better than {base}",
+                bench,
+                arm,
+                base,
+                a,
+                b,
+                score_metric(a, b),
+                "less",
+                margin,
+                _organization_paper(arm, base),
+            )
         verbatim = select(at, variant="verbatim")
         cents = paper.RQ2_PERSONAMEM_CENTS_PER_QUERY
         for arm in ORGANIZED:
             a = select(at, variant=arm)
-            out.compared(f"Organization buys search economy: {arm} costs less to search than verbatim", bench, arm,
-                         "verbatim", a, verbatim, cost_metric(a, verbatim), "less", 0.0,
-                         f"§4.2 PersonaMem: reorganizers {_cents(cents['reorganized'])} vs verbatim "
-                         f"{_cents(cents['verbatim'])} (no LoCoMo or REALTALK cost)")
+            out.compared(
+                f"Organization buys search economy: {arm} costs less to search than verbatim",
+                bench,
+                arm,
+                "verbatim",
+                a,
+                verbatim,
+                cost_metric(a, verbatim),
+                "less",
+                0.0,
+                f"§4.2 PersonaMem: reorganizers {_cents(cents['reorganized'])} vs verbatim "
+                f"{_cents(cents['verbatim'])} (no LoCoMo or REALTALK cost)",
+            )
     rq5 = select(answers, study="harness")
     for (bench, variant), at in rq5.groupby(["benchmark", "variant"], sort=False):
         names = list(dict.fromkeys(at["harness"]))
         parts = []
         for h1, h2 in combinations(names, 2):
             a, b = select(at, harness=h1), select(at, harness=h2)
-            parts.append(out.compared(f"The harnesses tie ({variant}): {h1} vs {h2}", bench, f"{variant} {h1}",
-                                      f"{variant} {h2}", a, b, score_metric(a, b), "within", margin,
-                                      _harness_paper()))
+            parts.append(
+                out.compared(
+                    f"The harnesses tie ({variant}): {h1} vs {h2}",
+                    bench,
+                    f"{variant} {h1}",
+                    f"{variant} {h2}",
+                    a,
+                    b,
+                    score_metric(a, b),
+                    "within",
+                    margin,
+                    _harness_paper(),
+                )
+            )
         if len(names) > 1:
-            out.combined(f"The harnesses tie ({variant}): every pair within the margin", bench, variant, parts,
-                         f"{len(parts)} harness pairs ({', '.join(names)})", _harness_paper())
+            out.combined(
+                f"The harnesses tie ({variant}): every pair within the margin",
+                bench,
+                variant,
+                parts,
+                f"{len(parts)} harness pairs ({', '.join(names)})",
+                _harness_paper(),
+            )
     rq3 = select(answers, study="strength")
     for (bench, builder), at in rq3.groupby(["benchmark", "builder"], sort=False):
         present = list(dict.fromkeys(at["searcher"]))
         ladder = [s for s in (searcher_ladder or present) if s in present]
         if len(ladder) < 2:
-            out._add({"claim": "A stronger search model answers better", "benchmark": bench, "arm": builder,
-                      "baseline": "", "metric": "", "unit": "question", **missing("> 0", "one searcher"),
-                      "sign_p_1s": float("nan"),
-                      "evidence": f"builder {builder}: one searcher ({', '.join(present)}), no step up the ladder "
-                                  "(offline the strength grid is programmatic x programmatic)",
-                      "paper": _searcher_paper("", "")})
+            out._add(
+                {
+                    "claim": "A stronger search model answers better",
+                    "benchmark": bench,
+                    "arm": builder,
+                    "baseline": "",
+                    "metric": "",
+                    "unit": "question",
+                    **missing("> 0", "one searcher"),
+                    "sign_p_1s": float("nan"),
+                    "evidence": f"builder {builder}: one searcher ({', '.join(present)}), no step up the ladder "
+                    "(offline the strength grid is programmatic x programmatic)",
+                    "paper": _searcher_paper("", ""),
+                }
+            )
             continue
         for weak, strong in zip(ladder, ladder[1:]):
             a, b = select(at, searcher=strong), select(at, searcher=weak)
-            out.compared(f"A stronger search model answers better: {strong} over {weak} (builder {builder})", bench,
-                         strong, weak, a, b, score_metric(a, b), "greater", 0.0, _searcher_paper(weak, strong))
+            out.compared(
+                f"A stronger search model answers better: {strong} over {weak} (builder {builder})",
+                bench,
+                strong,
+                weak,
+                a,
+                b,
+                score_metric(a, b),
+                "greater",
+                0.0,
+                _searcher_paper(weak, strong),
+            )
     return out.frame()
 
 

@@ -40,11 +40,18 @@ def table13(answers: pd.DataFrame, overlay: gold_overlay.Overlay, qa, score) -> 
     for variant, g in answers.groupby("variant", sort=False):
         rows = g.to_dict("records")
         kept = pd.DataFrame(gold_overlay.apply(rows, overlay, qa, score), columns=g.columns)
-        recs.append({"variant": variant, "metric": "judge correct" if metric == "judge_correct" else "F1",
-                     "n": len(g), "unfiltered": g[metric].astype(float).mean(),
-                     "n filtered": len(kept), "filtered": kept[metric].astype(float).mean(),
-                     "answer tokens": g["answer_tokens"].mean(),
-                     "answer tokens filtered": kept["answer_tokens"].mean()})
+        recs.append(
+            {
+                "variant": variant,
+                "metric": "judge correct" if metric == "judge_correct" else "F1",
+                "n": len(g),
+                "unfiltered": g[metric].astype(float).mean(),
+                "n filtered": len(kept),
+                "filtered": kept[metric].astype(float).mean(),
+                "answer tokens": g["answer_tokens"].mean(),
+                "answer tokens filtered": kept["answer_tokens"].mean(),
+            }
+        )
     df = pd.DataFrame(recs)
     df.insert(df.columns.get_loc("filtered") + 1, "change (points)", 100 * (df["filtered"] - df["unfiltered"]))
     df["rank"] = ranks(df["unfiltered"])
@@ -69,8 +76,11 @@ def note(checks: dict, overlay: gold_overlay.Overlay) -> str:
         f"{overlay.label} (sha256 {overlay.sha256[:12]}, {overlay.path.name}) applied: questions "
         f"{', '.join(map(str, checks['dropped']))} dropped (1-based numbers in conv-50's qa list; "
         "docs/gold_overlays.md). Metric: "
-        + ("the judge's verdict (share correct)" if checks["metric"] == "judge_correct" else
-           "token F1 (no judge verdicts: an offline run; paper 2's Table 13 reports judged correctness)")
+        + (
+            "the judge's verdict (share correct)"
+            if checks["metric"] == "judge_correct"
+            else "token F1 (no judge verdicts: an offline run; paper 2's Table 13 reports judged correctness)"
+        )
         + "; change = filtered - unfiltered, in points; rank 1 = best, ties share a rank. Answer tokens = mean "
         "tokens of the answer text (tiktoken, llm.encoding). D.2's checks on our numbers: ordering unchanged: "
         f"{said[checks['ordering unchanged']]}; every non-closed-book variant up: "

@@ -28,9 +28,13 @@ from tailmem.stats.compare import COLUMNS, Comparison, missing
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, combine_reason
 
-PAPER_TOKEN_REDUCTION_PCT = 24.48  # paper 1: CTMC vs Graph Memory on LongMemEval, "while maintaining aggregate accuracy"
-JUDGE_NOTE = ("; judge_* = LongMemEval's reading of the judge ('yes' in the reply), judge_*_ours = first verdict "
-              "word with unparsed replies left out, judge_unparsed = their count (when a judge model ran)")
+PAPER_TOKEN_REDUCTION_PCT = (
+    24.48  # paper 1: CTMC vs Graph Memory on LongMemEval, "while maintaining aggregate accuracy"
+)
+JUDGE_NOTE = (
+    "; judge_* = LongMemEval's reading of the judge ('yes' in the reply), judge_*_ours = first verdict "
+    "word with unparsed replies left out, judge_unparsed = their count (when a judge model ran)"
+)
 ARM_ORDER = ("graph_memory", "ctmc", "flat_retrieval", "full_history")
 
 
@@ -66,8 +70,12 @@ def _sort(df: pd.DataFrame, extra: list[str] | None = None) -> pd.DataFrame:
 
 def by_type(rows: pd.DataFrame) -> pd.DataFrame:
     """Figure 8's numbers: prompt tokens per query, accuracy and coverage per question type and arm."""
-    cols = {"prompt_tokens": ("prompt_tokens", "mean"), "accuracy": ("correct", "mean"),
-            "coverage": ("coverage", "mean"), "questions": ("qid", "nunique")}
+    cols = {
+        "prompt_tokens": ("prompt_tokens", "mean"),
+        "accuracy": ("correct", "mean"),
+        "coverage": ("coverage", "mean"),
+        "questions": ("qid", "nunique"),
+    }
     if _judged(rows):
         cols["judge_accuracy"] = ("judge_correct", "mean")
         if "judge_correct_ours" in rows:
@@ -86,13 +94,21 @@ def per_seed_summary(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
     out = []
     judged = _judged(rows)
     for (dataset, arm, seed), g in rows.groupby(["dataset", "arm", "seed"], sort=False):
-        r = {"dataset": dataset, "arm": arm, "label": g.label.iloc[0], "seed": seed, "questions": g.qid.nunique(),
-             "prompt_tokens": g.prompt_tokens.mean(), "memory_tokens": g.memory_tokens.mean(),
-             "task_avg_accuracy": g.groupby("question_type").correct.mean().mean(),
-             "overall_accuracy": g.correct.mean(),
-             "answer_tokens": mean_answer_tokens(g.answer) if "answer" in g else np.nan,  # issue 31
-             "abstention_accuracy": g[g.abstention].correct.mean() if g.abstention.any() else np.nan,
-             "coverage": g.coverage.mean(), "answer_sessions_placed": g.answer_sessions_placed.mean()}
+        r = {
+            "dataset": dataset,
+            "arm": arm,
+            "label": g.label.iloc[0],
+            "seed": seed,
+            "questions": g.qid.nunique(),
+            "prompt_tokens": g.prompt_tokens.mean(),
+            "memory_tokens": g.memory_tokens.mean(),
+            "task_avg_accuracy": g.groupby("question_type").correct.mean().mean(),
+            "overall_accuracy": g.correct.mean(),
+            "answer_tokens": mean_answer_tokens(g.answer) if "answer" in g else np.nan,  # issue 31
+            "abstention_accuracy": g[g.abstention].correct.mean() if g.abstention.any() else np.nan,
+            "coverage": g.coverage.mean(),
+            "answer_sessions_placed": g.answer_sessions_placed.mean(),
+        }
         if "retrieval_scored" in g:
             scored = g[g.retrieval_scored.astype(bool)]
             r["retrieval_questions"] = scored.qid.nunique()
@@ -125,16 +141,23 @@ def ctmc_vs_graph(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
         if Arm.parse(arm).ratio is None or (dataset, seed, "graph_memory") not in per_seed.index:
             continue
         gm = per_seed.loc[(dataset, seed, "graph_memory")]
-        out.append({
-            "dataset": dataset, "arm": arm, "seed": seed,
-            "token_reduction_pct": 100.0 * (1.0 - r.prompt_tokens / gm.prompt_tokens),
-            "graph_memory_tokens": gm.prompt_tokens, "ctmc_tokens": r.prompt_tokens,
-            "graph_memory_accuracy": gm.overall_accuracy, "ctmc_accuracy": r.overall_accuracy,
-            "accuracy_change": r.overall_accuracy - gm.overall_accuracy,
-            "task_avg_accuracy_change": r.task_avg_accuracy - gm.task_avg_accuracy,
-            "graph_memory_coverage": gm.coverage, "ctmc_coverage": r.coverage,
-            "coverage_change": r.coverage - gm.coverage,
-        })
+        out.append(
+            {
+                "dataset": dataset,
+                "arm": arm,
+                "seed": seed,
+                "token_reduction_pct": 100.0 * (1.0 - r.prompt_tokens / gm.prompt_tokens),
+                "graph_memory_tokens": gm.prompt_tokens,
+                "ctmc_tokens": r.prompt_tokens,
+                "graph_memory_accuracy": gm.overall_accuracy,
+                "ctmc_accuracy": r.overall_accuracy,
+                "accuracy_change": r.overall_accuracy - gm.overall_accuracy,
+                "task_avg_accuracy_change": r.task_avg_accuracy - gm.task_avg_accuracy,
+                "graph_memory_coverage": gm.coverage,
+                "ctmc_coverage": r.coverage,
+                "coverage_change": r.coverage - gm.coverage,
+            }
+        )
     if not out:
         return pd.DataFrame()
     per = pd.DataFrame(out)
@@ -150,23 +173,43 @@ def reduction(results: list[ArmResult]) -> pd.DataFrame:
     whether the dataset's sweep reached a failing budget at all (if not, the measured reduction is a lower bound)."""
     out = []
     for r in results:
-        rec = {"dataset": r.dataset, "arm": r.arm, "ratio": r.ratio, "measured": r.measured, "step": r.step,
-               "reached_failure": reached_failure(results, r.dataset)}
-        for name, cmp in (("token_reduction_pct", r.tokens), ("accuracy_change", r.accuracy),
-                          ("coverage_change", r.coverage)):
+        rec = {
+            "dataset": r.dataset,
+            "arm": r.arm,
+            "ratio": r.ratio,
+            "measured": r.measured,
+            "step": r.step,
+            "reached_failure": reached_failure(results, r.dataset),
+        }
+        for name, cmp in (
+            ("token_reduction_pct", r.tokens),
+            ("accuracy_change", r.accuracy),
+            ("coverage_change", r.coverage),
+        ):
             i = cmp.interval
             rec |= {name: i.estimate, f"{name}_ci_low": i.low, f"{name}_ci_high": i.high}
-        rec |= {"accuracy_noninferior": r.accuracy.verdict, "coverage_noninferior": r.coverage.verdict,
-                "questions": r.accuracy.interval.n_units, "seeds": r.seeds,
-                "token_reduction_pct_paper": PAPER_TOKEN_REDUCTION_PCT}
+        rec |= {
+            "accuracy_noninferior": r.accuracy.verdict,
+            "coverage_noninferior": r.coverage.verdict,
+            "questions": r.accuracy.interval.n_units,
+            "seeds": r.seeds,
+            "token_reduction_pct_paper": PAPER_TOKEN_REDUCTION_PCT,
+        }
         out.append(rec)
     return pd.DataFrame(out)
 
 
 def _claim(claim: str, dataset: str, arm: str, cmp, evidence: str, unit: str = "question") -> dict:
     row = cmp.row() if cmp is not None else missing(reason="")
-    return {"claim": claim, "dataset": dataset, "arm": arm, "unit": unit, **row, "evidence": evidence,
-            "paper": f"{PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens, aggregate accuracy maintained"}
+    return {
+        "claim": claim,
+        "dataset": dataset,
+        "arm": arm,
+        "unit": unit,
+        **row,
+        "evidence": evidence,
+        "paper": f"{PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens, aggregate accuracy maintained",
+    }
 
 
 def _fmt(cmp) -> str:
@@ -182,13 +225,19 @@ def _context_row(dataset: str, check: Comparison | None) -> dict:
     evidence = "Graph Memory with - without the answer-bearing turns, same questions"
     if check is None:
         return _claim(CONTEXT_CLAIM, dataset, "graph_memory", None, evidence) | {
-            "side": "> 0", "reason": "check not run (longmemeval.context_check = 0)",
-            "paper": "not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something"}
+            "side": "> 0",
+            "reason": "check not run (longmemeval.context_check = 0)",
+            "paper": "not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something",
+        }
     row = _claim(CONTEXT_CLAIM, dataset, "graph_memory", check, f"{evidence}: {_fmt(check)}") | {
-        "paper": "not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something"}
+        "paper": "not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something"
+    }
     if row["verdict"] != HELD:
-        shown = "does not respond" if row["verdict"] == NOT_HELD or not check.interval.estimate > 0 else \
-            "is not shown to respond"
+        shown = (
+            "does not respond"
+            if row["verdict"] == NOT_HELD or not check.interval.estimate > 0
+            else "is not shown to respond"
+        )
         row["reason"] = "; ".join(filter(None, (row["reason"], f"the reader {shown} to its context")))
     return row
 
@@ -205,8 +254,11 @@ def _uninformative(acc: dict, context: dict, results: list[ArmResult], dataset: 
         check = "no context check ran"
     else:
         check = context["reason"].split("; ")[-1]
-    return acc | {"verdict": INCONCLUSIVE, "reason": f"uninformative: accuracy differs from Graph Memory's at no "
-                                                      f"budget of the sweep (down to {last}); {check}"}
+    return acc | {
+        "verdict": INCONCLUSIVE,
+        "reason": f"uninformative: accuracy differs from Graph Memory's at no "
+        f"budget of the sweep (down to {last}); {check}",
+    }
 
 
 def _sweep_text(results: list[ArmResult], dataset: str, best: ArmResult) -> str:
@@ -215,12 +267,16 @@ def _sweep_text(results: list[ArmResult], dataset: str, best: ArmResult) -> str:
     pct = f"{i.estimate:.2f}% [{i.low:.2f}, {i.high:.2f}] at {best.arm}"
     failed = first_failure(results, dataset)
     if failed is None:
-        return (f"at least {pct}, the sweep's last level: the sweep did not reach a failing level, so the reduction "
-                "is a lower bound (extend longmemeval.ctmc_ratios down)")
+        return (
+            f"at least {pct}, the sweep's last level: the sweep did not reach a failing level, so the reduction "
+            "is a lower bound (extend longmemeval.ctmc_ratios down)"
+        )
     return f"measured {pct}, the last budget before the first failing level {failed.arm}"
 
 
-def claims(results: list[ArmResult], margin: float, context: dict[str, Comparison | None] | None = None) -> pd.DataFrame:
+def claims(
+    results: list[ArmResult], margin: float, context: dict[str, Comparison | None] | None = None
+) -> pd.DataFrame:
     """Paper 1's LongMemEval claim per dataset, at the measured budget: accuracy and coverage non-inferior, fewer
     tokens, and at least paper 1's 24.48% fewer; the reader's response to its context (`context`: per dataset,
     `reduction.context_response`); the last row combines the parts that make the paper's sentence."""
@@ -230,37 +286,65 @@ def claims(results: list[ArmResult], margin: float, context: dict[str, Compariso
         arms = [r for r in results if r.dataset == dataset]
         best = measured(results, dataset)
         shown = best or arms[0]  # without a measured budget, the largest budget's comparisons say why
-        head = (f"measured budget {best.arm}" if best else
-                f"no budget passed; the largest ({shown.arm}) has accuracy {_fmt(shown.accuracy)}, coverage "
-                f"{_fmt(shown.coverage)}")
+        head = (
+            f"measured budget {best.arm}"
+            if best
+            else f"no budget passed; the largest ({shown.arm}) has accuracy {_fmt(shown.accuracy)}, coverage "
+            f"{_fmt(shown.coverage)}"
+        )
         check = _context_row(dataset, context.get(dataset))
-        acc = _claim(f"CTMC accuracy non-inferior to Graph Memory (margin {margin:g})", dataset, shown.arm,
-                     shown.accuracy, f"{head}; accuracy CTMC - Graph Memory {_fmt(shown.accuracy)}")
+        acc = _claim(
+            f"CTMC accuracy non-inferior to Graph Memory (margin {margin:g})",
+            dataset,
+            shown.arm,
+            shown.accuracy,
+            f"{head}; accuracy CTMC - Graph Memory {_fmt(shown.accuracy)}",
+        )
         acc = _uninformative(acc, check, results, dataset)
-        cov = _claim(f"CTMC evidence coverage non-inferior to Graph Memory (margin {margin:g})", dataset, shown.arm,
-                     shown.coverage, f"{head}; coverage CTMC - Graph Memory {_fmt(shown.coverage)}")
+        cov = _claim(
+            f"CTMC evidence coverage non-inferior to Graph Memory (margin {margin:g})",
+            dataset,
+            shown.arm,
+            shown.coverage,
+            f"{head}; coverage CTMC - Graph Memory {_fmt(shown.coverage)}",
+        )
         if best is not None:
             pct = _sweep_text(results, dataset, best)
-            fewer = _claim("CTMC spends fewer prompt tokens than Graph Memory at a non-inferior budget", dataset,
-                           best.arm, best.tokens, f"{pct}; paper 1: {PAPER_TOKEN_REDUCTION_PCT}%")
-            as_paper = _claim(f"CTMC's reduction at a non-inferior budget is at least paper 1's "
-                              f"{PAPER_TOKEN_REDUCTION_PCT}%", dataset, best.arm,
-                              best.tokens.against("greater", PAPER_TOKEN_REDUCTION_PCT), pct)
+            fewer = _claim(
+                "CTMC spends fewer prompt tokens than Graph Memory at a non-inferior budget",
+                dataset,
+                best.arm,
+                best.tokens,
+                f"{pct}; paper 1: {PAPER_TOKEN_REDUCTION_PCT}%",
+            )
+            as_paper = _claim(
+                f"CTMC's reduction at a non-inferior budget is at least paper 1's {PAPER_TOKEN_REDUCTION_PCT}%",
+                dataset,
+                best.arm,
+                best.tokens.against("greater", PAPER_TOKEN_REDUCTION_PCT),
+                pct,
+            )
         else:
             closed = NOT_HELD if combine([shown.accuracy.verdict, shown.coverage.verdict]) == NOT_HELD else INCONCLUSIVE
-            fewer = _claim("CTMC spends fewer prompt tokens than Graph Memory at a non-inferior budget", dataset, "",
-                           None, head) | {"side": "> 0", "verdict": closed, "reason": "no budget passed"}
-            as_paper = _claim(f"CTMC's reduction at a non-inferior budget is at least paper 1's "
-                              f"{PAPER_TOKEN_REDUCTION_PCT}%", dataset, "", None, head) | {
-                                  "side": f"> {PAPER_TOKEN_REDUCTION_PCT:g}", "verdict": closed,
-                                  "reason": "no budget passed"}
+            fewer = _claim(
+                "CTMC spends fewer prompt tokens than Graph Memory at a non-inferior budget", dataset, "", None, head
+            ) | {"side": "> 0", "verdict": closed, "reason": "no budget passed"}
+            as_paper = _claim(
+                f"CTMC's reduction at a non-inferior budget is at least paper 1's {PAPER_TOKEN_REDUCTION_PCT}%",
+                dataset,
+                "",
+                None,
+                head,
+            ) | {"side": f"> {PAPER_TOKEN_REDUCTION_PCT:g}", "verdict": closed, "reason": "no budget passed"}
         parts = [acc, cov, as_paper]
         verdicts = [p["verdict"] for p in parts]
-        whole = _claim(f"Paper 1: CTMC cuts prompt tokens by {PAPER_TOKEN_REDUCTION_PCT}% while maintaining "
-                       "accuracy", dataset, shown.arm if best else "", None,
-                       "combines: accuracy, coverage and at-least-paper rows") | {
-                           "unit": "", "side": "all parts", "verdict": combine(verdicts),
-                           "reason": combine_reason(verdicts)}
+        whole = _claim(
+            f"Paper 1: CTMC cuts prompt tokens by {PAPER_TOKEN_REDUCTION_PCT}% while maintaining accuracy",
+            dataset,
+            shown.arm if best else "",
+            None,
+            "combines: accuracy, coverage and at-least-paper rows",
+        ) | {"unit": "", "side": "all parts", "verdict": combine(verdicts), "reason": combine_reason(verdicts)}
         out += [acc, cov, fewer, as_paper, check, whole]
     cols = ["claim", "dataset", "arm", "unit", *COLUMNS, "evidence", "paper"]
     return pd.DataFrame(out, columns=cols)
@@ -284,8 +368,8 @@ def reduction_note(margin: float, settings: StatsSettings) -> str:
         "longmemeval.noninferiority_margin; docs/longmemeval.md says why). Budgets are tested from the largest down "
         "and the first failure ends the sequence; the measured reduction is that of the last budget passed "
         "(`measured`), so it is an output of the answers, not of longmemeval.primary_ratio. When no budget fails "
-        "(`reached_failure` false) it is only a lower bound, the sweep's last level, and the claims say \"at least\". "
-        "Accuracy non-inferiority is \"uninformative\" (INCONCLUSIVE) when no budget moved the accuracy and the "
+        '(`reached_failure` false) it is only a lower bound, the sweep\'s last level, and the claims say "at least". '
+        'Accuracy non-inferiority is "uninformative" (INCONCLUSIVE) when no budget moved the accuracy and the '
         "reader is not shown to use its context: the context-check row compares Graph Memory's accuracy with and "
         "without the answer-bearing turns (longmemeval.context_check questions per run). "
         "Not comparable: paper 1 reports one reduction over its own budget and model, with accuracy by a model "
@@ -297,11 +381,16 @@ def all_tables(rows: pd.DataFrame, recall_ks, primary_ratio: float) -> dict[str,
     """The descriptive tables (one note for all); the reduction and claims tables are built by `reduction` and
     `claims` with their own note."""
     return {
-        outputs.LONGMEMEVAL_BY_TYPE: (by_type(rows), "LongMemEval by question type (paper 1 Figure 8's numbers)" + JUDGE_NOTE),
-        outputs.LONGMEMEVAL_SUMMARY: (summary(rows, recall_ks),
-                                "LongMemEval: task-averaged, overall and abstention accuracy, coverage, session retrieval "
-                                "(LongMemEval's recall_any/recall_all/ndcg_any over its question filter; ours_recall = "
-                                "our recall@k over every question)" + JUDGE_NOTE),
+        outputs.LONGMEMEVAL_BY_TYPE: (
+            by_type(rows),
+            "LongMemEval by question type (paper 1 Figure 8's numbers)" + JUDGE_NOTE,
+        ),
+        outputs.LONGMEMEVAL_SUMMARY: (
+            summary(rows, recall_ks),
+            "LongMemEval: task-averaged, overall and abstention accuracy, coverage, session retrieval "
+            "(LongMemEval's recall_any/recall_all/ndcg_any over its question filter; ours_recall = "
+            "our recall@k over every question)" + JUDGE_NOTE,
+        ),
         outputs.LONGMEMEVAL_CTMC_VS_GRAPH: (
             ctmc_vs_graph(rows, recall_ks),
             f"LongMemEval: CTMC vs Graph Memory (paper 1: {PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens at "

@@ -55,8 +55,10 @@ GROWTH_ATLAS_STATES = _data["growth_atlas_states"]
 RQ5_PERSONAMEM_128K_FILES = _data["rq5_personamem_128k_files"]
 RQ5_CORRECT_PCT = _data["rq5_correct_pct"]
 RQ5_SKILLS = _data["rq5_skills"]
-RQ5_BUILD_EFFORT = {(r["benchmark"], r["harness"]): {k: v for k, v in r.items() if k not in ("benchmark", "harness")}
-                    for r in _data["rq5_build_effort"]}  # keyed by (benchmark, harness)
+RQ5_BUILD_EFFORT = {
+    (r["benchmark"], r["harness"]): {k: v for k, v in r.items() if k not in ("benchmark", "harness")}
+    for r in _data["rq5_build_effort"]
+}  # keyed by (benchmark, harness)
 RERUN_COMPOSITE_SHIFT_POINTS = _data["rerun_composite_shift_points"]
 RERUN_BUILD_FILES = _data["rerun_build_files"]
 ALFWORLD_GS_LEAD_MINI_POINTS = _data["alfworld_gs_lead_mini_points"]
@@ -116,8 +118,11 @@ def harness_row(benchmark: str, variant: str, harness: str) -> dict[str, float]:
         low, high = RQ5_CORRECT_PCT[benchmark]
         out |= {"judge correct low": fraction(low), "judge correct high": fraction(high)}
     effort = RQ5_BUILD_EFFORT.get((benchmark, harness), {})
-    names = {"store_files": "store files", "rounds_per_chunk": "build rounds/chunk",
-             "tool_calls_per_chunk": "build tool calls/chunk"}
+    names = {
+        "store_files": "store files",
+        "rounds_per_chunk": "build rounds/chunk",
+        "tool_calls_per_chunk": "build tool calls/chunk",
+    }
     return out | {names[k]: v for k, v in effort.items()}
 
 

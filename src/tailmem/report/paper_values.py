@@ -18,8 +18,10 @@ TABLE3_LLM = section(_FILE, "table3_llm")  # tail audit under semantic LLM polic
 TABLE6 = section(_FILE, "table6")  # allocation ablation at matched budgets
 
 # Tables 4 and 5 keyed by (controller, encoding); encoding None: a row the paper gives without naming an encoding.
-CONTROLLERS = {(r["controller"], r["encoding"]): {k: v for k, v in r.items() if k not in ("controller", "encoding")}
-               for r in section(_FILE, "controllers")}
+CONTROLLERS = {
+    (r["controller"], r["encoding"]): {k: v for k, v in r.items() if k not in ("controller", "encoding")}
+    for r in section(_FILE, "controllers")
+}
 
 
 def controller_value(controller: str, encoding: str | None, metric: str) -> float:

@@ -85,8 +85,11 @@ def check_readable(fig, stem) -> None:
     problems = readability_problems(fig)
     if problems:
         plt.close(fig)
-        raise FigureError(f"figure {Path(stem).name}: " + "; ".join(problems)
-                          + ". Every figure needs a title and worded axis labels (tailmem.report.plots.save_figure).")
+        raise FigureError(
+            f"figure {Path(stem).name}: "
+            + "; ".join(problems)
+            + ". Every figure needs a title and worded axis labels (tailmem.report.plots.save_figure)."
+        )
 
 
 def save_figure(fig, stem: Path) -> list[Path]:
@@ -134,9 +137,7 @@ def ccdf_with_tails(ax, counts: np.ndarray, xmin: float, tpl_alpha_max: float, t
     data = data[data > 0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = powerlaw.Fit(
-            data, discrete=True, xmin=xmin, verbose=0, parameter_ranges={"alpha": [1.0, tpl_alpha_max]}
-        )
+        fit = powerlaw.Fit(data, discrete=True, xmin=xmin, verbose=0, parameter_ranges={"alpha": [1.0, tpl_alpha_max]})
         fit.plot_ccdf(ax=ax, color="black", marker=".", linestyle="none", label="empirical")
         try:
             fit.truncated_power_law.plot_ccdf(ax=ax, color="tab:red", linestyle="--", label="TPL")
@@ -185,8 +186,14 @@ LINESTYLES = ("-", "--", "-.", ":")
 def series_style(k: int) -> dict:
     """Keyword arguments of `ax.plot` for the k-th series: colour, marker and line style all differ between
     neighbouring series, and markers are hollow, so lines that coincide still show each series' marker."""
-    return {"color": COLORS[k % len(COLORS)], "marker": MARKERS[k % len(MARKERS)], "markerfacecolor": "none",
-            "linestyle": LINESTYLES[k % len(LINESTYLES)], "markersize": 5, "linewidth": 1}
+    return {
+        "color": COLORS[k % len(COLORS)],
+        "marker": MARKERS[k % len(MARKERS)],
+        "markerfacecolor": "none",
+        "linestyle": LINESTYLES[k % len(LINESTYLES)],
+        "markersize": 5,
+        "linewidth": 1,
+    }
 
 
 def offset(x, k: int, n: int, spread: float = 0.3) -> np.ndarray:

@@ -57,8 +57,10 @@ def fit_text(tail: dict) -> str:
         if status == "tail_too_small":
             return f"tail too small to fit: {n_tail} states at >= xmin {_num(xmin, '.0f')}"
         return f"no tail fit ({status})"
-    return (f"alpha {_num(tail.get('alpha'), '.2f')}, xmin {_num(tail.get('xmin'), '.0f')}, "
-            f"R(TPL vs LN) {_num(tail.get('R_tpl_ln'), '+.2f')}")
+    return (
+        f"alpha {_num(tail.get('alpha'), '.2f')}, xmin {_num(tail.get('xmin'), '.0f')}, "
+        f"R(TPL vs LN) {_num(tail.get('R_tpl_ln'), '+.2f')}"
+    )
 
 
 def _empirical_ccdf(ax, counts: np.ndarray, title: str, xmin) -> None:
@@ -79,8 +81,13 @@ def figure3(traces: list[Trace], tpl_alpha_max: float, title: str):
     families = list(dict.fromkeys(t.family for t in traces))
     columns = list(dict.fromkeys(t.column for t in traces))
     at = {(t.family, t.column): t for t in traces}
-    fig, axes = plots.plt.subplots(len(families), len(columns), figsize=(3.6 * len(columns), 3.0 * len(families)),
-                                   squeeze=False, layout="constrained")
+    fig, axes = plots.plt.subplots(
+        len(families),
+        len(columns),
+        figsize=(3.6 * len(columns), 3.0 * len(families)),
+        squeeze=False,
+        layout="constrained",
+    )
     legend_done, unfitted = False, False
     for i, fam in enumerate(families):
         for j, col in enumerate(columns):
@@ -97,8 +104,9 @@ def figure3(traces: list[Trace], tpl_alpha_max: float, title: str):
             else:
                 _empirical_ccdf(ax, t.counts, head, t.tail.get("xmin"))
                 unfitted = True
-    reading = ("grey dotted line: the xmin of a tail too small to fit; " if unfitted else "") + \
-        "R(TPL vs LN) > 0 favours the TPL, < 0 the log-normal"
+    reading = (
+        "grey dotted line: the xmin of a tail too small to fit; " if unfitted else ""
+    ) + "R(TPL vs LN) > 0 favours the TPL, < 0 the log-normal"
     fig.suptitle(f"{title}\n{FIT_KEY}\n{reading}", fontsize=10)
     return fig
 
@@ -113,8 +121,13 @@ def _cumulative_share(ax, counts: np.ndarray, **style) -> None:
 def family_style(k: int) -> dict:
     """The k-th family's colour and hollow marker (spaced an eighth of the axes' diagonal apart), so families stay
     apart where their lines coincide and in grey."""
-    return {"color": plots.COLORS[k % len(plots.COLORS)], "marker": plots.MARKERS[k % len(plots.MARKERS)],
-            "markerfacecolor": "none", "markersize": 4, "markevery": 0.125}
+    return {
+        "color": plots.COLORS[k % len(plots.COLORS)],
+        "marker": plots.MARKERS[k % len(plots.MARKERS)],
+        "markerfacecolor": "none",
+        "markersize": 4,
+        "markevery": 0.125,
+    }
 
 
 def _concentration_row(left, right, traces: list[Trace], families: list[str], heading: str) -> None:
@@ -146,13 +159,13 @@ def figure5(contrast: list[Trace], largest: list[Trace], title: str):
     fig, axes = plots.plt.subplots(len(rows), 2, figsize=(10, 3.8 * len(rows)), squeeze=False, layout="constrained")
     for (heading, traces), (left, right) in zip(rows, axes):
         _concentration_row(left, right, traces, families, heading)
-    colour_key = [Line2D([], [], label=fam, **(family_style(k) | {"markevery": None}))
-                  for k, fam in enumerate(families)]
-    style_key = [Line2D([], [], color="black", linestyle=policy_linestyle(p), label=policy_label(p))
-                 for p in policies]
-    axes[0, 1].legend(handles=colour_key, title="graph family (colour, marker)", fontsize=7, title_fontsize=7,
-                      loc="lower right")
-    axes[0, 0].legend(handles=style_key, title="policy (line style)", fontsize=7, title_fontsize=7,
-                      loc="lower left")
+    colour_key = [
+        Line2D([], [], label=fam, **(family_style(k) | {"markevery": None})) for k, fam in enumerate(families)
+    ]
+    style_key = [Line2D([], [], color="black", linestyle=policy_linestyle(p), label=policy_label(p)) for p in policies]
+    axes[0, 1].legend(
+        handles=colour_key, title="graph family (colour, marker)", fontsize=7, title_fontsize=7, loc="lower right"
+    )
+    axes[0, 0].legend(handles=style_key, title="policy (line style)", fontsize=7, title_fontsize=7, loc="lower left")
     fig.suptitle(title, fontsize=10)
     return fig

@@ -19,30 +19,30 @@ from tailmem.stats.verdict import INCONCLUSIVE, combine, combine_reason
 # controller study's Table 3): one sentence per column, worded for a reader who has not read the code.
 EXPLAIN = {
     "gini": "`gini` = Gini coefficient of the access counts over all states, never-accessed ones included "
-            "(0: every state accessed equally; near 1: one state takes every access).",
+    "(0: every state accessed equally; near 1: one state takes every access).",
     "top10_pct": "`top10_pct` = percent of all accesses that go to the 10% most-accessed states.",
     "sigma_top10": "`sigma_top10` = standard deviation of the access counts of the 10% most-accessed states, in "
-                   "units of the mean count over all states (so a longer run gives the same number).",
+    "units of the mean count over all states (so a longer run gives the same number).",
     "slope_r2": "`slope`, `r2` = the least-squares line of log(metric) on log(number of states), fitted to the "
-                "means over seeds at each size: `slope` is the exponent b in metric ~ size^b (0.5: grows like the "
-                "square root of the size; 0: flat), `r2` the share of the variance of log(metric) the line "
-                "explains (1: the sizes lie on the line; with three sizes the line has one degree of freedom left, so "
-                "a high r2 is weak evidence). `slope_ln`, `r2_ln` = the metric itself fitted against ln(number of "
-                "states): paper 1's Table 2 slope and R^2 are this fit (its own sigma values give them to the third "
-                "decimal; the log-log slope of the same values is about twice as steep), so `slope_ln` is the "
-                "column to read beside `slope_paper`.",
+    "means over seeds at each size: `slope` is the exponent b in metric ~ size^b (0.5: grows like the "
+    "square root of the size; 0: flat), `r2` the share of the variance of log(metric) the line "
+    "explains (1: the sizes lie on the line; with three sizes the line has one degree of freedom left, so "
+    "a high r2 is weak evidence). `slope_ln`, `r2_ln` = the metric itself fitted against ln(number of "
+    "states): paper 1's Table 2 slope and R^2 are this fit (its own sigma values give them to the third "
+    "decimal; the log-log slope of the same values is about twice as steep), so `slope_ln` is the "
+    "column to read beside `slope_paper`.",
     "max_median": "`max_median` = the largest access count over the median count of all states (over the "
-                  "accessed states only when more than half were never accessed): 1 is flat, larger means a few "
-                  "states dominate.",
+    "accessed states only when more than half were never accessed): 1 is flat, larger means a few "
+    "states dominate.",
     "tail": "`xmin` = the count above which the tail is fitted (chosen by KS minimisation, Clauset et al. 2009); "
-            "`n_tail` = states at or above xmin; `alpha` = the power law's exponent on that tail; `p_gof` = its "
-            "bootstrap goodness-of-fit p (the screen passes at p_gof >= the threshold); `fitted` = fits with "
-            "numbers out of all, the others having a tail too small to fit (`too_small`) or too few distinct "
-            "counts; `alpha_at_cap` = fits whose alpha sits at the fit's upper bound (a bound, not an estimate).",
+    "`n_tail` = states at or above xmin; `alpha` = the power law's exponent on that tail; `p_gof` = its "
+    "bootstrap goodness-of-fit p (the screen passes at p_gof >= the threshold); `fitted` = fits with "
+    "numbers out of all, the others having a tail too small to fit (`too_small`) or too few distinct "
+    "counts; `alpha_at_cap` = fits whose alpha sits at the fit's upper bound (a bound, not an estimate).",
     "R_tpl_ln": "`R_tpl_ln` = log-likelihood ratio of a truncated power law (TPL) against a log-normal fitted to "
-                "the same tail: the sum over the tail's states of log L(TPL) - log L(log-normal); > 0 favours the "
-                "TPL, < 0 the log-normal (the last column of paper 1's Table 3); `p_tpl_ln` = Vuong's two-sided p "
-                "that the sign of R is not chance (small p: trust the sign).",
+    "the same tail: the sum over the tail's states of log L(TPL) - log L(log-normal); > 0 favours the "
+    "TPL, < 0 the log-normal (the last column of paper 1's Table 3); `p_tpl_ln` = Vuong's two-sided p "
+    "that the sign of R is not chance (small p: trust the sign).",
 }
 
 
@@ -126,8 +126,19 @@ def table7_fits(df: pd.DataFrame) -> pd.DataFrame:
     """Table 7's scaling fits: per family, the log-log slope and R^2 of Gini and sigma_top10 over the sizes, with
     the paper's sigma fit (it gives none for Gini)."""
     wide = table7(df)
-    return wide[["family", "gini_slope", "gini_r2", "sigma_slope", "sigma_r2", "sigma_slope_ln", "sigma_slope_paper",
-                 "sigma_r2_ln", "sigma_r2_paper"]]
+    return wide[
+        [
+            "family",
+            "gini_slope",
+            "gini_r2",
+            "sigma_slope",
+            "sigma_r2",
+            "sigma_slope_ln",
+            "sigma_slope_paper",
+            "sigma_r2_ln",
+            "sigma_r2_paper",
+        ]
+    ]
 
 
 def table8(df: pd.DataFrame) -> pd.DataFrame:
@@ -160,7 +171,9 @@ def table3(df: pd.DataFrame) -> pd.DataFrame:
         passes = sub.passes.dropna()
         num = sub[["alpha", "xmin", "n_tail", "p_gof", "R_tpl_ln", "p_tpl_ln"]].apply(pd.to_numeric, errors="coerce")
         status = sub.tail_status if "tail_status" in sub else pd.Series(["ok"] * len(sub), index=sub.index)
-        at_cap = sub.alpha_at_cap.fillna(False).astype(bool) if "alpha_at_cap" in sub else pd.Series(False, index=sub.index)
+        at_cap = (
+            sub.alpha_at_cap.fillna(False).astype(bool) if "alpha_at_cap" in sub else pd.Series(False, index=sub.index)
+        )
         rows.append(
             {
                 "policy": policy,
@@ -212,8 +225,13 @@ def _scopes(frame: pd.DataFrame):
         yield ALL, frame
 
 
-def claims(sizes: pd.DataFrame, designs: pd.DataFrame, s: StatsSettings, tails: pd.DataFrame | None = None,
-           policy: str = "semantic") -> pd.DataFrame:
+def claims(
+    sizes: pd.DataFrame,
+    designs: pd.DataFrame,
+    s: StatsSettings,
+    tails: pd.DataFrame | None = None,
+    policy: str = "semantic",
+) -> pd.DataFrame:
     """Paper 1's random-walk claims, one compared metric per row with its bootstrap interval over seeds (and
     graphs, pooled), the claim's one-sided test and a HELD / NOT HELD / INCONCLUSIVE verdict with its reason
     (tailmem.stats).
@@ -236,29 +254,62 @@ def claims(sizes: pd.DataFrame, designs: pd.DataFrame, s: StatsSettings, tails: 
             frame = sizes if scope == ALL else sizes[sizes.family == scope]
             slope, r2 = _scaling(frame.assign(family=scope), scope, metric)
             means = frame.groupby("n")[metric].mean()
-            add(f"{metric} rises with graph size", scope, "seed" if scope != ALL else "graph (family x seed)",
+            add(
+                f"{metric} rises with graph size",
+                scope,
+                "seed" if scope != ALL else "graph (family x seed)",
                 f"log-log slope of the means {slope:.3f}, R^2 {r2:.3f}; means by size "
                 + ", ".join(f"{int(n)}: {v:.3f}" for n, v in means.items()),
-                compare(sub.slope, sub.seed, direction="greater", settings=s))
+                compare(sub.slope, sub.seed, direction="greater", settings=s),
+            )
     if set(DESIGN_ORDER) <= set(designs.retrieval):
         wide = designs.pivot_table(index=["family", "seed"], columns="retrieval", values="gini").reset_index()
-        pairs = (("none", "recency"), ("none", "state_mate_uniform"), ("recency", "state_aware_frequency"),
-                 ("state_mate_uniform", "state_aware_frequency"))
+        pairs = (
+            ("none", "recency"),
+            ("none", "state_mate_uniform"),
+            ("recency", "state_aware_frequency"),
+            ("state_mate_uniform", "state_aware_frequency"),
+        )
         for scope, sub in _scopes(wide):
             unit = "seed" if scope != ALL else "world (family x seed)"
             parts = []
             for lo, hi in pairs:
-                parts.append(add(f"Gini: {lo} < {hi}", scope, unit,
-                                 f"{lo} {sub[lo].mean():.3f}, {hi} {sub[hi].mean():.3f}",
-                                 compare(sub[hi] - sub[lo], sub.seed, direction="greater", settings=s)))
-            parts.append(add("Gini: recency ~ state-mate", scope, unit,
-                             f"recency {sub.recency.mean():.3f}, state-mate {sub.state_mate_uniform.mean():.3f}; "
-                             f"margin ±{s.gini_margin:g}",
-                             compare(sub.recency - sub.state_mate_uniform, sub.seed, direction="within",
-                                     threshold=s.gini_margin, settings=s)))
-            rows.append({"claim": "Gini: none < recency ~ state-mate < state-aware frequency", "scope": scope,
-                         "unit": "", "side": "all parts", "verdict": combine(parts), "reason": combine_reason(parts),
-                         "evidence": "combines the five rows above"})
+                parts.append(
+                    add(
+                        f"Gini: {lo} < {hi}",
+                        scope,
+                        unit,
+                        f"{lo} {sub[lo].mean():.3f}, {hi} {sub[hi].mean():.3f}",
+                        compare(sub[hi] - sub[lo], sub.seed, direction="greater", settings=s),
+                    )
+                )
+            parts.append(
+                add(
+                    "Gini: recency ~ state-mate",
+                    scope,
+                    unit,
+                    f"recency {sub.recency.mean():.3f}, state-mate {sub.state_mate_uniform.mean():.3f}; "
+                    f"margin ±{s.gini_margin:g}",
+                    compare(
+                        sub.recency - sub.state_mate_uniform,
+                        sub.seed,
+                        direction="within",
+                        threshold=s.gini_margin,
+                        settings=s,
+                    ),
+                )
+            )
+            rows.append(
+                {
+                    "claim": "Gini: none < recency ~ state-mate < state-aware frequency",
+                    "scope": scope,
+                    "unit": "",
+                    "side": "all parts",
+                    "verdict": combine(parts),
+                    "reason": combine_reason(parts),
+                    "evidence": "combines the five rows above",
+                }
+            )
     if tails is not None:
         rows += tail_shape_claims(tails, policy, s)
     return pd.DataFrame(rows)
@@ -279,8 +330,9 @@ def _fitted_r(tails: pd.DataFrame, policy: str) -> pd.DataFrame:
     if "tail_status" in sub:
         r = r.where(sub.tail_status.fillna("ok") == "ok")
     n_tail = pd.to_numeric(sub.n_tail, errors="coerce") if "n_tail" in sub else pd.Series(np.nan, index=sub.index)
-    return pd.DataFrame({"family": sub.family, "n": sub.n, "seed": sub.seed, "R": r,
-                         "n_tail": n_tail}).reset_index(drop=True)
+    return pd.DataFrame({"family": sub.family, "n": sub.n, "seed": sub.seed, "R": r, "n_tail": n_tail}).reset_index(
+        drop=True
+    )
 
 
 def _r_summary(frame: pd.DataFrame) -> str:
@@ -289,8 +341,11 @@ def _r_summary(frame: pd.DataFrame) -> str:
     if fitted.empty:
         return f"no fitted tail in {len(frame)} worlds"
     per_family = fitted.groupby("family", sort=False).R.mean()
-    return (f"mean {fitted.R.mean():+.2f} over {len(fitted)}/{len(frame)} fitted worlds ("
-            + ", ".join(f"{fam} {v:+.2f}" for fam, v in per_family.items()) + ")")
+    return (
+        f"mean {fitted.R.mean():+.2f} over {len(fitted)}/{len(frame)} fitted worlds ("
+        + ", ".join(f"{fam} {v:+.2f}" for fam, v in per_family.items())
+        + ")"
+    )
 
 
 def _unfitted(frame: pd.DataFrame) -> str:
@@ -315,9 +370,17 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsSettings) -> lis
     scope, unit = ALL, "world (family x seed), fitted tails only"
     claim = tail_shape_claim(policy)
     if policy == RANDOM_WALK:
-        return [{"claim": claim, "scope": scope, "unit": "", "side": "all parts", "verdict": INCONCLUSIVE,
-                 "reason": "nothing to contrast",
-                 "evidence": "the controller study's policy is the random walk itself: nothing to contrast"}]
+        return [
+            {
+                "claim": claim,
+                "scope": scope,
+                "unit": "",
+                "side": "all parts",
+                "verdict": INCONCLUSIVE,
+                "reason": "nothing to contrast",
+                "evidence": "the controller study's policy is the random walk itself: nothing to contrast",
+            }
+        ]
     rw_r, pol_r = _fitted_r(tails, RANDOM_WALK), _fitted_r(tails, policy)
     rows = []
 
@@ -332,18 +395,41 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsSettings) -> lis
         return row["verdict"]
 
     parts = [
-        add("tail shape: random walk R_tpl_ln < 0 (log-normal favoured)", rw_r, "less",
-            f"random walk R_tpl_ln {_r_summary(rw_r)}"),
-        add(f"tail shape: {policy} policy R_tpl_ln > 0 (truncated power law favoured)", pol_r, "greater",
-            f"{policy} R_tpl_ln {_r_summary(pol_r)}"),
+        add(
+            "tail shape: random walk R_tpl_ln < 0 (log-normal favoured)",
+            rw_r,
+            "less",
+            f"random walk R_tpl_ln {_r_summary(rw_r)}",
+        ),
+        add(
+            f"tail shape: {policy} policy R_tpl_ln > 0 (truncated power law favoured)",
+            pol_r,
+            "greater",
+            f"{policy} R_tpl_ln {_r_summary(pol_r)}",
+        ),
     ]
     both = rw_r.merge(pol_r, on=["family", "n", "seed"], suffixes=("_rw", "_pol"))
     both = both.assign(R=both.R_pol - both.R_rw)
-    add(f"tail shape: R_tpl_ln of {policy} minus random walk > 0 (same world)", both, "greater",
-        f"{int(both.R.notna().sum())}/{len(both)} worlds fitted under both policies")
-    evidence = (f"random walk {_r_summary(rw_r)}; {policy} {_r_summary(pol_r)}; worlds without a fitted tail "
-                f"(too small or degenerate): random walk {_unfitted(rw_r)}, {policy} {_unfitted(pol_r)}; "
-                "combines the first two rows above")
-    rows.append({"claim": claim, "scope": scope, "unit": "", "side": "all parts", "verdict": combine(parts),
-                 "reason": combine_reason(parts), "evidence": evidence})
+    add(
+        f"tail shape: R_tpl_ln of {policy} minus random walk > 0 (same world)",
+        both,
+        "greater",
+        f"{int(both.R.notna().sum())}/{len(both)} worlds fitted under both policies",
+    )
+    evidence = (
+        f"random walk {_r_summary(rw_r)}; {policy} {_r_summary(pol_r)}; worlds without a fitted tail "
+        f"(too small or degenerate): random walk {_unfitted(rw_r)}, {policy} {_unfitted(pol_r)}; "
+        "combines the first two rows above"
+    )
+    rows.append(
+        {
+            "claim": claim,
+            "scope": scope,
+            "unit": "",
+            "side": "all parts",
+            "verdict": combine(parts),
+            "reason": combine_reason(parts),
+            "evidence": evidence,
+        }
+    )
     return rows

@@ -38,13 +38,15 @@ def markdown(df: pd.DataFrame, title: str, note: str = "", footer: str = "") -> 
     (provenance) goes under the table after a rule. A missing value prints as `-`; a `|` in a cell is escaped."""
     out = _missing_to_none(df)
     for col in [c for c in df.columns if f"{c}_sd" in df.columns]:
-        out[col] = pd.Series([_mean_sd(m, s) for m, s in zip(out[col], out[f"{col}_sd"])],
-                             index=out.index, dtype=object)
+        out[col] = pd.Series(
+            [_mean_sd(m, s) for m, s in zip(out[col], out[f"{col}_sd"])], index=out.index, dtype=object
+        )
         out = out.drop(columns=f"{col}_sd")
     out = _missing_to_none(out)
     for col in out.columns:  # a `|` inside a cell (e.g. a claim's side `|d| < m`) would end the cell early
-        out[col] = pd.Series([v.replace("|", "\\|") if isinstance(v, str) else v for v in out[col]],
-                             index=out.index, dtype=object)
+        out[col] = pd.Series(
+            [v.replace("|", "\\|") if isinstance(v, str) else v for v in out[col]], index=out.index, dtype=object
+        )
     out.columns = [str(c).replace("|", "\\|") for c in out.columns]
     body = out.to_markdown(index=False, floatfmt=".3f", missingval=MISSING)
     text = f"# {title}\n\n{note}\n\n{body}\n" if note else f"# {title}\n\n{body}\n"
@@ -56,8 +58,16 @@ def with_footer(text: str, footer: str) -> str:
     return f"{text.rstrip()}\n\n---\n\n{footer.strip()}\n" if footer.strip() else text
 
 
-def write_table(folder: Path, stem: str, df: pd.DataFrame, title: str, note: str, footer: str = "",
-                shown: pd.DataFrame | None = None, continued: Sequence[tuple[pd.DataFrame, str, str]] = ()) -> None:
+def write_table(
+    folder: Path,
+    stem: str,
+    df: pd.DataFrame,
+    title: str,
+    note: str,
+    footer: str = "",
+    shown: pd.DataFrame | None = None,
+    continued: Sequence[tuple[pd.DataFrame, str, str]] = (),
+) -> None:
     """`stem.csv` (numbers, for code; a missing value is an empty cell) and `stem.md` (for people: `note` under the
     title, `-` for a missing value, `footer` under the table), each written atomically. An empty `note` is refused:
     a reader needs to know what the table shows, what produced it and what is not comparable.
@@ -66,8 +76,10 @@ def write_table(folder: Path, stem: str, df: pd.DataFrame, title: str, note: str
     Markdown, followed by `continued` parts (frame, title, note), each under a heading of its own."""
     for what, text in ((title, note), *((t, n) for _, t, n in continued)):
         if not str(text).strip():
-            raise TableError(f"table {stem} ({what!r}): empty note; say what it shows, what produced it and what is "
-                             "not comparable (tailmem.report.table_io.write_table)")
+            raise TableError(
+                f"table {stem} ({what!r}): empty note; say what it shows, what produced it and what is "
+                "not comparable (tailmem.report.table_io.write_table)"
+            )
     write_text(Path(folder) / f"{stem}.csv", df.to_csv(index=False))
     text = markdown(df if shown is None else shown, title, note)
     text += "".join("\n#" + markdown(part, t, n) for part, t, n in continued)  # '## title': a part of this table

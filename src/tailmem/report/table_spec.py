@@ -42,8 +42,10 @@ class TableSpec:
         try:
             return template.format_map(fields)
         except KeyError as e:
-            raise ReportDataError(f"{path(self.file)}: tables.{self.name}.{what} names {{{e.args[0]}}}, which its "
-                                  f"caller does not give (it gives {sorted(fields)})") from e
+            raise ReportDataError(
+                f"{path(self.file)}: tables.{self.name}.{what} names {{{e.args[0]}}}, which its "
+                f"caller does not give (it gives {sorted(fields)})"
+            ) from e
 
     def title_text(self, **fields) -> str:
         return self._fill("title", self.title, fields)
@@ -53,10 +55,12 @@ class TableSpec:
 
     def check(self, df: pd.DataFrame) -> pd.DataFrame:
         """`df` unchanged if its columns are the spec's (leading ones, for a pivot); else an error naming both."""
-        head = list(df.columns[:len(self.columns)]) if self.more_columns else list(df.columns)
+        head = list(df.columns[: len(self.columns)]) if self.more_columns else list(df.columns)
         if head != list(self.columns) or (self.paper_column and self.paper_column not in df.columns):
-            raise ReportDataError(f"table {self.name}: columns {list(df.columns)} are not the spec's "
-                                  f"{list(self.columns)} ({path(self.file)}, tables.{self.name})")
+            raise ReportDataError(
+                f"table {self.name}: columns {list(df.columns)} are not the spec's "
+                f"{list(self.columns)} ({path(self.file)}, tables.{self.name})"
+            )
         return df
 
 
@@ -67,7 +71,9 @@ def specs(file: str) -> dict[str, TableSpec]:
     for name, entry in section(file, "tables").items():
         keys = set(entry)
         if keys - KEYS or REQUIRED - keys:
-            raise ReportDataError(f"{path(file)}: tables.{name}: unknown keys {sorted(keys - KEYS)}, missing "
-                                  f"{sorted(REQUIRED - keys)} (a spec has {sorted(KEYS)})")
+            raise ReportDataError(
+                f"{path(file)}: tables.{name}: unknown keys {sorted(keys - KEYS)}, missing "
+                f"{sorted(REQUIRED - keys)} (a spec has {sorted(KEYS)})"
+            )
         out[name] = TableSpec(file=file, name=name, **{k: entry[k] for k in keys})
     return out

@@ -13,15 +13,39 @@ import numpy as np
 from numba import njit
 
 NONE, RECENCY, MATE_UNIFORM, AWARE_FREQUENCY = 0, 1, 2, 3
-DESIGN_CODES = {"none": NONE, "recency": RECENCY, "state_mate_uniform": MATE_UNIFORM,
-                "state_aware_frequency": AWARE_FREQUENCY}
+DESIGN_CODES = {
+    "none": NONE,
+    "recency": RECENCY,
+    "state_mate_uniform": MATE_UNIFORM,
+    "state_aware_frequency": AWARE_FREQUENCY,
+}
 UNIFORM_START, FIXED_START, CONTINUE_START = 0, 1, 2
 START_CODES = {"uniform": UNIFORM_START, "fixed": FIXED_START, "continue": CONTINUE_START}
 
 
 @njit(cache=True)
-def walk_kernel(indptr, targets, design, k, start_rule, steps, first, stop, start_u, policy_u, retrieval_u,
-                states, actions, episode, access_step, access_item, counts, stored, seen_at, n_access):
+def walk_kernel(
+    indptr,
+    targets,
+    design,
+    k,
+    start_rule,
+    steps,
+    first,
+    stop,
+    start_u,
+    policy_u,
+    retrieval_u,
+    states,
+    actions,
+    episode,
+    access_step,
+    access_item,
+    counts,
+    stored,
+    seen_at,
+    n_access,
+):
     """Run episodes first..stop-1; fill the step and access arrays; return the new number of accesses.
 
     `seen_at[item] == t` marks items already taken by recency at step t (a set without clearing).

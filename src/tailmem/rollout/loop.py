@@ -21,9 +21,16 @@ from tailmem.rollout.retrieval import Retriever
 from tailmem.rollout.trace import Trace
 
 
-def run_loop(n: int, neighbors: Callable[[int], Sequence[int]], names: Callable[[int], Sequence[str]],
-             policy: Policy, retriever: Retriever, uniforms: Uniforms, progress: bool | None = False,
-             start: str = "uniform") -> Trace:
+def run_loop(
+    n: int,
+    neighbors: Callable[[int], Sequence[int]],
+    names: Callable[[int], Sequence[str]],
+    policy: Policy,
+    retriever: Retriever,
+    uniforms: Uniforms,
+    progress: bool | None = False,
+    start: str = "uniform",
+) -> Trace:
     """Roll out `uniforms.episodes` x `uniforms.steps` steps; `neighbors(s)` must be ascending.
 
     `progress=None` shows a bar over episodes on a TTY only.

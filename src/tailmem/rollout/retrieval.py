@@ -56,7 +56,7 @@ class Retriever:
             return []
         if self.design == "recency":
             picked: list[int] = []
-            for item in reversed(self.history[max(0, t - self.k):t]):
+            for item in reversed(self.history[max(0, t - self.k) : t]):
                 if item != state and item not in picked:
                     picked.append(item)
         else:

@@ -28,8 +28,15 @@ def load_kernel() -> None:
     kernel_rollout(indptr, ring, "recency", 1, draw_uniforms(0, 1, 2, 1), progress=False)
 
 
-def kernel_rollout(indptr: np.ndarray, targets: np.ndarray, design: str, k: int, uniforms: Uniforms,
-                   progress: bool | None = None, start: str = "uniform") -> Trace:
+def kernel_rollout(
+    indptr: np.ndarray,
+    targets: np.ndarray,
+    design: str,
+    k: int,
+    uniforms: Uniforms,
+    progress: bool | None = None,
+    start: str = "uniform",
+) -> Trace:
     """Random walk with retrieval `design` over CSR arrays, driven by `uniforms` (the fast path); `start` is the
     start-state rule of every episode (`settings.STARTS`).
 
@@ -48,22 +55,35 @@ def kernel_rollout(indptr: np.ndarray, targets: np.ndarray, design: str, k: int,
     counts = np.zeros(n, dtype=np.int64)
     stored = np.zeros(n, dtype=np.bool_)
     seen_at = np.full(n, -1, dtype=np.int64)
-    arrays = (uniforms.start, uniforms.policy, uniforms.retrieval, states, actions, episode, access_step,
-              access_item, counts, stored, seen_at)
+    arrays = (
+        uniforms.start,
+        uniforms.policy,
+        uniforms.retrieval,
+        states,
+        actions,
+        episode,
+        access_step,
+        access_item,
+        counts,
+        stored,
+        seen_at,
+    )
     hide = None if progress is None else not progress
     with tqdm(total=episodes, desc=f"rollout {design}", unit="episode", disable=hide, leave=False) as bar:
         chunk = episodes if bar.disable else max(1, -(-episodes // BAR_UPDATES))
         accesses = 0
         for first in range(0, episodes, chunk):
             stop = min(episodes, first + chunk)
-            accesses = walk_kernel(indptr, targets, DESIGN_CODES[design], k, START_CODES[start], steps, first,
-                                   stop, *arrays, accesses)
+            accesses = walk_kernel(
+                indptr, targets, DESIGN_CODES[design], k, START_CODES[start], steps, first, stop, *arrays, accesses
+            )
             bar.update(stop - first)
     return Trace(states, actions, episode, access_step[:accesses], access_item[:accesses], counts)
 
 
-def rollout(world: World, settings: RolloutSettings, policy: Policy | None = None,
-            progress: bool | None = None) -> Trace:
+def rollout(
+    world: World, settings: RolloutSettings, policy: Policy | None = None, progress: bool | None = None
+) -> Trace:
     """The trace of `settings` on `world`: deterministic for `settings.seed`.
 
     Random walk (the default) runs in the numba kernel; any other `policy` object runs step by step in Python
@@ -71,8 +91,9 @@ def rollout(world: World, settings: RolloutSettings, policy: Policy | None = Non
     """
     uniforms = draw_uniforms(settings.seed, settings.episodes, settings.steps, settings.retrieval_draws)
     if policy is None and settings.policy == "random_walk":
-        return kernel_rollout(world.indptr, world.targets, settings.retrieval, settings.k, uniforms, progress,
-                              settings.start)
+        return kernel_rollout(
+            world.indptr, world.targets, settings.retrieval, settings.k, uniforms, progress, settings.start
+        )
     policy = policy or RandomWalk()
     neighbors = lambda s: world.neighbors(s).tolist()  # noqa: E731 - Python ints, ascending
     retriever = Retriever(world.n, settings.retrieval, settings.k, neighbors)

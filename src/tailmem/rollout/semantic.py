@@ -32,7 +32,9 @@ class GoalDirected(Policy):
         texts = []
         for s in (obs.state, *obs.retrieved):
             for a, nxt in self.known.get(s, {}).items():
-                texts.append(format_transition(self.world.state_texts[s], self.world.actions(s)[a], self.world.state_texts[nxt]))
+                texts.append(
+                    format_transition(self.world.state_texts[s], self.world.actions(s)[a], self.world.state_texts[nxt])
+                )
         return texts
 
     def observe(self, obs: Observation, action: int, next_state: int) -> None:
@@ -58,14 +60,17 @@ class Semantic(GoalDirected):
         self._recent: list[int] = []
 
     def choose(self, obs: Observation, u: float) -> int:
-        self._recent = (self._recent + [obs.state])[-self.tabu:]
+        self._recent = (self._recent + [obs.state])[-self.tabu :]
         if u < self.explore:
             return min(int(u / self.explore * len(obs.actions)), len(obs.actions) - 1)
         known = self.known.get(obs.state, {})
-        allowed = [a for a in range(len(obs.actions)) if known.get(a) not in self._recent] or list(range(len(obs.actions)))
+        allowed = [a for a in range(len(obs.actions)) if known.get(a) not in self._recent] or list(
+            range(len(obs.actions))
+        )
         goal = self.world.state_texts[self.goal(obs.episode)]
-        pick = choose_action(self.world.state_texts[obs.state], [obs.actions[a] for a in allowed], goal,
-                             self.memory_texts(obs))
+        pick = choose_action(
+            self.world.state_texts[obs.state], [obs.actions[a] for a in allowed], goal, self.memory_texts(obs)
+        )
         return allowed[pick]
 
 
@@ -83,9 +88,11 @@ class LLMPolicy(GoalDirected):
     """
 
     name = "llm"
-    INSTRUCTION = ("You are exploring a world of connected places and want to reach a goal. Given the goal, your "
-                   "memory of the paths taken and where you are now, choose the path that brings you closer to "
-                   "the goal.")
+    INSTRUCTION = (
+        "You are exploring a world of connected places and want to reach a goal. Given the goal, your "
+        "memory of the paths taken and where you are now, choose the path that brings you closer to "
+        "the goal."
+    )
 
     def __init__(self, world: World, seed: int, client):
         super().__init__(world, seed)

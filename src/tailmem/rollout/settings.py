@@ -37,8 +37,9 @@ class RolloutSettings:
         if self.policy not in POLICIES:
             raise ConfigError(f"policy.name={self.policy!r}: unknown policy; expected one of {list(POLICIES)}")
         if self.retrieval not in DESIGNS:
-            raise ConfigError(f"retrieval.name={self.retrieval!r}: unknown retrieval design; expected one of "
-                              f"{list(DESIGNS)}")
+            raise ConfigError(
+                f"retrieval.name={self.retrieval!r}: unknown retrieval design; expected one of {list(DESIGNS)}"
+            )
         _count(self.k, "retrieval.k", 0)
         _count(self.episodes, "rollout.episodes", 1)
         _count(self.steps, "rollout.steps", 1)
@@ -58,12 +59,26 @@ class RolloutSettings:
     @classmethod
     def from_config(cls, cfg) -> "RolloutSettings":
         """From the resolved Hydra config (`policy.name`, `retrieval.name/k`, `rollout.episodes/steps/start`, `seed`)."""
-        for key in ("policy.name", "retrieval.name", "retrieval.k", "rollout.episodes", "rollout.steps", "rollout.start",
-                    "seed"):
+        for key in (
+            "policy.name",
+            "retrieval.name",
+            "retrieval.k",
+            "rollout.episodes",
+            "rollout.steps",
+            "rollout.start",
+            "seed",
+        ):
             node = cfg
             for part in key.split("."):
                 node = node.get(part) if node is not None else None
             if node is None:
                 raise ConfigError(f"{key} is missing")
-        return cls(cfg.policy.name, cfg.retrieval.name, cfg.retrieval.k, cfg.rollout.episodes, cfg.rollout.steps,
-                   cfg.seed, cfg.rollout.start)
+        return cls(
+            cfg.policy.name,
+            cfg.retrieval.name,
+            cfg.retrieval.k,
+            cfg.rollout.episodes,
+            cfg.rollout.steps,
+            cfg.seed,
+            cfg.rollout.start,
+        )

@@ -75,8 +75,10 @@ class AlfworldGroup:
         p.one_of("model_executor", self.model_executor, registry("tailmem.alfworld.executor", "EXECUTORS"))
         p.names("model_roles", self.model_roles, registry("tailmem.alfworld.layout", "ROLES"))
         p.strings("smoke_games", self.smoke_games)
-        variants, protocols = registry("tailmem.alfworld.curator", "VARIANTS"), registry("tailmem.alfworld.chain",
-                                                                                          "PROTOCOLS")
+        variants, protocols = (
+            registry("tailmem.alfworld.curator", "VARIANTS"),
+            registry("tailmem.alfworld.chain", "PROTOCOLS"),
+        )
         p.names("variants", self.variants, variants)
         p.names("protocols", self.protocols, protocols)
         p.one_of("variant", self.variant, variants)
@@ -89,8 +91,21 @@ class AlfworldGroup:
         for name, settings in arms.items():
             p.lines += check_memory(dict(settings or {}), f"alfworld.arms.{name}", arm=True)
         for key in ("arm", "executor_arm"):
-            p.check(key, getattr(self, key), None if getattr(self, key) in arms else
-                    f"expected one of alfworld.arms {list(arms)}")
-        p.check("arms_run", self.arms_run, next((f"item {i} ({a!r}): expected one of alfworld.arms {list(arms)}"
-                                                 for i, a in enumerate(self.arms_run or []) if a not in arms), None))
+            p.check(
+                key,
+                getattr(self, key),
+                None if getattr(self, key) in arms else f"expected one of alfworld.arms {list(arms)}",
+            )
+        p.check(
+            "arms_run",
+            self.arms_run,
+            next(
+                (
+                    f"item {i} ({a!r}): expected one of alfworld.arms {list(arms)}"
+                    for i, a in enumerate(self.arms_run or [])
+                    if a not in arms
+                ),
+                None,
+            ),
+        )
         p.raise_any()

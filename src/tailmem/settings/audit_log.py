@@ -43,5 +43,15 @@ class AuditLogGroup:
         tools = {k: {"argument": t.argument, "result": t.result} for k, t in (self.tools or {}).items()}
         tools = {k: {f: v for f, v in t.items() if v is not None} for k, t in tools.items()}
         logs = [{"name": e.name, "file": e.file, "format": e.format} for e in (self.logs or [])]
-        settings({"audit_log": {"file": self.file, "format": self.format, "name": self.name, "top_k": self.top_k,
-                                "tools": tools, "logs": logs}})
+        settings(
+            {
+                "audit_log": {
+                    "file": self.file,
+                    "format": self.format,
+                    "name": self.name,
+                    "top_k": self.top_k,
+                    "tools": tools,
+                    "logs": logs,
+                }
+            }
+        )

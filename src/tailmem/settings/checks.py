@@ -31,8 +31,12 @@ def _bounds(lo, hi, lo_open: bool, hi_open: bool) -> str:
 def integer_problem(value, lo=None, hi=None, null: bool = False) -> str | None:
     if value is None:
         return None if null else f"expected an integer{_bounds(lo, hi, False, False)}, not null"
-    ok = isinstance(value, int) and not isinstance(value, bool) and (lo is None or value >= lo) \
+    ok = (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and (lo is None or value >= lo)
         and (hi is None or value <= hi)
+    )
     return None if ok else f"expected an integer{_bounds(lo, hi, False, False)}{' or null' if null else ''}"
 
 
@@ -65,8 +69,9 @@ def string_problem(value, null: bool = False) -> str | None:
     return None if isinstance(value, str) and value else "expected a non-empty string"
 
 
-def list_problem(values, item: Callable[[Any], str | None], what: str, empty: bool = False,
-                 null: bool = False) -> str | None:
+def list_problem(
+    values, item: Callable[[Any], str | None], what: str, empty: bool = False, null: bool = False
+) -> str | None:
     """`item(value)` is an item's problem or None; `what` says what an item is, for the empty-list message."""
     if values is None:
         return None if null else f"expected a list of {what}, not null"
@@ -109,16 +114,17 @@ class Problems:
         what = f"an integer{_bounds(lo, None, False, False)}"
         self.check(name, values, list_problem(values, lambda v: integer_problem(v, lo), what, empty, null))
 
-    def numbers(self, name: str, values: Sequence, lo=None, hi=None, lo_open=False, hi_open=False,
-                empty: bool = False) -> None:
+    def numbers(
+        self, name: str, values: Sequence, lo=None, hi=None, lo_open=False, hi_open=False, empty: bool = False
+    ) -> None:
         what = f"a number{_bounds(lo, hi, lo_open, hi_open)}"
-        self.check(name, values, list_problem(values, lambda v: number_problem(v, lo, hi, lo_open, hi_open), what,
-                                              empty))
+        self.check(
+            name, values, list_problem(values, lambda v: number_problem(v, lo, hi, lo_open, hi_open), what, empty)
+        )
 
     def names(self, name: str, values: Sequence, names: Iterable[Any], empty: bool = False, null=False) -> None:
         names = list(names)
-        self.check(name, values, list_problem(values, lambda v: name_problem(v, names), f"one of {names}", empty,
-                                              null))
+        self.check(name, values, list_problem(values, lambda v: name_problem(v, names), f"one of {names}", empty, null))
 
     def strings(self, name: str, values: Sequence, empty: bool = False, null: bool = False) -> None:
         self.check(name, values, list_problem(values, string_problem, "non-empty strings", empty, null))
@@ -157,8 +163,15 @@ def hydra_line(exc: Exception) -> tuple[str, str]:
 
 def expected_type(text: str) -> str:
     """What OmegaConf's conversion message says the field's type is, in the words of the range checks."""
-    for word, what in (("Integer", "an integer"), ("Float", "a number"), ("Boolean", "true or false"),
-                       ("String", "a string"), ("Dict", "a mapping"), ("List", "a list"), ("None", "a value, not null")):
+    for word, what in (
+        ("Integer", "an integer"),
+        ("Float", "a number"),
+        ("Boolean", "true or false"),
+        ("String", "a string"),
+        ("Dict", "a mapping"),
+        ("List", "a list"),
+        ("None", "a value, not null"),
+    ):
         if word in text:
             return what
     return "a value of the key's type"

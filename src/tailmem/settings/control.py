@@ -34,12 +34,19 @@ class ControlGroup:
                 overrides(self.arm)
             except ConfigError as exc:  # what the arm parser says was expected
                 text = str(exc)
-                p.check("arm", self.arm, text[text.index("expected "):] if "expected " in text else text)
+                p.check("arm", self.arm, text[text.index("expected ") :] if "expected " in text else text)
         p.raise_any()
 
 
-FLOORS = ("searcher_looked_up", "searcher_correct", "malformed_per_round", "capped", "predictor_with_evidence",
-          "judge_agreement", "unreadable")
+FLOORS = (
+    "searcher_looked_up",
+    "searcher_correct",
+    "malformed_per_round",
+    "capped",
+    "predictor_with_evidence",
+    "judge_agreement",
+    "unreadable",
+)
 
 
 @dataclass

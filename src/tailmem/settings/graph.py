@@ -52,8 +52,10 @@ def check(graph: dict, stage: bool) -> list[str]:
         own = ["family", "n", *families[family].keys]
         for key in sorted(set(graph) - set(own) - (set(graph) - set(keys))):
             owners = [name for name, f in families.items() if key in f.keys]
-            errors.append(f"graph.{key}: not a key of graph family {family!r} (its keys: "
-                          f"{', '.join('graph.' + k for k in own)}); it is a key of {', '.join(owners)}")
+            errors.append(
+                f"graph.{key}: not a key of graph family {family!r} (its keys: "
+                f"{', '.join('graph.' + k for k in own)}); it is a key of {', '.join(owners)}"
+            )
     return errors or _lines(lambda: check_graph_config(graph))
 
 
@@ -69,8 +71,9 @@ def check_dag(graph: dict, scale, overrides: Sequence[str], option) -> list[str]
     changed = {o.lstrip("+~").split("=", 1)[0].strip() for o in overrides}
     changed = {k.split(".", 1)[1] for k in changed if k.startswith("graph.")}
     grid = [("scale.families", f, "scale.sizes", n) for f in scale.families for n in scale.sizes]
-    grid += [("scale.retrieval_families", f, "scale.retrieval_size", scale.retrieval_size)
-             for f in scale.retrieval_families]
+    grid += [
+        ("scale.retrieval_families", f, "scale.retrieval_size", scale.retrieval_size) for f in scale.retrieval_families
+    ]
     grid += [("scale.control.families", f, "scale.control.size", scale.control.size) for f in scale.control.families]
     failed: set[str] = set()
     for fkey, family, nkey, n in grid:

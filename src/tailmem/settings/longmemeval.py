@@ -38,8 +38,18 @@ class LongMemEvalGroup:
         files = list(self.files or {})
         if self.dataset not in files:
             p.check("dataset", self.dataset, f"expected one of longmemeval.files {files}")
-        p.check("datasets", self.datasets, next((f"item {i} ({d!r}): expected one of longmemeval.files {files}"
-                                                 for i, d in enumerate(self.datasets or []) if d not in files), None))
+        p.check(
+            "datasets",
+            self.datasets,
+            next(
+                (
+                    f"item {i} ({d!r}): expected one of longmemeval.files {files}"
+                    for i, d in enumerate(self.datasets or [])
+                    if d not in files
+                ),
+                None,
+            ),
+        )
         p.integers("seeds", self.seeds, lo=0)
         p.integer("max_per_type", self.max_per_type, lo=1, null=True)
         p.integer("max_questions", self.max_questions, lo=1, null=True)

@@ -78,6 +78,7 @@ def register() -> None:
 
 # ---------------------------------------------------------------- Hydra's errors as one line
 
+
 def known_keys(cls=Settings, prefix: str = "") -> list[str]:
     """Every dotted key the schema defines (the open groups' keys from their registries), for suggestions."""
     from tailmem.settings import graph
@@ -119,8 +120,10 @@ def explain(exc: Exception, overrides: Sequence[str] = ()) -> ConfigError:
     if key and (isinstance(cause, ConfigKeyError) or "not in struct" in text or "not in '" in text):
         if key in known_keys():  # a key of a graph family or a controller that the chosen option does not set
             value = _override_value(key, overrides)
-            return ConfigError(f"{key}: not a key of the chosen {key.split('.', 1)[0]} option; to add it, write "
-                               f"+{key}={'...' if value is None else value} (Hydra: {text})")
+            return ConfigError(
+                f"{key}: not a key of the chosen {key.split('.', 1)[0]} option; to add it, write "
+                f"+{key}={'...' if value is None else value} (Hydra: {text})"
+            )
         return ConfigError(unknown(key))
     if isinstance(cause, ValidationError) and key:
         value = getattr(cause, "value", None)
@@ -156,6 +159,7 @@ def unknown(key: str) -> str:
 
 # ---------------------------------------------------------------- validation of a composed config
 
+
 def _scope(cfg, groups: Iterable[str] | None) -> set[str] | None:
     """The groups to read: a stage's own (`groups`, which its caller takes from tailmem.registry: the settings are
     library and never import the pipeline), or None (all) for the DAG's config or when no groups are given."""
@@ -183,8 +187,11 @@ def errors(cfg, overrides: Sequence[str] = (), graph_option=None, groups: Iterab
     scope = _scope(cfg, groups)
     found = appended(cfg)
     try:
-        missing = sorted(k for k in OmegaConf.missing_keys(cfg) if not k.startswith(("llm.roles.", "hydra"))
-                         and not (k.startswith("llm.") and k.split(".")[1] in ROLE_KEYS))
+        missing = sorted(
+            k
+            for k in OmegaConf.missing_keys(cfg)
+            if not k.startswith(("llm.roles.", "hydra")) and not (k.startswith("llm.") and k.split(".")[1] in ROLE_KEYS)
+        )
     except OmegaConfBaseException as exc:  # an interpolation that does not resolve names its key
         return [*found, f"{getattr(exc, 'full_key', '') or 'config'}: {str(exc).splitlines()[0]}"]
     for key in missing:

@@ -23,8 +23,15 @@ def _steps(ep: dict) -> list[dict]:
     out = []
     for k, (action, feedback) in enumerate(ep.get("trajectory") or []):
         block = blocks[k] if k < len(blocks) else None
-        out.append({"n": k + 1, "action": action, "feedback": feedback,
-                    "memory": block[0] if block else None, "marks": block[1] if block else None})
+        out.append(
+            {
+                "n": k + 1,
+                "action": action,
+                "feedback": feedback,
+                "memory": block[0] if block else None,
+                "marks": block[1] if block else None,
+            }
+        )
     return out
 
 
@@ -34,13 +41,20 @@ def _before_label(game_id: str) -> str:
 
 def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     section = Section(
-        key="alfworld", title="ALFWorld: every game",
+        key="alfworld",
+        title="ALFWorld: every game",
         blurb="Memory cells (paper 1's observation memory): one page per game with the observations, actions and the "
-              "memory block at each step. Skill cells (paper 2): one page per task with the guidance it was given, "
-              "its trajectory and the store as it stood before it.",
+        "memory block at each step. Skill cells (paper 2): one page per task with the guidance it was given, "
+        "its trajectory and the store as it stood before it.",
         columns=["setting", "cell", "game", "family", "success", "steps", "invalid actions"],
-        filters=[("setting", "setting"), ("arm", "memory arm or skill variant"), ("protocol", "protocol"),
-                 ("cell", "cell"), ("family", "task family"), ("success", "success")],
+        filters=[
+            ("setting", "setting"),
+            ("arm", "memory arm or skill variant"),
+            ("protocol", "protocol"),
+            ("cell", "cell"),
+            ("family", "task family"),
+            ("success", "success"),
+        ],
     )
     root = results / "alfworld"
     memory, skills = [], []
@@ -56,12 +70,30 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         memory.append((path, data, cell, folder))
         for ep in data.get("episodes", []):
             href = f"{folder}/{slug(ep['id'])}.html"
-            filters = {"setting": "memory", "arm": data.get("arm", rel.parts[-1]), "protocol": "", "cell": cell,
-                       "family": ep.get("family", ""),
-                       "success": verdict(bool(ep.get("success"))) if ep.get("loaded") else "-"}
-            section.rows.append(Row(href, ["memory", cell, ep["id"], ep.get("family"), filters["success"],
-                                           ep.get("steps"), ep.get("invalid")], filters,
-                                    f"{ep['id']} {ep.get('goal', '')} {cell}"))
+            filters = {
+                "setting": "memory",
+                "arm": data.get("arm", rel.parts[-1]),
+                "protocol": "",
+                "cell": cell,
+                "family": ep.get("family", ""),
+                "success": verdict(bool(ep.get("success"))) if ep.get("loaded") else "-",
+            }
+            section.rows.append(
+                Row(
+                    href,
+                    [
+                        "memory",
+                        cell,
+                        ep["id"],
+                        ep.get("family"),
+                        filters["success"],
+                        ep.get("steps"),
+                        ep.get("invalid"),
+                    ],
+                    filters,
+                    f"{ep['id']} {ep.get('goal', '')} {cell}",
+                )
+            )
     for path in sorted((root / "skills").rglob("chain.json")) if (root / "skills").is_dir() else []:
         try:
             data = AlfworldChain.read(path).to_json()
@@ -74,11 +106,22 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         skills.append((path, data, cell, folder))
         for t in data.get("tasks", []):
             href = f"{folder}/task-{int(t['index']):04d}.html"
-            filters = {"setting": "skills", "arm": data.get("variant", rel.parts[-1]),
-                       "protocol": data.get("protocol", ""), "cell": cell, "family": t.get("family", ""),
-                       "success": verdict(bool(t.get("success"))) if t.get("ran") else "-"}
-            section.rows.append(Row(href, ["skills", cell, t["id"], t.get("family"), filters["success"],
-                                           t.get("steps"), t.get("invalid")], filters, f"{t['id']} {cell}"))
+            filters = {
+                "setting": "skills",
+                "arm": data.get("variant", rel.parts[-1]),
+                "protocol": data.get("protocol", ""),
+                "cell": cell,
+                "family": t.get("family", ""),
+                "success": verdict(bool(t.get("success"))) if t.get("ran") else "-",
+            }
+            section.rows.append(
+                Row(
+                    href,
+                    ["skills", cell, t["id"], t.get("family"), filters["success"], t.get("steps"), t.get("invalid")],
+                    filters,
+                    f"{t['id']} {cell}",
+                )
+            )
 
     def draw(w: Writer) -> None:
         for path, data, cell, folder in memory:
@@ -88,16 +131,26 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                 call, matched = None, 0
                 if not is_programmatic(agent) and ep.get("goal"):  # the goal, and the last block (arms differ)
                     last = next((b[0] for b in reversed(ep.get("blocks") or []) if b and b[0]), None)
-                    call, matched = transcripts.transcript("executor", "alfworld_memory",
-                                                           [ep["goal"], *([last] if last else [])])
-                w.write(f"{folder}/{slug(ep['id'])}.html", "alfworld_game.html",
-                        title=f"ALFWorld memory · {cell} · {ep['id']}", cell=cell, ep=ep, steps=_steps(ep),
-                        settings=data.get("settings", {}), agent=agent, programmatic=is_programmatic(agent),
-                        call=call, matched=matched,
-                        accesses=sorted((ep.get("accesses") or {}).items(), key=lambda kv: (-kv[1], kv[0])),
-                        prev_href=f"{folder}/{slug(eps[k - 1]['id'])}.html" if k > 0 else None,
-                        next_href=f"{folder}/{slug(eps[k + 1]['id'])}.html" if k + 1 < len(eps) else None,
-                        back="alfworld/index.html")
+                    call, matched = transcripts.transcript(
+                        "executor", "alfworld_memory", [ep["goal"], *([last] if last else [])]
+                    )
+                w.write(
+                    f"{folder}/{slug(ep['id'])}.html",
+                    "alfworld_game.html",
+                    title=f"ALFWorld memory · {cell} · {ep['id']}",
+                    cell=cell,
+                    ep=ep,
+                    steps=_steps(ep),
+                    settings=data.get("settings", {}),
+                    agent=agent,
+                    programmatic=is_programmatic(agent),
+                    call=call,
+                    matched=matched,
+                    accesses=sorted((ep.get("accesses") or {}).items(), key=lambda kv: (-kv[1], kv[0])),
+                    prev_href=f"{folder}/{slug(eps[k - 1]['id'])}.html" if k > 0 else None,
+                    next_href=f"{folder}/{slug(eps[k + 1]['id'])}.html" if k + 1 < len(eps) else None,
+                    back="alfworld/index.html",
+                )
         for path, data, cell, folder in skills:
             _draw_skill_cell(w, path.parent, data, cell, folder, transcripts)
 
@@ -123,18 +176,38 @@ def _draw_skill_cell(w: Writer, cell_dir: Path, data: dict, cell: str, folder: s
                 if digest not in drawn and (objects / digest).is_file():
                     drawn.add(digest)
                     text = (objects / digest).read_bytes().decode(errors="replace")
-                    w.write(page, "blob.html", title=f"{cell} · {p}", path=p, digest=digest,
-                            text=text[:BLOB_CHARS], cut=max(0, len(text) - BLOB_CHARS), back=f"{folder}/task-{int(t['index']):04d}.html")
+                    w.write(
+                        page,
+                        "blob.html",
+                        title=f"{cell} · {p}",
+                        path=p,
+                        digest=digest,
+                        text=text[:BLOB_CHARS],
+                        cut=max(0, len(text) - BLOB_CHARS),
+                        back=f"{folder}/task-{int(t['index']):04d}.html",
+                    )
                 store.append({"path": p, "page": page if digest in drawn else None})
         ep = played.get(t["id"]) or {}
         executor = agents.get("executor", "")
         call, matched = None, 0
         if not is_programmatic(executor) and ep.get("goal"):
-            call, matched = transcripts.transcript("executor", "alfworld_skills",
-                                                   [ep["goal"], *([ep["guidance"]] if ep.get("guidance") else [])])
-        w.write(f"{folder}/task-{int(t['index']):04d}.html", "alfworld_task.html",
-                title=f"ALFWorld skills · {cell} · task {t['index']}", cell=cell, t=t, ep=ep, steps=_steps(ep),
-                store=store, agents=agents, call=call, matched=matched, programmatic=is_programmatic(executor),
-                prev_href=f"{folder}/task-{int(tasks[k - 1]['index']):04d}.html" if k > 0 else None,
-                next_href=f"{folder}/task-{int(tasks[k + 1]['index']):04d}.html" if k + 1 < len(tasks) else None,
-                back="alfworld/index.html")
+            call, matched = transcripts.transcript(
+                "executor", "alfworld_skills", [ep["goal"], *([ep["guidance"]] if ep.get("guidance") else [])]
+            )
+        w.write(
+            f"{folder}/task-{int(t['index']):04d}.html",
+            "alfworld_task.html",
+            title=f"ALFWorld skills · {cell} · task {t['index']}",
+            cell=cell,
+            t=t,
+            ep=ep,
+            steps=_steps(ep),
+            store=store,
+            agents=agents,
+            call=call,
+            matched=matched,
+            programmatic=is_programmatic(executor),
+            prev_href=f"{folder}/task-{int(tasks[k - 1]['index']):04d}.html" if k > 0 else None,
+            next_href=f"{folder}/task-{int(tasks[k + 1]['index']):04d}.html" if k + 1 < len(tasks) else None,
+            back="alfworld/index.html",
+        )

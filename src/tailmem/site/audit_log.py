@@ -17,10 +17,11 @@ AUDIT_FILE = "audit.json"
 
 def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     section = Section(
-        key="audit_log", title="Audited access logs: the tail audit of external runs",
+        key="audit_log",
+        title="Audited access logs: the tail audit of external runs",
         blurb="One row per access log audited by `python -m tailmem audit-log` or the Snakemake rule audit_log "
-              "(docs/access-log.md). Each page gives the log's size, the internal audit's numbers on its reads per "
-              "item, the reason when no tail was fitted, the most read items and the CCDF with the fitted tails.",
+        "(docs/access-log.md). Each page gives the log's size, the internal audit's numbers on its reads per "
+        "item, the reason when no tail was fitted, the most read items and the CCDF with the fitted tails.",
         columns=["log", "format", "reads", "items", "gini", "tail", "alpha", "p_gof", "favoured"],
         filters=[("format", "format"), ("tail", "tail")],
     )
@@ -37,10 +38,24 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         audits.append((here, path.parent, body))
         c, t, g, log = body.get("concentration") or {}, body["tail"], body["gof"], body.get("log", {})
         favoured = _favoured(t)
-        section.rows.append(Row(here, [name, log.get("format"), body["counts"]["total"], body["counts"]["n_items"],
-                                       c.get("gini"), t["status"], t.get("alpha"), g.get("p"), favoured],
-                                {"format": log.get("format", ""), "tail": t["status"]},
-                                f"{name} {log.get('path', '')}"))
+        section.rows.append(
+            Row(
+                here,
+                [
+                    name,
+                    log.get("format"),
+                    body["counts"]["total"],
+                    body["counts"]["n_items"],
+                    c.get("gini"),
+                    t["status"],
+                    t.get("alpha"),
+                    g.get("p"),
+                    favoured,
+                ],
+                {"format": log.get("format", ""), "tail": t["status"]},
+                f"{name} {log.get('path', '')}",
+            )
+        )
 
     def draw(w: Writer) -> None:
         for here, folder, body in audits:
@@ -49,8 +64,16 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                 figure = f"{FOLDER}/{slug(folder.name)}_ccdf.png"
                 w.copy(folder / "ccdf.png", figure)
             table = (folder / "audit_log.md").read_text() if (folder / "audit_log.md").is_file() else None
-            w.write(here, "audit_log.html", title=f"Access log {folder.name}", a=body, figure=figure, table=table,
-                    favoured=_favoured(body["tail"]), back=f"{FOLDER}/index.html")
+            w.write(
+                here,
+                "audit_log.html",
+                title=f"Access log {folder.name}",
+                a=body,
+                figure=figure,
+                table=table,
+                favoured=_favoured(body["tail"]),
+                back=f"{FOLDER}/index.html",
+            )
 
     section.draw = draw
     return section

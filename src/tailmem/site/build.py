@@ -25,8 +25,15 @@ def _items_js(section: Section) -> str:
     from tailmem.site.pages import rel_link
 
     here = f"{section.key}/index.html"
-    items = [{"h": rel_link(here, r.href), "c": [_plain(c) for c in r.cells], "f": {k: str(v) for k, v in r.filters.items()},
-              "t": " ".join(str(x) for x in (r.text, *r.cells)).lower()} for r in section.rows]
+    items = [
+        {
+            "h": rel_link(here, r.href),
+            "c": [_plain(c) for c in r.cells],
+            "f": {k: str(v) for k, v in r.filters.items()},
+            "t": " ".join(str(x) for x in (r.text, *r.cells)).lower(),
+        }
+        for r in section.rows
+    ]
     text = json.dumps(items, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     return f"window.SITE_ITEMS = {text};\n"
 
@@ -52,8 +59,16 @@ def _link_col(section: Section) -> int:
     return 0
 
 
-def build_site(results: str | Path, figures: str | Path, out: str | Path, *, scale: str = "", cache_path=None,
-               cfg=None, site_provenance: dict | None = None) -> dict:
+def build_site(
+    results: str | Path,
+    figures: str | Path,
+    out: str | Path,
+    *,
+    scale: str = "",
+    cache_path=None,
+    cfg=None,
+    site_provenance: dict | None = None,
+) -> dict:
     """Write the site of the artifacts under `results` (and the figures under `figures`) into `out`; returns what
     `site.json` records: pages, bytes (total and per section), rows per list, seconds."""
     t0 = time.perf_counter()
@@ -70,9 +85,18 @@ def build_site(results: str | Path, figures: str | Path, out: str | Path, *, sca
             pages = max(1, -(-len(s.rows) // PAGE_ROWS))
             col = _link_col(s)
             for number, rows in chunks(s.rows):
-                w.write(page_name(s.key, number), "list.html", title=s.title, section=s, rows=rows, page=number,
-                        pages=pages, total=len(s.rows), link_col=col,
-                        page_href=lambda p, key=s.key: page_name(key, p))
+                w.write(
+                    page_name(s.key, number),
+                    "list.html",
+                    title=s.title,
+                    section=s,
+                    rows=rows,
+                    page=number,
+                    pages=pages,
+                    total=len(s.rows),
+                    link_col=col,
+                    page_href=lambda p, key=s.key: page_name(key, p),
+                )
             w.write_text(f"{s.key}/items.js", _items_js(s))
         by_key = {s.key: s for s in sections}
         figs = []
@@ -92,16 +116,35 @@ def build_site(results: str | Path, figures: str | Path, out: str | Path, *, sca
         site_prov.setdefault("commit", "unknown")
         site_prov.setdefault("dirty", None)
         site_prov.setdefault("digest", "-")
-        site_prov["cache"] = (f"{cache_path} (read for transcripts)" if transcripts.available
-                              else "none found (no model ran, or llm.cache_path points elsewhere)")
-        w.write("index.html", "overview.html", title=f"Run record · scale {scale}", scale=scale,
-                groups=groups, n_tables=sum(len(g.tables) for g in groups), figures=figs, figures_dir=str(figures),
-                sections=[{"key": s.key, "title": s.title, "n": len(s.rows), "blurb": s.blurb, "notes": s.notes}
-                          for s in sections],
-                prov=prov, site_prov=site_prov)
+        site_prov["cache"] = (
+            f"{cache_path} (read for transcripts)"
+            if transcripts.available
+            else "none found (no model ran, or llm.cache_path points elsewhere)"
+        )
+        w.write(
+            "index.html",
+            "overview.html",
+            title=f"Run record · scale {scale}",
+            scale=scale,
+            groups=groups,
+            n_tables=sum(len(g.tables) for g in groups),
+            figures=figs,
+            figures_dir=str(figures),
+            sections=[
+                {"key": s.key, "title": s.title, "n": len(s.rows), "blurb": s.blurb, "notes": s.notes} for s in sections
+            ],
+            prov=prov,
+            site_prov=site_prov,
+        )
         w.static()
-        record = {"scale": scale, "pages": w.pages, "bytes": w.bytes, "bytes_by_section": w.by_section,
-                  "rows": {s.key: len(s.rows) for s in sections}, "seconds": round(time.perf_counter() - t0, 2)}
+        record = {
+            "scale": scale,
+            "pages": w.pages,
+            "bytes": w.bytes,
+            "bytes_by_section": w.by_section,
+            "rows": {s.key: len(s.rows) for s in sections},
+            "seconds": round(time.perf_counter() - t0, 2),
+        }
         w.write_text(SITE_FILE, json.dumps(record, indent=1) + "\n")
     finally:
         transcripts.close()

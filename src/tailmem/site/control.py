@@ -44,10 +44,11 @@ def _world_and_trace(results: Path, run_parts: tuple[str, ...]):
 
 def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     section = Section(
-        key="control", title="Controller study: the step viewer",
+        key="control",
+        title="Controller study: the step viewer",
         blurb="Matched replay (paper 1 Tables 4-6): every controller sees the same trajectory. For the sampled steps "
-              "each page shows every controller's memory block (summarised tail lines marked), the predicted next "
-              "state and whether the prompt held the evidence (the transition the prediction needs).",
+        "each page shows every controller's memory block (summarised tail lines marked), the predicted next "
+        "state and whether the prompt held the evidence (the transition the prediction needs).",
         columns=["run", "step", "state", "arm", "predicted", "correct", "evidence in prompt", "prompt tokens"],
         filters=[("run", "run"), ("arm", "arm"), ("correct", "correct"), ("covered", "evidence in prompt")],
     )
@@ -74,12 +75,29 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         plan.append((run_dir, rel, label, folder, arms, sampled))
         for arm, summary, steps in arms:
             for r in steps.itertuples(index=False):
-                filters = {"run": label, "arm": arm, "correct": verdict(bool(r.correct)),
-                           "covered": verdict(bool(r.covered))}
-                section.rows.append(Row(f"{folder}/step-{int(r.step):05d}.html#arm-{slug(arm)}",
-                                        [label, int(r.step), f"S{int(r.state)}", arm, f"S{int(r.predicted)}"
-                                         if int(r.predicted) >= 0 else "none", filters["correct"], filters["covered"],
-                                         int(r.prompt_tokens)], filters, f"{label} {arm} S{int(r.state)}"))
+                filters = {
+                    "run": label,
+                    "arm": arm,
+                    "correct": verdict(bool(r.correct)),
+                    "covered": verdict(bool(r.covered)),
+                }
+                section.rows.append(
+                    Row(
+                        f"{folder}/step-{int(r.step):05d}.html#arm-{slug(arm)}",
+                        [
+                            label,
+                            int(r.step),
+                            f"S{int(r.state)}",
+                            arm,
+                            f"S{int(r.predicted)}" if int(r.predicted) >= 0 else "none",
+                            filters["correct"],
+                            filters["covered"],
+                            int(r.prompt_tokens),
+                        ],
+                        filters,
+                        f"{label} {arm} S{int(r.state)}",
+                    )
+                )
 
     def draw(w: Writer) -> None:
         for run_dir, rel, label, folder, arms, sampled in plan:
@@ -97,20 +115,41 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                     call, matched = None, 0
                     if not is_programmatic(agent) and r.memory:
                         call, matched = transcripts.transcript("predictor", "control", [str(r.memory)])
-                    cards.append({"arm": arm, "anchor": "arm-" + slug(arm), "label": summary.label if summary else arm,
-                                  "r": r, "pred": pred, "pred_text": _state_text(world, pred),
-                                  "correct": bool(r.correct), "covered": bool(r.covered), "agent": agent,
-                                  "programmatic": is_programmatic(agent), "call": call, "matched": matched})
+                    cards.append(
+                        {
+                            "arm": arm,
+                            "anchor": "arm-" + slug(arm),
+                            "label": summary.label if summary else arm,
+                            "r": r,
+                            "pred": pred,
+                            "pred_text": _state_text(world, pred),
+                            "correct": bool(r.correct),
+                            "covered": bool(r.covered),
+                            "agent": agent,
+                            "programmatic": is_programmatic(agent),
+                            "call": call,
+                            "matched": matched,
+                        }
+                    )
                 action = None
                 if trace is not None and world is not None and t < len(trace.actions):
                     action = world.action_names[int(trace.actions[t])]
-                w.write(f"{folder}/step-{t:05d}.html", "control_step.html",
-                        title=f"Controller study · {label} · step {t}", run=label, step=t, cards=cards,
-                        state=state, state_text=_state_text(world, state), next_state=nxt,
-                        next_text=_state_text(world, nxt), action=action,
-                        prev_href=f"{folder}/step-{sampled[k - 1]:05d}.html" if k > 0 else None,
-                        next_href=f"{folder}/step-{sampled[k + 1]:05d}.html" if k + 1 < len(sampled) else None,
-                        back="control/index.html")
+                w.write(
+                    f"{folder}/step-{t:05d}.html",
+                    "control_step.html",
+                    title=f"Controller study · {label} · step {t}",
+                    run=label,
+                    step=t,
+                    cards=cards,
+                    state=state,
+                    state_text=_state_text(world, state),
+                    next_state=nxt,
+                    next_text=_state_text(world, nxt),
+                    action=action,
+                    prev_href=f"{folder}/step-{sampled[k - 1]:05d}.html" if k > 0 else None,
+                    next_href=f"{folder}/step-{sampled[k + 1]:05d}.html" if k + 1 < len(sampled) else None,
+                    back="control/index.html",
+                )
 
     section.draw = draw
     return section

@@ -145,8 +145,11 @@ class _Replayer:
 
 def _calls_from_transcript(call) -> list[str]:
     """Tool outputs in order from a transcript (the `tool` messages of the fullest request)."""
-    return [m.get("content") if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
-            for m in call.messages if m.get("role") == "tool"]
+    return [
+        m.get("content") if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+        for m in call.messages
+        if m.get("role") == "tool"
+    ]
 
 
 def _clip(text: str) -> tuple[str, int]:
@@ -207,28 +210,49 @@ def _store_files(store_folder: Path) -> tuple[str, list[dict]]:
         for path, digest in sorted(snap.files.items()):
             blob = store_folder / "snapshots" / "objects" / digest
             text = blob.read_bytes().decode(errors="replace") if blob.is_file() else ""
-            files.append({"path": path, "text": text[:STORE_FILE_CHARS], "cut": max(0, len(text) - STORE_FILE_CHARS),
-                          "size": len(text), "anchor": "f-" + slug(path)})
+            files.append(
+                {
+                    "path": path,
+                    "text": text[:STORE_FILE_CHARS],
+                    "cut": max(0, len(text) - STORE_FILE_CHARS),
+                    "size": len(text),
+                    "anchor": "f-" + slug(path),
+                }
+            )
         return f"snapshot `{label}`", files
     root = store_folder / "store"
     if root.is_dir():
         for p in sorted(q for q in root.rglob("*") if q.is_file()):
             text = p.read_bytes().decode(errors="replace")
             rel = p.relative_to(root).as_posix()
-            files.append({"path": rel, "text": text[:STORE_FILE_CHARS], "cut": max(0, len(text) - STORE_FILE_CHARS),
-                          "size": len(text), "anchor": "f-" + slug(rel)})
+            files.append(
+                {
+                    "path": rel,
+                    "text": text[:STORE_FILE_CHARS],
+                    "cut": max(0, len(text) - STORE_FILE_CHARS),
+                    "size": len(text),
+                    "anchor": "f-" + slug(rel),
+                }
+            )
     return "store/ folder", files
 
 
 def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     section = Section(
-        key="fsmem", title="Filesystem memory: every answer",
+        key="fsmem",
+        title="Filesystem memory: every answer",
         blurb="One row per question a search agent answered over a store (LoCoMo, REALTALK; PersonaMem multiple "
-              "choice). Correct = the judge's verdict where a judge model ran, else exact match (PersonaMem) or "
-              "LoCoMo F1 (1 = yes, 0 = no, between = partial).",
+        "choice). Correct = the judge's verdict where a judge model ran, else exact match (PersonaMem) or "
+        "LoCoMo F1 (1 = yes, 0 = no, between = partial).",
         columns=["study", "benchmark", "variant", "harness", "question type", "question", "F1 / correct", "judge"],
-        filters=[("study", "study"), ("benchmark", "benchmark"), ("variant", "variant"), ("harness", "harness"),
-                 ("category", "question type"), ("correct", "correct")],
+        filters=[
+            ("study", "study"),
+            ("benchmark", "benchmark"),
+            ("variant", "variant"),
+            ("harness", "harness"),
+            ("category", "question type"),
+            ("correct", "correct"),
+        ],
     )
     root = results / "fsmem"
     sets = sorted(root.rglob(ANSWERS_FILE)) if root.is_dir() else []
@@ -243,8 +267,11 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         bench = data.get("benchmark") or ("personamem" if "tier" in data else "?")
         folder = f"fsmem/{rel}"
         store_folder = _store_folder(path)
-        store_page = f"fsmem/{PurePosixPath(store_folder.relative_to(root).as_posix())}/store.html" \
-            if bench != "personamem" else None
+        store_page = (
+            f"fsmem/{PurePosixPath(store_folder.relative_to(root).as_posix())}/store.html"
+            if bench != "personamem"
+            else None
+        )
         loaded.append((path, data, rel, bench, folder, store_folder, store_page))
         for row in data.get("rows", []):
             qid = row.get("qid", row.get("question_id"))
@@ -252,12 +279,31 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
             question = row.get("question") or f"PersonaMem {row.get('question_id')}"
             score = row.get("f1") if "f1" in row else row.get("correct")
             judge = "-" if row.get("judge_correct") is None else verdict(row["judge_correct"])
-            filters = {"study": _study(rel, data), "benchmark": bench, "variant": data.get("variant", row.get("variant")),
-                       "harness": row.get("harness", data.get("harness")), "category": _category(bench, row),
-                       "correct": _correct(row)}
-            section.rows.append(Row(href, [filters["study"], bench, filters["variant"], filters["harness"],
-                                           filters["category"], question, score, judge], filters,
-                                    f"{question} {row.get('gold', '')} {row.get('answer', row.get('reply', ''))}"))
+            filters = {
+                "study": _study(rel, data),
+                "benchmark": bench,
+                "variant": data.get("variant", row.get("variant")),
+                "harness": row.get("harness", data.get("harness")),
+                "category": _category(bench, row),
+                "correct": _correct(row),
+            }
+            section.rows.append(
+                Row(
+                    href,
+                    [
+                        filters["study"],
+                        bench,
+                        filters["variant"],
+                        filters["harness"],
+                        filters["category"],
+                        question,
+                        score,
+                        judge,
+                    ],
+                    filters,
+                    f"{question} {row.get('gold', '')} {row.get('answer', row.get('reply', ''))}",
+                )
+            )
 
     def draw(w: Writer) -> None:
         tiers = {d.get("tier") for _, d, *_ in loaded if d.get("tier")}
@@ -270,17 +316,38 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                 anchors[store_page] = {f["path"]: f["anchor"] for f in files}
                 built = store_folder / BUILD_FILE
                 build = FsmemBuild.read(built) if built.is_file() else None
-                w.write(store_page, "store.html", title=f"Store: {store_folder.relative_to(root)}", label=label,
-                        files=files, build=build, back="fsmem/index.html")
+                w.write(
+                    store_page,
+                    "store.html",
+                    title=f"Store: {store_folder.relative_to(root)}",
+                    label=label,
+                    files=files,
+                    build=build,
+                    back="fsmem/index.html",
+                )
             rows = data.get("rows", [])
             model_searched = any(not is_programmatic(r.get("searcher")) for r in rows)
             replayer = None if model_searched else _Replayer(store_folder, data, run_cfg, path.parent)
             evidence = _evidence(rows, replayer)
             try:
                 for i, row in enumerate(rows):
-                    _draw_item(w, row, i, rows, data, bench, folder, store_page, replayer, transcripts,
-                               pm_questions, evidence[i] if evidence else None, _study(rel, data), str(rel),
-                               anchors.get(store_page, {}))
+                    _draw_item(
+                        w,
+                        row,
+                        i,
+                        rows,
+                        data,
+                        bench,
+                        folder,
+                        store_page,
+                        replayer,
+                        transcripts,
+                        pm_questions,
+                        evidence[i] if evidence else None,
+                        _study(rel, data),
+                        str(rel),
+                        anchors.get(store_page, {}),
+                    )
             finally:
                 if replayer is not None:
                     replayer.close()
@@ -319,15 +386,42 @@ def _evidence(rows: list[dict], replayer) -> list | None:
     return out
 
 
-_ROW_DEFAULTS = {"judge": None, "judge_correct": None, "judge_citation": None, "judge_unparsed": None, "citations": [],
-                 "gold": "", "question_id": None, "searcher": "", "builder": "", "search_rounds": 0,
-                 "search_tool_calls": 0, "search_chars_read": 0, "search_prompt_tokens": 0,
-                 "search_completion_tokens": 0, "search_trace": []}
+_ROW_DEFAULTS = {
+    "judge": None,
+    "judge_correct": None,
+    "judge_citation": None,
+    "judge_unparsed": None,
+    "citations": [],
+    "gold": "",
+    "question_id": None,
+    "searcher": "",
+    "builder": "",
+    "search_rounds": 0,
+    "search_tool_calls": 0,
+    "search_chars_read": 0,
+    "search_prompt_tokens": 0,
+    "search_completion_tokens": 0,
+    "search_trace": [],
+}
 
 
-def _draw_item(w: Writer, row: dict, i: int, rows: list, data: dict, bench: str, folder: str, store_page: str | None,
-               replayer, transcripts: Transcripts, pm_questions: dict, evidence, study: str, set_label: str,
-               anchors: dict[str, str]) -> None:
+def _draw_item(
+    w: Writer,
+    row: dict,
+    i: int,
+    rows: list,
+    data: dict,
+    bench: str,
+    folder: str,
+    store_page: str | None,
+    replayer,
+    transcripts: Transcripts,
+    pm_questions: dict,
+    evidence,
+    study: str,
+    set_label: str,
+    anchors: dict[str, str],
+) -> None:
     row = _ROW_DEFAULTS | {"harness": data.get("harness", "")} | row  # older or PersonaMem rows lack some keys
     qid = row.get("qid", row.get("question_id"))
     question = _question_text(row, pm_questions)
@@ -347,23 +441,56 @@ def _draw_item(w: Writer, row: dict, i: int, rows: list, data: dict, bench: str,
         else:
             text, source = "", "missing"
         shown, cut = _clip(text or "")
-        calls.append({"n": k + 1, "name": name, "args": args, "ok": ok, "output": shown, "cut": cut,
-                      "fold": len(shown) > FOLD_CHARS or shown.count("\n") > 6, "source": source,
-                      "anchor": anchors.get(str(args.get("path") or "").strip("/")) if isinstance(args, dict) else None})
+        calls.append(
+            {
+                "n": k + 1,
+                "name": name,
+                "args": args,
+                "ok": ok,
+                "output": shown,
+                "cut": cut,
+                "fold": len(shown) > FOLD_CHARS or shown.count("\n") > 6,
+                "source": source,
+                "anchor": anchors.get(str(args.get("path") or "").strip("/")) if isinstance(args, dict) else None,
+            }
+        )
     files, sections = _files_read(trace)
     judge_call = None
     if row.get("judge") and not is_programmatic(row.get("judge")) and question:
         judge_call, _ = transcripts.transcript("judge", None, [question, str(row.get("answer", ""))])
     pm_q = pm_questions.get(row.get("question_id"))
-    prev_href = f"{folder}/q-{slug(str(rows[i - 1].get('qid', rows[i - 1].get('question_id'))))}.html" if i > 0 else None
-    next_href = (f"{folder}/q-{slug(str(rows[i + 1].get('qid', rows[i + 1].get('question_id'))))}.html"
-                 if i + 1 < len(rows) else None)
-    w.write(f"{folder}/q-{slug(str(qid))}.html", "fsmem_item.html",
-            title=f"{bench} {data.get('conversation', data.get('tier', ''))} · {data.get('variant')} · question {qid}",
-            row=row, question=question, bench=bench, study=study, set_label=set_label, data=data,
-            category=_category(bench, row), correct=_correct(row), calls=calls, files=files, sections=sections,
-            store_page=store_page, transcript=transcript, matched=matched, judge_call=judge_call,
-            programmatic=is_programmatic(searcher), options=list(pm_q.options) if pm_q is not None else [],
-            evidence=evidence, prev_href=prev_href, next_href=next_href,
-            replay_note=(replayer.reason if replayer is not None and not replayer.ready else ""),
-            back="fsmem/index.html")
+    prev_href = (
+        f"{folder}/q-{slug(str(rows[i - 1].get('qid', rows[i - 1].get('question_id'))))}.html" if i > 0 else None
+    )
+    next_href = (
+        f"{folder}/q-{slug(str(rows[i + 1].get('qid', rows[i + 1].get('question_id'))))}.html"
+        if i + 1 < len(rows)
+        else None
+    )
+    w.write(
+        f"{folder}/q-{slug(str(qid))}.html",
+        "fsmem_item.html",
+        title=f"{bench} {data.get('conversation', data.get('tier', ''))} · {data.get('variant')} · question {qid}",
+        row=row,
+        question=question,
+        bench=bench,
+        study=study,
+        set_label=set_label,
+        data=data,
+        category=_category(bench, row),
+        correct=_correct(row),
+        calls=calls,
+        files=files,
+        sections=sections,
+        store_page=store_page,
+        transcript=transcript,
+        matched=matched,
+        judge_call=judge_call,
+        programmatic=is_programmatic(searcher),
+        options=list(pm_q.options) if pm_q is not None else [],
+        evidence=evidence,
+        prev_href=prev_href,
+        next_href=next_href,
+        replay_note=(replayer.reason if replayer is not None and not replayer.ready else ""),
+        back="fsmem/index.html",
+    )

@@ -35,14 +35,20 @@ def _correct(row: dict) -> str:
 
 def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     section = Section(
-        key="longmemeval", title="LongMemEval: every question under every arm",
+        key="longmemeval",
+        title="LongMemEval: every question under every arm",
         blurb="One row per (question, arm). Each question's page sets the arms side by side: the memory block "
-              "(core lines plain, summarised tail lines marked), its tokens, evidence coverage (the share of the "
-              "answer's evidence turns in the prompt), the answer, the gold answer and the verdict. Correct = the "
-              "judge's verdict where a judge model ran, else substring match (paper 1).",
+        "(core lines plain, summarised tail lines marked), its tokens, evidence coverage (the share of the "
+        "answer's evidence turns in the prompt), the answer, the gold answer and the verdict. Correct = the "
+        "judge's verdict where a judge model ran, else substring match (paper 1).",
         columns=["dataset", "seed", "question type", "question", "arm", "prompt tokens", "coverage", "correct"],
-        filters=[("dataset", "dataset"), ("seed", "seed"), ("arm", "arm"), ("question_type", "question type"),
-                 ("correct", "correct")],
+        filters=[
+            ("dataset", "dataset"),
+            ("seed", "seed"),
+            ("arm", "arm"),
+            ("question_type", "question type"),
+            ("correct", "correct"),
+        ],
     )
     root = results / "longmemeval"
     runs = []
@@ -55,18 +61,38 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         rel = PurePosixPath(path.parent.relative_to(root).as_posix())
         folder = f"longmemeval/{rel}"
         if "memory" not in df.columns:
-            section.notes.append(f"{path.parent}: saved before the stage kept memory blocks; re-run stage longmemeval "
-                                 "to see them")
+            section.notes.append(
+                f"{path.parent}: saved before the stage kept memory blocks; re-run stage longmemeval to see them"
+            )
         records = df.to_dict("records")
         runs.append((folder, rel, records))
         for r in records:
             href = f"{folder}/{slug(r['qid'])}.html#arm-{slug(r['arm'])}"
             dataset = str(r.get("dataset", rel.parts[0] if rel.parts else ""))
-            filters = {"dataset": dataset, "seed": str(r.get("seed", "")), "arm": r["arm"],
-                       "question_type": r.get("question_type", ""), "correct": _correct(r)}
-            section.rows.append(Row(href, [dataset, r.get("seed"), r.get("question_type"), r.get("question") or r["qid"],
-                                           r["arm"], r.get("prompt_tokens"), r.get("coverage"), filters["correct"]],
-                                    filters, f"{r.get('question', '')} {r['qid']} {r.get('gold', '')} {r.get('answer', '')}"))
+            filters = {
+                "dataset": dataset,
+                "seed": str(r.get("seed", "")),
+                "arm": r["arm"],
+                "question_type": r.get("question_type", ""),
+                "correct": _correct(r),
+            }
+            section.rows.append(
+                Row(
+                    href,
+                    [
+                        dataset,
+                        r.get("seed"),
+                        r.get("question_type"),
+                        r.get("question") or r["qid"],
+                        r["arm"],
+                        r.get("prompt_tokens"),
+                        r.get("coverage"),
+                        filters["correct"],
+                    ],
+                    filters,
+                    f"{r.get('question', '')} {r['qid']} {r.get('gold', '')} {r.get('answer', '')}",
+                )
+            )
 
     def draw(w: Writer) -> None:
         for folder, rel, records in runs:
@@ -86,15 +112,29 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                         if r.get("memory"):
                             needles.append(str(r["memory"]).split("\n", 1)[0])
                         call, matched = transcripts.transcript("searcher", "longmemeval", needles)
-                    cards.append({"r": r, "anchor": "arm-" + slug(r["arm"]), "correct": _correct(r),
-                                  "judge": _value(r, "judge_correct"), "judge_reply": _value(r, "judge_reply"),
-                                  "call": call, "matched": matched, "programmatic": is_programmatic(agent)})
-                w.write(f"{folder}/{slug(qid)}.html", "longmemeval_item.html",
-                        title=f"LongMemEval {first.get('dataset', '')} · {qid} · seed {first.get('seed', '')}",
-                        q=first, cards=cards, run=str(rel),
-                        prev_href=f"{folder}/{slug(qids[k - 1])}.html" if k > 0 else None,
-                        next_href=f"{folder}/{slug(qids[k + 1])}.html" if k + 1 < len(qids) else None,
-                        back="longmemeval/index.html")
+                    cards.append(
+                        {
+                            "r": r,
+                            "anchor": "arm-" + slug(r["arm"]),
+                            "correct": _correct(r),
+                            "judge": _value(r, "judge_correct"),
+                            "judge_reply": _value(r, "judge_reply"),
+                            "call": call,
+                            "matched": matched,
+                            "programmatic": is_programmatic(agent),
+                        }
+                    )
+                w.write(
+                    f"{folder}/{slug(qid)}.html",
+                    "longmemeval_item.html",
+                    title=f"LongMemEval {first.get('dataset', '')} · {qid} · seed {first.get('seed', '')}",
+                    q=first,
+                    cards=cards,
+                    run=str(rel),
+                    prev_href=f"{folder}/{slug(qids[k - 1])}.html" if k > 0 else None,
+                    next_href=f"{folder}/{slug(qids[k + 1])}.html" if k + 1 < len(qids) else None,
+                    back="longmemeval/index.html",
+                )
 
     section.draw = draw
     return section

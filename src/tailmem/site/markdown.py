@@ -77,8 +77,11 @@ def parse(text: str) -> list[Block]:
             flush()
             i += 1
             continue
-        if line.lstrip().startswith("|") and i + 1 < len(lines) and all(
-                _ALIGN.match(c) for c in _cells(lines[i + 1]) if c != ""):
+        if (
+            line.lstrip().startswith("|")
+            and i + 1 < len(lines)
+            and all(_ALIGN.match(c) for c in _cells(lines[i + 1]) if c != "")
+        ):
             flush()
             header, align = _cells(line), [_alignment(c) for c in _cells(lines[i + 1])]
             table = Table(header, align + ["left"] * (len(header) - len(align)))

@@ -31,7 +31,11 @@ class Group:
 
 # Which list a table's rows open, and the columns whose value becomes that list's filter (column -> filter key).
 _LINKS = (
-    (("locomo_", "realtalk_", "fsmem_"), "fsmem", {"variant": "variant", "harness": "harness", "benchmark": "benchmark"}),
+    (
+        ("locomo_", "realtalk_", "fsmem_"),
+        "fsmem",
+        {"variant": "variant", "harness": "harness", "benchmark": "benchmark"},
+    ),
     (("longmemeval_",), "longmemeval", {"arm": "arm", "question_type": "question_type", "dataset": "dataset"}),
     (("table4_", "table5_", "table6_", "claims_ctmc"), "control", {"arm": "arm"}),
     (("alfworld_",), "alfworld", {"arm": "arm", "variant": "arm", "protocol": "protocol", "family": "family"}),
@@ -53,8 +57,11 @@ def _group_of(stem: str) -> tuple[int, str]:
 
 
 def _order(stem: str) -> tuple:
-    for names in (outputs.RANDOM_WALK_TABLES + outputs.CALIBRATION_TABLES, outputs.CONTROL_TABLES,
-                  outputs.LONGMEMEVAL_TABLES):
+    for names in (
+        outputs.RANDOM_WALK_TABLES + outputs.CALIBRATION_TABLES,
+        outputs.CONTROL_TABLES,
+        outputs.LONGMEMEVAL_TABLES,
+    ):
         if stem in names:
             return (names.index(stem), stem)
     return (99, stem)
@@ -116,10 +123,22 @@ def provenance(results: Path, skip: tuple[Path, ...]) -> dict:
         dirty["dirty" if code.get("dirty") else "clean" if code.get("dirty") is False else "unknown"] += 1
         for role, a in (meta.get("agents") or {}).items():
             if isinstance(a, dict) and a.get("agent"):
-                roles[role].add(a["agent"] if a.get("backend", "programmatic") == "programmatic"
-                                else f"{a.get('backend')}:{a.get('model') or a['agent']}")
-        st = stages.setdefault(meta.get("stage") or "?", {"stage": meta.get("stage") or "?", "n": 0, "commits": set(),
-                                                          "digests": set(), "agents": set(), "finished": ""})
+                roles[role].add(
+                    a["agent"]
+                    if a.get("backend", "programmatic") == "programmatic"
+                    else f"{a.get('backend')}:{a.get('model') or a['agent']}"
+                )
+        st = stages.setdefault(
+            meta.get("stage") or "?",
+            {
+                "stage": meta.get("stage") or "?",
+                "n": 0,
+                "commits": set(),
+                "digests": set(),
+                "agents": set(),
+                "finished": "",
+            },
+        )
         st["n"] += 1
         st["commits"].add(commit)
         if meta.get("config_digest"):
@@ -130,7 +149,13 @@ def provenance(results: Path, skip: tuple[Path, ...]) -> dict:
         st["finished"] = max(st["finished"], str(meta.get("finished_at") or ""))
     rows = []
     for st in sorted(stages.values(), key=lambda s: s["stage"]):
-        rows.append({**st, "commits": sorted(st["commits"]), "digests": sorted(st["digests"]),
-                     "agents": sorted(st["agents"])})
-    return {"n_meta": n, "commits": commits.most_common(), "dirty": dirty.most_common(),
-            "roles": sorted((r, sorted(a)) for r, a in roles.items()), "stages": rows}
+        rows.append(
+            {**st, "commits": sorted(st["commits"]), "digests": sorted(st["digests"]), "agents": sorted(st["agents"])}
+        )
+    return {
+        "n_meta": n,
+        "commits": commits.most_common(),
+        "dirty": dirty.most_common(),
+        "roles": sorted((r, sorted(a)) for r, a in roles.items()),
+        "stages": rows,
+    }

@@ -73,8 +73,14 @@ def _pretty(value: Any) -> str:
 
 
 def environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.globals["link"] = _link
     env.filters["fmt"] = _fmt
     env.filters["marked"] = _marked
@@ -129,7 +135,7 @@ def chunks(rows: list, size: int = PAGE_ROWS) -> Iterable[tuple[int, list]]:
         yield 1, []
         return
     for k in range(0, len(rows), size):
-        yield k // size + 1, rows[k:k + size]
+        yield k // size + 1, rows[k : k + size]
 
 
 def page_name(folder: str, number: int) -> str:

@@ -31,10 +31,22 @@ class Call:
         """The request's messages then the answer, each {role, content, tool_calls}."""
         out = []
         for m in self.messages:
-            out.append({"role": m.get("role", "?"), "content": _text(m.get("content")),
-                        "tool_calls": m.get("tool_calls") or [], "name": m.get("name") or m.get("tool_call_id")})
-        out.append({"role": "assistant (answer)", "content": self.response.get("content") or "",
-                    "tool_calls": self.response.get("tool_calls") or [], "name": None})
+            out.append(
+                {
+                    "role": m.get("role", "?"),
+                    "content": _text(m.get("content")),
+                    "tool_calls": m.get("tool_calls") or [],
+                    "name": m.get("name") or m.get("tool_call_id"),
+                }
+            )
+        out.append(
+            {
+                "role": "assistant (answer)",
+                "content": self.response.get("content") or "",
+                "tool_calls": self.response.get("tool_calls") or [],
+                "name": None,
+            }
+        )
         return out
 
 
@@ -70,8 +82,10 @@ class Transcripts:
         """Calls of `role` (and `stage`, when given) whose request holds every needle, oldest first."""
         if self._conn is None or not needles:
             return []
-        sql = ("SELECT hash, role, stage, model, request, response, prompt_tokens, completion_tokens, created "
-               "FROM calls WHERE role = ?")
+        sql = (
+            "SELECT hash, role, stage, model, request, response, prompt_tokens, completion_tokens, created "
+            "FROM calls WHERE role = ?"
+        )
         args: list = [role]
         if stage:
             sql += " AND stage = ?"

@@ -81,7 +81,9 @@ def regenerate_games(cfg: DictConfig) -> None:
     from tailmem.alfworld import speedup
     from tailmem.alfworld.env import alfred_game_files
 
-    speedup.install(layout.sas_dir(cfg))  # same text, ~4x faster expert checks (tests/alfworld: the patch changes no observation)
+    speedup.install(
+        layout.sas_dir(cfg)
+    )  # same text, ~4x faster expert checks (tests/alfworld: the patch changes no observation)
     a = cfg.alfworld
     subset = a.subset
     split = split_of(subset)
@@ -106,12 +108,25 @@ def regenerate_games(cfg: DictConfig) -> None:
     for r in failed:
         log.warning("alfworld game %s/%s failed to regenerate: %s", split, r["id"], r["error"])
     excluded = [{"id": g.id, "family": g.family, "reason": G.EXCLUDED[g.key]} for g in listed if g.key in G.EXCLUDED]
-    save_provenance(out, cfg, data_files=_data_files(data, gs),
-                    regenerate=R.recipe(a.regenerate.seed, a.regenerate.expert_check))
-    AlfworldGames(subset=subset, split=split, games=rows, n=len(rows), ok=len(rows) - len(failed), excluded=excluded,
-                  collected_by_AlfredTWEnv=sum(r["collected"] for r in rows)).write(out / "manifest.json")
-    log.info("%s: %d games, %d regenerated, %d excluded (games.EXCLUDED)", subset, len(rows), len(rows) - len(failed),
-             len(excluded))
+    save_provenance(
+        out, cfg, data_files=_data_files(data, gs), regenerate=R.recipe(a.regenerate.seed, a.regenerate.expert_check)
+    )
+    AlfworldGames(
+        subset=subset,
+        split=split,
+        games=rows,
+        n=len(rows),
+        ok=len(rows) - len(failed),
+        excluded=excluded,
+        collected_by_AlfredTWEnv=sum(r["collected"] for r in rows),
+    ).write(out / "manifest.json")
+    log.info(
+        "%s: %d games, %d regenerated, %d excluded (games.EXCLUDED)",
+        subset,
+        len(rows),
+        len(rows) - len(failed),
+        len(excluded),
+    )
 
 
 def job_workers() -> int:
@@ -157,8 +172,10 @@ def _executor(cfg, client):
     ALFWorld (`alfworld.model_roles`), else the programmatic one."""
     from tailmem.alfworld.executor import make_executor
 
-    return make_executor(client if layout.plays_model(cfg, "executor", client) else None,
-                         str(cfg.alfworld.get("model_executor") or "react"))
+    return make_executor(
+        client if layout.plays_model(cfg, "executor", client) else None,
+        str(cfg.alfworld.get("model_executor") or "react"),
+    )
 
 
 def _executor_agent(cfg, client) -> str:
@@ -170,8 +187,11 @@ def _model_seconds(client) -> dict:
     impl = getattr(client, "_impl", None)
     if impl is None or not hasattr(impl, "evaluated"):
         return {}
-    return {"sent_tokens": int(impl.sent_tokens), "evaluated_tokens": int(impl.evaluated),
-            "seconds_in_model": round(float(impl.seconds_in_model), 3)}
+    return {
+        "sent_tokens": int(impl.sent_tokens),
+        "evaluated_tokens": int(impl.evaluated),
+        "seconds_in_model": round(float(impl.seconds_in_model), 3),
+    }
 
 
 def _counter(cfg):
@@ -203,8 +223,13 @@ def memory(cfg: DictConfig) -> None:
         ex = _executor(cfg, client)
         key = episode_key(g, settings, "", a.max_steps, ex.agent)
         start = time.perf_counter()
-        rec = cached(cache_dir, key, lambda: run_episode(g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed),
-                                                          counter, "", a.max_steps))
+        rec = cached(
+            cache_dir,
+            key,
+            lambda: run_episode(
+                g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed), counter, "", a.max_steps
+            ),
+        )
         if not rec.loaded:
             log.warning("alfworld game %s could not be loaded: %s (skipped)", g.key, rec.error)
         rows.append(rec.to_json() | ({"seconds": round(time.perf_counter() - start, 3)} if model else {}))
@@ -212,8 +237,9 @@ def memory(cfg: DictConfig) -> None:
     save_provenance(out, cfg, executor=agent)
     # with a model: what the run cost (seconds per game are beside each episode)
     cost = {"executor_mode": str(a.get("model_executor") or "react"), **_model_seconds(client)} if model else None
-    AlfworldMemoryCell(arm=arm, settings=settings, subset=a.subset, executor=agent, episodes=rows,
-                       model=cost).write(out / "episodes.json")
+    AlfworldMemoryCell(arm=arm, settings=settings, subset=a.subset, executor=agent, episodes=rows, model=cost).write(
+        out / "episodes.json"
+    )
 
 
 def skills(cfg: DictConfig) -> None:
@@ -251,8 +277,9 @@ def skills(cfg: DictConfig) -> None:
     # text, hence the key. Only a model executor disables the cache.
     model_executor = layout.plays_model(cfg, "executor", client)
     cache_dir = None if model_executor else layout.episodes_dir(cfg)
-    curator = (ModelCurator(a.variant, builder, int(a.curator_rounds)) if model_builder
-               else ProgrammaticCurator(a.variant))
+    curator = (
+        ModelCurator(a.variant, builder, int(a.curator_rounds)) if model_builder else ProgrammaticCurator(a.variant)
+    )
     retrievals: list[dict] = []
     # For the site (tailmem.site): the store as it stood before each task, and what each task was given and did.
     shutil.rmtree(out / "snapshots", ignore_errors=True)
@@ -279,10 +306,19 @@ def skills(cfg: DictConfig) -> None:
     def attempt(g, guidance):
         ex = _executor(cfg, client)
         key = episode_key(g, settings, guidance, a.max_steps, ex.agent)
-        ep = cached(cache_dir, key, lambda: run_episode(g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed),
-                                                        counter, guidance, a.max_steps))
-        played[g.id] = {"guidance": guidance, "goal": ep.goal, "start": ep.start,
-                        "trajectory": [list(t) for t in ep.trajectory]}
+        ep = cached(
+            cache_dir,
+            key,
+            lambda: run_episode(
+                g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed), counter, guidance, a.max_steps
+            ),
+        )
+        played[g.id] = {
+            "guidance": guidance,
+            "goal": ep.goal,
+            "start": ep.start,
+            "trajectory": [list(t) for t in ep.trajectory],
+        }
         return ep
 
     def curate(store, k, game_id, ep):
@@ -301,11 +337,21 @@ def skills(cfg: DictConfig) -> None:
     executor = _executor_agent(cfg, client)
     save_provenance(out, cfg, curator=curator.agent, executor=executor, retriever=retriever)
     AlfworldChain(
-        protocol=a.protocol, variant=a.variant, subset=a.subset, seed=seed,
+        protocol=a.protocol,
+        variant=a.variant,
+        subset=a.subset,
+        seed=seed,
         agents={"executor": executor, "curator": curator.agent, "retriever": retriever},
-        order=[g.id for g in chain_order(order, a.protocol, seed)], tasks=to_rows(recs), episodes=played,
-        model={"executor_mode": str(a.get("model_executor") or "react"), "seconds": round(seconds, 3),
-               **_model_seconds(client)} if model_executor else None,
+        order=[g.id for g in chain_order(order, a.protocol, seed)],
+        tasks=to_rows(recs),
+        episodes=played,
+        model={
+            "executor_mode": str(a.get("model_executor") or "react"),
+            "seconds": round(seconds, 3),
+            **_model_seconds(client),
+        }
+        if model_executor
+        else None,
         # the model roles' accounting (tokens, tool calls), per task
         curation_episodes=[{"index": k, **e.to_json()} for k, e in curator.episodes] if model_builder else None,
         retrieval_episodes=retrievals if model_searcher else None,
@@ -319,15 +365,23 @@ def snapshot_label(when: str, game_id: str) -> str:
 
 def memory_episodes(cfg, subset: str, arms: list[str]) -> pd.DataFrame:
     """One row per (arm, game) of the memory cells, for `report.alfworld_tables.memory_tables`."""
-    rows = [{"arm": arm, **e} for arm in arms
-            for e in AlfworldMemoryCell.read(layout.memory_dir(cfg, subset, arm) / "episodes.json").episodes]
+    rows = [
+        {"arm": arm, **e}
+        for arm in arms
+        for e in AlfworldMemoryCell.read(layout.memory_dir(cfg, subset, arm) / "episodes.json").episodes
+    ]
     return pd.DataFrame(rows)
 
 
 def skill_tasks(cfg, subset: str, protocols: list[str], variants: list[str], seeds=(0,)) -> pd.DataFrame:
     """One row per (protocol, variant, chain seed, task) of the skill cells, for `report.alfworld_tables`."""
-    rows = [{"protocol": p, "variant": v, "seed": int(s), **t} for p in protocols for v in variants for s in seeds
-            for t in AlfworldChain.read(layout.skills_dir(cfg, subset, p, v, s) / "chain.json").tasks]
+    rows = [
+        {"protocol": p, "variant": v, "seed": int(s), **t}
+        for p in protocols
+        for v in variants
+        for s in seeds
+        for t in AlfworldChain.read(layout.skills_dir(cfg, subset, p, v, s) / "chain.json").tasks
+    ]
     return pd.DataFrame(rows)
 
 
@@ -361,8 +415,10 @@ def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str], se
         for t in chain.tasks:
             label = snapshot_label("before", t["id"])
             if label not in have:
-                raise ConfigError(f"{cell / 'snapshots'}: no snapshot {label!r}; re-run stage alfworld_skills "
-                                  f"for alfworld.protocol={p} alfworld.variant={v}")
+                raise ConfigError(
+                    f"{cell / 'snapshots'}: no snapshot {label!r}; re-run stage alfworld_skills "
+                    f"for alfworld.protocol={p} alfworld.variant={v}"
+                )
             content = tuple(sorted(log_.load(label).files.items()))
             if content not in panels:
                 with tempfile.TemporaryDirectory() as tmp:
@@ -387,14 +443,27 @@ def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str], se
                 touched = sum(1 for f, h in a_.files.items() if b.files.get(f) != h)
                 added = a_.bytes - b.bytes
             elif t["ran"] and v != "no_store":
-                log.warning("%s: no snapshot %r (a cell from before the after_ snapshots); files_touched left "
-                            "empty", cell, after)
+                log.warning(
+                    "%s: no snapshot %r (a cell from before the after_ snapshots); files_touched left empty",
+                    cell,
+                    after,
+                )
             e = episodes.get(t["index"], {})
-            rows.append({"protocol": p, "variant": v, "index": t["index"], "id": t["id"], "family": t["family"],
-                         "success": t["success"], "curation_chars": t["curation_chars"],
-                         "files_touched": 0 if v == "no_store" else touched,
-                         "bytes_added": 0 if v == "no_store" else added,
-                         "rounds": e.get("rounds", nan), "tool_calls": e.get("tool_calls", nan)})
+            rows.append(
+                {
+                    "protocol": p,
+                    "variant": v,
+                    "index": t["index"],
+                    "id": t["id"],
+                    "family": t["family"],
+                    "success": t["success"],
+                    "curation_chars": t["curation_chars"],
+                    "files_touched": 0 if v == "no_store" else touched,
+                    "bytes_added": 0 if v == "no_store" else added,
+                    "rounds": e.get("rounds", nan),
+                    "tool_calls": e.get("tool_calls", nan),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -420,17 +489,22 @@ def report(cfg: DictConfig) -> None:
     labels = layout.agent_labels(cfg)
     excluded = len(AlfworldGames.read(manifest_path(cfg, subset)).excluded)
     arms = W.arm_words({arm: OmegaConf.to_container(a.arms[arm], resolve=True) for arm in a.arms_run})
-    notes = W.notes(labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding,
-                    excluded, arms)
+    notes = W.notes(
+        labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding, excluded, arms
+    )
     titles = W.titles(subset)
     footer = table_footer(cfg)
     frames = dict(zip(outputs.ALFWORLD_TABLES, (mem, mem_fam, sk, sk_fam)))
     for name, df in frames.items():
         write_table(tables, outputs.alfworld_output(subset, name), df, titles[name], notes[name], footer)
-    save_figure(F.skills_growth_figure(first, subset=subset, executor=labels["executor"]),
-                figures / outputs.alfworld_output(subset, "skills_growth"))
-    save_figure(F.memory_figure(mem, counts, subset=subset, executor=labels["executor"], arms=arms),
-                figures / outputs.alfworld_output(subset, "memory"))
+    save_figure(
+        F.skills_growth_figure(first, subset=subset, executor=labels["executor"]),
+        figures / outputs.alfworld_output(subset, "skills_growth"),
+    )
+    save_figure(
+        F.memory_figure(mem, counts, subset=subset, executor=labels["executor"], arms=arms),
+        figures / outputs.alfworld_output(subset, "memory"),
+    )
     _skill_side(cfg, tasks, tables, figures, labels, footer)
     save_provenance(tables, cfg, prefix=f"{stem}_", **labels)
 
@@ -452,21 +526,34 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     protocols, variants = list(a.protocols), list(a.variants)
     executor = labels["executor"]
     claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games))
-    write_table(tables, outputs.claims_alfworld(subset), claims,
-                W.claims_title(subset), W.claims_note(executor, st, margin, int(a.claims.min_tie_games), len(a.seeds)),
-                footer)
+    write_table(
+        tables,
+        outputs.claims_alfworld(subset),
+        claims,
+        W.claims_title(subset),
+        W.claims_note(executor, st, margin, int(a.claims.min_tie_games), len(a.seeds)),
+        footer,
+    )
     seed = int(a.seeds[0])
     stores = skill_stores(cfg, subset, protocols, variants, seed)
     effort = skill_effort(cfg, subset, protocols, variants, seed)
     running = T.family_running(tasks[tasks.seed == seed])
-    frames = {"skills_store": T.store_table(stores), "skills_erosion": T.erosion_table(stores),
-              "skills_effort": T.effort_table(effort), "skills_effort_trend": T.effort_trend(effort, st),
-              "skills_family_running": running}
+    frames = {
+        "skills_store": T.store_table(stores),
+        "skills_erosion": T.erosion_table(stores),
+        "skills_effort": T.effort_table(effort),
+        "skills_effort_trend": T.effort_trend(effort, st),
+        "skills_family_running": running,
+    }
     titles, notes = W.skill_side_titles(subset), W.skill_side_notes(executor, labels["builder"], st)
     for name in outputs.ALFWORLD_SKILL_TABLES:
         write_table(tables, outputs.alfworld_output(subset, name), frames[name], titles[name], notes[name], footer)
     protocol = "full_chain" if "full_chain" in protocols else protocols[0]
-    save_figure(F.effort_figure(effort, protocol, subset=subset, executor=executor),
-                figures / outputs.alfworld_output(subset, "skills_effort"))
-    save_figure(F.family_running_figure(running, protocol, subset=subset, executor=executor),
-                figures / outputs.alfworld_output(subset, "skills_family_running"))
+    save_figure(
+        F.effort_figure(effort, protocol, subset=subset, executor=executor),
+        figures / outputs.alfworld_output(subset, "skills_effort"),
+    )
+    save_figure(
+        F.family_running_figure(running, protocol, subset=subset, executor=executor),
+        figures / outputs.alfworld_output(subset, "skills_family_running"),
+    )

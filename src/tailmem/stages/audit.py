@@ -52,8 +52,9 @@ def audit_counts(counts: np.ndarray, s: AuditSettings, seed: int) -> Audit:
         concentration=Concentration(**_finite(conc.to_dict())),
         tail=TailBlock(**_finite(tail.to_dict())),
         # p and passes are null when there is no test: a degenerate or too small tail, or bootstrap = 0
-        gof=Gof(p=p, B=s.bootstrap, threshold=s.gof_threshold,
-                passes=None if p is None else bool(p >= s.gof_threshold)),
+        gof=Gof(
+            p=p, B=s.bootstrap, threshold=s.gof_threshold, passes=None if p is None else bool(p >= s.gof_threshold)
+        ),
         counts=CountsBlock(n_items=int(counts.size), total=int(counts.sum()), nonzero=int(np.count_nonzero(counts))),
     )
 

@@ -47,14 +47,27 @@ def run(cfg: DictConfig) -> Path:
         log.info("audit_log %s: %s", name, note)
     out = out_dir(cfg, log_dir(cfg.results_dir, name))
     footer = table_footer(cfg, groups=["audit_log", "audit", "seed"], data_files=[s.file])
-    body = write_audit(out, name, access, a, int(cfg.seed), footer,
-                       provenance=lambda folder: save_provenance(folder, cfg, data_files=[s.file], agent="audit_log",
-                                                                 log_format=s.format))
+    body = write_audit(
+        out,
+        name,
+        access,
+        a,
+        int(cfg.seed),
+        footer,
+        provenance=lambda folder: save_provenance(
+            folder, cfg, data_files=[s.file], agent="audit_log", log_format=s.format
+        ),
+    )
     if body["concentration"] is None:
         log.info("audit_log %s: %s", name, body["tail"]["reason"])
     else:
-        log.info("audit_log %s (%d reads of %d items): %s", name, body["counts"]["total"], body["counts"]["n_items"],
-                 summary(body))
+        log.info(
+            "audit_log %s (%d reads of %d items): %s",
+            name,
+            body["counts"]["total"],
+            body["counts"]["n_items"],
+            summary(body),
+        )
     if body["tail"].get("why_no_fit"):
         log.info("audit_log %s: no tail fit: %s", name, body["tail"]["why_no_fit"])
     log.info("audit_log %s -> %s", name, out / AUDIT_FILE)

@@ -72,27 +72,49 @@ def table_row(name: str, log: AccessLog, body: dict) -> dict:
     c, t, g = body["concentration"] or {}, body["tail"], body["gof"]
     d = log.describe()
     return {
-        "log": name, "format": log.format, "events": d["events"], "runs": d["runs"], "episodes": d["episodes"],
-        "items": body["counts"]["n_items"], "items read": body["counts"]["nonzero"], "reads": body["counts"]["total"],
-        "tokens": d["tokens"], "gini": c.get("gini"), "top share": c.get("top_share"),
-        "sigma_top10": c.get("sigma_top10"), "max/median": c.get("max_median"), "tail": t["status"],
-        "xmin": t.get("xmin"), "alpha": t.get("alpha"), "n_tail": t.get("n_tail"), "p_gof": g["p"],
-        "passes": g["passes"], "tpl alpha": (t.get("tpl") or {}).get("alpha"),
-        "tpl lambda": (t.get("tpl") or {}).get("lambda"), "R_tpl_ln": t.get("R_tpl_ln"),
-        "p_tpl_ln": t.get("p_tpl_ln"), "favoured": verdict(t), "why no fit": t.get("why_no_fit") or "",
+        "log": name,
+        "format": log.format,
+        "events": d["events"],
+        "runs": d["runs"],
+        "episodes": d["episodes"],
+        "items": body["counts"]["n_items"],
+        "items read": body["counts"]["nonzero"],
+        "reads": body["counts"]["total"],
+        "tokens": d["tokens"],
+        "gini": c.get("gini"),
+        "top share": c.get("top_share"),
+        "sigma_top10": c.get("sigma_top10"),
+        "max/median": c.get("max_median"),
+        "tail": t["status"],
+        "xmin": t.get("xmin"),
+        "alpha": t.get("alpha"),
+        "n_tail": t.get("n_tail"),
+        "p_gof": g["p"],
+        "passes": g["passes"],
+        "tpl alpha": (t.get("tpl") or {}).get("alpha"),
+        "tpl lambda": (t.get("tpl") or {}).get("lambda"),
+        "R_tpl_ln": t.get("R_tpl_ln"),
+        "p_tpl_ln": t.get("p_tpl_ln"),
+        "favoured": verdict(t),
+        "why no fit": t.get("why_no_fit") or "",
     }
 
 
 def table_note(log: AccessLog, s: AuditSettings, universe: bool) -> str:
-    known = ("every item the log ranks counts, read or not (unread = 0)" if universe else
-             "only items read at least once are known to this log, so concentration is over read items")
-    return (f"Tail audit of an external access log ({log.format}; {log.path}), by the internal audit "
-            f"(tailmem.stages.audit): one row per log; {known}. Concentration as in paper 1 (top "
-            f"{s.top_fraction:.0%} share, sigma_top10 in units of the mean, max/median); tail fits by powerlaw with "
-            f"xmin by KS minimisation, a fit needs audit.min_tail = {s.min_tail} points at or above xmin; p_gof from "
-            f"{s.bootstrap} bootstrap replicates, passes at p >= {s.gof_threshold}; R_tpl_ln > 0 favours the "
-            f"truncated power law over the log-normal (favoured: Vuong p < 0.1). Not comparable across logs with "
-            f"different item universes.")
+    known = (
+        "every item the log ranks counts, read or not (unread = 0)"
+        if universe
+        else "only items read at least once are known to this log, so concentration is over read items"
+    )
+    return (
+        f"Tail audit of an external access log ({log.format}; {log.path}), by the internal audit "
+        f"(tailmem.stages.audit): one row per log; {known}. Concentration as in paper 1 (top "
+        f"{s.top_fraction:.0%} share, sigma_top10 in units of the mean, max/median); tail fits by powerlaw with "
+        f"xmin by KS minimisation, a fit needs audit.min_tail = {s.min_tail} points at or above xmin; p_gof from "
+        f"{s.bootstrap} bootstrap replicates, passes at p >= {s.gof_threshold}; R_tpl_ln > 0 favours the "
+        f"truncated power law over the log-normal (favoured: Vuong p < 0.1). Not comparable across logs with "
+        f"different item universes."
+    )
 
 
 def ccdf_figure(name: str, counts: np.ndarray, body: dict, s: AuditSettings):
@@ -118,8 +140,11 @@ def ccdf_figure(name: str, counts: np.ndarray, body: dict, s: AuditSettings):
         ax.set_xlabel("reads per item (count)", fontsize=8)
         ax.set_ylabel("P(X >= x) among read items (share)", fontsize=8)
     ax.tick_params(which="both", labelsize=8)
-    fig.suptitle(f"Reads per item of access log {name}: CCDF" + (" with fitted tails (TPL = truncated power law)"
-                                                                 if tail["status"] == "ok" else ""), fontsize=9)
+    fig.suptitle(
+        f"Reads per item of access log {name}: CCDF"
+        + (" with fitted tails (TPL = truncated power law)" if tail["status"] == "ok" else ""),
+        fontsize=9,
+    )
     return fig
 
 
@@ -127,20 +152,33 @@ def file_sha256(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def write_audit(out: Path, name: str, log: AccessLog, s: AuditSettings, seed: int, footer: str = "",
-                provenance=None) -> dict:
+def write_audit(
+    out: Path, name: str, log: AccessLog, s: AuditSettings, seed: int, footer: str = "", provenance=None
+) -> dict:
     """Every artifact of one log's audit into `out` (audit.json last); returns the audit.json body."""
     from tailmem.report import plots
     from tailmem.report.table_io import write_table
 
     body, counts, items = audit_body(log, s, seed)
-    body["log"] = {"name": name, "path": log.path, "format": log.format, "sha256": file_sha256(log.path),
-                   **log.describe(), "notes": list(log.notes)}
+    body["log"] = {
+        "name": name,
+        "path": log.path,
+        "format": log.format,
+        "sha256": file_sha256(log.path),
+        **log.describe(),
+        "notes": list(log.notes),
+    }
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / EVENTS_FILE, log)
     write_npz(out / TRACE_FILE, counts=counts, items=np.array(items, dtype=str))
-    write_table(out, TABLE_STEM, pd.DataFrame([table_row(name, log, body)]),
-                f"Access-log tail audit: {name}", table_note(log, s, bool(log.universe)), footer)
+    write_table(
+        out,
+        TABLE_STEM,
+        pd.DataFrame([table_row(name, log, body)]),
+        f"Access-log tail audit: {name}",
+        table_note(log, s, bool(log.universe)),
+        footer,
+    )
     plots.save_figure(ccdf_figure(name, counts, body, s), out / FIGURE_STEM)
     if provenance is not None:
         provenance(out)

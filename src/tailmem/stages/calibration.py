@@ -47,24 +47,31 @@ def cache_folder(cfg: DictConfig, s: CalibrationSettings, files: list[Path]) -> 
     h = hashlib.sha256()
     for f in files:
         h.update(hashlib.sha256(f.read_bytes()).digest())
-    h.update(json.dumps({"seeds": s.seeds, "table8_size": s.table8_size, "code": code_digest("calibration")},
-                        sort_keys=True).encode())
+    h.update(
+        json.dumps(
+            {"seeds": s.seeds, "table8_size": s.table8_size, "code": code_digest("calibration")}, sort_keys=True
+        ).encode()
+    )
     return Path(paths.CALIBRATION.format(results=cfg.results_dir)) / "walks" / h.hexdigest()[:16]
 
 
 def scale_protocol(cfg: DictConfig) -> Protocol:
     """This scale's own protocol, as the rollout stage runs it and the audit reads it."""
-    return Protocol(int(cfg.rollout.episodes), int(cfg.rollout.steps), str(cfg.rollout.start), int(cfg.retrieval.k),
-                    "all", "mean")
+    return Protocol(
+        int(cfg.rollout.episodes), int(cfg.rollout.steps), str(cfg.rollout.start), int(cfg.retrieval.k), "all", "mean"
+    )
 
 
 def note(cfg: DictConfig, s: CalibrationSettings, result: SearchResult, searched: int, margin: float) -> str:
     best = result.best
     reached = bool(best.fit_reached)
-    verdict = ("A searched protocol reaches the paper on every fitted cell and relation." if reached else
-               f"No searched protocol reaches the paper: the best has {int(best.fit_cells_within)} of "
-               f"{int(best.fit_cells)} fitted cells within ±{s.tolerance:.0%} and breaks "
-               f"{int(best.fit_relations_broken)} of the Table 8 relations.")
+    verdict = (
+        "A searched protocol reaches the paper on every fitted cell and relation."
+        if reached
+        else f"No searched protocol reaches the paper: the best has {int(best.fit_cells_within)} of "
+        f"{int(best.fit_cells)} fitted cells within ±{s.tolerance:.0%} and breaks "
+        f"{int(best.fit_relations_broken)} of the Table 8 relations."
+    )
     return (
         f"Which random-walk protocol, among {searched} searched, comes closest to paper 1's Table 7 (Gini, top-10% "
         f"share, sigma_top10 at {', '.join(map(str, s.sizes))} states), Table 2's sigma_top10 slope and Table 8's "
@@ -97,43 +104,80 @@ def run(cfg: DictConfig) -> None:
     protocols = list(dict.fromkeys([*sample(s.space, s.samples, s.search_seed), default]))
     fit = Fit(paper_cells(s.families, s.sizes), s.fitted, s.holdout, s.tolerance, s.order_weight, margin)
     cache = WalkCache(cache_folder(cfg, s, files))
-    log.info("calibration: %d protocols (%d walks) on %d worlds; cache %s", len(protocols),
-             len({p.walk for p in protocols}), len(graphs), cache.folder)
+    log.info(
+        "calibration: %d protocols (%d walks) on %d worlds; cache %s",
+        len(protocols),
+        len({p.walk for p in protocols}),
+        len(graphs),
+        cache.folder,
+    )
     result = run_search(protocols, lambda walk: measure_walk(walk, graphs, s.table8_size), fit, cache)
     frame = ct.cells(result, default.key, s.holdout, s.tolerance)
     out = paths.out_dir(cfg, paths.tables_dir(cfg))
-    write_text(Path(paths.CALIBRATION.format(results=cfg.results_dir)) / paths.CALIBRATION_PROTOCOLS,
-               result.protocols.to_csv(index=False))
+    write_text(
+        Path(paths.CALIBRATION.format(results=cfg.results_dir)) / paths.CALIBRATION_PROTOCOLS,
+        result.protocols.to_csv(index=False),
+    )
     spread = ct.top_spread(result, s.tolerance)
     continued = [
-        (frame, "Residual per cell",
-         "Ours under this scale's protocol (`default`) and the best one (`best`) beside paper 1's value; `residual` = "
-         "(ours - paper) / |paper|; `role` = fitted or held out (not in the loss)."),
-        (ct.relations(result, default.key, s.holdout), "Table 8: the order of the retrieval designs",
-         f"Per family, higher - lower Gini (`*_diff`) of each relation paper 1 claims: the paper's own, ours under "
-         f"this scale's protocol and the best one, whether it holds (`~`: within ±{margin:g}), the share of searched "
-         "protocols under which it holds and the largest difference any of them gives (`max_diff`): a relation can "
-         "hold in sign and still miss the paper's size by far."),
-        (ct.joint_misses(result, s.tolerance), "Cells reachable alone but not together",
-         "Pairs of Table 7 metrics at one family and size that some protocol brings within tolerance one at a "
-         "time but none both at once: `alone_a`, `alone_b` = each one's least |residual|; `joint` = the least "
-         "max(|r_a|, |r_b|) of a single protocol. Empty: no such pair."),
+        (
+            frame,
+            "Residual per cell",
+            "Ours under this scale's protocol (`default`) and the best one (`best`) beside paper 1's value; `residual` = "
+            "(ours - paper) / |paper|; `role` = fitted or held out (not in the loss).",
+        ),
+        (
+            ct.relations(result, default.key, s.holdout),
+            "Table 8: the order of the retrieval designs",
+            f"Per family, higher - lower Gini (`*_diff`) of each relation paper 1 claims: the paper's own, ours under "
+            f"this scale's protocol and the best one, whether it holds (`~`: within ±{margin:g}), the share of searched "
+            "protocols under which it holds and the largest difference any of them gives (`max_diff`): a relation can "
+            "hold in sign and still miss the paper's size by far.",
+        ),
+        (
+            ct.joint_misses(result, s.tolerance),
+            "Cells reachable alone but not together",
+            "Pairs of Table 7 metrics at one family and size that some protocol brings within tolerance one at a "
+            "time but none both at once: `alone_a`, `alone_b` = each one's least |residual|; `joint` = the least "
+            "max(|r_a|, |r_b|) of a single protocol. Empty: no such pair.",
+        ),
     ]
     if len(spread):
-        continued.append((spread, "What a top-10% share and sigma_top10 imply together",
-                          "The top 10% of states hold `share` of all accesses, so their mean count is share / 10% "
-                          "times the mean over all states, and sigma_top10 (in units of that mean) over share / 10% "
-                          "is the coefficient of variation among the top states themselves: `top_cv_paper` is what "
-                          "paper 1's pair implies, `top_cv_best` the best protocol's, and `top_cv_least_at_paper_share` "
-                          "the least of any searched protocol whose top-10% share is within tolerance of the paper's "
-                          "(`protocols_at_paper_share` of them; sigma in units of the mean). Where even that least is "
-                          "above the paper's, the paper's share and sigma cannot both be met in this space."))
-    write_table(out, outputs.TABLE7_CALIBRATION, frame, "Table 7 calibration: which random-walk protocol reproduces "
-                "paper 1", note(cfg, s, result, len(protocols), margin), table_footer(cfg),
-                shown=ct.summary(result, default.key), continued=continued)
-    save_provenance(out, cfg, prefix="calibration.", agent="random_walk", protocols=len(protocols),
-                    best=result.best.protocol)
+        continued.append(
+            (
+                spread,
+                "What a top-10% share and sigma_top10 imply together",
+                "The top 10% of states hold `share` of all accesses, so their mean count is share / 10% "
+                "times the mean over all states, and sigma_top10 (in units of that mean) over share / 10% "
+                "is the coefficient of variation among the top states themselves: `top_cv_paper` is what "
+                "paper 1's pair implies, `top_cv_best` the best protocol's, and `top_cv_least_at_paper_share` "
+                "the least of any searched protocol whose top-10% share is within tolerance of the paper's "
+                "(`protocols_at_paper_share` of them; sigma in units of the mean). Where even that least is "
+                "above the paper's, the paper's share and sigma cannot both be met in this space.",
+            )
+        )
+    write_table(
+        out,
+        outputs.TABLE7_CALIBRATION,
+        frame,
+        "Table 7 calibration: which random-walk protocol reproduces paper 1",
+        note(cfg, s, result, len(protocols), margin),
+        table_footer(cfg),
+        shown=ct.summary(result, default.key),
+        continued=continued,
+    )
+    save_provenance(
+        out, cfg, prefix="calibration.", agent="random_walk", protocols=len(protocols), best=result.best.protocol
+    )
     best = result.best
-    log.info("calibration: best %s fit loss %.3f (%d/%d cells within ±%g, %d relations broken); held-out %s loss "
-             "%.3f", best.protocol, best.fit_loss, best.fit_cells_within, best.fit_cells, s.tolerance,
-             best.fit_relations_broken, s.holdout, best.holdout_loss)
+    log.info(
+        "calibration: best %s fit loss %.3f (%d/%d cells within ±%g, %d relations broken); held-out %s loss %.3f",
+        best.protocol,
+        best.fit_loss,
+        best.fit_cells_within,
+        best.fit_cells,
+        s.tolerance,
+        best.fit_relations_broken,
+        s.holdout,
+        best.holdout_loss,
+    )

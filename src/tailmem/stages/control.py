@@ -93,8 +93,11 @@ def run(cfg: DictConfig) -> None:
         seed=int(cfg.seed),
         tokenizer=cfg.llm.encoding,
         **summarize(result, cfg.control.tail_fraction),
-        **({"predictor_unknown": predictor.unknown, "predictor_malformed": predictor.malformed}
-           if isinstance(predictor, ModelPredictor) else {}),
+        **(
+            {"predictor_unknown": predictor.unknown, "predictor_malformed": predictor.malformed}
+            if isinstance(predictor, ModelPredictor)
+            else {}
+        ),
     )
     out = paths.out_dir(cfg, paths.control_dir(cfg))
     out.mkdir(parents=True, exist_ok=True)
@@ -105,11 +108,26 @@ def run(cfg: DictConfig) -> None:
     summary.write(out / paths.SUMMARY_FILE)  # last: its presence means the arm is complete
     log.info(
         "%s: %.1f tokens/step, error %.3f (tail %.3f), coverage %.3f (tail %.3f) over %d of %d steps",
-        summary.arm, summary.tokens_per_step, summary.overall_error, summary.tail_error,
-        summary.overall_coverage, summary.tail_coverage, summary.predicted_steps, summary.steps,
+        summary.arm,
+        summary.tokens_per_step,
+        summary.overall_error,
+        summary.tail_error,
+        summary.overall_coverage,
+        summary.tail_coverage,
+        summary.predicted_steps,
+        summary.steps,
     )
     if isinstance(predictor, ModelPredictor):
-        log.info("%s: %d predictions by %s in %.1f s (%.2f s per predicted step; cache hits %d, misses %d); "
-                 "%d UNKNOWN, %d without a state code", summary.arm, predictor.calls, predictor.name, seconds,
-                 seconds / max(predictor.calls, 1), predictor.client.hits, predictor.client.misses,
-                 predictor.unknown, predictor.malformed)
+        log.info(
+            "%s: %d predictions by %s in %.1f s (%.2f s per predicted step; cache hits %d, misses %d); "
+            "%d UNKNOWN, %d without a state code",
+            summary.arm,
+            predictor.calls,
+            predictor.name,
+            seconds,
+            seconds / max(predictor.calls, 1),
+            predictor.client.hits,
+            predictor.client.misses,
+            predictor.unknown,
+            predictor.malformed,
+        )

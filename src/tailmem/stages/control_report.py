@@ -32,8 +32,9 @@ log = logging.getLogger(__name__)
 
 def load_summaries(runs: list[ControlRun], results: str) -> pd.DataFrame:
     """One row per arm, family and seed of the controller study (`report.control_tables.summary_row`)."""
-    return pd.DataFrame([ct.summary_row(r.arm, r.family, r.seed, ControlSummary.read(r.summary_file(results)))
-                         for r in runs])
+    return pd.DataFrame(
+        [ct.summary_row(r.arm, r.family, r.seed, ControlSummary.read(r.summary_file(results))) for r in runs]
+    )
 
 
 def load_steps(runs: list[ControlRun], results: str) -> pd.DataFrame:
@@ -68,12 +69,28 @@ def tau_concentration(cfg: DictConfig, results: str) -> pd.DataFrame:
     for tau in c.taus:
         for fam in c.families:
             for seed in c.seeds:
-                run = ControlRun(c.policy, c.retrieval, fam, int(c.size), int(seed), arms.ctmc(tau=tau),
-                                 paths.policy_agent(cfg, c.policy), paths.role_label(cfg, "predictor"))
+                run = ControlRun(
+                    c.policy,
+                    c.retrieval,
+                    fam,
+                    int(c.size),
+                    int(seed),
+                    arms.ctmc(tau=tau),
+                    paths.policy_agent(cfg, c.policy),
+                    paths.role_label(cfg, "predictor"),
+                )
                 counts = read_npz(run.counts_file(results), required=("counts",))["counts"]
                 conc = concentration(counts, cfg.audit.top_fraction)
-                rows.append({"tau": float(tau), "family": fam, "seed": int(seed), "gini": conc.gini,
-                             "skew": conc.skew, "max_median": conc.max_median})
+                rows.append(
+                    {
+                        "tau": float(tau),
+                        "family": fam,
+                        "seed": int(seed),
+                        "gini": conc.gini,
+                        "skew": conc.skew,
+                        "max_median": conc.max_median,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -120,27 +137,45 @@ def run(cfg: DictConfig) -> None:
     conc = tau_concentration(cfg, results)
     red = ct.token_reduction(df)
     out = {
-        outputs.TABLE3_POLICY: (t3, f"Table 3: tail audit per topology under the `{c.policy}` policy",
-                                     f"{note} {rw.EXPLAIN['tail']} {rw.EXPLAIN['R_tpl_ln']} p_gof from "
-                                     f"{cfg.audit.bootstrap} replicates; screen p_gof >= {cfg.audit.gof_threshold}. "
-                                     "Not comparable in level with paper 1's Table 3: the `semantic` policy is a "
-                                     "model-free programmatic proxy of its LLM policy, on smaller graphs."),
-        outputs.TABLE4_BASELINES: (ct.table4(df), "Table 4: memory baselines on the Synthetic Graph World",
-                                   f"{note} {ct.table4_note(predictor)}"),
-        outputs.TABLE5_GRAPH_VS_CTMC: (ct.table5(df), "Table 5: Graph Memory vs CTMC, verbose and compact",
-                                       f"{note} {ct.table5_note(nominal_budgets(df))}"),
-        outputs.TABLE6_ABLATION: (ct.table6(df), "Table 6: allocation ablation at a matched budget",
-                                  f"{note} Every arm here spends Graph Memory's (compact) measured memory tokens per "
-                                  "step on the same replay (`-matched`), so the allocations differ at one spend."),
+        outputs.TABLE3_POLICY: (
+            t3,
+            f"Table 3: tail audit per topology under the `{c.policy}` policy",
+            f"{note} {rw.EXPLAIN['tail']} {rw.EXPLAIN['R_tpl_ln']} p_gof from "
+            f"{cfg.audit.bootstrap} replicates; screen p_gof >= {cfg.audit.gof_threshold}. "
+            "Not comparable in level with paper 1's Table 3: the `semantic` policy is a "
+            "model-free programmatic proxy of its LLM policy, on smaller graphs.",
+        ),
+        outputs.TABLE4_BASELINES: (
+            ct.table4(df),
+            "Table 4: memory baselines on the Synthetic Graph World",
+            f"{note} {ct.table4_note(predictor)}",
+        ),
+        outputs.TABLE5_GRAPH_VS_CTMC: (
+            ct.table5(df),
+            "Table 5: Graph Memory vs CTMC, verbose and compact",
+            f"{note} {ct.table5_note(nominal_budgets(df))}",
+        ),
+        outputs.TABLE6_ABLATION: (
+            ct.table6(df),
+            "Table 6: allocation ablation at a matched budget",
+            f"{note} Every arm here spends Graph Memory's (compact) measured memory tokens per "
+            "step on the same replay (`-matched`), so the allocations differ at one spend.",
+        ),
         outputs.CLAIMS_CTMC: (ct.claims(df, conc, steps, st), "Paper 1's CTMC claims, checked", claims_note),
     }
     footer = table_footer(cfg)
     for stem, (frame, title, text) in out.items():
         write_table(tables, stem, frame, title, text, footer)
     write_table(tables, f"{outputs.FIG6_TAU}_data", conc, "Figure 6 data: concentration of access vs tau", note, footer)
-    write_table(tables, f"{outputs.FIG7_REDUCTION}_data", red, "Figure 7 data: CTMC vs Graph Memory per pair", note, footer)
-    cf.figure4(t3, cfg.audit.gof_threshold, figures / outputs.FIG4_TAIL_AUDIT,
-            f"Figure 4: tail audit under the {c.policy} policy (n = {c.size})")
+    write_table(
+        tables, f"{outputs.FIG7_REDUCTION}_data", red, "Figure 7 data: CTMC vs Graph Memory per pair", note, footer
+    )
+    cf.figure4(
+        t3,
+        cfg.audit.gof_threshold,
+        figures / outputs.FIG4_TAIL_AUDIT,
+        f"Figure 4: tail audit under the {c.policy} policy (n = {c.size})",
+    )
     cf.figure6(conc, figures / outputs.FIG6_TAU, "Figure 6: access concentration vs tau (CTMC)")
     cf.figure7(red, figures / outputs.FIG7_REDUCTION, "Figure 7: prompt-token reduction of CTMC vs Graph Memory")
     save_provenance(tables, cfg, prefix="control.", agent=predictor)

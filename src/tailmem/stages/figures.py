@@ -37,12 +37,18 @@ def run(cfg: DictConfig) -> None:
     largest = [load_trace(r, results) for r in largest_runs]
     c = cfg.scale.control
     names = " beside the ".join(rwf.policy_label(p) for p in contrast_policies(cfg))
-    design = f"retrieval {c.retrieval}" if c.retrieval == cfg.scale.table_retrieval else \
-        f"retrieval {c.retrieval}, largest-size random walk {cfg.scale.table_retrieval}"
+    design = (
+        f"retrieval {c.retrieval}"
+        if c.retrieval == cfg.scale.table_retrieval
+        else f"retrieval {c.retrieval}, largest-size random walk {cfg.scale.table_retrieval}"
+    )
     setting = f"{design}, {cfg.rollout.episodes} episodes x {cfg.rollout.steps} steps"
 
-    fig = rwf.figure3(largest + contrast, cfg.audit.tpl_alpha_max,
-                      f"Figure 3: access CCDFs with fitted tails, the {names} ({setting})")
+    fig = rwf.figure3(
+        largest + contrast,
+        cfg.audit.tpl_alpha_max,
+        f"Figure 3: access CCDFs with fitted tails, the {names} ({setting})",
+    )
     plots.save_figure(fig, out / outputs.FIG3_CCDF)
     fig = rwf.figure5(contrast, largest, f"Figure 5: access concentration, the {names} ({setting})")
     plots.save_figure(fig, out / outputs.FIG5_CONCENTRATION)

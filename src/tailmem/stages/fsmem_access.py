@@ -40,7 +40,9 @@ def _retriever(cfg, run: study.Run):
     if run.variant != "chunk_retrieval":
         return None
     fs = cfg.fsmem
-    index = ChunkIndex(chunk_conversation(conversation(fs, run.benchmark, run.conversation), fs.chunk.max_turns, fs.chunk.max_chars))
+    index = ChunkIndex(
+        chunk_conversation(conversation(fs, run.benchmark, run.conversation), fs.chunk.max_turns, fs.chunk.max_chars)
+    )
     return lambda q: [f"chunks/{c.id}.md" for c in index.top(q, fs.retrieval_k)] if q.strip() else []
 
 
@@ -49,7 +51,9 @@ def pooled_counts(cfg, runs: list[study.Run]) -> dict[str, np.ndarray]:
     out = {u: [] for u in UNITS}
     for run in runs:
         rows = FsmemAnswers.read(run.answers_file).rows
-        acc = count_reads(Store(run.build_dir / "store"), [r.get("search_trace", []) for r in rows], _retriever(cfg, run))
+        acc = count_reads(
+            Store(run.build_dir / "store"), [r.get("search_trace", []) for r in rows], _retriever(cfg, run)
+        )
         out["file"] += list(acc.files.values())
         out["section"] += list(acc.sections.values())
     return {u: np.asarray(v, dtype=float) for u, v in out.items()}
@@ -68,14 +72,34 @@ def audit_counts(counts: np.ndarray, a, seed: int) -> dict:
     """Concentration, tail fit and bootstrap p_gof of one count vector (the graph-world audit's settings)."""
     conc = concentration(counts, a.top_fraction)
     tail = fit_tail(counts, pl_alpha_max=a.pl_alpha_max, tpl_alpha_max=a.tpl_alpha_max)
-    rec = {"items": len(counts), "read items": int((counts > 0).sum()), "reads": int(counts.sum()),
-           "gini": conc.gini, "top10 share": conc.top_share, "sigma_top10": conc.sigma_top10,
-           "max/median": conc.max_median, "tail": tail.status}
+    rec = {
+        "items": len(counts),
+        "read items": int((counts > 0).sum()),
+        "reads": int(counts.sum()),
+        "gini": conc.gini,
+        "top10 share": conc.top_share,
+        "sigma_top10": conc.sigma_top10,
+        "max/median": conc.max_median,
+        "tail": tail.status,
+    }
     if tail.ok:
-        p = (bootstrap_gof(counts.astype(np.int64), tail.xmin, tail.alpha, tail.ks_D, int(a.bootstrap), seed,
-                           a.pl_alpha_max).p if int(a.bootstrap) > 0 else np.nan)
-        rec.update({"xmin": tail.xmin, "alpha": tail.alpha, "n_tail": tail.n_tail, "p_gof": p,
-                    "R_tpl_ln": tail.R_tpl_ln, "p_tpl_ln": tail.p_tpl_ln})
+        p = (
+            bootstrap_gof(
+                counts.astype(np.int64), tail.xmin, tail.alpha, tail.ks_D, int(a.bootstrap), seed, a.pl_alpha_max
+            ).p
+            if int(a.bootstrap) > 0
+            else np.nan
+        )
+        rec.update(
+            {
+                "xmin": tail.xmin,
+                "alpha": tail.alpha,
+                "n_tail": tail.n_tail,
+                "p_gof": p,
+                "R_tpl_ln": tail.R_tpl_ln,
+                "p_tpl_ln": tail.p_tpl_ln,
+            }
+        )
     return rec
 
 
@@ -99,9 +123,12 @@ def ccdf_figure(unit: str, fits: list[tuple[str, np.ndarray, dict]], tpl_alpha_m
             plots.plain_log_ticks(ax.xaxis, ax.yaxis)
         ax.tick_params(which="both", labelsize=8)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Search-agent reads per {unit}: CCDF with fitted tails\n"
-                 "panel = benchmark, store variant, tool harness; TPL = truncated power law;\n"
-                 "tail = items read at least xmin times; unread items are left out", fontsize=9)
+    fig.suptitle(
+        f"Search-agent reads per {unit}: CCDF with fitted tails\n"
+        "panel = benchmark, store variant, tool harness; TPL = truncated power law;\n"
+        "tail = items read at least xmin times; unread items are left out",
+        fontsize=9,
+    )
     return fig
 
 
@@ -119,27 +146,45 @@ def run(cfg) -> None:
     for key, runs in groups.items():
         counts = pooled_counts(cfg, runs)
         for unit in UNITS:
-            rec = {"benchmark": key[0], "variant": key[1], "harness": key[2], "unit": unit,
-                   **audit_counts(counts[unit], cfg.audit, int(cfg.seed))}
+            rec = {
+                "benchmark": key[0],
+                "variant": key[1],
+                "harness": key[2],
+                "unit": unit,
+                **audit_counts(counts[unit], cfg.audit, int(cfg.seed)),
+            }
             recs.append(rec)
             xs, ys = ccdf_points(counts[unit])
-            points += [{"benchmark": key[0], "variant": key[1], "harness": key[2], "unit": unit, "x": x, "ccdf": y}
-                       for x, y in zip(xs, ys)]
+            points += [
+                {"benchmark": key[0], "variant": key[1], "harness": key[2], "unit": unit, "x": x, "ccdf": y}
+                for x, y in zip(xs, ys)
+            ]
             fits[unit].append((f"{key[0]} {key[1]} {key[2]}", counts[unit], rec))
     tables = out_dir(cfg, tables_dir(cfg))
     figures = Path(cfg.figures_dir)
-    write_table(tables, outputs.FSMEM_ACCESS, pd.DataFrame(recs).round(4),
-                "Store-access tail audit: search-agent reads per file and per section",
-                f"Reads counted over all queries of each (benchmark, variant, harness), pooled over conversations; every "
-                f"file/section of the store is an item (unread = 0). Concentration as in paper 1 (top {cfg.audit.top_fraction:.0%}); "
-                f"tail fits by powerlaw, p_gof from {cfg.audit.bootstrap} bootstrap replicates; R_tpl_ln > 0 favours the "
-                "truncated power law over the log-normal. Reads: view of a file or range, read_section, bash sed/cat, "
-                "retrieved chunks (grep/toc/search hits are not reads).", table_footer(cfg))
+    write_table(
+        tables,
+        outputs.FSMEM_ACCESS,
+        pd.DataFrame(recs).round(4),
+        "Store-access tail audit: search-agent reads per file and per section",
+        f"Reads counted over all queries of each (benchmark, variant, harness), pooled over conversations; every "
+        f"file/section of the store is an item (unread = 0). Concentration as in paper 1 (top {cfg.audit.top_fraction:.0%}); "
+        f"tail fits by powerlaw, p_gof from {cfg.audit.bootstrap} bootstrap replicates; R_tpl_ln > 0 favours the "
+        "truncated power law over the log-normal. Reads: view of a file or range, read_section, bash sed/cat, "
+        "retrieved chunks (grep/toc/search hits are not reads).",
+        table_footer(cfg),
+    )
     write_text(tables / f"{outputs.FSMEM_ACCESS_CCDF}.csv", pd.DataFrame(points).to_csv(index=False))
     for unit in UNITS:
-        plots.save_figure(ccdf_figure(unit, fits[unit], float(cfg.audit.tpl_alpha_max)),
-                          figures / f"{outputs.FSMEM_ACCESS_CCDF}_{unit}")
-    read = dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation)  # chunk retrieval re-chunks them
-                         for runs in groups.values() for r in runs if r.variant == "chunk_retrieval")
+        plots.save_figure(
+            ccdf_figure(unit, fits[unit], float(cfg.audit.tpl_alpha_max)),
+            figures / f"{outputs.FSMEM_ACCESS_CCDF}_{unit}",
+        )
+    read = dict.fromkeys(
+        conversation_file(cfg.fsmem, r.benchmark, r.conversation)  # chunk retrieval re-chunks them
+        for runs in groups.values()
+        for r in runs
+        if r.variant == "chunk_retrieval"
+    )
     save_provenance(tables / f"{outputs.FSMEM_ACCESS}.provenance", cfg, data_files=list(read), agent="fsmem_access")
     log.info("fsmem_access: %d groups", len(groups))

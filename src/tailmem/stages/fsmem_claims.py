@@ -34,10 +34,27 @@ def answers_of(run: study.Run, study_name: str) -> list[dict]:
     if not run.answers_file.exists():
         raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (workflows/fsmem_study.smk)")
     rows = FsmemAnswers.read(run.answers_file).rows
-    arm = {"study": study_name, "benchmark": run.benchmark, "conversation": run.conversation,
-           "variant": run.variant, "harness": run.harness, "builder": run.builder, "searcher": run.searcher}
-    return [arm | {"qid": r["qid"], "question": r["question"], "f1": r["f1"], "judge_correct": r.get("judge_correct"),
-                   "search_chars_read": r["search_chars_read"], "search_dollars": r["search_dollars"]} for r in rows]
+    arm = {
+        "study": study_name,
+        "benchmark": run.benchmark,
+        "conversation": run.conversation,
+        "variant": run.variant,
+        "harness": run.harness,
+        "builder": run.builder,
+        "searcher": run.searcher,
+    }
+    return [
+        arm
+        | {
+            "qid": r["qid"],
+            "question": r["question"],
+            "f1": r["f1"],
+            "judge_correct": r.get("judge_correct"),
+            "search_chars_read": r["search_chars_read"],
+            "search_dollars": r["search_dollars"],
+        }
+        for r in rows
+    ]
 
 
 def run(cfg) -> None:
@@ -64,8 +81,13 @@ def run(cfg) -> None:
     files = list(dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation) for r in runs))
     stem = outputs.FSMEM_STUDY_TABLES["fsmem_claims"]
     judge_note = f" {judge_claims.NOTE}" if judge_claims.SENSITIVE in df else ""
-    write_table(out, stem, df.round(4), fsmem_claims.TITLE,
-                f"{fsmem_claims.note(s, s.fsmem_tie_margin)}{judge_note} {agents_note(cfg)}",
-                table_footer(cfg, data_files=files))
+    write_table(
+        out,
+        stem,
+        df.round(4),
+        fsmem_claims.TITLE,
+        f"{fsmem_claims.note(s, s.fsmem_tie_margin)}{judge_note} {agents_note(cfg)}",
+        table_footer(cfg, data_files=files),
+    )
     save_provenance(out / f"{stem}.provenance", cfg, data_files=files, agent=stem)
     log.info("%s: %d rows (%s) -> %s", stem, len(df), df["verdict"].value_counts().to_dict(), out / f"{stem}.md")

@@ -47,11 +47,23 @@ def per_question(cfg, conv: str) -> pd.DataFrame:
             raise DataError(f"{path}: missing; run its Snakemake rule first (rule fsmem_answers)")
         data = FsmemAnswers.read(path)
         if data.gold_overlay:
-            raise DataError(f"{path}: scored under gold overlay {data.gold_overlay.get('name')}; Table 13 compares "
-                            "against the standard data, so answer with fsmem.gold_overlay=null")
-        recs += [{"variant": variant, "question": r["question"], "category": r["category"], "gold": r["gold"],
-                  "answer": r["answer"], "f1": r["f1"], "judge_correct": r.get("judge_correct"),
-                  "answer_tokens": answer_tokens(r["answer"])} for r in data.rows]
+            raise DataError(
+                f"{path}: scored under gold overlay {data.gold_overlay.get('name')}; Table 13 compares "
+                "against the standard data, so answer with fsmem.gold_overlay=null"
+            )
+        recs += [
+            {
+                "variant": variant,
+                "question": r["question"],
+                "category": r["category"],
+                "gold": r["gold"],
+                "answer": r["answer"],
+                "f1": r["f1"],
+                "judge_correct": r.get("judge_correct"),
+                "answer_tokens": answer_tokens(r["answer"]),
+            }
+            for r in data.rows
+        ]
     return pd.DataFrame(recs)
 
 
@@ -65,9 +77,21 @@ def table13(cfg) -> None:
     out = out_dir(cfg, tables_dir(cfg))
     stem = outputs.TABLE13_LOCOMO_FILTERED
     files = [conversation_file(fs, overlay.benchmark, conv), overlay.path]
-    write_table(out, stem, df.round(4), gold_filtered.TITLE, gold_filtered.note(checks, overlay),
-                table_footer(cfg, data_files=files))
-    save_provenance(out / f"{stem}.provenance", cfg, data_files=files, agent=stem,
-                    gold_overlay=overlay.provenance(), checks=checks)
-    log.info("%s: ordering unchanged %s, every non-closed-book variant up %s -> %s", stem,
-             checks["ordering unchanged"], checks["every non-closed-book variant up"], out / f"{stem}.md")
+    write_table(
+        out,
+        stem,
+        df.round(4),
+        gold_filtered.TITLE,
+        gold_filtered.note(checks, overlay),
+        table_footer(cfg, data_files=files),
+    )
+    save_provenance(
+        out / f"{stem}.provenance", cfg, data_files=files, agent=stem, gold_overlay=overlay.provenance(), checks=checks
+    )
+    log.info(
+        "%s: ordering unchanged %s, every non-closed-book variant up %s -> %s",
+        stem,
+        checks["ordering unchanged"],
+        checks["every non-closed-book variant up"],
+        out / f"{stem}.md",
+    )

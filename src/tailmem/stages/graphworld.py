@@ -23,14 +23,20 @@ def make_world(cfg: DictConfig) -> World:
 def save_world(world: World, out: Path, cfg: DictConfig) -> Path:
     """Write `world.json` and the provenance beside it; return the world file."""
     path = world.save(out / WORLD_FILE)
-    save_provenance(out, cfg, family=world.family, n=world.n, edges=world.n_edges,
-                    construction=world.construction)
+    save_provenance(out, cfg, family=world.family, n=world.n, edges=world.n_edges, construction=world.construction)
     return path
 
 
 def run(cfg: DictConfig) -> Path:
     world = make_world(cfg)
     path = save_world(world, out_dir(cfg, graphworld_dir(cfg)), cfg)
-    log.info("graphworld: %s n=%d edges=%d seed=%d -> %s (%s)", world.family, world.n, world.n_edges, world.seed,
-             path, world.construction)
+    log.info(
+        "graphworld: %s n=%d edges=%d seed=%d -> %s (%s)",
+        world.family,
+        world.n,
+        world.n_edges,
+        world.seed,
+        path,
+        world.construction,
+    )
     return path

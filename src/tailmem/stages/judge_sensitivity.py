@@ -70,9 +70,17 @@ def fsmem_answers(cfg) -> pd.DataFrame:
             if lacking:
                 raise DataError(f"{run.answers_file}: row {i} lacks {lacking}; re-run its answers (rule fsmem_answers)")
             item = panel.locomo_item(r["question"], r["gold"], r["answer"], r["qid"], r["category"])
-            recs.append({"source": "fsmem", "benchmark": run.benchmark, "answers": key, "qid": str(r["qid"]),
-                         "unit": f"{run.benchmark}/{run.conversation}/{r['qid']}", "item": item,
-                         "f1": float(r["f1"] if "f1" in r else locomo_f1(r["answer"], r["gold"], int(r["category"])))})
+            recs.append(
+                {
+                    "source": "fsmem",
+                    "benchmark": run.benchmark,
+                    "answers": key,
+                    "qid": str(r["qid"]),
+                    "unit": f"{run.benchmark}/{run.conversation}/{r['qid']}",
+                    "item": item,
+                    "f1": float(r["f1"] if "f1" in r else locomo_f1(r["answer"], r["gold"], int(r["category"]))),
+                }
+            )
     return pd.DataFrame(recs)
 
 
@@ -86,9 +94,17 @@ def lme_answers(cfg) -> pd.DataFrame:
     recs = []
     for r in rows.itertuples(index=False):
         item = panel.Item(str(r.question), str(r.gold), str(r.answer or ""), str(r.qid), str(r.question_type))
-        recs.append({"source": "longmemeval", "benchmark": f"longmemeval {r.dataset}",
-                     "answers": lme_answers_key(r.dataset, r.seed, r.arm), "qid": str(r.qid),
-                     "unit": f"{r.dataset}/{r.qid}", "item": item, "f1": token_f1(item.answer, item.gold)})
+        recs.append(
+            {
+                "source": "longmemeval",
+                "benchmark": f"longmemeval {r.dataset}",
+                "answers": lme_answers_key(r.dataset, r.seed, r.arm),
+                "qid": str(r.qid),
+                "unit": f"{r.dataset}/{r.qid}",
+                "item": item,
+                "f1": token_f1(item.answer, item.gold),
+            }
+        )
     return pd.DataFrame(recs)
 
 
@@ -99,10 +115,16 @@ def judge_answers(answers: pd.DataFrame, judges: list[str], client) -> pd.DataFr
     items = list(answers["item"])
     for judge in judges:
         verdicts = panel.judge_all(client, judge, items)
-        frames.append(answers.drop(columns="item").assign(
-            judge=judge, correct=[np.nan if v.correct is None else v.correct for v in verdicts],
-            reply=[v.reply for v in verdicts], seconds=[v.seconds for v in verdicts],
-            from_cache=[v.from_cache for v in verdicts], kind=[it.kind for it in items]))
+        frames.append(
+            answers.drop(columns="item").assign(
+                judge=judge,
+                correct=[np.nan if v.correct is None else v.correct for v in verdicts],
+                reply=[v.reply for v in verdicts],
+                seconds=[v.seconds for v in verdicts],
+                from_cache=[v.from_cache for v in verdicts],
+                kind=[it.kind for it in items],
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -110,8 +132,10 @@ def _labels(verdicts: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
     """answers x judges matrix of labels (NaN = unreadable)."""
     twice = verdicts[verdicts.duplicated([*VERDICT_KEYS, "judge"])]
     if len(twice):
-        raise DataError(f"judge verdicts: answer {twice.iloc[0][VERDICT_KEYS].to_dict()} judged twice by "
-                        f"{twice.iloc[0]['judge']!r}; two answer sets share a key")
+        raise DataError(
+            f"judge verdicts: answer {twice.iloc[0][VERDICT_KEYS].to_dict()} judged twice by "
+            f"{twice.iloc[0]['judge']!r}; two answer sets share a key"
+        )
     wide = verdicts.pivot(index=VERDICT_KEYS, columns="judge", values="correct").reindex(columns=judges)
     info = verdicts.drop_duplicates(VERDICT_KEYS).set_index(VERDICT_KEYS)[["unit", "f1"]]
     return info.join(wide).reset_index()
@@ -131,27 +155,71 @@ def sensitivity_table(verdicts: pd.DataFrame, judges: list[str], threshold: floa
             y = f1_pass if judge == F1_JUDGE else wide[judge].to_numpy(float)
             ok = np.isfinite(y)
             ci = mean_interval(y[ok], units[ok], confidence=st.confidence, resamples=st.resamples, seed=st.seed)
-            row = base | {"row": "judge", "judge": judge, "judge_model": "" if judge == F1_JUDGE else model,
-                          "n": int(ok.sum()), "accuracy": ci.estimate, "ci_low": ci.low, "ci_high": ci.high,
-                          "unreadable": int((~ok).sum())}
+            row = base | {
+                "row": "judge",
+                "judge": judge,
+                "judge_model": "" if judge == F1_JUDGE else model,
+                "n": int(ok.sum()),
+                "accuracy": ci.estimate,
+                "ci_low": ci.low,
+                "ci_high": ci.high,
+                "unreadable": int((~ok).sum()),
+            }
             if judge != F1_JUDGE:
                 calls = v[v["judge"] == judge]
                 paid = calls[calls["from_cache"].eq(False)] if calls["from_cache"].notna().any() else calls.iloc[:0]
-                row |= {"f1_agreement": agreement.agreement(y, f1_pass), "f1_kappa": agreement.cohen_kappa(y, f1_pass),
-                        "new_model_calls": len(paid), "new_model_seconds": float(paid["seconds"].fillna(0).sum())}
+                row |= {
+                    "f1_agreement": agreement.agreement(y, f1_pass),
+                    "f1_kappa": agreement.cohen_kappa(y, f1_pass),
+                    "new_model_calls": len(paid),
+                    "new_model_seconds": float(paid["seconds"].fillna(0).sum()),
+                }
             out.append(row)
         for a, b in combinations(judges, 2):
             ya, yb = wide[a].to_numpy(float), wide[b].to_numpy(float)
             both = np.isfinite(ya) & np.isfinite(yb)
-            out.append(base | {"row": "pair", "judge": f"{a} vs {b}", "judge_model": model, "n": int(both.sum()),
-                               "agreement": agreement.agreement(ya, yb), "cohen_kappa": agreement.cohen_kappa(ya, yb)})
+            out.append(
+                base
+                | {
+                    "row": "pair",
+                    "judge": f"{a} vs {b}",
+                    "judge_model": model,
+                    "n": int(both.sum()),
+                    "agreement": agreement.agreement(ya, yb),
+                    "cohen_kappa": agreement.cohen_kappa(ya, yb),
+                }
+            )
         matrix = wide[judges].to_numpy(float).T
-        out.append(base | {"row": "all judges", "judge": ", ".join(judges), "judge_model": model,
-                           "n": int(np.isfinite(matrix).any(axis=0).sum()),
-                           "krippendorff_alpha": agreement.krippendorff_alpha(matrix)})
-    cols = ["benchmark", "row", "judge", "judge_model", "answers", "questions", "n", "accuracy", "ci_low", "ci_high",
-            "unreadable", "f1_agreement", "f1_kappa", "agreement", "cohen_kappa", "krippendorff_alpha",
-            "new_model_calls", "new_model_seconds"]
+        out.append(
+            base
+            | {
+                "row": "all judges",
+                "judge": ", ".join(judges),
+                "judge_model": model,
+                "n": int(np.isfinite(matrix).any(axis=0).sum()),
+                "krippendorff_alpha": agreement.krippendorff_alpha(matrix),
+            }
+        )
+    cols = [
+        "benchmark",
+        "row",
+        "judge",
+        "judge_model",
+        "answers",
+        "questions",
+        "n",
+        "accuracy",
+        "ci_low",
+        "ci_high",
+        "unreadable",
+        "f1_agreement",
+        "f1_kappa",
+        "agreement",
+        "cohen_kappa",
+        "krippendorff_alpha",
+        "new_model_calls",
+        "new_model_seconds",
+    ]
     return pd.DataFrame(out).reindex(columns=cols)
 
 
@@ -159,25 +227,29 @@ TITLE = "Judge sensitivity: the same answers under several judges, and how much 
 
 
 def note(judges: list[str], threshold: float, st, offline: bool) -> str:
-    who = ("Offline: the judge role is the programmatic judge, so each judge is its stated token rule "
-           "(tailmem/judges/panel.py: paper = strict, every gold word and a concise answer; per_type = LongMemEval's "
-           "rules by question type; gist = half the gold words at any length), not a model; the numbers show the "
-           "machinery and how much three honest rules disagree, not a model judge's reliability."
-           if offline else
-           "Each judge is the judge role's model (judge_model) with that judge's prompt; a verdict an answer stage "
-           "already bought was read back from the call cache (new_model_calls / new_model_seconds: what this stage "
-           "paid).")
-    return (f"The same answers (fsmem study: every answer claims_fsmem reads; LongMemEval: every dataset, seed and arm) "
-            f"judged by {judges}: paper = paper 2's correctness judge (configs/prompts/fsmem/judge_correctness.md), "
-            "per_type = LongMemEval's per-type judge (configs/prompts/longmemeval/judge_*.md; LoCoMo's temporal "
-            "category gets the temporal rules), gist = a lenient judge (configs/prompts/judges/judge_gist.md). "
-            f"Row `judge`: accuracy over the answers it could read, {100 * st.confidence:g}% bootstrap interval "
-            f"({st.resamples} replicates, seed {st.seed}) clustered by question; f1_agreement / f1_kappa = agreement "
-            f"and Cohen's kappa with `{F1_JUDGE}` (LoCoMo's official token F1 >= {threshold:g}, "
-            "tailmem.metrics.locomo_f1; LongMemEval answers get the plain token F1). Row `pair`: share of answers two "
-            "judges label alike and Cohen's kappa. Row `all judges`: Krippendorff's alpha (nominal, the "
-            "`krippendorff` package; unreadable replies missing). Kappa and alpha are empty (nan) where every label "
-            f"is the same (0/0). {who}")
+    who = (
+        "Offline: the judge role is the programmatic judge, so each judge is its stated token rule "
+        "(tailmem/judges/panel.py: paper = strict, every gold word and a concise answer; per_type = LongMemEval's "
+        "rules by question type; gist = half the gold words at any length), not a model; the numbers show the "
+        "machinery and how much three honest rules disagree, not a model judge's reliability."
+        if offline
+        else "Each judge is the judge role's model (judge_model) with that judge's prompt; a verdict an answer stage "
+        "already bought was read back from the call cache (new_model_calls / new_model_seconds: what this stage "
+        "paid)."
+    )
+    return (
+        f"The same answers (fsmem study: every answer claims_fsmem reads; LongMemEval: every dataset, seed and arm) "
+        f"judged by {judges}: paper = paper 2's correctness judge (configs/prompts/fsmem/judge_correctness.md), "
+        "per_type = LongMemEval's per-type judge (configs/prompts/longmemeval/judge_*.md; LoCoMo's temporal "
+        "category gets the temporal rules), gist = a lenient judge (configs/prompts/judges/judge_gist.md). "
+        f"Row `judge`: accuracy over the answers it could read, {100 * st.confidence:g}% bootstrap interval "
+        f"({st.resamples} replicates, seed {st.seed}) clustered by question; f1_agreement / f1_kappa = agreement "
+        f"and Cohen's kappa with `{F1_JUDGE}` (LoCoMo's official token F1 >= {threshold:g}, "
+        "tailmem.metrics.locomo_f1; LongMemEval answers get the plain token F1). Row `pair`: share of answers two "
+        "judges label alike and Cohen's kappa. Row `all judges`: Krippendorff's alpha (nominal, the "
+        "`krippendorff` package; unreadable replies missing). Kappa and alpha are empty (nan) where every label "
+        f"is the same (0/0). {who}"
+    )
 
 
 def run(cfg) -> None:
@@ -204,8 +276,9 @@ def run(cfg) -> None:
     write_table(out, stem, df.round(4), TITLE, note(judges, threshold, st, client is None), table_footer(cfg))
     save_provenance(out / f"{stem}.provenance", cfg, agent=stem, judge=model)
     for r in df[df["row"] == "all judges"].itertuples():
-        log.info("%s: %s answers, Krippendorff's alpha %.3f over %s", r.benchmark, r.answers, r.krippendorff_alpha,
-                 judges)
+        log.info(
+            "%s: %s answers, Krippendorff's alpha %.3f over %s", r.benchmark, r.answers, r.krippendorff_alpha, judges
+        )
 
 
 def read_verdicts(cfg) -> pd.DataFrame | None:
@@ -233,8 +306,12 @@ def lme_claims_by_judge(every: pd.DataFrame, verdicts: pd.DataFrame, margin: flo
     from tailmem.longmemeval.reduction import context_response, evaluate
     from tailmem.report.longmemeval_tables import claims
 
-    keys = list(zip((lme_answers_key(d, s, a) for d, s, a in zip(every["dataset"], every["seed"], every["arm"])),
-                    every["qid"].astype(str)))
+    keys = list(
+        zip(
+            (lme_answers_key(d, s, a) for d, s, a in zip(every["dataset"], every["seed"], every["arm"])),
+            every["qid"].astype(str),
+        )
+    )
     out = {}
     for judge in dict.fromkeys(verdicts["judge"]):
         marks = verdict_map(verdicts[verdicts["source"] == "longmemeval"], judge)

@@ -47,8 +47,9 @@ log = logging.getLogger("tailmem")
 
 def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Path:
     fs = cfg.fsmem
-    return _variant_dir(cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant,
-                        role_label(cfg, "builder"))
+    return _variant_dir(
+        cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant, role_label(cfg, "builder")
+    )
 
 
 def _conversation(cfg):
@@ -68,8 +69,11 @@ def full_conversation(fs, benchmark: str, conv_id: str):
     from tailmem.data import locomo as locomo_data
     from tailmem.data import realtalk
 
-    return (locomo_data.load(fs.data_file, conv_id) if benchmark == "locomo"
-            else realtalk.load(fs.realtalk.data_dir, conv_id))
+    return (
+        locomo_data.load(fs.data_file, conv_id)
+        if benchmark == "locomo"
+        else realtalk.load(fs.realtalk.data_dir, conv_id)
+    )
 
 
 def gold_overlay_of(cfg, conv_id: str | None = None) -> gold_overlay.Overlay | None:
@@ -81,11 +85,22 @@ def gold_overlay_of(cfg, conv_id: str | None = None) -> gold_overlay.Overlay | N
         return None
     overlay, conv_id = gold_overlay.load(spec), conv_id or fs.conversation
     if (overlay.benchmark, overlay.conversation) != (fs.benchmark, conv_id):
-        log.info("gold overlay %s corrects %s %s, not %s %s: standard data", overlay.label, overlay.benchmark,
-                 overlay.conversation, fs.benchmark, conv_id)
+        log.info(
+            "gold overlay %s corrects %s %s, not %s %s: standard data",
+            overlay.label,
+            overlay.benchmark,
+            overlay.conversation,
+            fs.benchmark,
+            conv_id,
+        )
         return None
-    gold_overlay.check(overlay, fs.benchmark, conv_id, full_conversation(fs, fs.benchmark, conv_id).qa,
-                       conversation_file(fs, fs.benchmark, conv_id))
+    gold_overlay.check(
+        overlay,
+        fs.benchmark,
+        conv_id,
+        full_conversation(fs, fs.benchmark, conv_id).qa,
+        conversation_file(fs, fs.benchmark, conv_id),
+    )
     return overlay
 
 
@@ -117,16 +132,27 @@ def build(cfg) -> None:
     # The programmatic reorganizer always rewrites through the management tools (agents/reorganizer.py).
     reorganizer = (CENTER if client is None else harness) if fs.variant.startswith("reorganized") else None
     FsmemBuild(
-        benchmark=fs.benchmark, conversation=conv.sample_id, variant=fs.variant, agent=agent,
-        replicate=replicate, build_harness=harness, sandbox=sandbox_provenance(fs, harness), reorganizer_harness=reorganizer,
+        benchmark=fs.benchmark,
+        conversation=conv.sample_id,
+        variant=fs.variant,
+        agent=agent,
+        replicate=replicate,
+        build_harness=harness,
+        sandbox=sandbox_provenance(fs, harness),
+        reorganizer_harness=reorganizer,
         store=stats,
         episodes=[e.to_json() for e in episodes],
         tool_calls=sum(e.tool_calls for e in episodes),
         tokens=sum(e.prompt_tokens + e.completion_tokens for e in episodes),
         dollars=sum(dollars(e, prices) for e in episodes),
     ).write(out / BUILD_FILE)
-    save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)], agent=agent,
-                    model=None if client is None else agent)
+    save_provenance(
+        out,
+        cfg,
+        data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
+        agent=agent,
+        model=None if client is None else agent,
+    )
     log.info("fsmem_build %s/%s (build harness %s): %s", conv.sample_id, fs.variant, harness, stats)
 
 
@@ -167,9 +193,14 @@ def answer(cfg) -> None:
     qs = select_questions(conv, fs, fs.benchmark)
     overlay = gold_overlay_of(cfg)  # issue 31: corrected golds score the answers, dropped questions are not asked
     fixes = {} if overlay is None else overlay.by_question()
-    numbers = [] if overlay is None else gold_overlay.positions(
-        [{"question": q.question, "category": q.category} for q in qs],
-        full_conversation(fs, fs.benchmark, conv.sample_id).qa)
+    numbers = (
+        []
+        if overlay is None
+        else gold_overlay.positions(
+            [{"question": q.question, "category": q.category} for q in qs],
+            full_conversation(fs, fs.benchmark, conv.sample_id).qa,
+        )
+    )
     store = Store(src / "store")
     harness, form, cap = search_harness(fs.variant, store, conv, fs)
     harness.outputs = {}  # recorded beside the answers (fsmem.tool_outputs): evidence and site read, not replay
@@ -189,41 +220,80 @@ def answer(cfg) -> None:
             else:
                 a = searcher.answer_model(s_client, q.question, harness, form, cap)
             row = {
-                "benchmark": fs.benchmark, "conversation": conv.sample_id, "variant": fs.variant,
-                "harness": harness.name, "qid": i,
-                "category": q.category, "question": q.question, "gold": gold, "answer": a.text,
+                "benchmark": fs.benchmark,
+                "conversation": conv.sample_id,
+                "variant": fs.variant,
+                "harness": harness.name,
+                "qid": i,
+                "category": q.category,
+                "question": q.question,
+                "gold": gold,
+                "answer": a.text,
                 "citations": list(a.citations),
                 "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
-                "f1": locomo_f1(a.text, gold, q.category), **({"gold_original": q.answer} if fix else {}),
-                "searcher": a.episode.agent, "builder": built.agent, **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
-                "search_dollars": dollars(a.episode, prices), "judge": None, "judge_correct": None, "judge_citation": None,
+                "f1": locomo_f1(a.text, gold, q.category),
+                **({"gold_original": q.answer} if fix else {}),
+                "searcher": a.episode.agent,
+                "builder": built.agent,
+                **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
+                "search_dollars": dollars(a.episode, prices),
+                "judge": None,
+                "judge_correct": None,
+                "judge_citation": None,
                 "search_trace": harness.trace[start:],
             }
             if j_client is not None:
                 from tailmem.fsmem.agents.judge import judge
 
                 v = judge(j_client, q.question, gold, a.text, a.citations, store)
-                row.update(judge=label(j_client, "judge"), judge_correct=v.correct, judge_citation=v.citation,
-                           judge_episode=v.episode, judge_unparsed=v.unparsed)
+                row.update(
+                    judge=label(j_client, "judge"),
+                    judge_correct=v.correct,
+                    judge_citation=v.citation,
+                    judge_episode=v.episode,
+                    judge_unparsed=v.unparsed,
+                )
             rows.append(row)
     finally:
         harness.close()
     recorded = tool_outputs.write(out, harness.outputs)
-    answers = FsmemAnswers(benchmark=fs.benchmark, conversation=conv.sample_id, variant=fs.variant, harness=fs.harness,
-                           sandbox=getattr(harness, "sandbox_info", None), tool_outputs=recorded, gold_overlay=overlay_record(overlay),
-                           rows=rows)
+    answers = FsmemAnswers(
+        benchmark=fs.benchmark,
+        conversation=conv.sample_id,
+        variant=fs.variant,
+        harness=fs.harness,
+        sandbox=getattr(harness, "sandbox_info", None),
+        tool_outputs=recorded,
+        gold_overlay=overlay_record(overlay),
+        rows=rows,
+    )
     answers.write(out / ANSWERS_FILE)
-    save_provenance(out, cfg, data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
-                    agent=label(s_client, "searcher"), model=None if s_client is None else label(s_client, "searcher"),
-                    gold_overlay=overlay_record(overlay))
-    log.info("fsmem_answer %s/%s: %d questions, mean F1 %.3f", conv.sample_id, fs.variant, len(rows),
-             sum(r["f1"] for r in rows) / max(1, len(rows)))
+    save_provenance(
+        out,
+        cfg,
+        data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
+        agent=label(s_client, "searcher"),
+        model=None if s_client is None else label(s_client, "searcher"),
+        gold_overlay=overlay_record(overlay),
+    )
+    log.info(
+        "fsmem_answer %s/%s: %d questions, mean F1 %.3f",
+        conv.sample_id,
+        fs.variant,
+        len(rows),
+        sum(r["f1"] for r in rows) / max(1, len(rows)),
+    )
 
 
 def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = "locomo") -> dict:
     df = pd.DataFrame(rows)
-    out = {"variant": built.variant, "searcher": df["searcher"].iloc[0] if len(df) else "", "builder": built.agent,
-           "n": len(df), "F1": df["f1"].mean() if len(df) else float("nan")}
+    out = {
+        "variant": built.variant,
+        "searcher": df["searcher"].iloc[0] if len(df) else "",
+        "builder": built.agent,
+        "n": len(df),
+        "F1": df["f1"].mean() if len(df) else float("nan"),
+    }
     names = category_names(benchmark) | ({5: "adversarial"} if len(df) and (df["category"] == 5).any() else {})
     for cat, name in names.items():  # category 5 only when fsmem.categories opts in (LoCoMo's rule, not an F1)
         sel = df[df["category"] == cat] if len(df) else df
@@ -233,8 +303,12 @@ def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = "locomo") ->
     if len(df) and df["judge_correct"].notna().any():
         out["judge correct"] = df["judge_correct"].mean()
         out["judge citation"] = df["judge_citation"].mean()
-    for key, col in (("tool calls/q", "search_tool_calls"), ("rounds/q", "search_rounds"),
-                     ("chars read/q", "search_chars_read"), ("cents/q", "search_dollars")):
+    for key, col in (
+        ("tool calls/q", "search_tool_calls"),
+        ("rounds/q", "search_rounds"),
+        ("chars read/q", "search_chars_read"),
+        ("cents/q", "search_dollars"),
+    ):
         out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
     out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if len(df) else float("nan")  # issue 31
@@ -260,8 +334,10 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
     """What the per-conversation table shows, what made its numbers, and what they cannot be compared with."""
     searchers = sorted(set(df["searcher"])) if "searcher" in df else []
     builders = sorted(set(df["builder"])) if "builder" in df else []
-    scorer = ("LoCoMo's token F1 as its official scorer computes it (tailmem.metrics.locomo_f1: normalised, "
-              "Porter-stemmed tokens; category 1 (multi-hop) split on commas, category 3 gold cut at its first ';')")
+    scorer = (
+        "LoCoMo's token F1 as its official scorer computes it (tailmem.metrics.locomo_f1: normalised, "
+        "Porter-stemmed tokens; category 1 (multi-hop) split on commas, category 3 gold cut at its first ';')"
+    )
     if benchmark != "locomo":
         scorer = f"the same token F1 as LoCoMo's official scorer (tailmem.metrics.locomo_f1), on {benchmark}'s answers"
     parts = [
@@ -271,28 +347,38 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
         "(`-`: no question of that category among those asked).",
     ]
     if "evidence coverage" in df:
-        parts.append("Evidence coverage = the share of a question's gold evidence dialogues among those the searcher "
-                     "read (tailmem.metrics.locomo_evidence), the model-free twin of F1.")
+        parts.append(
+            "Evidence coverage = the share of a question's gold evidence dialogues among those the searcher "
+            "read (tailmem.metrics.locomo_evidence), the model-free twin of F1."
+        )
     parts.append(
         "Per question (`/q`), the searcher's tool calls, rounds, characters of tool output read, cents at the "
-        "configured prices, and prompt plus completion tokens; " + ANSWER_TOKENS_NOTE
+        "configured prices, and prompt plus completion tokens; "
+        + ANSWER_TOKENS_NOTE
         + " No tool call, compactions and truncations count answers given without "
         "any tool call, transcripts compacted and tool outputs cut at the safety cap, over building and searching. "
         "Build tool calls, tokens and dollars are the whole build; store files, sections (headings) and bytes "
-        "describe the store it left. " + searcher.INVALID_CITATIONS_NOTE)
+        "describe the store it left. " + searcher.INVALID_CITATIONS_NOTE
+    )
     if "judge correct" in df:
-        parts.append("Judge correct / judge citation = the share of answers the judge model found correct / "
-                     "supported by the cited store text (judge unparsed = replies it could not read, left out).")
+        parts.append(
+            "Judge correct / judge citation = the share of answers the judge model found correct / "
+            "supported by the cited store text (judge unparsed = replies it could not read, left out)."
+        )
     if _offline(df.get("builder", pd.Series(dtype=object))):
         parts.append("The builder is a programmatic agent (no model), so build tokens and dollars are 0.")
     if _offline(df.get("searcher", pd.Series(dtype=object))):
-        parts.append("Offline run: the searcher is a programmatic agent (a fixed rule, no model), so its tokens and "
-                     "cents are 0 by construction and its F1 measures what the store lets a fixed rule find. These "
-                     "numbers are not comparable with paper 2's accuracies, which a model searcher earned and a "
-                     "model judge scored.")
+        parts.append(
+            "Offline run: the searcher is a programmatic agent (a fixed rule, no model), so its tokens and "
+            "cents are 0 by construction and its F1 measures what the store lets a fixed rule find. These "
+            "numbers are not comparable with paper 2's accuracies, which a model searcher earned and a "
+            "model judge scored."
+        )
     else:
-        parts.append("Paper 2 reports judged accuracy, not token F1: compare F1 between the variants here, not with "
-                     "the paper's numbers.")
+        parts.append(
+            "Paper 2 reports judged accuracy, not token F1: compare F1 between the variants here, not with "
+            "the paper's numbers."
+        )
     return " ".join(parts)
 
 
@@ -310,8 +396,10 @@ def table(cfg) -> None:
         folder = answers_dir(src / variant, fs.harness, role_label(cfg, "searcher"))
         data = FsmemAnswers.read(folder / ANSWERS_FILE)
         if (data.gold_overlay or {}).get("sha256") != (overlay or {}).get("sha256"):
-            raise DataError(f"{folder / ANSWERS_FILE}: scored under gold overlay {data.gold_overlay}, but "
-                            f"fsmem.gold_overlay gives {overlay}; answer again (rule fsmem_answers)")
+            raise DataError(
+                f"{folder / ANSWERS_FILE}: scored under gold overlay {data.gold_overlay}, but "
+                f"fsmem.gold_overlay gives {overlay}; answer again (rule fsmem_answers)"
+            )
         rows, recorded = data.rows, tool_outputs.read(folder, data.tool_outputs)
         if recorded is not None:  # the outputs the calls returned when answered
             rows = locomo_evidence.annotate(rows, conv_data.qa, lambda n, a: recorded[tool_outputs.call_key(n, a)][1])
@@ -325,11 +413,28 @@ def table(cfg) -> None:
         records.append(summarize(rows, built, fs.benchmark))
     df = pd.DataFrame(records)
     stem = outputs.conversation_table(fs.benchmark, conv)
-    gold = "" if overlay is None else (f" Golds: overlay {overlay['name']}-v{overlay['version']} (sha256 "
-                                       f"{overlay['sha256'][:12]}; docs/gold_overlays.md), not the standard data.")
-    write_table(out, stem, df.round(4), f"{fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})",
-                table_note(fs.benchmark, df) + gold, table_footer(cfg))
+    gold = (
+        ""
+        if overlay is None
+        else (
+            f" Golds: overlay {overlay['name']}-v{overlay['version']} (sha256 "
+            f"{overlay['sha256'][:12]}; docs/gold_overlays.md), not the standard data."
+        )
+    )
+    write_table(
+        out,
+        stem,
+        df.round(4),
+        f"{fs.benchmark} {conv}: filesystem-memory variants (harness {fs.harness})",
+        table_note(fs.benchmark, df) + gold,
+        table_footer(cfg),
+    )
     write_json(out / f"{stem}.predictions.json", locomo_export.predictions(conv_data, answers))  # LoCoMo's layout
-    save_provenance(out / f"{stem}.provenance", cfg, data_files=[conversation_file(fs, fs.benchmark, conv)],
-                    agent="fsmem_table", gold_overlay=overlay)
+    save_provenance(
+        out / f"{stem}.provenance",
+        cfg,
+        data_files=[conversation_file(fs, fs.benchmark, conv)],
+        agent="fsmem_table",
+        gold_overlay=overlay,
+    )
     log.info("fsmem_table: wrote %s", out / f"{stem}.md")

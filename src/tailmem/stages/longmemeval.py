@@ -99,8 +99,9 @@ def run(cfg: DictConfig) -> None:
         built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
         retrieval.append(built[0].retrieval)
         if q.qid in checked:
-            built.append(build_without_evidence(q, graph, seed, int(lme.candidates), list(lme.recall_ks), counter,
-                                                turn_words))
+            built.append(
+                build_without_evidence(q, graph, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
+            )
         if model is None:
             rows.extend(evaluate_programmatic(q, built, programmatic))
         else:  # one question's arms together: their prompts share a prefix an in-process model reuses
@@ -113,25 +114,50 @@ def run(cfg: DictConfig) -> None:
     out = out_dir(cfg, run_dir(cfg, dataset, seed))
     with atomic_path(out / ROWS_FILE) as tmp:
         df.to_parquet(tmp, index=False)
-    write_hypotheses(out, df[df.arm != NO_EVIDENCE])  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
+    write_hypotheses(
+        out, df[df.arm != NO_EVIDENCE]
+    )  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
     write_retrieval_log(out, retrieval)  # retrieval/retrievallog_session_bm25.jsonl, LongMemEval's retrieval log format
     agent = model.name if model else programmatic.name
-    save_provenance(out, cfg, data_files=[lme.files[dataset]], agent=agent, model=None if model is None else model.name,
-                    judge=judge_label)
+    save_provenance(
+        out,
+        cfg,
+        data_files=[lme.files[dataset]],
+        agent=agent,
+        model=None if model is None else model.name,
+        judge=judge_label,
+    )
     summary = LongMemEvalSummary(
-        dataset=dataset, seed=seed, questions=len(questions), answerer=agent, judge=judge_label,
-        arms={a.name: ArmStats(prompt_tokens=float(df[df.arm == a.name].prompt_tokens.mean()),
-                               accuracy=float(df[df.arm == a.name].correct.mean()),
-                               coverage=float(df[df.arm == a.name].coverage.mean())) for a in arms},
-        context_check=ContextCheck(questions=len(checked),
-                                   accuracy_without_evidence=float(df[df.arm == NO_EVIDENCE].correct.mean())
-                                   if checked else None),
+        dataset=dataset,
+        seed=seed,
+        questions=len(questions),
+        answerer=agent,
+        judge=judge_label,
+        arms={
+            a.name: ArmStats(
+                prompt_tokens=float(df[df.arm == a.name].prompt_tokens.mean()),
+                accuracy=float(df[df.arm == a.name].correct.mean()),
+                coverage=float(df[df.arm == a.name].coverage.mean()),
+            )
+            for a in arms
+        },
+        context_check=ContextCheck(
+            questions=len(checked),
+            accuracy_without_evidence=float(df[df.arm == NO_EVIDENCE].correct.mean()) if checked else None,
+        ),
         model=None if model is None else model_accounting(df, searcher, judge_client),
     )
     summary.write(out / SUMMARY_FILE)
     for name, s in summary.arms.items():
-        log.info("%s seed %d %s: %.0f tokens/query, accuracy %.3f, coverage %.3f",
-                 dataset, seed, name, s.prompt_tokens, s.accuracy, s.coverage)
+        log.info(
+            "%s seed %d %s: %.0f tokens/query, accuracy %.3f, coverage %.3f",
+            dataset,
+            seed,
+            name,
+            s.prompt_tokens,
+            s.accuracy,
+            s.coverage,
+        )
 
 
 def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
@@ -140,7 +166,9 @@ def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
     Seconds are the calls' latencies, the recorded ones when the call cache answered (`answers_from_cache`)."""
     out: dict = {"answer_seconds_per_arm": {}, "answers_from_cache": 0}
     if "answer_seconds" in df:
-        out["answer_seconds_per_arm"] = {str(a): float(g.answer_seconds.mean()) for a, g in df.groupby("arm", sort=False)}
+        out["answer_seconds_per_arm"] = {
+            str(a): float(g.answer_seconds.mean()) for a, g in df.groupby("arm", sort=False)
+        }
         out["answer_seconds_per_question"] = float(df.groupby("qid").answer_seconds.sum().mean())
         out["answers_from_cache"] = int(df.answer_from_cache.fillna(False).astype(bool).sum())
         out["answer_completion_tokens"] = float(df.answer_completion_tokens.mean())
@@ -150,8 +178,10 @@ def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
         impl = getattr(client, "_impl", None)
         if impl is not None and hasattr(impl, "evaluated"):  # in process: this role's calls paid in this run
             out.setdefault("backend", {})[role] = {
-                "sent_tokens": int(impl.sent_tokens), "evaluated_tokens": int(impl.evaluated),
-                "seconds_in_model": round(float(impl.seconds_in_model), 3)}
+                "sent_tokens": int(impl.sent_tokens),
+                "evaluated_tokens": int(impl.evaluated),
+                "seconds_in_model": round(float(impl.seconds_in_model), 3),
+            }
     return out
 
 
@@ -170,8 +200,12 @@ def _judge(cfg: DictConfig, questions, rows: list[dict]):
     by_id = {q.qid: q for q in questions}
     verdicts = judge_many(client, [by_id[r["qid"]] for r in rows], [r["answer"] for r in rows])
     for r, v in zip(rows, verdicts):  # official reading by default; ours (None = unparsed) kept beside it
-        r.update(judge_correct=float(v.official), judge_correct_ours=None if v.ours is None else float(v.ours),
-                 judge_reply=v.reply, judge_seconds=v.seconds)
+        r.update(
+            judge_correct=float(v.official),
+            judge_correct_ours=None if v.ours is None else float(v.ours),
+            judge_reply=v.reply,
+            judge_seconds=v.seconds,
+        )
     return client
 
 
@@ -206,8 +240,12 @@ def report(cfg: DictConfig) -> None:
         f"answer abstains. Coverage = fraction of has_answer turns in the prompt. Graph Memory: top-{lme.candidates} "
         f"BM25 sessions, whole, within {lme.graph_budget} tokens; CTMC r = ratio x Graph Memory's memory tokens per "
         f"question (tau={lme.tau}, {lme.encoding} encoding)."
-        + ("" if lme.get("turn_words") is None else f" Every turn cut to its first {lme.turn_words} words in memory "
-           f"(longmemeval.turn_words; coverage looks for the cut turn).")
+        + (
+            ""
+            if lme.get("turn_words") is None
+            else f" Every turn cut to its first {lme.turn_words} words in memory "
+            f"(longmemeval.turn_words; coverage looks for the cut turn)."
+        )
     )
     tables = longmemeval_tables.all_tables(rows, list(lme.recall_ks), float(lme.primary_ratio))
     footer = table_footer(cfg)
@@ -219,14 +257,26 @@ def report(cfg: DictConfig) -> None:
     results = evaluate(rows, margin, st)
     context = {d: context_response(every[every.dataset == d], st) for d in dict.fromkeys(every.dataset)}
     measured_note = f"{note} {longmemeval_tables.reduction_note(margin, st)}"
-    write_table(out, outputs.LONGMEMEVAL_REDUCTION, longmemeval_tables.reduction(results),
-                longmemeval_tables.REDUCTION_TITLE, measured_note, footer)
+    write_table(
+        out,
+        outputs.LONGMEMEVAL_REDUCTION,
+        longmemeval_tables.reduction(results),
+        longmemeval_tables.REDUCTION_TITLE,
+        measured_note,
+        footer,
+    )
     claims = longmemeval_tables.claims(results, margin, context)
     judged = judge_sensitivity.read_verdicts(cfg) if cfg.judges.claims else None
     if judged is not None:  # the same claims under each judge's verdicts (issue 31)
         claims = judge_claims.with_sensitivity(claims, judge_sensitivity.lme_claims_by_judge(every, judged, margin, st))
-    write_table(out, outputs.CLAIMS_LONGMEMEVAL, claims, longmemeval_tables.CLAIMS_TITLE,
-                measured_note + (f" {judge_claims.NOTE}" if judged is not None else ""), footer)
+    write_table(
+        out,
+        outputs.CLAIMS_LONGMEMEVAL,
+        claims,
+        longmemeval_tables.CLAIMS_TITLE,
+        measured_note + (f" {judge_claims.NOTE}" if judged is not None else ""),
+        footer,
+    )
     for r in results:
         if r.measured:
             i = r.tokens.interval

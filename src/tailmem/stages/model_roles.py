@@ -44,8 +44,14 @@ def _row(role: str, figure: str, value: float | None, n: int, floor: float, high
         verdict = "ok" if value >= floor else "below floor"
     else:
         verdict = "ok" if value <= floor else "below floor"
-    return {"role": role, "figure": figure, "value": value, "items": n,
-            "floor": f"{'>=' if higher_is_better else '<='} {floor:g}", "verdict": verdict}
+    return {
+        "role": role,
+        "figure": figure,
+        "value": value,
+        "items": n,
+        "floor": f"{'>=' if higher_is_better else '<='} {floor:g}",
+        "verdict": verdict,
+    }
 
 
 def searcher_rows(answer_files: list[Path], floors) -> list[dict]:
@@ -59,24 +65,36 @@ def searcher_rows(answer_files: list[Path], floors) -> list[dict]:
     correct = sum(float(r.get("f1") or 0) >= CORRECT_F1 for r in rows) / n if n else None
     malformed = sum(int(r.get("search_malformed_calls") or 0) for r in rows) / rounds if rounds else None
     capped = sum(bool(r.get("search_capped")) for r in rows) / n if n else None
-    return [_row("searcher", "looked up before answering (share of questions)", looked, n, floors.searcher_looked_up),
-            _row("searcher", f"answered correctly (share with F1 >= {CORRECT_F1})", correct, n, floors.searcher_correct),
-            _row("searcher", "malformed tool calls per round", malformed, rounds, floors.malformed_per_round, False),
-            _row("searcher", "hit the round cap (share of questions)", capped, n, floors.capped, False)]
+    return [
+        _row("searcher", "looked up before answering (share of questions)", looked, n, floors.searcher_looked_up),
+        _row("searcher", f"answered correctly (share with F1 >= {CORRECT_F1})", correct, n, floors.searcher_correct),
+        _row("searcher", "malformed tool calls per round", malformed, rounds, floors.malformed_per_round, False),
+        _row("searcher", "hit the round cap (share of questions)", capped, n, floors.capped, False),
+    ]
 
 
 def builder_rows(build_files: list[Path], floors) -> list[dict]:
     episodes = []
     for f in build_files:
         if f.exists():
-            episodes += [e for e in FsmemBuild.read(f).episodes if not str(e.get("agent", "")).startswith("programmatic")]
+            episodes += [
+                e for e in FsmemBuild.read(f).episodes if not str(e.get("agent", "")).startswith("programmatic")
+            ]
     # a builder must write with its tools: a reply that is no call (free text, or a call cut off at the output
     # cap) was refused by the loop and is a failed round, like a call naming no tool or refused arguments
     refused = sum(int(e.get("refused_answers") or 0) for e in episodes)
     rounds = sum(int(e.get("rounds") or 0) for e in episodes) + refused
     errors = sum(int(e.get("malformed_calls") or 0) for e in episodes) + refused
-    return [_row("builder", "malformed or missing tool calls per round", errors / rounds if rounds else None,
-                 rounds, floors.malformed_per_round, False)]
+    return [
+        _row(
+            "builder",
+            "malformed or missing tool calls per round",
+            errors / rounds if rounds else None,
+            rounds,
+            floors.malformed_per_round,
+            False,
+        )
+    ]
 
 
 def predictor_rows(step_files: list[Path], floors) -> list[dict]:
@@ -85,8 +103,15 @@ def predictor_rows(step_files: list[Path], floors) -> list[dict]:
     steps = steps.dropna()
     covered = steps[steps["covered"].astype(bool)]
     acc = float(covered["correct"].astype(float).mean()) if len(covered) else None
-    return [_row("predictor", "accuracy when the prompt holds the transition", acc, len(covered),
-                 floors.predictor_with_evidence)]
+    return [
+        _row(
+            "predictor",
+            "accuracy when the prompt holds the transition",
+            acc,
+            len(covered),
+            floors.predictor_with_evidence,
+        )
+    ]
 
 
 def judge_probe(cfg: DictConfig, items: int, floors) -> list[dict]:
@@ -113,21 +138,40 @@ def judge_probe(cfg: DictConfig, items: int, floors) -> list[dict]:
         for answer, label in ((q.answer, 1.0), (wrong, 0.0)):
             if answer is None:
                 continue
-            reply = client.chat([{"role": "user", "content": prompt(  # the judge's correctness call alone
-                "judge_correctness", question=q.question, gold=str(q.answer), answer=str(answer))}])
+            reply = client.chat(
+                [
+                    {
+                        "role": "user",
+                        "content": prompt(  # the judge's correctness call alone
+                            "judge_correctness", question=q.question, gold=str(q.answer), answer=str(answer)
+                        ),
+                    }
+                ]
+            )
             correct = _score(reply.content, "correct", (0.0, 1.0))
             n += 1
             unreadable += correct is None
             agree += correct == label
-    return [_row("judge", "agreement with labelled answers (gold: correct; another question's gold: wrong)",
-                 agree / n if n else None, n, floors.judge_agreement),
-            _row("judge", "unreadable verdicts (share)", unreadable / n if n else None, n, floors.unreadable, False)]
+    return [
+        _row(
+            "judge",
+            "agreement with labelled answers (gold: correct; another question's gold: wrong)",
+            agree / n if n else None,
+            n,
+            floors.judge_agreement,
+        ),
+        _row("judge", "unreadable verdicts (share)", unreadable / n if n else None, n, floors.unreadable, False),
+    ]
 
 
 # claims table (name prefix) -> the roles the model plays in its rows; a row's own text narrows some of them
-CLAIM_ROLES = {outputs.CLAIMS_RANDOM_WALK: ("policy",), outputs.CLAIMS_CTMC: ("policy", "predictor"),
-               outputs.FSMEM_STUDY_TABLES["fsmem_claims"]: ("builder", "searcher", "judge"),
-               outputs.CLAIMS_LONGMEMEVAL: ("searcher", "judge"), outputs.CLAIMS_ALFWORLD: ("executor",)}
+CLAIM_ROLES = {
+    outputs.CLAIMS_RANDOM_WALK: ("policy",),
+    outputs.CLAIMS_CTMC: ("policy", "predictor"),
+    outputs.FSMEM_STUDY_TABLES["fsmem_claims"]: ("builder", "searcher", "judge"),
+    outputs.CLAIMS_LONGMEMEVAL: ("searcher", "judge"),
+    outputs.CLAIMS_ALFWORLD: ("executor",),
+}
 CLAIM_COLUMNS = ("claim", "estimate", "ci_low", "ci_high", "n_units", "verdict", "reason", "judge_sensitive")
 
 
@@ -138,8 +182,11 @@ def _row_roles(table: str, row: pd.Series) -> list[str]:
     text = " ".join(str(v) for v in row.values).lower()
     keep = []
     for role in roles:
-        if role == "policy" and table == outputs.CLAIMS_RANDOM_WALK and not any(
-                w in text for w in ("semantic", "llm", "policy")):
+        if (
+            role == "policy"
+            and table == outputs.CLAIMS_RANDOM_WALK
+            and not any(w in text for w in ("semantic", "llm", "policy"))
+        ):
             continue
         if role == "builder" and "agent_curated" not in text:
             continue
@@ -158,8 +205,14 @@ def claim_rows(tables: Path, below: set[str]) -> pd.DataFrame:
             continue
         for _, row in pd.read_csv(f).iterrows():
             roles = _row_roles(table, row)
-            out.append({"table": table, **{c: row.get(c) for c in CLAIM_COLUMNS}, "roles": ", ".join(roles) or "-",
-                        "roles below floor": ", ".join(r for r in roles if r in below) or "-"})
+            out.append(
+                {
+                    "table": table,
+                    **{c: row.get(c) for c in CLAIM_COLUMNS},
+                    "roles": ", ".join(roles) or "-",
+                    "roles below floor": ", ".join(r for r in roles if r in below) or "-",
+                }
+            )
     return pd.DataFrame(out, columns=["table", *CLAIM_COLUMNS, "roles", "roles below floor"])
 
 
@@ -173,24 +226,42 @@ def run(cfg: DictConfig) -> None:
     answer_files = [r.answers_dir / paths.ANSWERS_FILE for r in runs]
     build_files = list(dict.fromkeys(r.build_dir / paths.BUILD_FILE for r in runs if r.variant == "agent_curated"))
     step_files = [r.folder(cfg.results_dir) / paths.STEPS_FILE for r in control_runs(cfg)]
-    rows = (searcher_rows(answer_files, mr.floors) + builder_rows(build_files, mr.floors)
-            + predictor_rows(step_files, mr.floors) + judge_probe(cfg, int(mr.judge_probe_items), mr.floors))
+    rows = (
+        searcher_rows(answer_files, mr.floors)
+        + builder_rows(build_files, mr.floors)
+        + predictor_rows(step_files, mr.floors)
+        + judge_probe(cfg, int(mr.judge_probe_items), mr.floors)
+    )
     df = pd.DataFrame(rows)
     below = sorted({r["role"] for r in rows if r["verdict"] == "below floor"})
-    note = ("How the model played each role of this slice, measured before its numbers are read as claims: the "
-            "searcher on the slice's LoCoMo questions over filesystem stores (answer only in the store), the builder "
-            "on its store-building rounds, the predictor on the controller-study steps whose prompt held the needed "
-            "transition, the judge on its own probe (gold answers labelled correct, another question's gold of the "
-            "same category labelled wrong). `below floor`: the claims this role plays in this slice rest on a role "
-            f"the model did not play adequately. Roles below floor: {', '.join(below) or 'none'}.")
-    write_table(out, outputs.MODEL_ROLES, df, "Model roles: probe figures per role", note,
-                table_footer(cfg, ("llm", "fsmem", "model_roles")))
-    save_provenance(out, cfg, prefix=f"{outputs.MODEL_ROLES}.", groups=("llm", "fsmem", "model_roles"),
-                    below_floor=below)
+    note = (
+        "How the model played each role of this slice, measured before its numbers are read as claims: the "
+        "searcher on the slice's LoCoMo questions over filesystem stores (answer only in the store), the builder "
+        "on its store-building rounds, the predictor on the controller-study steps whose prompt held the needed "
+        "transition, the judge on its own probe (gold answers labelled correct, another question's gold of the "
+        "same category labelled wrong). `below floor`: the claims this role plays in this slice rest on a role "
+        f"the model did not play adequately. Roles below floor: {', '.join(below) or 'none'}."
+    )
+    write_table(
+        out,
+        outputs.MODEL_ROLES,
+        df,
+        "Model roles: probe figures per role",
+        note,
+        table_footer(cfg, ("llm", "fsmem", "model_roles")),
+    )
+    save_provenance(
+        out, cfg, prefix=f"{outputs.MODEL_ROLES}.", groups=("llm", "fsmem", "model_roles"), below_floor=below
+    )
     claims = claim_rows(out, set(below))
-    write_table(out, outputs.MODEL_CLAIMS, claims, "Model slice: every claims row with the roles it rests on",
-                "Each row of this slice's claims tables (verdict, interval, units as there), the roles the model "
-                "played to produce it, and those of them whose probe figure in `model_roles` is below its floor: "
-                "a verdict resting on such a role says more about the model than about memory.",
-                table_footer(cfg, ("llm", "fsmem", "model_roles")))
+    write_table(
+        out,
+        outputs.MODEL_CLAIMS,
+        claims,
+        "Model slice: every claims row with the roles it rests on",
+        "Each row of this slice's claims tables (verdict, interval, units as there), the roles the model "
+        "played to produce it, and those of them whose probe figure in `model_roles` is below its floor: "
+        "a verdict resting on such a role says more about the model than about memory.",
+        table_footer(cfg, ("llm", "fsmem", "model_roles")),
+    )
     log.info("model_roles: %d figures, roles below floor: %s", len(rows), below or "none")

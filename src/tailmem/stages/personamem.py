@@ -59,13 +59,37 @@ from tailmem.report.table_io import write_table
 
 log = logging.getLogger("tailmem")
 ANSWERS_FILE = "answers.json"
-COLUMNS = ["tier", "variant", "status", "questions", "answered", "contexts", "stores", "accuracy", ANSWER_TOKENS,
-           "tool calls/q",
-           "rounds/q", "chars read/q", "tokens/q", "cents/q", "store files", "store sections", "store bytes",
-           "build tool calls", "build tokens", "build dollars", "no tool call", "compactions", "truncations", "invalid citations", "harness", "build harness", "searcher", "builder"]
+COLUMNS = [
+    "tier",
+    "variant",
+    "status",
+    "questions",
+    "answered",
+    "contexts",
+    "stores",
+    "accuracy",
+    ANSWER_TOKENS,
+    "tool calls/q",
+    "rounds/q",
+    "chars read/q",
+    "tokens/q",
+    "cents/q",
+    "store files",
+    "store sections",
+    "store bytes",
+    "build tool calls",
+    "build tokens",
+    "build dollars",
+    "no tool call",
+    "compactions",
+    "truncations",
+    "invalid citations",
+    "harness",
+    "build harness",
+    "searcher",
+    "builder",
+]
 SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
-
-
 
 
 def context_dir(vdir: Path, cid: str) -> Path:
@@ -104,7 +128,9 @@ def choose_programmatic(q, harness, conv) -> tuple[str, searcher.Answer]:
 
 
 def choose_model(client, q, harness, form: str, cap: int) -> tuple[str, searcher.Answer]:
-    text = f"{q.question}\n\nOptions:\n{_options_text(q)}\n\nAnswer with the letter of the best option, e.g. ANSWER: (b)."
+    text = (
+        f"{q.question}\n\nOptions:\n{_options_text(q)}\n\nAnswer with the letter of the best option, e.g. ANSWER: (b)."
+    )
     a = searcher.answer_model(client, text, harness, form, cap)
     return a.text, a
 
@@ -132,7 +158,9 @@ def _variants(cfg) -> list[str]:
     return variants
 
 
-def answer_variant(cfg, tier: str, variant: str, qs: list, convs: dict, clients: tuple, prices: dict) -> tuple[list, list]:
+def answer_variant(
+    cfg, tier: str, variant: str, qs: list, convs: dict, clients: tuple, prices: dict
+) -> tuple[list, list]:
     """Build (or reuse) every context's stores for `variant`, then answer (or reuse) the tier's questions.
     Returns (answer rows, build records)."""
     fs = cfg.fsmem
@@ -141,13 +169,23 @@ def answer_variant(cfg, tier: str, variant: str, qs: list, convs: dict, clients:
     ends = defaultdict(set)
     for q in qs:
         ends[q.context_id].add(q.end_index)
-    builds = {cid: build_context(variant, convs[cid], sorted(ends[cid]), context_dir(vdir, cid), fs, b_client, prices)
-              for cid in ends}
+    builds = {
+        cid: build_context(variant, convs[cid], sorted(ends[cid]), context_dir(vdir, cid), fs, b_client, prices)
+        for cid in ends
+    }
     searcher_label = label(s_client, "searcher")
-    key = hashlib.sha256(json.dumps({
-        "builds": [builds[c]["key"] for c in sorted(builds)], "questions": [repr(q) for q in qs],
-        "searcher": searcher_label, "harness": fs.harness, "retrieval_k": int(fs.retrieval_k),
-        "rounds": [int(fs.rounds.search_curated), int(fs.rounds.search_other)]}).encode()).hexdigest()
+    key = hashlib.sha256(
+        json.dumps(
+            {
+                "builds": [builds[c]["key"] for c in sorted(builds)],
+                "questions": [repr(q) for q in qs],
+                "searcher": searcher_label,
+                "harness": fs.harness,
+                "retrieval_k": int(fs.retrieval_k),
+                "rounds": [int(fs.rounds.search_curated), int(fs.rounds.search_other)],
+            }
+        ).encode()
+    ).hexdigest()
     path = vdir / "answers" / str(fs.harness) / ANSWERS_FILE
     if path.exists() and read_json(path).get("key") == key:
         log.info("fsmem_personamem %s/%s: reusing %s", tier, variant, path)
@@ -163,34 +201,72 @@ def answer_variant(cfg, tier: str, variant: str, qs: list, convs: dict, clients:
                     open_[at] = (search_harness(variant, store, conv, fs), conv, store)
                 (harness, form, cap), conv, store = open_[at]
                 start = len(harness.trace)
-                reply, a = (choose_programmatic(q, harness, conv) if s_client is None
-                            else choose_model(s_client, q, harness, form, cap))
-                rows.append({"tier": tier, "variant": variant, "harness": harness.name, "question_id": q.question_id,
-                             "context_id": q.context_id, "end_index": q.end_index, "question_type": q.question_type,
-                             "gold": q.answer, "reply": reply, "choice": option_letter(reply),
-                             "correct": exact_match(reply, q.answer), "citations": list(a.citations),
-                             "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
-                             "searcher": a.episode.agent, "builder": builds[q.context_id]["agent"],
-                             **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
-                             "search_dollars": dollars(a.episode, prices), "search_trace": harness.trace[start:]})
+                reply, a = (
+                    choose_programmatic(q, harness, conv)
+                    if s_client is None
+                    else choose_model(s_client, q, harness, form, cap)
+                )
+                rows.append(
+                    {
+                        "tier": tier,
+                        "variant": variant,
+                        "harness": harness.name,
+                        "question_id": q.question_id,
+                        "context_id": q.context_id,
+                        "end_index": q.end_index,
+                        "question_type": q.question_type,
+                        "gold": q.answer,
+                        "reply": reply,
+                        "choice": option_letter(reply),
+                        "correct": exact_match(reply, q.answer),
+                        "citations": list(a.citations),
+                        "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
+                        "searcher": a.episode.agent,
+                        "builder": builds[q.context_id]["agent"],
+                        **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
+                        "search_dollars": dollars(a.episode, prices),
+                        "search_trace": harness.trace[start:],
+                    }
+                )
         finally:
             for (harness, _, _), _, _ in open_.values():
                 harness.close()
-    write_json(path, {"key": key, "tier": tier, "variant": variant, "harness": str(fs.harness),
-                      "sandbox": sandbox_provenance(fs, str(fs.harness)), "rows": rows})
+    write_json(
+        path,
+        {
+            "key": key,
+            "tier": tier,
+            "variant": variant,
+            "harness": str(fs.harness),
+            "sandbox": sandbox_provenance(fs, str(fs.harness)),
+            "rows": rows,
+        },
+    )
     return rows, list(builds.values())
 
 
 def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, labels: dict) -> dict:
     df = pd.DataFrame(rows)
     stores = [s for b in builds for s in b["stores"].values()]
-    out = {"tier": tier, "variant": variant, "status": "ran", "questions": n_q, "answered": len(df),
-           "contexts": len(builds), "stores": len(stores), "accuracy": df["correct"].mean() if len(df) else float("nan"),
-           ANSWER_TOKENS: mean_answer_tokens(df["reply"]) if len(df) else float("nan")}  # the reply, before its option
-    for t, g in (df.groupby("question_type") if len(df) else ()):
+    out = {
+        "tier": tier,
+        "variant": variant,
+        "status": "ran",
+        "questions": n_q,
+        "answered": len(df),
+        "contexts": len(builds),
+        "stores": len(stores),
+        "accuracy": df["correct"].mean() if len(df) else float("nan"),
+        ANSWER_TOKENS: mean_answer_tokens(df["reply"]) if len(df) else float("nan"),
+    }  # the reply, before its option
+    for t, g in df.groupby("question_type") if len(df) else ():
         out[f"acc {t}"] = g["correct"].mean()
-    for key, col in (("tool calls/q", "search_tool_calls"), ("rounds/q", "search_rounds"),
-                     ("chars read/q", "search_chars_read"), ("cents/q", "search_dollars")):
+    for key, col in (
+        ("tool calls/q", "search_tool_calls"),
+        ("rounds/q", "search_rounds"),
+        ("chars read/q", "search_chars_read"),
+        ("cents/q", "search_dollars"),
+    ):
         out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
     for k in ("files", "sections", "bytes"):
@@ -212,8 +288,12 @@ def run(cfg) -> None:
         raise ConfigError(f"fsmem.personamem.block_messages: expected >= 1, got {block}")
     b_client = client_for(cfg, "builder", "fsmem_personamem")
     s_client = client_for(cfg, "searcher", "fsmem_personamem")
-    labels = {"harness": str(fs.harness), "build harness": build_harness_name(fs), "searcher": label(s_client, "searcher"),
-              "builder": label(b_client, "builder")}
+    labels = {
+        "harness": str(fs.harness),
+        "build harness": build_harness_name(fs),
+        "searcher": label(s_client, "searcher"),
+        "builder": label(b_client, "builder"),
+    }
     prices = prices_of(cfg)
     recs, read = [], []
     for tier in pm.tiers:
@@ -224,11 +304,25 @@ def run(cfg) -> None:
         if absent:
             where = data_label(cfg, pm.data_dir, "fsmem.personamem.data_dir")  # the same cell on any machine
             status = f"skipped: {', '.join(p.name for p in absent)} absent from {where}"
-            log.warning("fsmem_personamem %s: %s = %s (not distributed here; see data/personamem/PROVENANCE.md)", tier,
-                        status, pm.data_dir)
-            recs += [{"tier": tier, "variant": v, "status": status, "questions": n_q, "answered": 0, "contexts": 0,
-                      "stores": 0, **labels}
-                     for v in variants]
+            log.warning(
+                "fsmem_personamem %s: %s = %s (not distributed here; see data/personamem/PROVENANCE.md)",
+                tier,
+                status,
+                pm.data_dir,
+            )
+            recs += [
+                {
+                    "tier": tier,
+                    "variant": v,
+                    "status": status,
+                    "questions": n_q,
+                    "answered": 0,
+                    "contexts": 0,
+                    "stores": 0,
+                    **labels,
+                }
+                for v in variants
+            ]
             continue
         qs = _select(pm, load_questions(qpath))
         contexts = load_contexts(contexts_path(pm.data_dir, tier))
@@ -242,19 +336,34 @@ def run(cfg) -> None:
         for variant in variants:
             rows, builds = answer_variant(cfg, tier, variant, qs, convs, (b_client, s_client), prices)
             recs.append(summarize(tier, variant, n_q, rows, builds, labels))
-            log.info("fsmem_personamem %s/%s: %d questions over %d contexts, accuracy %.3f", tier, variant, len(rows),
-                     len(builds), recs[-1]["accuracy"])
+            log.info(
+                "fsmem_personamem %s/%s: %d questions over %d contexts, accuracy %.3f",
+                tier,
+                variant,
+                len(rows),
+                len(builds),
+                recs[-1]["accuracy"],
+            )
     df = pd.DataFrame(recs)
     acc = sorted(c for c in df.columns if c.startswith("acc "))
     df = df.reindex(columns=COLUMNS[:8] + acc + COLUMNS[8:])  # the same columns whether a tier ran or not
     out = out_dir(cfg, tables_dir(cfg))
-    write_table(out, outputs.FSMEM_PERSONAMEM, df, "PersonaMem through filesystem memory, per tier and variant",
-                "4-option multiple choice, exact match on the letter. Every question is answered over a store built from "
-                "exactly messages[:end_index_in_shared_context] of its shared context (dumps and reorganized stores once "
-                "per distinct end index, agent_curated once per context with the snapshot after the chunk ending there); "
-                "store columns are means over those stores, build columns totals. A tier whose "
-                "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
-                "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md). " + RUN_SETTINGS_NOTE + " "
-                + searcher.INVALID_CITATIONS_NOTE + " " + ANSWER_TOKENS_NOTE,
-                table_footer(cfg, data_files=read))
+    write_table(
+        out,
+        outputs.FSMEM_PERSONAMEM,
+        df,
+        "PersonaMem through filesystem memory, per tier and variant",
+        "4-option multiple choice, exact match on the letter. Every question is answered over a store built from "
+        "exactly messages[:end_index_in_shared_context] of its shared context (dumps and reorganized stores once "
+        "per distinct end index, agent_curated once per context with the snapshot after the chunk ending there); "
+        "store columns are means over those stores, build columns totals. A tier whose "
+        "shared_contexts_<tier>.jsonl (or questions csv) is absent is skipped, not estimated: only "
+        "questions_32k.csv is distributed here (data/personamem/PROVENANCE.md). "
+        + RUN_SETTINGS_NOTE
+        + " "
+        + searcher.INVALID_CITATIONS_NOTE
+        + " "
+        + ANSWER_TOKENS_NOTE,
+        table_footer(cfg, data_files=read),
+    )
     save_provenance(out / f"{outputs.FSMEM_PERSONAMEM}.provenance", cfg, data_files=read, agent="fsmem_personamem")

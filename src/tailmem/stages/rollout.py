@@ -40,8 +40,10 @@ def load_world(cfg: DictConfig) -> tuple[World, Path]:
     world = World.load(path)
     made, asked = (world.family, world.n, world.seed, world.params), (family, n, seed, params)
     if made != asked:
-        raise ArtifactError(f"{path}: made for (family, n, seed, params)={made} but the config asks for {asked}; "
-                            "point input= at the matching graphworld folder or re-run the graphworld stage")
+        raise ArtifactError(
+            f"{path}: made for (family, n, seed, params)={made} but the config asks for {asked}; "
+            "point input= at the matching graphworld folder or re-run the graphworld stage"
+        )
     return world, path
 
 
@@ -55,8 +57,10 @@ def make_policy(cfg: DictConfig, settings: RolloutSettings, world: World):
 
     client = get_client(cfg, "policy", stage="rollout")
     if client.backend == "programmatic":
-        raise ConfigError("policy.name=llm: the policy role has no model (llm.roles.policy.backend=programmatic); "
-                          "set llm=local or llm=openai, or use policy=semantic for the model-free proxy")
+        raise ConfigError(
+            "policy.name=llm: the policy role has no model (llm.roles.policy.backend=programmatic); "
+            "set llm=local or llm=openai, or use policy=semantic for the model-free proxy"
+        )
     return LLMPolicy(world, settings.seed, client)
 
 
@@ -68,9 +72,27 @@ def run(cfg: DictConfig) -> Path:
     out = out_dir(cfg, rollout_dir(cfg))
     path = trace.save(out / TRACE_FILE)
     agent = settings.policy if policy is None else policy.agent
-    save_provenance(out, cfg, agent=agent, policy=settings.policy, retrieval=settings.retrieval,
-                    k=settings.k, world=str(world_path), steps=trace.total_steps, accesses=trace.total_accesses,
-                    kernel="numba" if settings.policy == "random_walk" else "python")
-    log.info("rollout: %s + %s(k=%d) on %s n=%d: %d steps, %d accesses -> %s", settings.policy,
-             settings.retrieval, settings.k, world.family, world.n, trace.total_steps, trace.total_accesses, path)
+    save_provenance(
+        out,
+        cfg,
+        agent=agent,
+        policy=settings.policy,
+        retrieval=settings.retrieval,
+        k=settings.k,
+        world=str(world_path),
+        steps=trace.total_steps,
+        accesses=trace.total_accesses,
+        kernel="numba" if settings.policy == "random_walk" else "python",
+    )
+    log.info(
+        "rollout: %s + %s(k=%d) on %s n=%d: %d steps, %d accesses -> %s",
+        settings.policy,
+        settings.retrieval,
+        settings.k,
+        world.family,
+        world.n,
+        trace.total_steps,
+        trace.total_accesses,
+        path,
+    )
     return path

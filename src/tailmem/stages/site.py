@@ -29,8 +29,23 @@ def run(cfg: DictConfig) -> None:
     except Exception:  # noqa: BLE001 - without a readable llm group there are no transcripts to find
         cache = None
     code = code_state()
-    record = build_site(results, Path(cfg.figures_dir), out, scale=str(cfg.scale.name), cache_path=cache, cfg=cfg,
-                        site_provenance={"commit": (code.get("commit") or "unknown")[:12], "dirty": code.get("dirty"),
-                                         "digest": STAGES["site"].config_digest(cfg)})
-    log.info("site: %d pages, %.1f MB in %.1f s -> %s/index.html", record["pages"], record["bytes"] / 1e6,
-             record["seconds"], out)
+    record = build_site(
+        results,
+        Path(cfg.figures_dir),
+        out,
+        scale=str(cfg.scale.name),
+        cache_path=cache,
+        cfg=cfg,
+        site_provenance={
+            "commit": (code.get("commit") or "unknown")[:12],
+            "dirty": code.get("dirty"),
+            "digest": STAGES["site"].config_digest(cfg),
+        },
+    )
+    log.info(
+        "site: %d pages, %.1f MB in %.1f s -> %s/index.html",
+        record["pages"],
+        record["bytes"] / 1e6,
+        record["seconds"],
+        out,
+    )

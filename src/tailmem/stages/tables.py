@@ -73,9 +73,12 @@ def tail_shape_note(cfg: DictConfig) -> str:
     """How the tail-shape rows of the claims table are read."""
     c = cfg.scale.control
     agent = paths.policy_agent(cfg, c.policy)
-    who = f"a model ({agent}) playing the policy role" if c.policy == "llm" else \
-        "the programmatic `semantic` agent (a model-free proxy of an LLM policy: it takes the action whose name " \
+    who = (
+        f"a model ({agent}) playing the policy role"
+        if c.policy == "llm"
+        else "the programmatic `semantic` agent (a model-free proxy of an LLM policy: it takes the action whose name "
         "shares the most words with the episode's goal)"
+    )
     return (
         f"Tail-shape rows: R_tpl_ln ({rw.EXPLAIN['R_tpl_ln']}) of the random walk and of the `{c.policy}` policy, "
         f"{who}, on the same worlds (every family at n = {c.size}, seeds {list(c.seeds)}, retrieval "
@@ -132,10 +135,15 @@ def notes(cfg: DictConfig, st: StatsSettings) -> dict[str, tuple[str, str]]:
 def table7_parts(sizes: pd.DataFrame) -> dict:
     """Table 7 as `write_table` takes it: the CSV keeps the wide frame (every size's mean, sd and paper value, and
     the fits, one row per family); the Markdown shows a row per family and size, then the scaling fits."""
-    fits_note = (f"Per family, the log-log scaling of Gini and sigma_top10 with graph size. {rw.EXPLAIN['slope_r2']} "
-                 "Paper 1 gives the fit for sigma_top10 only (its Table 2).")
-    return {"df": rw.table7(sizes), "shown": rw.table7_main(sizes),
-            "continued": [(rw.table7_fits(sizes), "Table 7, continued: scaling with graph size", fits_note)]}
+    fits_note = (
+        f"Per family, the log-log scaling of Gini and sigma_top10 with graph size. {rw.EXPLAIN['slope_r2']} "
+        "Paper 1 gives the fit for sigma_top10 only (its Table 2)."
+    )
+    return {
+        "df": rw.table7(sizes),
+        "shown": rw.table7_main(sizes),
+        "continued": [(rw.table7_fits(sizes), "Table 7, continued: scaling with graph size", fits_note)],
+    }
 
 
 def run(cfg: DictConfig) -> None:

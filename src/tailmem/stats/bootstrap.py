@@ -92,12 +92,13 @@ def replicate_means(values, groups=None, weights=None, resamples: int = 2000, se
             num += np.bincount(rep, weights=wv[idx], minlength=r)
             den += np.bincount(rep, weights=ws[idx], minlength=r)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[first:first + r] = num / den
+            out[first : first + r] = num / den
     return out
 
 
-def mean_interval(values, groups=None, weights=None, confidence: float = 0.95, resamples: int = 2000,
-                  seed: int = 0) -> Interval:
+def mean_interval(
+    values, groups=None, weights=None, confidence: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> Interval:
     """Percentile interval of the weighted mean of `values` (see `replicate_means`).
 
     Fewer than two units carry no spread to resample: the interval is then undefined (nan ends), never a point
@@ -116,8 +117,9 @@ def mean_interval(values, groups=None, weights=None, confidence: float = 0.95, r
     return Interval(estimate, float(low), float(high), confidence, resamples, int(v.size), n_groups)
 
 
-def paired_interval(a, b, groups=None, weights=None, confidence: float = 0.95, resamples: int = 2000,
-                    seed: int = 0) -> Interval:
+def paired_interval(
+    a, b, groups=None, weights=None, confidence: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> Interval:
     """Interval of mean(a) - mean(b) over the same units: the bootstrap of the per-unit differences a - b."""
     a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
     if a.shape != b.shape:

@@ -25,8 +25,19 @@ from tailmem.stats.bootstrap import Interval, mean_interval
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import INCONCLUSIVE, claim_text, decide, verdict
 
-COLUMNS = ("estimate", "ci_low", "ci_high", "ci_method", "n_units", "n_seeds", "side", "p_held", "p_not_held",
-           "verdict", "reason")
+COLUMNS = (
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "n_units",
+    "n_seeds",
+    "side",
+    "p_held",
+    "p_not_held",
+    "verdict",
+    "reason",
+)
 EXACT = "exact (sign flips)"
 
 
@@ -55,15 +66,32 @@ class Comparison:
     def row(self) -> dict:
         """The shared claims columns (`COLUMNS`)."""
         i = self.interval
-        return {"estimate": i.estimate, "ci_low": i.low, "ci_high": i.high, "ci_method": i.method,
-                "n_units": i.n_units, "n_seeds": i.n_groups, "side": claim_text(self.direction, self.threshold),
-                "p_held": self.p_held, "p_not_held": self.p_not_held, "verdict": self.verdict, "reason": self.reason}
+        return {
+            "estimate": i.estimate,
+            "ci_low": i.low,
+            "ci_high": i.high,
+            "ci_method": i.method,
+            "n_units": i.n_units,
+            "n_seeds": i.n_groups,
+            "side": claim_text(self.direction, self.threshold),
+            "p_held": self.p_held,
+            "p_not_held": self.p_not_held,
+            "verdict": self.verdict,
+            "reason": self.reason,
+        }
 
     def against(self, direction: str, threshold: float) -> "Comparison":
         """The same differences read against another side (paper 1's 24.48% instead of 0)."""
         s = self.sample
-        return compare(s.diff, s.groups, s.weights, direction=direction, threshold=threshold,
-                       settings=self.settings, clustered=s.clustered)
+        return compare(
+            s.diff,
+            s.groups,
+            s.weights,
+            direction=direction,
+            threshold=threshold,
+            settings=self.settings,
+            clustered=s.clustered,
+        )
 
 
 def _by_group(d: np.ndarray, groups, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -87,8 +115,16 @@ def _tests(values, weights, direction: str, threshold: float, s: StatsSettings) 
     return max(p("greater", -m), p("less", m)), min(p("greater", m), p("less", -m))
 
 
-def compare(diff, groups=None, weights=None, *, direction: str, threshold: float = 0.0, settings: StatsSettings,
-            clustered: bool = False) -> Comparison:
+def compare(
+    diff,
+    groups=None,
+    weights=None,
+    *,
+    direction: str,
+    threshold: float = 0.0,
+    settings: StatsSettings,
+    clustered: bool = False,
+) -> Comparison:
     """Interval of the (weighted) mean of the per-unit differences `diff` (seeds `groups` resampled first), the
     claim's one-sided tests against `threshold` and the verdict for (`direction`, `threshold`)."""
     if clustered and groups is None:
@@ -122,5 +158,16 @@ def _n_groups(groups, n: int) -> int:
 def missing(side: str = "", reason: str = "no data") -> dict:
     """The shared columns of a row whose data is absent: no interval, INCONCLUSIVE."""
     nan = float("nan")
-    return {"estimate": nan, "ci_low": nan, "ci_high": nan, "ci_method": "", "n_units": 0, "n_seeds": 0,
-            "side": side, "p_held": nan, "p_not_held": nan, "verdict": INCONCLUSIVE, "reason": reason}
+    return {
+        "estimate": nan,
+        "ci_low": nan,
+        "ci_high": nan,
+        "ci_method": "",
+        "n_units": 0,
+        "n_seeds": 0,
+        "side": side,
+        "p_held": nan,
+        "p_not_held": nan,
+        "verdict": INCONCLUSIVE,
+        "reason": reason,
+    }

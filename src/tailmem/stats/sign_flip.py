@@ -32,7 +32,7 @@ ALTERNATIVES = ("greater", "less")
 @lru_cache(maxsize=EXACT_MAX + 1)
 def _all_flips(n: int) -> np.ndarray:
     """Every sign vector of length n, (2^n, n), the identity first."""
-    bits = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1
+    bits = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
     return 1.0 - 2.0 * bits
 
 
@@ -53,8 +53,9 @@ def _units(values, weights) -> tuple[np.ndarray, np.ndarray]:
     return d[keep], w[keep]
 
 
-def p_value(values, weights=None, threshold: float = 0.0, alternative: str = "greater", resamples: int = 2000,
-            seed: int = 0) -> float:
+def p_value(
+    values, weights=None, threshold: float = 0.0, alternative: str = "greater", resamples: int = 2000, seed: int = 0
+) -> float:
     """One-sided p that the weighted mean of `values` lies `alternative` of `threshold`; nan without units."""
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative {alternative!r}: expected one of {ALTERNATIVES}")
@@ -69,14 +70,16 @@ def p_value(values, weights=None, threshold: float = 0.0, alternative: str = "gr
     return float(hits / null.size if exact else (hits + 1) / (null.size + 1))
 
 
-def interval(values, weights=None, confidence: float = 0.95, resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+def interval(
+    values, weights=None, confidence: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float]:
     """The two-sided interval of the weighted mean that inverts `p_value`: the thresholds neither one-sided test
     rejects at (1 - confidence) / 2. (-inf, inf) when too few units can reject at that level."""
     d, w = _units(values, weights)
     alpha = (1.0 - confidence) / 2.0
     flips = _flips(d.size, resamples, seed)
     if d.size <= EXACT_MAX:
-        chosen, k = flips[1:] < 0, int(np.floor(alpha * 2 ** d.size + 1e-9))  # every non-empty subset
+        chosen, k = flips[1:] < 0, int(np.floor(alpha * 2**d.size + 1e-9))  # every non-empty subset
     else:
         chosen, k = flips < 0, int(np.floor(alpha * (resamples + 1) + 1e-9))
         chosen = chosen[chosen.any(axis=1)]

@@ -42,8 +42,9 @@ def verdict(low: float, high: float, direction: str, threshold: float = 0.0) -> 
     return NOT_HELD if low > margin or high < -margin else INCONCLUSIVE
 
 
-def decide(interval_verdict: str, p_held: float, p_not_held: float, n_units: int,
-           settings: "StatsSettings") -> tuple[str, str]:
+def decide(
+    interval_verdict: str, p_held: float, p_not_held: float, n_units: int, settings: "StatsSettings"
+) -> tuple[str, str]:
     """(verdict, reason) of a row whose interval reads `interval_verdict`; `p_held` is the one-sided p of the test
     whose rejection supports HELD, `p_not_held` of the test supporting NOT HELD. The reason is empty when decided."""
     alpha, least = settings.alpha, settings.min_units

@@ -36,7 +36,9 @@ class Episode:
     compactions: int = 0  # transcript compactions (running summary + last three turns)
     no_tool_call: bool = False  # offered tools, called none
     malformed_calls: int = 0  # tool calls naming no offered tool or with arguments the schema refuses
-    looked_up: bool | None = None  # an answering role offered tools: a call returned store content before its answer (None: n/a)
+    looked_up: bool | None = (
+        None  # an answering role offered tools: a call returned store content before its answer (None: n/a)
+    )
     no_lookup: bool = False  # looked_up is False: its answer rests on nothing read (the cap forced it)
     refused_answers: int = 0  # answers offered before any lookup, refused by the loop (they count to the cap)
     no_answer: bool = False  # an answering role whose final reply was empty
@@ -68,11 +70,28 @@ class Meter:
 
     def close(self) -> Episode:
         calls, errors, chars, cut, bad = (now - then for now, then in zip(_counters(self.harness), self.base))
-        return Episode(self.role, self.agent, self.rounds, calls, errors,
-                       self.prompt, self.cached, self.completion, chars, self.capped,
-                       round(time.perf_counter() - self.t0, 4), tuple(self.usages), cut,
-                       self.compactions, self.no_tool_call, bad, self.looked_up, self.looked_up is False,
-                       self.refused_answers, self.no_answer)
+        return Episode(
+            self.role,
+            self.agent,
+            self.rounds,
+            calls,
+            errors,
+            self.prompt,
+            self.cached,
+            self.completion,
+            chars,
+            self.capped,
+            round(time.perf_counter() - self.t0, 4),
+            tuple(self.usages),
+            cut,
+            self.compactions,
+            self.no_tool_call,
+            bad,
+            self.looked_up,
+            self.looked_up is False,
+            self.refused_answers,
+            self.no_answer,
+        )
 
 
 def _counters(h: Harness | None) -> tuple[int, int, int, int, int]:
@@ -80,18 +99,26 @@ def _counters(h: Harness | None) -> tuple[int, int, int, int, int]:
 
 
 # Paper 2's run settings as table columns (issue 14): what they did to the episodes behind a table row.
-RUN_SETTING_COLUMNS = (("no tool call", "no_tool_call"), ("no lookup", "no_lookup"),
-                       ("malformed calls", "malformed_calls"), ("capped", "capped"), ("no answer", "no_answer"),
-                       ("compactions", "compactions"), ("truncations", "truncations"))
-RUN_SETTINGS_NOTE = ("Run settings (paper 2 C.1): `no tool call` = answers given without any tool call by an agent "
-                     "offered tools; `no lookup` = answers a searcher gave with no tool call that ran (the round cap "
-                     "forced them: the loop refuses an answer before a lookup); `malformed calls` = tool calls naming "
-                     "no offered tool or with arguments the tool's schema refuses; `capped` = episodes ended by the "
-                     "round cap (fsmem.rounds.*: a builder that never finished, a searcher told to answer now); `no "
-                     "answer` = final replies left empty; `compactions` = transcripts compacted into a running summary "
-                     "plus the last three turns past llm.compact_prompt_tokens; `truncations` = tool outputs cut at "
-                     "the safety cap (llm.tool_output_max_chars); totals over the row's episodes (`build ...`: the "
-                     "build's).")
+RUN_SETTING_COLUMNS = (
+    ("no tool call", "no_tool_call"),
+    ("no lookup", "no_lookup"),
+    ("malformed calls", "malformed_calls"),
+    ("capped", "capped"),
+    ("no answer", "no_answer"),
+    ("compactions", "compactions"),
+    ("truncations", "truncations"),
+)
+RUN_SETTINGS_NOTE = (
+    "Run settings (paper 2 C.1): `no tool call` = answers given without any tool call by an agent "
+    "offered tools; `no lookup` = answers a searcher gave with no tool call that ran (the round cap "
+    "forced them: the loop refuses an answer before a lookup); `malformed calls` = tool calls naming "
+    "no offered tool or with arguments the tool's schema refuses; `capped` = episodes ended by the "
+    "round cap (fsmem.rounds.*: a builder that never finished, a searcher told to answer now); `no "
+    "answer` = final replies left empty; `compactions` = transcripts compacted into a running summary "
+    "plus the last three turns past llm.compact_prompt_tokens; `truncations` = tool outputs cut at "
+    "the safety cap (llm.tool_output_max_chars); totals over the row's episodes (`build ...`: the "
+    "build's)."
+)
 
 
 def _count(value) -> int:
@@ -118,5 +145,8 @@ def dollars(ep: Episode, prices: dict | None) -> float:
     if not p:
         return 0.0
     uncached = ep.prompt_tokens - ep.cached_tokens
-    return (uncached * float(p["input"]) + ep.cached_tokens * float(p["cached_input"])
-            + ep.completion_tokens * float(p["output"])) / 1e6
+    return (
+        uncached * float(p["input"])
+        + ep.cached_tokens * float(p["cached_input"])
+        + ep.completion_tokens * float(p["output"])
+    ) / 1e6

@@ -30,9 +30,11 @@ from tailmem.fsmem.topics import topics_of
 AGENT = "programmatic-builder"
 # The Shell harness's answer to `view ""`: every file with its size and description (bash builtins per file; the
 # sandbox has no /etc, so Debian's `awk` alternative link does not resolve there).
-SURVEY = ("find . -type f -name '*.md' -printf '%P\\t%s\\n' | sort | while IFS=$'\\t' read -r f n; do d=; i=0; "
-          "while [ $i -lt 5 ] && IFS= read -r l; do i=$((i+1)); case $l in description:*) d=${l#description: }; break;; "
-          "esac; done < \"$f\"; printf '%s  (%s bytes) - %s\\n' \"$f\" \"$n\" \"$d\"; done")
+SURVEY = (
+    "find . -type f -name '*.md' -printf '%P\\t%s\\n' | sort | while IFS=$'\\t' read -r f n; do d=; i=0; "
+    "while [ $i -lt 5 ] && IFS= read -r l; do i=$((i+1)); case $l in description:*) d=${l#description: }; break;; "
+    'esac; done < "$f"; printf \'%s  (%s bytes) - %s\\n\' "$f" "$n" "$d"; done'
+)
 READ_PAGE_BYTES = 9000  # base64 of a page stays under the sandbox's 16,000-character output cap
 HASH_LINE = re.compile(r"^([0-9a-f]{64})  (.+)$")
 
@@ -77,7 +79,7 @@ def write_commands(harness: Harness, path: str, data: str, mode: str) -> list[st
     while i < len(raw) or not out:
         j = min(len(raw), i + step)
         while j < len(raw) and raw[j] & 0xC0 == 0x80:  # end parts on a character boundary: every part the
-            j -= 1                                      # store syncs in between must be UTF-8 text
+            j -= 1  # store syncs in between must be UTF-8 text
         part = base64.encodebytes(raw[i:j]).decode()
         first = not out
         out.append(f"{prefix if first else ''}base64 -d {redirect if first else '>>'} {q} <<'B64'\n{part}B64\n")
@@ -102,10 +104,15 @@ def _append_through_bash(harness: Harness, heading: str, by_file: dict, descript
     """Append each file's lines under `heading` with bash; returns the rounds used. `known` maps a path to the
     text this builder last left there; a sha256 probe checks it still holds, else the file is read back."""
     rounds = 1
-    probe = harness.call("bash", {"command": "sha256sum -- " + " ".join(map(shlex.quote, by_file)) + " 2>/dev/null; true"})
+    probe = harness.call(
+        "bash", {"command": "sha256sum -- " + " ".join(map(shlex.quote, by_file)) + " 2>/dev/null; true"}
+    )
     present = {m.group(2): m.group(1) for m in map(HASH_LINE.match, _output(probe.output).splitlines()) if m}
-    stale = [p for p in by_file if p in present
-             and hashlib.sha256(known.get(p, "\0").encode("utf-8")).hexdigest() != present[p]]
+    stale = [
+        p
+        for p in by_file
+        if p in present and hashlib.sha256(known.get(p, "\0").encode("utf-8")).hexdigest() != present[p]
+    ]
     if stale:
         rounds += 1
         for p in stale:
@@ -118,7 +125,7 @@ def _append_through_bash(harness: Harness, heading: str, by_file: dict, descript
         if old is None:
             cmds += write_commands(harness, path, new, "create")
         elif new.startswith(old):
-            cmds += write_commands(harness, path, new[len(old):], "append")
+            cmds += write_commands(harness, path, new[len(old) :], "append")
         else:
             cmds += write_commands(harness, path, new, "replace")
         known[path] = new
@@ -169,8 +176,10 @@ def integrate_programmatic(chunk: Chunk, harness: Harness, known: dict | None = 
     elif "append_section" in harness.tools:
         meter.rounds += 1
         for path, lines in by_file.items():
-            harness.call("append_section", {"path": path, "heading": heading, "text": "\n".join(lines),
-                                            "description": descriptions[path]})
+            harness.call(
+                "append_section",
+                {"path": path, "heading": heading, "text": "\n".join(lines), "description": descriptions[path]},
+            )
     else:
         raise FsmemError(f"build harness {harness.name!r} offers neither append_section nor bash")
     return meter.close()
@@ -198,6 +207,7 @@ def integrate_model(client, chunk: Chunk, harness: Harness, max_rounds: int) -> 
     user = f"Current store (names and descriptions):\n{current}\n\nNew chunk to integrate:\n{chunk.render()}"
     if compact(client) and "append_section" in harness.tools:
         user += f"\n\nHeading for this chunk's facts: {session_heading(chunk.session, chunk.date_time)}"
-    _, episode, _ = loop.run(client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False,
-                             require_lookup=True)
+    _, episode, _ = loop.run(
+        client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False, require_lookup=True
+    )
     return episode

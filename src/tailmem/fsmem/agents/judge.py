@@ -46,25 +46,51 @@ def cited_text(store: Store | None, citations: tuple[str, ...], limit: int = CIT
     of what does not exist is itself evidence of bad attribution."""
     if store is None:
         return "\n".join(citations)
-    parts = [f"== {c.path} ==\n{store.read(c.path)}" if c.valid else f"== {c.text} == (not found in the store: {c.problem})"
-             for c in check_citations(store, citations)]
+    parts = [
+        f"== {c.path} ==\n{store.read(c.path)}" if c.valid else f"== {c.text} == (not found in the store: {c.problem})"
+        for c in check_citations(store, citations)
+    ]
     return "\n".join(parts)[:limit]
 
 
 def judge(client, question: str, gold: str, answer: str, citations: tuple[str, ...], store: Store | None) -> Verdict:
     meter = Meter("judge", str(client.model), None)
-    r1 = client.chat([{"role": "user", "content": prompt("judge_correctness", question=question, gold=gold, answer=answer)}])
+    r1 = client.chat(
+        [{"role": "user", "content": prompt("judge_correctness", question=question, gold=gold, answer=answer)}]
+    )
     meter.add_usage(r1.usage)
     limit = CITED_CHARS_COMPACT if compact(client) else CITED_CHARS  # the embedded model reads ~30 tokens/s
-    r2 = client.chat([{"role": "user", "content": prompt("judge_citation", question=question, answer=answer,
-                                                           citations="; ".join(citations),
-                                                           cited=cited_text(store, citations, limit))}])
+    r2 = client.chat(
+        [
+            {
+                "role": "user",
+                "content": prompt(
+                    "judge_citation",
+                    question=question,
+                    answer=answer,
+                    citations="; ".join(citations),
+                    cited=cited_text(store, citations, limit),
+                ),
+            }
+        ]
+    )
     meter.add_usage(r2.usage)
     ep = meter.close()
     correct, citation = _score(r1.content, "correct", (0.0, 1.0)), _score(r2.content, "citation", (0.0, 0.5, 1.0))
     for reply, value, key in ((r1.content, correct, "correct"), (r2.content, citation, "citation")):
         if value is None:
-            log.warning("judge %s: unparsable %s reply %r (expected JSON with %r); left out of the mean and "
-                        "counted as judge_unparsed", client.model, key, (reply or "")[:120], key)
-    return Verdict(correct, citation, ep.prompt_tokens + ep.completion_tokens, ep.to_json(),
-                   int(correct is None) + int(citation is None))
+            log.warning(
+                "judge %s: unparsable %s reply %r (expected JSON with %r); left out of the mean and "
+                "counted as judge_unparsed",
+                client.model,
+                key,
+                (reply or "")[:120],
+                key,
+            )
+    return Verdict(
+        correct,
+        citation,
+        ep.prompt_tokens + ep.completion_tokens,
+        ep.to_json(),
+        int(correct is None) + int(citation is None),
+    )

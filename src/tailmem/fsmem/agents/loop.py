@@ -37,7 +37,8 @@ LOOKUP_ROLES = ("searcher",)  # roles whose protocol requires evidence before an
 COMPACT_REQUEST = (
     "Your context is nearly full. Write a summary of your work so far that lets you continue without the earlier "
     "messages: what you were asked, what you found (with file paths, line numbers and exact facts), what you "
-    "changed, and what remains to do. Reply with the summary only.")
+    "changed, and what remains to do. Reply with the summary only."
+)
 SUMMARY_HEADING = "Summary of your work so far (earlier turns were compacted):"
 KEEP_TURNS = 3
 
@@ -53,8 +54,9 @@ def _turns(messages: list[dict]) -> list[list[dict]]:
     return turns
 
 
-def compact(client, role: str, messages: list[dict], task: str | None, meter: Meter, user: str,
-            prompt_tokens: int) -> list[dict]:
+def compact(
+    client, role: str, messages: list[dict], task: str | None, meter: Meter, user: str, prompt_tokens: int
+) -> list[dict]:
     """A running summary (the model's, of the whole transcript) in the user message, plus the last turns."""
     turns = _turns(messages)
     if len(turns) <= KEEP_TURNS:
@@ -65,14 +67,28 @@ def compact(client, role: str, messages: list[dict], task: str | None, meter: Me
     kept = [m for t in turns[-KEEP_TURNS:] for m in t]
     head = [messages[0], {"role": "user", "content": f"{user}\n\n{SUMMARY_HEADING}\n{summary}"}]
     meter.compactions += 1
-    log.info("role %s: compacted the transcript at %d prompt tokens: %d turns -> summary (%d characters) + last %d",
-             role, prompt_tokens, len(turns), len(summary), KEEP_TURNS)
+    log.info(
+        "role %s: compacted the transcript at %d prompt tokens: %d turns -> summary (%d characters) + last %d",
+        role,
+        prompt_tokens,
+        len(turns),
+        len(summary),
+        KEEP_TURNS,
+    )
     return head + kept
 
 
-def run(client, role: str, system: str, user: str, harness: Harness | None, max_rounds: int,
-        final_answer_on_cap: bool = True, task: str | None = None,
-        require_lookup: bool | None = None) -> tuple[str, Episode, list[dict]]:
+def run(
+    client,
+    role: str,
+    system: str,
+    user: str,
+    harness: Harness | None,
+    max_rounds: int,
+    final_answer_on_cap: bool = True,
+    task: str | None = None,
+    require_lookup: bool | None = None,
+) -> tuple[str, Episode, list[dict]]:
     """Returns the final text, the episode's accounting and the transcript (OpenAI wire format).
     `require_lookup` (default: the role is in LOOKUP_ROLES) holds back any answer until a tool call has run
     (the searcher's lookup; a builder's first write, when its caller asks for it)."""
@@ -98,26 +114,32 @@ def run(client, role: str, system: str, user: str, harness: Harness | None, max_
         params = {"tool_choice": "auto" if looked_up else "required"} if offer and must_look else {}
         sent = offer
         if offer is None and tools is not None and small:  # the embedded model keeps the tools in its prompt (KV
-            sent, params = tools, {"tool_choice": "none"}   # prefix) and is decoded under the answer grammar
+            sent, params = tools, {"tool_choice": "none"}  # prefix) and is decoded under the answer grammar
         resp = client.chat(messages, tools=sent, task=task, **params)
         meter.add_usage(resp.usage, resp.latency_s)
         calls = resp.tool_calls if offer else ()
         if not calls and offer and must_look and not looked_up:  # an answer before any lookup: refused
             meter.refused_answers += 1
-            messages += [{"role": "assistant", "content": resp.content or ""},
-                         {"role": "user", "content": LOOKUP_NOTICE}]
+            messages += [
+                {"role": "assistant", "content": resp.content or ""},
+                {"role": "user", "content": LOOKUP_NOTICE},
+            ]
             continue
         if not calls:
             text = resp.content or ""
             messages.append({"role": "assistant", "content": text})
             break
         meter.rounds += 1
-        messages.append({
-            "role": "assistant",
-            "content": resp.content or "",
-            "tool_calls": [{"id": c.id, "type": "function",
-                            "function": {"name": c.name, "arguments": json.dumps(c.arguments)}} for c in calls],
-        })
+        messages.append(
+            {
+                "role": "assistant",
+                "content": resp.content or "",
+                "tool_calls": [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                    for c in calls
+                ],
+            }
+        )
         for c in calls:
             result = harness.call(c.name, harness.compact_arguments(c.name, c.arguments) if small else c.arguments)
             looked_up = looked_up or result.found
@@ -128,12 +150,22 @@ def run(client, role: str, system: str, user: str, harness: Harness | None, max_
         meter.looked_up = looked_up
         meter.no_answer = not text.strip()
         if not looked_up and meter.rounds:
-            log.warning("role %s, model %s: answered at the round cap (%d) with no tool call that ran (%d malformed)",
-                        role, client.model, max_rounds, harness.malformed - meter.base[4])
+            log.warning(
+                "role %s, model %s: answered at the round cap (%d) with no tool call that ran (%d malformed)",
+                role,
+                client.model,
+                max_rounds,
+                harness.malformed - meter.base[4],
+            )
         if meter.no_answer:
             log.warning("role %s, model %s: the final reply is empty (%d rounds)", role, client.model, meter.rounds)
     if tools is not None and meter.rounds == 0:
         meter.no_tool_call = True
-        log.warning("role %s, model %s: answered without calling any of the %d offered tools (0 rounds); its "
-                    "answer rests on no store access", role, client.model, len(tools))
+        log.warning(
+            "role %s, model %s: answered without calling any of the %d offered tools (0 rounds); its "
+            "answer rests on no store access",
+            role,
+            client.model,
+            len(tools),
+        )
     return text, meter.close(), messages

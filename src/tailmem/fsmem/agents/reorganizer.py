@@ -56,8 +56,15 @@ def reorganize_programmatic(harness: Harness, mode: str, session_files: list[str
             filed[(slug(speaker), heading)].append(f"- [{locator}] {speaker}: {said}")
     meter.rounds += 1
     for (who, heading), lines in filed.items():
-        harness.call("append_section", {"path": f"people/{who}.md", "heading": heading, "text": "\n".join(lines),
-                                        "description": f"What {speakers[who]} said, did and shared, by date"})
+        harness.call(
+            "append_section",
+            {
+                "path": f"people/{who}.md",
+                "heading": heading,
+                "text": "\n".join(lines),
+                "description": f"What {speakers[who]} said, did and shared, by date",
+            },
+        )
     meter.rounds += 1
     for path in session_files:
         harness.call("delete", {"path": path})
@@ -65,15 +72,19 @@ def reorganize_programmatic(harness: Harness, mode: str, session_files: list[str
 
 
 def reorganize_model(client, harness: Harness, mode: str, max_rounds: int, passes: int) -> list[Episode]:
-    rule = ("Preserve every factual detail and every source locator; restructure without dropping content."
-            if mode == "preserve" else "")
+    rule = (
+        "Preserve every factual detail and every source locator; restructure without dropping content."
+        if mode == "preserve"
+        else ""
+    )
     episodes = []
     for n in range(1, passes + 1):
         current = survey(harness)
         system = system_prompt(harness, "reorganize", strategy_rule=rule)
         user = f"Pass {n} of {passes}. Current store:\n{current}\n\nReorganize it in place; reply DONE when it needs no more work."
-        text, ep, _ = loop.run(client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False,
-                               task="restructure")  # paper 2's restructuring output cap (C.1)
+        text, ep, _ = loop.run(
+            client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False, task="restructure"
+        )  # paper 2's restructuring output cap (C.1)
         episodes.append(ep)
         if text.strip().upper().startswith("DONE") and ep.tool_calls == 0:
             break

@@ -28,15 +28,46 @@ from tailmem.fsmem.tools.base import Harness
 from tailmem.fsmem.tools.reading import headings
 
 AGENT = "programmatic-searcher"
-QUESTION_WORDS = {"what", "when", "where", "who", "which", "how", "why", "did", "does", "do", "is", "are", "was",
-                  "were", "has", "have", "would", "could", "can", "will", "kind", "type", "many", "much"}
+QUESTION_WORDS = {
+    "what",
+    "when",
+    "where",
+    "who",
+    "which",
+    "how",
+    "why",
+    "did",
+    "does",
+    "do",
+    "is",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "would",
+    "could",
+    "can",
+    "will",
+    "kind",
+    "type",
+    "many",
+    "much",
+}
 YES_NO = ("is ", "are ", "does ", "do ", "did ", "would ", "could ", "can ", "has ", "have ", "was ", "will ")
 LIST_CUES = ("what are", "which", "what kind", "what type", "what things", "what activities", "what items")
 HIT = re.compile(r"^(?:\./)?([^:\n]+):(\d+):(.*)$")
 LOCATOR = re.compile(r"\[(D\d+:\d+)\]")
-RELATIVE = [("yesterday", "the day before"), ("last weekend", "the weekend before"), ("last week", "the week before"),
-            ("last month", "the month before"), ("last year", "the year before"), ("next month", "the month after"),
-            ("this weekend", "the weekend of"), ("next week", "the week after")]
+RELATIVE = [
+    ("yesterday", "the day before"),
+    ("last weekend", "the weekend before"),
+    ("last week", "the week before"),
+    ("last month", "the month before"),
+    ("last year", "the year before"),
+    ("next month", "the month after"),
+    ("this weekend", "the weekend of"),
+    ("next week", "the week after"),
+]
 
 
 @dataclass(frozen=True)
@@ -66,7 +97,7 @@ def keywords(question: str) -> list[str]:
 
 
 def _probe_grep(harness: Harness, word: str) -> list[Line]:
-    pat = rf"\b{re.escape(stem(word)[:max(4, len(stem(word)))])}"
+    pat = rf"\b{re.escape(stem(word)[: max(4, len(stem(word)))])}"
     if "grep" in harness.tools:
         out = harness.call("grep", {"pattern": pat, "max_results": 200}).output
     else:
@@ -125,8 +156,11 @@ def extract(question: str, best: list[Line], date: str) -> str:
     def residual(text: str) -> str:
         sentences = re.split(r"(?<=[.!?])\s+", _statement(text))
         sent = max(sentences, key=lambda s: len(set(terms(s)) & qterms))
-        kept = [w for w in re.findall(r"[A-Za-z0-9']+", sent)
-                if w.lower() not in STOPWORDS and stem(w.lower()) not in qterms and w.lower() not in QUESTION_WORDS]
+        kept = [
+            w
+            for w in re.findall(r"[A-Za-z0-9']+", sent)
+            if w.lower() not in STOPWORDS and stem(w.lower()) not in qterms and w.lower() not in QUESTION_WORDS
+        ]
         return " ".join(kept[:10])
 
     if q.startswith(LIST_CUES):
@@ -156,8 +190,10 @@ def answer_programmatic(question: str, harness: Harness) -> Answer:
                 lines.append(Line(current, len(lines) + 1, raw))
                 chunk_date[(current, len(lines))] = date
         qterms = set(terms(question))
-        scored = sorted((Line(ln.path, ln.number, ln.text, len(set(terms(ln.text)) & qterms)) for ln in lines),
-                        key=lambda ln: -ln.score)
+        scored = sorted(
+            (Line(ln.path, ln.number, ln.text, len(set(terms(ln.text)) & qterms)) for ln in lines),
+            key=lambda ln: -ln.score,
+        )
         best = [ln for ln in scored if ln.score > 0][:3]
         date = chunk_date.get((best[0].path, best[0].number), "") if best else ""
     else:
@@ -196,8 +232,10 @@ def answer_programmatic(question: str, harness: Harness) -> Answer:
             date = _section_date(harness, best[0])
     text = extract(question, best, date)
     chunked = "retrieve" in harness.tools  # a chunk is cited by its file: its line numbers count the tool output
-    cites = tuple((b.path if chunked else f"{b.path}:{b.number}") + (f" [{m.group(1)}]" if (m := LOCATOR.search(b.text)) else "")
-                  for b in best)
+    cites = tuple(
+        (b.path if chunked else f"{b.path}:{b.number}") + (f" [{m.group(1)}]" if (m := LOCATOR.search(b.text)) else "")
+        for b in best
+    )
     raw = f"ANSWER: {text}\nCITATIONS: {'; '.join(cites)}"
     return Answer(text, cites, raw, meter.close())
 
@@ -267,9 +305,9 @@ def check_citation(store: Store, text: str) -> CitationCheck:
     m = MD_PATH.search(t)
     if not m:
         return CitationCheck(text, None, "names no .md file")
-    named, rest = t[: m.end()].strip("`'\"( "), t[m.end():].lstrip("`'\")")
+    named, rest = t[: m.end()].strip("`'\"( "), t[m.end() :].lstrip("`'\")")
     for path in dict.fromkeys((named, named.split()[-1])):  # "see people/a.md:3" names people/a.md
-        path = path[len(SHELL_ROOT):] if path.startswith(SHELL_ROOT) else path.lstrip("/")
+        path = path[len(SHELL_ROOT) :] if path.startswith(SHELL_ROOT) else path.lstrip("/")
         body = _file_text(store, path)
         if body is not None:
             path = store.relpath(path)
@@ -292,9 +330,11 @@ def check_citations(store: Store, citations) -> tuple[CitationCheck, ...]:
     return tuple(check_citation(store, c) for c in citations)
 
 
-INVALID_CITATIONS_NOTE = ("`invalid citations` = citations naming no file of the store, or a line or section the "
-                          "file does not have (fsmem.agents.searcher.check_citations), summed over the row's answers; "
-                          "the judge is never shown them as cited text.")
+INVALID_CITATIONS_NOTE = (
+    "`invalid citations` = citations naming no file of the store, or a line or section the "
+    "file does not have (fsmem.agents.searcher.check_citations), summed over the row's answers; "
+    "the judge is never shown them as cited text."
+)
 
 
 def invalid_citation_count(rows) -> float:

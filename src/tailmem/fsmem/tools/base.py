@@ -44,11 +44,20 @@ class Tool:
         """The OpenAI function-calling schema (`compact`: the small-model form)."""
         parameters = self.parameters
         if compact and self.compact is not None:
-            props = {k: {**v, **self.compact_properties.get(k, {})}
-                     for k, v in parameters.get("properties", {}).items() if k in self.compact}
-            parameters = {**parameters, "properties": props,
-                          "required": [k for k in parameters.get("required", []) if k in props]}
-        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": parameters}}
+            props = {
+                k: {**v, **self.compact_properties.get(k, {})}
+                for k, v in parameters.get("properties", {}).items()
+                if k in self.compact
+            }
+            parameters = {
+                **parameters,
+                "properties": props,
+                "required": [k for k in parameters.get("required", []) if k in props],
+            }
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
+        }
 
 
 @dataclass(frozen=True)
@@ -148,9 +157,16 @@ class Harness:
         if len(out) <= self.max_output_chars:
             return out
         self.truncations += 1
-        log.warning("harness %s: %s output of %d characters cut at the safety cap of %d (tool_output_max_chars)",
-                    self.name, name, len(out), self.max_output_chars)
-        return out[: self.max_output_chars] + f"\n[output truncated at {self.max_output_chars} of {len(out)} characters]"
+        log.warning(
+            "harness %s: %s output of %d characters cut at the safety cap of %d (tool_output_max_chars)",
+            self.name,
+            name,
+            len(out),
+            self.max_output_chars,
+        )
+        return (
+            out[: self.max_output_chars] + f"\n[output truncated at {self.max_output_chars} of {len(out)} characters]"
+        )
 
     def close(self) -> None:
         """Release resources (the Shell harness removes its copy)."""

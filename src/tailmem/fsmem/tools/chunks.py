@@ -39,6 +39,12 @@ def chunk_retrieval(chunks: list[Chunk], k: int = 3) -> Harness:
         return "\n\n".join(f"chunks/{c.id}.md\n{c.render()}" for c in found)
 
     h = Harness("chunks")
-    h.add(Tool("retrieve", f"BM25 search over conversation chunks; returns the top {k} chunks with turn locators.",
-               params({"query": ("string", "keywords")}), retrieve))
+    h.add(
+        Tool(
+            "retrieve",
+            f"BM25 search over conversation chunks; returns the top {k} chunks with turn locators.",
+            params({"query": ("string", "keywords")}),
+            retrieve,
+        )
+    )
     return h

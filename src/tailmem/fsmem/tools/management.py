@@ -108,8 +108,10 @@ def section_text(old: str | None, path: str, heading: str, text: str, descriptio
     cut = (end - 1) if end else len(lines)
     while cut > line and not lines[cut - 1].strip():
         cut -= 1
-    return ("".join(lines[:cut]) + piece + "".join(lines[cut:]),
-            f"appended {piece.count(chr(10))} line(s) to section {heading!r} of {path}")
+    return (
+        "".join(lines[:cut]) + piece + "".join(lines[cut:]),
+        f"appended {piece.count(chr(10))} line(s) to section {heading!r} of {path}",
+    )
 
 
 def append_section(store: Store, path: str, heading: str, text: str, description: str = "") -> str:
@@ -129,26 +131,60 @@ def management(store: Store, ranked: bool = False) -> Harness:
         if t.name == "view":
             h.add(t)
     s = {"path": ("string", "store-relative file path ending in .md")}
-    h.add(Tool("create", "Create a new markdown file with a one-line description (frontmatter) and content.",
-               params({**s, "description": ("string", "one-line description of the file")},
-                      {"content": ("string", "markdown body")}),
-               lambda path, description, content="": create(store, path, description, content)))
-    h.add(Tool("str_replace", "Replace the one occurrence of old_str in a file with new_str.",
-               params({**s, "old_str": ("string", "exact text, must occur once"), "new_str": ("string", "replacement")}),
-               lambda path, old_str, new_str: str_replace(store, path, old_str, new_str)))
-    h.add(Tool("insert", "Insert text after a line number (0 = top of body is refused if it is frontmatter).",
-               params({**s, "insert_line": ("integer", "line after which to insert"), "text": ("string", "text")}),
-               lambda path, insert_line, text: insert(store, path, insert_line, text)))
-    h.add(Tool("delete", "Delete a file or a folder (never the root).",
-               params({"path": ("string", "file or folder")}),
-               lambda path: delete(store, path)))
-    h.add(Tool("rename", "Move or rename a file or folder; missing parent folders are created.",
-               params({"old_path": ("string", "existing path"), "new_path": ("string", "new path")}),
-               lambda old_path, new_path: rename(store, old_path, new_path)))
-    h.add(Tool("append_section", "Append text to the end of a '## heading' section, creating the section or file.",
-               params({**s, "heading": ("string", "section title"), "text": ("string", "lines to append")},
-                      {"description": ("string", "one-line description, required when the file is new")}),
-               lambda path, heading, text, description="": append_section(store, path, heading, text, description)))
+    h.add(
+        Tool(
+            "create",
+            "Create a new markdown file with a one-line description (frontmatter) and content.",
+            params(
+                {**s, "description": ("string", "one-line description of the file")},
+                {"content": ("string", "markdown body")},
+            ),
+            lambda path, description, content="": create(store, path, description, content),
+        )
+    )
+    h.add(
+        Tool(
+            "str_replace",
+            "Replace the one occurrence of old_str in a file with new_str.",
+            params({**s, "old_str": ("string", "exact text, must occur once"), "new_str": ("string", "replacement")}),
+            lambda path, old_str, new_str: str_replace(store, path, old_str, new_str),
+        )
+    )
+    h.add(
+        Tool(
+            "insert",
+            "Insert text after a line number (0 = top of body is refused if it is frontmatter).",
+            params({**s, "insert_line": ("integer", "line after which to insert"), "text": ("string", "text")}),
+            lambda path, insert_line, text: insert(store, path, insert_line, text),
+        )
+    )
+    h.add(
+        Tool(
+            "delete",
+            "Delete a file or a folder (never the root).",
+            params({"path": ("string", "file or folder")}),
+            lambda path: delete(store, path),
+        )
+    )
+    h.add(
+        Tool(
+            "rename",
+            "Move or rename a file or folder; missing parent folders are created.",
+            params({"old_path": ("string", "existing path"), "new_path": ("string", "new path")}),
+            lambda old_path, new_path: rename(store, old_path, new_path),
+        )
+    )
+    h.add(
+        Tool(
+            "append_section",
+            "Append text to the end of a '## heading' section, creating the section or file.",
+            params(
+                {**s, "heading": ("string", "section title"), "text": ("string", "lines to append")},
+                {"description": ("string", "one-line description, required when the file is new")},
+            ),
+            lambda path, heading, text, description="": append_section(store, path, heading, text, description),
+        )
+    )
     if ranked:
         from tailmem.fsmem.tools.ranked import FileIndex, search_tool
 

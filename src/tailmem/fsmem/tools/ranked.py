@@ -67,5 +67,3 @@ def search_tool(index: FileIndex) -> Tool:
         run,
         compact=("query",),
     )
-
-

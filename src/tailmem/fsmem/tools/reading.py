@@ -17,8 +17,10 @@ PATTERN_SYNTAX = re.compile(r"[\\|()\[\].*+?{}^$]")  # a pattern without any of 
 COMPACT_GREP_RESULTS = 12  # a small model's grep page (Tool.compact): about 500 tokens of hits, not 50 lines
 # A small model's grep pattern: one word, or words joined by |, decoded under this JSON-schema pattern (a 1.5B
 # model otherwise greps the question's whole phrase, which matches no line, and repeats it).
-COMPACT_PATTERN = {"description": "one word, or alternatives joined by | (no spaces)",
-                   "pattern": "^[A-Za-z0-9|'-]{2,40}$"}
+COMPACT_PATTERN = {
+    "description": "one word, or alternatives joined by | (no spaces)",
+    "pattern": "^[A-Za-z0-9|'-]{2,40}$",
+}
 HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 
 
@@ -45,8 +47,9 @@ def view(store: Store, path: str = "", view_range: list | None = None) -> str:
     return numbered(lines[start - 1 : end], start)
 
 
-def grep(store: Store, pattern: str, path: str = "", ignore_case: bool = True, max_results: int = 50,
-         sections: bool = False) -> str:
+def grep(
+    store: Store, pattern: str, path: str = "", ignore_case: bool = True, max_results: int = 50, sections: bool = False
+) -> str:
     """Regex search, scoped to a file or folder; prints `path:line:text` like `grep -rn`. `sections`: before the
     hits of each section, a line naming it (`== path # heading`), so a hit's dated heading comes with it."""
     if not pattern or len(pattern) > MAX_PATTERN_CHARS:
@@ -65,7 +68,9 @@ def grep(store: Store, pattern: str, path: str = "", ignore_case: bool = True, m
             try:
                 found = rx.search(line, timeout=GREP_TIMEOUT_S)
             except TimeoutError:
-                raise ToolError(f"pattern {pattern!r}: took longer than {GREP_TIMEOUT_S}s on one line; simplify it") from None
+                raise ToolError(
+                    f"pattern {pattern!r}: took longer than {GREP_TIMEOUT_S}s on one line; simplify it"
+                ) from None
             if found:
                 total += 1
                 if shown < max_results:
@@ -121,22 +126,33 @@ def reading_tools(store: Store) -> list[Tool]:
         Tool(
             "view",
             "Show a folder as a tree of files with their one-line descriptions, or a file with line numbers.",
-            params({}, {"path": ("string", "store-relative path; '' or '/' is the root"),
-                        "view_range": ("array", "[start, end] lines of a file, 1-based, end -1 = to the end")}),
+            params(
+                {},
+                {
+                    "path": ("string", "store-relative path; '' or '/' is the root"),
+                    "view_range": ("array", "[start, end] lines of a file, 1-based, end -1 = to the end"),
+                },
+            ),
             lambda path="", view_range=None: view(store, path, view_range),
             compact=("path",),
         ),
         Tool(
             "grep",
             "Regular-expression search over file lines, scoped to a file or folder; prints path:line:text.",
-            params({"pattern": ("string", "Python regular expression")},
-                   {"path": ("string", "file or folder to search; default the whole store"),
+            params(
+                {"pattern": ("string", "Python regular expression")},
+                {
+                    "path": ("string", "file or folder to search; default the whole store"),
                     "ignore_case": ("boolean", "default true"),
                     "max_results": ("integer", "default 50, at most 500"),
-                    "sections": ("boolean", "name the heading each hit lies under; default false")}),
-            lambda pattern, path="", ignore_case=True, max_results=50, sections=False:
-                grep(store, pattern, path, ignore_case, max_results, sections),
-            compact=("pattern",), compact_defaults={"max_results": COMPACT_GREP_RESULTS, "sections": True},
+                    "sections": ("boolean", "name the heading each hit lies under; default false"),
+                },
+            ),
+            lambda pattern, path="", ignore_case=True, max_results=50, sections=False: grep(
+                store, pattern, path, ignore_case, max_results, sections
+            ),
+            compact=("pattern",),
+            compact_defaults={"max_results": COMPACT_GREP_RESULTS, "sections": True},
             compact_properties={"pattern": COMPACT_PATTERN},
         ),
         Tool(

@@ -53,8 +53,11 @@ class ShellHarness(Harness):
         if not r.truncated:
             return ""
         self.truncations += 1
-        log.warning("harness %s: bash output cut at the sandbox's cap of %d characters (fsmem.shell.max_output_chars)",
-                    self.name, limits.max_output_chars)
+        log.warning(
+            "harness %s: bash output cut at the sandbox's cap of %d characters (fsmem.shell.max_output_chars)",
+            self.name,
+            limits.max_output_chars,
+        )
         return f"\n[output truncated at {limits.max_output_chars} characters]"
 
 
@@ -85,13 +88,15 @@ def shell(store: Store, limits: Limits = Limits()) -> Harness:
     h = ShellHarness("shell")
     h.sandbox = sandbox
     h.sandbox_info = sandbox.describe()
-    h.add(Tool(
-        "bash",
-        "Run a bash command in a sandbox. The memory store is read-only at /memory (the working directory); "
-        "/scratch is writable; there is no network.",
-        params({"command": ("string", "bash command")}),
-        bash,
-    ))
+    h.add(
+        Tool(
+            "bash",
+            "Run a bash command in a sandbox. The memory store is read-only at /memory (the working directory); "
+            "/scratch is writable; there is no network.",
+            params({"command": ("string", "bash command")}),
+            bash,
+        )
+    )
     return h
 
 
@@ -112,7 +117,8 @@ class SyncReport:
         if self.refused:
             out.append("[not kept: " + _listed([f"{shown(p)} ({why[:300]})" for p, why in self.refused], "; ") + "]")
         parts = ([f"wrote {_listed([shown(p) for p in self.written], ', ')}"] if self.written else []) + (
-            [f"deleted {_listed([shown(p) for p in self.deleted], ', ')}"] if self.deleted else [])
+            [f"deleted {_listed([shown(p) for p in self.deleted], ', ')}"] if self.deleted else []
+        )
         if parts:
             out.append(f"[memory updated: {'; '.join(parts)}]")
         return "\n".join(out)
@@ -129,18 +135,31 @@ def _listed(items: list[str], sep: str, budget: int = MAX_REPORT_CHARS // 2) -> 
     return sep.join(shown) + (f"; and {more} more" if more > 0 else "")
 
 
-_KINDS = {tarfile.SYMTYPE: "symlink", tarfile.LNKTYPE: "hard link", tarfile.CHRTYPE: "character device",
-          tarfile.BLKTYPE: "block device", tarfile.FIFOTYPE: "fifo", tarfile.CONTTYPE: "contiguous file"}
+_KINDS = {
+    tarfile.SYMTYPE: "symlink",
+    tarfile.LNKTYPE: "hard link",
+    tarfile.CHRTYPE: "character device",
+    tarfile.BLKTYPE: "block device",
+    tarfile.FIFOTYPE: "fifo",
+    tarfile.CONTTYPE: "contiguous file",
+}
 
 
 def _deadline_check(deadline: float | None) -> None:
     if deadline is not None and time.monotonic() > deadline:
-        raise ToolError("reading back and syncing the sandbox tree took longer than the time limit; "
-                        "the memory store was not changed")
+        raise ToolError(
+            "reading back and syncing the sandbox tree took longer than the time limit; "
+            "the memory store was not changed"
+        )
 
 
-def read_tree(store: Store, archive: bytes, max_members: int = 100_000, max_total_bytes: int | None = None,
-              deadline: float | None = None) -> tuple[dict[str, bytes], set[str], list[tuple[str, str]]]:
+def read_tree(
+    store: Store,
+    archive: bytes,
+    max_members: int = 100_000,
+    max_total_bytes: int | None = None,
+    deadline: float | None = None,
+) -> tuple[dict[str, bytes], set[str], list[tuple[str, str]]]:
     """The sandbox tree from its tar archive: acceptable files (path -> bytes), folders, and refusals.
 
     Only folders and regular files are accepted; every other member type (and GNU sparse members) is refused
@@ -159,7 +178,9 @@ def read_tree(store: Store, archive: bytes, max_members: int = 100_000, max_tota
                 if n % 256 == 0:
                     _deadline_check(deadline)
                 if n >= max_members:
-                    raise ToolError(f"the sandbox tree has more than {max_members} entries; the memory store was not changed")
+                    raise ToolError(
+                        f"the sandbox tree has more than {max_members} entries; the memory store was not changed"
+                    )
                 raw = m.name[2:] if m.name.startswith("./") else m.name
                 raw = raw.rstrip("/")
                 if raw in ("", "."):
@@ -205,12 +226,18 @@ def read_tree(store: Store, archive: bytes, max_members: int = 100_000, max_tota
     return files, folders, refused
 
 
-def sync(store: Store, archive: bytes, max_store_bytes: int = MAX_STORE_BYTES,
-         max_files: int = MAX_STORE_FILES, deadline: float | None = None) -> SyncReport:
+def sync(
+    store: Store,
+    archive: bytes,
+    max_store_bytes: int = MAX_STORE_BYTES,
+    max_files: int = MAX_STORE_FILES,
+    deadline: float | None = None,
+) -> SyncReport:
     """Make the real store match the sandbox tree, through the store's checks, atomically; see the module
     docstring. Raises ToolError (store unchanged) when the tree cannot be read or the deadline passes."""
-    files, folders, refused = read_tree(store, archive, max_total_bytes=max(max_store_bytes, 1) * 2 + (1 << 20),
-                                        deadline=deadline)
+    files, folders, refused = read_tree(
+        store, archive, max_total_bytes=max(max_store_bytes, 1) * 2 + (1 << 20), deadline=deadline
+    )
     before = {p: (store.root / p).read_bytes() for p in store.files()}
     keeps = "; previous version kept"
     report = SyncReport(refused=[(p, why + keeps if p in before else why) for p, why in refused])
@@ -273,8 +300,9 @@ def _folders_differ(store: Store, folders: set[str], final: dict[str, bytes]) ->
     return bool(want - have) or any(not os.listdir(store.root / d) for d in have - want)
 
 
-def _swap_in(store: Store, final: dict[str, bytes], folders: set[str], unchanged: set[str],
-             deadline: float | None) -> None:
+def _swap_in(
+    store: Store, final: dict[str, bytes], folders: set[str], unchanged: set[str], deadline: float | None
+) -> None:
     """Build the new store tree beside the store and exchange the two in one rename; the old tree is removed.
     Unchanged files are hard-linked from the old tree (copied where links fail); everything the sandbox never
     saw (hidden names, the store's own symlinks) is carried over unchanged."""
@@ -358,8 +386,9 @@ def _exchange(a: Path, b: Path) -> None:
     os.rename(aside, a)
 
 
-def shell_builder(store: Store, limits: Limits = Limits(), max_store_bytes: int = MAX_STORE_BYTES,
-                  max_files: int = MAX_STORE_FILES) -> Harness:
+def shell_builder(
+    store: Store, limits: Limits = Limits(), max_store_bytes: int = MAX_STORE_BYTES, max_files: int = MAX_STORE_FILES
+) -> Harness:
     """The Shell build harness: `bash` over a writable copy, synced back after every command."""
     sandbox = Sandbox(store.root, limits, writable=True)
 
@@ -368,8 +397,10 @@ def shell_builder(store: Store, limits: Limits = Limits(), max_store_bytes: int 
         start = time.monotonic()
         r = sandbox.run(command)
         if r.timed_out:
-            raise ToolError(f"command killed after {limits.timeout_s:g}s (time limit); its changes to /memory were "
-                            f"discarded; output so far:\n{r.output}")
+            raise ToolError(
+                f"command killed after {limits.timeout_s:g}s (time limit); its changes to /memory were "
+                f"discarded; output so far:\n{r.output}"
+            )
         body = f"{r.output}{h.cut_note(r, limits)}"
         out = f"{body}\n[exit {r.exit_code}]" if body.strip() else f"[exit {r.exit_code}]"
         if r.tree is None:
@@ -387,13 +418,15 @@ def shell_builder(store: Store, limits: Limits = Limits(), max_store_bytes: int 
     h.sandbox = sandbox
     h.sandbox_info = sandbox.describe()
     h.max_command_chars = MAX_BUILD_COMMAND_CHARS
-    h.add(Tool(
-        "bash",
-        "Run a bash command in a sandbox. The memory store is writable at /memory (the working directory): "
-        "markdown files (.md) with YAML frontmatter holding a one-line `description:`. After each command, "
-        f"regular .md files of at most {store.max_file_bytes} bytes are kept; anything else (symlinks, other "
-        "files) is dropped and named. /scratch and /tmp are discarded after each command; there is no network.",
-        params({"command": ("string", "bash command")}),
-        bash,
-    ))
+    h.add(
+        Tool(
+            "bash",
+            "Run a bash command in a sandbox. The memory store is writable at /memory (the working directory): "
+            "markdown files (.md) with YAML frontmatter holding a one-line `description:`. After each command, "
+            f"regular .md files of at most {store.max_file_bytes} bytes are kept; anything else (symlinks, other "
+            "files) is dropped and named. /scratch and /tmp are discarded after each command; there is no network.",
+            params({"command": ("string", "bash command")}),
+            bash,
+        )
+    )
     return h

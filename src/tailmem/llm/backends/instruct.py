@@ -57,10 +57,20 @@ def _load(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, role: str):
     except ImportError as exc:
         raise LLMError(f"backend instruct needs llama-cpp-python; {EXTRA}") from exc
     if n_gpu_layers and not llama_cpp.llama_supports_gpu_offload():
-        log.warning("n_gpu_layers=%d but this llama-cpp-python build has no GPU offload; running on the CPU "
-                    "(install a CUDA build of llama-cpp-python to offload)", n_gpu_layers)
-    model = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                            n_gpu_layers=n_gpu_layers, seed=0, verbose=False)
+        log.warning(
+            "n_gpu_layers=%d but this llama-cpp-python build has no GPU offload; running on the CPU "
+            "(install a CUDA build of llama-cpp-python to offload)",
+            n_gpu_layers,
+        )
+    model = llama_cpp.Llama(
+        model_path=path,
+        n_ctx=n_ctx,
+        n_threads=n_threads,
+        n_threads_batch=n_threads,
+        n_gpu_layers=n_gpu_layers,
+        seed=0,
+        verbose=False,
+    )
     atexit.register(model.close)
     return model, threading.Lock()
 
@@ -94,12 +104,18 @@ def call_schema(tools: list[dict]) -> dict:
         fn = t.get("function", t)
         params = dict(fn.get("parameters") or {"type": "object", "properties": {}})
         params.setdefault("type", "object")
-        options.append({"type": "object", "properties": {"name": {"const": fn["name"]}, "arguments": params},
-                        "required": ["name", "arguments"], "additionalProperties": False})
+        options.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": fn["name"]}, "arguments": params},
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+        )
     return options[0] if len(options) == 1 else {"oneOf": options}
 
 
-ANSWER = 'answer ::= [^<{\\[ \\n\\x00] [^\\x00]*'  # opens neither a tag nor a JSON-looking call
+ANSWER = "answer ::= [^<{\\[ \\n\\x00] [^\\x00]*"  # opens neither a tag nor a JSON-looking call
 
 
 def grammar_text(tools: list[dict] | None, tool_choice) -> str | None:
@@ -115,8 +131,11 @@ def grammar_text(tools: list[dict] | None, tool_choice) -> str | None:
     call = re.sub(r"^root\s*::=", "call-json ::=", call, count=1, flags=re.M)
     # the tags as the special tokens the template renders (not their spelling in characters): same tokens next round
     wrapped = 'call ::= <tool_call> "\\n" call-json "\\n" </tool_call>'
-    root = "root ::= call" if tool_choice == "required" or isinstance(tool_choice, dict) else \
-        f"root ::= call | answer\n{ANSWER}"
+    root = (
+        "root ::= call"
+        if tool_choice == "required" or isinstance(tool_choice, dict)
+        else f"root ::= call | answer\n{ANSWER}"
+    )
     return f"{root}\n{wrapped}\n{call}"
 
 
@@ -161,15 +180,17 @@ class InstructBackend:
         self.settings = settings
         path, sha = resolve(settings.model, settings.model_path, settings.model_sha256)
         self.model_path, self.sha256 = str(path), sha
-        self.llm, self._lock = _load(self.model_path, settings.n_ctx, settings.n_threads, settings.n_gpu_layers,
-                                     settings.role)
+        self.llm, self._lock = _load(
+            self.model_path, settings.n_ctx, settings.n_threads, settings.n_gpu_layers, settings.role
+        )
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         meta = self.llm.metadata
         template = meta.get("tokenizer.chat_template")
         if not template:
-            raise LLMError(f"role {settings.role}: {path} has no chat template; backend instruct needs an "
-                           f"instruct model's GGUF")
+            raise LLMError(
+                f"role {settings.role}: {path} has no chat template; backend instruct needs an instruct model's GGUF"
+            )
         self._format = Jinja2ChatFormatter(template=template, eos_token="<|im_end|>", bos_token="")
         self.evaluated = 0  # prompt tokens really evaluated (not served from the KV prefix), this process
         self.sent_tokens = 0  # prompt tokens sent
@@ -192,7 +213,7 @@ class InstructBackend:
 
             buf = ctypes.create_string_buffer(64)
             n = llama_cpp.llama_token_to_piece(self.llm._model.vocab, token, buf, 64, 0, True)
-            piece = self._pieces[token] = buf.raw[:max(n, 0)]
+            piece = self._pieces[token] = buf.raw[: max(n, 0)]
         return piece
 
     def _tokens(self, prompt: str) -> list[int]:
@@ -206,17 +227,18 @@ class InstructBackend:
         pos = keep = 0
         for t in llm._input_ids[: llm.n_tokens]:
             piece = self._piece(int(t))
-            if not piece or data[pos:pos + len(piece)] != piece:
+            if not piece or data[pos : pos + len(piece)] != piece:
                 break
             pos, keep = pos + len(piece), keep + 1
-        while keep and (data[pos:pos + 1] and data[pos] & 0xC0 == 0x80):  # never cut inside a UTF-8 character
+        while keep and (data[pos : pos + 1] and data[pos] & 0xC0 == 0x80):  # never cut inside a UTF-8 character
             keep -= 1
             pos -= len(self._piece(int(llm._input_ids[keep])))
         head = [int(t) for t in llm._input_ids[:keep]]
         return head + (llm.tokenize(data[pos:], add_bos=False, special=True) if pos < len(data) else [])
 
-    def _complete(self, prompt: str, grammar: str | None, max_tokens: int, temperature: float, seed,
-                  stable: str = "") -> tuple:
+    def _complete(
+        self, prompt: str, grammar: str | None, max_tokens: int, temperature: float, seed, stable: str = ""
+    ) -> tuple:
         """(text, usage, latency): one completion, reusing the KV cache of the prefix shared with the last call,
         or the saved KV of the prompt's `stable` head (system prompt and tools) when this process has none."""
         llm = self.llm
@@ -227,7 +249,8 @@ class InstructBackend:
                 raise ContextOverflow(
                     f"role {self.settings.role}: the prompt is {len(ids)} tokens and the reply may take "
                     f"{max_tokens}, more than the context window llm.roles.{self.settings.role}.n_ctx="
-                    f"{llm.n_ctx()}; raise n_ctx, lower max_output_tokens or compact_prompt_tokens")
+                    f"{llm.n_ctx()}; raise n_ctx, lower max_output_tokens or compact_prompt_tokens"
+                )
             reused = 0
             for a, b in zip(llm._input_ids[: llm.n_tokens], ids):
                 if a != b:
@@ -240,8 +263,13 @@ class InstructBackend:
             reused = min(reused, len(ids) - 1)  # llama.cpp re-evaluates the last token for its logits
             if seed is not None:
                 llm.set_seed(int(seed))
-            out = llm.create_completion(ids, max_tokens=max_tokens, temperature=temperature or 0.0,
-                                        grammar=_grammar(grammar) if grammar else None, stop=STOP)
+            out = llm.create_completion(
+                ids,
+                max_tokens=max_tokens,
+                temperature=temperature or 0.0,
+                grammar=_grammar(grammar) if grammar else None,
+                stop=STOP,
+            )
         latency = time.perf_counter() - start
         text = out["choices"][0]["text"]
         usage = Usage(len(ids), reused, int(out["usage"]["completion_tokens"]))
@@ -250,8 +278,9 @@ class InstructBackend:
         self.seconds_in_model += latency
         return text, usage, latency
 
-    def chat(self, model: str, messages: list[dict], tools: list[dict] | None, params: dict,
-             on_send=None) -> ChatResponse:
+    def chat(
+        self, model: str, messages: list[dict], tools: list[dict] | None, params: dict, on_send=None
+    ) -> ChatResponse:
         if on_send is not None:
             on_send()
         tool_choice = params.get("tool_choice", "auto")
@@ -259,17 +288,20 @@ class InstructBackend:
         # the tools stay in the prompt even when none may be called, so the round keeps the KV prefix
         prompt = self.render(messages, tools)
         stable = self.render(messages[:1], tools) if messages and messages[0].get("role") == "system" else ""
-        text, usage, latency = self._complete(prompt, grammar_text(tools, tool_choice), cap,
-                                              params.get("temperature") or 0.0, params.get("seed"), stable)
+        text, usage, latency = self._complete(
+            prompt, grammar_text(tools, tool_choice), cap, params.get("temperature") or 0.0, params.get("seed"), stable
+        )
         content, calls = parse_reply(text, tools if tool_choice != "none" else None)
-        return ChatResponse(content=content, tool_calls=calls, usage=usage, model=model, from_cache=False,
-                            latency_s=latency)
+        return ChatResponse(
+            content=content, tool_calls=calls, usage=usage, model=model, from_cache=False, latency_s=latency
+        )
 
     def choose(self, prompt: str, options: list[str]) -> tuple[int, Usage, float]:
         """The option the model names by number, sampled under a grammar of the option numbers only."""
         listing = "\n".join(f"{i}. {o}" for i, o in enumerate(options, 1))
-        messages = [{"role": "user", "content": f"{prompt}\n\nOptions:\n{listing}\n\nReply with the option "
-                                                f"number only."}]
+        messages = [
+            {"role": "user", "content": f"{prompt}\n\nOptions:\n{listing}\n\nReply with the option number only."}
+        ]
         numbers = " | ".join(f'"{i}"' for i in range(len(options), 0, -1))  # longest first: 10 before 1
         text, usage, latency = self._complete(self.render(messages, None), f"root ::= {numbers}", 4, 0.0, None)
         try:

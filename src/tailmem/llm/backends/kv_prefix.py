@@ -42,8 +42,9 @@ def restore(llm, model_sha256: str, tokens: list[int], where: Path | None = None
         return False
     out = (llama_cpp.llama_token * len(tokens))()
     n = ctypes.c_size_t(0)
-    if not llama_cpp.llama_state_load_file(llm._ctx.ctx, str(path).encode(), out, len(tokens), ctypes.byref(n)) \
-            or list(out[: n.value]) != list(tokens):
+    if not llama_cpp.llama_state_load_file(llm._ctx.ctx, str(path).encode(), out, len(tokens), ctypes.byref(n)) or list(
+        out[: n.value]
+    ) != list(tokens):
         log.warning("kv prefix %s unreadable or stale; evaluating the prefix instead", path)
         llm.reset()
         return False
@@ -63,8 +64,9 @@ def save(llm, model_sha256: str, tokens: list[int], where: Path | None = None) -
     llm.reset()
     llm.eval(tokens)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    if llama_cpp.llama_state_save_file(llm._ctx.ctx, str(tmp).encode(), (llama_cpp.llama_token * len(tokens))(*tokens),
-                                       len(tokens)):
+    if llama_cpp.llama_state_save_file(
+        llm._ctx.ctx, str(tmp).encode(), (llama_cpp.llama_token * len(tokens))(*tokens), len(tokens)
+    ):
         os.replace(tmp, path)
     else:
         tmp.unlink(missing_ok=True)

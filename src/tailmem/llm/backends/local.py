@@ -50,8 +50,9 @@ def _load(path: str, n_ctx: int, n_threads: int):
         import llama_cpp
     except ImportError as exc:
         raise LLMError(f"backend local needs llama-cpp-python; {EXTRA}") from exc
-    model = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=False, verbose=False, swa_full=True,
-                            seed=0)
+    model = llama_cpp.Llama(
+        model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=False, verbose=False, swa_full=True, seed=0
+    )
     atexit.register(model.close)  # free it while the interpreter is whole; llama.cpp's __del__ fails at teardown
     return model, threading.Lock()
 
@@ -72,8 +73,10 @@ class LocalBackend:
         self.llm, self._lock = _load(path, settings.n_ctx, settings.n_threads)
 
     def chat(self, model, messages, tools, params):
-        raise LLMError(f"role {self.settings.role}: backend local runs a base model ({model}) that cannot chat or "
-                       f"call tools; use choose(), a programmatic agent, or an openai backend")
+        raise LLMError(
+            f"role {self.settings.role}: backend local runs a base model ({model}) that cannot chat or "
+            f"call tools; use choose(), a programmatic agent, or an openai backend"
+        )
 
     def _tokens(self, text: str, bos: bool) -> list[int]:
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=False))
@@ -88,7 +91,7 @@ class LocalBackend:
         llm._ctx.kv_cache_seq_rm(-1, n_past, -1)  # forget what followed the shared prefix
         rows = None
         for i in range(0, len(ids), llm.n_batch):
-            chunk = ids[i:i + llm.n_batch]
+            chunk = ids[i : i + llm.n_batch]
             llm._batch.set_batch(batch=chunk, n_past=n_past + i, logits_all=every)
             llm._ctx.decode(llm._batch)
             if every or i + llm.n_batch >= len(ids):
@@ -107,8 +110,10 @@ class LocalBackend:
             option_ids = [self._tokens(joiner + o, bos=False) or self._tokens(" ", bos=False) for o in options]
             longest = len(prompt_ids) + max(len(t) for t in option_ids)
             if longest > llm.n_ctx():
-                raise LLMError(f"role {self.settings.role}: prompt and option need {longest} tokens, more than "
-                               f"llm.roles.{self.settings.role}.n_ctx={llm.n_ctx()}")
+                raise LLMError(
+                    f"role {self.settings.role}: prompt and option need {longest} tokens, more than "
+                    f"llm.roles.{self.settings.role}.n_ctx={llm.n_ctx()}"
+                )
             first = _log_softmax(self._decode(prompt_ids, 0, every=False)[-1])  # next-token distribution
             base = len(prompt_ids)
             out = []

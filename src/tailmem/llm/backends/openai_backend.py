@@ -27,9 +27,11 @@ from tailmem.llm.tokens import count_message_tokens, count_tokens
 log = logging.getLogger("tailmem.llm")
 OPENAI_URL = "https://api.openai.com/v1"
 # What a server's 5xx says when it is really rejecting the request (pydantic, jinja chat templates, llama.cpp).
-VALIDATION = re.compile(r"validation|validat(e|ing)|invalid|unsupported|not supported|input should|field required|"
-                        r"is required|missing|extra inputs|template|jinja|must (be|alternate)|expected (a|an|one)",
-                        re.I)
+VALIDATION = re.compile(
+    r"validation|validat(e|ing)|invalid|unsupported|not supported|input should|field required|"
+    r"is required|missing|extra inputs|template|jinja|must (be|alternate)|expected (a|an|one)",
+    re.I,
+)
 CONTEXT_KEYS = ("context_window", "context_length", "max_model_len", "n_ctx", "max_context_length")
 
 
@@ -59,13 +61,19 @@ class OpenAIBackend:
         key = settings.api_key or os.environ.get(settings.api_key_env)
         if not key:
             if self.base_url.rstrip("/") == OPENAI_URL:
-                raise LLMError(f"role {settings.role}: no API key; set ${settings.api_key_env} "
-                               f"(llm.roles.{settings.role}.api_key_env) to call {OPENAI_URL}")
+                raise LLMError(
+                    f"role {settings.role}: no API key; set ${settings.api_key_env} "
+                    f"(llm.roles.{settings.role}.api_key_env) to call {OPENAI_URL}"
+                )
             key = "unused"  # local servers (vLLM, ollama, llama.cpp) ignore the key
         self._openai = openai
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=settings.timeout_s, max_retries=0)
-        self._retryable = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
-                           openai.APIConnectionError)
+        self._retryable = (
+            openai.RateLimitError,
+            openai.InternalServerError,
+            openai.APITimeoutError,
+            openai.APIConnectionError,
+        )
         self._lock = threading.Lock()
         self.retries = 0  # retried attempts, for tests and logs
 
@@ -117,12 +125,15 @@ class OpenAIBackend:
         param = refused_parameter(str(exc))
         hint = ""
         if param:
-            hint = (f"; the {self.family}-family request carried {param!r}: change "
-                    f"{config_key(s.role, param, s, self.family)}")
+            hint = (
+                f"; the {self.family}-family request carried {param!r}: change "
+                f"{config_key(s.role, param, s, self.family)}"
+            )
         return LLMError(f"role {s.role}, model {model} at {self.base_url}: request rejected ({exc}){hint}")
 
-    def chat(self, model: str, messages: list[dict], tools: list[dict] | None, params: dict,
-             on_send=None) -> ChatResponse:
+    def chat(
+        self, model: str, messages: list[dict], tools: list[dict] | None, params: dict, on_send=None
+    ) -> ChatResponse:
         """One completion; `on_send()` is called for every HTTP request sent (retries included)."""
         s = self.settings
         kwargs = dict(params)
@@ -139,8 +150,10 @@ class OpenAIBackend:
                 if isinstance(exc, self._openai.InternalServerError) and validation_error(exc):
                     raise self._refused(exc, model) from exc
                 if attempt == s.retries:
-                    raise LLMError(f"role {s.role}, model {model} at {self.base_url}: gave up after "
-                                   f"{s.retries + 1} attempts (llm.roles.{s.role}.retries={s.retries}): {exc}") from exc
+                    raise LLMError(
+                        f"role {s.role}, model {model} at {self.base_url}: gave up after "
+                        f"{s.retries + 1} attempts (llm.roles.{s.role}.retries={s.retries}): {exc}"
+                    ) from exc
                 with self._lock:
                     self.retries += 1
                 time.sleep(self._wait(attempt, exc))
@@ -149,8 +162,10 @@ class OpenAIBackend:
             except self._openai.APIError as exc:
                 raise LLMError(f"role {s.role}, model {model} at {self.base_url}: {exc}") from exc
             except TypeError as exc:  # an unknown request parameter
-                raise LLMError(f"role {s.role}: bad request parameter in llm.roles.{s.role}.params ({exc}); "
-                               f"put server-specific ones under params.extra_body") from exc
+                raise LLMError(
+                    f"role {s.role}: bad request parameter in llm.roles.{s.role}.params ({exc}); "
+                    f"put server-specific ones under params.extra_body"
+                ) from exc
         latency = time.perf_counter() - start
         return self._parse(resp, model, messages, latency)
 
@@ -174,7 +189,14 @@ class OpenAIBackend:
             cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
             usage = Usage(int(u.prompt_tokens or 0), int(cached), int(u.completion_tokens or 0))
         else:  # some servers omit usage: estimate it so accounting never silently reads zero
-            usage = Usage(count_message_tokens(messages, self.encoding), 0,
-                          count_tokens(msg.content or "", self.encoding))
-        return ChatResponse(content=msg.content, tool_calls=tuple(calls), usage=usage, model=resp.model or model,
-                            from_cache=False, latency_s=latency)
+            usage = Usage(
+                count_message_tokens(messages, self.encoding), 0, count_tokens(msg.content or "", self.encoding)
+            )
+        return ChatResponse(
+            content=msg.content,
+            tool_calls=tuple(calls),
+            usage=usage,
+            model=resp.model or model,
+            from_cache=False,
+            latency_s=latency,
+        )

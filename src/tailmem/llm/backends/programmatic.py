@@ -8,4 +8,5 @@ from tailmem.errors import LLMError
 def no_model(role: str, stage: str, agent: str, what: str) -> LLMError:
     return LLMError(
         f"role {role} (stage {stage}) has no model configured (llm.roles.{role}.backend=programmatic); "
-        f"{what} is unavailable: use the programmatic agent {agent!r}, or set llm.roles.{role}.backend")
+        f"{what} is unavailable: use the programmatic agent {agent!r}, or set llm.roles.{role}.backend"
+    )

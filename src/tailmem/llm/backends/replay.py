@@ -12,4 +12,5 @@ class ReplayMiss(LLMError):
 def miss(role: str, stage: str, key: str, recorded_backend: str, model: str, cache_path) -> ReplayMiss:
     return ReplayMiss(
         f"replay miss in stage {stage}, role {role}: request {key} ({recorded_backend}/{model}) is not in "
-        f"{cache_path}; record it first with a live backend or point llm.cache_path at the recording")
+        f"{cache_path}; record it first with a live backend or point llm.cache_path at the recording"
+    )
