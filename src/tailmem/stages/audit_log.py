@@ -14,7 +14,6 @@ from tailmem.accesslog.settings import settings
 from tailmem.errors import ConfigError
 from tailmem.paths import out_dir
 from tailmem.settings.audit import settings as audit_settings
-from tailmem.stages.audit import summary
 
 log = logging.getLogger("tailmem")
 FOLDER = "audit_log"  # <results>/audit_log/<name>/
@@ -30,6 +29,17 @@ def log_name(file: str, name: str | None) -> str:
 
 def log_dir(results: str | Path, name: str) -> Path:
     return Path(results) / FOLDER / name
+
+
+def _summary(body: dict) -> str:
+    """The log line of an external log's audit (its audit.json is plain data: the internal record plus
+    why_no_fit and top_items)."""
+    c, t = body["concentration"], body["tail"]
+    alpha = "null" if t.get("alpha") is None else f"{t['alpha']:.3g}"
+    return (
+        f"gini={c['gini']:.3f} top share={c['top_share']:.1%} sigma_top10={c['sigma_top10']:.3g} | "
+        f"tail {t['status']}: xmin={t.get('xmin')} alpha={alpha} n_tail={t.get('n_tail')}"
+    )
 
 
 def run(cfg: DictConfig) -> Path:
@@ -66,7 +76,7 @@ def run(cfg: DictConfig) -> Path:
             name,
             body["counts"]["total"],
             body["counts"]["n_items"],
-            summary(body),
+            _summary(body),
         )
     if body["tail"].get("why_no_fit"):
         log.info("audit_log %s: no tail fit: %s", name, body["tail"]["why_no_fit"])

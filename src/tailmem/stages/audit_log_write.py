@@ -61,7 +61,8 @@ def verdict(tail: dict, level: float = 0.1) -> str:
 
 def audit_body(log: AccessLog, s: AuditSettings, seed: int) -> tuple[dict, np.ndarray, list[str]]:
     counts, items = log.counts()
-    body = empty_audit(s) if counts.sum() == 0 else audit_counts(counts, s, seed)
+    # the internal audit's record as plain data: an external log's audit.json adds why_no_fit and top_items
+    body = empty_audit(s) if counts.sum() == 0 else audit_counts(counts, s, seed).to_json()
     body["tail"]["why_no_fit"] = why_no_fit(body["tail"], s)
     order = np.argsort(-counts, kind="stable")[:TOP_ITEMS]
     body["top_items"] = [{"item": items[i], "reads": int(counts[i])} for i in order if counts[i] > 0]
