@@ -20,7 +20,7 @@ import numpy as np
 import powerlaw
 from powerlaw.statistics import loglikelihood_ratio
 
-from tailmem.audit import tpl_normalizer
+import tailmem.audit.tpl_normalizer as tpl_normalizer
 
 tpl_normalizer.install()  # the discrete TPL's normaliser without mpmath's Lerch sum (same values, ~60x faster)
 

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from tailmem.fsmem.errors import FsmemError
+
+# The harness names other modules need to say (the rest reach a harness through `fsmem.harness` and this table).
+from tailmem.fsmem.harness_names import CENTER, MAIN_HARNESS  # noqa: E402,F401
 from tailmem.fsmem.sandbox import Limits
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.base import Harness
-
-# The harness names other modules need to say (the rest reach a harness through `fsmem.harness` and this table).
-CENTER = "center"  # the management tools' read-only subset; the reorganizer always rewrites through them
-MAIN_HARNESS = CENTER  # the RQ1/RQ2 study's search harness and the build harness when `fsmem.build_harness` is unset
 
 Opener = Callable[[Store, Any], Harness]  # (store, the `fsmem` config node) -> a harness over that store
 

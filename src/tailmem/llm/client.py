@@ -21,8 +21,8 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+import tailmem.llm.choose as choosing
 from tailmem.errors import ConfigError, LLMError
-from tailmem.llm import choose as choosing
 from tailmem.llm.backends.instruct import ContextOverflow
 from tailmem.llm.backends.programmatic import no_model
 from tailmem.llm.backends.replay import miss

@@ -87,7 +87,7 @@ def fsmem_answers(cfg) -> pd.DataFrame:
 def lme_answers(cfg) -> pd.DataFrame:
     """Every LongMemEval row of every dataset and seed (the evidence-removed check too: its claim is judged)."""
     from tailmem.metrics.locomo_f1 import token_f1
-    from tailmem.stages.longmemeval import load_rows
+    from tailmem.stages.longmemeval_runs import load_rows
 
     lme = cfg.longmemeval
     rows = load_rows(cfg, list(lme.datasets), list(lme.seeds))

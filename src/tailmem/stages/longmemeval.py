@@ -18,7 +18,7 @@ from omegaconf import DictConfig
 from tailmem import outputs
 from tailmem.artifacts import atomic_path
 from tailmem.data.longmemeval import load, select
-from tailmem.errors import ArtifactError, ConfigError
+from tailmem.errors import ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.exports.longmemeval_retrieval import write_retrieval_log
 from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
@@ -26,19 +26,14 @@ from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
 from tailmem.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
 from tailmem.longmemeval.reduction import context_response, evaluate, reached_failure
 from tailmem.memory.tokens import TokenCounter
-from tailmem.paths import agent_label, longmemeval_dir, out_dir, tables_dir
+from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalSummary
+from tailmem.stages.longmemeval_runs import ROWS_FILE, load_rows, run_dir
 from tailmem.stats.settings import settings as stats_settings
 
 log = logging.getLogger(__name__)
-ROWS_FILE = "rows.parquet"
 SUMMARY_FILE = "summary.json"
-
-
-def run_dir(cfg, dataset: str, seed: int) -> Path:
-    """The run's folder: dataset, the models answering and judging (or `programmatic`), seed."""
-    return longmemeval_dir(cfg.results_dir, dataset, seed, agent_label(cfg, "searcher", "judge"))
 
 
 def _questions(cfg: DictConfig):
@@ -207,19 +202,6 @@ def _judge(cfg: DictConfig, questions, rows: list[dict]):
             judge_seconds=v.seconds,
         )
     return client
-
-
-def load_rows(cfg, datasets, seeds) -> pd.DataFrame:
-    frames = []
-    for dataset in datasets:
-        for seed in seeds:
-            folder = run_dir(cfg, dataset, seed)
-            LongMemEvalSummary.read(folder / SUMMARY_FILE)  # raises with the path if missing, incomplete or old
-            try:
-                frames.append(pd.read_parquet(folder / ROWS_FILE))
-            except Exception as exc:  # pyarrow raises several types for a truncated file
-                raise ArtifactError(f"{folder / ROWS_FILE}: unreadable ({exc}); re-run stage longmemeval") from exc
-    return pd.concat(frames, ignore_index=True)
 
 
 def report(cfg: DictConfig) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tailmem.fsmem.harnesses import CENTER
+from tailmem.fsmem.harness_names import CENTER
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.base import Harness
 from tailmem.fsmem.tools.reading import reading_tools

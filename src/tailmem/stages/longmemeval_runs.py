@@ -1,0 +1,36 @@
+"""Where a LongMemEval run keeps its rows, and how the report and the judges read them back.
+
+A module of its own so the stages that read runs (longmemeval_report, judge_sensitivity) do not import each other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from tailmem.errors import ArtifactError
+from tailmem.paths import SUMMARY_FILE, agent_label, longmemeval_dir
+from tailmem.records.longmemeval import LongMemEvalSummary
+
+ROWS_FILE = "rows.parquet"
+
+
+def run_dir(cfg, dataset: str, seed: int) -> Path:
+    """The run's folder: dataset, the models answering and judging (or `programmatic`), seed."""
+    return longmemeval_dir(cfg.results_dir, dataset, seed, agent_label(cfg, "searcher", "judge"))
+
+
+def load_rows(cfg, datasets, seeds) -> pd.DataFrame:
+    """Every run's per-question rows, each run's summary checked first (it raises with the path if missing,
+    incomplete or of another format)."""
+    frames = []
+    for dataset in datasets:
+        for seed in seeds:
+            folder = run_dir(cfg, dataset, seed)
+            LongMemEvalSummary.read(folder / SUMMARY_FILE)
+            try:
+                frames.append(pd.read_parquet(folder / ROWS_FILE))
+            except Exception as exc:  # pyarrow raises several types for a truncated file
+                raise ArtifactError(f"{folder / ROWS_FILE}: unreadable ({exc}); re-run stage longmemeval") from exc
+    return pd.concat(frames, ignore_index=True)
