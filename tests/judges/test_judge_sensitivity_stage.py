@@ -10,11 +10,12 @@ import pytest
 from hydra import compose, initialize_config_dir
 from sklearn.metrics import cohen_kappa_score
 
+from record_kit import placeholder
 from tailmem import outputs
-from tailmem.artifacts import write_json
 from tailmem.cli import config_dir, main
 from tailmem.fsmem import study
 from tailmem.judges import panel
+from tailmem.records.fsmem import FsmemAnswers
 from tailmem.stages import judge_sensitivity as stage
 from tailmem.stats.settings import StatsSettings
 
@@ -136,7 +137,7 @@ def test_stage_then_claims_carry_a_verdict_per_judge(tmp_path):
             from tailmem.metrics.locomo_f1 import locomo_f1
 
             r["f1"], r["judge_correct"] = locomo_f1(r["answer"], GOLD, 4), None
-        write_json(run.answers_file, {"benchmark": run.benchmark, "variant": run.variant, "rows": rows})
+        placeholder(FsmemAnswers, benchmark=run.benchmark, variant=run.variant, rows=rows).write(run.answers_file)
     assert main(["judge_sensitivity", *over]) == 0
     tables = tmp_path / "results" / "tables"
     df = pd.read_csv(tables / f"{outputs.JUDGE_SENSITIVITY}.csv")
