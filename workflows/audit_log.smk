@@ -17,7 +17,8 @@ rule audit_log_one:
     input:
         lambda wc: TAILMEM.audit_log_entries[wc.access_log]["file"],
     output:
-        [f"{TAILMEM.audit_log_dir}/{f}" for f in TAILMEM.AUDIT_LOG_FILES],
+        [f"{TAILMEM.audit_log_dir}/{f}" for f in TAILMEM.AUDIT_LOG_FILES[1:]],
+        audit=f"{TAILMEM.audit_log_dir}/{TAILMEM.AUDIT_LOG_FILES[0]}",
     wildcard_constraints:
         access_log="[A-Za-z0-9][A-Za-z0-9._-]*",
     params:
@@ -27,4 +28,4 @@ rule audit_log_one:
     conda:
         TAILMEM.conda_env
     shell:
-        "{params.cmd} out=$(dirname {output[0]}) > {log} 2>&1"
+        "{params.cmd} out=$(dirname {output.audit}) > {log} 2>&1"
