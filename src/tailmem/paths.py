@@ -99,7 +99,11 @@ def path_segment(name: str) -> str:
 
 
 def role_label(cfg, role: str) -> str:
-    """The model that plays `role` (as a folder name), or `programmatic` where no model does."""
+    """The model that plays `role` (as a folder name), or `programmatic` where no model does. Read from the
+    composed config, so a stage and the DAG that scheduled it name the same folder."""
+    from tailmem.settings.stage import composed
+
+    cfg = composed(cfg)
     llm = cfg.get("llm") if hasattr(cfg, "get") else None
     roles = llm.get("roles") if llm is not None else None
     r = roles.get(role) if roles is not None else None
@@ -157,7 +161,7 @@ def control_dir(cfg) -> Path:
 def out_dir(cfg, default: str | Path) -> Path:
     """The stage's output folder: `out=` when given (Snakemake sets it), else the derived default. Every stage
     asks here, so the rule that `out=` wins is written once."""
-    return Path(cfg.out) if cfg.get("out") else Path(default)
+    return Path(cfg.out) if cfg.out else Path(default)
 
 
 def data_label(cfg, path: str | Path, key: str) -> str:

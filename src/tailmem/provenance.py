@@ -29,6 +29,7 @@ import tailmem
 from tailmem.artifacts import write_json, write_text
 from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
+from tailmem.settings.stage import composed
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
 DISTRIBUTION = "tailmem"
@@ -183,6 +184,7 @@ def data_records(files: Iterable[str | os.PathLike], data_dir: str | os.PathLike
 def config_record(cfg: DictConfig, groups: Sequence[str] | None = None) -> tuple[list[str], str]:
     """(groups, digest): `groups` with `registry.config_digest`, else the registered stage's own groups and
     digest (its memory arms included), else every top-level key but `hydra` and the global folder keys."""
+    cfg = composed(cfg)
     from tailmem import registry
 
     if groups is None:
@@ -198,6 +200,7 @@ def config_record(cfg: DictConfig, groups: Sequence[str] | None = None) -> tuple
 
 def agents(cfg: DictConfig) -> dict:
     """{role: {backend, agent}} from the llm group (agent = the model, or the programmatic agent standing in)."""
+    cfg = composed(cfg)
     if not cfg.get("llm"):
         return {}
     from tailmem.llm.settings import read_settings
@@ -216,6 +219,7 @@ def provenance(
     cfg: DictConfig, data_files: Iterable[str | os.PathLike] = (), groups: Sequence[str] | None = None
 ) -> dict:
     """The machine-independent part of meta.json: code, config digest, packages, agents, data."""
+    cfg = composed(cfg)
     used, digest = config_record(cfg, groups)
     return {
         "code": dict(code_state()),  # a copy: the cached record stays as git reported it
@@ -260,6 +264,7 @@ def table_footer(
     """One Markdown line under a table: commit, dirty flag (diff hash), config digest, the agent per role, the
     package versions and the sha256 of each data file read (`data_files`; None: not listed in the footer).
     A stage that reads benchmark files passes the same list to `save_provenance`."""
+    cfg = composed(cfg)
     code = code_state()
     if code["commit"] is None:
         where = f"commit unknown ({code['reason']})"
@@ -291,6 +296,7 @@ def save_provenance(
 
     `prefix` names them apart where several stages share one folder (`results/tables/`).
     """
+    cfg = composed(cfg)
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / f"{prefix}{CONFIG_FILE}", OmegaConf.to_yaml(cfg, resolve=True))
     meta = {

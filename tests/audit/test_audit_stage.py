@@ -29,7 +29,7 @@ def make_cfg(tmp_path, **audit_overrides):
             "out": str(tmp_path / "out"),
             "graph": {"family": "uniform", "n": 300},
             "policy": {"name": "random_walk"},
-            "retrieval": {"name": "recency"},
+            "retrieval": {"name": "recency", "k": 5},
             "audit": audit,
         }
     )

@@ -35,7 +35,9 @@ def model_roles(cfg) -> tuple[str, ...]:
     """The ALFWorld roles a configured model may play (`alfworld.model_roles`, all three when absent); the others
     are played by their programmatic agents whatever the llm group says (a model slice can put the model in the
     executor's seat alone and keep the store's curation and retrieval fixed)."""
-    a = cfg.get("alfworld") or {}
+    from tailmem.settings.stage import composed
+
+    a = composed(cfg).get("alfworld") or {}
     chosen = a.get("model_roles")
     chosen = ROLES if chosen is None else tuple(str(r) for r in chosen)
     unknown = [r for r in chosen if r not in ROLES]

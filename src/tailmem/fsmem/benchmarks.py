@@ -27,7 +27,7 @@ def conversation(fs, benchmark: str, conv_id: str) -> Conversation:
         conv = locomo.load(fs.data_file, conv_id)
     else:
         conv = realtalk.load(fs.realtalk.data_dir, conv_id)
-    return first_sessions(conv, fs.get("max_sessions"))
+    return first_sessions(conv, fs.max_sessions)
 
 
 def evidence_sessions(evidence) -> set[int]:
@@ -53,7 +53,7 @@ def conversation_ids(fs, benchmark: str) -> list[str]:
     check_benchmark(benchmark)
     if benchmark == "locomo":
         return list(fs.conversations)
-    chats = fs.realtalk.get("chats")
+    chats = fs.realtalk.chats
     return list(chats) if chats is not None else realtalk.chat_ids(fs.realtalk.data_dir)
 
 

@@ -43,7 +43,7 @@ class Spec:
 def limits(fs) -> Limits:
     """The sandbox settings of a sandboxed harness (`fsmem.shell`, `fsmem.sandbox`)."""
     sh = fs.shell
-    unsafe = (fs.get("sandbox") or {}).get("allow_unsafe_fallback", False)
+    unsafe = fs.sandbox.allow_unsafe_fallback
     if not isinstance(unsafe, bool):
         raise FsmemError(f"fsmem.sandbox.allow_unsafe_fallback: expected true or false, got {unsafe!r}")
     return Limits(timeout_s=sh.timeout_s, max_output_chars=sh.max_output_chars, allow_unsafe_fallback=unsafe)

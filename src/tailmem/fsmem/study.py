@@ -33,6 +33,7 @@ from tailmem.paths import (
     strength_dir,
     variant_dir,
 )
+from tailmem.settings.stage import composed
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Run:
 
 
 def _role_models(cfg, role: str, models) -> list[str]:
+    cfg = composed(cfg)  # the DAG's config or a stage's: the same answer for both
     backend = cfg.llm.roles[role].backend if cfg.get("llm") and role in cfg.llm.roles else PROGRAMMATIC
     return [PROGRAMMATIC] if backend == PROGRAMMATIC else [str(m) for m in models]
 
@@ -79,7 +81,7 @@ def check_strength_prices(cfg) -> None:
 
 
 def _check_priced(cfg, role: str, models) -> None:
-    if _role_models(cfg, role, models) == [PROGRAMMATIC] or cfg.llm.roles[role].backend != "openai":
+    if _role_models(cfg, role, models) == [PROGRAMMATIC] or composed(cfg).llm.roles[role].backend != "openai":
         return  # programmatic agents and the embedded model cost nothing
     from tailmem.llm.settings import read_settings
 

@@ -58,7 +58,7 @@ def _write_sessions(conv: Conversation, h: Harness, folders: bool) -> Episode:
 
 def build_harness_name(fs, build_harness: str | None = None) -> str:
     """The build harness a build uses: the argument, else `fsmem.build_harness`, else the main harness."""
-    name = build_harness or fs.get("build_harness") or MAIN_HARNESS
+    name = build_harness or fs.build_harness or MAIN_HARNESS
     spec(name, "fsmem.build_harness")  # an unknown name fails here, naming the key
     return name
 

@@ -141,12 +141,18 @@ def price_entries(llm) -> dict:
 
 def prices_of(cfg) -> dict:
     """The price table of the whole config `cfg` (empty without an llm group), for stages that price episodes."""
+    from tailmem.settings.stage import composed
+
+    cfg = composed(cfg)
     llm = cfg.get("llm") if hasattr(cfg, "get") else None
     return price_entries(llm) if llm else {}
 
 
 def read_settings(cfg) -> LLMSettings:
-    """Read `cfg.llm` (cfg is the whole config) into LLMSettings; unknown keys raise ConfigError naming them."""
+    """Read `cfg.llm` (cfg is the whole config) into LLMSettings; unknown keys raise ConfigError naming them.
+    A stage's settings (tailmem.settings.stage) already hold it."""
+    if isinstance(getattr(cfg, "llm", None), LLMSettings):
+        return cfg.llm
     llm = _plain(cfg.get("llm") if hasattr(cfg, "get") else cfg["llm"])
     if not llm:
         raise ConfigError("config has no `llm` group; add `- llm: offline` to the defaults list")

@@ -41,7 +41,7 @@ def ctmc_name(ratio: float) -> str:
 
 def families(lme) -> list[str]:
     """The arm families to run (`longmemeval.arms`, all when absent), checked: CTMC needs Graph Memory."""
-    chosen = lme.get("arms")
+    chosen = lme.arms
     chosen = list(ARM_FAMILIES) if chosen is None else [str(f) for f in chosen]
     unknown = [f for f in chosen if f not in ARM_FAMILIES]
     if unknown:

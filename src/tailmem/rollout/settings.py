@@ -70,7 +70,7 @@ class RolloutSettings:
         ):
             node = cfg
             for part in key.split("."):
-                node = node.get(part) if node is not None else None
+                node = None if node is None else node.get(part) if hasattr(node, "get") else getattr(node, part, None)
             if node is None:
                 raise ConfigError(f"{key} is missing")
         return cls(

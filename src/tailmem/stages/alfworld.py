@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from tailmem import outputs
@@ -22,6 +21,8 @@ from tailmem.errors import ConfigError
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.alfworld import AlfworldChain, AlfworldGames, AlfworldMemoryCell
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 
 log = logging.getLogger(__name__)
 WORKERS_ENV = "TAILMEM_WORKERS"
@@ -54,7 +55,7 @@ def subset_games(cfg, subset: str) -> list[G.Game]:
     games = G.playable(listed_games(cfg, subset))
     if subset != "smoke":
         games = G.interleaved(games)
-    max_games = cfg.alfworld.get("max_games")
+    max_games = cfg.alfworld.max_games
     return games[:max_games] if max_games else games
 
 
@@ -65,7 +66,7 @@ def arm_settings(cfg, arm: str) -> dict:
     a = cfg.alfworld
     if arm not in a.arms:
         raise ConfigError(f"alfworld.arm: {arm!r}; expected one of {list(a.arms)}")
-    spec = OmegaConf.to_container(a.arms[arm], resolve=True)
+    spec = dict(a.arms[arm])
     if "name" not in spec:
         raise ConfigError(f"alfworld.arms.{arm}: no `name`; expected a configs/memory option (graph_memory, ctmc, ...)")
     return from_catalogue(spec.pop("name"), **spec)
@@ -75,7 +76,8 @@ def split_of(subset: str) -> str:
     return "valid_seen" if subset == "smoke" else subset
 
 
-def regenerate_games(cfg: DictConfig) -> None:
+@typed_stage
+def regenerate_games(cfg: StageSettings) -> None:
     """Stage `alfworld_games`: rebuild every game of `alfworld.subset` for the installed alfworld."""
     from tailmem.alfworld import regenerate as R
     from tailmem.alfworld import speedup
@@ -174,7 +176,7 @@ def _executor(cfg, client):
 
     return make_executor(
         client if layout.plays_model(cfg, "executor", client) else None,
-        str(cfg.alfworld.get("model_executor") or "react"),
+        str(cfg.alfworld.model_executor or "react"),
     )
 
 
@@ -200,7 +202,8 @@ def _counter(cfg):
     return TokenCounter(encoding=cfg.llm.encoding)
 
 
-def memory(cfg: DictConfig) -> None:
+@typed_stage
+def memory(cfg: StageSettings) -> None:
     """Stage `alfworld_memory`: every game of the subset under one memory arm (paper 1 on ALFWorld)."""
     from tailmem.alfworld import speedup
     from tailmem.alfworld.episode import cached, episode_key, run_episode
@@ -236,13 +239,14 @@ def memory(cfg: DictConfig) -> None:
     agent = _executor_agent(cfg, client)
     save_provenance(out, cfg, executor=agent)
     # with a model: what the run cost (seconds per game are beside each episode)
-    cost = {"executor_mode": str(a.get("model_executor") or "react"), **_model_seconds(client)} if model else None
+    cost = {"executor_mode": str(a.model_executor or "react"), **_model_seconds(client)} if model else None
     AlfworldMemoryCell(arm=arm, settings=settings, subset=a.subset, executor=agent, episodes=rows, model=cost).write(
         out / "episodes.json"
     )
 
 
-def skills(cfg: DictConfig) -> None:
+@typed_stage
+def skills(cfg: StageSettings) -> None:
     """Stage `alfworld_skills`: one cell (protocol x variant) of the skill setting over the fixed order."""
     from tailmem.alfworld import speedup
     from tailmem.alfworld.chain import PROTOCOLS, chain_order, run_chain, to_rows
@@ -260,7 +264,7 @@ def skills(cfg: DictConfig) -> None:
         raise ConfigError(f"alfworld.variant: {a.variant!r}; expected one of {VARIANTS}")
     if a.protocol not in PROTOCOLS:
         raise ConfigError(f"alfworld.protocol: {a.protocol!r}; expected one of {sorted(PROTOCOLS)}")
-    seed = int(a.get("seed") or 0)
+    seed = int(a.seed or 0)
     # seed > 0: a model role's requests carry the seed, so a replicate chain is its own sample (chain.seeded_order)
     builder = get_client(cfg, "builder", "alfworld_skills").sampled(seed)
     searcher = get_client(cfg, "searcher", "alfworld_skills").sampled(seed)
@@ -346,7 +350,7 @@ def skills(cfg: DictConfig) -> None:
         tasks=to_rows(recs),
         episodes=played,
         model={
-            "executor_mode": str(a.get("model_executor") or "react"),
+            "executor_mode": str(a.model_executor or "react"),
             "seconds": round(seconds, 3),
             **_model_seconds(client),
         }
@@ -467,7 +471,8 @@ def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str], se
     return pd.DataFrame(rows)
 
 
-def report(cfg: DictConfig) -> None:
+@typed_stage
+def report(cfg: StageSettings) -> None:
     """Stage `alfworld_report`: tables and figures of one subset, with their provenance."""
     from tailmem.report import alfworld_figures as F
     from tailmem.report import alfworld_tables as T
@@ -488,7 +493,7 @@ def report(cfg: DictConfig) -> None:
     sk, sk_fam = T.skill_tables(tasks)
     labels = layout.agent_labels(cfg)
     excluded = len(AlfworldGames.read(manifest_path(cfg, subset)).excluded)
-    arms = W.arm_words({arm: OmegaConf.to_container(a.arms[arm], resolve=True) for arm in a.arms_run})
+    arms = W.arm_words({arm: dict(a.arms[arm]) for arm in a.arms_run})
     notes = W.notes(
         labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding, excluded, arms
     )

@@ -11,7 +11,6 @@ import math
 from pathlib import Path
 
 import numpy as np
-from omegaconf import DictConfig, OmegaConf
 
 from tailmem.artifacts import read_npz
 from tailmem.audit.bootstrap import bootstrap_gof
@@ -22,6 +21,8 @@ from tailmem.paths import AUDIT_FILE, TRACE_FILE, audit_dir, out_dir, rollout_di
 from tailmem.provenance import save_provenance
 from tailmem.records.audit import Audit, CountsBlock, Gof, TailBlock
 from tailmem.settings.audit import AuditSettings, settings  # noqa: F401  (the audit group's schema)
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
 
@@ -83,14 +84,15 @@ def summary(audit: Audit) -> str:
     )
 
 
-def run(cfg: DictConfig) -> Path:
+@typed_stage
+def run(cfg: StageSettings) -> Path:
     s = settings(cfg)
-    src = Path(cfg.input) if cfg.get("input") else rollout_dir(cfg)
+    src = Path(cfg.input) if cfg.input else rollout_dir(cfg)
     trace = src / TRACE_FILE
     counts = read_counts(trace)
     audit = audit_counts(counts, s, int(cfg.seed))
     out = out_dir(cfg, audit_dir(cfg))
-    save_provenance(out, cfg, agent=OmegaConf.select(cfg, "policy.name", default=None), trace=str(trace))
+    save_provenance(out, cfg, agent=cfg.policy.name, trace=str(trace))
     audit.write(out / AUDIT_FILE)
     log.info("audit %s: %s", out, summary(audit))
     return out / AUDIT_FILE

@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from omegaconf import DictConfig
-
 from tailmem.accesslog.settings import settings
 from tailmem.errors import ConfigError
 from tailmem.paths import out_dir
 from tailmem.settings.audit import settings as audit_settings
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
 FOLDER = "audit_log"  # <results>/audit_log/<name>/
@@ -42,7 +42,8 @@ def _summary(body: dict) -> str:
     )
 
 
-def run(cfg: DictConfig) -> Path:
+@typed_stage
+def run(cfg: StageSettings) -> Path:
     from tailmem.accesslog.load import load_log
     from tailmem.paths import AUDIT_FILE
     from tailmem.provenance import save_provenance, table_footer

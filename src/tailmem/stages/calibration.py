@@ -14,8 +14,6 @@ import json
 import logging
 from pathlib import Path
 
-from omegaconf import DictConfig
-
 from tailmem import outputs, paths
 from tailmem.artifacts import write_text
 from tailmem.calibration.measure import Graph, measure_walk
@@ -28,6 +26,8 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.registry import code_digest
 from tailmem.report import calibration_tables as ct
 from tailmem.report.table_io import write_table
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import calibration_worlds
 
@@ -42,7 +42,7 @@ def load_graphs(files: list[Path]) -> list[Graph]:
     return graphs
 
 
-def cache_folder(cfg: DictConfig, s: CalibrationSettings, files: list[Path]) -> Path:
+def cache_folder(cfg: StageSettings, s: CalibrationSettings, files: list[Path]) -> Path:
     """Where the walks' records are cached: named after what they depend on."""
     h = hashlib.sha256()
     for f in files:
@@ -55,14 +55,14 @@ def cache_folder(cfg: DictConfig, s: CalibrationSettings, files: list[Path]) -> 
     return Path(paths.CALIBRATION.format(results=cfg.results_dir)) / "walks" / h.hexdigest()[:16]
 
 
-def scale_protocol(cfg: DictConfig) -> Protocol:
+def scale_protocol(cfg: StageSettings) -> Protocol:
     """This scale's own protocol, as the rollout stage runs it and the audit reads it."""
     return Protocol(
         int(cfg.rollout.episodes), int(cfg.rollout.steps), str(cfg.rollout.start), int(cfg.retrieval.k), "all", "mean"
     )
 
 
-def note(cfg: DictConfig, s: CalibrationSettings, result: SearchResult, searched: int, margin: float) -> str:
+def note(cfg: StageSettings, s: CalibrationSettings, result: SearchResult, searched: int, margin: float) -> str:
     best = result.best
     reached = bool(best.fit_reached)
     verdict = (
@@ -95,7 +95,8 @@ def note(cfg: DictConfig, s: CalibrationSettings, result: SearchResult, searched
     )
 
 
-def run(cfg: DictConfig) -> None:
+@typed_stage
+def run(cfg: StageSettings) -> None:
     s = settings(cfg)
     margin = stats_settings(cfg).gini_margin
     files = calibration_worlds(cfg)

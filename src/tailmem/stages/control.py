@@ -14,8 +14,6 @@ import logging
 import time
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
-
 from tailmem import paths
 from tailmem.artifacts import atomic_path, write_npz
 from tailmem.control.predict import ModelPredictor, ProgrammaticPredictor
@@ -27,11 +25,13 @@ from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
 from tailmem.records.control import ControlSummary
 from tailmem.rollout.trace import Trace
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 
 log = logging.getLogger(__name__)
 
 
-def matched_budget(cfg: DictConfig) -> int:
+def matched_budget(cfg: StageSettings) -> int:
     """Graph Memory's measured memory tokens per step on the same replay: the budget a matched arm spends."""
     source = cfg.control.budget_from
     if not source:
@@ -45,15 +45,16 @@ def replayed(trace: Trace, steps: int | None):
     return trace.states[:stop], trace.actions[:stop]
 
 
-def make_predictor(cfg: DictConfig):
+def make_predictor(cfg: StageSettings):
     from tailmem.llm import get_client
 
     client = get_client(cfg, "predictor", stage="control")
     return ProgrammaticPredictor() if client.backend == "programmatic" else ModelPredictor(client)
 
 
-def run(cfg: DictConfig) -> None:
-    mem_cfg = OmegaConf.to_container(cfg.memory, resolve=True)
+@typed_stage
+def run(cfg: StageSettings) -> None:
+    mem_cfg = dict(cfg.memory.settings)
     if mem_cfg.get("budget") == "matched":
         mem_cfg["budget"] = matched_budget(cfg)
     controller = make_controller(mem_cfg, seed=int(cfg.seed))
@@ -65,8 +66,8 @@ def run(cfg: DictConfig) -> None:
         raise ArtifactError(f"{trace_dir / paths.TRACE_FILE}: {trace.n} states but the world has {world.n}")
     predictor = make_predictor(cfg)
     counter = TokenCounter(encoding=cfg.llm.encoding)
-    states, actions = replayed(trace, cfg.control.get("replay_steps"))
-    count, spread = cfg.control.get("predict_steps"), cfg.control.get("predict_spread", "even")
+    states, actions = replayed(trace, cfg.control.replay_steps)
+    count, spread = cfg.control.predict_steps, cfg.control.predict_spread
     at = predict_steps(len(states), count, spread)
     at = None if len(at) == len(states) else at  # every step: the plain replay
     started = time.perf_counter()
@@ -75,7 +76,7 @@ def run(cfg: DictConfig) -> None:
     summary = ControlSummary(
         arm=cfg.control.arm or controller.name,
         controller=controller.name,
-        label=cfg.memory.get("label", controller.name),
+        label=cfg.memory.label,
         encoding=controller.encoding,
         budget=controller.budget,
         tau=getattr(controller, "tau", None),
@@ -84,7 +85,7 @@ def run(cfg: DictConfig) -> None:
         predictor_label=paths.role_label(cfg, "predictor"),  # the predictor's folder segment: its model
         predict_steps=None if count is None else int(count),
         predict_spread=spread,
-        replay_steps=None if cfg.control.get("replay_steps") is None else int(cfg.control.replay_steps),
+        replay_steps=None if cfg.control.replay_steps is None else int(cfg.control.replay_steps),
         trace_steps=int(len(trace.states)),
         policy=cfg.policy.name,
         retrieval=cfg.retrieval.name,

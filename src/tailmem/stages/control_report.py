@@ -8,7 +8,6 @@ import logging
 from pathlib import Path
 
 import pandas as pd
-from omegaconf import DictConfig
 
 from tailmem import outputs, paths
 from tailmem.artifacts import read_npz
@@ -23,6 +22,8 @@ from tailmem.report import control_figures as cf
 from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 from tailmem.stages.tables import load_audits, stats_note
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import ControlRun, Run, control_runs, policy_runs
@@ -50,7 +51,7 @@ def load_steps(runs: list[ControlRun], results: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def trajectory_counts(cfg: DictConfig, results: str) -> dict:
+def trajectory_counts(cfg: StageSettings, results: str) -> dict:
     """(family, seed) -> the replayed trajectory's access counts (its rollout's trace.npz)."""
     c = cfg.scale.control
     agent = paths.policy_agent(cfg, c.policy)
@@ -62,7 +63,7 @@ def trajectory_counts(cfg: DictConfig, results: str) -> dict:
     return out
 
 
-def tau_concentration(cfg: DictConfig, results: str) -> pd.DataFrame:
+def tau_concentration(cfg: StageSettings, results: str) -> pd.DataFrame:
     """Gini, skew and max/median of the controller's accesses for every tau arm, family and seed (Figure 6)."""
     c = cfg.scale.control
     rows = []
@@ -106,7 +107,8 @@ def nominal_budgets(df: pd.DataFrame) -> dict:
     return {c: "/".join(dict.fromkeys(v)) or "-" for c, v in out.items()}
 
 
-def run(cfg: DictConfig) -> None:
+@typed_stage
+def run(cfg: StageSettings) -> None:
     results = cfg.results_dir
     tables = Path(TABLES.format(results=results))
     figures = Path(cfg.figures_dir)

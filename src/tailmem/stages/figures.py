@@ -7,8 +7,6 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict
 
-from omegaconf import DictConfig
-
 from tailmem import outputs
 from tailmem.artifacts import read_npz
 from tailmem.paths import out_dir
@@ -16,6 +14,8 @@ from tailmem.provenance import save_provenance
 from tailmem.records.audit import Audit
 from tailmem.report import plots
 from tailmem.report import random_walk_figures as rwf
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 from tailmem.targets import Run, contrast_policies, figure_runs
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,8 @@ def load_trace(run: Run, results: str) -> rwf.Trace:
     return rwf.Trace(run.policy, run.family, run.n, run.seed, counts, tail)
 
 
-def run(cfg: DictConfig) -> None:
+@typed_stage
+def run(cfg: StageSettings) -> None:
     results = cfg.results_dir
     out = out_dir(cfg, cfg.figures_dir)
     contrast_runs, largest_runs = figure_runs(cfg)

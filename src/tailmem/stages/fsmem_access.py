@@ -30,6 +30,7 @@ from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report.table_io import write_table
+from tailmem.stages import typed_stage
 from tailmem.stages.locomo import conversation_file
 
 log = logging.getLogger("tailmem")
@@ -132,6 +133,7 @@ def ccdf_figure(unit: str, fits: list[tuple[str, np.ndarray, dict]], tpl_alpha_m
     return fig
 
 
+@typed_stage
 def run(cfg) -> None:
     from tailmem.report import plots
 

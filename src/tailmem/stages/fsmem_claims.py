@@ -20,7 +20,7 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report import fsmem_claims
 from tailmem.report.table_io import write_table
-from tailmem.stages import judge_sensitivity
+from tailmem.stages import judge_sensitivity, typed_stage
 from tailmem.stages.fsmem_study import agents_note
 from tailmem.stages.locomo import conversation_file
 from tailmem.stats.settings import settings
@@ -57,6 +57,7 @@ def answers_of(run: study.Run, study_name: str) -> list[dict]:
     ]
 
 
+@typed_stage
 def run(cfg) -> None:
     s = settings(cfg)
     records, runs, keys = [], [], []

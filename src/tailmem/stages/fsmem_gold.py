@@ -25,6 +25,7 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report import gold_filtered
 from tailmem.report.table_io import write_table
+from tailmem.stages import typed_stage
 from tailmem.stages.locomo import conversation_file, full_conversation, variant_dir
 
 log = logging.getLogger("tailmem")
@@ -67,6 +68,7 @@ def per_question(cfg, conv: str) -> pd.DataFrame:
     return pd.DataFrame(recs)
 
 
+@typed_stage
 def table13(cfg) -> None:
     overlay = gold_overlay.load(TABLE13_OVERLAY)
     fs = cfg.fsmem

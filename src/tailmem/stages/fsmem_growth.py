@@ -23,6 +23,7 @@ from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemBuild
 from tailmem.report.table_io import write_table
+from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
 
@@ -107,6 +108,7 @@ def growth_figure(atlas_rows: pd.DataFrame, variant: str, early_fraction: float)
     return fig
 
 
+@typed_stage
 def run(cfg) -> None:
     from tailmem.report import plots
 

@@ -36,6 +36,7 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report import paper2_values as paper
 from tailmem.report.table_io import write_table
+from tailmem.stages import typed_stage
 from tailmem.stages.locomo import conversation_file
 
 log = logging.getLogger("tailmem")
@@ -48,7 +49,7 @@ ROLES = ("builder", "searcher", "judge")
 
 def agents_note(cfg) -> str:
     """Who played each role: the offline note when nobody is a model, else the model per role."""
-    roles = cfg.llm.roles if cfg.get("llm") else {}
+    roles = cfg.llm.roles
     names = {
         r: (str(roles[r].model) if r in roles and roles[r].backend != "programmatic" else "programmatic") for r in ROLES
     }
@@ -149,6 +150,7 @@ def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=
     log.info("%s: wrote %s", stem, out / f"{stem}.md")
 
 
+@typed_stage
 def shape(cfg) -> None:
     """RQ1: store shape per builder and variant, averaged over each benchmark's conversations."""
     recs = []
@@ -194,6 +196,7 @@ def shape(cfg) -> None:
     )
 
 
+@typed_stage
 def hierarchy(cfg) -> None:
     """Paper 2 Table 14: the hierarchy panel per store, averaged over conversations."""
     recs = []
@@ -239,6 +242,7 @@ def hierarchy(cfg) -> None:
     )
 
 
+@typed_stage
 def retrieval(cfg) -> None:
     """RQ2: correctness and search cost per variant per benchmark (question-weighted over conversations)."""
     recs = []
@@ -274,6 +278,7 @@ def retrieval(cfg) -> None:
     )
 
 
+@typed_stage
 def strength(cfg) -> None:
     """RQ3: the builder x searcher grid."""
     recs = []
@@ -318,6 +323,7 @@ def strength(cfg) -> None:
     )
 
 
+@typed_stage
 def harness(cfg) -> None:
     """RQ5: each store built AND searched through every harness of the study (paper 2 Tables 9 and 10, D.3)."""
     per_run, tools, rows_of = [], {}, {}
@@ -402,6 +408,7 @@ REPLICATE_METRICS = (
 )
 
 
+@typed_stage
 def replicates(cfg) -> None:
     """Issue 15: how much the store (and the answers over it) varies between builds that differ only in the
     builder's sampling seed. One row per conversation and metric: mean, sample SD, min, max over replicates,
@@ -475,6 +482,7 @@ def transcripts_of(role: str, episodes: list[dict]) -> list[list]:
     return [[u] for t in calls for u in t] if role == "judge" else calls
 
 
+@typed_stage
 def costs(cfg) -> None:
     """Tokens per role (uncached input, cached input, output), dollars and paper 2's intrinsic-efficiency share."""
     from tailmem.llm.cost import bounds

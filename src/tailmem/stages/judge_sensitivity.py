@@ -31,6 +31,7 @@ from tailmem.judges import agreement, panel
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
+from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
 F1_JUDGE = "official_f1"  # the pseudo-judge F1 >= threshold, beside the judges
@@ -252,6 +253,7 @@ def note(judges: list[str], threshold: float, st, offline: bool) -> str:
     )
 
 
+@typed_stage
 def run(cfg) -> None:
     from tailmem.fsmem.agents.models import client_for, label
     from tailmem.report.table_io import write_table

@@ -41,6 +41,7 @@ from tailmem.paths import variant_dir as _variant_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
+from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
 
@@ -64,7 +65,7 @@ def conversation_file(fs, benchmark: str, conv_id: str) -> Path:
 def full_conversation(fs, benchmark: str, conv_id: str):
     """The conversation with every question of the file, whatever `fsmem.max_sessions` cuts: gold overlays
     number questions by their place in it."""
-    if fs.get("max_sessions") is None:
+    if fs.max_sessions is None:
         return conversation(fs, benchmark, conv_id)
     from tailmem.data import locomo as locomo_data
     from tailmem.data import realtalk
@@ -80,7 +81,7 @@ def gold_overlay_of(cfg, conv_id: str | None = None) -> gold_overlay.Overlay | N
     """The gold overlay `fsmem.gold_overlay` names (null: the standard data), checked against the benchmark file;
     None for a conversation it does not correct (that one is scored on the standard data)."""
     fs = cfg.fsmem
-    spec = fs.get("gold_overlay")
+    spec = fs.gold_overlay
     if spec is None:
         return None
     overlay, conv_id = gold_overlay.load(spec), conv_id or fs.conversation
@@ -108,6 +109,7 @@ def overlay_record(overlay: gold_overlay.Overlay | None) -> dict | None:
     return None if overlay is None else overlay.provenance()
 
 
+@typed_stage
 def build(cfg) -> None:
     """Stage fsmem_build: one variant's store for one conversation, through `fsmem.build_harness`."""
     fs = cfg.fsmem
@@ -115,7 +117,7 @@ def build(cfg) -> None:
     harness = build_harness_name(fs)
     out = out_dir(cfg, variant_dir(cfg))
     conv = _conversation(cfg)
-    replicate = int(fs.get("replicate") or 0)
+    replicate = int(fs.replicate or 0)
     client = client_for(cfg, "builder", "fsmem_build")
     if client is not None:
         client = client.sampled(replicate)  # replicate > 0: every request carries the seed (a sample of its own)
@@ -173,20 +175,21 @@ def select_questions(conv, fs, benchmark: str) -> list:
     `fsmem.max_sessions`, keeping the questions whose evidence lies in the kept sessions), then at most
     `fsmem.max_questions` (null: all): the first ones in file order, or with `fsmem.stratified` as evenly over
     the categories as they allow."""
-    limit = fs.get("max_questions")
+    limit = fs.max_questions
     if limit is not None and int(limit) < 1:
         raise ConfigError(f"fsmem.max_questions: expected null or >= 1, got {limit}")
     cats = categories(fs, benchmark)
-    if limit is not None and fs.get("stratified", False):
+    if limit is not None and fs.stratified:
         return stratified(questions(conv, cats), int(limit), cats)
     return questions(conv, cats, None if limit is None else int(limit))
 
 
+@typed_stage
 def answer(cfg) -> None:
     """Stage fsmem_answer: the search agent answers the non-adversarial questions over a built store."""
     fs = cfg.fsmem
     check_variant(fs.variant)
-    src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg)
+    src = Path(cfg.input) if cfg.input else variant_dir(cfg)
     built = FsmemBuild.read(src / BUILD_FILE)
     out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg, "searcher")))
     conv = _conversation(cfg)
@@ -382,11 +385,12 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
     return " ".join(parts)
 
 
+@typed_stage
 def table(cfg) -> None:
     """Stage fsmem_table: one row per variant, F1 per category, costs per query, store structure."""
     fs = cfg.fsmem
     conv = fs.conversation
-    src = Path(cfg.input) if cfg.get("input") else variant_dir(cfg).parent
+    src = Path(cfg.input) if cfg.input else variant_dir(cfg).parent
     out = out_dir(cfg, tables_dir(cfg))
     records, answers, conv_data = [], {}, _conversation(cfg)
     overlay = overlay_record(gold_overlay_of(cfg, conv))

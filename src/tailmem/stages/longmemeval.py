@@ -13,7 +13,6 @@ import logging
 from pathlib import Path
 
 import pandas as pd
-from omegaconf import DictConfig
 
 from tailmem import outputs
 from tailmem.artifacts import atomic_path
@@ -29,6 +28,8 @@ from tailmem.memory.tokens import TokenCounter
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalSummary
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 from tailmem.stages.longmemeval_runs import ROWS_FILE, load_rows, run_dir
 from tailmem.stats.settings import settings as stats_settings
 
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 SUMMARY_FILE = "summary.json"
 
 
-def _questions(cfg: DictConfig):
+def _questions(cfg: StageSettings):
     lme = cfg.longmemeval
     dataset = str(lme.dataset)
     if dataset not in lme.files:
@@ -45,7 +46,7 @@ def _questions(cfg: DictConfig):
     if limit is not None and int(limit) < 1:
         raise ConfigError(f"longmemeval.max_per_type: expected null or >= 1, got {limit}")
     chosen = select(load(lme.files[dataset]), None if limit is None else int(limit))
-    total = lme.get("max_questions")
+    total = lme.max_questions
     if total is not None and int(total) < 1:
         raise ConfigError(f"longmemeval.max_questions: expected null or >= 1, got {total}")
     return dataset, chosen if total is None else round_robin(chosen, int(total))
@@ -74,7 +75,8 @@ def context_checked(questions: list, limit) -> set[str]:
     return set(eligible if limit is None else eligible[: int(limit)])
 
 
-def run(cfg: DictConfig) -> None:
+@typed_stage
+def run(cfg: StageSettings) -> None:
     from tailmem.llm import get_client
 
     lme = cfg.longmemeval
@@ -85,10 +87,10 @@ def run(cfg: DictConfig) -> None:
     searcher = get_client(cfg, "searcher", stage="longmemeval")
     model = None if searcher.backend == "programmatic" else ModelAnswerer(searcher, seed)
     programmatic = ProgrammaticAnswerer(float(lme.min_overlap))
-    turn_words = lme.get("turn_words")
+    turn_words = lme.turn_words
     turn_words = None if turn_words is None else int(turn_words)
     graph = next((a for a in arms if a.name == "graph_memory"), None)
-    checked = context_checked(questions, lme.get("context_check")) if graph is not None else set()
+    checked = context_checked(questions, lme.context_check) if graph is not None else set()
     rows, retrieval = [], []
     for q in questions:
         built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
@@ -180,7 +182,7 @@ def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
     return out
 
 
-def _judge(cfg: DictConfig, questions, rows: list[dict]):
+def _judge(cfg: StageSettings, questions, rows: list[dict]):
     """Add `judge_correct` (LongMemEval's reading, 1/0), `judge_correct_ours` (1/0, None when unparsed), the reply
     and the call's seconds to every row when a judge model is configured; returns the judge's client (None
     offline)."""
@@ -204,7 +206,8 @@ def _judge(cfg: DictConfig, questions, rows: list[dict]):
     return client
 
 
-def report(cfg: DictConfig) -> None:
+@typed_stage
+def report(cfg: StageSettings) -> None:
     from tailmem.judges import claims as judge_claims
     from tailmem.report import longmemeval_figure, longmemeval_tables
     from tailmem.report.table_io import write_table
@@ -224,7 +227,7 @@ def report(cfg: DictConfig) -> None:
         f"question (tau={lme.tau}, {lme.encoding} encoding)."
         + (
             ""
-            if lme.get("turn_words") is None
+            if lme.turn_words is None
             else f" Every turn cut to its first {lme.turn_words} words in memory "
             f"(longmemeval.turn_words; coverage looks for the cut turn)."
         )

@@ -26,12 +26,13 @@ import logging
 from pathlib import Path
 
 import pandas as pd
-from omegaconf import DictConfig
 
 from tailmem import outputs, paths
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 
 log = logging.getLogger(__name__)
 CORRECT_F1 = 0.5  # an answer "correct" for the loop probe: official LoCoMo F1 at least this
@@ -114,7 +115,7 @@ def predictor_rows(step_files: list[Path], floors) -> list[dict]:
     ]
 
 
-def judge_probe(cfg: DictConfig, items: int, floors) -> list[dict]:
+def judge_probe(cfg: StageSettings, items: int, floors) -> list[dict]:
     """The judge's agreement with labelled answers: gold (correct) and another question's gold (wrong)."""
     from tailmem.data.locomo import load, questions
     from tailmem.fsmem.agents.judge import _score
@@ -216,7 +217,8 @@ def claim_rows(tables: Path, below: set[str]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["table", *CLAIM_COLUMNS, "roles", "roles below floor"])
 
 
-def run(cfg: DictConfig) -> None:
+@typed_stage
+def run(cfg: StageSettings) -> None:
     from tailmem.fsmem import study
     from tailmem.targets import control_runs
 

@@ -56,6 +56,7 @@ from tailmem.metrics.multiple_choice import exact_match, option_letter
 from tailmem.paths import data_label, out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.table_io import write_table
+from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
 ANSWERS_FILE = "answers.json"
@@ -137,7 +138,7 @@ def choose_model(client, q, harness, form: str, cap: int) -> tuple[str, searcher
 
 def _select(pm, qs: list) -> list:
     """The questions of the first `contexts` contexts (in file order), then the first `max_questions`."""
-    n_ctx, n_q = pm.get("contexts"), pm.get("max_questions")
+    n_ctx, n_q = pm.contexts, pm.max_questions
     for key, value in (("contexts", n_ctx), ("max_questions", n_q)):
         if value is not None and int(value) < 1:
             raise ConfigError(f"fsmem.personamem.{key}: expected null or >= 1, got {value}")
@@ -149,7 +150,7 @@ def _select(pm, qs: list) -> list:
 
 def _variants(cfg) -> list[str]:
     pm = cfg.fsmem.personamem
-    variants = list(pm.get("variants") or cfg.fsmem.variants)
+    variants = list(pm.variants or cfg.fsmem.variants)
     for v in variants:
         try:
             check_variant(v)
@@ -280,6 +281,7 @@ def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, label
     return {**out, **labels, "harness": harness}
 
 
+@typed_stage
 def run(cfg) -> None:
     pm, fs = cfg.fsmem.personamem, cfg.fsmem
     variants = _variants(cfg)

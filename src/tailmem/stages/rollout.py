@@ -10,8 +10,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
-
 from tailmem.errors import ArtifactError, ConfigError
 from tailmem.graphworld.build import check_seed
 from tailmem.graphworld.families import check_graph_config
@@ -21,16 +19,18 @@ from tailmem.provenance import save_provenance
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import LLMPolicy, Semantic
 from tailmem.rollout.settings import RolloutSettings
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 from tailmem.stages.graphworld import make_world, save_world
 
 log = logging.getLogger("tailmem.rollout")
 
 
-def load_world(cfg: DictConfig) -> tuple[World, Path]:
+def load_world(cfg: StageSettings) -> tuple[World, Path]:
     """The world of this rollout and its file; ArtifactError if it was made for other graph settings."""
-    family, n, params = check_graph_config(OmegaConf.to_container(cfg.graph, resolve=True))
+    family, n, params = check_graph_config(cfg.graph.mapping())
     seed = check_seed(cfg.seed)
-    if cfg.get("input"):
+    if cfg.input:
         path = Path(cfg.input) / WORLD_FILE
     else:
         path = graphworld_dir(cfg) / WORLD_FILE
@@ -47,7 +47,7 @@ def load_world(cfg: DictConfig) -> tuple[World, Path]:
     return world, path
 
 
-def make_policy(cfg: DictConfig, settings: RolloutSettings, world: World):
+def make_policy(cfg: StageSettings, settings: RolloutSettings, world: World):
     """None for the random walk (the numba kernel); a goal-directed policy object otherwise."""
     if settings.policy == "random_walk":
         return None
@@ -64,7 +64,8 @@ def make_policy(cfg: DictConfig, settings: RolloutSettings, world: World):
     return LLMPolicy(world, settings.seed, client)
 
 
-def run(cfg: DictConfig) -> Path:
+@typed_stage
+def run(cfg: StageSettings) -> Path:
     settings = RolloutSettings.from_config(cfg)
     world, world_path = load_world(cfg)
     policy = make_policy(cfg, settings, world)

@@ -9,16 +9,17 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from omegaconf import DictConfig
-
 from tailmem.paths import out_dir
 from tailmem.provenance import code_state
 from tailmem.registry import STAGES
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
 
 
-def run(cfg: DictConfig) -> None:
+@typed_stage
+def run(cfg: StageSettings) -> None:
     from tailmem.llm.settings import read_settings
     from tailmem.site.build import build_site
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 import pandas as pd
-from omegaconf import DictConfig
 
 from tailmem import outputs, paths
 from tailmem.paths import TABLES, out_dir
@@ -15,6 +14,8 @@ from tailmem.records.audit import Audit
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.audits import audit_frame
 from tailmem.report.table_io import write_table
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import Run, retrieval_runs, size_runs, tail_contrast_runs
@@ -44,7 +45,7 @@ def stats_note(s: StatsSettings) -> str:
     )
 
 
-def not_comparable(cfg: DictConfig) -> str:
+def not_comparable(cfg: StageSettings) -> str:
     """What keeps our random-walk numbers from being paper 1's, for every note of this stage."""
     s = cfg.scale
     sizes = " / ".join(str(int(n)) for n in s.sizes)
@@ -58,7 +59,7 @@ def not_comparable(cfg: DictConfig) -> str:
     )
 
 
-def produced_by(cfg: DictConfig, retrieval: str | None) -> str:
+def produced_by(cfg: StageSettings, retrieval: str | None) -> str:
     """Which runs and stages made a table's numbers; `retrieval` None: each row names its design."""
     s = cfg.scale
     design = f"retrieval `{retrieval}`" if retrieval else "the retrieval design each row names"
@@ -69,7 +70,7 @@ def produced_by(cfg: DictConfig, retrieval: str | None) -> str:
     )
 
 
-def tail_shape_note(cfg: DictConfig) -> str:
+def tail_shape_note(cfg: StageSettings) -> str:
     """How the tail-shape rows of the claims table are read."""
     c = cfg.scale.control
     agent = paths.policy_agent(cfg, c.policy)
@@ -90,7 +91,7 @@ def tail_shape_note(cfg: DictConfig) -> str:
     )
 
 
-def notes(cfg: DictConfig, st: StatsSettings) -> dict[str, tuple[str, str]]:
+def notes(cfg: StageSettings, st: StatsSettings) -> dict[str, tuple[str, str]]:
     """Table stem -> (title, note): what each table shows, what produced it and what is not comparable."""
     s = cfg.scale
     rw_text, unlike = produced_by(cfg, s.table_retrieval), not_comparable(cfg)
@@ -146,7 +147,8 @@ def table7_parts(sizes: pd.DataFrame) -> dict:
     }
 
 
-def run(cfg: DictConfig) -> None:
+@typed_stage
+def run(cfg: StageSettings) -> None:
     st = stats_settings(cfg)
     results = cfg.results_dir
     out = out_dir(cfg, TABLES.format(results=results))
