@@ -391,5 +391,11 @@ def all_tables(rows: pd.DataFrame, recall_ks, primary_ratio: float) -> dict[str,
         outputs.LONGMEMEVAL_SUMMARY: summary(rows, recall_ks),
         outputs.LONGMEMEVAL_CTMC_VS_GRAPH: ctmc_vs_graph(rows, recall_ks),
     }
+    shown = titles(primary_ratio)
+    return {stem: (df, shown[stem]) for stem, df in frames.items()}
+
+
+def titles(primary_ratio: float) -> dict[str, str]:
+    """Table stem -> title, every LongMemEval table's (the spec's words, paper 1's reduction, the primary arm)."""
     fields = {"judge": JUDGE_NOTE, "paper_pct": PAPER_TOKEN_REDUCTION_PCT, "primary": ctmc_name(primary_ratio)}
-    return {stem: (df, SPECS[stem].title_text(**fields)) for stem, df in frames.items()}
+    return {stem: spec.title_text(**fields) for stem, spec in SPECS.items()}
