@@ -165,7 +165,8 @@ def run(cfg: DictConfig) -> None:
     }
     footer = table_footer(cfg)
     for stem, frame in out.items():
-        write_table(tables, stem, frame, *words[stem], footer)
+        title, note = words[stem]
+        write_table(tables, stem, frame, title, note, footer)
     cf.figure4(
         t3,
         cfg.audit.gof_threshold,
