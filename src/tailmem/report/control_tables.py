@@ -20,11 +20,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tailmem import outputs
 from tailmem.control import arms
 from tailmem.control.replay import tail_states
 from tailmem.memory.arm import Arm
 from tailmem.records.control import ControlSummary
 from tailmem.report import paper_values as paper
+from tailmem.report.table_spec import specs, text
 from tailmem.stats.compare import compare
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import combine, combine_reason
@@ -32,6 +34,8 @@ from tailmem.stats.verdict import combine, combine_reason
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
 OWN_TAIL = ("tail_error_own", "tail_coverage_own")  # each arm's own-count tail, kept beside the shared one
 RUN = ["family", "seed"]  # one replayed trajectory
+FILE = "control.yaml"  # these tables' words and column lists (report/data/control.yaml)
+SPECS = specs(FILE)
 STEP_COLUMNS = ("step", "state", "correct", "covered", "prompt_tokens")  # what the claims read of steps.parquet
 
 
@@ -100,39 +104,23 @@ def _with_paper(out: pd.DataFrame) -> pd.DataFrame:
 
 
 def table4(df: pd.DataFrame) -> pd.DataFrame:
-    return _with_paper(_aggregate(df, arms.table4_arms()))
+    return SPECS[outputs.TABLE4_BASELINES].check(_with_paper(_aggregate(df, arms.table4_arms())))
 
 
 def table5(df: pd.DataFrame) -> pd.DataFrame:
-    return _with_paper(_aggregate(df, arms.table5_arms()))
+    return SPECS[outputs.TABLE5_GRAPH_VS_CTMC].check(_with_paper(_aggregate(df, arms.table5_arms())))
 
 
 def table4_note(predictor: str) -> str:
     """What Table 4's paper columns can and cannot be compared with, given the predictor that made ours."""
     if "programmatic" in predictor:
-        return (
-            "The paper's tail errors (0.93-1.00) are an LLM predictor's; ours come from the programmatic "
-            "predictor, which reads the needed transition when the prompt holds it and otherwise guesses a "
-            "state of the hinted region. The two are not comparable: compare arms within our columns (and with "
-            "coverage, the model-free twin of error). Tokens/step are comparable in kind (whole prompt), not in "
-            "size (our worlds and horizons are smaller). The paper gives Graph Memory in its Table 5 "
-            "(`paper_table`)."
-        )
-    return (
-        f"Our errors come from the predictor `{predictor}`, the paper's from its own LLM: compare the direction "
-        "of differences between arms rather than the levels. The paper gives Graph Memory in its Table 5 "
-        "(`paper_table`)."
-    )
+        return text(FILE, "table4_programmatic")
+    return text(FILE, "table4_model", predictor=predictor)
 
 
 def table5_note(budgets: dict) -> str:
     """How Table 5's arms are budgeted; `budgets` maps a controller to its nominal memory budget (tokens)."""
-    return (
-        f"Each arm spends its own nominal memory budget (Graph Memory {budgets.get('graph_memory')} tokens, "
-        f"CTMC {budgets.get('ctmc')} tokens: `memory.budget` in configs/memory/): tokens/step are measured "
-        "outputs, and CTMC may spend more than Graph Memory (the paper's verbose row: 200.3 vs 170.7). Only "
-        "Table 6 pins CTMC to Graph Memory's measured tokens."
-    )
+    return text(FILE, "table5_budgets", graph_memory=budgets.get("graph_memory"), ctmc=budgets.get("ctmc"))
 
 
 ABLATION_NAMES = ("ctmc", "uniform", "shuffled", "reversed")
@@ -143,7 +131,7 @@ def table6(df: pd.DataFrame) -> pd.DataFrame:
     out.insert(1, "allocation", ["CTMC (tau=1)", "Uniform (tau=0)", "Shuffled ranks (tau=1)", "Reversed ranks (tau=1)"])
     for m in ("tokens_per_step", "overall_error", "tail_error"):
         out[f"{m}_paper"] = [paper.TABLE6[name][m] for name in ABLATION_NAMES]
-    return out
+    return SPECS[outputs.TABLE6_ABLATION].check(out)
 
 
 def _paired(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
@@ -171,7 +159,7 @@ def token_reduction(df: pd.DataFrame) -> pd.DataFrame:
                     "tail_coverage_change": r.tail_coverage_b - r.tail_coverage_a,
                 }
             )
-    return pd.DataFrame(rows)
+    return SPECS[f"{outputs.FIG7_REDUCTION}_data"].check(pd.DataFrame(rows))
 
 
 def _paired_steps(steps: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
@@ -355,4 +343,4 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
             + ", ".join(f"tau {t:g}: {v:.3f}" for t, v in means.items()),
             {"unit": "run (family x seed)", **c.row()},
         )
-    return pd.DataFrame(rows)
+    return SPECS[outputs.CLAIMS_CTMC].check(pd.DataFrame(rows))

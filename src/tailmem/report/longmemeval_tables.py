@@ -24,6 +24,7 @@ from tailmem.longmemeval.arms import ctmc_name
 from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
 from tailmem.memory.arm import Arm
 from tailmem.metrics.answer_length import mean_answer_tokens
+from tailmem.report.table_spec import specs, text
 from tailmem.stats.compare import COLUMNS, Comparison, missing
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, combine_reason
@@ -31,10 +32,9 @@ from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, combine
 PAPER_TOKEN_REDUCTION_PCT = (
     24.48  # paper 1: CTMC vs Graph Memory on LongMemEval, "while maintaining aggregate accuracy"
 )
-JUDGE_NOTE = (
-    "; judge_* = LongMemEval's reading of the judge ('yes' in the reply), judge_*_ours = first verdict "
-    "word with unparsed replies left out, judge_unparsed = their count (when a judge model ran)"
-)
+FILE = "longmemeval.yaml"  # these tables' words and column lists (report/data/longmemeval.yaml)
+SPECS = specs(FILE)
+JUDGE_NOTE = text(FILE, "judge")
 ARM_ORDER = ("graph_memory", "ctmc", "flat_retrieval", "full_history")
 
 
@@ -86,7 +86,7 @@ def by_type(rows: pd.DataFrame) -> pd.DataFrame:
     metrics = [c for c in cols if c != "questions"]
     df = _over_seeds(per_seed, ["dataset", "arm", "question_type"], metrics)
     df = df.merge(per_seed.groupby(["dataset", "arm", "question_type"]).questions.first().reset_index())
-    return _sort(df, ["question_type"])
+    return SPECS[outputs.LONGMEMEVAL_BY_TYPE].check(_sort(df, ["question_type"]))
 
 
 def per_seed_summary(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
@@ -130,7 +130,7 @@ def summary(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
     per_seed = per_seed_summary(rows, recall_ks)
     metrics = [c for c in per_seed.columns if c not in ("dataset", "arm", "label", "seed", "questions")]
     df = _over_seeds(per_seed, ["dataset", "arm", "label", "questions"], metrics)
-    return _sort(df)
+    return SPECS[outputs.LONGMEMEVAL_SUMMARY].check(_sort(df))
 
 
 def ctmc_vs_graph(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
@@ -164,7 +164,7 @@ def ctmc_vs_graph(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
     metrics = [c for c in per.columns if c not in ("dataset", "arm", "seed")]
     df = _over_seeds(per, ["dataset", "arm"], metrics)
     df["token_reduction_pct_paper"] = PAPER_TOKEN_REDUCTION_PCT
-    return _sort(df)
+    return SPECS[outputs.LONGMEMEVAL_CTMC_VS_GRAPH].check(_sort(df))
 
 
 def reduction(results: list[ArmResult]) -> pd.DataFrame:
@@ -196,7 +196,8 @@ def reduction(results: list[ArmResult]) -> pd.DataFrame:
             "token_reduction_pct_paper": PAPER_TOKEN_REDUCTION_PCT,
         }
         out.append(rec)
-    return pd.DataFrame(out)
+    df = pd.DataFrame(out)
+    return SPECS[outputs.LONGMEMEVAL_REDUCTION].check(df) if out else df
 
 
 def _claim(claim: str, dataset: str, arm: str, cmp, evidence: str, unit: str = "question") -> dict:
@@ -346,54 +347,55 @@ def claims(
             "combines: accuracy, coverage and at-least-paper rows",
         ) | {"unit": "", "side": "all parts", "verdict": combine(verdicts), "reason": combine_reason(verdicts)}
         out += [acc, cov, fewer, as_paper, check, whole]
-    cols = ["claim", "dataset", "arm", "unit", *COLUMNS, "evidence", "paper"]
+    cols = [*SPECS[outputs.CLAIMS_LONGMEMEVAL].columns, *COLUMNS, "evidence", "paper"]
     return pd.DataFrame(out, columns=cols)
 
 
-REDUCTION_TITLE = "LongMemEval: CTMC's token reduction vs Graph Memory, measured at the largest non-inferior budget"
-CLAIMS_TITLE = "Paper 1's LongMemEval claim, checked"
+REDUCTION_TITLE = SPECS[outputs.LONGMEMEVAL_REDUCTION].title_text()
+CLAIMS_TITLE = SPECS[outputs.CLAIMS_LONGMEMEVAL].title_text()
 
 
 def reduction_note(margin: float, settings: StatsSettings) -> str:
     """What the reduction and claims tables show, how they are decided and what is not comparable."""
-    return (
-        "Unit = a question answered by both arms; its seeds (haystack orders of the same question) are resampled "
-        f"within it in the {100 * settings.confidence:g}% interval (exact up to 15 questions, else a paired bootstrap "
-        f"of {settings.resamples} replicates, seed {settings.seed}) and averaged for the one-sided sign-flip test "
-        "(docs/stats.md). token_reduction_pct = 100 x (1 - CTMC's prompt tokens / Graph Memory's), weighted by Graph "
-        "Memory's tokens, so it is the reduction of mean tokens per query; accuracy_change and coverage_change = CTMC "
-        "- Graph Memory (accuracy = substring match, paper 1's metric; coverage = share of answer-bearing turns in the "
-        "prompt, questions without any left out). A budget is non-inferior when the whole interval of both changes "
-        f"lies above -{margin:g} and the one-sided test against -{margin:g} agrees (p_held <= {settings.alpha:g}; "
-        "longmemeval.noninferiority_margin; docs/longmemeval.md says why). Budgets are tested from the largest down "
-        "and the first failure ends the sequence; the measured reduction is that of the last budget passed "
-        "(`measured`), so it is an output of the answers, not of longmemeval.primary_ratio. When no budget fails "
-        '(`reached_failure` false) it is only a lower bound, the sweep\'s last level, and the claims say "at least". '
-        'Accuracy non-inferiority is "uninformative" (INCONCLUSIVE) when no budget moved the accuracy and the '
-        "reader is not shown to use its context: the context-check row compares Graph Memory's accuracy with and "
-        "without the answer-bearing turns (longmemeval.context_check questions per run). "
-        "Not comparable: paper 1 reports one reduction over its own budget and model, with accuracy by a model "
-        "answerer; ours is over the CTMC budgets swept here, and offline the answerer is programmatic."
+    return text(
+        FILE,
+        "measured",
+        confidence_pct=100 * settings.confidence,
+        resamples=settings.resamples,
+        seed=settings.seed,
+        margin=margin,
+        alpha=settings.alpha,
     )
+
+
+def common_note(**fields) -> str:
+    """The sentences every table and Figure 8 share (words.common); `turn_words` None: turns kept whole."""
+    turn_words = fields.pop("turn_words")
+    return text(
+        FILE, "common", turns="" if turn_words is None else text(FILE, "turns", turn_words=turn_words), **fields
+    )
+
+
+def note(stem: str, common: str, measured: str = "", judges_note: str | None = None) -> str:
+    """Table `stem`'s note: `common` (`common_note`), then `measured` (`reduction_note`) where the spec names it,
+    then the judges' note when judges ran."""
+    judges = "" if judges_note is None else text(FILE, "judges", judges_note=judges_note)
+    return SPECS[stem].note_text(common=common, measured=measured, judges=judges)
 
 
 def all_tables(rows: pd.DataFrame, recall_ks, primary_ratio: float) -> dict[str, tuple[pd.DataFrame, str]]:
     """The descriptive tables (one note for all); the reduction and claims tables are built by `reduction` and
     `claims` with their own note."""
-    return {
-        outputs.LONGMEMEVAL_BY_TYPE: (
-            by_type(rows),
-            "LongMemEval by question type (paper 1 Figure 8's numbers)" + JUDGE_NOTE,
-        ),
-        outputs.LONGMEMEVAL_SUMMARY: (
-            summary(rows, recall_ks),
-            "LongMemEval: task-averaged, overall and abstention accuracy, coverage, session retrieval "
-            "(LongMemEval's recall_any/recall_all/ndcg_any over its question filter; ours_recall = "
-            "our recall@k over every question)" + JUDGE_NOTE,
-        ),
-        outputs.LONGMEMEVAL_CTMC_VS_GRAPH: (
-            ctmc_vs_graph(rows, recall_ks),
-            f"LongMemEval: CTMC vs Graph Memory (paper 1: {PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens at "
-            f"maintained accuracy; primary arm {ctmc_name(primary_ratio)})",
-        ),
+    frames = {
+        outputs.LONGMEMEVAL_BY_TYPE: by_type(rows),
+        outputs.LONGMEMEVAL_SUMMARY: summary(rows, recall_ks),
+        outputs.LONGMEMEVAL_CTMC_VS_GRAPH: ctmc_vs_graph(rows, recall_ks),
     }
+    shown = titles(primary_ratio)
+    return {stem: (df, shown[stem]) for stem, df in frames.items()}
+
+
+def titles(primary_ratio: float) -> dict[str, str]:
+    """Table stem -> title, every LongMemEval table's (the spec's words, paper 1's reduction, the primary arm)."""
+    fields = {"judge": JUDGE_NOTE, "paper_pct": PAPER_TOKEN_REDUCTION_PCT, "primary": ctmc_name(primary_ratio)}
+    return {stem: spec.title_text(**fields) for stem, spec in SPECS.items()}

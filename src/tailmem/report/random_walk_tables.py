@@ -9,41 +9,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tailmem import outputs
 from tailmem.audit.scaling import scaling_fit, semilog_fit
 from tailmem.report import paper_values as paper
+from tailmem.report.data_files import section
+from tailmem.report.table_spec import specs
 from tailmem.stats.compare import compare, missing
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import INCONCLUSIVE, combine, combine_reason
 
+FILE = "random_walk.yaml"  # these tables' words and column lists (report/data/random_walk.yaml)
+SPECS = specs(FILE)
 # What each column means, for the tables' notes (and for any other table printing the same columns, e.g. the
-# controller study's Table 3): one sentence per column, worded for a reader who has not read the code.
-EXPLAIN = {
-    "gini": "`gini` = Gini coefficient of the access counts over all states, never-accessed ones included "
-    "(0: every state accessed equally; near 1: one state takes every access).",
-    "top10_pct": "`top10_pct` = percent of all accesses that go to the 10% most-accessed states.",
-    "sigma_top10": "`sigma_top10` = standard deviation of the access counts of the 10% most-accessed states, in "
-    "units of the mean count over all states (so a longer run gives the same number).",
-    "slope_r2": "`slope`, `r2` = the least-squares line of log(metric) on log(number of states), fitted to the "
-    "means over seeds at each size: `slope` is the exponent b in metric ~ size^b (0.5: grows like the "
-    "square root of the size; 0: flat), `r2` the share of the variance of log(metric) the line "
-    "explains (1: the sizes lie on the line; with three sizes the line has one degree of freedom left, so "
-    "a high r2 is weak evidence). `slope_ln`, `r2_ln` = the metric itself fitted against ln(number of "
-    "states): paper 1's Table 2 slope and R^2 are this fit (its own sigma values give them to the third "
-    "decimal; the log-log slope of the same values is about twice as steep), so `slope_ln` is the "
-    "column to read beside `slope_paper`.",
-    "max_median": "`max_median` = the largest access count over the median count of all states (over the "
-    "accessed states only when more than half were never accessed): 1 is flat, larger means a few "
-    "states dominate.",
-    "tail": "`xmin` = the count above which the tail is fitted (chosen by KS minimisation, Clauset et al. 2009); "
-    "`n_tail` = states at or above xmin; `alpha` = the power law's exponent on that tail; `p_gof` = its "
-    "bootstrap goodness-of-fit p (the screen passes at p_gof >= the threshold); `fitted` = fits with "
-    "numbers out of all, the others having a tail too small to fit (`too_small`) or too few distinct "
-    "counts; `alpha_at_cap` = fits whose alpha sits at the fit's upper bound (a bound, not an estimate).",
-    "R_tpl_ln": "`R_tpl_ln` = log-likelihood ratio of a truncated power law (TPL) against a log-normal fitted to "
-    "the same tail: the sum over the tail's states of log L(TPL) - log L(log-normal); > 0 favours the "
-    "TPL, < 0 the log-normal (the last column of paper 1's Table 3); `p_tpl_ln` = Vuong's two-sided p "
-    "that the sign of R is not chance (small p: trust the sign).",
-}
+# controller study's Table 3): one sentence per column, in the data file.
+EXPLAIN: dict[str, str] = section(FILE, "words")["explain"]
 
 
 def _mean_sd(df: pd.DataFrame, by: list[str], col: str) -> pd.DataFrame:
@@ -76,7 +55,7 @@ def table2(df: pd.DataFrame) -> pd.DataFrame:
         row["slope_ln"], row["r2_ln"] = _scaling(df, fam, "sigma_top10", semilog_fit)
         row["slope_paper"], row["r2_paper"] = ref.get("slope", np.nan), ref.get("r2", np.nan)
         rows.append(row)
-    return pd.DataFrame(rows)
+    return SPECS[outputs.TABLE2_SIGMA_TOP10].check(pd.DataFrame(rows))
 
 
 # Table 7's metrics and where the paper's value of each comes from (its sigma_top10 is Table 2's)
@@ -102,7 +81,7 @@ def table7(df: pd.DataFrame) -> pd.DataFrame:
         ref = paper.TABLE2_SIGMA.get(fam, {})
         row["sigma_slope_paper"], row["sigma_r2_paper"] = ref.get("slope", np.nan), ref.get("r2", np.nan)
         rows.append(row)
-    return pd.DataFrame(rows)
+    return SPECS[outputs.TABLE7_CONCENTRATION].check(pd.DataFrame(rows))
 
 
 def table7_main(df: pd.DataFrame) -> pd.DataFrame:
@@ -122,23 +101,13 @@ def table7_main(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+FITS = f"{outputs.TABLE7_CONCENTRATION}_fits"  # the spec of Table 7's second Markdown part
+
+
 def table7_fits(df: pd.DataFrame) -> pd.DataFrame:
     """Table 7's scaling fits: per family, the log-log slope and R^2 of Gini and sigma_top10 over the sizes, with
     the paper's sigma fit (it gives none for Gini)."""
-    wide = table7(df)
-    return wide[
-        [
-            "family",
-            "gini_slope",
-            "gini_r2",
-            "sigma_slope",
-            "sigma_r2",
-            "sigma_slope_ln",
-            "sigma_slope_paper",
-            "sigma_r2_ln",
-            "sigma_r2_paper",
-        ]
-    ]
+    return table7(df)[list(SPECS[FITS].columns)]
 
 
 def table8(df: pd.DataFrame) -> pd.DataFrame:
@@ -160,7 +129,7 @@ def table8(df: pd.DataFrame) -> pd.DataFrame:
                     "max_median_sd": sub.max_median.std(ddof=1),
                 }
             )
-    return pd.DataFrame(rows)
+    return SPECS[outputs.TABLE8_RETRIEVAL_DESIGNS].check(pd.DataFrame(rows))
 
 
 def table3(df: pd.DataFrame) -> pd.DataFrame:
@@ -198,7 +167,7 @@ def table3(df: pd.DataFrame) -> pd.DataFrame:
                 "R_tpl_ln_paper_llm": ref.get("R_tpl_ln", np.nan),
             }
         )
-    return pd.DataFrame(rows)
+    return SPECS[outputs.TABLE3_RANDOM_WALK].check(pd.DataFrame(rows))
 
 
 ALL = "all families"  # the scope of a row pooling every family: graphs as units, seeds as the outer level
@@ -312,7 +281,7 @@ def claims(
             )
     if tails is not None:
         rows += tail_shape_claims(tails, policy, s)
-    return pd.DataFrame(rows)
+    return SPECS[outputs.CLAIMS_RANDOM_WALK].check(pd.DataFrame(rows))
 
 
 RANDOM_WALK = "random_walk"

@@ -11,7 +11,8 @@ Each entry says what a table is, so its words and its shape live in one place an
       note: >-
         ...
 
-A template naming a field its caller does not give fails naming the file, the table and the field.
+A template naming a field its caller does not give fails naming the file, the table and the field. A file's
+`words:` section holds the sentences several tables share; `text` fills one the same way.
 """
 
 from __future__ import annotations
@@ -77,3 +78,17 @@ def specs(file: str) -> dict[str, TableSpec]:
             )
         out[name] = TableSpec(file=file, name=name, **{k: entry[k] for k in keys})
     return out
+
+
+def text(file: str, key: str, **fields) -> str:
+    """`words.<key>` of data file `file` (a dotted key reaches into a mapping) filled with `fields`; a field the
+    caller does not give fails naming the file and the key, as a table's own template does."""
+    template = section(file, "words")
+    for part in key.split("."):
+        template = template[part]
+    try:
+        return template.format_map(fields)
+    except KeyError as e:
+        raise ReportDataError(
+            f"{path(file)}: words.{key} names {{{e.args[0]}}}, which its caller does not give (it gives {sorted(fields)})"
+        ) from e

@@ -22,9 +22,11 @@ from tailmem.report import control_figures as cf
 from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
+from tailmem.report.table_spec import text
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stages.tables import load_audits, stats_note
+from tailmem.stats.settings import StatsSettings
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import ControlRun, Run, control_runs, policy_runs
 
@@ -107,6 +109,37 @@ def nominal_budgets(df: pd.DataFrame) -> dict:
     return {c: "/".join(dict.fromkeys(v)) or "-" for c, v in out.items()}
 
 
+def notes(cfg: StageSettings, st: StatsSettings, predictor: str, budgets: dict) -> dict[str, tuple[str, str]]:
+    """Table stem -> (title, note), the specs' words (report/data/control.yaml) filled with the config's numbers;
+    `predictor` names the predictors that ran, `budgets` is `nominal_budgets`."""
+    c = cfg.scale.control
+    study = text(
+        ct.FILE,
+        "study",
+        scale=cfg.scale.name,
+        policy=c.policy,
+        retrieval=c.retrieval,
+        size=c.size,
+        families=list(c.families),
+        seeds=list(c.seeds),
+        predictor=predictor,
+        encoding=cfg.llm.encoding,
+        tail_fraction=cfg.control.tail_fraction,
+    )
+    fields = {
+        "study": study,
+        "explain": rw.EXPLAIN,
+        "policy": c.policy,
+        "bootstrap": cfg.audit.bootstrap,
+        "gof_threshold": cfg.audit.gof_threshold,
+        "table4": ct.table4_note(predictor),
+        "table5": ct.table5_note(budgets),
+        "stats": stats_note(st),
+        "tokens_margin_pct": 100 * st.tokens_margin,
+    }
+    return {stem: (spec.title_text(**fields), spec.note_text(**fields)) for stem, spec in ct.SPECS.items()}
+
+
 @typed_stage
 def run(cfg: StageSettings) -> None:
     results = cfg.results_dir
@@ -119,59 +152,23 @@ def run(cfg: StageSettings) -> None:
     df = ct.with_shared_tail(load_summaries(runs, results), steps)
     audits = load_audits(policy_runs(cfg), results)
     predictor = ", ".join(sorted(df.predictor.unique()))
-    note = (
-        f"Scale `{cfg.scale.name}`: matched replay of `{c.policy}`-policy trajectories (retrieval `{c.retrieval}`, "
-        f"n = {c.size}, families {list(c.families)}, seeds {list(c.seeds)}); predictor: {predictor}; tokens counted "
-        f"with tiktoken `{cfg.llm.encoding}` on the whole prompt. Ours = mean ± sd over families and seeds; `_paper` = "
-        "paper 1. Coverage = the prompt held the needed transition (the model-free twin of error). Tail = the "
-        f"least-accessed {cfg.control.tail_fraction:.0%} of the states predicted at, ranked by the replayed trajectory's "
-        "access counts: the same states for every arm; `_own` = each arm's tail by its own counts."
-    )
-    claims_note = (
-        f"{note} {stats_note(st)} Compared-metric rows: the independent unit is a run (family x seed, one replayed "
-        "trajectory): its states' mean step differences, weighted by their steps, make the run's value; the verdict "
-        "reads the runs (`n_units`; runs resampled, then states within them, above 15 runs), and the state-level "
-        "reading, states as if independent (`n_states`, `state_ci_low`, `state_ci_high`, `state_verdict`), stands "
-        "beside it; a row whose two readings differ says so in `reason`. Tau rows: a run's slope of the metric on tau. "
-        f"Margins: tokens ±{100 * st.tokens_margin:g}% of the reference arm's tokens/step."
-    )
+    words = notes(cfg, st, predictor, nominal_budgets(df))
     t3 = rw.table3(audits)
     conc = tau_concentration(cfg, results)
     red = ct.token_reduction(df)
     out = {
-        outputs.TABLE3_POLICY: (
-            t3,
-            f"Table 3: tail audit per topology under the `{c.policy}` policy",
-            f"{note} {rw.EXPLAIN['tail']} {rw.EXPLAIN['R_tpl_ln']} p_gof from "
-            f"{cfg.audit.bootstrap} replicates; screen p_gof >= {cfg.audit.gof_threshold}. "
-            "Not comparable in level with paper 1's Table 3: the `semantic` policy is a "
-            "model-free programmatic proxy of its LLM policy, on smaller graphs.",
-        ),
-        outputs.TABLE4_BASELINES: (
-            ct.table4(df),
-            "Table 4: memory baselines on the Synthetic Graph World",
-            f"{note} {ct.table4_note(predictor)}",
-        ),
-        outputs.TABLE5_GRAPH_VS_CTMC: (
-            ct.table5(df),
-            "Table 5: Graph Memory vs CTMC, verbose and compact",
-            f"{note} {ct.table5_note(nominal_budgets(df))}",
-        ),
-        outputs.TABLE6_ABLATION: (
-            ct.table6(df),
-            "Table 6: allocation ablation at a matched budget",
-            f"{note} Every arm here spends Graph Memory's (compact) measured memory tokens per "
-            "step on the same replay (`-matched`), so the allocations differ at one spend.",
-        ),
-        outputs.CLAIMS_CTMC: (ct.claims(df, conc, steps, st), "Paper 1's CTMC claims, checked", claims_note),
+        outputs.TABLE3_POLICY: t3,
+        outputs.TABLE4_BASELINES: ct.table4(df),
+        outputs.TABLE5_GRAPH_VS_CTMC: ct.table5(df),
+        outputs.TABLE6_ABLATION: ct.table6(df),
+        outputs.CLAIMS_CTMC: ct.claims(df, conc, steps, st),
+        f"{outputs.FIG6_TAU}_data": conc,
+        f"{outputs.FIG7_REDUCTION}_data": red,
     }
     footer = table_footer(cfg)
-    for stem, (frame, title, text) in out.items():
-        write_table(tables, stem, frame, title, text, footer)
-    write_table(tables, f"{outputs.FIG6_TAU}_data", conc, "Figure 6 data: concentration of access vs tau", note, footer)
-    write_table(
-        tables, f"{outputs.FIG7_REDUCTION}_data", red, "Figure 7 data: CTMC vs Graph Memory per pair", note, footer
-    )
+    for stem, frame in out.items():
+        title, note = words[stem]
+        write_table(tables, stem, frame, title, note, footer)
     cf.figure4(
         t3,
         cfg.audit.gof_threshold,

@@ -206,6 +206,24 @@ def _judge(cfg: StageSettings, questions, rows: list[dict]):
     return client
 
 
+def report_note(cfg: StageSettings, answerers: str) -> str:
+    """The sentences every LongMemEval table and Figure 8 share, from report/data/longmemeval.yaml."""
+    from tailmem.report import longmemeval_tables
+
+    lme = cfg.longmemeval
+    return longmemeval_tables.common_note(
+        datasets=list(lme.datasets),
+        max_per_type=lme.max_per_type,
+        seeds=list(lme.seeds),
+        answerers=answerers,
+        candidates=lme.candidates,
+        graph_budget=lme.graph_budget,
+        tau=lme.tau,
+        encoding=lme.encoding,
+        turn_words=lme.turn_words,
+    )
+
+
 @typed_stage
 def report(cfg: StageSettings) -> None:
     from tailmem.judges import claims as judge_claims
@@ -218,36 +236,23 @@ def report(cfg: StageSettings) -> None:
     rows = every[every.arm != NO_EVIDENCE]  # the context check is not an arm of the tables or the figure
     out = out_dir(cfg, tables_dir(cfg))
     answerers = ", ".join(sorted(rows.answerer.unique()))
-    note = (
-        f"Datasets {list(lme.datasets)} (S = the 60-question stratified sample), max_per_type={lme.max_per_type}, "
-        f"seeds {list(lme.seeds)} (a seed permutes each haystack's session order); mean ± sample sd over seeds. "
-        f"Answerer: {answerers}. Accuracy = substring match (paper 1); abstention questions count as right when the "
-        f"answer abstains. Coverage = fraction of has_answer turns in the prompt. Graph Memory: top-{lme.candidates} "
-        f"BM25 sessions, whole, within {lme.graph_budget} tokens; CTMC r = ratio x Graph Memory's memory tokens per "
-        f"question (tau={lme.tau}, {lme.encoding} encoding)."
-        + (
-            ""
-            if lme.turn_words is None
-            else f" Every turn cut to its first {lme.turn_words} words in memory "
-            f"(longmemeval.turn_words; coverage looks for the cut turn)."
-        )
-    )
+    note = report_note(cfg, answerers)
     tables = longmemeval_tables.all_tables(rows, list(lme.recall_ks), float(lme.primary_ratio))
     footer = table_footer(cfg)
     for stem, (df, title) in tables.items():
-        write_table(out, stem, df, title, note, footer)
+        write_table(out, stem, df, title, longmemeval_tables.note(stem, note), footer)
         log.info("wrote %s", out / f"{stem}.md")
     margin = float(lme.noninferiority_margin)
     st = stats_settings(cfg)
     results = evaluate(rows, margin, st)
     context = {d: context_response(every[every.dataset == d], st) for d in dict.fromkeys(every.dataset)}
-    measured_note = f"{note} {longmemeval_tables.reduction_note(margin, st)}"
+    measured = longmemeval_tables.reduction_note(margin, st)
     write_table(
         out,
         outputs.LONGMEMEVAL_REDUCTION,
         longmemeval_tables.reduction(results),
         longmemeval_tables.REDUCTION_TITLE,
-        measured_note,
+        longmemeval_tables.note(outputs.LONGMEMEVAL_REDUCTION, note, measured),
         footer,
     )
     claims = longmemeval_tables.claims(results, margin, context)
@@ -259,7 +264,9 @@ def report(cfg: StageSettings) -> None:
         outputs.CLAIMS_LONGMEMEVAL,
         claims,
         longmemeval_tables.CLAIMS_TITLE,
-        measured_note + (f" {judge_claims.NOTE}" if judged is not None else ""),
+        longmemeval_tables.note(
+            outputs.CLAIMS_LONGMEMEVAL, note, measured, judge_claims.NOTE if judged is not None else None
+        ),
         footer,
     )
     for r in results:

@@ -14,6 +14,7 @@ from tailmem.records.audit import Audit
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.audits import audit_frame
 from tailmem.report.table_io import write_table
+from tailmem.report.table_spec import text
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stats.settings import StatsSettings
@@ -30,18 +31,19 @@ def load_audits(runs: list[Run], results: str) -> pd.DataFrame:
     return audit_frame((run, Audit.read(run.audit_file(results))) for run in runs)
 
 
+def _text(key: str, **fields) -> str:
+    return text(rw.FILE, key, **fields)
+
+
 def stats_note(s: StatsSettings) -> str:
-    """How every claims row is decided, for the table's note."""
-    return (
-        f"Each compared metric: the mean difference (`estimate`) with its {100 * s.confidence:g}% interval (`ci_low`, "
-        f"`ci_high`; `ci_method`: the inversion of the sign-flip test, exact up to 15 units and over {s.resamples} "
-        f"random flips above, or, for more than 15 units nested in several seeds, a percentile bootstrap of "
-        f"{s.resamples} replicates, seeds resampled first, then units within each seed; seed {s.seed}), the "
-        "claim's own test (`p_held`: one-sided sign-flip test that the mean lies on the claimed `side` of its "
-        "threshold, two one-sided tests against the margin for `|d| < m`; `p_not_held`: the same towards the other "
-        "side) and the verdict: HELD (NOT HELD) when the whole interval lies on the claimed (other) side, the matching "
-        f"p is at most {s.alpha:g} and there are at least {s.min_units} units (stats.min_units); INCONCLUSIVE "
-        "otherwise, with the `reason`. docs/stats.md."
+    """How every claims row is decided, for the table's note (words.stats of report/data/random_walk.yaml)."""
+    return _text(
+        "stats",
+        confidence_pct=100 * s.confidence,
+        resamples=s.resamples,
+        seed=s.seed,
+        alpha=s.alpha,
+        min_units=s.min_units,
     )
 
 
@@ -50,23 +52,18 @@ def not_comparable(cfg: StageSettings) -> str:
     s = cfg.scale
     sizes = " / ".join(str(int(n)) for n in s.sizes)
     paper_sizes = " / ".join(f"{n:,}" for n in PAPER_SIZES)
-    return (
-        "Not comparable with paper 1 as is: every agent here is an offline programmatic one (the random walk picks "
-        "uniformly among a state's actions and ignores memory; no language model runs), the graphs are generated "
-        f"from the paper's family descriptions, not the paper's own graphs, and scale `{s.name}` has {sizes} states "
-        f"per graph against the paper's {paper_sizes}. A `_paper` column holds the paper's number only at a size "
-        "it reports (`-` elsewhere)."
-    )
+    return _text("not_comparable", scale=s.name, sizes=sizes, paper_sizes=paper_sizes)
 
 
 def produced_by(cfg: StageSettings, retrieval: str | None) -> str:
     """Which runs and stages made a table's numbers; `retrieval` None: each row names its design."""
-    s = cfg.scale
-    design = f"retrieval `{retrieval}`" if retrieval else "the retrieval design each row names"
-    return (
-        f"Produced by the `tables` stage from the tail audits (`audit.json`, tailmem.audit) of random-walk rollouts "
-        f"(agent: random_walk; {design}; {cfg.rollout.episodes} episodes x {cfg.rollout.steps} steps; "
-        f"seeds {list(s.seeds)}); ours = mean ± sd over seeds."
+    design = _text("design_one", retrieval=retrieval) if retrieval else _text("design_each")
+    return _text(
+        "produced_by",
+        design=design,
+        episodes=cfg.rollout.episodes,
+        steps=cfg.rollout.steps,
+        seeds=list(cfg.scale.seeds),
     )
 
 
@@ -74,76 +71,53 @@ def tail_shape_note(cfg: StageSettings) -> str:
     """How the tail-shape rows of the claims table are read."""
     c = cfg.scale.control
     agent = paths.policy_agent(cfg, c.policy)
-    who = (
-        f"a model ({agent}) playing the policy role"
-        if c.policy == "llm"
-        else "the programmatic `semantic` agent (a model-free proxy of an LLM policy: it takes the action whose name "
-        "shares the most words with the episode's goal)"
-    )
-    return (
-        f"Tail-shape rows: R_tpl_ln ({rw.EXPLAIN['R_tpl_ln']}) of the random walk and of the `{c.policy}` policy, "
-        f"{who}, on the same worlds (every family at n = {c.size}, seeds {list(c.seeds)}, retrieval "
-        f"`{c.retrieval}`). The unit is a world whose tail was fitted (at least `audit.min_tail` = "
-        f"{cfg.audit.min_tail} states at or above xmin); a world with a smaller tail is left out and counted in "
-        "`evidence`, so with small graphs these rows are INCONCLUSIVE. Paper 1 reports R only for its semantic LLM "
-        "policy (Table 3: 0.60 to 3.22 by topology), not per world; its random-walk claim (log-normal-compatible) "
-        "is read here as R < 0."
+    who = _text("who_llm", agent=agent) if c.policy == "llm" else _text("who_proxy")
+    return _text(
+        "tail_shape",
+        R_tpl_ln=rw.EXPLAIN["R_tpl_ln"],
+        policy=c.policy,
+        who=who,
+        size=c.size,
+        seeds=list(c.seeds),
+        retrieval=c.retrieval,
+        min_tail=cfg.audit.min_tail,
     )
 
 
 def notes(cfg: StageSettings, st: StatsSettings) -> dict[str, tuple[str, str]]:
-    """Table stem -> (title, note): what each table shows, what produced it and what is not comparable."""
+    """Table stem -> (title, note): what each table shows, what produced it and what is not comparable; the words
+    are the specs' in report/data/random_walk.yaml, the numbers the config's."""
     s = cfg.scale
-    rw_text, unlike = produced_by(cfg, s.table_retrieval), not_comparable(cfg)
-    return {
-        outputs.TABLE2_SIGMA_TOP10: (
-            "Table 2: random-walk control across graph sizes (sigma_top10)",
-            f"How unequal the most-accessed states' counts are at each graph size, and how that grows with size. "
-            f"{rw_text} {rw.EXPLAIN['sigma_top10']} {rw.EXPLAIN['slope_r2']} {unlike}",
-        ),
-        outputs.TABLE7_CONCENTRATION: (
-            "Table 7: random-walk access concentration across families and sizes",
-            f"Three measures of access concentration per family and graph size; the scaling fits follow in a second "
-            f"table below, and the CSV holds both side by side. {rw_text} {rw.EXPLAIN['gini']} "
-            f"{rw.EXPLAIN['top10_pct']} {rw.EXPLAIN['sigma_top10']} {unlike}",
-        ),
-        outputs.TABLE8_RETRIEVAL_DESIGNS: (
-            "Table 8: retrieval designs under the random walk (Gini, max/median)",
-            f"How each retrieval design changes access concentration at one graph size ({s.retrieval_size} states). "
-            f"{produced_by(cfg, None)} {rw.EXPLAIN['gini']} {rw.EXPLAIN['max_median']} Paper 1's values are "
-            "single-seed measurements; its max/median block is not in the copy of the paper we hold "
-            f"(seeds/000), so `max_median` has no `_paper` column. {unlike}",
-        ),
-        outputs.TABLE3_RANDOM_WALK: (
-            "Table 3 layout: tail audit per topology (random-walk traces)",
-            f"The tail fit of each topology's access counts at the largest size ({max(int(n) for n in s.sizes)} "
-            f"states), over every seed. {rw_text} p_gof from "
-            f"{cfg.audit.bootstrap} bootstrap replicates, screen p_gof >= {cfg.audit.gof_threshold}. "
-            f"{rw.EXPLAIN['tail']} {rw.EXPLAIN['R_tpl_ln']} The `_paper_llm` columns are paper 1's semantic LLM "
-            "policy's (its Table 3), shown for reference: ours is a random walk, so a difference there is the "
-            f"policy's, not a failed reproduction. {unlike}",
-        ),
-        outputs.CLAIMS_RANDOM_WALK: (
-            "Paper 1's random-walk claims, checked",
-            f"Each row: one claim of paper 1 about the random walk, its compared metric and the verdict. {rw_text} "
-            f"{stats_note(st)} Size rows: a seed's log-log slope over sizes {list(s.sizes)}; design rows: Gini "
-            f"differences at size {s.retrieval_size}, equal within ±{st.gini_margin:g}; `{rw.ALL}` pools every "
-            f"family's graphs within each seed. {tail_shape_note(cfg)} {unlike}",
-        ),
+    fields = {
+        "produced": produced_by(cfg, s.table_retrieval),
+        "unlike": not_comparable(cfg),
+        "explain": rw.EXPLAIN,
+        "retrieval_size": s.retrieval_size,
+        "largest": max(int(n) for n in s.sizes),
+        "bootstrap": cfg.audit.bootstrap,
+        "gof_threshold": cfg.audit.gof_threshold,
+        "stats": stats_note(st),
+        "sizes": list(s.sizes),
+        "gini_margin": st.gini_margin,
+        "all": rw.ALL,
+        "tail_shape": tail_shape_note(cfg),
     }
+    each = fields | {"produced": produced_by(cfg, None)}  # Table 8's rows are the designs
+    out = {}
+    for stem in outputs.RANDOM_WALK_TABLES:
+        spec, given = rw.SPECS[stem], each if stem == outputs.TABLE8_RETRIEVAL_DESIGNS else fields
+        out[stem] = (spec.title_text(**given), spec.note_text(**given))
+    return out
 
 
 def table7_parts(sizes: pd.DataFrame) -> dict:
     """Table 7 as `write_table` takes it: the CSV keeps the wide frame (every size's mean, sd and paper value, and
     the fits, one row per family); the Markdown shows a row per family and size, then the scaling fits."""
-    fits_note = (
-        f"Per family, the log-log scaling of Gini and sigma_top10 with graph size. {rw.EXPLAIN['slope_r2']} "
-        "Paper 1 gives the fit for sigma_top10 only (its Table 2)."
-    )
+    fits = rw.SPECS[rw.FITS]
     return {
         "df": rw.table7(sizes),
         "shown": rw.table7_main(sizes),
-        "continued": [(rw.table7_fits(sizes), "Table 7, continued: scaling with graph size", fits_note)],
+        "continued": [(rw.table7_fits(sizes), fits.title_text(), fits.note_text(explain=rw.EXPLAIN))],
     }
 
 
