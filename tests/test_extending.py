@@ -9,6 +9,7 @@ rules, joins the RQ5 study and runs through the build and answer stages. Here th
 run time (and the harness module is written to a temporary folder), which is what the recipes' edits amount to.
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -214,3 +215,219 @@ def test_the_dag_schedules_a_toy_harness_in_the_rq5_study(toy_harness, tmp_path,
     out = done.stdout + done.stderr
     for rule in ("fsmem_harness_store", "fsmem_harness_answers"):
         assert re.search(rf"rule {rule}:(?:(?!\nrule ).)*toy_wordcount", out, re.S), rule
+
+
+# Step 1 of the benchmark recipe: a data module with its loader, ids, categories and its `BENCHMARK` entry.
+TOY_BENCHMARK = textwrap.dedent('''
+    """Toy benchmark: every conversation of a data folder in one `chats.json`, {id: {speakers, sessions, qa}}."""
+    from pathlib import Path
+
+    from tailmem.data import read_json, records
+    from tailmem.data.locomo import QA, Benchmark, Conversation, Session, Turn
+
+    CATEGORIES = {1: "recall", 2: "when"}
+
+
+    def chats_file(folder, conv_id):
+        return Path(folder) / "chats.json"
+
+
+    def _chats(folder):
+        path = chats_file(folder, "")
+        return path, records.mapping(read_json(path, "toy chats not found"), str(path))
+
+
+    def ids(folder):
+        return list(_chats(folder)[1])
+
+
+    def load(folder, conv_id):
+        path, chats = _chats(folder)
+        where = f"{path}: chat {conv_id!r}"
+        chat = records.mapping(chats.get(conv_id), where)
+        sessions = []
+        for i, turns in enumerate(records.items(chat, "sessions", where), 1):
+            at = f"{where}: session {i}"
+            sessions.append(Session(i, f"10:00 on {i} May, 2023", tuple(
+                Turn(f"D{i}:{j}", records.text(records.mapping(t, at), "speaker", at), records.text(t, "text", at))
+                for j, t in enumerate(turns, 1)
+            )))
+        qa = tuple(
+            QA(records.text(q, "question", where), records.text(q, "answer", where),
+               records.integer(q, "category", where, CATEGORIES), records.strings(q, "evidence", where))
+            for q in records.items(chat, "qa", where)
+        )
+        speakers = records.items(chat, "speakers", where)
+        return Conversation(conv_id, (speakers[0], speakers[1]), tuple(sessions), qa)
+
+
+    BENCHMARK = Benchmark("toy_chats", "Toy chats", load, chats_file, ids, CATEGORIES)
+''')
+
+TOY_CHATS = {
+    "c1": {
+        "speakers": ["Ana", "Ben"],
+        "sessions": [
+            [
+                {"speaker": "Ana", "text": "I adopted a grey cat named Pixel last week."},
+                {"speaker": "Ben", "text": "Lovely! I am learning the cello at the moment."},
+            ],
+            [
+                {"speaker": "Ana", "text": "Pixel broke my favourite blue vase this morning."},
+                {"speaker": "Ben", "text": "I played my first cello concert on Sunday."},
+            ],
+        ],
+        "qa": [
+            {"question": "What is the name of Ana's cat?", "answer": "Pixel", "category": 1, "evidence": ["D1:1"]},
+            {"question": "Which instrument does Ben play?", "answer": "cello", "category": 1, "evidence": ["D1:2"]},
+            {
+                "question": "When did Ben play his first concert?",
+                "answer": "Sunday",
+                "category": 2,
+                "evidence": ["D2:2"],
+            },
+        ],
+    }
+}
+
+
+@pytest.fixture
+def toy_benchmark(tmp_path, repo_root, monkeypatch):
+    """The toy data module imported from a temporary folder, (step 2) its entry in the registry and (step 3) its
+    block and study entries in a copy of configs/fsmem/default.yaml."""
+    import json
+
+    from tailmem.fsmem import benchmarks
+
+    folder, data = tmp_path / "toy_module", tmp_path / "toy_data"
+    folder.mkdir()
+    data.mkdir()
+    (folder / "toy_chats.py").write_text(TOY_BENCHMARK)
+    (data / "chats.json").write_text(json.dumps(TOY_CHATS))
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.delitem(sys.modules, "toy_chats", raising=False)
+    import toy_chats
+
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "toy_chats", toy_chats.BENCHMARK)
+    configs = tmp_path / "configs"
+    shutil.copytree(repo_root / "configs", configs)
+    default = configs / "fsmem" / "default.yaml"
+    text = default.read_text()
+    for old, new in (
+        ("\nbenchmarks: {}", f"\nbenchmarks:\n  toy_chats: {{data: {data}, conversations: null, categories: [1, 2]}}"),
+        ("  benchmarks: [locomo, realtalk]", "  benchmarks: [locomo, realtalk, toy_chats]"),
+        ("  harness_benchmarks: [locomo, realtalk]", "  harness_benchmarks: [locomo, realtalk, toy_chats]"),
+    ):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    default.write_text(text)
+    monkeypatch.setenv("TAILMEM_CONFIGS", str(configs))
+    return toy_chats, folder, configs
+
+
+def test_a_toy_benchmark_is_registered_checked_and_read_through_the_registry(toy_benchmark, data_dir, monkeypatch):
+    from tailmem.errors import ConfigError
+    from tailmem.fsmem import benchmarks, study
+    from tailmem.settings.fsmem import benchmarks as registered
+    from tailmem.workflow import compose_config, wildcard_patterns
+
+    assert "toy_chats" in registered() and re.fullmatch(wildcard_patterns()["bench"], "toy_chats")
+    cfg = compose_config("smoke", [f"data_dir={data_dir}"])
+    assert "toy_chats" in cfg.fsmem.study.benchmarks  # the config check accepts the name and its block
+    fs = cfg.fsmem
+    assert benchmarks.conversation_ids(fs, "toy_chats") == ["c1"]  # `conversations: null` = every id of the data
+    assert benchmarks.categories(fs, "toy_chats") == (1, 2)
+    assert benchmarks.category_names("toy_chats") == {1: "recall", 2: "when"}
+    conv = benchmarks.conversation(fs, "toy_chats", "c1")
+    assert [len(s.turns) for s in conv.sessions] == [2, 2] and len(conv.qa) == 3
+    assert {(r.benchmark, r.conversation) for r in study.main_runs(cfg)} >= {("toy_chats", "c1")}
+    rq5 = compose_config("smoke", [f"data_dir={data_dir}", "fsmem.study.harness_benchmarks=[toy_chats]"])
+    assert {(r.benchmark, r.conversation) for r in study.harness_runs(rq5)} == {("toy_chats", "c1")}  # smoke: realtalk
+    with pytest.raises(ConfigError, match=r"fsmem\.benchmarks\.toy_chats\.categories=\[1, 3\]: .*expected one of"):
+        compose_config("smoke", [f"data_dir={data_dir}", "fsmem.benchmarks.toy_chats.categories=[1,3]"])
+    monkeypatch.delenv("TAILMEM_CONFIGS")  # the shipped configs: the toy is registered but has no block
+    with pytest.raises(ConfigError, match=r"fsmem\.benchmarks\.toy_chats: no block for benchmark 'toy_chats'"):
+        compose_config("smoke", [f"data_dir={data_dir}", "fsmem.study.benchmarks=[locomo,toy_chats]"])
+
+
+@pytest.mark.slow
+def test_a_toy_benchmark_builds_answers_and_gives_a_table_through_the_stages(toy_benchmark, tmp_path, data_dir):
+    import pandas as pd
+
+    from tailmem import outputs, paths
+
+    results = tmp_path / "results"
+    run = [
+        "scale=smoke",
+        f"results_dir={results}",
+        f"data_dir={data_dir}",
+        "fsmem.benchmark=toy_chats",
+        "fsmem.conversation=c1",
+        "fsmem.variants=[closed_book,verbatim]",
+    ]
+    for variant in ("closed_book", "verbatim"):
+        _stage("fsmem_build", *run, f"fsmem.variant={variant}")
+        _stage("fsmem_answer", *run, f"fsmem.variant={variant}")
+    _stage("fsmem_table", *run)
+    store = paths.variant_dir(results, "toy_chats", "c1", "verbatim", paths.PROGRAMMATIC)
+    assert FsmemBuild.read(store / paths.BUILD_FILE).benchmark == "toy_chats"
+    answers = FsmemAnswers.read(paths.answers_dir(store, "center") / paths.ANSWERS_FILE)
+    assert [r["category"] for r in answers.rows] == [1, 1, 2]
+    table = pd.read_csv(results / "tables" / f"{outputs.conversation_table('toy_chats', 'c1')}.csv")
+    assert list(table["variant"]) == ["closed_book", "verbatim"] and set(table["n"]) == {3}
+    assert {"F1 1 recall", "F1 2 when"} <= set(table.columns)
+
+
+@pytest.mark.slow
+def test_the_dag_schedules_a_toy_benchmark_in_the_studies(toy_benchmark, tmp_path, repo_root, data_dir):
+    """A dry run of the RQ2 and RQ5 tables finds rules for the toy's stores and answers (the `bench` wildcard,
+    the study runs and the config check all read the registry)."""
+    _, folder, configs = toy_benchmark
+    argv = [
+        "snakemake",
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(tmp_path),
+        "--cores",
+        "1",
+        "--dry-run",
+        "--config",
+        "scale=smoke",
+        f'overrides=["data_dir={data_dir}","fsmem.study.harness_benchmarks=[toy_chats]"]',
+        "--",
+        "fsmem_rq2_retrieval",
+        "fsmem_rq5_harness",
+    ]
+    script = (
+        f"import sys; sys.path.insert(0, {str(folder)!r}); import toy_chats; "
+        "from tailmem.fsmem.benchmarks import BENCHMARKS; BENCHMARKS['toy_chats'] = toy_chats.BENCHMARK; "
+        f"from snakemake.cli import main; sys.argv = {argv!r}; main()"
+    )
+    env = {**os.environ, "TAILMEM_CONFIGS": str(configs)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=repo_root, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout + done.stderr
+    for rule in ("fsmem_store", "fsmem_answers", "fsmem_harness_store", "fsmem_harness_answers"):
+        assert re.search(rf"rule {rule}:(?:(?!\nrule ).)*/toy_chats/c1/", out, re.S), rule
+
+
+def test_every_registered_benchmark_loads_its_first_conversation_and_names_its_categories(data_dir):
+    """Conformance of the registry: each entry reads the shared data through its block, and its categories (the
+    tables' columns) have names; the categories a run asks are ones it may ask."""
+    from tailmem.fsmem import benchmarks
+    from tailmem.settings.fsmem import categories as allowed
+    from tailmem.workflow import compose_config
+
+    fs = compose_config("smoke", [f"data_dir={data_dir}"]).fsmem
+    assert list(benchmarks.BENCHMARKS) == ["locomo", "realtalk"]
+    for name, entry in benchmarks.BENCHMARKS.items():
+        assert entry.name == name and entry.label
+        first = benchmarks.conversation_ids(fs, name)[0]
+        assert benchmarks.conversation_file(fs, name, first).is_file()
+        conv = benchmarks.conversation(fs, name, first)
+        assert conv.sample_id == first and conv.sessions and conv.qa, name
+        names = benchmarks.category_names(name)
+        assert names and all(isinstance(k, int) and isinstance(v, str) and v for k, v in names.items()), name
+        assert set(benchmarks.categories(fs, name)) <= set(allowed(name)), name
+        assert {q.category for q in conv.qa} <= set(allowed(name)), name

@@ -1,8 +1,10 @@
-# Filesystem memory on LoCoMo and REALTALK: build each variant's store, answer the questions through a search
-# harness, one table per LoCoMo conversation. Paths: tailmem/paths.py.
+# Filesystem memory on the benchmarks of tailmem.fsmem.benchmarks (LoCoMo, REALTALK): build each variant's store,
+# answer the questions through a search harness, one table per conversation of the main benchmark (LoCoMo).
+# Paths: tailmem/paths.py.
 #   snakemake --cores 2 fsmem_locomo
 from tailmem import outputs, paths
 from tailmem.dag import dag_of
+from tailmem.fsmem.benchmarks import MAIN_BENCHMARK
 
 TAILMEM = dag_of(config, workflow.basedir)
 FSMEM_VARIANTS = list(TAILMEM.cfg.fsmem.variants)
@@ -45,15 +47,15 @@ rule fsmem_answers:
 
 rule fsmem_table:
     input:
-        lambda wc: [f"{paths.answers_dir(paths.variant_dir(TAILMEM.results, 'locomo', wc.conv, v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
+        lambda wc: [f"{paths.answers_dir(paths.variant_dir(TAILMEM.results, MAIN_BENCHMARK, wc.conv, v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
                     for v in FSMEM_VARIANTS],
     output:
-        csv=paths.TABLE.format(results=TAILMEM.results, stem=outputs.conversation_table("locomo", "{conv}"), ext="csv"),
-        md=paths.TABLE.format(results=TAILMEM.results, stem=outputs.conversation_table("locomo", "{conv}"), ext="md"),
+        csv=paths.TABLE.format(results=TAILMEM.results, stem=outputs.conversation_table(MAIN_BENCHMARK, "{conv}"), ext="csv"),
+        md=paths.TABLE.format(results=TAILMEM.results, stem=outputs.conversation_table(MAIN_BENCHMARK, "{conv}"), ext="md"),
     params:
-        **TAILMEM.stage_params("fsmem_table", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center",
+        **TAILMEM.stage_params("fsmem_table", lambda wc: [f"fsmem.benchmark={MAIN_BENCHMARK}", "fsmem.harness=center",
                                                   f"fsmem.conversation={wc.conv}"]),
-        folder=lambda wc: f"{paths.FSMEM_CONV.format(results=TAILMEM.results, bench='locomo', conv=wc.conv)}/{FSMEM_BUILDER}",
+        folder=lambda wc: f"{paths.FSMEM_CONV.format(results=TAILMEM.results, bench=MAIN_BENCHMARK, conv=wc.conv)}/{FSMEM_BUILDER}",
     log:
         TAILMEM.log_of("fsmem_table", "conv"),
     conda:
@@ -64,12 +66,12 @@ rule fsmem_table:
 
 rule fsmem_table13:
     input:
-        [f"{paths.answers_dir(paths.variant_dir(TAILMEM.results, 'locomo', 'conv-50', v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
+        [f"{paths.answers_dir(paths.variant_dir(TAILMEM.results, MAIN_BENCHMARK, 'conv-50', v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
          for v in FSMEM_VARIANTS],
     output:
         TAILMEM.table13,
     params:
-        **TAILMEM.stage_params("fsmem_table13", lambda wc: ["fsmem.benchmark=locomo", "fsmem.harness=center"]),
+        **TAILMEM.stage_params("fsmem_table13", lambda wc: [f"fsmem.benchmark={MAIN_BENCHMARK}", "fsmem.harness=center"]),
         out=TAILMEM.out_folder,
     log:
         TAILMEM.log_of("fsmem_table13"),

@@ -16,6 +16,7 @@ from functools import cache, cached_property
 from tailmem import outputs, paths, targets
 from tailmem.control import arms as control_arms
 from tailmem.fsmem import study as fsmem_study_runs
+from tailmem.fsmem.benchmarks import MAIN_BENCHMARK, conversation_ids
 from tailmem.workflow import Dag
 
 
@@ -255,9 +256,9 @@ class DagInputs:
     @cached_property
     def fsmem_tables(self) -> list[str]:
         """One LoCoMo table per configured conversation, and paper 2's Table 13 (conv-50 without D.2's golds)."""
-        return [
-            f for conv in self.cfg.fsmem.conversations for f in self.table(outputs.conversation_table("locomo", conv))
-        ] + self.table13
+        main = MAIN_BENCHMARK
+        tables = [outputs.conversation_table(main, conv) for conv in conversation_ids(self.cfg.fsmem, main)]
+        return [f for stem in tables for f in self.table(stem)] + self.table13
 
     @cached_property
     def table13(self) -> list[str]:

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tailmem.data import read_json, records
@@ -46,6 +47,39 @@ class Conversation:
     speakers: tuple[str, str]
     sessions: tuple[Session, ...]
     qa: tuple[QA, ...]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark of LoCoMo's shape as its data module declares it (`BENCHMARK`), so that the filesystem-memory
+    study runs on it with no branch on its name: `tailmem.fsmem.benchmarks.BENCHMARKS` lists the entries, and the
+    config checks, wildcards, studies and tables read them (docs/extending.md)."""
+
+    name: str  # the config value (`fsmem.benchmark`), the path segment and the tables' stem prefix
+    label: str  # for prose
+    load: Callable[[str, str], Conversation]  # (data location, conversation id) -> the whole conversation
+    file: Callable[[str, str], Path]  # the file `load` reads for a conversation (its sha256 goes in meta.json)
+    ids: Callable[[str], list[str]]  # every conversation at the data location (a block's `conversations: null`)
+    categories: Mapping[int, str]  # the categories scored by F1 and shown as table columns, id -> name
+    opt_in: Mapping[int, str] = field(default_factory=dict)  # more a run may list, each scored by its own rule
+    own_scorer: bool = False  # F1 is this benchmark's official scorer (else LoCoMo's F1, reused)
+    # its (data, conversations, categories) keys under `fsmem`; () = the block `fsmem.benchmarks.<name>`
+    keys: tuple[str, ...] = ()
+
+
+def data_file(path: str | Path, sample_id: str) -> Path:
+    """All conversations are in one file."""
+    return Path(path)
+
+
+def sample_ids(path: str | Path) -> list[str]:
+    """The conversation ids of the file, in file order (conv-26 ... conv-50)."""
+    path = Path(path)
+    data = read_json(path, "LoCoMo file not found (set data_dir or fsmem.data_file)")
+    return [
+        records.text(records.mapping(s, f"{path}: conversation #{i}"), "sample_id", f"{path}")
+        for i, s in enumerate(data)
+    ]
 
 
 def load(path: str | Path, sample_id: str) -> Conversation:
@@ -104,3 +138,17 @@ def questions(conv: Conversation, categories=(1, 2, 3, 4), limit: int | None = N
     """The non-adversarial questions in file order (158 for conv-50), optionally the first `limit`."""
     qs = [q for q in conv.qa if q.category in set(categories)]
     return qs[:limit] if limit is not None else qs
+
+
+# LoCoMo's block keeps the keys it had before the registry: fsmem.data_file, fsmem.conversations, fsmem.categories.
+BENCHMARK = Benchmark(
+    name="locomo",
+    label="LoCoMo",
+    load=load,
+    file=data_file,
+    ids=sample_ids,
+    categories={k: v for k, v in CATEGORIES.items() if k != 5},
+    opt_in={5: CATEGORIES[5]},  # adversarial: scored by LoCoMo's own rule when fsmem.categories lists it (issue 16)
+    own_scorer=True,
+    keys=("data_file", "conversations", "categories"),
+)

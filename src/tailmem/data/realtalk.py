@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from tailmem.data import read_json, records
-from tailmem.data.locomo import QA, Conversation, Session, Turn
+from tailmem.data.locomo import QA, Benchmark, Conversation, Session, Turn
 from tailmem.errors import DataError
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain"}
@@ -38,8 +38,12 @@ def locomo_time(stamp: str) -> str:
     return f"{t:%H:%M} on {t.day} {t:%B}, {t.year}"
 
 
+def chat_file(folder: str | Path, chat_id: str) -> Path:
+    return Path(folder) / f"{chat_id}.json"
+
+
 def load(folder: str | Path, chat_id: str) -> Conversation:
-    path = Path(folder) / f"{chat_id}.json"
+    path = chat_file(folder, chat_id)
     data = read_json(path, "REALTALK chat not found (fsmem.realtalk.data_dir, chat ids: Chat_1_Emi_Elise, ...)")
     return parse(data, chat_id, path)
 
@@ -84,3 +88,15 @@ def parse(data: dict, chat_id: str, path: Path | str = "?") -> Conversation:
             )
         )
     return Conversation(chat_id, speakers, tuple(sessions), tuple(qa))
+
+
+# REALTALK's block keeps the keys it had before the registry: fsmem.realtalk.{data_dir,chats,categories}.
+BENCHMARK = Benchmark(
+    name="realtalk",
+    label="REALTALK",
+    load=load,
+    file=chat_file,
+    ids=chat_ids,
+    categories=CATEGORIES,
+    keys=("realtalk.data_dir", "realtalk.chats", "realtalk.categories"),
+)

@@ -93,7 +93,7 @@ def hierarchy_row(benchmark: str, variant: str) -> dict[str, float]:
 
 def retrieval_row(benchmark: str, variant: str) -> dict[str, float]:
     """RQ2 table (fsmem_rq2_retrieval): the number of questions paper 2 scores on the benchmark (one conversation)."""
-    return {"n": BENCHMARKS[benchmark]["questions"]} if benchmark in ("locomo", "realtalk") else {}
+    return {"n": BENCHMARKS[benchmark]["questions"]} if benchmark in BENCHMARKS else {}
 
 
 def strength_row(builder: str, searcher: str) -> dict[str, float]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from omegaconf import MISSING
 
@@ -26,12 +26,11 @@ def harnesses() -> list:
 
 
 def categories(benchmark: str) -> list:
-    """Categories a run may answer: LoCoMo's 1-5 (5, adversarial, opts into LoCoMo's own rule; issue 16)."""
-    if benchmark == "locomo":
-        return registry("tailmem.data.locomo", "CATEGORIES")
-    from tailmem.fsmem.benchmarks import category_names
+    """Categories a run may answer: the benchmark's scored ones, then its opt-in ones (LoCoMo's 1-4, then 5,
+    adversarial, scored by LoCoMo's own rule; issue 16)."""
+    from tailmem.fsmem.benchmarks import allowed_categories
 
-    return list(category_names(benchmark))
+    return allowed_categories(benchmark)
 
 
 def _positive(p: Problems, obj, names) -> None:
@@ -90,6 +89,21 @@ class Realtalk:
         p = Problems("fsmem.realtalk")
         p.strings("chats", self.chats, null=True)
         p.names("categories", self.categories, categories("realtalk"))
+        p.raise_any()
+
+
+@dataclass
+class BenchmarkBlock:
+    """A registered benchmark's block in the open mapping `fsmem.benchmarks` (a new benchmark adds one in
+    configs/fsmem/default.yaml, no field here); LoCoMo and REALTALK keep their own keys (their entries' `keys`)."""
+
+    data: str = MISSING  # the data location its loader reads (a file or a folder)
+    conversations: Optional[List[str]] = MISSING  # null: every conversation there
+    categories: List[int] = MISSING
+
+    def __post_init__(self) -> None:
+        p = Problems("fsmem.benchmarks")
+        p.strings("conversations", self.conversations, null=True)
         p.raise_any()
 
 
@@ -198,6 +212,7 @@ class FsmemGroup:
     shell: Shell = MISSING
     sandbox: Sandbox = MISSING
     realtalk: Realtalk = MISSING
+    benchmarks: Dict[str, BenchmarkBlock] = MISSING  # the blocks of benchmarks without keys of their own
     personamem: Personamem = MISSING
     study: Study = MISSING
 
@@ -215,4 +230,23 @@ class FsmemGroup:
         p.integer("max_sessions", self.max_sessions, lo=1, null=True)
         p.check("gold_overlay", self.gold_overlay, string_problem(self.gold_overlay, null=True))
         p.integer("retrieval_k", self.retrieval_k, lo=1)
+        self._check_blocks(p)
         p.raise_any()
+
+    def _check_blocks(self, p: Problems) -> None:
+        """Each block belongs to a registered benchmark and lists its categories; a benchmark the run or a study
+        names has its block (a missing one would fail only when its job runs)."""
+        from tailmem.fsmem.benchmarks import block_keys
+
+        if not isinstance(self.benchmarks, dict) or not isinstance(self.study, Study):
+            return  # a default object (MISSING values are Hydra's to refuse)
+        known = benchmarks()
+        for name, block in self.benchmarks.items():
+            if name not in known:
+                p.add(f"fsmem.benchmarks.{name}: not a registered benchmark (tailmem.fsmem.benchmarks: {known})")
+            else:
+                p.names(f"benchmarks.{name}.categories", block.categories, categories(name))
+        named = [self.benchmark, *self.study.benchmarks, *self.study.harness_benchmarks]
+        for name in dict.fromkeys(n for n in named if n in known):
+            if block_keys(name)[0].startswith("benchmarks.") and name not in self.benchmarks:
+                p.add(f"fsmem.benchmarks.{name}: no block for benchmark {name!r} (data, conversations, categories)")

@@ -100,8 +100,10 @@ class _Replayer:
         self.memo: dict[str, tuple[bool, str]] = {}
         self.source = "replayed"
         self.ready = False  # outputs available: recorded, or a harness to replay them
+        from tailmem.fsmem.benchmarks import BENCHMARKS
+
         bench = data.get("benchmark")
-        if bench not in ("locomo", "realtalk"):
+        if bench not in BENCHMARKS:
             self.reason = "outputs are not replayed for PersonaMem answers (each question's store is a prefix snapshot)"
             return
         try:

@@ -22,7 +22,7 @@ from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.fsmem import study
 from tailmem.fsmem.access import count_reads
-from tailmem.fsmem.benchmarks import conversation
+from tailmem.fsmem.benchmarks import conversation, conversation_file
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.chunks import ChunkIndex
@@ -31,7 +31,6 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report.table_io import write_table
 from tailmem.stages import typed_stage
-from tailmem.stages.locomo import conversation_file
 
 log = logging.getLogger("tailmem")
 UNITS = outputs.FSMEM_ACCESS_UNITS

@@ -14,6 +14,7 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.errors import DataError
 from tailmem.fsmem import study
+from tailmem.fsmem.benchmarks import conversation_file
 from tailmem.judges import claims as judge_claims
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
@@ -22,7 +23,6 @@ from tailmem.report import fsmem_claims
 from tailmem.report.table_io import write_table
 from tailmem.stages import judge_sensitivity, typed_stage
 from tailmem.stages.fsmem_study import agents_note
-from tailmem.stages.locomo import conversation_file
 from tailmem.stats.settings import settings
 
 log = logging.getLogger("tailmem")

@@ -15,6 +15,7 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.errors import DataError
+from tailmem.fsmem.benchmarks import conversation_file, full_conversation
 from tailmem.fsmem.harnesses import MAIN_HARNESS
 from tailmem.fsmem.variants import check_variant
 from tailmem.metrics import gold_overlay
@@ -26,7 +27,7 @@ from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report import gold_filtered
 from tailmem.report.table_io import write_table
 from tailmem.stages import typed_stage
-from tailmem.stages.locomo import conversation_file, full_conversation, variant_dir
+from tailmem.stages.locomo import variant_dir
 
 log = logging.getLogger("tailmem")
 TABLE13_OVERLAY = "locomo/d2-v1"  # paper 2 appendix D.2

@@ -24,7 +24,7 @@ from tailmem.errors import DataError
 from tailmem.fsmem import harnesses, study
 from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, run_setting_counts
 from tailmem.fsmem.agents.searcher import INVALID_CITATIONS_NOTE, invalid_citation_count
-from tailmem.fsmem.benchmarks import category_names, conversation
+from tailmem.fsmem.benchmarks import category_names, conversation, conversation_file
 from tailmem.fsmem.chunks import chunk_conversation
 from tailmem.fsmem.hierarchy import measure
 from tailmem.fsmem.store import Store
@@ -37,7 +37,6 @@ from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report import paper2_values as paper
 from tailmem.report.table_io import write_table
 from tailmem.stages import typed_stage
-from tailmem.stages.locomo import conversation_file
 
 log = logging.getLogger("tailmem")
 OFFLINE_NOTE = (

@@ -24,7 +24,16 @@ from tailmem.fsmem import tool_outputs
 from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
-from tailmem.fsmem.benchmarks import categories, category_names, conversation
+from tailmem.fsmem.benchmarks import (
+    MAIN_BENCHMARK,
+    categories,
+    category_names,
+    conversation,
+    conversation_file,
+    entry,
+    full_conversation,
+    opt_in_names,
+)
 from tailmem.fsmem.harnesses import CENTER, sandbox_provenance
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
@@ -55,26 +64,6 @@ def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Pat
 
 def _conversation(cfg):
     return conversation(cfg.fsmem, cfg.fsmem.benchmark, cfg.fsmem.conversation)
-
-
-def conversation_file(fs, benchmark: str, conv_id: str) -> Path:
-    """The data file `fsmem.benchmarks.conversation` reads for a conversation (its sha256 goes in meta.json)."""
-    return Path(fs.data_file) if benchmark == "locomo" else Path(fs.realtalk.data_dir) / f"{conv_id}.json"
-
-
-def full_conversation(fs, benchmark: str, conv_id: str):
-    """The conversation with every question of the file, whatever `fsmem.max_sessions` cuts: gold overlays
-    number questions by their place in it."""
-    if fs.max_sessions is None:
-        return conversation(fs, benchmark, conv_id)
-    from tailmem.data import locomo as locomo_data
-    from tailmem.data import realtalk
-
-    return (
-        locomo_data.load(fs.data_file, conv_id)
-        if benchmark == "locomo"
-        else realtalk.load(fs.realtalk.data_dir, conv_id)
-    )
 
 
 def gold_overlay_of(cfg, conv_id: str | None = None) -> gold_overlay.Overlay | None:
@@ -288,7 +277,7 @@ def answer(cfg) -> None:
     )
 
 
-def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = "locomo") -> dict:
+def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = MAIN_BENCHMARK) -> dict:
     df = pd.DataFrame(rows)
     out = {
         "variant": built.variant,
@@ -297,8 +286,9 @@ def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = "locomo") ->
         "n": len(df),
         "F1": df["f1"].mean() if len(df) else float("nan"),
     }
-    names = category_names(benchmark) | ({5: "adversarial"} if len(df) and (df["category"] == 5).any() else {})
-    for cat, name in names.items():  # category 5 only when fsmem.categories opts in (LoCoMo's rule, not an F1)
+    asked = set(df["category"]) if len(df) else set()
+    names = category_names(benchmark) | {k: v for k, v in opt_in_names(benchmark).items() if k in asked}
+    for cat, name in names.items():  # LoCoMo's 5 only when fsmem.categories opts in (LoCoMo's rule, not an F1)
         sel = df[df["category"] == cat] if len(df) else df
         out[f"F1 {cat} {name}"] = sel["f1"].mean() if len(sel) else float("nan")
     if "evidence_coverage" in df:  # tailmem.metrics.locomo_evidence: gold dialogue ids among those read
@@ -341,7 +331,7 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
         "LoCoMo's token F1 as its official scorer computes it (tailmem.metrics.locomo_f1: normalised, "
         "Porter-stemmed tokens; category 1 (multi-hop) split on commas, category 3 gold cut at its first ';')"
     )
-    if benchmark != "locomo":
+    if not entry(benchmark).own_scorer:
         scorer = f"the same token F1 as LoCoMo's official scorer (tailmem.metrics.locomo_f1), on {benchmark}'s answers"
     parts = [
         f"One row per store variant of this conversation: the builder ({', '.join(builders) or '-'}) wrote the store, "
