@@ -16,7 +16,6 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from tailmem import outputs
-from tailmem.artifacts import atomic_path
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
@@ -28,7 +27,7 @@ from tailmem.longmemeval.reduction import context_response, evaluate, reached_fa
 from tailmem.memory.tokens import TokenCounter
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
-from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalSummary
+from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows, LongMemEvalSummary
 from tailmem.stages.longmemeval_runs import ROWS_FILE, load_rows, run_dir
 from tailmem.stats.settings import settings as stats_settings
 
@@ -107,8 +106,7 @@ def run(cfg: DictConfig) -> None:
     df = pd.DataFrame(rows)
     df["dataset"] = dataset
     out = out_dir(cfg, run_dir(cfg, dataset, seed))
-    with atomic_path(out / ROWS_FILE) as tmp:
-        df.to_parquet(tmp, index=False)
+    LongMemEvalRows(df).write(out / ROWS_FILE)
     write_hypotheses(
         out, df[df.arm != NO_EVIDENCE]
     )  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
