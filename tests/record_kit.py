@@ -6,8 +6,11 @@ from __future__ import annotations
 import dataclasses
 import typing
 
+import numpy as np
+
 from tailmem.records.audit import Audit
 from tailmem.records.control import ControlSummary
+from tailmem.records.rollout import TRACE_ARRAYS, RolloutTrace
 
 PLACEHOLDERS = {int: 0, float: 0.0, str: "", bool: False, dict: {}}
 
@@ -34,3 +37,10 @@ def audit_record(concentration: dict | None = None, tail: dict | None = None, go
     hints = typing.get_type_hints(Audit)
     blocks = {"concentration": concentration, "tail": tail, "gof": gof}
     return placeholder(Audit, **{k: placeholder(hints[k], **(v or {})) for k, v in blocks.items()})
+
+
+def rollout_trace(counts) -> RolloutTrace:
+    """A trace.npz record holding only access counts (the other arrays empty): what the audit, Figure 3 and the
+    controller report read of a rollout."""
+    empty = np.zeros(0, dtype=np.int64)
+    return RolloutTrace({name: np.asarray(counts) if name == "counts" else empty for name in TRACE_ARRAYS})

@@ -26,9 +26,10 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 import tailmem
-from tailmem.artifacts import write_json, write_text
+from tailmem.artifacts import write_text
 from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
+from tailmem.records.provenance import RunMeta
 from tailmem.settings.stage import composed
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
@@ -299,15 +300,15 @@ def save_provenance(
     cfg = composed(cfg)
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / f"{prefix}{CONFIG_FILE}", OmegaConf.to_yaml(cfg, resolve=True))
-    meta = {
-        "stage": cfg.get("stage"),
-        "seed": cfg.get("seed"),
-        "tailmem_version": tailmem.__version__,
+    meta = RunMeta(
+        stage=cfg.get("stage"),
+        seed=cfg.get("seed"),
+        tailmem_version=tailmem.__version__,
         **provenance(cfg, data_files, groups),
-        "python": sys.version.split()[0],
-        "host": socket.gethostname(),
-        "platform": platform.platform(),
-        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        **extra,
-    }
-    write_json(out / f"{prefix}{META_FILE}", meta)
+        python=sys.version.split()[0],
+        host=socket.gethostname(),
+        platform=platform.platform(),
+        finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        extra=extra,
+    )
+    meta.write(out / f"{prefix}{META_FILE}")

@@ -22,6 +22,7 @@ pytest.importorskip("textworld")
 
 from tailmem.alfworld import regenerate as R  # noqa: E402
 from tailmem.alfworld.games import EXCLUDED, Game, manifest, playable  # noqa: E402
+from tailmem.records.alfworld import AlfworldRegenerated  # noqa: E402
 
 PICK_TWO = "pick_two_obj_and_place-SoapBar-None-GarbageCan-418/trial_T20190909_055649_717880"  # the game
 SEED = 20240229  # configs/alfworld/default.yaml regenerate.seed
@@ -64,12 +65,11 @@ def test_expert_sees_the_facts_sorted():
 def test_an_earlier_regeneration_is_reused_only_with_the_same_recipe(tmp_path):
     game = Game("valid_seen", "pick_and_place_simple-X-None-Y-1/trial_T0", "pick_and_place_simple")
     done = tmp_path / "out" / game.split / game.id / "regenerated.json"
-    done.parent.mkdir(parents=True)
     stale = {"split": game.split, "id": game.id, "family": game.family, "ok": True, "walkthrough_steps": 3}
-    done.write_text(json.dumps({**stale, "recipe": {"format": 1}}))  # written by an older, unseeded expert
+    AlfworldRegenerated(recipe={"format": 1}, game=stale).write(done)  # written by an older, unseeded expert
     rec = R.regenerate(game, tmp_path / "data", tmp_path / "out", "", "", SEED)
     assert not rec.ok and "missing" in rec.error  # rebuilt (and failing: no data here), not the stale success
-    done.write_text(json.dumps({**stale, "recipe": R.recipe(SEED, True)}))
+    AlfworldRegenerated(recipe=R.recipe(SEED, True), game=stale).write(done)
     assert R.regenerate(game, tmp_path / "data", tmp_path / "out", "", "", SEED).ok
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from omegaconf import OmegaConf
 
+from record_kit import rollout_trace
 from tailmem.audit.bootstrap import sample_discrete_power_law
 from tailmem.errors import ArtifactError, ConfigError
 from tailmem.records.audit import Audit, CountsBlock
@@ -36,8 +37,7 @@ def make_cfg(tmp_path, **audit_overrides):
 
 
 def write_trace(tmp_path, counts):
-    (tmp_path / "in").mkdir(exist_ok=True)
-    np.savez(tmp_path / "in" / "trace.npz", counts=counts)
+    rollout_trace(counts).write(tmp_path / "in" / "trace.npz")
 
 
 def test_missing_trace_names_the_file_and_writes_nothing(tmp_path):

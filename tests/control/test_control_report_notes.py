@@ -11,15 +11,14 @@ import pytest
 import yaml
 from hydra import compose, initialize_config_dir
 
-from record_kit import audit_record, control_summary
+from record_kit import audit_record, control_summary, rollout_trace
 from tailmem import outputs, paths
-from tailmem.artifacts import write_npz
 from tailmem.cli import main
 from tailmem.configs import config_dir
 from tailmem.control import arms
 from tailmem.memory.arm import Arm
 from tailmem.records.audit import Audit
-from tailmem.records.control import ControlSummary
+from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary
 from tailmem.report import control_tables as ct
 from tailmem.targets import control_runs, policy_runs
 
@@ -89,11 +88,11 @@ def report_tables(tmp_path_factory):
                 "prompt_tokens": rng.integers(100, 200, STEPS),
             }
         )
-        steps.to_parquet(run.folder(str(results)) / paths.STEPS_FILE, index=False)
-        write_npz(run.counts_file(str(results)), counts=rng.integers(0, 30, STATES))
+        ControlSteps(steps).write(run.folder(str(results)) / paths.STEPS_FILE)
+        ControlCounts({"counts": rng.integers(0, 30, STATES)}).write(run.counts_file(str(results)))
     for run in policy_runs(cfg):  # the rollouts: traces of the control family, audits of every family
         _audit(rng).write(run.audit_file(str(results)))
-        write_npz(run.trace_file(str(results)), counts=rng.integers(0, 30, STATES))
+        rollout_trace(rng.integers(0, 30, STATES)).write(run.trace_file(str(results)))
     assert main(["control_report", *overrides]) == 0
     return results / "tables"
 

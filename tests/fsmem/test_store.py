@@ -95,12 +95,14 @@ def test_snapshot_restore_refuses_paths_outside_and_bad_blobs(tmp_path):
         ("/abs.md", digest, "absolute"),
         ("ok.md", "../../etc/passwd", "sha256 hex digest"),
     ]:
-        manifest.write_text(json.dumps({"label": "c1", "files": {path: blob}, "bytes": 1}))
+        manifest.write_text(json.dumps({"format_version": 1, "label": "c1", "files": {path: blob}, "bytes": 1}))
         with pytest.raises(FsmemError, match=words):
             log.restore("c1", tmp_path / "r")
     assert not (tmp_path / "escape.md").exists()
     (tmp_path / "snap/objects" / digest).write_bytes(b"tampered")
-    manifest.write_text(json.dumps({"label": "c1", "files": {"people/dave.md": digest}, "bytes": 1}))
+    manifest.write_text(
+        json.dumps({"format_version": 1, "label": "c1", "files": {"people/dave.md": digest}, "bytes": 1})
+    )
     with pytest.raises(FsmemError, match="does not match"):
         log.restore("c1", tmp_path / "r2")
 

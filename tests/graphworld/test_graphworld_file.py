@@ -45,7 +45,7 @@ def _drop_last_direction(d):
 
 
 CORRUPTIONS = {
-    "format": lambda d: d.update(format="other/1"),
+    "format": lambda d: d.update(format="tailmem.world/1"),  # the key the files had before format_version
     "missing key": lambda d: d.pop("targets"),
     "short indptr": lambda d: d["indptr"].pop(),
     "target out of range": lambda d: d["targets"].__setitem__(0, 10_000),

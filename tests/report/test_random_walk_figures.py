@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from figkit import assert_readable, words  # noqa: E402
 
-from record_kit import audit_record  # noqa: E402
+from record_kit import audit_record, rollout_trace  # noqa: E402
 from tailmem import outputs  # noqa: E402
 from tailmem.report import random_walk_figures as rwf  # noqa: E402
 from tailmem.stages import figures  # noqa: E402
@@ -81,8 +81,7 @@ def test_figure5_styles_lines_per_policy_and_the_legend_explains_colour_and_styl
 
 def _write_run(results, run, tail):
     trace = run.trace_file(results)
-    trace.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(trace, counts=counts(run.policy, run.n, run.seed, run.family))
+    rollout_trace(counts(run.policy, run.n, run.seed, run.family)).write(trace)
     audit = run.audit_file(results)
     audit.parent.mkdir(parents=True, exist_ok=True)
     audit_record(tail=tail).write(audit)

@@ -6,6 +6,7 @@ import pytest
 from tailmem.cli import main
 from tailmem.errors import ArtifactError
 from tailmem.graphworld.world import World
+from tailmem.records.rollout import RolloutTrace
 from tailmem.rollout.trace import Trace
 
 GRAPH = ["graph=scale_free", "graph.n=40", "seed=1"]
@@ -74,11 +75,14 @@ def test_trace_file_checks(stage_run, tmp_path):
     fields = {
         name: getattr(trace, name) for name in ("states", "actions", "episode", "access_step", "access_item", "counts")
     }
-    np.savez(path, **{**fields, "counts": fields["counts"] + 1})
+    RolloutTrace({**fields, "counts": fields["counts"] + 1}).write(path)
     with pytest.raises(ArtifactError, match="trace.npz.*counts"):
         Trace.load(path)
-    np.savez(path, **{k: v for k, v in fields.items() if k != "episode"})
-    with pytest.raises(ArtifactError, match="trace.npz.*missing"):
+    np.savez(path, **{k: v for k, v in fields.items() if k != "episode"}, format_version=RolloutTrace.format_version)
+    with pytest.raises(ArtifactError, match="trace.npz.*missing arrays \\['episode'\\]"):
+        Trace.load(path)
+    np.savez(path, **fields)  # an old trace, before the version
+    with pytest.raises(ArtifactError, match="trace.npz.*no format_version.*--forcerun rollout`"):
         Trace.load(path)
     path.write_bytes((trace_dir / "trace.npz").read_bytes()[:100])
     with pytest.raises(ArtifactError, match="trace.npz"):

@@ -14,14 +14,15 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from record_kit import control_summary, placeholder
-from tailmem.artifacts import write_json
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.records import ChatResponse, Usage
 from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
-from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
-from tailmem.records.longmemeval import LongMemEvalSummary
+from tailmem.records.control import ControlSteps
+from tailmem.records.fsmem import FsmemAnswers, FsmemBuild, PersonaMemAnswers
+from tailmem.records.longmemeval import LongMemEvalRows, LongMemEvalSummary
+from tailmem.records.provenance import RunMeta
 from tailmem.workflow import compose_config
 
 MODEL = "gpt-test"
@@ -119,7 +120,7 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
         rows=[_answer_row(i, q.question, q.answer, "programmatic-searcher", trace) for i, q in enumerate(qa)],
     ).write(answers / "answers.json")
     (answers / "config.yaml").write_text(fs_yaml)
-    write_json(answers / "meta.json", META)
+    placeholder(RunMeta, **META).write(answers / "meta.json")
 
     curated = results / "fsmem/locomo/conv-50/programmatic/agent_curated"
     _store(curated)
@@ -163,39 +164,37 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
     cache.flush()
 
     # PersonaMem: no question text in the row (the page says so, or reads the data's question file)
-    write_json(
-        results / "fsmem/personamem/32k/verbatim/answers/center/answers.json",
-        {
-            "key": "k",
-            "tier": "32k",
-            "variant": "verbatim",
-            "harness": "center",
-            "rows": [
-                {
-                    "tier": "32k",
-                    "variant": "verbatim",
-                    "harness": "center",
-                    "question_id": "no-such-question",
-                    "context_id": "ctx",
-                    "end_index": 10,
-                    "question_type": "recall_user_shared_facts",
-                    "gold": "b",
-                    "reply": "(a)",
-                    "choice": "a",
-                    "correct": False,
-                    "citations": [],
-                    "searcher": "programmatic-searcher",
-                    "builder": "programmatic-builder",
-                    "search_rounds": 1,
-                    "search_tool_calls": 1,
-                    "search_prompt_tokens": 0,
-                    "search_completion_tokens": 0,
-                    "search_chars_read": 10,
-                    "search_trace": [["view", {"path": ""}, True]],
-                }
-            ],
-        },
-    )
+    PersonaMemAnswers(
+        key="k",
+        tier="32k",
+        variant="verbatim",
+        harness="center",
+        sandbox=None,
+        rows=[
+            {
+                "tier": "32k",
+                "variant": "verbatim",
+                "harness": "center",
+                "question_id": "no-such-question",
+                "context_id": "ctx",
+                "end_index": 10,
+                "question_type": "recall_user_shared_facts",
+                "gold": "b",
+                "reply": "(a)",
+                "choice": "a",
+                "correct": False,
+                "citations": [],
+                "searcher": "programmatic-searcher",
+                "builder": "programmatic-builder",
+                "search_rounds": 1,
+                "search_tool_calls": 1,
+                "search_prompt_tokens": 0,
+                "search_completion_tokens": 0,
+                "search_chars_read": 10,
+                "search_trace": [["view", {"path": ""}, True]],
+            }
+        ],
+    ).write(results / "fsmem/personamem/32k/verbatim/answers/center/answers.json")
 
     # LongMemEval: two questions under two arms, with their blocks (one tail line)
     lme = results / "longmemeval/oracle/programmatic/seed0"
@@ -234,7 +233,7 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
                     "dataset": "oracle",
                 }
             )
-    pd.DataFrame(rows).to_parquet(lme / "rows.parquet", index=False)
+    LongMemEvalRows(pd.DataFrame(rows)).write(lme / "rows.parquet")
     placeholder(LongMemEvalSummary, dataset="oracle", seed=0).write(lme / "summary.json")
 
     # controller study: two arms, blocks at the same two steps
@@ -259,8 +258,7 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
                 for t in range(3)
             ]
         )
-        (run / arm).mkdir(parents=True)
-        steps.to_parquet(run / arm / "steps.parquet", index=False)
+        ControlSteps(steps).write(run / arm / "steps.parquet")
         summary = control_summary(arm=arm, label=arm.partition("-")[0], predictor="programmatic-memory")
         summary.write(run / arm / "summary.json")
 
@@ -380,7 +378,7 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
         "| graph_memory-compact | 0.3 | 0.93 |\n| full_history-compact | 0.2 | - |\n" + footer
     )
     (tables / "table4_memory_baselines.csv").write_text("arm,tail_error\ngraph_memory-compact,0.3\n")
-    write_json(tables / "locomo_conv-50.provenance" / "meta.json", META | {"stage": "fsmem_table"})
+    placeholder(RunMeta, **(META | {"stage": "fsmem_table"})).write(tables / "locomo_conv-50.provenance" / "meta.json")
     figures.mkdir(parents=True)
     import matplotlib
 

@@ -17,9 +17,9 @@ from tailmem.alfworld.executor import StepInput
 from tailmem.alfworld.games import Game
 from tailmem.alfworld.goal import parse_goal, seen_objects
 from tailmem.alfworld.observations import LocationMemory
-from tailmem.artifacts import read_json, write_json
 from tailmem.memory.marks import line_marks
 from tailmem.memory.tokens import TokenCounter
+from tailmem.records.alfworld import AlfworldEpisodeCache
 
 _ARRIVE = re.compile(r"You (?:arrive at|open the) ([a-z]+ \d+)\.")
 _PICK = re.compile(r"You pick up the ([a-z]+ \d+) from the ([a-z]+ \d+)\.")
@@ -192,8 +192,8 @@ def cached(cache_dir: Path | None, key: str, play) -> EpisodeRecord:
         return play()
     path = Path(cache_dir) / key[:2] / f"{key}.json"
     if path.exists():
-        return EpisodeRecord.from_json(read_json(path))
+        return EpisodeRecord.from_json(AlfworldEpisodeCache.read(path).episode)
     rec = play()
     if rec.loaded:
-        write_json(path, rec.to_json())
+        AlfworldEpisodeCache(key=key, episode=rec.to_json()).write(path)
     return rec

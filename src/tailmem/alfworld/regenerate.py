@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tailmem.alfworld.games import Game
 from tailmem.artifacts import write_json
+from tailmem.records.alfworld import AlfworldRegenerated
 
 GAME_FILE = "game.tw-pddl"
 TRAJ_FILE = "traj_data.json"
@@ -181,9 +182,9 @@ def regenerate(
     done_file = dst / "regenerated.json"
     how = recipe(seed, expert_check)
     if done_file.exists():
-        done = json.loads(done_file.read_text())
-        if done.pop("recipe", None) == how:
-            return Regenerated(**done)
+        done = AlfworldRegenerated.read(done_file)
+        if done.recipe == how:
+            return Regenerated(**done.game)
     try:
         for name in (TRAJ_FILE, PROBLEM_FILE):
             if not (src / name).exists():
@@ -205,5 +206,5 @@ def regenerate(
         if (dst / GAME_FILE).exists():
             (dst / GAME_FILE).unlink()
         return rec
-    write_json(done_file, {"recipe": how, **asdict(rec)})
+    AlfworldRegenerated(recipe=how, game=asdict(rec)).write(done_file)
     return rec

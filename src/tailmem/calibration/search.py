@@ -14,13 +14,11 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from tailmem.artifacts import read_json, write_json
 from tailmem.calibration.loss import residuals, score
 from tailmem.calibration.measure import WalkSummary, protocol_cells, summarize
 from tailmem.calibration.protocol import Protocol, Walk
 from tailmem.calibration.targets import relations
-
-CACHE_VERSION = 1  # bump when a cached walk's record layout changes
+from tailmem.records.calibration import CalibrationWalk
 
 
 class WalkCache:
@@ -36,12 +34,11 @@ class WalkCache:
     def get(self, walk: Walk) -> list[dict] | None:
         if self.folder is None or not self._path(walk).exists():
             return None
-        data = read_json(self._path(walk))
-        return data["records"] if data.get("version") == CACHE_VERSION else None
+        return CalibrationWalk.read(self._path(walk)).records
 
     def put(self, walk: Walk, records: list[dict]) -> None:
         if self.folder is not None:
-            write_json(self._path(walk), {"version": CACHE_VERSION, "walk": vars(walk), "records": records})
+            CalibrationWalk(walk=vars(walk), records=records).write(self._path(walk))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from tailmem.artifacts import read_json, write_json
 from tailmem.data.locomo import Conversation
 from tailmem.data.personamem import message_number, prefix
 from tailmem.fsmem.agents.accounting import dollars
@@ -29,6 +28,7 @@ from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
 from tailmem.fsmem.variants import build_harness_name
+from tailmem.records.fsmem import PersonaMemBuild
 
 BUILD_FILE = "build.json"
 PER_PREFIX = ("closed_book", "chunk_retrieval", "verbatim", "foldered", "reorganized_condense", "reorganized_preserve")
@@ -69,14 +69,16 @@ def _chunk_labels(conv: Conversation, fs) -> dict[int, str]:
 
 def build_context(
     variant: str, conv: Conversation, ends: list[int], folder: str | Path, fs, client=None, prices: dict | None = None
-) -> dict:
+) -> PersonaMemBuild:
     """Build (or reuse) the stores of one context for `variant`, one per end index; returns the build record."""
     folder, ends = Path(folder), sorted(set(int(e) for e in ends))
     agent = agent_label(client, "builder")
     key = build_key(variant, conv, ends, fs, agent)
     record_path = folder / BUILD_FILE
-    if record_path.exists() and read_json(record_path).get("key") == key:
-        return read_json(record_path)
+    if record_path.exists():
+        cached = PersonaMemBuild.read(record_path)
+        if cached.key == key:
+            return cached
     record_path.unlink(missing_ok=True)
     shutil.rmtree(folder / "snapshots", ignore_errors=True)
     snaps = SnapshotLog(folder / "snapshots")
@@ -107,20 +109,20 @@ def build_context(
                 f"fsmem.personamem.variants: {variant!r} is not one of {list(PER_PREFIX) + ['agent_curated']}"
             )
         stores = {str(end): snaps.restore(upto(end), tmp / f"restored_{end}").stats() for end in ends}
-    record = {
-        "key": key,
-        "variant": variant,
-        "context": conv.sample_id,
-        "agent": agent,
-        "build_harness": build_harness_name(fs),
-        "ends": ends,
-        "stores": stores,
-        "episodes": [e.to_json() for e in episodes],
-        "tool_calls": sum(e.tool_calls for e in episodes),
-        "tokens": sum(e.prompt_tokens + e.completion_tokens for e in episodes),
-        "dollars": sum(dollars(e, prices) for e in episodes),
-    }
-    write_json(record_path, record)
+    record = PersonaMemBuild(
+        key=key,
+        variant=variant,
+        context=conv.sample_id,
+        agent=agent,
+        build_harness=build_harness_name(fs),
+        ends=ends,
+        stores=stores,
+        episodes=[e.to_json() for e in episodes],
+        tool_calls=sum(e.tool_calls for e in episodes),
+        tokens=sum(e.prompt_tokens + e.completion_tokens for e in episodes),
+        dollars=sum(dollars(e, prices) for e in episodes),
+    )
+    record.write(record_path)
     return record
 
 

@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from tailmem.artifacts import read_json, write_json
 from tailmem.fsmem.errors import FsmemError, ToolError
 from tailmem.fsmem.store import Store
+from tailmem.records.fsmem import SnapshotManifest
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -43,23 +43,20 @@ class SnapshotLog:
                 os.replace(tmp, blob)
             files[path] = digest
             total += len(data)
-        write_json(self.folder / "manifests" / f"{label}.json", {"label": label, "files": files, "bytes": total})
+        SnapshotManifest(label, files, total).write(self.folder / "manifests" / f"{label}.json")
         return Snapshot(label, files, total)
 
     def labels(self) -> list[str]:
         return sorted(p.stem for p in (self.folder / "manifests").glob("*.json"))
 
     def load(self, label: str) -> Snapshot:
-        data = read_json(self.folder / "manifests" / f"{label}.json")
-        return Snapshot(data["label"], data["files"], data["bytes"])
+        data = SnapshotManifest.read(self.folder / "manifests" / f"{label}.json")
+        return Snapshot(data.label, data.files, data.bytes)
 
     def alias(self, label: str, new_label: str) -> Snapshot:
         """Record an existing snapshot under a second label (costs one manifest; the blobs are shared)."""
         snap = self.load(label)
-        write_json(
-            self.folder / "manifests" / f"{new_label}.json",
-            {"label": new_label, "files": snap.files, "bytes": snap.bytes},
-        )
+        SnapshotManifest(new_label, snap.files, snap.bytes).write(self.folder / "manifests" / f"{new_label}.json")
         return Snapshot(new_label, snap.files, snap.bytes)
 
     def restore(self, label: str, dest: str | os.PathLike) -> Store:

@@ -16,10 +16,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from tailmem.artifacts import read_json, write_json
 from tailmem.errors import ArtifactError
-
-FORMAT = "tailmem.world/1"
+from tailmem.records.graphworld import WorldFile
 
 
 def _frozen(values, dtype=np.int64) -> np.ndarray:
@@ -87,38 +85,42 @@ class World:
         return g
 
     # ------------------------------------------------------------ file
+    def record(self) -> WorldFile:
+        """The world as its file's record (plain lists: what JSON holds)."""
+        return WorldFile(
+            family=self.family,
+            n=self.n,
+            seed=self.seed,
+            params=self.params,
+            construction=self.construction,
+            n_edges=self.n_edges,
+            indptr=self.indptr.tolist(),
+            targets=self.targets.tolist(),
+            action_names=list(self.action_names),
+            state_texts=list(self.state_texts),
+            community=None if self.community is None else self.community.tolist(),
+        )
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "family": self.family,
-            "n": self.n,
-            "seed": self.seed,
-            "params": self.params,
-            "construction": self.construction,
-            "n_edges": self.n_edges,
-            "indptr": self.indptr.tolist(),
-            "targets": self.targets.tolist(),
-            "action_names": list(self.action_names),
-            "state_texts": list(self.state_texts),
-            "community": None if self.community is None else self.community.tolist(),
-        }
+        return self.record().to_json()
 
     def save(self, path: str | Path) -> Path:
-        """Write the world atomically as one JSON file."""
-        return write_json(path, self.to_json())
+        """Write the world atomically as one JSON file, through its record (the format version in the file)."""
+        return self.record().write(path)
 
     @classmethod
     def load(cls, path: str | Path) -> "World":
-        """Read and validate `world.json`; any inconsistency raises ArtifactError naming the file."""
+        """Read and validate `world.json`; an old or other-version file, or any inconsistency, raises ArtifactError
+        naming the file."""
         path = Path(path)
-        data = read_json(path)
+        record = WorldFile.read(path)
         try:
-            world = _from_json(data)
+            world = _from_record(record)
             problem = world.problem()
         except (KeyError, TypeError, ValueError) as exc:
             problem = f"malformed field ({type(exc).__name__}: {exc})"
         if problem:
-            raise ArtifactError(f"{path}: not a valid world file: {problem}; delete it and re-run the graphworld stage")
+            raise ArtifactError(f"{path}: not a valid world file: {problem}. {WorldFile.rebuild(path)}")
         return world
 
     # ------------------------------------------------------------ validation
@@ -165,24 +167,22 @@ def _int_array(values: Any, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _from_json(data: Any) -> World:
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"format: expected {FORMAT!r}")
-    n = data["n"]
+def _from_record(data: WorldFile) -> World:
+    n = data.n
     if not isinstance(n, int) or isinstance(n, bool):
         raise ValueError("n: expected an integer")
     world = World(
-        family=str(data["family"]),
+        family=str(data.family),
         n=n,
-        seed=int(data["seed"]),
-        params=dict(data["params"]),
-        indptr=_int_array(data["indptr"], "indptr"),
-        targets=_int_array(data["targets"], "targets"),
-        action_names=tuple(data["action_names"]),
-        state_texts=tuple(data["state_texts"]),
-        community=None if data["community"] is None else _int_array(data["community"], "community"),
-        construction=dict(data["construction"]),
+        seed=int(data.seed),
+        params=dict(data.params),
+        indptr=_int_array(data.indptr, "indptr"),
+        targets=_int_array(data.targets, "targets"),
+        action_names=tuple(data.action_names),
+        state_texts=tuple(data.state_texts),
+        community=None if data.community is None else _int_array(data.community, "community"),
+        construction=dict(data.construction),
     )
-    if data["n_edges"] != world.n_edges:
-        raise ValueError(f"n_edges={data['n_edges']} but targets give {world.n_edges}")
+    if data.n_edges != world.n_edges:
+        raise ValueError(f"n_edges={data.n_edges} but targets give {world.n_edges}")
     return world

@@ -1,7 +1,8 @@
 """ALFWorld's artifacts: a subset's regenerated-games `manifest.json` (stage `alfworld_games`), a memory cell's
 `episodes.json` (`alfworld_memory`: one arm over the subset's games) and a skill cell's `chain.json`
 (`alfworld_skills`: one protocol, variant and chain seed). Their inner lists stay JSON objects (an episode is
-`alfworld.episode.EpisodeRecord.to_json`, a task `alfworld.chain.to_rows`); the top level is typed here."""
+`alfworld.episode.EpisodeRecord.to_json`, a task `alfworld.chain.to_rows`); the top level is typed here. Two caches
+follow: a regenerated game's `regenerated.json` and a programmatic episode played before."""
 
 from __future__ import annotations
 
@@ -57,3 +58,31 @@ class AlfworldChain(Record):
     model: dict | None  # a model executor's mode and seconds
     curation_episodes: list[dict] | None  # a model curator's episodes, by task index
     retrieval_episodes: list | None  # a model retriever's episodes
+
+
+@dataclass(frozen=True)
+class AlfworldRegenerated(Record):
+    """A regenerated game's `regenerated.json` (stage `alfworld_games`), beside its game file: the outcome
+    (`alfworld.regenerate.Regenerated`'s fields) and the recipe it was made with; reused while the recipe matches."""
+
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "ALFWorld regenerated.json"
+    rule: ClassVar[str] = "alfworld_games"
+    cache: ClassVar[bool] = True  # one per game under the regenerated-games folder
+
+    recipe: dict  # alfworld.regenerate.recipe: seed, expert check, engine versions
+    game: dict  # alfworld.regenerate.Regenerated's fields
+
+
+@dataclass(frozen=True)
+class AlfworldEpisodeCache(Record):
+    """A programmatic episode played before (`alfworld.episode.cached`, stages `alfworld_memory` and
+    `alfworld_skills`): `episodes/<key[:2]>/<key>.json`, reused by every cell that plays the same content key."""
+
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "ALFWorld episode cache"
+    rule: ClassVar[str] = "alfworld_memory"
+    cache: ClassVar[bool] = True
+
+    key: str  # alfworld.episode.episode_key
+    episode: dict  # alfworld.episode.EpisodeRecord.to_json

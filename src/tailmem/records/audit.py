@@ -1,5 +1,6 @@
 """A tail audit's `audit.json` (stage `audit`): the concentration, tail fit and bootstrap goodness of fit of one
-trace's access counts. The random-walk tables (Tables 2, 7, 8), the controller report and Figure 3 read it."""
+trace's access counts. The random-walk tables (Tables 2, 7, 8), the controller report and Figure 3 read it. An
+external access log's audit (rule `audit_log_one`) writes its own audit.json and counts, the last two records."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from tailmem.audit.concentration import Concentration
+from tailmem.records.arrays import ArrayRecord
 from tailmem.records.base import Record
 
 
@@ -64,3 +66,32 @@ class Audit(Record):
     tail: TailBlock
     gof: Gof
     counts: CountsBlock
+
+
+@dataclass(frozen=True)
+class AccessLogAudit(Record):
+    """An external access log's `audit.json` (rule `audit_log_one`, or `python -m tailmem audit-log`): the internal
+    audit's blocks as plain data (null concentration and a short tail block for a log without a read), the tail's
+    `why_no_fit`, the most read items and what the log was. The site's access-log pages read it."""
+
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "access-log audit.json"
+    rule: ClassVar[str] = "audit_log_one"  # the Snakemake rule that writes it
+    null_non_finite: ClassVar[bool] = True
+
+    concentration: dict | None  # Concentration's fields; None: the log has no reads
+    tail: dict  # TailBlock's fields and why_no_fit
+    gof: dict
+    counts: dict  # CountsBlock's fields
+    top_items: list[dict]  # {item, reads}, most read first
+    log: dict  # name, path, format, sha256, what the log holds, notes
+
+
+@dataclass(frozen=True, eq=False)
+class AccessLogCounts(ArrayRecord):
+    """An external access log's `trace.npz`: reads per item (`counts`) and the items' names (`items`)."""
+
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "access-log trace.npz"
+    rule: ClassVar[str] = "audit_log_one"
+    names: ClassVar[tuple[str, ...]] = ("counts", "items")

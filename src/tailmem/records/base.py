@@ -21,15 +21,56 @@ VERSION_KEY = "format_version"
 R = TypeVar("R", bound="Record")
 
 
-@dataclasses.dataclass(frozen=True)
-class Record:
-    """Base of every artifact record. A subclass sets `format_version` (raise it when a field changes meaning or
-    is added, removed or renamed), `kind` (what the file is) and `rule` (the Snakemake rule that writes it), both
-    for the messages."""
+class Versioned:
+    """What every artifact record says about itself, whatever its bytes (JSON here, a table in `records.table`,
+    arrays in `records.arrays`): `format_version` (raise it when a field, column or array changes meaning or is
+    added, removed or renamed), `kind` (what the file is) and `rule` (the Snakemake rule that writes it), both for
+    the messages. `cache`: the file is a cache the rule keeps between runs outside its declared outputs, which
+    `--forcerun` does not remove, so its rebuild says to delete it first."""
 
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "artifact"
     rule: ClassVar[str] = ""
+    cache: ClassVar[bool] = False
+
+    @classmethod
+    def rebuild(cls, path: str | os.PathLike) -> str:
+        """How to make a fresh one: rerun the rule that writes it, or delete its folder and rerun the target."""
+        if cls.cache:
+            return (
+                f"Rebuild it: delete {Path(path)} (a cache rule {cls.rule} keeps between runs; --forcerun does not "
+                f"remove it), then `snakemake --cores 2 <target> --forcerun {cls.rule}` (the target you ran)"
+            )
+        return (
+            f"Rebuild it: `snakemake --cores 2 <target> --forcerun {cls.rule}` (the target you ran), or delete "
+            f"{Path(path).parent} and run it again"
+        )
+
+    @classmethod
+    def check_version(cls, found: Any, path: str | os.PathLike) -> None:
+        """Raise ArtifactError naming `path` and its rebuild unless `found` is this code's format_version (None:
+        the file has none, an old cache)."""
+        if found == cls.format_version:
+            return
+        was = (
+            "no format_version (written before artifacts carried one)" if found is None else f"format_version {found!r}"
+        )
+        raise ArtifactError(
+            f"{path}: {cls.kind} of {was}; this code reads format_version {cls.format_version}. {cls.rebuild(path)}"
+        )
+
+    @classmethod
+    def refuse(cls, path: str | os.PathLike, problem: str) -> ArtifactError:
+        """The error for a file of the right version but the wrong shape: its problem, then its rebuild."""
+        return ArtifactError(
+            f"{path}: not a {cls.kind} of format_version {cls.format_version} ({problem}). {cls.rebuild(path)}"
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Record(Versioned):
+    """Base of every JSON artifact record."""
+
     null_non_finite: ClassVar[bool] = False  # True: NaN and infinities are written as null
 
     def to_json(self) -> dict[str, Any]:
@@ -47,27 +88,10 @@ class Record:
         return cls.from_json(read_json(path), path)
 
     @classmethod
-    def rebuild(cls, path: str | os.PathLike) -> str:
-        """How to make a fresh one: rerun the rule that writes it, or delete its folder and rerun the target."""
-        return (
-            f"Rebuild it: `snakemake --cores 2 <target> --forcerun {cls.rule}` (the target you ran), or delete "
-            f"{Path(path).parent} and run it again"
-        )
-
-    @classmethod
     def from_json(cls: type[R], data: Any, path: str | os.PathLike = "<json>") -> R:
         if not isinstance(data, dict):
             raise ArtifactError(f"{path}: expected a {cls.kind} (a JSON object), got {type(data).__name__}")
-        found = data.get(VERSION_KEY)
-        if found != cls.format_version:
-            was = (
-                "no format_version (written before artifacts carried one)"
-                if found is None
-                else f"format_version {found!r}"
-            )
-            raise ArtifactError(
-                f"{path}: {cls.kind} of {was}; this code reads format_version {cls.format_version}. {cls.rebuild(path)}"
-            )
+        cls.check_version(data.get(VERSION_KEY), path)
         return _build(cls, {k: v for k, v in data.items() if k != VERSION_KEY}, str(path), cls)
 
 
@@ -79,9 +103,7 @@ def _build(cls: type, data: dict, path: str, top: type[Record]):
         what = "; ".join(
             p for p in (f"unknown keys {unknown}" if unknown else "", f"missing keys {missing}" if missing else "") if p
         )
-        raise ArtifactError(
-            f"{path}: not a {top.kind} of format_version {top.format_version} ({what}). {top.rebuild(path)}"
-        )
+        raise top.refuse(path, what)
     hints = typing.get_type_hints(cls)
     values = {}
     for name, value in data.items():

@@ -1,13 +1,16 @@
-"""A controller-study arm's `summary.json` (stage `control`): which arm replayed which trajectory, and its
-tokens, errors and evidence coverage (`control.replay.summarize`). Written last, so its presence means the arm is
-complete; Table 4-6's rows, the matched budget of `-matched` arms and the site's step viewer read it."""
+"""A controller-study arm's artifacts (stage `control`): its `summary.json` (which arm replayed which trajectory,
+and its tokens, errors and evidence coverage, `control.replay.summarize`; written last, so its presence means the
+arm is complete; Table 4-6's rows, the matched budget of `-matched` arms and the site's step viewer read it), its
+per-step `steps.parquet` and its access `counts.npz`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
+from tailmem.records.arrays import ArrayRecord
 from tailmem.records.base import Record
+from tailmem.records.table import TableRecord
 
 
 @dataclass(frozen=True)
@@ -52,3 +55,25 @@ class ControlSummary(Record, ReplayMetrics):
     tokenizer: str
     predictor_unknown: int | None = None  # a model predictor's UNKNOWN replies (None: the programmatic predictor)
     predictor_malformed: int | None = None  # ... and replies without a state code
+
+
+@dataclass(frozen=True, eq=False)
+class ControlSteps(TableRecord):
+    """An arm's `steps.parquet`: one row per API-calling (predicted) step (`control.replay.replay`'s `steps`)."""
+
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "controller-study steps.parquet"
+    rule: ClassVar[str] = "control"
+    # what every reader relies on; the stage writes next_state, predicted, memory_tokens, n_core, n_tail and the
+    # sampled steps' memory and marks too (control.replay.replay)
+    columns: ClassVar[tuple[str, ...]] = ("step", "state", "correct", "covered", "prompt_tokens")
+
+
+@dataclass(frozen=True, eq=False)
+class ControlCounts(ArrayRecord):
+    """An arm's `counts.npz`: the controller's accesses per item over the replay (Figure 6's concentration)."""
+
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "controller-study counts.npz"
+    rule: ClassVar[str] = "control"
+    names: ClassVar[tuple[str, ...]] = ("counts",)

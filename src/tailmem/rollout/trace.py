@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from tailmem.artifacts import read_npz, write_npz
 from tailmem.errors import ArtifactError
+from tailmem.records.rollout import TRACE_ARRAYS, RolloutTrace
 
-FIELDS = ("states", "actions", "episode", "access_step", "access_item", "counts")
+FIELDS = TRACE_ARRAYS
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,16 +56,16 @@ class Trace:
         return np.bincount(self.states, minlength=self.n)
 
     def save(self, path: str | Path) -> Path:
-        """Write `trace.npz` atomically."""
-        return write_npz(path, **{name: getattr(self, name) for name in FIELDS})
+        """Write `trace.npz` atomically, through its record (the format version in the file)."""
+        return RolloutTrace({name: getattr(self, name) for name in FIELDS}).write(path)
 
     @classmethod
     def load(cls, path: str | Path) -> "Trace":
-        """Read and validate `trace.npz`; an inconsistent file raises ArtifactError naming it."""
-        arrays = read_npz(path, required=FIELDS)
+        """Read and validate `trace.npz`; an old, other-version or inconsistent file raises ArtifactError naming it."""
+        arrays = RolloutTrace.read(path).arrays
         problem = _problem(arrays)
         if problem:
-            raise ArtifactError(f"{path}: not a valid trace file: {problem}; delete it and re-run the rollout stage")
+            raise ArtifactError(f"{path}: not a valid trace file: {problem}. {RolloutTrace.rebuild(path)}")
         return cls(**{name: arrays[name] for name in FIELDS})
 
 

@@ -4,9 +4,10 @@ none was, the most read items, the CCDF figure and the table's Markdown as writt
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from tailmem.errors import ArtifactError
+from tailmem.records.audit import AccessLogAudit
 from tailmem.site.model import Row, Section, slug
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts
@@ -29,8 +30,8 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     audits = []
     for path in sorted(root.glob(f"*/{AUDIT_FILE}")) if root.is_dir() else []:
         try:
-            body = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
+            body = AccessLogAudit.read(path).to_json()
+        except (OSError, ArtifactError) as exc:
             section.notes.append(f"{path}: unreadable ({exc})")
             continue
         name = path.parent.name

@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 
 from tailmem.paths import STEPS_FILE, SUMMARY_FILE, TRACE_FILE, WORLD_FILE
-from tailmem.records.control import ControlSummary
+from tailmem.records.control import ControlSteps, ControlSummary
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts, is_programmatic
@@ -56,7 +56,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     runs: dict[Path, list[tuple[str, ControlSummary | None, pd.DataFrame]]] = {}
     for path in sorted(root.rglob(STEPS_FILE)) if root.is_dir() else []:
         try:
-            steps = pd.read_parquet(path)
+            steps = ControlSteps.read(path).frame
             file = path.parent / SUMMARY_FILE
             summary = ControlSummary.read(file) if file.is_file() else None
         except Exception as exc:  # noqa: BLE001

@@ -17,11 +17,10 @@ from pathlib import Path, PurePosixPath
 
 from omegaconf import OmegaConf
 
-from tailmem.artifacts import read_json
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.tool_outputs import call_key
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, CONFIG_FILE
-from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
+from tailmem.records.fsmem import FsmemBuild, read_answer_set
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts, is_programmatic
@@ -359,12 +358,9 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
 
 
 def _answer_set(path: Path) -> dict:
-    """An answers.json as the page code reads it: a LoCoMo-shaped set through its record (FsmemAnswers: version
-    and keys checked), a PersonaMem set (its own cache, keyed by content; it has `tier`) as written."""
-    data = read_json(path)
-    if isinstance(data, dict) and "tier" in data:
-        return data
-    return FsmemAnswers.from_json(data, path).to_json()
+    """An answers.json as the page code reads it, through its record (version and keys checked): a LoCoMo-shaped
+    set (FsmemAnswers) or a PersonaMem set (PersonaMemAnswers, its own cache keyed by content; it has `tier`)."""
+    return read_answer_set(path).to_json()
 
 
 def _evidence(rows: list[dict], replayer) -> list | None:

@@ -8,11 +8,12 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
+from tailmem.records.longmemeval import LongMemEvalRows
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts, is_programmatic
 
-ROWS_FILE = "rows.parquet"  # tailmem.stages.longmemeval.ROWS_FILE (not imported: that module pulls in the stage)
+ROWS_FILE = "rows.parquet"  # tailmem.stages.longmemeval_runs.ROWS_FILE (not imported: the site never imports stages)
 
 
 def _value(row: dict, key: str):
@@ -54,7 +55,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     runs = []
     for path in sorted(root.rglob(ROWS_FILE)) if root.is_dir() else []:
         try:
-            df = pd.read_parquet(path)
+            df = LongMemEvalRows.read(path).frame
         except Exception as exc:  # noqa: BLE001
             section.notes.append(f"{path}: unreadable ({exc})")
             continue

@@ -3,7 +3,7 @@ gathered from the `meta.json` files beside the artifacts."""
 
 from __future__ import annotations
 
-import json
+import logging
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,8 +11,12 @@ from typing import Callable
 from urllib.parse import quote
 
 from tailmem import outputs
+from tailmem.errors import ArtifactError
+from tailmem.records.provenance import RunMeta
 from tailmem.site.markdown import Block, parse
 from tailmem.site.model import Section
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -111,10 +115,9 @@ def provenance(results: Path, skip: tuple[Path, ...]) -> dict:
         if any(path.is_relative_to(s) for s in skip) or "logs" in path.relative_to(results).parts[:1]:
             continue
         try:
-            meta = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if not isinstance(meta, dict) or "code" not in meta:
+            meta = RunMeta.read(path).to_json()
+        except (OSError, ArtifactError) as exc:  # an old or foreign file: said in the log, left out of the counts
+            log.warning("site: provenance of %s left out: %s", path.parent, exc)
             continue
         n += 1
         code = meta.get("code") or {}

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 
-from tailmem.artifacts import read_npz
 from tailmem.audit.bootstrap import bootstrap_gof
 from tailmem.audit.concentration import Concentration, concentration
 from tailmem.audit.tailfit import fit_tail
@@ -20,6 +19,7 @@ from tailmem.errors import ArtifactError
 from tailmem.paths import AUDIT_FILE, TRACE_FILE, audit_dir, out_dir, rollout_dir
 from tailmem.provenance import save_provenance
 from tailmem.records.audit import Audit, CountsBlock, Gof, TailBlock
+from tailmem.records.rollout import RolloutTrace
 from tailmem.settings.audit import AuditSettings, settings  # noqa: F401  (the audit group's schema)
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
@@ -29,7 +29,7 @@ log = logging.getLogger("tailmem")
 
 def read_counts(path: Path) -> np.ndarray:
     """The trace's access counts: a 1-D vector of non-negative integers with at least one access."""
-    counts = read_npz(path, required=("counts",))["counts"]
+    counts = RolloutTrace.read(path)["counts"]
     if counts.ndim != 1 or counts.size == 0:
         raise ArtifactError(f"{path}: `counts` must be a non-empty 1-D array, got shape {counts.shape}")
     if counts.dtype.kind not in "iuf" or not np.all(np.isfinite(counts)):

@@ -18,8 +18,9 @@ import pandas as pd
 
 from tailmem.accesslog.events import AccessLog
 from tailmem.accesslog.jsonl import write_jsonl
-from tailmem.artifacts import write_json, write_npz
 from tailmem.paths import AUDIT_FILE, TRACE_FILE
+from tailmem.records.audit import AccessLogAudit, AccessLogCounts
+from tailmem.records.base import VERSION_KEY
 from tailmem.settings.audit import AuditSettings
 from tailmem.stages.audit import audit_counts
 
@@ -63,6 +64,7 @@ def audit_body(log: AccessLog, s: AuditSettings, seed: int) -> tuple[dict, np.nd
     counts, items = log.counts()
     # the internal audit's record as plain data: an external log's audit.json adds why_no_fit and top_items
     body = empty_audit(s) if counts.sum() == 0 else audit_counts(counts, s, seed).to_json()
+    body.pop(VERSION_KEY, None)  # the internal record's version: this file is an AccessLogAudit, with its own
     body["tail"]["why_no_fit"] = why_no_fit(body["tail"], s)
     order = np.argsort(-counts, kind="stable")[:TOP_ITEMS]
     body["top_items"] = [{"item": items[i], "reads": int(counts[i])} for i in order if counts[i] > 0]
@@ -171,7 +173,7 @@ def write_audit(
     }
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / EVENTS_FILE, log)
-    write_npz(out / TRACE_FILE, counts=counts, items=np.array(items, dtype=str))
+    AccessLogCounts({"counts": counts, "items": np.array(items, dtype=str)}).write(out / TRACE_FILE)
     write_table(
         out,
         TABLE_STEM,
@@ -183,5 +185,6 @@ def write_audit(
     plots.save_figure(ccdf_figure(name, counts, body, s), out / FIGURE_STEM)
     if provenance is not None:
         provenance(out)
-    write_json(out / AUDIT_FILE, body)
-    return body
+    record = AccessLogAudit(**body)
+    record.write(out / AUDIT_FILE)
+    return record.to_json()

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 from tailmem import paths
-from tailmem.artifacts import atomic_path, write_npz
 from tailmem.control.predict import ModelPredictor, ProgrammaticPredictor
 from tailmem.control.replay import predict_steps, replay, summarize
 from tailmem.errors import ArtifactError, ConfigError
@@ -23,7 +22,7 @@ from tailmem.graphworld.world import World
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
-from tailmem.records.control import ControlSummary
+from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary
 from tailmem.rollout.trace import Trace
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
@@ -102,9 +101,8 @@ def run(cfg: StageSettings) -> None:
     )
     out = paths.out_dir(cfg, paths.control_dir(cfg))
     out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / paths.STEPS_FILE) as tmp:
-        result.steps.to_parquet(tmp, index=False)
-    write_npz(out / paths.COUNTS_FILE, counts=result.counts)
+    ControlSteps(result.steps).write(out / paths.STEPS_FILE)
+    ControlCounts({"counts": result.counts}).write(out / paths.COUNTS_FILE)
     save_provenance(out, cfg, agent=predictor.name, controller=controller.name)
     summary.write(out / paths.SUMMARY_FILE)  # last: its presence means the arm is complete
     log.info(

@@ -10,14 +10,13 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs, paths
-from tailmem.artifacts import read_npz
 from tailmem.audit.concentration import concentration
 from tailmem.control import arms
-from tailmem.errors import ArtifactError
 from tailmem.memory.arm import Arm
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
-from tailmem.records.control import ControlSummary
+from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary
+from tailmem.records.rollout import RolloutTrace
 from tailmem.report import control_figures as cf
 from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
@@ -44,11 +43,7 @@ def load_steps(runs: list[ControlRun], results: str) -> pd.DataFrame:
     """Every arm's per-step records (the columns the claims read), with arm, family and seed."""
     frames = []
     for r in runs:
-        path = r.folder(results) / paths.STEPS_FILE
-        try:
-            steps = pd.read_parquet(path, columns=list(ct.STEP_COLUMNS))
-        except (OSError, ValueError, KeyError) as exc:
-            raise ArtifactError(f"{path}: cannot read the per-step records ({type(exc).__name__}: {exc})") from exc
+        steps = ControlSteps.read(r.folder(results) / paths.STEPS_FILE, columns=ct.STEP_COLUMNS).frame
         frames.append(steps.assign(arm=r.arm, family=r.family, seed=r.seed))
     return pd.concat(frames, ignore_index=True)
 
@@ -61,7 +56,7 @@ def trajectory_counts(cfg: StageSettings, results: str) -> dict:
     for fam in c.families:
         for seed in c.seeds:
             run = Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent)
-            out[(fam, int(seed))] = read_npz(run.trace_file(results), required=("counts",))["counts"]
+            out[(fam, int(seed))] = RolloutTrace.read(run.trace_file(results))["counts"]
     return out
 
 
@@ -82,7 +77,7 @@ def tau_concentration(cfg: StageSettings, results: str) -> pd.DataFrame:
                     paths.policy_agent(cfg, c.policy),
                     paths.role_label(cfg, "predictor"),
                 )
-                counts = read_npz(run.counts_file(results), required=("counts",))["counts"]
+                counts = ControlCounts.read(run.counts_file(results))["counts"]
                 conc = concentration(counts, cfg.audit.top_fraction)
                 rows.append(
                     {

@@ -8,10 +8,10 @@ import logging
 from dataclasses import asdict
 
 from tailmem import outputs
-from tailmem.artifacts import read_npz
 from tailmem.paths import out_dir
 from tailmem.provenance import save_provenance
 from tailmem.records.audit import Audit
+from tailmem.records.rollout import RolloutTrace
 from tailmem.report import plots
 from tailmem.report import random_walk_figures as rwf
 from tailmem.settings.stage import StageSettings
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 def load_trace(run: Run, results: str) -> rwf.Trace:
     """A run's access counts (its rollout's trace.npz) and its audit's tail block; a missing file raises
     ArtifactError naming it."""
-    counts = read_npz(run.trace_file(results), required=("counts",))["counts"]
+    counts = RolloutTrace.read(run.trace_file(results))["counts"]
     tail = asdict(Audit.read(run.audit_file(results)).tail)  # the figure's captions read the block by key
     return rwf.Trace(run.policy, run.family, run.n, run.seed, counts, tail)
 

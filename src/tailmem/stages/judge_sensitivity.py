@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import atomic_path
-from tailmem.errors import ArtifactError, DataError
+from tailmem.errors import DataError
 from tailmem.judges import agreement, panel
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
+from tailmem.records.judges import JudgeVerdicts
 from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
@@ -269,8 +269,7 @@ def run(cfg) -> None:
     verdicts = judge_answers(answers, judges, client)
     path = verdicts_path(cfg.results_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        verdicts.to_parquet(tmp, index=False)
+    JudgeVerdicts(verdicts).write(path)
     model = label(client, "judge")
     df = sensitivity_table(verdicts, judges, threshold, st, model)
     out = out_dir(cfg, tables_dir(cfg))
@@ -289,10 +288,7 @@ def read_verdicts(cfg) -> pd.DataFrame | None:
     if not path.exists():
         log.warning("%s: missing, so the claims carry no per-judge verdicts; run rule judge_sensitivity first", path)
         return None
-    try:
-        return pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several types for a truncated file
-        raise ArtifactError(f"{path}: unreadable ({exc}); re-run stage judge_sensitivity") from exc
+    return JudgeVerdicts.read(path).frame
 
 
 def verdict_map(verdicts: pd.DataFrame, judge: str) -> dict[tuple[str, str], float]:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import atomic_path
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
@@ -27,7 +26,7 @@ from tailmem.longmemeval.reduction import context_response, evaluate, reached_fa
 from tailmem.memory.tokens import TokenCounter
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
-from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalSummary
+from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows, LongMemEvalSummary
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stages.longmemeval_runs import ROWS_FILE, load_rows, run_dir
@@ -109,8 +108,7 @@ def run(cfg: StageSettings) -> None:
     df = pd.DataFrame(rows)
     df["dataset"] = dataset
     out = out_dir(cfg, run_dir(cfg, dataset, seed))
-    with atomic_path(out / ROWS_FILE) as tmp:
-        df.to_parquet(tmp, index=False)
+    LongMemEvalRows(df).write(out / ROWS_FILE)
     write_hypotheses(
         out, df[df.arm != NO_EVIDENCE]
     )  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads

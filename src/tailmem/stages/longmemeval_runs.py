@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tailmem.errors import ArtifactError
 from tailmem.paths import SUMMARY_FILE, agent_label, longmemeval_dir
-from tailmem.records.longmemeval import LongMemEvalSummary
+from tailmem.records.longmemeval import LongMemEvalRows, LongMemEvalSummary
 
 ROWS_FILE = "rows.parquet"
 
@@ -29,8 +28,5 @@ def load_rows(cfg, datasets, seeds) -> pd.DataFrame:
         for seed in seeds:
             folder = run_dir(cfg, dataset, seed)
             LongMemEvalSummary.read(folder / SUMMARY_FILE)
-            try:
-                frames.append(pd.read_parquet(folder / ROWS_FILE))
-            except Exception as exc:  # pyarrow raises several types for a truncated file
-                raise ArtifactError(f"{folder / ROWS_FILE}: unreadable ({exc}); re-run stage longmemeval") from exc
+            frames.append(LongMemEvalRows.read(folder / ROWS_FILE).frame)
     return pd.concat(frames, ignore_index=True)

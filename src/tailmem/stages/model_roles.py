@@ -29,6 +29,7 @@ import pandas as pd
 
 from tailmem import outputs, paths
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.control import ControlSteps
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
 from tailmem.settings.stage import StageSettings
@@ -99,7 +100,7 @@ def builder_rows(build_files: list[Path], floors) -> list[dict]:
 
 
 def predictor_rows(step_files: list[Path], floors) -> list[dict]:
-    frames = [pd.read_parquet(f, columns=["correct", "covered"]) for f in step_files if f.exists()]
+    frames = [ControlSteps.read(f, columns=["correct", "covered"]).frame for f in step_files if f.exists()]
     steps = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["correct", "covered"])
     steps = steps.dropna()
     covered = steps[steps["covered"].astype(bool)]

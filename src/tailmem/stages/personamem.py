@@ -28,7 +28,6 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.artifacts import read_json, write_json
 from tailmem.data.personamem import (
     as_conversation,
     context_for,
@@ -55,6 +54,7 @@ from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.metrics.multiple_choice import exact_match, option_letter
 from tailmem.paths import data_label, out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.fsmem import PersonaMemAnswers
 from tailmem.report.table_io import write_table
 from tailmem.stages import typed_stage
 
@@ -178,7 +178,7 @@ def answer_variant(
     key = hashlib.sha256(
         json.dumps(
             {
-                "builds": [builds[c]["key"] for c in sorted(builds)],
+                "builds": [builds[c].key for c in sorted(builds)],
                 "questions": [repr(q) for q in qs],
                 "searcher": searcher_label,
                 "harness": fs.harness,
@@ -188,9 +188,10 @@ def answer_variant(
         ).encode()
     ).hexdigest()
     path = vdir / "answers" / str(fs.harness) / ANSWERS_FILE
-    if path.exists() and read_json(path).get("key") == key:
+    cached = PersonaMemAnswers.read(path) if path.exists() else None
+    if cached is not None and cached.key == key:
         log.info("fsmem_personamem %s/%s: reusing %s", tier, variant, path)
-        return read_json(path)["rows"], list(builds.values())
+        return cached.rows, list(builds.values())
     rows, open_ = [], {}
     with tempfile.TemporaryDirectory(prefix="personamem_answer_") as tmp:
         try:
@@ -223,7 +224,7 @@ def answer_variant(
                         "citations": list(a.citations),
                         "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
                         "searcher": a.episode.agent,
-                        "builder": builds[q.context_id]["agent"],
+                        "builder": builds[q.context_id].agent,
                         **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
                         "search_dollars": dollars(a.episode, prices),
                         "search_trace": harness.trace[start:],
@@ -232,23 +233,20 @@ def answer_variant(
         finally:
             for (harness, _, _), _, _ in open_.values():
                 harness.close()
-    write_json(
-        path,
-        {
-            "key": key,
-            "tier": tier,
-            "variant": variant,
-            "harness": str(fs.harness),
-            "sandbox": sandbox_provenance(fs, str(fs.harness)),
-            "rows": rows,
-        },
-    )
+    PersonaMemAnswers(
+        key=key,
+        tier=tier,
+        variant=variant,
+        harness=str(fs.harness),
+        sandbox=sandbox_provenance(fs, str(fs.harness)),
+        rows=rows,
+    ).write(path)
     return rows, list(builds.values())
 
 
 def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, labels: dict) -> dict:
     df = pd.DataFrame(rows)
-    stores = [s for b in builds for s in b["stores"].values()]
+    stores = [s for b in builds for s in b.stores.values()]
     out = {
         "tier": tier,
         "variant": variant,
@@ -272,10 +270,10 @@ def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, label
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
     for k in ("files", "sections", "bytes"):
         out[f"store {k}"] = sum(s[k] for s in stores) / len(stores) if stores else float("nan")
-    out["build tool calls"] = sum(b["tool_calls"] for b in builds)
-    out["build tokens"] = sum(b["tokens"] for b in builds)
-    out["build dollars"] = sum(b["dollars"] for b in builds)
-    out |= run_setting_counts(rows, [e for b in builds for e in b.get("episodes", [])])  # paper 2's run settings
+    out["build tool calls"] = sum(b.tool_calls for b in builds)
+    out["build tokens"] = sum(b.tokens for b in builds)
+    out["build dollars"] = sum(b.dollars for b in builds)
+    out |= run_setting_counts(rows, [e for b in builds for e in b.episodes])  # paper 2's run settings
     out["invalid citations"] = searcher.invalid_citation_count(rows)
     harness = ",".join(dict.fromkeys(df["harness"])) if len(df) else labels["harness"]  # none / chunks / fsmem.harness
     return {**out, **labels, "harness": harness}
