@@ -1,0 +1,65 @@
+"""Stages receive typed settings (issue 30, "stages receive the typed object, not a DictConfig")."""
+
+import dataclasses
+import typing
+
+import pytest
+from omegaconf import DictConfig
+
+from tailmem import registry
+from tailmem.cli import _compose
+from tailmem.errors import ConfigError
+from tailmem.llm.settings import LLMSettings
+from tailmem.settings import schema
+from tailmem.settings.stage import SCHEMAS, GraphSettings, MemorySettings, StageSettings, for_stage
+
+BUILT_HERE = {"seed": int, "graph": GraphSettings, "memory": MemorySettings, "llm": LLMSettings}
+
+
+def test_the_schema_names_agree_with_the_settings_dataclass():
+    """`SCHEMAS` names each group's dataclass by string (so stage digests stay narrow): it must be Settings' own."""
+    hints = typing.get_type_hints(schema.Settings)
+    groups = {f.name for f in dataclasses.fields(schema.Settings)} - set(schema.TOP_KEYS)
+    assert set(SCHEMAS) | set(BUILT_HERE) - {"seed"} == groups  # seed is a top-level key a stage may list
+    for group, (module, cls) in SCHEMAS.items():
+        assert hints[group].__module__ == module and hints[group].__name__ == cls, group
+
+
+@pytest.mark.parametrize("name", sorted(registry.STAGES))
+def test_every_stage_reads_each_of_its_groups_as_a_typed_object(name):
+    """Each registered stage is wrapped, and every group its entry lists comes out typed, never a DictConfig."""
+    entry = registry.STAGES[name]
+    assert hasattr(entry.function(), "__wrapped__"), f"{entry.target} is not a @typed_stage"
+    s = for_stage(_compose(name, ["scale=smoke"]), name, entry.groups)
+    for group in entry.groups:
+        value = getattr(s, group)
+        assert not isinstance(value, DictConfig), (name, group)
+        want = BUILT_HERE.get(group)
+        if want is None:
+            module, cls = SCHEMAS[group]
+            assert type(value).__module__ == module and type(value).__name__ == cls, (name, group, type(value))
+        else:
+            assert isinstance(value, want), (name, group, type(value))
+
+
+def test_a_group_the_registry_does_not_list_is_refused_by_name():
+    """Reading it would change the stage's output without changing its config digest."""
+    s = for_stage(_compose("graphworld", ["scale=smoke"]), "graphworld", registry.STAGES["graphworld"].groups)
+    assert s.graph.family and s.seed == 0
+    with pytest.raises(ConfigError, match=r"stage graphworld reads fsmem\.variant.*does not list the 'fsmem'"):
+        _ = s.fsmem.variant
+
+
+def test_a_stage_called_with_a_composed_config_gets_stage_settings(monkeypatch):
+    """Tests and the CLI pass a composed config; the stage body sees StageSettings with the same values."""
+    from tailmem.stages import graphworld
+
+    seen = {}
+    monkeypatch.setattr(graphworld, "make_world", lambda cfg: seen.setdefault("cfg", cfg) and 1 / 0)
+    cfg = _compose("graphworld", ["scale=smoke", "graph=modular", "graph.n=40", "seed=3"])
+    with pytest.raises(ZeroDivisionError):
+        graphworld.run(cfg)
+    s = seen["cfg"]
+    assert isinstance(s, StageSettings) and s.composed is cfg
+    assert (s.graph.family, s.graph.n, s.seed) == ("modular", 40, 3)
+    assert s.graph.mapping() == {k: v for k, v in cfg.graph.items()}
