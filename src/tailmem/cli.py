@@ -17,7 +17,8 @@ from tailmem.configs import config_dir  # also importable as tailmem.cli.config_
 from tailmem.errors import TailmemError
 from tailmem.registry import STAGES as REGISTRY
 
-# stage name -> "module:function"; each function takes the resolved DictConfig. Declared in tailmem.registry.
+# stage name -> "module:function", declared in tailmem.registry; each function is given the composed config and
+# (tailmem.stages.typed_stage) reads it as the typed objects of its groups.
 STAGES: dict[str, str] = {name: st.target for name, st in REGISTRY.items()}
 
 # command name -> "module:function"; each function takes argv (list of str) and returns an exit code.

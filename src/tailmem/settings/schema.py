@@ -4,7 +4,7 @@
 typed nodes: a key no dataclass has, or a value of the wrong type, fails at composition (`explain` turns Hydra's
 exception into one line naming the key). `validate` then builds the typed objects (each dataclass's `__post_init__`
 checks its ranges) and runs the checks of the open groups (graph, memory, llm), returning one ConfigError with a line
-per problem. A stage reads its groups through `typed(cfg, group)`.
+per problem. A stage function receives its groups as typed objects (`tailmem.settings.stage.StageSettings`).
 """
 
 from __future__ import annotations
