@@ -63,3 +63,12 @@ def test_a_stage_called_with_a_composed_config_gets_stage_settings(monkeypatch):
     assert isinstance(s, StageSettings) and s.composed is cfg
     assert (s.graph.family, s.graph.n, s.seed) == ("modular", 40, 3)
     assert s.graph.mapping() == {k: v for k, v in cfg.graph.items()}
+
+
+@pytest.mark.parametrize("name", ["alfworld_memory", "alfworld_skills"])
+def test_the_alfworld_episode_stages_rerun_when_the_seed_changes(name):
+    """Found by the typed settings on the default DAG: these stages seed their controllers with `seed`
+    (make_controller) but did not list it, so `seed=1` reran nothing."""
+    stage = registry.stage(name)
+    digests = {stage.config_digest(_compose(name, ["scale=smoke", f"seed={s}"])) for s in (0, 1)}
+    assert len(digests) == 2

@@ -95,8 +95,19 @@ STAGES: dict[str, Stage] = {
         Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval", "stats", "judges")),
         Stage("judge_sensitivity", "tailmem.stages.judge_sensitivity:run", (*_FSMEM, "longmemeval", "stats", "judges")),
         Stage("alfworld_games", "tailmem.stages.alfworld:regenerate_games", _ALF),
-        Stage("alfworld_memory", "tailmem.stages.alfworld:memory", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
-        Stage("alfworld_skills", "tailmem.stages.alfworld:skills", _ALF, arms="tailmem.memory.arms:catalogue_payload"),
+        # the episodes' controllers draw from `seed` (make_controller): in their digest since issue 30's typed settings
+        Stage(
+            "alfworld_memory",
+            "tailmem.stages.alfworld:memory",
+            (*_ALF, "seed"),
+            arms="tailmem.memory.arms:catalogue_payload",
+        ),
+        Stage(
+            "alfworld_skills",
+            "tailmem.stages.alfworld:skills",
+            (*_ALF, "seed"),
+            arms="tailmem.memory.arms:catalogue_payload",
+        ),
         Stage("alfworld_report", "tailmem.stages.alfworld:report", _ALF),
         Stage("model_roles", "tailmem.stages.model_roles:run", ("scale", "fsmem", "control", "llm", "model_roles")),
         Stage("audit_log", "tailmem.stages.audit_log:run", ("audit_log", "audit", "seed")),  # external logs (issue 31)
