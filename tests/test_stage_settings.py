@@ -72,3 +72,20 @@ def test_the_alfworld_episode_stages_rerun_when_the_seed_changes(name):
     stage = registry.stage(name)
     digests = {stage.config_digest(_compose(name, ["scale=smoke", f"seed={s}"])) for s in (0, 1)}
     assert len(digests) == 2
+
+
+def test_the_alfworld_report_reruns_when_the_interval_settings_change():
+    """Found by the typed settings: the report draws its intervals with the `stats` group, which it did not list."""
+    stage = registry.stage("alfworld_report")
+    digests = {stage.config_digest(_compose("alfworld_report", ["scale=smoke", f"stats.seed={s}"])) for s in (0, 1)}
+    assert len(digests) == 2
+
+
+def test_a_typed_read_of_an_unlisted_group_names_the_stage():
+    """Library code reading a whole group (stats.settings(cfg), say) gets the same clear refusal."""
+    from tailmem.settings.checks import typed
+    from tailmem.settings.stats import StatsGroup
+
+    s = for_stage(_compose("alfworld_games", ["scale=smoke"]), "alfworld_games", ("alfworld", "llm"))
+    with pytest.raises(ConfigError, match="stage alfworld_games reads the stats group"):
+        typed(s, "stats", StatsGroup)

@@ -108,7 +108,7 @@ STAGES: dict[str, Stage] = {
             (*_ALF, "seed"),
             arms="tailmem.memory.arms:catalogue_payload",
         ),
-        Stage("alfworld_report", "tailmem.stages.alfworld:report", _ALF),
+        Stage("alfworld_report", "tailmem.stages.alfworld:report", (*_ALF, "stats")),  # its intervals: stats
         Stage("model_roles", "tailmem.stages.model_roles:run", ("scale", "fsmem", "control", "llm", "model_roles")),
         Stage("audit_log", "tailmem.stages.audit_log:run", ("audit_log", "audit", "seed")),  # external logs (issue 31)
         Stage("site", "tailmem.stages.site:run", ("scale", "llm")),  # the run's static website (tailmem.site)

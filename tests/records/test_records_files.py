@@ -230,3 +230,16 @@ def test_the_scan_sees_the_calls_it_bans():
     ):
         assert RAW_READ.search(line), line
     assert not RAW_READ.search("log = read_jsonl(path)")
+
+
+def test_a_key_checked_cache_of_another_version_is_a_miss_not_an_error(tmp_path):
+    """An old PersonaMem build cache is recomputed (its key decides reuse), while reading it as an artifact fails."""
+    path = tmp_path / "build.json"
+    body = placeholder(PersonaMemBuild, key="k").to_json()
+    path.write_text(json.dumps({**body, "format_version": 0}))
+    assert PersonaMemBuild.read_cache(path) is None
+    assert PersonaMemBuild.read_cache(tmp_path / "absent.json") is None
+    with pytest.raises(ArtifactError, match="format_version 0"):
+        PersonaMemBuild.read(path)
+    placeholder(PersonaMemBuild, key="k").write(path)
+    assert PersonaMemBuild.read_cache(path).key == "k"

@@ -191,8 +191,9 @@ def cached(cache_dir: Path | None, key: str, play) -> EpisodeRecord:
     if cache_dir is None:
         return play()
     path = Path(cache_dir) / key[:2] / f"{key}.json"
-    if path.exists():
-        return EpisodeRecord.from_json(AlfworldEpisodeCache.read(path).episode)
+    hit = AlfworldEpisodeCache.read_cache(path)
+    if hit is not None and hit.key == key:
+        return EpisodeRecord.from_json(hit.episode)
     rec = play()
     if rec.loaded:
         AlfworldEpisodeCache(key=key, episode=rec.to_json()).write(path)

@@ -75,10 +75,9 @@ def build_context(
     agent = agent_label(client, "builder")
     key = build_key(variant, conv, ends, fs, agent)
     record_path = folder / BUILD_FILE
-    if record_path.exists():
-        cached = PersonaMemBuild.read(record_path)
-        if cached.key == key:
-            return cached
+    cached = PersonaMemBuild.read_cache(record_path)
+    if cached is not None and cached.key == key:
+        return cached
     record_path.unlink(missing_ok=True)
     shutil.rmtree(folder / "snapshots", ignore_errors=True)
     snaps = SnapshotLog(folder / "snapshots")

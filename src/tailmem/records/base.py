@@ -8,6 +8,7 @@ are exactly the fields, then builds nested records from the field annotations.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import os
 import typing
@@ -86,6 +87,20 @@ class Record(Versioned):
         naming the file and how to rebuild it."""
         path = Path(path)
         return cls.from_json(read_json(path), path)
+
+    @classmethod
+    def read_cache(cls: type[R], path: str | os.PathLike) -> R | None:
+        """A key-checked cache's record, or None when the file is absent or was written by other code (another
+        format version, another shape, corrupt): the caller's key decides reuse, and a cache it cannot read is a
+        miss to recompute and overwrite, not an error (logged, with the reason)."""
+        path = Path(path)
+        if not path.exists():
+            return None
+        try:
+            return cls.read(path)
+        except ArtifactError as exc:
+            logging.getLogger(__name__).info("%s: not reused, recomputed (%s)", path, str(exc).split(". Rebuild")[0])
+            return None
 
     @classmethod
     def from_json(cls: type[R], data: Any, path: str | os.PathLike = "<json>") -> R:

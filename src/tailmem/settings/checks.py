@@ -177,6 +177,26 @@ def expected_type(text: str) -> str:
     return "a value of the key's type"
 
 
+class Unread:
+    """Stands for a group the stage's registry entry does not list: reading it is a bug the digest would hide."""
+
+    def __init__(self, stage: str, group: str):
+        self._where = (stage, group)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise self.refusal(name)
+
+    def refusal(self, name: str = "") -> ConfigError:
+        stage, group = self._where
+        read = f"{group}.{name}" if name else f"the {group} group"
+        return ConfigError(
+            f"stage {stage} reads {read}, but its entry in tailmem.registry does not list the {group!r} "
+            "group: add it there, so that the stage's config digest covers it"
+        )
+
+
 def typed(cfg, group: str, cls):
     """The typed object `cls` of `group` in `cfg` (ranges checked by its `__post_init__`): from a composed config,
     an object already typed, or plain data (a dict, an untyped DictConfig: merged into `cls` first)."""
@@ -186,6 +206,8 @@ def typed(cfg, group: str, cls):
     from omegaconf.errors import OmegaConfBaseException
 
     node = cfg.get(group) if hasattr(cfg, "get") else getattr(cfg, group)
+    if isinstance(node, Unread):
+        raise node.refusal()
     if dataclasses.is_dataclass(node) and not isinstance(node, type):
         return node
     try:

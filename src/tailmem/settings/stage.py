@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from tailmem.errors import ConfigError
+from tailmem.settings.checks import Unread
 
 
 @dataclass(frozen=True)
@@ -42,22 +43,6 @@ class MemorySettings:
     name: str
     label: str
     settings: dict[str, Any] = field(default_factory=dict)
-
-
-class Unread:
-    """Stands for a group the stage's registry entry does not list: reading it is a bug the digest would hide."""
-
-    def __init__(self, stage: str, group: str):
-        self._where = (stage, group)
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        stage, group = self._where
-        raise ConfigError(
-            f"stage {stage} reads {group}.{name}, but its entry in tailmem.registry does not list the {group!r} "
-            "group: add it there, so that the stage's config digest covers it"
-        )
 
 
 # group -> (module, dataclass) of its schema (tailmem.settings.schema.Settings; tests/test_stage_settings.py

@@ -188,7 +188,7 @@ def answer_variant(
         ).encode()
     ).hexdigest()
     path = vdir / "answers" / str(fs.harness) / ANSWERS_FILE
-    cached = PersonaMemAnswers.read(path) if path.exists() else None
+    cached = PersonaMemAnswers.read_cache(path)
     if cached is not None and cached.key == key:
         log.info("fsmem_personamem %s/%s: reusing %s", tier, variant, path)
         return cached.rows, list(builds.values())
