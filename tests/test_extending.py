@@ -1,4 +1,4 @@
-"""The recipes of docs/extending.md, followed for a toy memory controller and a toy tool harness.
+"""The recipes of docs/extending.md, followed for a toy memory controller, tool harness, benchmark and graph family.
 
 A controller is a class registered in `memory.controllers.CONTROLLERS` plus `configs/memory/<name>.yaml`
 (2 files), even with a setting no other controller has: the class's fields are the memory group's schema
@@ -431,3 +431,59 @@ def test_every_registered_benchmark_loads_its_first_conversation_and_names_its_c
         assert names and all(isinstance(k, int) and isinstance(v, str) and v for k, v in names.items()), name
         assert set(benchmarks.categories(fs, name)) <= set(allowed(name)), name
         assert {q.category for q in conv.qa} <= set(allowed(name)), name
+
+
+# -- a graph family: `_check_<name>` and `_draw_<name>` plus one `Family` in FAMILIES, and configs/graph/<name>.yaml
+
+
+def _check_toy_ring(n: int, params: dict) -> None:
+    from tailmem.errors import ConfigError
+
+    k = params["k"]
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k < n // 2:
+        raise ConfigError(f"graph.k={k!r}: expected an integer in [1, {n // 2}) (neighbours on each side)")
+
+
+def _draw_toy_ring(n: int, params: dict, seed: int):
+    """A ring lattice: each state linked to its `k` nearest states on each side (connected, no randomness)."""
+    import networkx as nx
+
+    from tailmem.graphworld.families import Draw
+
+    return Draw(nx.circulant_graph(n, range(1, params["k"] + 1)), None, {"toy": "ring lattice"})
+
+
+@pytest.fixture
+def toy_family(tmp_path, repo_root, monkeypatch):
+    from tailmem.graphworld import families
+
+    configs = tmp_path / "configs"
+    shutil.copytree(repo_root / "configs", configs)
+    (configs / "graph" / "toy_ring.yaml").write_text(
+        "# Toy ring lattice: each state linked to its k nearest states on each side.\nfamily: toy_ring\nn: 40\nk: 2\n"
+    )
+    monkeypatch.setenv("TAILMEM_CONFIGS", str(configs))
+    entry = families.Family("toy_ring", ("k",), _check_toy_ring, _draw_toy_ring)
+    monkeypatch.setitem(families.FAMILIES, "toy_ring", entry)
+    return configs
+
+
+def test_a_toy_graph_family_is_checked_and_walked_through_the_stages(toy_family, tmp_path):
+    """The family recipe's two files: its key is range-checked by name, and the graphworld and rollout stages
+    draw and walk its world with no other edit."""
+    from tailmem.graphworld.world import World
+    from tailmem.settings.graph import check
+    from tailmem.workflow import compose_config
+
+    assert compose_config("smoke", ["graph=toy_ring"]).graph.k == 2
+    assert check({"family": "toy_ring", "n": 40, "k": 0}, stage=True) == [
+        "graph.k=0: expected an integer in [1, 20) (neighbours on each side)"
+    ]
+    results = tmp_path / "results"
+    run = ["scale=smoke", "graph=toy_ring", "graph.n=40", "seed=0", f"results_dir={results}"]
+    assert cli.main(["graphworld", *run, "graph.k=0"]) == 1 and not results.exists()  # refused before any work
+    _stage("graphworld", *run)
+    world = World.load(next(results.rglob("world.json")))
+    assert (world.family, world.n, world.n_edges) == ("toy_ring", 40, 80)  # 40 states x 2 neighbours per side
+    _stage("rollout", *run, "policy=random_walk", "retrieval=recency")
+    assert next(results.rglob("trace.npz")).stat().st_size > 0
