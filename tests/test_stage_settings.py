@@ -89,3 +89,12 @@ def test_a_typed_read_of_an_unlisted_group_names_the_stage():
     s = for_stage(_compose("alfworld_games", ["scale=smoke"]), "alfworld_games", ("alfworld", "llm"))
     with pytest.raises(ConfigError, match="stage alfworld_games reads the stats group"):
         typed(s, "stats", StatsGroup)
+
+
+@pytest.mark.parametrize("name", sorted(registry.STAGES))
+def test_a_stage_s_typed_settings_have_the_digest_of_the_config_they_came_from(name):
+    """Found by CI on the smoke DAG: the site stage digested the StageSettings it was handed (`.get` of a
+    DictConfig) and failed; any stage body may ask for its own digest from what it receives."""
+    entry = registry.STAGES[name]
+    cfg = _compose(name, ["scale=smoke"])
+    assert entry.config_digest(for_stage(cfg, name, entry.groups)) == entry.config_digest(cfg)
