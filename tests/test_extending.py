@@ -57,6 +57,20 @@ def _stage(*args) -> None:
     assert cli.main(list(args)) == 0, args
 
 
+def _dry_run_with(folder, module, register, repo_root, workdir, data_dir, sets, targets, env=None):
+    """`snakemake --dry-run` of `targets` on the smoke scale, in a process that first imports the toy `module`
+    from `folder` and runs `register` (the recipe's registry edit, made at run time)."""
+    overrides = [f"data_dir={data_dir}", *sets]
+    argv = ["snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory", str(workdir), "--cores", "1"]
+    argv += ["--dry-run", "--config", "scale=smoke", f"overrides={overrides!r}".replace("'", '"'), "--", *targets]
+    script = (
+        f"import sys; sys.path.insert(0, {str(folder)!r}); import {module}; {register}; "
+        f"from snakemake.cli import main; sys.argv = {argv!r}; main()"
+    )
+    env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=repo_root, env=env)
+
+
 def test_a_toy_controller_s_new_setting_is_typed_and_checked_with_no_settings_edit(toy_configs):
     from tailmem.errors import ConfigError
     from tailmem.workflow import compose_config
@@ -190,27 +204,8 @@ def test_the_dag_schedules_a_toy_harness_in_the_rq5_study(toy_harness, tmp_path,
     """Snakemake itself (a dry run of the RQ5 table) finds rules for the toy's store and answers: the failure the
     recipe removes is `MissingRuleException` at DAG time when one of several name lists was not updated."""
     _, folder = toy_harness
-    argv = [
-        "snakemake",
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--cores",
-        "1",
-        "--dry-run",
-        "--config",
-        "scale=smoke",
-        f'overrides=["data_dir={data_dir}"]',
-        "--",
-        "fsmem_rq5_harness",
-    ]
-    script = (
-        f"import sys; sys.path.insert(0, {str(folder)!r}); import toy_wordcount; "
-        "from tailmem.fsmem.harnesses import HARNESSES; HARNESSES['toy_wordcount'] = toy_wordcount.SPEC; "
-        f"from snakemake.cli import main; sys.argv = {argv!r}; main()"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=repo_root)
+    register = "from tailmem.fsmem.harnesses import HARNESSES; HARNESSES['toy_wordcount'] = toy_wordcount.SPEC"
+    done = _dry_run_with(folder, "toy_wordcount", register, repo_root, tmp_path, data_dir, [], ["fsmem_rq5_harness"])
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout + done.stderr
     for rule in ("fsmem_harness_store", "fsmem_harness_answers"):
@@ -383,29 +378,11 @@ def test_the_dag_schedules_a_toy_benchmark_in_the_studies(toy_benchmark, tmp_pat
     """A dry run of the RQ2 and RQ5 tables finds rules for the toy's stores and answers (the `bench` wildcard,
     the study runs and the config check all read the registry)."""
     _, folder, configs = toy_benchmark
-    argv = [
-        "snakemake",
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--cores",
-        "1",
-        "--dry-run",
-        "--config",
-        "scale=smoke",
-        f'overrides=["data_dir={data_dir}","fsmem.study.harness_benchmarks=[toy_chats]"]',
-        "--",
-        "fsmem_rq2_retrieval",
-        "fsmem_rq5_harness",
-    ]
-    script = (
-        f"import sys; sys.path.insert(0, {str(folder)!r}); import toy_chats; "
-        "from tailmem.fsmem.benchmarks import BENCHMARKS; BENCHMARKS['toy_chats'] = toy_chats.BENCHMARK; "
-        f"from snakemake.cli import main; sys.argv = {argv!r}; main()"
-    )
-    env = {**os.environ, "TAILMEM_CONFIGS": str(configs)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=repo_root, env=env)
+    register = "from tailmem.fsmem.benchmarks import BENCHMARKS; BENCHMARKS['toy_chats'] = toy_chats.BENCHMARK"
+    sets = ["fsmem.study.harness_benchmarks=[toy_chats]"]
+    targets = ["fsmem_rq2_retrieval", "fsmem_rq5_harness"]
+    env = {"TAILMEM_CONFIGS": str(configs)}
+    done = _dry_run_with(folder, "toy_chats", register, repo_root, tmp_path, data_dir, sets, targets, env)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout + done.stderr
     for rule in ("fsmem_store", "fsmem_answers", "fsmem_harness_store", "fsmem_harness_answers"):
