@@ -288,3 +288,14 @@ def test_snakemake_dry_run_with_a_bad_override_fails_fast_naming_the_key(tmp_pat
     assert "rollout.steps='zero': expected an integer" in text
     assert elapsed < 60, f"dry run took {elapsed:.1f} s"
     assert not (tmp_path / "results").exists()
+
+
+def test_an_unknown_option_of_a_group_is_one_line_naming_the_options():
+    """Tried from outside: `graph=ringg` said only Hydra's first line ("Could not find 'graph/ringg'"); the
+    options Hydra lists further down are the newcomer's answer."""
+    with pytest.raises(ConfigError) as info:
+        compose_config("smoke", ["graph=ringg"])
+    lines = str(info.value).splitlines()
+    assert len(lines) == 1, lines
+    shipped = sorted(p.stem for p in (config_dir() / "graph").glob("*.yaml"))
+    assert lines[0] == f"graph=ringg: no such option of group graph; options: {', '.join(shipped)}"

@@ -130,11 +130,28 @@ def explain(exc: Exception, overrides: Sequence[str] = ()) -> ConfigError:
         if value is None:
             value = _override_value(key, overrides)
         return ConfigError(f"{key}={value!r}: expected {expected_type(text)} (Hydra: {text})")
+    option = _unknown_option(cause)
+    if option:
+        return ConfigError(option)
     if "Could not override '" in text or "Could not append to config" in text:
         quoted = text.split("'")[1] if "'" in text else ""
         if quoted and quoted not in known_keys():
             return ConfigError(unknown(quoted))
     return ConfigError(f"{key or 'config'}: {text}")
+
+
+def _unknown_option(cause: Exception) -> str | None:
+    """`group=name: no such option of group group; options: ...` for Hydra's MissingConfigException, whose first
+    line names the missing option and whose later lines list the group's options."""
+    import re
+
+    found = re.search(r"Could not find '([\w/]+)/([^'/]+)'", str(cause))
+    if found is None:
+        return None
+    group, name = found.groups()
+    listed = re.search(r"Available options in '[^']+':\n((?:\t[^\n]*\n?)+)", str(cause))
+    options = [o.strip() for o in listed.group(1).splitlines() if o.strip()] if listed else []
+    return f"{group}={name}: no such option of group {group}" + (f"; options: {', '.join(options)}" if options else "")
 
 
 def _override_value(key: str, overrides: Sequence[str]):
