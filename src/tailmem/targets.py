@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,15 +23,8 @@ class Run:
     agent: str = paths.PROGRAMMATIC  # the policy role's model for the `llm` policy (paths.policy_agent)
 
     def keys(self, results: str) -> dict:
-        return dict(
-            results=results,
-            policy=self.policy,
-            agent=self.agent,
-            retrieval=self.retrieval,
-            family=self.family,
-            n=self.n,
-            seed=self.seed,
-        )
+        """The path templates' fields (paths.ROLLOUT, AUDIT, CONTROL): this run's fields and `results`."""
+        return {"results": results, **dataclasses.asdict(self)}
 
     def audit_file(self, results: str) -> Path:
         return Path(paths.AUDIT.format(**self.keys(results))) / paths.AUDIT_FILE
@@ -125,19 +119,7 @@ class ControlRun:
     predictor: str = paths.PROGRAMMATIC  # the predictor role's agent
 
     def folder(self, results: str) -> Path:
-        return Path(
-            paths.CONTROL.format(
-                results=results,
-                policy=self.policy,
-                agent=self.agent,
-                retrieval=self.retrieval,
-                family=self.family,
-                n=self.n,
-                seed=self.seed,
-                predictor=self.predictor,
-                arm=self.arm,
-            )
-        )
+        return Path(paths.CONTROL.format(results=results, **dataclasses.asdict(self)))
 
     def summary_file(self, results: str) -> Path:
         return self.folder(results) / paths.SUMMARY_FILE
