@@ -1,13 +1,16 @@
 """Compare every table (CSV) of two results folders cell by cell: numbers within a tolerance, text exactly.
 
     python benchmarks/compare_tables.py DIR_A DIR_B [--rtol 1e-9] [--atol 1e-12] [--ignore-column NAME ...]
+                                        [--allow-additions]
 
 Why: a refactor that moves code must leave the tables' numbers where they were (issue 30, "same numbers"). A CSV is
 found by its path relative to each folder (`**/*.csv`), so DIR_A and DIR_B may be two results folders, or two DAG
 working folders holding `results/`. Cells are compared as the CSV writes them: two cells that both parse as numbers
 match when `math.isclose(a, b, rel_tol=rtol, abs_tol=atol)` (two NaNs or two empty cells match); any other cell must
 be the same text. Prints each difference (file, row, column, both values) and a summary; exits 1 when anything
-differs (a file on one side only, other columns, another row count, a cell), 0 otherwise.
+differs (a file on one side only, other columns, another row count, a cell), 0 otherwise. With --allow-additions, B
+may add tables and columns (a later version's new outputs): those are listed as additions, the columns both have are
+compared cell by cell, and a table or column only in A still differs.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class Report:
     compared: int = 0
     lines: list[str] = field(default_factory=list)
     differing_tables: int = 0
+    additions: list[str] = field(default_factory=list)
 
     def differ(self, text: str) -> None:
         self.lines.append(text)
@@ -64,13 +68,21 @@ def same_cell(a: str, b: str, rtol: float, atol: float) -> bool:
     return math.isclose(x, y, rel_tol=rtol, abs_tol=atol)
 
 
-def compare_table(name: str, a: Path, b: Path, rtol: float, atol: float, ignored: set[str]) -> list[str]:
-    """The differences between two versions of one table, as printable lines (none when they match)."""
+def compare_table(
+    name: str, a: Path, b: Path, rtol: float, atol: float, ignored: set[str], additions: list[str] | None = None
+) -> list[str]:
+    """The differences between two versions of one table, as printable lines (none when they match). With
+    `additions` (a list), columns only in B are noted there and the shared columns compared."""
     cols_a, rows_a = read(a)
     cols_b, rows_b = read(b)
+    only_a = [c for c in cols_a if c not in cols_b]
+    only_b = [c for c in cols_b if c not in cols_a]
+    if additions is not None and not only_a and only_b:
+        additions.append(f"{name}: added columns {only_b}")
+        keep = [cols_b.index(c) for c in cols_a]
+        rows_b = [[r[i] for i in keep] if len(r) == len(cols_b) else r for r in rows_b]
+        cols_b = cols_a
     if cols_a != cols_b:
-        only_a = [c for c in cols_a if c not in cols_b]
-        only_b = [c for c in cols_b if c not in cols_a]
         how = f"only in A {only_a}, only in B {only_b}" if only_a or only_b else f"order A {cols_a} vs B {cols_b}"
         return [f"{name}: columns differ ({how})"]
     if len(rows_a) != len(rows_b):
@@ -88,17 +100,24 @@ def compare_table(name: str, a: Path, b: Path, rtol: float, atol: float, ignored
     return out
 
 
-def compare(dir_a: Path, dir_b: Path, rtol: float, atol: float, ignored: set[str] = frozenset()) -> Report:
+def compare(
+    dir_a: Path, dir_b: Path, rtol: float, atol: float, ignored: set[str] = frozenset(), allow_additions: bool = False
+) -> Report:
     report = Report()
     ta, tb = tables(dir_a), tables(dir_b)
     for name in sorted(ta.keys() - tb.keys()):
         report.differ(f"{name}: only in A")
     for name in sorted(tb.keys() - ta.keys()):
-        report.differ(f"{name}: only in B")
-    report.differing_tables = len(ta.keys() ^ tb.keys())
+        if allow_additions:
+            report.additions.append(f"{name}: added (only in B)")
+        else:
+            report.differ(f"{name}: only in B")
+    report.differing_tables = len(ta.keys() - tb.keys()) + (0 if allow_additions else len(tb.keys() - ta.keys()))
     for name in sorted(ta.keys() & tb.keys()):
         report.compared += 1
-        diffs = compare_table(name, ta[name], tb[name], rtol, atol, ignored)
+        diffs = compare_table(
+            name, ta[name], tb[name], rtol, atol, ignored, report.additions if allow_additions else None
+        )
         report.lines += diffs
         report.differing_tables += bool(diffs)
     return report
@@ -117,11 +136,18 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="a column not compared (e.g. a wall-clock time); may be repeated",
     )
+    ap.add_argument(
+        "--allow-additions",
+        action="store_true",
+        help="tables and columns only in DIR_B are listed as additions; the shared columns are still compared",
+    )
     args = ap.parse_args(argv)
     for d in (args.dir_a, args.dir_b):
         if not d.is_dir():
             ap.error(f"{d}: not a folder")
-    report = compare(args.dir_a, args.dir_b, args.rtol, args.atol, set(args.ignore_column))
+    report = compare(args.dir_a, args.dir_b, args.rtol, args.atol, set(args.ignore_column), args.allow_additions)
+    for line in report.additions:
+        print(line)
     for line in report.lines:
         print(line)
     print(

@@ -53,3 +53,23 @@ def test_moved_number_changed_text_and_missing_parts_are_reported(tmp_path):
     assert "tables/cols.csv: columns differ (only in A ['note']" in out.stdout
     assert "2 tables in both folders compared; 3 differ" in out.stdout
     assert _run(a, b, "--rtol", "0.1", "--ignore-column", "note").stdout.count("tables/t.csv") == 0
+
+
+def test_additions_are_listed_apart_and_the_shared_columns_still_compared(tmp_path):
+    """A later run may add tables and columns (issue 31 did); with --allow-additions those are listed as additions
+    and every shared column is still compared cell by cell, so a moved number in one still fails."""
+    a = _write(tmp_path / "a", {"tables/t.csv": BASE})
+    added = BASE.assign(tokens=[3, 4])
+    b = _write(tmp_path / "b", {"tables/t.csv": added, "tables/new.csv": BASE})
+    strict = _run(a, b)
+    assert strict.returncode == 1 and "columns differ" in strict.stdout
+    out = _run(a, b, "--allow-additions")
+    assert out.returncode == 0, out.stdout
+    assert "tables/new.csv: added (only in B)" in out.stdout
+    assert "tables/t.csv: added columns ['tokens']" in out.stdout
+    assert "1 tables in both folders compared; 0 differ" in out.stdout
+    moved = _write(tmp_path / "c", {"tables/t.csv": added.assign(gini=[0.4, np.nan])})
+    out = _run(a, moved, "--allow-additions")
+    assert out.returncode == 1 and "tables/t.csv: row 1, column 'gini'" in out.stdout
+    gone = _write(tmp_path / "d", {"tables/t.csv": BASE.drop(columns="note")})
+    assert _run(a, gone, "--allow-additions").returncode == 1  # a column gone is not an addition
