@@ -21,3 +21,16 @@ def tree_hash(root: Path) -> str:
             else:
                 h.update(b"D")
     return h.hexdigest()
+
+
+def conv50_overrides(results: Path, data_dir: Path, questions: int) -> list[str]:
+    """The stage overrides of a small fsmem run: the verbatim store of LoCoMo conv-50, `questions` of its questions."""
+    return [
+        "scale=smoke",
+        f"results_dir={results}",
+        f"data_dir={data_dir}",
+        "fsmem.benchmark=locomo",
+        "fsmem.conversation=conv-50",
+        "fsmem.variant=verbatim",
+        f"fsmem.max_questions={questions}",
+    ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from fs_testkit import conv50_overrides
 from tailmem import cli
 from tailmem.memory import controllers
 from tailmem.memory.render import greedy_items
@@ -175,15 +176,7 @@ def test_a_toy_harness_builds_and_answers_through_the_stages(toy_harness, tmp_pa
 
     toy, _ = toy_harness
     results = tmp_path / "results"
-    run = [
-        "scale=smoke",
-        f"results_dir={results}",
-        f"data_dir={data_dir}",
-        "fsmem.benchmark=locomo",
-        "fsmem.conversation=conv-50",
-        "fsmem.variant=verbatim",
-        "fsmem.max_questions=3",
-    ]
+    run = conv50_overrides(results, data_dir, 3)
     # The name passes the config check, matches the rules' wildcards and joins the RQ5 study.
     cfg = compose_config("smoke", [f"data_dir={data_dir}", "fsmem.harness=toy_wordcount"])
     assert re.fullmatch(wildcard_patterns()["harness"], "toy_wordcount")

@@ -8,6 +8,7 @@ end on the smoke data"): every controller in `memory.controllers.CONTROLLERS` ru
 import pytest
 import yaml
 
+from fs_testkit import conv50_overrides
 from tailmem import paths
 from tailmem.cli import main
 from tailmem.configs import config_dir
@@ -55,19 +56,10 @@ def test_every_controller_runs_the_control_stage_within_its_budget(rollout, name
 def answered(tmp_path_factory, data_dir):
     """Each harness's store and answers on three LoCoMo conv-50 questions, built through the stages."""
     results = tmp_path_factory.mktemp("harnesses")
-    run = [
-        "scale=smoke",
-        f"results_dir={results}",
-        f"data_dir={data_dir}",
-        "fsmem.benchmark=locomo",
-        "fsmem.conversation=conv-50",
-        "fsmem.variant=verbatim",
-        f"fsmem.max_questions={QUESTIONS}",
-    ]
     out = {}
     for name in sorted(HARNESSES):
         folder = results / name
-        args = [a if not a.startswith("results_dir=") else f"results_dir={folder}" for a in run]
+        args = conv50_overrides(folder, data_dir, QUESTIONS)
         assert main(["fsmem_build", *args, f"fsmem.build_harness={name}"]) == 0, name
         assert main(["fsmem_answer", *args, f"fsmem.harness={name}"]) == 0, name
         store = paths.variant_dir(folder, "locomo", "conv-50", "verbatim", paths.PROGRAMMATIC)
