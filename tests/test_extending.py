@@ -9,6 +9,7 @@ rules, joins the RQ5 study and runs through the build and answer stages. Here th
 run time (and the harness module is written to a temporary folder), which is what the recipes' edits amount to.
 """
 
+import json
 import os
 import re
 import shutil
@@ -63,7 +64,7 @@ def _dry_run_with(folder, module, register, repo_root, workdir, data_dir, sets, 
     from `folder` and runs `register` (the recipe's registry edit, made at run time)."""
     overrides = [f"data_dir={data_dir}", *sets]
     argv = ["snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory", str(workdir), "--cores", "1"]
-    argv += ["--dry-run", "--config", "scale=smoke", f"overrides={overrides!r}".replace("'", '"'), "--", *targets]
+    argv += ["--dry-run", "--config", "scale=smoke", f"overrides={json.dumps(overrides)}", "--", *targets]
     script = (
         f"import sys; sys.path.insert(0, {str(folder)!r}); import {module}; {register}; "
         f"from snakemake.cli import main; sys.argv = {argv!r}; main()"
@@ -283,8 +284,6 @@ TOY_CHATS = {
 def toy_benchmark(tmp_path, repo_root, monkeypatch):
     """The toy data module imported from a temporary folder, (step 2) its entry in the registry and (step 3) its
     block and study entries in a copy of configs/fsmem/default.yaml."""
-    import json
-
     from tailmem.fsmem import benchmarks
 
     folder, data = tmp_path / "toy_module", tmp_path / "toy_data"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,7 @@ class Run:
 
     def keys(self, results: str) -> dict:
         """The path templates' fields (paths.ROLLOUT, AUDIT, CONTROL): this run's fields and `results`."""
-        return {"results": results, **dataclasses.asdict(self)}
+        return {"results": results, **vars(self)}
 
     def audit_file(self, results: str) -> Path:
         return Path(paths.AUDIT.format(**self.keys(results))) / paths.AUDIT_FILE
@@ -119,7 +118,7 @@ class ControlRun:
     predictor: str = paths.PROGRAMMATIC  # the predictor role's agent
 
     def folder(self, results: str) -> Path:
-        return Path(paths.CONTROL.format(results=results, **dataclasses.asdict(self)))
+        return Path(paths.CONTROL.format(results=results, **vars(self)))
 
     def summary_file(self, results: str) -> Path:
         return self.folder(results) / paths.SUMMARY_FILE

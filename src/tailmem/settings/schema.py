@@ -10,6 +10,7 @@ per problem. A stage function receives its groups as typed objects (`tailmem.set
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
@@ -143,8 +144,6 @@ def explain(exc: Exception, overrides: Sequence[str] = ()) -> ConfigError:
 def _unknown_option(cause: Exception) -> str | None:
     """`group=name: no such option of group group; options: ...` for Hydra's MissingConfigException, whose first
     line names the missing option and whose later lines list the group's options."""
-    import re
-
     found = re.search(r"Could not find '([\w/]+)/([^'/]+)'", str(cause))
     if found is None:
         return None
