@@ -1,8 +1,41 @@
-# Stage 4 (graph world): the controller study. Each arm replays a semantic/LLM-policy trajectory under one
-# memory controller (paper 1 Tables 4-6, Figures 4, 6, 7). Target by name: `snakemake control_report`.
+# Stage 4 (graph world): the controller study. Its design check first: the model-free twin says which steps can tell
+# each claim's arms apart (a model slice's controller jobs predict there only). Each arm replays a semantic/LLM-policy
+# trajectory under one memory controller (paper 1 Tables 4-6, Figures 4, 6, 7). Target: `snakemake control_report`.
 from tailmem.dag import dag_of
 
 TAILMEM = dag_of(config, workflow.basedir)
+
+
+rule design_check:
+    input:
+        unpack(TAILMEM.design_inputs),
+    output:
+        TAILMEM.design_plan_file,
+        TAILMEM.design_pairs_file,
+    params:
+        **TAILMEM.stage_params("design_check", TAILMEM.run_args, family=TAILMEM.family),
+    log:
+        TAILMEM.log_of("design_check", "policy", "agent", "retrieval", "family", "n", "seed"),
+    conda:
+        TAILMEM.conda_env
+    shell:
+        "{params.cmd} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
+        "out=$(dirname {output[0]}) > {log} 2>&1"
+
+
+rule design_check_report:
+    input:
+        TAILMEM.design_plans,
+    output:
+        TAILMEM.tables_design,
+    params:
+        **TAILMEM.stage_params("design_check_report"),
+    log:
+        TAILMEM.log_of("design_check_report"),
+    conda:
+        TAILMEM.conda_env
+    shell:
+        "{params.cmd} > {log} 2>&1"
 
 
 rule control:

@@ -122,6 +122,38 @@ class DagInputs:
     def control_summary_file(self) -> str:
         return f"{paths.wild(paths.CONTROL, results=self.results)}/{paths.SUMMARY_FILE}"
 
+    @property
+    def design_plan_file(self) -> str:
+        return f"{paths.wild(paths.DESIGN, results=self.results)}/{paths.PLAN_FILE}"
+
+    @property
+    def design_pairs_file(self) -> str:
+        return f"{paths.wild(paths.DESIGN, results=self.results)}/{paths.PAIRS_FILE}"
+
+    def design_inputs(self, wc) -> dict:
+        """A design check's world and trajectory."""
+        keys = dict(results=self.results, family=wc.family, n=wc.n, seed=wc.seed)
+        run = dict(policy=wc.policy, agent=wc.agent, retrieval=wc.retrieval, **keys)
+        return {
+            "world": f"{paths.GRAPHWORLD.format(**keys)}/{paths.WORLD_FILE}",
+            "trace": f"{paths.ROLLOUT.format(**run)}/{paths.TRACE_FILE}",
+        }
+
+    @cached_property
+    def design_plans(self) -> list[str]:
+        """Every controller-study trajectory's plan.json (the design check's table reads their pairs.csv)."""
+        return [f"{paths.DESIGN.format(**r.keys(self.results))}/{paths.PLAN_FILE}" for r in self.design_runs]
+
+    @cached_property
+    def design_runs(self):
+        c = self.cfg.scale.control
+        agent = paths.policy_agent(self.cfg, c.policy)
+        return [targets.Run(c.policy, c.retrieval, f, int(c.size), int(s), agent) for f in c.families for s in c.seeds]
+
+    @cached_property
+    def tables_design(self) -> list[str]:
+        return self.table(outputs.DESIGN_CHECK)
+
     @staticmethod
     def family(wc) -> str:
         return wc.family
@@ -195,6 +227,8 @@ class DagInputs:
         if reference:
             budget = paths.CONTROL.format(**run, predictor=wc.predictor, arm=reference)
             inputs["budget"] = f"{budget}/{paths.SUMMARY_FILE}"
+        if self.cfg.control.plan:  # the predictor is called where the design check says a claim can be decided
+            inputs["plan"] = f"{paths.DESIGN.format(**run)}/{paths.PLAN_FILE}"
         return inputs
 
     def control_args(self, wc) -> list[str]:
@@ -203,7 +237,11 @@ class DagInputs:
 
     @staticmethod
     def budget_arg(wc, input) -> str:
-        return f"control.budget_from={input.budget}" if "budget" in input.keys() else ""
+        """The input artifacts a controller job reads beside its run: the matched budget's arm, the plan."""
+        args = [f"control.budget_from={input.budget}"] if "budget" in input.keys() else []
+        if "plan" in input.keys():
+            args.append(f"control.plan_file={input.plan}")
+        return " ".join(args)
 
     # -- benchmark data ---------------------------------------------------------------------------------------
     @property
@@ -422,7 +460,13 @@ class DagInputs:
     @cached_property
     def graph_world_targets(self) -> list[str]:
         """Paper 1's graph-world tables and figures: no benchmark data needed."""
-        return self.tables_random_walk + self.figures_random_walk + self.tables_control + self.figures_control
+        return (
+            self.tables_random_walk
+            + self.figures_random_walk
+            + self.tables_design
+            + self.tables_control
+            + self.figures_control
+        )
 
     @cached_property
     def calibration_targets(self) -> list[str]:
@@ -452,6 +496,7 @@ class DagInputs:
             + self.tables_random_walk
             + self.figures_random_walk
             + self.tables_calibration
+            + self.tables_design
             + self.tables_control
             + self.figures_control
             + benchmarks

@@ -33,6 +33,10 @@ GRAPHWORLD = "{results}/graphworld/{family}/n{n}/seed{seed}"
 ROLLOUT = "{results}/rollout/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"  # agent: the policy role
 AUDIT = "{results}/audit/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"
 CONTROL = "{results}/control/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}/{predictor}/{arm}"
+# the design check of one replayed trajectory (stage design_check): plan.json and pairs.csv, model-free
+DESIGN = "{results}/design_check/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"
+PLAN_FILE = "plan.json"
+PAIRS_FILE = "pairs.csv"
 CALIBRATION = "{results}/calibration"  # the protocol search (stages/calibration.py): walks/<digest>/ caches its walks
 CALIBRATION_PROTOCOLS = "protocols.csv"  # every searched protocol's scores, best first
 
@@ -156,6 +160,10 @@ def control_dir(cfg) -> Path:
     return Path(
         CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, "predictor"), arm=cfg.control.arm or cfg.memory.name)
     )
+
+
+def design_dir(cfg) -> Path:
+    return Path(DESIGN.format(**_run_keys(cfg)))
 
 
 def out_dir(cfg, default: str | Path) -> Path:

@@ -25,7 +25,7 @@ from tailmem.source_closure import PACKAGE_ROOT, file_digest, import_closure
 # of them (`${data_dir}/locomo/...`) counts as the placeholder `<data_dir>/locomo/...`, the same on any machine.
 GLOBAL_KEYS = ("results_dir", "figures_dir", "data_dir")
 # Keys that only point a job at its input artifacts (set by Snakemake); never part of a digest.
-PATH_KEYS = ("control.world", "control.budget_from")
+PATH_KEYS = ("control.world", "control.budget_from", "control.plan_file")
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,13 @@ STAGES: dict[str, Stage] = {
             "tailmem.stages.control:run",
             ("graph", "seed", "policy", "retrieval", "memory", "control", "llm"),
         ),
+        Stage(
+            "design_check",
+            "tailmem.stages.design_check:run",
+            ("graph", "seed", "policy", "retrieval", "control", "llm"),
+            arms="tailmem.memory.arms:catalogue_payload",
+        ),
+        Stage("design_check_report", "tailmem.stages.design_check:report", ("scale", "control", "llm", "stats")),
         Stage("control_report", "tailmem.stages.control_report:run", ("scale", "audit", "control", "llm", "stats")),
         Stage("tables", "tailmem.stages.tables:run", ("scale", "audit", "rollout", "llm", "stats")),
         Stage("figures", "tailmem.stages.figures:run", ("scale", "audit", "rollout", "llm")),

@@ -24,6 +24,7 @@ _MENTIONS = (
     re.compile(r"^State (?P<s>\d+): The .+? of the (?P<r>.+?) district\.", re.M),  # verbose header
     re.compile(r"leads to state (?P<s>\d+) \(the .+? of the (?P<r>.+?) district\)"),  # verbose fact
     re.compile(r">(?P<r>[^>\n]+)>S(?P<s>\d+)$", re.M),  # compact fact or record: way>region>S12
+    re.compile(r"(?:: |, )S(?P<s>\d+)/(?P<r>[^,)\n]+)"),  # a summary's known exit: S12/orchard
 )
 
 
@@ -70,8 +71,34 @@ def mentioned_regions(memory_block: str) -> dict[int, str]:
     return {s: region for s, (_, region) in sorted(found.items(), key=lambda kv: kv[1][0])}
 
 
+def known_exits(memory_block: str, state: int) -> set[int]:
+    """States the block says `state` leads to by some path: its item's facts and its summary's exits."""
+    out: set[int] = set()
+    for line in _block_of(memory_block, state):
+        out.update(int(x) for x in _EXIT_CODES.findall(line))
+    return out
+
+
+_EXIT_CODES = re.compile(r"(?:>S|leads to state |: S|, S)(\d+)")
+
+
+def _block_of(memory_block: str, state: int) -> list[str]:
+    """The lines of `state`'s item (header and indented facts) or its summary line."""
+    lines = memory_block.split("\n")
+    head = re.compile(rf"^(?:S{state} |State {state}: )")
+    for i, line in enumerate(lines):
+        compact_record = not line.startswith("State ") and ">" in line.split("/", 1)[0]  # S12 way>region>S40
+        if head.match(line) and not compact_record:  # an item header or summary
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("  "):
+                j += 1
+            return lines[i:j]
+    return []
+
+
 class ProgrammaticPredictor:
-    """Evidence if present; else the first-mentioned state of the action's region (not the current state)."""
+    """Evidence if present; else a state of the action's region, first one the block says the current state leads
+    to (its facts or its summary's exits), then the first-mentioned one (never the current state)."""
 
     name = "programmatic-memory"
 
@@ -81,9 +108,10 @@ class ProgrammaticPredictor:
             return Prediction(hit, True)
         m = _REGION_OF_ACTION.search(action)
         if m:
-            for s, region in mentioned_regions(memory_block).items():
-                if region == m.group(1) and s != state:
-                    return Prediction(s, False)
+            in_region = [s for s, r in mentioned_regions(memory_block).items() if r == m.group(1) and s != state]
+            exits = known_exits(memory_block, state)
+            for s in sorted(in_region, key=lambda s: s not in exits):  # stable: exits first, then mention order
+                return Prediction(s, False)
         return Prediction(None, False)
 
 
@@ -91,6 +119,11 @@ _CODE = re.compile(r"\bS(\d+)\b")
 _STATE = re.compile(r"\bstate\s+(\d+)\b", re.I)  # the verbose encoding's form: "leads to state 12"
 _NUMBER = re.compile(r"^\W*(\d+)\W*$")  # a reply that is a bare number
 _UNKNOWN = re.compile(r"\bUNKNOWN\b", re.I)
+
+
+def mentioned_codes(memory_block: str) -> set[int]:
+    """Every state the block names, as a code (S12) or in words (state 12)."""
+    return {int(m) for m in _CODE.findall(memory_block)} | {int(m) for m in _STATE.findall(memory_block)}
 
 
 def parse_state(reply: str | None) -> int | None:
@@ -133,7 +166,11 @@ class ModelPredictor:
             choice = options[self.client.choose(prompt + "\nAnswer:", options)]
             self.unknown += choice == "UNKNOWN"
             return Prediction(None if choice == "UNKNOWN" else int(choice[1:]), False)
-        reply = self.client.chat([{"role": "user", "content": prompt}]).content or ""  # params: the role's (llm.params)
+        # the embedded model decodes under a grammar of the state codes the block names, or UNKNOWN: a reply is
+        # always one of them, never a code the prompt gave no ground for nor prose around it
+        options = [f"S{s}" for s in sorted(mentioned_codes(memory_block))] + ["UNKNOWN"]
+        extra = {"answer_choices": options} if getattr(self.client, "constrains_answers", False) else {}
+        reply = self.client.chat([{"role": "user", "content": prompt}], **extra).content or ""  # role's params
         state = parse_state(reply)
         if state is None:
             if _UNKNOWN.search(reply):

@@ -16,13 +16,15 @@ tail, are scored over them alone. The same steps for every arm of a trajectory.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from tailmem.control.predict import find_evidence, full_prompt
+from tailmem.control.predict import find_evidence, full_prompt, mentioned_codes
 from tailmem.control.world_memory import WorldMemory
 from tailmem.graphworld.world import World
 from tailmem.memory.controllers import Controller
@@ -44,6 +46,19 @@ class ReplayResult:
 
 
 SPREADS = ("even", "last")
+
+
+def replayed(trace, steps: int | None):
+    """The states and actions the replay covers: the trajectory's first `steps` steps (None: all)."""
+    stop = len(trace.states) if steps is None else min(int(steps), len(trace.states))
+    return trace.states[:stop], trace.actions[:stop]
+
+
+def retrieved_per_step(trace, steps: int) -> list[np.ndarray]:
+    """The items the rollout's retrieval design placed in context at each of the first `steps` steps (its
+    accesses after the visit): the candidates that design adds beside the current state's known neighbours."""
+    bounds = np.searchsorted(trace.access_step, np.arange(steps + 1))
+    return [trace.access_item[bounds[t] + 1 : bounds[t + 1]] for t in range(steps)]
 
 
 def predict_steps(n_steps: int, count: int | None, spread: str = "even") -> list[int]:
@@ -69,12 +84,28 @@ def replay(
     counter: TokenCounter,
     progress: bool = False,
     predict_at: list[int] | None = None,
+    prompt_budget: int | None = None,
+    retrieved: Sequence[Sequence[int]] | None = None,
+    plan: Mapping[int, float] | None = None,
 ) -> ReplayResult:
-    """`predict_at`: the steps the predictor runs at (`predict_steps`); None = every step."""
+    """`predict_at`: the steps the predictor runs at (`predict_steps`); None = every step.
+
+    `prompt_budget`: the whole prompt's tokens per step (instruction, memory and question, paper 1's budget); the
+    controller's memory block gets what this step's fixed text leaves. None: the controller's own budget caps the
+    memory block alone. `retrieved[t]`: the items the rollout's retrieval design placed in context at step t (the
+    trace's accesses after the visit); they join the current state's known neighbours as candidates, so the design
+    that defines the access counts, and so the tail, also shapes the candidate pool. `plan`: step -> weight of the
+    steps the predictor is called at (a design check's plan); every step is then a row, `called` says which were
+    predicted and `weight` is the inverse of a sampled step's inclusion probability (0 for a step not called).
+    """
     mem = WorldMemory(world)
+    if plan is not None:
+        predict_at = None
     scored = None if predict_at is None else set(int(t) for t in predict_at)
     # the kept blocks are among the predicted steps, so the site shows each with its prediction
     kept = block_steps(len(states)) if scored is None else {sorted(scored)[i] for i in block_steps(len(scored))}
+    if plan is not None:
+        kept = {t for t in kept if t in plan}
     counts = np.zeros(world.n, dtype=np.int64)
     rows, tokens = [], []
     for t in tqdm(range(len(states)), disable=not progress, desc=controller.name, unit="step", leave=False):
@@ -84,26 +115,37 @@ def replay(
         action = world.action_names[e]
         text = world.state_texts[s]
         mem.visit(s)
-        prompt = controller.build(
-            mem.store, Query(step=t, current=s, related=mem.related(s), text=f"{text} {action}"), counter
-        )
+        related = mem.related(s)
+        if retrieved is not None:
+            related = tuple(
+                sorted(set(related) | {int(i) for i in retrieved[t] if int(i) != s and int(i) in mem.store})
+            )
+        budget = None if prompt_budget is None else int(prompt_budget) - counter(full_prompt("", s, text, action))
+        query = Query(step=t, current=s, related=related, text=f"{text} {action}", budget=budget)
+        prompt = controller.build(mem.store, query, counter)
         prompt_tokens = counter.exact(full_prompt(prompt.text, s, text, action))
-        predicted = scored is None or t in scored
-        if predicted:
+        row = scored is None or t in scored
+        call = row if plan is None else t in plan
+        if call:
             pred = predictor.predict(prompt.text, s, text, action)
+        if row:
             covered = find_evidence(prompt.text, s, action) == nxt
         accessed = tuple(dict.fromkeys((s, *prompt.accessed)))  # the visit, then what the prompt holds
         counts[list(accessed)] += 1
         mem.store.touch(accessed, t)
-        if predicted:
+        if row:
             rows.append(
                 (
                     t,
                     s,
                     nxt,
-                    -1 if pred.state is None else pred.state,
-                    pred.state == nxt,
+                    (-1 if pred.state is None else pred.state) if call else -2,
+                    (pred.state == nxt) if call else np.nan,
                     covered,
+                    nxt in mentioned_codes(prompt.text),
+                    prompt_digest(prompt.text),
+                    call,
+                    (1.0 if plan is None else float(plan[t])) if call else 0.0,
                     prompt_tokens,
                     prompt.tokens,
                     len(prompt.core),
@@ -123,6 +165,10 @@ def replay(
             "predicted",
             "correct",
             "covered",
+            "mentions_next",
+            "prompt_sha",
+            "called",
+            "weight",
             "prompt_tokens",
             "memory_tokens",
             "n_core",
@@ -131,8 +177,16 @@ def replay(
             "marks",
         ],
     )
+    if plan is None or steps.called.all():
+        steps["correct"] = steps.correct.astype(bool)
     replayed = None if scored is None else pd.DataFrame(tokens, columns=["step", "prompt_tokens", "memory_tokens"])
     return ReplayResult(steps=steps, counts=counts, tokens=replayed)
+
+
+def prompt_digest(memory_block: str) -> str:
+    """A short digest of a memory block: two arms whose blocks share it sent the predictor the same prompt at that
+    step (the rest of the prompt is the step's own), so a greedy model answers both alike."""
+    return hashlib.sha1(memory_block.encode()).hexdigest()[:16]
 
 
 # Steps whose memory block is kept (`memory`, and `marks` from tailmem.memory.marks): enough for the site's step
@@ -148,11 +202,32 @@ def block_steps(n_steps: int) -> set[int]:
     return {int(t) for t in np.linspace(0, n_steps - 1, min(BLOCK_SAMPLES, n_steps)).round()}
 
 
+def window_counts(access_step: np.ndarray, access_item: np.ndarray, n: int, steps: int | None) -> np.ndarray:
+    """Accesses per item over a trace's first `steps` steps (None: all of them): the counts that rank the tail of
+    a study that replays only those steps, so its tail is the part of memory rarely used in what it replays."""
+    access_step, access_item = np.asarray(access_step), np.asarray(access_item)
+    keep = slice(None) if steps is None else access_step < int(steps)
+    return np.bincount(access_item[keep], minlength=int(n))
+
+
 def tail_states(steps: pd.DataFrame, counts: np.ndarray, fraction: float = 0.5) -> np.ndarray:
     """The least-accessed `fraction` of the states the agent predicted at (ties broken by state id)."""
     visited = np.unique(steps.state.to_numpy())
     order = visited[np.lexsort((visited, counts[visited]))]
     return order[: int(np.ceil(fraction * len(order)))]
+
+
+def error_rate(steps: pd.DataFrame, mask=None) -> float:
+    """Error over the rows (or the `mask`ed ones). Rows of a planned replay carry `called` and `weight`: the
+    Horvitz-Thompson estimate, sum of weight x error over the called rows divided by the number of rows, which is
+    unbiased when each uncalled row was left out with known probability (`control.plan`)."""
+    rows = steps if mask is None else steps[np.asarray(mask)]
+    if not len(rows):
+        return float("nan")
+    if "weight" not in rows or rows.called.all():
+        return float(1.0 - rows.correct.astype(float).mean())
+    called = rows[rows.called.astype(bool)]
+    return float((called.weight * (1.0 - called.correct.astype(float))).sum() / len(rows))
 
 
 def summarize(result: ReplayResult, tail_fraction: float = 0.5) -> dict:
@@ -162,11 +237,11 @@ def summarize(result: ReplayResult, tail_fraction: float = 0.5) -> dict:
     tail = np.isin(steps.state.to_numpy(), tail_states(steps, result.counts, tail_fraction))
     return {
         "steps": int(len(replayed)),
-        "predicted_steps": int(len(steps)),
+        "predicted_steps": int(steps.called.sum()) if "called" in steps else int(len(steps)),
         "tokens_per_step": float(replayed.prompt_tokens.mean()),
         "memory_tokens_per_step": float(replayed.memory_tokens.mean()),
-        "overall_error": float(1.0 - steps.correct.mean()),
-        "tail_error": float(1.0 - steps.correct[tail].mean()),
+        "overall_error": error_rate(steps),
+        "tail_error": error_rate(steps, tail),
         "overall_coverage": float(steps.covered.mean()),
         "tail_coverage": float(steps.covered[tail].mean()),
         "tail_steps": int(tail.sum()),

@@ -1,8 +1,11 @@
 """The agent's memory of a graph world: one item per visited state, holding the transitions learned there.
 
 Item text comes in two encodings (paper 1 Table 5): verbose (full sentences) and compact (short codes).
-A fact line names the action and the state it leads to; the summary line names the state and its region, so
-a state kept only in the summarised tail still tells a predictor where a "toward the X district" action may go.
+A fact line names the action and the state it leads to; the summary line names the state, its region and its
+known exits as compressed facts (code and region, without the path: `S254 round gallery/jade (2/4 exits known:
+S12/orchard, S40/jade)`), so a state kept only in the summarised tail still tells a predictor where a "toward the
+X district" action from it may go. A summary that names only the state and region keeps nothing a prediction can
+use, and then a summarised tail is no better than a dropped one.
 """
 
 from __future__ import annotations
@@ -83,9 +86,15 @@ class WorldMemory:
         learned = sorted(self.facts[state].items(), key=lambda kv: (-kv[1], kv[0]))  # most used first
         lines = [self.fact_lines(state, a) for a, _ in learned]
         degree = self.world.degree(state)
+        exits = ", ".join(self.exit_mention(self.world.step(state, a)) for a, _ in learned)
         return MemoryItem(
             id=state,
             verbose=(f"State {state}: {self.world.state_texts[state]} Known exits:",) + tuple(v for v, _ in lines),
             compact=(f"{state_code(state)} {place}/{region}",) + tuple(c for _, c in lines),
-            summary=f"{state_code(state)} {place}/{region} ({len(learned)}/{degree} exits known)",
+            summary=f"{state_code(state)} {place}/{region} ({len(learned)}/{degree} exits known"
+            + (f": {exits})" if exits else ")"),
         )
+
+    def exit_mention(self, state: int) -> str:
+        """How a summary names a known exit: its code and region (S12/orchard), without the path that leads there."""
+        return f"{state_code(state)}/{place_and_region(self.world.state_texts[state])[1]}"

@@ -216,6 +216,12 @@ class LLMClient:
                 " with tools" if tools else "",
             )
 
+    @property
+    def constrains_answers(self) -> bool:
+        """Whether a chat may name its allowed answers (`answer_choices`) and have the reply decoded under them:
+        the embedded model's grammar. Other backends answer freely and the caller parses the reply."""
+        return self._hash_backend == "instruct"
+
     # -- the contract ----------------------------------------------------------------------------------------------
     def chat(
         self, messages: list[dict], tools: list[dict] | None = None, task: str | None = None, **params

@@ -40,6 +40,10 @@ class Controller(ABC):
     @abstractmethod
     def build(self, store: MemoryStore, query: Query, counter: TokenCounter) -> Prompt: ...
 
+    def cap(self, query: Query) -> int | None:
+        """This step's budget for the memory block: the query's when the caller fixes one, else the controller's."""
+        return self.budget if query.budget is None else max(int(query.budget), 0)
+
 
 @dataclass
 class FullHistory(Controller):
@@ -84,7 +88,7 @@ class FlatRetrieval(Controller):
             scored.append((-len(q & w) / (len(w) ** 0.5 or 1.0), item_id))
         scored.sort()
         chosen = [store.items[i] for _, i in scored[: self.k]]
-        return greedy_items(chosen, self.encoding, counter, self.budget, self.name)
+        return greedy_items(chosen, self.encoding, counter, self.cap(query), self.name)
 
 
 @dataclass
@@ -96,7 +100,7 @@ class FrequencyCache(Controller):
 
     def build(self, store, query, counter):
         top = sorted(store.items, key=lambda i: (-store.access_count.get(i, 0), i))[: self.k]
-        return greedy_items([store.items[i] for i in top], self.encoding, counter, self.budget, self.name)
+        return greedy_items([store.items[i] for i in top], self.encoding, counter, self.cap(query), self.name)
 
 
 @dataclass
@@ -108,7 +112,7 @@ class RecencyCache(Controller):
 
     def build(self, store, query, counter):
         top = sorted(store.items, key=lambda i: (-store.last_access.get(i, -1), i))[: self.k]
-        return greedy_items([store.items[i] for i in top], self.encoding, counter, self.budget, self.name)
+        return greedy_items([store.items[i] for i in top], self.encoding, counter, self.cap(query), self.name)
 
 
 @dataclass
@@ -157,7 +161,7 @@ class GraphMemory(Controller):
 
     def build(self, store, query, counter):
         return greedy_items(
-            related_candidates(store, query, self.rank_by), self.encoding, counter, self.budget, self.name
+            related_candidates(store, query, self.rank_by), self.encoding, counter, self.cap(query), self.name
         )
 
 
@@ -179,7 +183,7 @@ class CTMC(Controller):
             raise ConfigError("memory.budget: CTMC needs a token budget")
         ranked = related_candidates(store, query, self.rank_by)
         return ctmc.allocate(
-            ranked, self.budget, self.tau, self.encoding, counter, order=self.order, rng=self._rng, name=self.name
+            ranked, self.cap(query), self.tau, self.encoding, counter, order=self.order, rng=self._rng, name=self.name
         )
 
 

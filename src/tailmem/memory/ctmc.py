@@ -5,7 +5,8 @@ its header with as many facts as fit (the verbatim core), else its one-line summ
 that cannot buy one fact borrows it from later shares while the budget has room, so a larger share never ends
 with less than a smaller one. What is left
 then brings skipped candidates in as summaries, so the tail is summarised rather than dropped (any that still
-cannot fit are counted in a closing note, never silently lost), and finally buys more facts in share order,
+cannot fit are counted in a closing note; the note never evicts the top-ranked item, the current state whose
+facts are the step's evidence, and is left out when nothing else could make room for it), and finally buys more facts in share order,
 so arms of an ablation at one budget spend the same tokens.
 """
 
@@ -99,15 +100,22 @@ def allocate(
             shown[i] = True
             left -= summary_cost[i]
     dropped = n - sum(shown)
+    noted = False
     if dropped:
         note = counter(_note(dropped)) + 1
-        while left < note and any(shown):  # make room for the note that says how many are not shown
-            j = next(i for i in reversed(by_share) if shown[i])
+        # make room for the note that says how many are not shown, never by evicting the top-ranked item (the
+        # current state: the step's evidence); when only it is left, the note yields and is left out
+        while left < note:
+            j = next((i for i in reversed(by_share) if shown[i] and i != 0), None)
+            if j is None:
+                break
             left += spent(j)
             facts[j], shown[j] = 0, False
             dropped += 1
             note = counter(_note(dropped)) + 1
-        left -= note
+        if left >= note:
+            left -= note
+            noted = True
     for i in by_share:
         if not shown[i]:
             continue
@@ -127,7 +135,7 @@ def allocate(
             tail_lines.append(ranked[i].summary)
             tail.append(ranked[i].id)
     lines = core_lines + tail_lines
-    if dropped:
+    if noted:
         lines.append(_note(dropped))
     return Prompt(
         text="\n".join(lines), tokens=counter.lines(lines), core=tuple(core), tail=tuple(tail), controller=name

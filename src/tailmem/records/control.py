@@ -30,7 +30,7 @@ class ReplayMetrics:
 
 @dataclass(frozen=True)
 class ControlSummary(Record, ReplayMetrics):
-    format_version: ClassVar[int] = 1
+    format_version: ClassVar[int] = 2  # 2: budget_scope
     kind: ClassVar[str] = "controller-study summary.json"
     rule: ClassVar[str] = "control"  # the Snakemake rule that writes it
 
@@ -53,6 +53,7 @@ class ControlSummary(Record, ReplayMetrics):
     n: int
     seed: int
     tokenizer: str
+    budget_scope: str = "memory"  # what `budget` caps: the whole prompt per step or the memory block alone
     predictor_unknown: int | None = None  # a model predictor's UNKNOWN replies (None: the programmatic predictor)
     predictor_malformed: int | None = None  # ... and replies without a state code
 
@@ -61,7 +62,7 @@ class ControlSummary(Record, ReplayMetrics):
 class ControlSteps(TableRecord):
     """An arm's `steps.parquet`: one row per API-calling (predicted) step (`control.replay.replay`'s `steps`)."""
 
-    format_version: ClassVar[int] = 1
+    format_version: ClassVar[int] = 2  # 2: mentions_next, prompt_sha, called, weight
     kind: ClassVar[str] = "controller-study steps.parquet"
     rule: ClassVar[str] = "control"
     # what every reader relies on; the stage writes next_state, predicted, memory_tokens, n_core, n_tail and the
@@ -77,3 +78,23 @@ class ControlCounts(ArrayRecord):
     kind: ClassVar[str] = "controller-study counts.npz"
     rule: ClassVar[str] = "control"
     names: ClassVar[tuple[str, ...]] = ("counts",)
+
+
+@dataclass(frozen=True)
+class DesignPlan(Record):
+    """A run's `plan.json` from the design check (stage `design_check`): the steps a model predictor is called at
+    and each one's weight (1 for a step some claim pair tells apart, 1/`control.plan_sample` for a sampled other),
+    and the arms it was made for. The arms' controller jobs read it instead of predicting at every step."""
+
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "design-check plan.json"
+    rule: ClassVar[str] = "design_check"
+
+    family: str
+    seed: int
+    arms: list[str]
+    replayed_steps: int
+    informative_steps: int
+    sample: float
+    steps: list[int]
+    weights: list[float]

@@ -22,7 +22,7 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.control import arms
-from tailmem.control.replay import tail_states
+from tailmem.control.replay import error_rate, tail_states
 from tailmem.memory.arm import Arm
 from tailmem.records.control import ControlSummary
 from tailmem.report import paper_values as paper
@@ -36,7 +36,9 @@ OWN_TAIL = ("tail_error_own", "tail_coverage_own")  # each arm's own-count tail,
 RUN = ["family", "seed"]  # one replayed trajectory
 FILE = "control.yaml"  # these tables' words and column lists (report/data/control.yaml)
 SPECS = specs(FILE)
-STEP_COLUMNS = ("step", "state", "correct", "covered", "prompt_tokens")  # what the claims read of steps.parquet
+# what the claims read of steps.parquet (`called` and `prompt_sha`: a planned model replay's uncalled steps are
+# those whose prompts the claims' arms share, so their difference is exactly 0)
+STEP_COLUMNS = ("step", "state", "correct", "covered", "prompt_tokens", "called", "prompt_sha", "weight")
 
 
 SUMMARY_COLUMNS = (
@@ -73,10 +75,13 @@ def with_shared_tail(df: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """The summary frame with tail error and coverage scored on the shared tail (`shared_tail`); the
     summaries' own-count values move to `tail_error_own` and `tail_coverage_own`."""
     tail = steps[steps.in_tail]
-    g = tail.groupby(["arm", *RUN])
     shared = pd.DataFrame(
-        {"tail_error": 1.0 - g.correct.mean(), "tail_coverage": g.covered.mean(), "tail_steps": g.size()}
-    ).reset_index()
+        [
+            {"arm": arm, "family": fam, "seed": seed, "tail_error": error_rate(g), "tail_coverage": g.covered.mean()}
+            | {"tail_steps": len(g)}
+            for (arm, fam, seed), g in tail.groupby(["arm", *RUN])
+        ]
+    )
     out = df.rename(columns={"tail_error": "tail_error_own", "tail_coverage": "tail_coverage_own"})
     return out.merge(shared, on=["arm", *RUN], how="left")
 
@@ -165,14 +170,34 @@ def token_reduction(df: pd.DataFrame) -> pd.DataFrame:
 def _paired_steps(steps: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Arm a's and arm b's rows of the same step of the same trajectory side by side (suffixes _a, _b)."""
     keys = [*RUN, "step"]
-    right = steps.loc[steps.arm == b, [*keys, "correct", "covered", "prompt_tokens"]]
+    cols = [c for c in ("correct", "covered", "prompt_tokens", "called", "prompt_sha", "weight") if c in steps]
+    right = steps.loc[steps.arm == b, [*keys, *cols]]
     return steps[steps.arm == a].merge(right, on=keys, how="inner", suffixes=("_a", "_b"))
 
 
-def _per_state(paired: pd.DataFrame, diff: pd.Series) -> pd.DataFrame:
-    """Mean step difference per state of each trajectory (the unit), its step count (the weight), its seed."""
-    g = paired.assign(diff=diff.to_numpy(dtype=float)).groupby([*RUN, "state"])["diff"]
-    return pd.DataFrame({"diff": g.mean(), "steps": g.size()}).reset_index()
+def _step_diff(p: pd.DataFrame, col: str, sign: float) -> tuple[pd.Series, pd.Series]:
+    """(sign x (a - b) of `col`, weight) per paired step. In a planned model replay (`control.plan`) a step at
+    which both arms sent the same prompt differs by exactly 0 (greedy decoding: one prompt, one answer), weight 1,
+    called or not; a called step whose prompts differ weighs its plan weight (the inverse of its inclusion
+    probability, so the weighted mean is the pair's difference without bias); any other step is left out (NaN)."""
+    d = sign * (p[f"{col}_a"].astype(float) - p[f"{col}_b"].astype(float))
+    w = pd.Series(1.0, index=p.index)
+    if col != "correct" or "called_a" not in p or (p.called_a.all() and p.called_b.all()):
+        return d, w
+    same = (p.prompt_sha_a == p.prompt_sha_b).to_numpy()
+    called = (p.called_a.astype(bool) & p.called_b.astype(bool)).to_numpy()
+    d = d.mask(same, 0.0).mask(~same & ~called, np.nan)
+    return d, w.mask(~same & called, p.weight_a.astype(float))
+
+
+def _per_state(paired: pd.DataFrame, diff: pd.Series, weight: pd.Series | None = None) -> pd.DataFrame:
+    """Weighted mean step difference per state of each trajectory (the unit), its summed step weight (its weight
+    in the run's mean: its step count when every step was called), its seed."""
+    w = np.ones(len(paired)) if weight is None else weight.to_numpy(dtype=float)
+    frame = paired[[*RUN, "state"]].assign(wd=w * diff.to_numpy(dtype=float), w=w)
+    g = frame.groupby([*RUN, "state"])
+    out = pd.DataFrame({"diff": g.wd.sum() / g.w.sum(), "steps": g.w.sum()}).reset_index()
+    return out[out.steps > 0]
 
 
 DIFFS = {  # metric -> (step column, sign): error = 1 - correct, so b - a of `correct` is a - b of error
@@ -193,8 +218,9 @@ def compare_arms(
     if metric.startswith("tail_"):
         p = p[p.in_tail]
     col, sign = DIFFS[metric]
-    d = sign * (p[f"{col}_a"].astype(float) - p[f"{col}_b"].astype(float))
-    units = _per_state(p, d)
+    d, w = _step_diff(p, col, sign)
+    keep = d.notna().to_numpy()
+    units = _per_state(p[keep], d[keep], w[keep])
     run = (units.family.astype(str) + "/" + units.seed.astype(str)).to_numpy()
     runs = compare(
         units["diff"], run, units["steps"], direction=direction, threshold=threshold, settings=s, clustered=True

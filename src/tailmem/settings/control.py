@@ -20,9 +20,17 @@ class ControlGroup:
     replay_steps: Optional[int] = MISSING
     predict_steps: Optional[int] = MISSING
     predict_spread: str = MISSING  # even | last
+    budget_scope: str = MISSING  # prompt | memory: what memory.budget counts in the controller study
+    plan: bool = MISSING  # the predictor is called at the design check's plan (plan_file) only
+    plan_file: Optional[str] = MISSING  # the run's plan.json; set by Snakemake
+    plan_calls: int = MISSING  # informative steps per run a plan calls (drawn from those some claim pair tells apart)
+    plan_sample: float = MISSING  # share of the steps no claim pair tells apart that a plan still calls
 
     def __post_init__(self) -> None:
         p = Problems("control")
+        p.one_of("budget_scope", self.budget_scope, ["prompt", "memory"])
+        p.number("plan_sample", self.plan_sample, 0, 1, lo_open=True)
+        p.integer("plan_calls", self.plan_calls, lo=1)
         p.number("tail_fraction", self.tail_fraction, 0, 1, lo_open=True)
         p.integer("replay_steps", self.replay_steps, lo=1, null=True)
         p.integer("predict_steps", self.predict_steps, lo=1, null=True)

@@ -16,13 +16,13 @@ from pathlib import Path
 
 from tailmem import paths
 from tailmem.control.predict import ModelPredictor, ProgrammaticPredictor
-from tailmem.control.replay import predict_steps, replay, summarize
+from tailmem.control.replay import predict_steps, replay, replayed, retrieved_per_step, summarize
 from tailmem.errors import ArtifactError, ConfigError
 from tailmem.graphworld.world import World
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
-from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary
+from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary, DesignPlan
 from tailmem.rollout.trace import Trace
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
@@ -31,17 +31,27 @@ log = logging.getLogger(__name__)
 
 
 def matched_budget(cfg: StageSettings) -> int:
-    """Graph Memory's measured memory tokens per step on the same replay: the budget a matched arm spends."""
+    """Graph Memory's measured tokens per step on the same replay (the whole prompt's or the memory block's, as
+    `control.budget_scope` counts a budget): the budget a matched arm spends."""
     source = cfg.control.budget_from
     if not source:
         raise ConfigError("control.budget_from: memory.budget=matched needs the Graph Memory arm's summary.json")
-    return int(round(ControlSummary.read(source).memory_tokens_per_step))
+    summary = ControlSummary.read(source)
+    spent = summary.tokens_per_step if cfg.control.budget_scope == "prompt" else summary.memory_tokens_per_step
+    return int(round(spent))
 
 
-def replayed(trace: Trace, steps: int | None):
-    """The states and actions the replay covers: the trajectory's first `steps` steps (None: all)."""
-    stop = len(trace.states) if steps is None else min(int(steps), len(trace.states))
-    return trace.states[:stop], trace.actions[:stop]
+def read_plan(cfg: StageSettings) -> dict[int, float] | None:
+    """The design check's plan for this run (`control.plan`): step -> weight of every step the predictor is called
+    at; None when the run predicts as `control.predict_steps` says."""
+    if not cfg.control.plan:
+        return None
+    if not cfg.control.plan_file:
+        raise ConfigError("control.plan_file: control.plan=true needs the run's design-check plan.json")
+    plan = DesignPlan.read(cfg.control.plan_file)
+    if cfg.control.arm not in plan.arms:  # no claim reads this arm's errors: no call (its table cells stay empty)
+        return {}
+    return {int(t): float(w) for t, w in zip(plan.steps, plan.weights)}
 
 
 def make_predictor(cfg: StageSettings):
@@ -69,8 +79,21 @@ def run(cfg: StageSettings) -> None:
     count, spread = cfg.control.predict_steps, cfg.control.predict_spread
     at = predict_steps(len(states), count, spread)
     at = None if len(at) == len(states) else at  # every step: the plain replay
+    whole_prompt = cfg.control.budget_scope == "prompt" and controller.budget is not None
     started = time.perf_counter()
-    result = replay(world, states, actions, controller, predictor, counter, progress=None, predict_at=at)
+    result = replay(
+        world,
+        states,
+        actions,
+        controller,
+        predictor,
+        counter,
+        progress=None,
+        predict_at=at,
+        prompt_budget=controller.budget if whole_prompt else None,
+        retrieved=retrieved_per_step(trace, len(states)),
+        plan=read_plan(cfg),
+    )
     seconds = time.perf_counter() - started
     summary = ControlSummary(
         arm=cfg.control.arm or controller.name,
@@ -78,6 +101,7 @@ def run(cfg: StageSettings) -> None:
         label=cfg.memory.label,
         encoding=controller.encoding,
         budget=controller.budget,
+        budget_scope="prompt" if whole_prompt else "memory",
         tau=getattr(controller, "tau", None),
         order=getattr(controller, "order", None),
         predictor=predictor.name,

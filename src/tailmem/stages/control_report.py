@@ -12,6 +12,7 @@ import pandas as pd
 from tailmem import outputs, paths
 from tailmem.audit.concentration import concentration
 from tailmem.control import arms
+from tailmem.control.replay import window_counts
 from tailmem.memory.arm import Arm
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
@@ -49,14 +50,19 @@ def load_steps(runs: list[ControlRun], results: str) -> pd.DataFrame:
 
 
 def trajectory_counts(cfg: StageSettings, results: str) -> dict:
-    """(family, seed) -> the replayed trajectory's access counts (its rollout's trace.npz)."""
+    """(family, seed) -> the trajectory's access counts over the steps the study replays (its rollout's
+    trace.npz, `control.replay_steps`): the tail is the part of memory rarely used in what is replayed."""
     c = cfg.scale.control
     agent = paths.policy_agent(cfg, c.policy)
     out = {}
     for fam in c.families:
         for seed in c.seeds:
             run = Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent)
-            out[(fam, int(seed))] = RolloutTrace.read(run.trace_file(results))["counts"]
+            trace = RolloutTrace.read(run.trace_file(results))
+            n = len(trace["counts"])
+            out[(fam, int(seed))] = window_counts(
+                trace["access_step"], trace["access_item"], n, cfg.control.replay_steps
+            )
     return out
 
 

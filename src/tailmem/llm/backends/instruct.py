@@ -148,6 +148,11 @@ def _as_template_renders(gbnf: str) -> str:
     return gbnf.replace(r'char ::= [^"\\]', r'char ::= [^"\\\x00-\x1f]')
 
 
+def choices_grammar(choices: list[str]) -> str:
+    """GBNF whose only sentences are the given answers (a predictor's state codes or UNKNOWN)."""
+    return "root ::= " + " | ".join(json.dumps(c) for c in sorted(set(choices), key=lambda c: (-len(c), c)))
+
+
 @functools.lru_cache(maxsize=64)
 def _grammar(text: str):
     from llama_cpp import LlamaGrammar
@@ -288,8 +293,10 @@ class InstructBackend:
         # the tools stay in the prompt even when none may be called, so the round keeps the KV prefix
         prompt = self.render(messages, tools)
         stable = self.render(messages[:1], tools) if messages and messages[0].get("role") == "system" else ""
+        choices = params.get("answer_choices")
+        grammar = choices_grammar(choices) if choices else grammar_text(tools, tool_choice)
         text, usage, latency = self._complete(
-            prompt, grammar_text(tools, tool_choice), cap, params.get("temperature") or 0.0, params.get("seed"), stable
+            prompt, grammar, cap, params.get("temperature") or 0.0, params.get("seed"), stable
         )
         content, calls = parse_reply(text, tools if tool_choice != "none" else None)
         return ChatResponse(

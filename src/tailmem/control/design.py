@@ -1,0 +1,160 @@
+"""The design check: before any model call, can the two arms of each paired claim differ at all, where, and can
+the planned runs reach a verdict?
+
+Matched replay makes every prompt independent of the predictions (each arm's memory is written from the true
+trajectory), and greedy decoding gives one prompt one answer. So the model-free twin of a study (its replays with
+the programmatic predictor) already says, step by step, whether two arms sent the predictor the same prompt:
+
+- `identical`: the same memory block, so the same answer from any greedy model: the step's difference is exactly
+  0 and needs no call;
+- `evidence`: one block states the step's transition and the other does not (evidence coverage differs);
+- `mention`: both or neither state it, but only one names the true next state anywhere (a reader could guess it);
+- `format`: the blocks differ, yet in neither of those ways (order, form, other items).
+
+A claim pair whose arms never differ on the steps it scores is undecidable by design, whatever model predicts.
+The plan (`plan`) calls the predictor at a seeded sample of the steps some claim pair tells apart and at a
+smaller sample of the others, each called step weighted by the inverse of its inclusion probability, so each
+arm's error and each pair's difference stay unbiased (`control.replay.error_rate`,
+`report.control_tables.compare_arms`); a step whose prompts a pair's arms share is known exactly (difference 0)
+and needs no call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from tailmem.control import arms
+
+CATEGORIES = ("identical", "format", "mention", "evidence")
+
+
+@dataclass(frozen=True)
+class ClaimPair:
+    """Two arms compared step by step by claims_ctmc (`label`: the claim family), on the tail or on every step."""
+
+    label: str
+    a: str
+    b: str
+    scope: str  # "tail" | "all"
+
+
+def claim_pairs() -> list[ClaimPair]:
+    """The paired comparisons behind claims_ctmc: Table 5's CTMC vs Graph Memory per encoding, CTMC at Graph
+    Memory's measured budget, and Table 6's ordering (each neighbouring pair, tail and overall error)."""
+    out = [
+        ClaimPair(
+            f"Table 5 ({enc}): CTMC vs Graph Memory", arms.nominal_ctmc(enc), arms.baseline("graph_memory", enc), "tail"
+        )
+        for enc in arms.ENCODINGS
+    ]
+    ablation = arms.table6_arms()
+    out.append(ClaimPair("matched budget: CTMC vs Graph Memory", ablation[0], arms.baseline("graph_memory"), "tail"))
+    names = ("CTMC", "uniform", "shuffled", "reversed")
+    for scope in ("tail", "all"):
+        for (ln, lo), (hn, hi) in zip(zip(names, ablation), zip(names[1:], ablation[1:])):
+            out.append(ClaimPair(f"Table 6 ({'tail' if scope == 'tail' else 'overall'}): {ln} vs {hn}", hi, lo, scope))
+    return out
+
+
+def claim_arms() -> list[str]:
+    """Every arm a claim pair reads, Graph Memory (compact) first: the matched arms spend its measured tokens."""
+    first = arms.baseline("graph_memory")
+    rest = [x for p in claim_pairs() for x in (p.a, p.b)]
+    return list(dict.fromkeys([first, *rest]))
+
+
+def classify(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
+    """Per step, which of `CATEGORIES` tells arm a's block from arm b's (rows aligned on the same steps)."""
+    same = a.prompt_sha.to_numpy() == b.prompt_sha.to_numpy()
+    evidence = a.covered.to_numpy(bool) != b.covered.to_numpy(bool)
+    mention = a.mentions_next.to_numpy(bool) != b.mentions_next.to_numpy(bool)
+    return np.select([same, evidence, mention], ["identical", "evidence", "mention"], default="format")
+
+
+def pair_counts(steps: dict[str, pd.DataFrame], in_tail: np.ndarray, pair: ClaimPair) -> dict:
+    """One run's counts for one claim pair on the steps it scores (its tail, or every step)."""
+    scope = in_tail if pair.scope == "tail" else np.ones(len(in_tail), bool)
+    kinds = classify(steps[pair.a], steps[pair.b])[scope]
+    a, b = steps[pair.a][scope], steps[pair.b][scope]
+    row = {"claim": pair.label, "arm_a": pair.a, "arm_b": pair.b, "scope": pair.scope, "steps": int(scope.sum())}
+    row.update({k: int(np.sum(kinds == k)) for k in CATEGORIES})
+    row["informative"] = row["steps"] - row["identical"]
+    # the programmatic twin's own difference, a - b, in error and coverage: what a model that reads only the
+    # evidence and the mentions would give
+    row["twin_error_diff"] = float(np.mean(b.correct.to_numpy(float) - a.correct.to_numpy(float))) if len(a) else 0.0
+    row["twin_coverage_diff"] = float(np.mean(a.covered.to_numpy(float) - b.covered.to_numpy(float))) if len(a) else 0.0
+    return row
+
+
+def plan(
+    steps: dict[str, pd.DataFrame], informative_calls: int, sample: float, seed: int
+) -> tuple[list[int], list[float], int]:
+    """(steps, weights, informative count) of one run's plan. Two strata: the steps at which some claim pair's
+    blocks differ (informative), of which `informative_calls` are drawn without replacement, each weighing
+    |informative| / drawn; and the others (every claim pair's arms agree, so every pair's difference there is
+    exactly 0), of which a `sample` share is drawn, each weighing 1/sample, so each arm's own error stays
+    unbiased (`control.replay.error_rate`)."""
+    first = next(iter(steps.values()))
+    differs = np.zeros(len(first), bool)
+    for p in claim_pairs():
+        differs |= steps[p.a].prompt_sha.to_numpy() != steps[p.b].prompt_sha.to_numpy()
+    rng = np.random.default_rng(seed)
+    informative = np.flatnonzero(differs)
+    drawn = min(int(informative_calls), informative.size)
+    chosen_inf = rng.choice(informative, size=drawn, replace=False) if drawn else np.zeros(0, int)
+    others = np.flatnonzero(~differs)
+    chosen_other = others[rng.random(others.size) < sample]
+    weight = {int(i): informative.size / drawn for i in chosen_inf} | {int(i): 1.0 / sample for i in chosen_other}
+    step_ids = first.step.to_numpy()
+    order = sorted(weight)
+    return [int(step_ids[i]) for i in order], [float(weight[i]) for i in order], int(informative.size)
+
+
+def smallest_p(units: int) -> float:
+    """The smallest one-sided p the runs' exact sign-flip test can reach: every run on the claim's side."""
+    return 0.5 ** max(int(units), 0)
+
+
+def feasibility(units: int, informative_units: int, informative_steps: int, min_units: int, alpha: float) -> str:
+    """Can the plan reach a verdict? `units`: independent runs planned; `informative_units`: runs with at least one
+    step that tells the arms apart."""
+    if informative_steps == 0:
+        return "undecidable by design: 0 informative steps"
+    if units < min_units:
+        return f"undecidable by design: {units} runs planned, stats.min_units {min_units}"
+    if smallest_p(units) > alpha:
+        return f"undecidable by design: smallest p {smallest_p(units):.3g} > {alpha:g}"
+    if informative_units < min_units:
+        return f"undecidable by design: {informative_units} runs with an informative step, stats.min_units {min_units}"
+    return "decidable"
+
+
+def summarize_pairs(rows: pd.DataFrame, min_units: int, alpha: float) -> pd.DataFrame:
+    """The design_check table: one row per claim pair over every run of the study."""
+    out = []
+    for claim, g in rows.groupby("claim", sort=False):
+        steps = int(g.steps.sum())
+        share = {k: (g[k].sum() / steps if steps else float("nan")) for k in CATEGORIES}
+        informative_units = int((g.informative > 0).sum())
+        out.append(
+            {
+                "claim": claim,
+                "arm_a": g.arm_a.iloc[0],
+                "arm_b": g.arm_b.iloc[0],
+                "scope": g.scope.iloc[0],
+                "runs": len(g),
+                "steps": steps,
+                **{f"{k}_share": share[k] for k in CATEGORIES},
+                "informative_per_run": float(g.informative.mean()),
+                "runs_informative": informative_units,
+                "min_units": min_units,
+                "smallest_p": smallest_p(len(g)),
+                "twin_error_diff": float(g.twin_error_diff.mean()),
+                "twin_coverage_diff": float(g.twin_coverage_diff.mean()),
+                "plan": feasibility(len(g), informative_units, int(g.informative.sum()), min_units, alpha),
+            }
+        )
+    return pd.DataFrame(out)

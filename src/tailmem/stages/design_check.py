@@ -1,0 +1,148 @@
+"""Stages `design_check` and `design_check_report`: the controller study's model-free twin, before any model call.
+
+`design_check` replays one trajectory under every arm a claim of claims_ctmc compares, with the programmatic
+predictor, and writes `pairs.csv` (per claim pair: the steps it scores, how many have identical prompts, differ in
+format only, in whether the true next state is named, in evidence coverage; the twin's own differences) and
+`plan.json` (the steps a model predictor must be called at, with weights; tailmem.control.design).
+`design_check_report` gathers every run into the `design_check` table: per claim, the runs planned against
+`stats.min_units`, the smallest p their test can reach, the share of informative steps, and whether the plan can
+decide it.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from tailmem import outputs, paths
+from tailmem.artifacts import atomic_path
+from tailmem.control import design
+from tailmem.control.predict import ProgrammaticPredictor
+from tailmem.control.replay import replay, replayed, retrieved_per_step, tail_states, window_counts
+from tailmem.errors import ArtifactError
+from tailmem.graphworld.world import World
+from tailmem.memory.arm import Arm
+from tailmem.memory.arms import arm_settings
+from tailmem.memory.controllers import make_controller
+from tailmem.memory.tokens import TokenCounter
+from tailmem.paths import TABLES
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.control import DesignPlan
+from tailmem.report.table_io import write_table
+from tailmem.rollout.trace import Trace
+from tailmem.settings.stage import StageSettings
+from tailmem.stages import typed_stage
+from tailmem.stats.settings import settings as stats_settings
+from tailmem.targets import Run
+
+log = logging.getLogger(__name__)
+
+
+def _controller(arm: str, matched: int | None, seed: int):
+    a = Arm.parse(arm)
+    extra = {k: v for k, v in (("tau", a.tau), ("order", a.order)) if v is not None}
+    settings = arm_settings(a.controller, encoding=a.encoding, **extra)
+    if a.matched:
+        settings["budget"] = matched
+    return make_controller(settings, seed=seed)
+
+
+@typed_stage
+def run(cfg: StageSettings) -> None:
+    world_dir = Path(cfg.control.world) if cfg.control.world else paths.graphworld_dir(cfg)
+    trace_dir = Path(cfg.input) if cfg.input else paths.rollout_dir(cfg)
+    world = World.load(world_dir / paths.WORLD_FILE)
+    trace = Trace.load(trace_dir / paths.TRACE_FILE)
+    if trace.n != world.n:
+        raise ArtifactError(f"{trace_dir / paths.TRACE_FILE}: {trace.n} states but the world has {world.n}")
+    counter = TokenCounter(encoding=cfg.llm.encoding)
+    states, actions = replayed(trace, cfg.control.replay_steps)
+    retrieved = retrieved_per_step(trace, len(states))
+    whole_prompt = cfg.control.budget_scope == "prompt"
+    steps: dict[str, pd.DataFrame] = {}
+    matched = None
+    for arm in design.claim_arms():  # Graph Memory first: the matched arms spend its measured tokens
+        controller = _controller(arm, matched, int(cfg.seed))
+        result = replay(
+            world,
+            states,
+            actions,
+            controller,
+            ProgrammaticPredictor(),
+            counter,
+            prompt_budget=controller.budget if whole_prompt and controller.budget is not None else None,
+            retrieved=retrieved,
+        )
+        steps[arm] = result.steps
+        if matched is None:
+            col = "prompt_tokens" if whole_prompt else "memory_tokens"
+            matched = int(round(result.steps[col].mean()))
+    first = steps[design.claim_arms()[0]]
+    counts = window_counts(trace.access_step, trace.access_item, trace.n, len(states))
+    in_tail = first.state.isin(tail_states(first, counts, cfg.control.tail_fraction)).to_numpy()
+    pairs = pd.DataFrame([design.pair_counts(steps, in_tail, p) for p in design.claim_pairs()])
+    chosen, weights, informative = design.plan(steps, cfg.control.plan_calls, cfg.control.plan_sample, int(cfg.seed))
+    out = paths.out_dir(cfg, paths.design_dir(cfg))
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / paths.PAIRS_FILE) as tmp:
+        pairs.assign(family=world.family, seed=int(cfg.seed)).to_csv(tmp, index=False)
+    save_provenance(out, cfg, agent=ProgrammaticPredictor.name)
+    DesignPlan(
+        family=world.family,
+        seed=int(cfg.seed),
+        arms=design.claim_arms(),
+        replayed_steps=len(states),
+        informative_steps=informative,
+        sample=float(cfg.control.plan_sample),
+        steps=chosen,
+        weights=weights,
+    ).write(out / paths.PLAN_FILE)
+    log.info(
+        "%s seed %s: %d of %d steps informative for some claim pair; plan calls %d steps",
+        world.family,
+        cfg.seed,
+        informative,
+        len(states),
+        len(chosen),
+    )
+
+
+def design_runs(cfg) -> list[Run]:
+    """The trajectories of the controller study, one design check each."""
+    c = cfg.scale.control
+    agent = paths.policy_agent(cfg, c.policy)
+    return [Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in c.families for seed in c.seeds]
+
+
+def design_file(run: Run, results: str, name: str) -> Path:
+    return Path(paths.DESIGN.format(**run.keys(results))) / name
+
+
+@typed_stage
+def report(cfg: StageSettings) -> None:
+    results = cfg.results_dir
+    st = stats_settings(cfg)
+    rows = pd.concat([pd.read_csv(design_file(r, results, paths.PAIRS_FILE)) for r in design_runs(cfg)])
+    table = design.summarize_pairs(rows, st.min_units, st.alpha)
+    c = cfg.scale.control
+    note = (
+        f"The controller study's model-free twin (programmatic predictor) on the {c.policy} policy's trajectories, "
+        f"{len(c.families)} families x {len(c.seeds)} seeds at {c.size} states, the first "
+        f"{cfg.control.replay_steps or 'all'} steps replayed, budget scope `{cfg.control.budget_scope}`. Per claim "
+        "pair: the share of scored steps whose prompts are identical (difference exactly 0 for any greedy model), "
+        "differ in format only, in whether the true next state is named, or in evidence coverage; informative "
+        "steps per run (not identical); the runs planned (the independent units) against stats.min_units and the "
+        "smallest one-sided p their exact test can reach; the twin's own error and coverage differences (a - b). "
+        "A claim whose plan cannot decide it says so before any model call."
+    )
+    write_table(
+        Path(TABLES.format(results=results)),
+        outputs.DESIGN_CHECK,
+        table,
+        "Design check: can each claim pair's arms differ?",
+        note,
+        table_footer(cfg),
+    )
+    log.info("design check: %d claim pairs, %d decidable", len(table), int((table.plan == "decidable").sum()))
