@@ -90,27 +90,29 @@ def pair_counts(steps: dict[str, pd.DataFrame], in_tail: np.ndarray, pair: Claim
 
 
 def plan(
-    steps: dict[str, pd.DataFrame], informative_calls: int, sample: float, seed: int
+    steps: dict[str, pd.DataFrame], in_tail: np.ndarray, informative_calls: int, sample: float, seed: int
 ) -> tuple[list[int], list[float], int]:
-    """(steps, weights, informative count) of one run's plan. Two strata: the steps at which some claim pair's
-    blocks differ (informative), of which `informative_calls` are drawn without replacement, each weighing
-    |informative| / drawn; and the others (every claim pair's arms agree, so every pair's difference there is
-    exactly 0), of which a `sample` share is drawn, each weighing 1/sample, so each arm's own error stays
-    unbiased (`control.replay.error_rate`)."""
+    """(steps, weights, informative count) of one run's plan, in three strata. The steps at which some claim
+    pair's blocks differ (informative) split by the tail most claims score: `informative_calls` drawn without
+    replacement from the tail's, half as many from the others', each weighing its stratum's size / drawn. The
+    remaining steps (every claim pair's arms agree, so every pair's difference there is exactly 0): a `sample`
+    share, each weighing 1/sample, so each arm's own error stays unbiased (`control.replay.error_rate`)."""
     first = next(iter(steps.values()))
     differs = np.zeros(len(first), bool)
     for p in claim_pairs():
         differs |= steps[p.a].prompt_sha.to_numpy() != steps[p.b].prompt_sha.to_numpy()
     rng = np.random.default_rng(seed)
-    informative = np.flatnonzero(differs)
-    drawn = min(int(informative_calls), informative.size)
-    chosen_inf = rng.choice(informative, size=drawn, replace=False) if drawn else np.zeros(0, int)
+    weight: dict[int, float] = {}
+    for stratum, calls in ((differs & in_tail, informative_calls), (differs & ~in_tail, informative_calls // 2)):
+        members = np.flatnonzero(stratum)
+        drawn = min(int(calls), members.size)
+        if drawn:
+            weight |= {int(i): members.size / drawn for i in rng.choice(members, size=drawn, replace=False)}
     others = np.flatnonzero(~differs)
-    chosen_other = others[rng.random(others.size) < sample]
-    weight = {int(i): informative.size / drawn for i in chosen_inf} | {int(i): 1.0 / sample for i in chosen_other}
+    weight |= {int(i): 1.0 / sample for i in others[rng.random(others.size) < sample]}
     step_ids = first.step.to_numpy()
     order = sorted(weight)
-    return [int(step_ids[i]) for i in order], [float(weight[i]) for i in order], int(informative.size)
+    return [int(step_ids[i]) for i in order], [float(weight[i]) for i in order], int(differs.sum())
 
 
 def smallest_p(units: int) -> float:

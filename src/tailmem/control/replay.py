@@ -218,16 +218,17 @@ def tail_states(steps: pd.DataFrame, counts: np.ndarray, fraction: float = 0.5) 
 
 
 def error_rate(steps: pd.DataFrame, mask=None) -> float:
-    """Error over the rows (or the `mask`ed ones). Rows of a planned replay carry `called` and `weight`: the
-    Horvitz-Thompson estimate, sum of weight x error over the called rows divided by the number of rows, which is
-    unbiased when each uncalled row was left out with known probability (`control.plan`)."""
+    """Error over the rows (or the `mask`ed ones). Rows of a planned replay (`control.plan`) carry `called` and
+    `weight` (the inverse of a called step's inclusion probability): the weighted error of the called rows, sum of
+    weight x error over sum of weight (the ratio estimator: it stays in [0, 1], and is unbiased as the strata
+    grow), NaN when none was called."""
     rows = steps if mask is None else steps[np.asarray(mask)]
-    if not len(rows):
-        return float("nan")
-    if "weight" not in rows or rows.called.all():
-        return float(1.0 - rows.correct.astype(float).mean())
-    called = rows[rows.called.astype(bool)]
-    return float((called.weight * (1.0 - called.correct.astype(float))).sum() / len(rows))
+    if "weight" in rows and not rows.called.all():
+        rows = rows[rows.called.astype(bool)]
+        if not len(rows) or rows.weight.sum() <= 0:
+            return float("nan")
+        return float((rows.weight * (1.0 - rows.correct.astype(float))).sum() / rows.weight.sum())
+    return float(1.0 - rows.correct.astype(float).mean()) if len(rows) else float("nan")
 
 
 def summarize(result: ReplayResult, tail_fraction: float = 0.5) -> dict:

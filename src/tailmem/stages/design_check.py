@@ -83,7 +83,9 @@ def run(cfg: StageSettings) -> None:
     counts = window_counts(trace.access_step, trace.access_item, trace.n, len(states))
     in_tail = first.state.isin(tail_states(first, counts, cfg.control.tail_fraction)).to_numpy()
     pairs = pd.DataFrame([design.pair_counts(steps, in_tail, p) for p in design.claim_pairs()])
-    chosen, weights, informative = design.plan(steps, cfg.control.plan_calls, cfg.control.plan_sample, int(cfg.seed))
+    chosen, weights, informative = design.plan(
+        steps, in_tail, cfg.control.plan_calls, cfg.control.plan_sample, int(cfg.seed)
+    )
     out = paths.out_dir(cfg, paths.design_dir(cfg))
     out.mkdir(parents=True, exist_ok=True)
     with atomic_path(out / paths.PAIRS_FILE) as tmp:
@@ -130,7 +132,7 @@ def report(cfg: StageSettings) -> None:
     note = (
         f"The controller study's model-free twin (programmatic predictor) on the {c.policy} policy's trajectories, "
         f"{len(c.families)} families x {len(c.seeds)} seeds at {c.size} states, the first "
-        f"{cfg.control.replay_steps or 'all'} steps replayed, budget scope `{cfg.control.budget_scope}`. Per claim "
+        f"{cfg.control.replay_steps or 'all'} steps replayed (control.replay_steps), budget scope `{cfg.control.budget_scope}`. Per claim "
         "pair: the share of scored steps whose prompts are identical (difference exactly 0 for any greedy model), "
         "differ in format only, in whether the true next state is named, or in evidence coverage; informative "
         "steps per run (not identical); the runs planned (the independent units) against stats.min_units and the "
