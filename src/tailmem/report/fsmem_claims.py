@@ -188,7 +188,10 @@ class _Rows:
                 | missing(claim_text(direction, threshold), "no shared question")
                 | {"sign_p_1s": float("nan"), "evidence": "no question answered by both arms"}
             )
-        cmp = compare(p.diff, p.groups, direction=direction, threshold=threshold, settings=self.settings)
+        outcome = "binary" if metric == "judge_correct" else "continuous"  # a verdict is yes/no, an F1 is not
+        cmp = compare(
+            p.diff, p.groups, direction=direction, threshold=threshold, settings=self.settings, outcome=outcome
+        )
         others = "" if p.answered_a == p.answered_b == p.n else f"; answered {p.answered_a} and {p.answered_b}"
         margin = f"; margin {threshold:g} (stats.margins.fsmem_tie)" if threshold else ""
         evidence = (
