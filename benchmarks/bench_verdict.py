@@ -83,6 +83,7 @@ FORMS = (  # (label, direction, threshold, truth on the boundary or where a HELD
     (f"within: |d| < {MARGIN:g}", "within", MARGIN, MARGIN),
     (f"within: |d| < {MARGIN:g}", "within", MARGIN, -MARGIN),
     (f"non-inferior: > -{MARGIN:g}", "greater", -MARGIN, -MARGIN),
+    (f"no better by m: < {MARGIN:g}", "less", MARGIN, MARGIN),
     (f"within, reported: |d| < {MARGIN:g}", "within", MARGIN, 0.25),
     (f"non-inferior, reported: > -{MARGIN:g}", "greater", -MARGIN, -0.25),
 )
@@ -100,7 +101,7 @@ def chance(mask: np.ndarray, n: int, p10: np.ndarray, p01: np.ndarray) -> np.nda
     """P(counts in `mask`) under each truth (p10[k], p01[k])."""
     i, j, coef = outcomes(n)
     p10, p01 = np.asarray(p10, dtype=float)[:, None], np.asarray(p01, dtype=float)[:, None]
-    log_p = coef + xlogy(i, p10) + xlogy(j, p01) + xlogy(n - i - j, 1.0 - p10 - p01)
+    log_p = coef + xlogy(i, p10) + xlogy(j, p01) + xlogy(n - i - j, np.clip(1.0 - p10 - p01, 0.0, 1.0))
     return np.exp(log_p[:, mask]).sum(axis=1)
 
 

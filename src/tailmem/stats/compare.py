@@ -4,10 +4,11 @@ The report modules build the per-unit differences (their unit, their seeds); thi
 turns them into the columns every claims table shares, so all claims read alike (`COLUMNS`):
 `estimate, ci_low, ci_high` (the mean difference and its two-sided interval), `ci_method` (the inversion of
 the sign-flip test: exact up to `sign_flip.EXACT_MAX` units, random flips above; units nested in seeds or runs
-above that range: the percentile bootstrap, seeds or runs first), `n_units, n_seeds`, `side` (the side of
-the threshold the claim names), `p_held` and `p_not_held` (one-sided p of the sign-flip test that the mean lies on
-the claim's side, and on the other side, against the threshold; for "within" the larger of the two one-sided
-tests against the margin, TOST), `verdict` and `reason` (why a row is INCONCLUSIVE).
+above that range: the percentile bootstrap, seeds or runs first; yes/no outcomes: paired proportions, below),
+`n_units, n_seeds`, `side` (the side of the threshold the claim names), `p_held` and `p_not_held` (one-sided p of
+the row's test that the mean lies on the claim's side, and on the other side, against the threshold; for "within"
+the larger of the two one-sided tests against the margin, TOST), `verdict` and `reason` (why a row is
+INCONCLUSIVE).
 
 Units are independent unless `clustered`: then the groups are the independent units (the runs of a study whose
 states share a trajectory), the test and the exact interval read each group's weighted mean, and the bootstrap
