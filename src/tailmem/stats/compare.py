@@ -19,7 +19,8 @@ A metric that is yes/no per unit (correct, covered, won) is declared with `outco
 of paired proportions (`stats.paired_proportions`), with the question or game as the unit. Arms that never
 disagree carry no evidence of a tie: an undecided row says "uninformative". A clustered unit whose mean is no
 longer -1, 0 or 1 (a question whose seeds disagree, a share of evidence turns) keeps the sign-flip path, and
-`ci_method` says so: rounding such means outwards to yes/no is valid but, at three seeds, shows no planted loss.
+`ci_method` says so: rounding such means outwards to yes/no would be valid, but at three seeds it hid the
+planted losses of the LongMemEval tests (docs/stats.md measures what the sign flips cost there).
 """
 
 from __future__ import annotations

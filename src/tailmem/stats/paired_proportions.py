@@ -11,7 +11,7 @@ score statistic. The statistic studentises n10 - n01 - n t by its variance at th
 delta = t, so many discordant units with a small difference weigh less than a few all one way. Its p is the
 largest, over every p01 compatible with delta = t, of the chance of a statistic at least as extreme: exact for the
 worst case of the nuisance, so a false HELD can never exceed the level at any truth on the boundary. Tango's
-asymptotic z alone is not: read against the normal it rejects up to 3.3% at a 2.5% level even at 100-400 units
+asymptotic z alone is not: read against the normal it rejects up to 3.3% at a 2.5% level at 30-400 units
 (docs/stats.md). The interval inverts the same test, so the two never disagree.
 
 Why it is fast enough at 2,000 units: for a fixed number of discordant units the statistic increases with n10
