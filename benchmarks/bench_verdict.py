@@ -7,9 +7,18 @@ Printed per cell: how often the 95% interval holds the planted mean (nominal 0.9
 HELD: with no effect that is a false HELD (nominal at most 0.025, the one-sided level of the interval), with an
 effect it is the power. A last block plants the truth on the margin of an equivalence claim "|d| < m", where every
 HELD is false. Normal differences, and skewed ones (exponential, centred) that the sign-flip test's symmetry
-assumption does not hold for. It measures, it does not assert.
+assumption does not hold for.
 
-    python benchmarks/bench_verdict.py [--reps 1000] [--resamples 2000]
+Paired yes/no outcomes (`compare(..., outcome="binary")`) are measured exactly rather than by drawing data sets: n
+units give (n + 1)(n + 2) / 2 possible counts (won by a alone, by b alone), each is decided once, and the chance
+of a verdict under a truth (p10, p01) is the multinomial sum over the counts that reach it. Every claim form is
+read with its truth on the boundary (where every HELD is false) over a grid of the nuisance: "yes/no" arms
+answer independently at accuracies from 0.05 to 0.95; "three-valued" differences range over every share of
+discordant units the truth allows; the table prints the worst of each, beside the old sign-flip reading of the
+same counts. The rows marked "reported" plant the two cases that were found HELD: a difference of +-0.25, every
+discordant unit one way. It measures, it does not assert.
+
+    python benchmarks/bench_verdict.py [--reps 1000] [--resamples 2000] [--binary-only]
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import argparse
 import time
 
 import numpy as np
+from scipy.special import gammaln, xlogy
 
 from tailmem.stats.bootstrap import mean_interval
 from tailmem.stats.compare import compare
@@ -65,12 +75,102 @@ def table(title: str, rows: list[tuple], nominal_held: str) -> None:
         )
 
 
+BINARY_SIZES = (6, 8, 12, 30)
+MARGIN = 0.05
+FORMS = (  # (label, direction, threshold, truth on the boundary or where a HELD is false)
+    ("greater: > 0", "greater", 0.0, 0.0),
+    ("less: < 0", "less", 0.0, 0.0),
+    (f"within: |d| < {MARGIN:g}", "within", MARGIN, MARGIN),
+    (f"within: |d| < {MARGIN:g}", "within", MARGIN, -MARGIN),
+    (f"non-inferior: > -{MARGIN:g}", "greater", -MARGIN, -MARGIN),
+    (f"no better by m: < {MARGIN:g}", "less", MARGIN, MARGIN),
+    (f"within, reported: |d| < {MARGIN:g}", "within", MARGIN, 0.25),
+    (f"non-inferior, reported: > -{MARGIN:g}", "greater", -MARGIN, -0.25),
+)
+
+
+def outcomes(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (n10, n01) count pair of n units and its log multinomial coefficient."""
+    i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    keep = i + j <= n
+    i, j = i[keep], j[keep]
+    return i, j, gammaln(n + 1) - gammaln(i + 1) - gammaln(j + 1) - gammaln(n - i - j + 1)
+
+
+def chance(mask: np.ndarray, n: int, p10: np.ndarray, p01: np.ndarray) -> np.ndarray:
+    """P(counts in `mask`) under each truth (p10[k], p01[k])."""
+    i, j, coef = outcomes(n)
+    p10, p01 = np.asarray(p10, dtype=float)[:, None], np.asarray(p01, dtype=float)[:, None]
+    log_p = coef + xlogy(i, p10) + xlogy(j, p01) + xlogy(n - i - j, np.clip(1.0 - p10 - p01, 0.0, 1.0))
+    return np.exp(log_p[:, mask]).sum(axis=1)
+
+
+def truths(delta: float, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """The (p10, p01) with p10 - p01 = delta: independent arms at accuracies 0.05-0.95 ("yes/no"), or every
+    share of discordant units ("three-valued")."""
+    if kind == "yes/no":
+        pb = np.linspace(0.05, 0.95, 91)
+        pb = pb[(pb + delta >= 0) & (pb + delta <= 1)]
+        pa = pb + delta
+        return pa * (1 - pb), pb * (1 - pa)
+    p01 = np.linspace(max(0.0, -delta), (1 - delta) / 2, 400)
+    return p01 + delta, p01
+
+
+def binary_cell(n: int, direction: str, threshold: float, truth: float, s: StatsSettings) -> dict:
+    """Worst false-HELD chance and least coverage of `truth` over the nuisance, new rule and old, by kind."""
+    i, j, _ = outcomes(n)
+    held = {"new": np.zeros(i.size, bool), "old": np.zeros(i.size, bool)}
+    cover = {"new": np.zeros(i.size, bool), "old": np.zeros(i.size, bool)}
+    for k, (a, b) in enumerate(zip(i, j)):
+        d = np.r_[np.ones(a), -np.ones(b), np.zeros(n - a - b)]
+        for rule, outcome in (("new", "binary"), ("old", "continuous")):
+            c = compare(d, direction=direction, threshold=threshold, settings=s, outcome=outcome)
+            held[rule][k] = c.verdict == HELD
+            cover[rule][k] = c.interval.low <= truth <= c.interval.high
+    out = {}
+    for kind in ("yes/no", "three-valued"):
+        p10, p01 = truths(truth, kind)
+        for rule in ("new", "old"):
+            out[kind, rule, "held"] = float(chance(held[rule], n, p10, p01).max())
+            out[kind, rule, "cover"] = float(chance(cover[rule], n, p10, p01).min())
+    return out
+
+
+def binary_tables(s: StatsSettings) -> None:
+    print(
+        "\npaired yes/no outcomes, truth on the claim's boundary (HELD is false: nominal <= 0.025), worst over the "
+        "nuisance; coverage of the truth by the 95% interval, least over the nuisance (nominal >= 0.95); exact sums"
+    )
+    print(
+        "| claim | truth | n | false HELD, yes/no | old | false HELD, three-valued | old | coverage, yes/no | old | "
+        "coverage, three-valued | old |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, direction, threshold, truth in FORMS:
+        for n in BINARY_SIZES:
+            c = binary_cell(n, direction, threshold, truth, s)
+            cells = " | ".join(
+                f"{c[kind, rule, what]:.3f}"
+                for what in ("held", "cover")
+                for kind in ("yes/no", "three-valued")
+                for rule in ("new", "old")
+            )
+            print(f"| {label} | {truth:+g} | {n} | {cells} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=1000, help="data sets per cell")
     ap.add_argument("--resamples", type=int, default=2000, help="stats.resamples")
+    ap.add_argument("--binary-only", action="store_true", help="only the paired yes/no tables")
     a = ap.parse_args()
     s = StatsSettings(resamples=a.resamples)
+    t0 = time.perf_counter()
+    binary_tables(s)
+    print(f"\n{time.perf_counter() - t0:.0f} s")
+    if a.binary_only:
+        return
     se = np.sqrt(0.95 * 0.05 / a.reps)
     print(
         f"{a.reps} data sets per cell, stats.resamples {a.resamples}, min_units {s.min_units}; Monte Carlo sd of a "

@@ -172,3 +172,18 @@ def test_strength_ladder_steps_up_in_order_and_one_searcher_is_inconclusive():
 def test_an_answers_frame_without_its_columns_is_refused():
     with pytest.raises(DataError, match="missing columns"):
         claims(pd.DataFrame({"f1": [1.0]}), S, MARGIN)
+
+
+def test_judged_harnesses_that_never_disagree_on_eight_questions_do_not_tie():
+    """The harnesses tie (verbatim): 8 questions, each harness judged correct on the same 1. Both judged, so the
+    verdicts are paired yes/no outcomes: arms that never disagree say nothing about a tie (sign flips HELD it)."""
+    judge = [1.0] + [0.0] * 7
+    answers = pd.concat(
+        [
+            arm(np.zeros(8), study="harness", variant="verbatim", harness=h, judge=judge)
+            for h in ("center", "center_bm25")
+        ]
+    )
+    r = row(claims(answers, S, MARGIN), "The harnesses tie (verbatim): center vs center_bm25")
+    assert r.metric == "judge_correct" and r.ci_method == "paired proportions (exact score)"
+    assert r.verdict == INCONCLUSIVE and r.reason.startswith("uninformative")

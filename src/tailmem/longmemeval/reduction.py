@@ -50,6 +50,7 @@ class Paired:
     seeds: np.ndarray
     questions: np.ndarray
     weights: np.ndarray | None = None
+    outcome: str = "continuous"  # "binary": differences of 0/1 outcomes or of shares (accuracy, coverage)
 
     def compare(self, direction: str, threshold: float, settings: StatsSettings) -> Comparison:
         """The claims rule with the question as the independent unit (its seeds resampled within it)."""
@@ -61,6 +62,7 @@ class Paired:
             threshold=threshold,
             settings=settings,
             clustered=True,
+            outcome=self.outcome,
         )
 
 
@@ -103,7 +105,8 @@ def _pairs(w: pd.DataFrame, arm: str, reference: str) -> pd.DataFrame:
 
 
 def paired_metric(rows: pd.DataFrame, arm: str, column: str, reference: str = REFERENCE) -> Paired:
-    """Per-question differences arm - reference of a 0/1 or fractional column; pairs with a missing side dropped."""
+    """Per-question differences arm - reference of a 0/1 or share column; pairs with a missing side dropped. Its
+    claims read paired proportions where every question's difference is -1, 0 or 1 (`stats.compare`)."""
     pair = _pairs(_wide(rows.assign(**{column: rows[column].astype(float)}), column), arm, reference)
     if pair.empty:
         return EMPTY
@@ -112,6 +115,7 @@ def paired_metric(rows: pd.DataFrame, arm: str, column: str, reference: str = RE
         (pair[arm] - pair[reference]).to_numpy(float),
         index.get_level_values("seed").to_numpy(),
         index.get_level_values("qid").astype(str).to_numpy(),
+        outcome="binary",
     )
 
 

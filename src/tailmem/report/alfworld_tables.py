@@ -226,7 +226,10 @@ def _compared(
             | {"sign_p_1s": float("nan"), "evidence": "no game played by both cells"}
         )
     d = (p.success_a - p.success_b).to_numpy()
-    cmp = compare(d, p.seed.to_numpy(), direction=direction, threshold=threshold, settings=settings)
+    # one chain: games are independent yes/no pairs; several chains: each chain's order is shared by its games,
+    # so the seeds stay the bootstrap's outer level
+    outcome = "binary" if p.seed.nunique() == 1 else "continuous"
+    cmp = compare(d, p.seed.to_numpy(), direction=direction, threshold=threshold, settings=settings, outcome=outcome)
     margin = f"; margin {threshold:g} (alfworld.claims.order_margin)" if direction == "within" else ""
     evidence = (
         f"success {arm} {100 * p.success_a.mean():.1f}% vs {baseline} {100 * p.success_b.mean():.1f}% over "

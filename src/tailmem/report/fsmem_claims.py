@@ -188,7 +188,10 @@ class _Rows:
                 | missing(claim_text(direction, threshold), "no shared question")
                 | {"sign_p_1s": float("nan"), "evidence": "no question answered by both arms"}
             )
-        cmp = compare(p.diff, p.groups, direction=direction, threshold=threshold, settings=self.settings)
+        outcome = "binary" if metric == "judge_correct" else "continuous"  # a verdict is yes/no, an F1 is not
+        cmp = compare(
+            p.diff, p.groups, direction=direction, threshold=threshold, settings=self.settings, outcome=outcome
+        )
         others = "" if p.answered_a == p.answered_b == p.n else f"; answered {p.answered_a} and {p.answered_b}"
         margin = f"; margin {threshold:g} (stats.margins.fsmem_tie)" if threshold else ""
         evidence = (
@@ -401,7 +404,9 @@ def note(settings: StatsSettings, margin: float) -> str:
         f"the searcher. Tie and non-superiority rows use margin {margin:g} (stats.margins.fsmem_tie; the widest "
         "spread paper 2 calls near-tied is 4.8 points, PersonaMem 128k 61.9-66.7%). p_held, p_not_held: one-sided "
         "sign-flip tests of the mean against the claim's threshold (for a tie, two one-sided tests against the "
-        f"margin); HELD / NOT HELD need the interval, the matching p <= {settings.alpha:g} and at least "
+        "margin); judged rows are paired yes/no outcomes, read by the exact test and interval of paired proportions "
+        "(`ci_method`), and arms that never disagree are 'uninformative'; HELD / NOT HELD need the interval, the "
+        f"matching p <= {settings.alpha:g} and at least "
         f"{settings.min_units} questions (stats.min_units), else INCONCLUSIVE with the `reason`. sign_p_1s: the "
         "one-sided sign test paper 2 reports (D.1), in the claim's direction, on rows without a margin (an extra). "
         "A row with an arm that was not run is INCONCLUSIVE with the reason in `evidence`. "

@@ -3,7 +3,8 @@
 It only asks how often one arm beats the other, which suits 0/1 outcomes (at one step both arms are right or
 wrong; the sign test on the discordant pairs is McNemar's exact test) and is the test paper 2 reports (D.1). Zero
 differences carry no sign and are dropped. It is a labelled extra beside a row, not the row's test: that is the
-sign-flip test of the mean against the claim's threshold (`stats.sign_flip`, `stats.compare`).
+sign-flip test of the mean against the claim's threshold (`stats.sign_flip`), or for yes/no outcomes the exact
+test of paired proportions (`stats.paired_proportions`), both through `stats.compare`.
 """
 
 from __future__ import annotations
