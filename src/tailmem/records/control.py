@@ -62,7 +62,7 @@ class ControlSummary(Record, ReplayMetrics):
 class ControlSteps(TableRecord):
     """An arm's `steps.parquet`: one row per API-calling (predicted) step (`control.replay.replay`'s `steps`)."""
 
-    format_version: ClassVar[int] = 2  # 2: mentions_next, prompt_sha, called, weight
+    format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "controller-study steps.parquet"
     rule: ClassVar[str] = "control"
     # what every reader relies on; the stage writes next_state, predicted, memory_tokens, n_core, n_tail and the
