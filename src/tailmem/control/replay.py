@@ -22,9 +22,10 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from tailmem.control.predict import find_evidence, full_prompt
+from tailmem.control.predict import Prediction, find_evidence, full_prompt
 from tailmem.control.world_memory import WorldMemory
 from tailmem.graphworld.world import World
+from tailmem.llm.backends.instruct import ContextOverflow
 from tailmem.memory.controllers import Controller
 from tailmem.memory.marks import line_marks
 from tailmem.memory.query import Query
@@ -90,7 +91,10 @@ def replay(
         prompt_tokens = counter.exact(full_prompt(prompt.text, s, text, action))
         predicted = scored is None or t in scored
         if predicted:
-            pred = predictor.predict(prompt.text, s, text, action)
+            try:
+                pred = predictor.predict(prompt.text, s, text, action)
+            except ContextOverflow:  # this step is scored as no prediction (-1); the replay goes on
+                pred = Prediction(None, False)
             covered = find_evidence(prompt.text, s, action) == nxt
         accessed = tuple(dict.fromkeys((s, *prompt.accessed)))  # the visit, then what the prompt holds
         counts[list(accessed)] += 1
