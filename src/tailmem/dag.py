@@ -398,7 +398,7 @@ class DagInputs:
         def file(name: str) -> str:
             if os.path.isabs(name):
                 return name
-            return os.path.relpath(os.path.join(self.basedir, name))
+            return os.path.relpath(os.path.realpath(os.path.join(self.basedir, name)), os.path.realpath(os.getcwd()))
 
         return {str(e["name"]): {**e, "file": file(str(e["file"]))} for e in (self.cfg.audit_log.logs or [])}
 
