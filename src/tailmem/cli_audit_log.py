@@ -55,7 +55,7 @@ def tools_override(specs: list[str]) -> str:
 def overrides(args: argparse.Namespace) -> list[str]:
     out = [f"audit_log.file={_quote(args.file)}", f"audit_log.format={args.format}"]
     if args.name:
-        out.append(f"audit_log.name={args.name}")
+        out.append(f"audit_log.name={_quote(args.name)}")  # quoted: the settings, not Hydra's lexer, judge it
     if args.out:
         out.append(f"out={_quote(args.out)}")
     if args.top_k is not None:

@@ -429,12 +429,16 @@ class DagInputs:
 
     @cached_property
     def audit_log_entries(self) -> dict:
-        """`audit_log.logs` by name, a relative file made relative to the repository (the Snakefile's folder),
-        whatever --directory the run has."""
-        return {
-            str(e["name"]): {**e, "file": os.path.join(self.basedir, str(e["file"]))}
-            for e in (self.cfg.audit_log.logs or [])
-        }
+        """`audit_log.logs` by name. A relative file is the repository's (the Snakefile's folder), whatever
+        --directory the run has, and is given relative to the run's working directory: an absolute path in the
+        rule's input or command would change when the checkout moves and rerun both audits, the site and `all`."""
+
+        def file(name: str) -> str:
+            if os.path.isabs(name):
+                return name
+            return os.path.relpath(os.path.realpath(os.path.join(self.basedir, name)), os.path.realpath(os.getcwd()))
+
+        return {str(e["name"]): {**e, "file": file(str(e["file"]))} for e in (self.cfg.audit_log.logs or [])}
 
     @property
     def audit_log_dir(self) -> str:

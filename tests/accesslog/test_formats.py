@@ -32,7 +32,7 @@ def test_jsonl_round_trip_and_counts(tmp_path):
     assert items == ["a", "b"] and counts.tolist() == [2, 1]
     assert log.describe()["tokens"] == 7 and log.describe()["episodes"] == 1
     again = read_jsonl(write(tmp_path, "again.jsonl", events_text(log).splitlines()))
-    assert again.events == log.events
+    assert list(again.events) == list(log.events)
 
 
 @pytest.mark.parametrize(

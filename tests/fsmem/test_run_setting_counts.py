@@ -37,6 +37,7 @@ def test_search_rows_and_build_episodes_are_summed_per_setting():
         "no answer": 0,
         "compactions": 3,
         "truncations": 8,
+        "context overflows": 0,
     }
 
 

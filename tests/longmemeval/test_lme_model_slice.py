@@ -150,6 +150,7 @@ def test_model_answerer_records_seconds_and_tokens_and_names_its_task():
         "answer_cached_tokens": 0,
         "answer_completion_tokens": 2,
         "answer_from_cache": False,
+        "answer_context_overflow": False,
     }
     assert A.Answer("x", "programmatic-answerer").accounting() == {}
 

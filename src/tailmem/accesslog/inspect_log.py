@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
+from tailmem.accesslog.jsonl import log_file
 from tailmem.accesslog.settings import ToolRead
 from tailmem.errors import ConfigError
 
@@ -63,8 +64,7 @@ def read_inspect(path: str | Path, tools: tuple[ToolRead, ...]) -> AccessLog:
         )
     if path.suffix not in SUFFIXES:
         raise LogError(path, None, f"expected an inspect_ai log ending in {' or '.join(SUFFIXES)}")
-    if not path.is_file():
-        raise LogError(path, None, "file not found")
+    log_file(path)
     try:
         log = read_eval_log(str(path), resolve_attachments=True)
     except Exception as exc:  # noqa: BLE001 - inspect_ai raises several types for a foreign or truncated file
@@ -104,4 +104,4 @@ def read_inspect(path: str | Path, tools: tuple[ToolRead, ...]) -> AccessLog:
                     items = _result_ids(output.text, spec.result, at, path)
                 events += [AccessEvent(run, f"{sample.id}:{sample.epoch}", turn, i, None, call.function) for i in items]
     notes = tuple(f"{n} call(s) skipped ({why})" for why, n in skipped.items())
-    return AccessLog(str(path), "inspect", tuple(events), notes=notes)
+    return AccessLog.scan(path, "inspect", lambda: events, notes=notes)

@@ -2,7 +2,8 @@
 
 Required keys: `run` (string), `episode` (string or integer), `step` (integer >= 0), `item` (non-empty string);
 optional: `tokens` (integer >= 0) and `source` (string). Any other key is refused, so a misspelt `tokens` is an
-error and not a silently empty column. Blank lines are allowed; every error names the file and the line.
+error and not a silently empty column. Blank lines are allowed; every error names the file and the line. Lines
+end at `\n` only, and the file is read one line at a time, so a log larger than memory still reads.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 from pathlib import Path
 
 from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
-from tailmem.artifacts import write_text
+from tailmem.artifacts import atomic_path
 
 REQUIRED = ("run", "episode", "step", "item")
 OPTIONAL = ("tokens", "source")
@@ -48,35 +49,68 @@ def parse_event(obj, path: Path, line: int) -> AccessEvent:
     return AccessEvent(obj["run"], str(obj["episode"]), obj["step"], obj["item"], tokens, source)
 
 
-def json_lines(path: str | Path):
-    """(line number, parsed object) of every non-blank line; LogError at the first line that is not JSON."""
+# Characters that str.splitlines() and many editors take for line ends though JSON allows them raw in a string:
+# written escaped, so every tool sees one event per line.
+SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+
+
+def log_file(path: str | Path) -> Path:
+    """`path` if it is a readable file; LogError saying what it is otherwise."""
     path = Path(path)
+    if path.is_dir():
+        raise LogError(path, None, "is a directory; expected a log file")
     if not path.is_file():
         raise LogError(path, None, "file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise LogError(path, None, f"not UTF-8 text ({exc})") from exc
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            yield number, json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise LogError(path, number, f"not JSON ({exc.msg} at column {exc.colno})") from exc
+    return path
+
+
+def json_lines(path: str | Path):
+    """(line number, parsed object) of every non-blank line, streamed: lines end at `\n` only (JSON allows
+    U+2028, U+2029 and U+0085 raw inside strings); LogError at the first line that is not UTF-8 or not JSON."""
+    path = log_file(path)
+    with open(path, "rb") as f:
+        for number, blob in enumerate(f, start=1):
+            try:
+                raw = blob.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise LogError(path, number, f"not UTF-8 text ({exc.reason} at byte {exc.start + 1})") from None
+            if not raw.strip():
+                continue
+            try:
+                yield number, json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise LogError(
+                    path, number, f"not JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"
+                ) from None
+
+
+def _jsonl_events(path: Path):
+    for n, obj in json_lines(path):
+        yield parse_event(obj, path, n)
 
 
 def read_jsonl(path: str | Path) -> AccessLog:
     """The whole log, validated before anything is returned (an error leaves nothing half read)."""
     path = Path(path)
-    events = tuple(parse_event(obj, path, n) for n, obj in json_lines(path))
-    return AccessLog(str(path), "jsonl", events)
+    return AccessLog.scan(path, "jsonl", lambda: _jsonl_events(path))
+
+
+def event_line(e: AccessEvent) -> str:
+    """One event as one line: non-ASCII text kept readable, the line separators escaped."""
+    text = json.dumps(e.to_dict(), ensure_ascii=False)
+    for raw, escaped in SEPARATORS.items():
+        text = text.replace(raw, escaped)
+    return text + "\n"
 
 
 def events_text(log: AccessLog) -> str:
     """The log's events in this format (what every importer's output is saved as, `events.jsonl`)."""
-    return "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in log.events)
+    return "".join(event_line(e) for e in log.events)
 
 
 def write_jsonl(path: str | Path, log: AccessLog) -> Path:
-    return write_text(path, events_text(log))
+    """The events streamed to `path` (renamed into place once whole)."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        for e in log.events:
+            f.write(event_line(e))
+    return Path(path)

@@ -9,6 +9,7 @@ metrics; tailmem's own stage writes those it has, tailmem.exports.longmemeval_re
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
@@ -46,10 +47,8 @@ def ranked_ids(obj, path: Path, line: int) -> tuple[str, list[str]]:
     return qid, ids
 
 
-def read_longmemeval(path: str | Path, top_k: int) -> AccessLog:
-    """Every question's top-k retrieved items as reads (episode = question id, step 0, rank in `source`)."""
-    path = Path(path)
-    events, universe, seen = [], {}, set()
+def _retrieval_events(path: Path, top_k: int, universe: dict):
+    seen = set()
     run = path.name
     for line, obj in json_lines(path):
         qid, ids = ranked_ids(obj, path, line)
@@ -57,5 +56,13 @@ def read_longmemeval(path: str | Path, top_k: int) -> AccessLog:
             raise LogError(path, line, f"question {qid} appears twice")
         seen.add(qid)
         universe.update(dict.fromkeys(ids))
-        events += [AccessEvent(run, qid, 0, cid, None, f"retrieval@{top_k}") for cid in ids[:top_k]]
-    return AccessLog(str(path), "longmemeval", tuple(events), tuple(universe))
+        for cid in ids[:top_k]:
+            yield AccessEvent(run, qid, 0, cid, None, f"retrieval@{top_k}")
+
+
+def read_longmemeval(path: str | Path, top_k: int) -> AccessLog:
+    """Every question's top-k retrieved items as reads (episode = question id, step 0, rank in `source`)."""
+    path = Path(path)
+    universe: dict = {}
+    log = AccessLog.scan(path, "longmemeval", lambda: _retrieval_events(path, top_k, universe))
+    return replace(log, universe=tuple(universe))

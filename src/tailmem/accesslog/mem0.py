@@ -40,9 +40,8 @@ def returned_ids(obj: dict, path: Path, line: int) -> list[str]:
     return out
 
 
-def read_mem0(path: str | Path) -> AccessLog:
-    path = Path(path)
-    events, steps = [], {}
+def _mem0_events(path: Path):
+    steps = {}
     for line, obj in json_lines(path):
         if not isinstance(obj, dict):
             raise LogError(path, line, f"expected a JSON object (one search), got {type(obj).__name__}")
@@ -51,9 +50,14 @@ def read_mem0(path: str | Path) -> AccessLog:
         run = obj.get("run_id") or "mem0"
         episode = obj.get("user_id") or obj.get("agent_id") or "0"
         if not isinstance(run, str) or not isinstance(episode, (str, int)) or isinstance(episode, bool):
-            raise LogError(path, line, f"run_id={run!r} user_id={episode!r}: expected strings")
+            raise LogError(path, line, f"run_id={run!r:.80} user_id={episode!r:.80}: expected strings")
         key = (run, str(episode))
         step = steps.get(key, 0)
         steps[key] = step + 1
-        events += [AccessEvent(run, str(episode), step, m, None, "mem0.search") for m in returned_ids(obj, path, line)]
-    return AccessLog(str(path), "mem0", tuple(events))
+        for m in returned_ids(obj, path, line):
+            yield AccessEvent(run, str(episode), step, m, None, "mem0.search")
+
+
+def read_mem0(path: str | Path) -> AccessLog:
+    path = Path(path)
+    return AccessLog.scan(path, "mem0", lambda: _mem0_events(path))

@@ -55,6 +55,7 @@ class TaskRecord:
     guidance_tokens: int
     execution_tokens: int  # prompt tokens of the executor over the episode
     curation_chars: int
+    context_overflow: bool = False  # the executor's prompt outgrew the model's context window (the task is lost)
 
 
 def seeded_order(order: list, seed: int = 0) -> list:
@@ -123,6 +124,7 @@ def run_chain(
                     ep.guidance_tokens,
                     ep.context_tokens,
                     written,
+                    ep.context_overflow,
                 )
             )
             index += 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,9 +18,12 @@ from tailmem.alfworld.executor import StepInput
 from tailmem.alfworld.games import Game
 from tailmem.alfworld.goal import parse_goal, seen_objects
 from tailmem.alfworld.observations import LocationMemory
+from tailmem.llm.backends.instruct import ContextOverflow
 from tailmem.memory.marks import line_marks
 from tailmem.memory.tokens import TokenCounter
 from tailmem.records.alfworld import AlfworldEpisodeCache
+
+log = logging.getLogger("tailmem")
 
 _ARRIVE = re.compile(r"You (?:arrive at|open the) ([a-z]+ \d+)\.")
 _PICK = re.compile(r"You pick up the ([a-z]+ \d+) from the ([a-z]+ \d+)\.")
@@ -50,6 +54,7 @@ class EpisodeRecord:
     agent: str = ""
     start: str = ""  # the first observation (the room and the task), before step 1
     blocks: tuple = ()  # per step, (memory block, its line marks from tailmem.memory.marks): for the site
+    context_overflow: bool = False  # a prompt outgrew the model's context window: the game ended there, lost
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -90,7 +95,7 @@ def run_episode(
     gtok = counter(guidance) if guidance else 0
     traj, blocks = [], []
     text = start = obs.text
-    won = False
+    won = overflow = False
     step = 0
     try:
         for step in range(1, max_steps + 1):
@@ -118,6 +123,9 @@ def run_episode(
                 break
             if obs.done:
                 break
+    except ContextOverflow as exc:  # this game is lost and counted; the chain's other games still run
+        overflow = True
+        log.warning("alfworld game %s: ended at step %d, %s", game.id, step, exc)
     finally:
         env.close()
     names = {i: loc for loc, i in memory.ids.items()}
@@ -144,6 +152,7 @@ def run_episode(
         agent=executor.agent,
         start=start,
         blocks=tuple(blocks),
+        context_overflow=overflow,
     )
 
 

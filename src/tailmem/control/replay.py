@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from tailmem.control.predict import find_evidence, full_prompt, mentioned_codes
+from tailmem.control.predict import Prediction, find_evidence, full_prompt, mentioned_codes
 from tailmem.control.world_memory import WorldMemory
 from tailmem.graphworld.world import World
+from tailmem.llm.backends.instruct import ContextOverflow
 from tailmem.memory.controllers import Controller
 from tailmem.memory.marks import line_marks
 from tailmem.memory.query import Query
@@ -127,7 +128,10 @@ def replay(
         row = scored is None or t in scored
         call = row if plan is None else t in plan
         if call:
-            pred = predictor.predict(prompt.text, s, text, action)
+            try:
+                pred = predictor.predict(prompt.text, s, text, action)
+            except ContextOverflow:  # this step is scored as no prediction (-1); the replay goes on
+                pred = Prediction(None, False)
         if row:
             covered = find_evidence(prompt.text, s, action) == nxt
         accessed = tuple(dict.fromkeys((s, *prompt.accessed)))  # the visit, then what the prompt holds

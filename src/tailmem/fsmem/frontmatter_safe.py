@@ -1,8 +1,9 @@
-"""A YAML frontmatter loader for files an agent wrote: no anchors or aliases, bounded depth and size.
+"""A YAML loader for files an agent or a stranger wrote: no anchors or aliases, bounded depth and size.
 
 `yaml.safe_load` refuses Python objects but still expands aliases (a 401-byte "billion laughs" block builds
 about 10^9 strings) and recurses once per nesting level (6 KB of `[` overflows the stack). A memory file's
-frontmatter is one short mapping, so anything past these caps is refused before it is built.
+frontmatter is one short mapping, so anything past these caps is refused before it is built. A gold overlay is
+loaded the same way with a larger size cap (tailmem.metrics.gold_overlay): it is data a user may download.
 """
 
 from __future__ import annotations
@@ -55,10 +56,10 @@ class _NoAliasLoader(yaml.SafeLoader):
                 self._depth -= 1
 
 
-def load(block: str) -> object:
+def load(block: str, max_chars: int = MAX_FRONTMATTER_CHARS) -> object:
     """The YAML value of one frontmatter block (between the `---` lines), or FrontmatterError."""
-    if len(block) > MAX_FRONTMATTER_CHARS:
-        raise FrontmatterError(f"{len(block)} characters, at most {MAX_FRONTMATTER_CHARS}")
+    if len(block) > max_chars:
+        raise FrontmatterError(f"{len(block)} characters, at most {max_chars}")
     loader = _NoAliasLoader(block)
     try:
         return loader.get_single_data()

@@ -143,12 +143,14 @@ def run_checks(cfg) -> list[RoleCheck]:
     from tailmem.llm.client import get_client
     from tailmem.llm.settings import read_settings
 
-    out = []
+    out, first = [], {}  # an error shared by several roles (one model file) is printed once
     for role in read_settings(cfg).roles:
         try:
             client = get_client(cfg, role, stage="llm_check")
         except TailmemError as exc:
-            out.append(RoleCheck(role, "?", "?", "?", "-", str(exc), "-", "-", "-", "-"))
+            said = first.setdefault(str(exc), role)
+            error = str(exc) if said == role else f"the same error as role {said}"
+            out.append(RoleCheck(role, "?", "?", "?", "-", error, "-", "-", "-", "-"))
             continue
         if client.backend == "programmatic":
             continue

@@ -249,7 +249,7 @@ class LLMClient:
             try:
                 response = self._impl.chat(self.model, messages, tools, merged, on_send=self._sent)
             except ContextOverflow as exc:  # the backend knows the role and the tokens, the client the stage
-                raise LLMError(f"stage {self.stage}, {exc}") from exc
+                raise ContextOverflow(f"stage {self.stage}, {exc}") from exc
             if self._hash_backend == "openai":  # the embedded model counts its own tokens exactly
                 self._check_prompt(messages, tools, response)
             return response
@@ -382,5 +382,6 @@ def get_client(cfg, role: str, stage: str) -> LLMClient:
     if role not in llm.roles:
         raise ConfigError(f"llm.roles.{role} is not configured in llm={llm.name}")
     settings = llm.roles[role]
+    backend = _backend(settings, llm)  # first: a model that cannot load must not leave an empty cache file behind
     cache = None if settings.backend == "programmatic" else _cache(llm.cache_path)
-    return LLMClient(settings, stage, llm, cache, _budget(llm), _backend(settings, llm))
+    return LLMClient(settings, stage, llm, cache, _budget(llm), backend)

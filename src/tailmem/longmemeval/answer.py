@@ -8,11 +8,15 @@ every row; what it measures well is whether the memory block still holds the wor
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from string import Template
 
 from tailmem.errors import ConfigError, DataError
+from tailmem.llm.backends.instruct import ContextOverflow
+
+log = logging.getLogger("tailmem")
 
 ABSTAIN = "That was not mentioned in our chats."
 # Task names of LongMemEval's requests: a role's `task_max_output_tokens` may cap them (tailmem.llm.params); without
@@ -59,6 +63,7 @@ class Answer:
     cached_tokens: int | None = None  # of prompt_tokens, served from the KV prefix of the previous call
     completion_tokens: int | None = None
     from_cache: bool | None = None
+    context_overflow: bool = False  # the prompt outgrew the model's context window: no answer, scored as such
 
     def accounting(self) -> dict:
         """A model answer's row columns (`answer_*`); nothing for the programmatic answerer."""
@@ -70,6 +75,7 @@ class Answer:
             "answer_cached_tokens": self.cached_tokens,
             "answer_completion_tokens": self.completion_tokens,
             "answer_from_cache": self.from_cache,
+            "answer_context_overflow": self.context_overflow,
         }
 
 
@@ -85,7 +91,8 @@ def prefix_order(keys: list[str]) -> list[int]:
 
 
 def chat_in_prefix_order(client, requests: list[dict]) -> list:
-    """Responses to `requests`, in request order, sent in prefix order.
+    """Responses to `requests`, in request order, sent in prefix order (None where the prompt overflowed the
+    embedded model's context window).
 
     llama.cpp keeps the KV cache of the longest prefix a call shares with the previous one, so the embedded model
     (backend `instruct`, in process) is called one request at a time in `prefix_order`: chat_many's threads would
@@ -96,7 +103,10 @@ def chat_in_prefix_order(client, requests: list[dict]) -> list:
         out: list = [None] * len(requests)
         for i in order:
             req = dict(requests[i])
-            out[i] = client.chat(req.pop("messages"), req.pop("tools", None), **req)
+            try:
+                out[i] = client.chat(req.pop("messages"), req.pop("tools", None), **req)
+            except ContextOverflow as exc:  # this arm's prompt only: the question's other arms still run
+                log.warning("longmemeval: no answer, %s", exc)
         return out
     answers = client.chat_many([requests[i] for i in order])
     out = [None] * len(requests)
@@ -154,7 +164,9 @@ class ModelAnswerer:
 
     def answer_many(self, requests: list[dict]) -> list[Answer]:
         return [
-            Answer(
+            Answer("", self.name, 0.0, 0, 0, 0, False, context_overflow=True)
+            if r is None
+            else Answer(
                 (r.content or "").strip(),
                 self.name,
                 float(r.latency_s),

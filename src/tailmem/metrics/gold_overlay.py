@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[3] / "data" / "gold_overlays"  # the che
 TOP_KEYS = ("benchmark", "conversation", "name", "version", "description", "source", "entries")
 ENTRY_KEYS = ("question", "original_gold", "corrected_gold", "reason", "source")
 OPTIONAL_ENTRY_KEYS = ("question_text",)
+MAX_OVERLAY_CHARS = 1 << 20  # a few hundred corrections fit many times over; a bigger file is not an overlay
+SHOWN = 80  # characters of a value an error message quotes: the message names the entry, the file has the rest
 
 
 class GoldOverlayError(DataError):
@@ -96,9 +98,15 @@ def resolve(spec: str | Path) -> Path:
     return path
 
 
+def short(value) -> str:
+    """`repr(value)` cut to SHOWN characters, so a hostile or huge value cannot flood a log line."""
+    text = repr(value)
+    return text if len(text) <= SHOWN else f"{text[:SHOWN]}... ({len(text)} characters)"
+
+
 def _text(value, where: str, key: str, empty: bool = False) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise GoldOverlayError(f"{where}: {key!r} must be text, got {type(value).__name__} {value!r}")
+        raise GoldOverlayError(f"{where}: {key!r} must be text, got {type(value).__name__} {short(value)}")
     value = str(value).strip()
     if not value and not empty:
         raise GoldOverlayError(f"{where}: {key!r} is empty")
@@ -107,9 +115,9 @@ def _text(value, where: str, key: str, empty: bool = False) -> str:
 
 def _entry(raw, where: str) -> Entry:
     if not isinstance(raw, dict):
-        raise GoldOverlayError(f"{where}: expected a mapping with keys {list(ENTRY_KEYS)}, got {raw!r}")
+        raise GoldOverlayError(f"{where}: expected a mapping with keys {list(ENTRY_KEYS)}, got {short(raw)}")
     missing = [k for k in ENTRY_KEYS if k not in raw]
-    unknown = sorted(set(raw) - set(ENTRY_KEYS) - set(OPTIONAL_ENTRY_KEYS))
+    unknown = sorted(map(short, set(raw) - set(ENTRY_KEYS) - set(OPTIONAL_ENTRY_KEYS)))
     if missing or unknown:
         raise GoldOverlayError(
             f"{where}: missing keys {missing}, unknown keys {unknown} "
@@ -117,7 +125,7 @@ def _entry(raw, where: str) -> Entry:
         )
     q = raw["question"]
     if isinstance(q, bool) or not isinstance(q, int) or q < 1:
-        raise GoldOverlayError(f"{where}: 'question' must be a 1-based question number, got {q!r}")
+        raise GoldOverlayError(f"{where}: 'question' must be a 1-based question number, got {short(q)}")
     corrected = _text(raw["corrected_gold"], where, "corrected_gold")
     text = raw.get("question_text")
     return Entry(
@@ -132,29 +140,34 @@ def _entry(raw, where: str) -> Entry:
 
 def load(spec: str | Path) -> Overlay:
     """Read and check the structure of an overlay (not yet against the data: `check`)."""
-    import yaml
+    from tailmem.fsmem import frontmatter_safe
 
     path = resolve(spec)
+    if path.stat().st_size > MAX_OVERLAY_CHARS * 4:  # refused before it is read (UTF-8: at most 4 bytes a character)
+        raise GoldOverlayError(f"{path}: {path.stat().st_size} bytes; an overlay has at most {MAX_OVERLAY_CHARS}")
     blob = path.read_bytes()
     try:
-        doc = yaml.safe_load(blob)
-    except yaml.YAMLError as exc:
-        raise GoldOverlayError(f"{path}: not valid YAML: {exc}") from exc
+        # anchors and aliases refused: safe_load expands them, so a 3 KB file could build gigabytes
+        doc = frontmatter_safe.load(blob.decode("utf-8"), MAX_OVERLAY_CHARS)
+    except UnicodeDecodeError as exc:
+        raise GoldOverlayError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start + 1})") from None
+    except frontmatter_safe.FrontmatterError as exc:
+        raise GoldOverlayError(f"{path}: not valid YAML for an overlay: {exc}") from None
     if not isinstance(doc, dict):
         raise GoldOverlayError(f"{path}: expected a mapping with keys {list(TOP_KEYS)}")
     missing = [k for k in TOP_KEYS if k not in doc]
-    unknown = sorted(set(doc) - set(TOP_KEYS))
+    unknown = sorted(map(short, set(doc) - set(TOP_KEYS)))
     if missing or unknown:
         raise GoldOverlayError(f"{path}: missing keys {missing}, unknown keys {unknown} (expected {list(TOP_KEYS)})")
     version = doc["version"]
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise GoldOverlayError(f"{path}: 'version' must be a positive integer, got {version!r}")
+        raise GoldOverlayError(f"{path}: 'version' must be a positive integer, got {short(version)}")
     if not isinstance(doc["entries"], list) or not doc["entries"]:
         raise GoldOverlayError(f"{path}: 'entries' must be a non-empty list")
     entries, seen = [], {}
     for i, raw in enumerate(doc["entries"]):
         where = f"{path}: entry {i + 1}" + (
-            f" (question {raw['question']})" if isinstance(raw, dict) and "question" in raw else ""
+            f" (question {short(raw['question'])})" if isinstance(raw, dict) and "question" in raw else ""
         )
         e = _entry(raw, where)
         if e.question in seen:
@@ -175,28 +188,42 @@ def load(spec: str | Path) -> Overlay:
     )
 
 
+def check_target(overlay: Overlay, benchmarks: list[str], conversations: list[str], data: str | Path = "?") -> None:
+    """The overlay names a benchmark and a conversation that exist: a misspelt one would otherwise match no run,
+    and every run would be scored on the standard gold while the user believes it corrected."""
+    if overlay.benchmark not in benchmarks:
+        raise GoldOverlayError(f"{overlay.path}: benchmark {short(overlay.benchmark)} is unknown; known: {benchmarks}")
+    if overlay.conversation not in conversations:
+        raise GoldOverlayError(
+            f"{overlay.path}: conversation {short(overlay.conversation)} is not in {data} "
+            f"({overlay.benchmark}); known: {conversations}"
+        )
+
+
 def check(overlay: Overlay, benchmark: str, conversation: str, qa, data_file: str | Path = "?") -> None:
     """The overlay fits this conversation of this benchmark file: every question exists, and its gold (and
     question text, when given) is the one the overlay says it corrects."""
     if (overlay.benchmark, overlay.conversation) != (benchmark, conversation):
         raise GoldOverlayError(
-            f"{overlay.path}: corrects {overlay.benchmark} {overlay.conversation}, but the run "
+            f"{overlay.path}: corrects {short(overlay.benchmark)} {short(overlay.conversation)}, but the run "
             f"scores {benchmark} {conversation}"
         )
     for i, e in enumerate(overlay.entries):
         where = f"{overlay.path}: entry {i + 1} (question {e.question})"
         if e.question > len(qa):
-            raise GoldOverlayError(f"{where}: {data_file} {conversation} has only {len(qa)} questions")
+            raise GoldOverlayError(
+                f"{where}: {data_file} {conversation} has only {len(qa)} questions (known: 1 to {len(qa)})"
+            )
         q = qa[e.question - 1]
         if str(q.answer).strip() != e.original_gold:
             raise GoldOverlayError(
-                f"{where}: original_gold {e.original_gold!r} does not match the gold in "
-                f"{data_file} ({conversation} qa[{e.question - 1}]): {str(q.answer).strip()!r}"
+                f"{where}: original_gold {short(e.original_gold)} does not match the gold in "
+                f"{data_file} ({conversation} qa[{e.question - 1}]): {short(str(q.answer).strip())}"
             )
         if e.question_text is not None and q.question.strip() != e.question_text:
             raise GoldOverlayError(
-                f"{where}: question_text {e.question_text!r} does not match {data_file} "
-                f"({conversation} qa[{e.question - 1}]): {q.question.strip()!r}"
+                f"{where}: question_text {short(e.question_text)} does not match {data_file} "
+                f"({conversation} qa[{e.question - 1}]): {short(q.question.strip())}"
             )
 
 

@@ -72,6 +72,12 @@ def _frame(name: str, rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def _overflows(rows: pd.DataFrame) -> int:
+    """Games lost because a prompt outgrew the model's context window (a run setting; 0 for records written
+    before it was counted)."""
+    return int(rows.context_overflow.fillna(False).astype(bool).sum()) if "context_overflow" in rows else 0
+
+
 def _pct(x) -> float:
     return 100 * float(np.mean(x)) if len(x) else np.nan
 
@@ -106,6 +112,7 @@ def memory_tables(episodes: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, d
                 "tail_fit": fit.status if fit else "",
                 "alpha": getattr(fit, "alpha", np.nan) if fit else np.nan,
                 "R_tpl_ln": getattr(fit, "R_tpl_ln", np.nan) if fit else np.nan,
+                "context_overflows": _overflows(eps),
             }
         )
         for f in FAMILIES:
@@ -144,6 +151,7 @@ def skill_tables(tasks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                 "execution_tokens_per_task": ran.execution_tokens.mean() if len(ran) else np.nan,
                 "guidance_tokens_per_step": (ran.guidance_tokens * ran.steps).sum() / steps,
                 "leakage": "yes" if bool((t.store_sources_max >= t["index"]).any()) else "no",
+                "context_overflows": _overflows(t),
             }
         )
         for f in FAMILIES:

@@ -109,6 +109,8 @@ def per_seed_summary(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
             "coverage": g.coverage.mean(),
             "answer_sessions_placed": g.answer_sessions_placed.mean(),
         }
+        if "answer_context_overflow" in g:  # a run setting: answers lost to the model's context window
+            r["context_overflows"] = int(g.answer_context_overflow.fillna(False).astype(bool).sum())
         if "retrieval_scored" in g:
             scored = g[g.retrieval_scored.astype(bool)]
             r["retrieval_questions"] = scored.qid.nunique()

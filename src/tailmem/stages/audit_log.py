@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from tailmem.accesslog.settings import settings
+from tailmem.accesslog.settings import NAME, settings
 from tailmem.errors import ConfigError
 from tailmem.paths import out_dir
 from tailmem.settings.audit import settings as audit_settings
@@ -20,11 +20,15 @@ FOLDER = "audit_log"  # <results>/audit_log/<name>/
 
 
 def log_name(file: str, name: str | None) -> str:
-    """The log's artifact folder name: `audit_log.name`, else the file name without its suffixes."""
+    """The log's artifact folder name: `audit_log.name`, else the file name without its suffixes, cut to the
+    characters `audit_log.name` accepts (ASCII letters and digits, '.', '_', '-', a letter or digit first), so a
+    derived name is never one the option would refuse."""
     if name:
         return name
     stem = Path(file).name.split(".", 1)[0]
-    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in stem) or "log"
+    kept = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "._-") else "_" for ch in stem)
+    kept = kept.lstrip("._-")
+    return kept if NAME.match(kept) else "log"
 
 
 def log_dir(results: str | Path, name: str) -> Path:

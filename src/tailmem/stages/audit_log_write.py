@@ -152,7 +152,12 @@ def ccdf_figure(name: str, counts: np.ndarray, body: dict, s: AuditSettings):
 
 
 def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """The log's sha256, read in blocks (a log may be larger than memory)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
 
 
 def write_audit(

@@ -25,6 +25,7 @@ from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.benchmarks import (
+    BENCHMARKS,
     MAIN_BENCHMARK,
     categories,
     category_names,
@@ -33,6 +34,7 @@ from tailmem.fsmem.benchmarks import (
     entry,
     full_conversation,
     opt_in_names,
+    setting,
 )
 from tailmem.fsmem.harnesses import CENTER, sandbox_provenance
 from tailmem.fsmem.snapshots import SnapshotLog
@@ -74,6 +76,12 @@ def gold_overlay_of(cfg, conv_id: str | None = None) -> gold_overlay.Overlay | N
     if spec is None:
         return None
     overlay, conv_id = gold_overlay.load(spec), conv_id or fs.conversation
+    known = list(BENCHMARKS)
+    if overlay.benchmark == fs.benchmark:  # the run's data is at hand: the conversation must be one of its
+        data = setting(fs, fs.benchmark, "data")
+        gold_overlay.check_target(overlay, known, entry(fs.benchmark).ids(data), data)
+    elif overlay.benchmark not in known:
+        gold_overlay.check_target(overlay, known, [])
     if (overlay.benchmark, overlay.conversation) != (fs.benchmark, conv_id):
         log.info(
             "gold overlay %s corrects %s %s, not %s %s: standard data",

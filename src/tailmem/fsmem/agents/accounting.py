@@ -42,6 +42,7 @@ class Episode:
     no_lookup: bool = False  # looked_up is False: its answer rests on nothing read (the cap forced it)
     refused_answers: int = 0  # answers offered before any lookup, refused by the loop (they count to the cap)
     no_answer: bool = False  # an answering role whose final reply was empty
+    context_overflow: bool = False  # a prompt outgrew the model's context window: the episode ended there
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -55,7 +56,7 @@ class Meter:
         self.base = _counters(harness)
         self.rounds = self.prompt = self.cached = self.completion = 0
         self.compactions = self.refused_answers = 0
-        self.capped = self.no_tool_call = self.no_answer = False
+        self.capped = self.no_tool_call = self.no_answer = self.context_overflow = False
         self.looked_up: bool | None = None
         self.usages: list[tuple[int, int, int]] = []
         self.model_latency = 0.0
@@ -91,6 +92,7 @@ class Meter:
             self.looked_up is False,
             self.refused_answers,
             self.no_answer,
+            self.context_overflow,
         )
 
 
@@ -107,6 +109,7 @@ RUN_SETTING_COLUMNS = (
     ("no answer", "no_answer"),
     ("compactions", "compactions"),
     ("truncations", "truncations"),
+    ("context overflows", "context_overflow"),
 )
 RUN_SETTINGS_NOTE = (
     "Run settings (paper 2 C.1): `no tool call` = answers given without any tool call by an agent "
@@ -116,8 +119,9 @@ RUN_SETTINGS_NOTE = (
     "round cap (fsmem.rounds.*: a builder that never finished, a searcher told to answer now); `no "
     "answer` = final replies left empty; `compactions` = transcripts compacted into a running summary "
     "plus the last three turns past llm.compact_prompt_tokens; `truncations` = tool outputs cut at "
-    "the safety cap (llm.tool_output_max_chars); totals over the row's episodes (`build ...`: the "
-    "build's)."
+    "the safety cap (llm.tool_output_max_chars); `context overflows` = episodes ended because a prompt "
+    "outgrew the model's context window (the answer is left empty and scored as such); totals over the "
+    "row's episodes (`build ...`: the build's)."
 )
 
 

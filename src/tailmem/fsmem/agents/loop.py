@@ -19,6 +19,9 @@ harness (`Harness.malformed`) and come back to the model as tool errors; a final
 The embedded backend samples each round under a grammar of the offered tools, so its replies are well-formed
 calls or answers; an OpenAI endpoint honours `tool_choice` itself. The embedded model is offered each tool's
 compact call form (`Tool.compact`: the essential arguments, hidden ones at small-page defaults).
+
+A prompt that outgrows the model's context window (one long tool output can do it) ends its episode with an
+empty reply, counted (`context_overflow`), so the item it served is scored as failed and the stage goes on.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import logging
 from tailmem.fsmem.agents.accounting import Episode, Meter
 from tailmem.fsmem.agents.models import compact as small_model
 from tailmem.fsmem.tools.base import Harness
+from tailmem.llm.backends.instruct import ContextOverflow
 
 log = logging.getLogger(__name__)
 CAP_NOTICE = "Tool budget exhausted. Give your final answer now from what you have read."
@@ -104,48 +108,57 @@ def run(
     answering = final_answer_on_cap and tools is not None
     looked_up = False
     text = ""
-    while True:
-        offer = tools if meter.rounds + meter.refused_answers < max_rounds else None
-        if offer is None and tools is not None:
-            meter.capped = True
-            if not final_answer_on_cap:
+    try:
+        while True:
+            offer = tools if meter.rounds + meter.refused_answers < max_rounds else None
+            if offer is None and tools is not None:
+                meter.capped = True
+                if not final_answer_on_cap:
+                    break
+                messages.append({"role": "user", "content": CAP_NOTICE})
+            params = {"tool_choice": "auto" if looked_up else "required"} if offer and must_look else {}
+            sent = offer
+            if offer is None and tools is not None and small:  # the embedded model keeps the tools in its prompt (KV
+                sent, params = tools, {"tool_choice": "none"}  # prefix) and is decoded under the answer grammar
+            resp = client.chat(messages, tools=sent, task=task, **params)
+            meter.add_usage(resp.usage, resp.latency_s)
+            calls = resp.tool_calls if offer else ()
+            if not calls and offer and must_look and not looked_up:  # an answer before any lookup: refused
+                meter.refused_answers += 1
+                messages += [
+                    {"role": "assistant", "content": resp.content or ""},
+                    {"role": "user", "content": LOOKUP_NOTICE},
+                ]
+                continue
+            if not calls:
+                text = resp.content or ""
+                messages.append({"role": "assistant", "content": text})
                 break
-            messages.append({"role": "user", "content": CAP_NOTICE})
-        params = {"tool_choice": "auto" if looked_up else "required"} if offer and must_look else {}
-        sent = offer
-        if offer is None and tools is not None and small:  # the embedded model keeps the tools in its prompt (KV
-            sent, params = tools, {"tool_choice": "none"}  # prefix) and is decoded under the answer grammar
-        resp = client.chat(messages, tools=sent, task=task, **params)
-        meter.add_usage(resp.usage, resp.latency_s)
-        calls = resp.tool_calls if offer else ()
-        if not calls and offer and must_look and not looked_up:  # an answer before any lookup: refused
-            meter.refused_answers += 1
-            messages += [
-                {"role": "assistant", "content": resp.content or ""},
-                {"role": "user", "content": LOOKUP_NOTICE},
-            ]
-            continue
-        if not calls:
-            text = resp.content or ""
-            messages.append({"role": "assistant", "content": text})
-            break
-        meter.rounds += 1
-        messages.append(
-            {
-                "role": "assistant",
-                "content": resp.content or "",
-                "tool_calls": [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-                    for c in calls
-                ],
-            }
-        )
-        for c in calls:
-            result = harness.call(c.name, harness.compact_arguments(c.name, c.arguments) if small else c.arguments)
-            looked_up = looked_up or result.found
-            messages.append({"role": "tool", "tool_call_id": c.id, "content": result.output})
-        if threshold and resp.usage.prompt_tokens >= threshold:
-            messages = compact(client, role, messages, task, meter, user, resp.usage.prompt_tokens)
+            meter.rounds += 1
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": resp.content or "",
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                        }
+                        for c in calls
+                    ],
+                }
+            )
+            for c in calls:
+                result = harness.call(c.name, harness.compact_arguments(c.name, c.arguments) if small else c.arguments)
+                looked_up = looked_up or result.found
+                messages.append({"role": "tool", "tool_call_id": c.id, "content": result.output})
+            if threshold and resp.usage.prompt_tokens >= threshold:
+                messages = compact(client, role, messages, task, meter, user, resp.usage.prompt_tokens)
+    except ContextOverflow as exc:  # one long tool output ends this episode, not the stage: it is counted
+        meter.context_overflow = True
+        text = ""
+        log.warning("role %s, model %s: episode ended, %s", role, client.model, exc)
     if answering:
         meter.looked_up = looked_up
         meter.no_answer = not text.strip()
