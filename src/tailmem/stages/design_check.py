@@ -126,8 +126,11 @@ def design_file(run: Run, results: str, name: str) -> Path:
 def report(cfg: StageSettings) -> None:
     results = cfg.results_dir
     st = stats_settings(cfg)
-    rows = pd.concat([pd.read_csv(design_file(r, results, paths.PAIRS_FILE)) for r in design_runs(cfg)])
+    runs = design_runs(cfg)
+    rows = pd.concat([pd.read_csv(design_file(r, results, paths.PAIRS_FILE)) for r in runs])
     table = design.summarize_pairs(rows, st.min_units, st.alpha)
+    plans = [DesignPlan.read(design_file(r, results, paths.PLAN_FILE)) for r in runs]
+    calls = sum(len(p.steps) * len(p.arms) for p in plans)  # at most: arms that share a prompt share its call
     c = cfg.scale.control
     note = (
         f"The controller study's model-free twin (programmatic predictor) on the {c.policy} policy's trajectories, "
@@ -137,7 +140,13 @@ def report(cfg: StageSettings) -> None:
         "differ in format only, in whether the true next state is named, or in evidence coverage; informative "
         "steps per run (not identical); the runs planned (the independent units) against stats.min_units and the "
         "smallest one-sided p their exact test can reach; the twin's own error and coverage differences (a - b). "
-        "A claim whose plan cannot decide it says so before any model call."
+        "A claim whose plan cannot decide it says so before any model call. "
+        + (
+            f"A model predictor is called at most {calls:,} times under `control.plan` "
+            f"({len(plans)} runs x {len(plans[0].arms) if plans else 0} claim arms, "
+            f"{cfg.control.plan_calls} tail + {cfg.control.plan_calls // 2} other informative steps and "
+            f"{cfg.control.plan_sample:g} of the rest per run; arms that share a prompt share its call)."
+        )
     )
     write_table(
         Path(TABLES.format(results=results)),
@@ -147,4 +156,9 @@ def report(cfg: StageSettings) -> None:
         note,
         table_footer(cfg),
     )
-    log.info("design check: %d claim pairs, %d decidable", len(table), int((table.plan == "decidable").sum()))
+    log.info(
+        "design check: %d claim pairs, %d decidable; a planned model replay makes at most %d predictor calls",
+        len(table),
+        int((table.plan == "decidable").sum()),
+        calls,
+    )

@@ -1,0 +1,87 @@
+"""What a model slice will cost, from a measured slice's per-call rates (prints, never asserts).
+
+Why: a slice is sized before it runs. The calls a slice makes per unit (a policy step, a planned prediction, a
+question, a game) and the seconds each takes are measured in another slice's call cache (`latency_s` per row);
+this script counts the target slice's units from its config and prints, per (role, stage), the measured calls
+and seconds per call, the factor from the measured slice's units to the target's, and the target's calls and
+hours (one core; divide by the jobs that run side by side).
+
+    python benchmarks/plan_model_slice.py --measured default_model --cache results/model/llm_cache.sqlite \
+        --target paper_model
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+from pathlib import Path
+
+LOCOMO_CONV50_QUESTIONS = 158  # non-adversarial questions of conv-50 (fsmem.max_questions: null)
+LONGMEMEVAL_TYPES = 6  # question types; max_per_type: null counts 500 oracle questions
+ALFWORLD_VALID_SEEN = 140
+
+
+def units(cfg, stage: str) -> float:
+    """How many units of work `stage` does at this config's scale (the factor's numerator or denominator)."""
+    s = cfg.scale
+    if stage == "rollout":  # the policy's steps: every LLM-policy run
+        return len(s.families) * len(s.sizes) * len(s.seeds) * cfg.rollout.episodes * cfg.rollout.steps
+    if stage == "control":  # planned predictions per claim arm and run, or predicted steps per arm and run
+        c = s.control
+        runs = len(c.families) * len(c.seeds)
+        if cfg.control.plan:
+            per = cfg.control.plan_calls * 1.5 + cfg.control.plan_sample * 0.05 * (cfg.control.replay_steps or 500)
+            return runs * 8 * per  # 8 claim arms (tailmem.control.design.claim_arms)
+        steps = cfg.control.predict_steps or cfg.control.replay_steps or cfg.rollout.episodes * cfg.rollout.steps
+        return runs * 16 * steps
+    if stage.startswith("fsmem") or stage in ("judge_sensitivity", "model_roles"):
+        q = cfg.fsmem.max_questions
+        return float(q if q is not None else LOCOMO_CONV50_QUESTIONS)
+    if stage.startswith("longmemeval"):
+        lme = cfg.longmemeval
+        per_type = lme.max_per_type
+        n = per_type * LONGMEMEVAL_TYPES if per_type is not None else 500
+        if lme.max_questions is not None:
+            n = min(n, lme.max_questions)
+        return float(n * len(lme.datasets) * len(lme.seeds))
+    if stage.startswith("alfworld"):
+        a = cfg.alfworld
+        games = a.max_games if a.max_games is not None else ALFWORLD_VALID_SEEN
+        return float(games * a.max_steps)
+    return 1.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--measured", default="default_model", help="the scale whose slice made the cache")
+    ap.add_argument("--cache", type=Path, default=Path("results/model/llm_cache.sqlite"))
+    ap.add_argument("--target", default="paper_model")
+    ap.add_argument("--jobs", type=int, default=2, help="model jobs side by side (one core each)")
+    args = ap.parse_args()
+    from tailmem.workflow import compose_config
+
+    measured, target = compose_config(args.measured), compose_config(args.target)
+    with sqlite3.connect(args.cache) as conn:
+        rows = conn.execute(
+            "SELECT role, stage, COUNT(*), AVG(latency_s), AVG(prompt_tokens) FROM calls GROUP BY role, stage"
+        ).fetchall()
+    print(
+        f"| role | stage | calls ({args.measured}) | s/call | prompt tokens/call | factor | calls ({args.target}) | hours (1 core) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    total_calls = total_s = 0.0
+    for role, stage, n, latency, prompt in rows:
+        factor = units(target, stage) / max(units(measured, stage), 1e-9)
+        calls, seconds = n * factor, n * factor * latency
+        total_calls, total_s = total_calls + calls, total_s + seconds
+        print(
+            f"| {role} | {stage} | {n} | {latency:.2f} | {prompt:.0f} | {factor:.1f} | {calls:,.0f} | {seconds / 3600:.1f} |"
+        )
+    print(
+        f"\n{args.target}: about {total_calls:,.0f} calls, {total_s / 3600:.1f} core-hours at {args.measured}'s "
+        f"measured rates; {total_s / 3600 / args.jobs:.1f} h with {args.jobs} model jobs side by side"
+    )
+
+
+if __name__ == "__main__":
+    main()
