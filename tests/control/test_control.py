@@ -167,8 +167,9 @@ def test_control_stage_matched_budget_end_to_end(tmp_path):
         == 0
     )
     ct = ControlSummary.read(base / arm / "summary.json")
-    assert ct.budget == round(gm.memory_tokens_per_step)
-    assert ct.memory_tokens_per_step <= ct.budget
+    assert ct.budget_scope == gm.budget_scope == "prompt"  # the budget counts the whole prompt (paper 1's)
+    assert ct.budget == round(gm.tokens_per_step)
+    assert ct.memory_tokens_per_step < ct.tokens_per_step <= ct.budget + 2
     # a matched arm without its reference is a config error, and writes nothing
     assert main(["control", *arms.overrides(arm), "control.arm=orphan", *common]) == 1
     assert not (base / "orphan").exists()

@@ -86,6 +86,9 @@ def report_tables(tmp_path_factory):
                 "correct": rng.random(STEPS) < 0.6,
                 "covered": rng.random(STEPS) < 0.7,
                 "prompt_tokens": rng.integers(100, 200, STEPS),
+                "called": True,
+                "weight": 1.0,
+                "prompt_sha": [f"{run.arm}-{t}" for t in range(STEPS)],
             }
         )
         ControlSteps(steps).write(run.folder(str(results)) / paths.STEPS_FILE)
