@@ -12,6 +12,11 @@ A model predictor costs seconds per call, so `control.predict_steps` may ask for
 written at every step, so the controller's state, its accesses and its tokens per step are those of the full
 replay; only the predicted steps are rows of `steps` (the API-calling steps), so error and coverage, overall and
 tail, are scored over them alone. The same steps for every arm of a trajectory.
+
+A design check's plan (`plan`, tailmem.control.design) is the other way to spend a model's calls: every replayed
+step is a row, the predictor is called at the plan's steps only, and each called row carries its weight, so
+error is estimated without bias (`error_rate`) and a claim pair's difference is exact where its arms shared a
+prompt (`prompt_sha`).
 """
 
 from __future__ import annotations
