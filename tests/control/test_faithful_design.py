@@ -164,3 +164,14 @@ def test_each_scale_s_own_config_gives_its_controller_claims_enough_runs(scale):
     assert len(c.families) * len(c.seeds) >= int(cfg.stats.min_units)
     if c.policy == "llm" or scale.endswith("_model"):
         assert cfg.control.plan or cfg.control.predict_steps is None  # a model slice predicts where it can decide
+
+
+def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config():
+    """A claim that no model can decide under its plan says so before any call: the default slice plans 2
+    ALFWorld games and 2 LLM-policy runs, below stats.min_units; its 8 LoCoMo and 6 LongMemEval questions are not."""
+    from tailmem.workflow import compose_config
+
+    rows = {r["claim"].split(":")[0]: r for r in design.study_rows(compose_config("default_model"), 6, 0.025)}
+    assert rows["ALFWorld"]["plan"] == "undecidable by design: 2 games planned, stats.min_units 6"
+    assert rows["LLM policy vs random walk"]["plan"] == "undecidable by design: 2 runs planned, stats.min_units 6"
+    assert rows["fsmem"]["plan"] == rows["LongMemEval"]["plan"] == "decidable"

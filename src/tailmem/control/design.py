@@ -160,3 +160,29 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, alpha: float) -> pd.Data
             }
         )
     return pd.DataFrame(out)
+
+
+def study_rows(cfg, min_units: int, alpha: float) -> list[dict]:
+    """The other model-played studies' paired claims, checked from the config alone before any call: the
+    independent units each plans (questions, games, runs) against `stats.min_units` and the smallest p. A cap of
+    None counts as the whole benchmark (enough units)."""
+
+    def row(claim: str, unit: str, units) -> dict:
+        n = int(units) if units is not None else None
+        ok = n is None or (n >= min_units and smallest_p(n) <= alpha)
+        plan = "decidable" if ok else f"undecidable by design: {n} {unit} planned, stats.min_units {min_units}"
+        p = smallest_p(n if n is not None else 10**6)
+        return {"claim": claim, "scope": unit, "runs": n, "min_units": min_units, "smallest_p": p, "plan": plan}
+
+    s, lme = cfg.scale, cfg.longmemeval
+    questions = None if lme.max_per_type is None else int(lme.max_per_type) * 6  # LongMemEval's six question types
+    if lme.max_questions is not None:
+        questions = int(lme.max_questions) if questions is None else min(questions, int(lme.max_questions))
+    out = [
+        row("fsmem: arms on the same LoCoMo questions", "questions", cfg.fsmem.max_questions),
+        row("LongMemEval: arms on the same questions", "questions", questions),
+        row("ALFWorld: arms on the same games", "games", cfg.alfworld.max_games),
+    ]
+    if cfg.llm.name != "offline":  # a model plays the policy: its tails beside the random walk's, run by run
+        out.append(row("LLM policy vs random walk: tail shape", "runs", len(s.families) * len(s.sizes) * len(s.seeds)))
+    return out

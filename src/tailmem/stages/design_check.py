@@ -129,6 +129,7 @@ def report(cfg: StageSettings) -> None:
     runs = design_runs(cfg)
     rows = pd.concat([pd.read_csv(design_file(r, results, paths.PAIRS_FILE)) for r in runs])
     table = design.summarize_pairs(rows, st.min_units, st.alpha)
+    table = pd.concat([table, pd.DataFrame(design.study_rows(cfg, st.min_units, st.alpha))], ignore_index=True)
     plans = [DesignPlan.read(design_file(r, results, paths.PLAN_FILE)) for r in runs]
     calls = sum(len(p.steps) * len(p.arms) for p in plans)  # at most: arms that share a prompt share its call
     c = cfg.scale.control
@@ -140,7 +141,9 @@ def report(cfg: StageSettings) -> None:
         "differ in format only, in whether the true next state is named, or in evidence coverage; informative "
         "steps per run (not identical); the runs planned (the independent units) against stats.min_units and the "
         "smallest one-sided p their exact test can reach; the twin's own error and coverage differences (a - b). "
-        "A claim whose plan cannot decide it says so before any model call. "
+        "A claim whose plan cannot decide it says so before any model call. The last rows check the other studies' "
+        "paired claims from the config alone: the questions, games or runs each plans (an empty count: the whole "
+        "benchmark). "
         + (
             f"A model predictor is called at most {calls:,} times under `control.plan` "
             f"({len(plans)} runs x {len(plans[0].arms) if plans else 0} claim arms, "
@@ -157,7 +160,7 @@ def report(cfg: StageSettings) -> None:
         table_footer(cfg),
     )
     log.info(
-        "design check: %d claim pairs, %d decidable; a planned model replay makes at most %d predictor calls",
+        "design check: %d claims, %d decidable; a planned model replay makes at most %d predictor calls",
         len(table),
         int((table.plan == "decidable").sum()),
         calls,
