@@ -217,12 +217,9 @@ class DagInputs:
 
     def control_inputs(self, wc) -> dict:
         """A controller job's world and trajectory, and the matched arm whose tokens set its budget, if any."""
-        keys = dict(results=self.results, family=wc.family, n=wc.n, seed=wc.seed)
-        run = dict(policy=wc.policy, agent=wc.agent, retrieval=wc.retrieval, **keys)
-        inputs = {
-            "world": f"{paths.GRAPHWORLD.format(**keys)}/{paths.WORLD_FILE}",
-            "trace": f"{paths.ROLLOUT.format(**run)}/{paths.TRACE_FILE}",
-        }
+        run = dict(results=self.results, family=wc.family, n=wc.n, seed=wc.seed)
+        run |= dict(policy=wc.policy, agent=wc.agent, retrieval=wc.retrieval)
+        inputs = self.design_inputs(wc)
         reference = control_arms.matched_reference(wc.arm)
         if reference:
             budget = paths.CONTROL.format(**run, predictor=wc.predictor, arm=reference)

@@ -54,6 +54,24 @@ class ReplayResult:
 SPREADS = ("even", "last")
 
 
+def load_run(cfg):
+    """(world, trace) of the trajectory a controller or design-check job replays: `control.world` and `input`
+    when Snakemake sets them, else the folders the run's config derives; a trace of another world is refused."""
+    from pathlib import Path
+
+    from tailmem import paths
+    from tailmem.errors import ArtifactError
+    from tailmem.rollout.trace import Trace
+
+    world_dir = Path(cfg.control.world) if cfg.control.world else paths.graphworld_dir(cfg)
+    trace_dir = Path(cfg.input) if cfg.input else paths.rollout_dir(cfg)
+    world = World.load(world_dir / paths.WORLD_FILE)
+    trace = Trace.load(trace_dir / paths.TRACE_FILE)
+    if trace.n != world.n:
+        raise ArtifactError(f"{trace_dir / paths.TRACE_FILE}: {trace.n} states but the world has {world.n}")
+    return world, trace
+
+
 def replayed(trace, steps: int | None):
     """The states and actions the replay covers: the trajectory's first `steps` steps (None: all)."""
     stop = len(trace.states) if steps is None else min(int(steps), len(trace.states))

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 
 from tailmem import paths
 from tailmem.control.predict import ModelPredictor, ProgrammaticPredictor
-from tailmem.control.replay import predict_steps, replay, replayed, retrieved_per_step, summarize
-from tailmem.errors import ArtifactError, ConfigError
-from tailmem.graphworld.world import World
+from tailmem.control.replay import load_run, predict_steps, replay, replayed, retrieved_per_step, summarize
+from tailmem.errors import ConfigError
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
 from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary, DesignPlan
-from tailmem.rollout.trace import Trace
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 
@@ -67,12 +64,7 @@ def run(cfg: StageSettings) -> None:
     if mem_cfg.get("budget") == "matched":
         mem_cfg["budget"] = matched_budget(cfg)
     controller = make_controller(mem_cfg, seed=int(cfg.seed))
-    world_dir = Path(cfg.control.world) if cfg.control.world else paths.graphworld_dir(cfg)
-    trace_dir = Path(cfg.input) if cfg.input else paths.rollout_dir(cfg)
-    world = World.load(world_dir / paths.WORLD_FILE)
-    trace = Trace.load(trace_dir / paths.TRACE_FILE)
-    if trace.n != world.n:
-        raise ArtifactError(f"{trace_dir / paths.TRACE_FILE}: {trace.n} states but the world has {world.n}")
+    world, trace = load_run(cfg)
     predictor = make_predictor(cfg)
     counter = TokenCounter(encoding=cfg.llm.encoding)
     states, actions = replayed(trace, cfg.control.replay_steps)

@@ -20,9 +20,7 @@ from tailmem import outputs, paths
 from tailmem.artifacts import atomic_path
 from tailmem.control import design
 from tailmem.control.predict import ProgrammaticPredictor
-from tailmem.control.replay import replay, replayed, retrieved_per_step, tail_states, window_counts
-from tailmem.errors import ArtifactError
-from tailmem.graphworld.world import World
+from tailmem.control.replay import load_run, replay, replayed, retrieved_per_step, tail_states, window_counts
 from tailmem.memory.arm import Arm
 from tailmem.memory.arms import arm_settings
 from tailmem.memory.controllers import make_controller
@@ -31,7 +29,6 @@ from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import DesignPlan
 from tailmem.report.table_io import write_table
-from tailmem.rollout.trace import Trace
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stats.settings import settings as stats_settings
@@ -51,12 +48,7 @@ def _controller(arm: str, matched: int | None, seed: int):
 
 @typed_stage
 def run(cfg: StageSettings) -> None:
-    world_dir = Path(cfg.control.world) if cfg.control.world else paths.graphworld_dir(cfg)
-    trace_dir = Path(cfg.input) if cfg.input else paths.rollout_dir(cfg)
-    world = World.load(world_dir / paths.WORLD_FILE)
-    trace = Trace.load(trace_dir / paths.TRACE_FILE)
-    if trace.n != world.n:
-        raise ArtifactError(f"{trace_dir / paths.TRACE_FILE}: {trace.n} states but the world has {world.n}")
+    world, trace = load_run(cfg)
     counter = TokenCounter(encoding=cfg.llm.encoding)
     states, actions = replayed(trace, cfg.control.replay_steps)
     retrieved = retrieved_per_step(trace, len(states))
