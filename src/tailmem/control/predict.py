@@ -167,8 +167,10 @@ class ModelPredictor:
             self.unknown += choice == "UNKNOWN"
             return Prediction(None if choice == "UNKNOWN" else int(choice[1:]), False)
         # the embedded model decodes under a grammar of the state codes the block names, or UNKNOWN: a reply is
-        # always one of them, never a code the prompt gave no ground for nor prose around it
-        options = [f"S{s}" for s in sorted(mentioned_codes(memory_block))] + ["UNKNOWN"]
+        # always one of them, never a code the prompt gave no ground for nor prose around it. The current state is
+        # no option (no path leads back to it; the worlds have no self-loops): the block names it first, and an
+        # unconstrained first token drifted there on steps whose block held the answer
+        options = [f"S{s}" for s in sorted(mentioned_codes(memory_block) - {state})] + ["UNKNOWN"]
         extra = {"answer_choices": options} if getattr(self.client, "constrains_answers", False) else {}
         reply = self.client.chat([{"role": "user", "content": prompt}], **extra).content or ""  # role's params
         state = parse_state(reply)
