@@ -73,7 +73,11 @@ STAGES: dict[str, Stage] = {
             ("graph", "seed", "policy", "retrieval", "control", "llm"),
             arms="tailmem.memory.arms:catalogue_payload",
         ),
-        Stage("design_check_report", "tailmem.stages.design_check:report", ("scale", "control", "llm", "stats")),
+        Stage(
+            "design_check_report",
+            "tailmem.stages.design_check:report",
+            ("scale", "control", "llm", "stats", "fsmem", "longmemeval", "alfworld"),
+        ),
         Stage("control_report", "tailmem.stages.control_report:run", ("scale", "audit", "control", "llm", "stats")),
         Stage("tables", "tailmem.stages.tables:run", ("scale", "audit", "rollout", "llm", "stats")),
         Stage("figures", "tailmem.stages.figures:run", ("scale", "audit", "rollout", "llm")),

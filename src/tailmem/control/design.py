@@ -183,6 +183,6 @@ def study_rows(cfg, min_units: int, alpha: float) -> list[dict]:
         row("LongMemEval: arms on the same questions", "questions", questions),
         row("ALFWorld: arms on the same games", "games", cfg.alfworld.max_games),
     ]
-    if cfg.llm.name != "offline":  # a model plays the policy: its tails beside the random walk's, run by run
+    if s.control.policy == "llm":  # a model plays the policy: its tails beside the random walk's, run by run
         out.append(row("LLM policy vs random walk: tail shape", "runs", len(s.families) * len(s.sizes) * len(s.seeds)))
     return out

@@ -127,8 +127,10 @@ def report(cfg: StageSettings) -> None:
     c = cfg.scale.control
     note = (
         f"The controller study's model-free twin (programmatic predictor) on the {c.policy} policy's trajectories, "
-        f"{len(c.families)} families x {len(c.seeds)} seeds at {c.size} states, the first "
-        f"{cfg.control.replay_steps or 'all'} steps replayed (control.replay_steps), budget scope `{cfg.control.budget_scope}`. Per claim "
+        f"{len(c.families)} families x {len(c.seeds)} seeds at {c.size} states, "
+        f"{'-'.join(dict.fromkeys(str(n) for n in sorted(p.replayed_steps for p in plans)[:: max(len(plans) - 1, 1)]))}"
+        f" steps replayed per run (control.replay_steps caps them), budget scope `{cfg.control.budget_scope}`. "
+        "Per claim "
         "pair: the share of scored steps whose prompts are identical (difference exactly 0 for any greedy model), "
         "differ in format only, in whether the true next state is named, or in evidence coverage; informative "
         "steps per run (not identical); the runs planned (the independent units) against stats.min_units and the "
