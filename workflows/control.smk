@@ -10,8 +10,8 @@ rule design_check:
     input:
         unpack(TAILMEM.design_inputs),
     output:
-        TAILMEM.design_plan_file,
-        TAILMEM.design_pairs_file,
+        plan=TAILMEM.design_plan_file,
+        pairs=TAILMEM.design_pairs_file,
     params:
         **TAILMEM.stage_params("design_check", TAILMEM.run_args, family=TAILMEM.family),
     log:
@@ -20,7 +20,7 @@ rule design_check:
         TAILMEM.conda_env
     shell:
         "{params.cmd} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
-        "out=$(dirname {output[0]}) > {log} 2>&1"
+        "out=$(dirname {output.plan}) > {log} 2>&1"
 
 
 rule design_check_report:
