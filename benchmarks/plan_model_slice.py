@@ -31,7 +31,9 @@ def units(cfg, stage: str) -> float:
         runs = len(c.families) * len(c.seeds)
         if cfg.control.plan:
             per = cfg.control.plan_calls * 1.5 + cfg.control.plan_sample * 0.05 * (cfg.control.replay_steps or 500)
-            return runs * 8 * per  # 8 claim arms (tailmem.control.design.claim_arms)
+            from tailmem.control.design import claim_arms
+
+            return runs * len(claim_arms()) * per
         steps = cfg.control.predict_steps or cfg.control.replay_steps or cfg.rollout.episodes * cfg.rollout.steps
         return runs * 16 * steps
     if stage.startswith("fsmem") or stage in ("judge_sensitivity", "model_roles"):

@@ -146,9 +146,7 @@ class DagInputs:
 
     @cached_property
     def design_runs(self):
-        c = self.cfg.scale.control
-        agent = paths.policy_agent(self.cfg, c.policy)
-        return [targets.Run(c.policy, c.retrieval, f, int(c.size), int(s), agent) for f in c.families for s in c.seeds]
+        return targets.design_runs(self.cfg)
 
     @cached_property
     def tables_design(self) -> list[str]:

@@ -157,6 +157,13 @@ def control_runs(cfg: DictConfig) -> list[ControlRun]:
     ]
 
 
+def design_runs(cfg: DictConfig) -> list[Run]:
+    """The controller study's trajectories (family x seed), one design check each."""
+    c = cfg.scale.control
+    agent = paths.policy_agent(cfg, c.policy)
+    return [Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in c.families for seed in c.seeds]
+
+
 def policy_runs(cfg: DictConfig) -> list[Run]:
     """Table 3 / Figure 4 under the semantic or LLM policy: each family at the control size, every seed."""
     c = cfg.scale.control

@@ -32,7 +32,7 @@ from tailmem.report.table_io import write_table
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stats.settings import settings as stats_settings
-from tailmem.targets import Run
+from tailmem.targets import Run, design_runs
 
 log = logging.getLogger(__name__)
 
@@ -101,13 +101,6 @@ def run(cfg: StageSettings) -> None:
         len(states),
         len(chosen),
     )
-
-
-def design_runs(cfg) -> list[Run]:
-    """The trajectories of the controller study, one design check each."""
-    c = cfg.scale.control
-    agent = paths.policy_agent(cfg, c.policy)
-    return [Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in c.families for seed in c.seeds]
 
 
 def design_file(run: Run, results: str, name: str) -> Path:
