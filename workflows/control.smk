@@ -59,6 +59,7 @@ rule control_report:
     input:
         [str(r.summary_file(TAILMEM.results)) for r in TAILMEM.control_runs],
         [str(r.audit_file(TAILMEM.results)) for r in TAILMEM.policy_runs],
+        TAILMEM.design_plans if TAILMEM.cfg.control.plan else [],
     output:
         [report(t, category="Controller study", subcategory="tables") for t in TAILMEM.tables_control],
         [report(f, category="Controller study", subcategory="figures") for f in TAILMEM.figures_control],

@@ -126,24 +126,77 @@ def test_ctmc_and_graph_memory_differ_in_evidence_or_mention_on_the_tail(world, 
     assert row["identical"] < row["steps"]
 
 
-def test_a_plan_calls_informative_steps_and_weights_them_without_bias():
-    """The plan's weights add up to the steps they stand for, stratum by stratum."""
+def test_a_plan_draws_each_pair_by_stratum_and_weights_them_without_bias():
+    """Each pair's draws weigh up to the steps of their stratum (so the pair's difference is unbiased), decisive
+    steps (evidence or mention differs) before format-only ones, identical prompts never; the shared sample
+    weighs 1/sample."""
     n = 200
     rng = np.random.default_rng(1)
-    sha = rng.integers(0, 3, n).astype(str)
-    a = pd.DataFrame({"step": range(n), "prompt_sha": sha})
-    same = a.copy()
-    steps = {arm: same for arm in design.claim_arms()}
-    first, second = design.claim_pairs()[0].a, design.claim_pairs()[0].b
-    steps[first] = a.assign(prompt_sha=np.where(np.arange(n) % 4 == 0, "x", sha))
-    steps[second] = a
-    tail = np.arange(n) < 100
-    chosen, weights, informative = design.plan(steps, tail, 10, 0.5, seed=0)
-    assert informative == 50
-    w = dict(zip(chosen, weights))
-    inf_tail = [t for t in range(100) if t % 4 == 0]
-    assert sum(w.get(t, 0) for t in inf_tail) == pytest.approx(len(inf_tail))
-    assert sum(1 for t in inf_tail if t in w) == 10
+    base = pd.DataFrame(
+        {
+            "step": range(n),
+            "prompt_sha": rng.integers(0, 3, n).astype(str),
+            "covered": False,
+            "mentions_next": True,
+        }
+    )
+    steps = {arm: base for arm in design.claim_arms()}
+    pair = design.claim_pairs()[0]  # Table 5 (tail)
+    step = np.arange(n)
+    steps[pair.a] = base.assign(
+        prompt_sha=np.where(step % 4 == 0, "x", base.prompt_sha),  # differs at every 4th step
+        covered=step % 8 == 0,  # of which half differ in evidence
+    )
+    tail = step < 100
+    planned = design.plan(steps, tail, 10, 0.5, seed=0)
+    assert planned.informative == 50
+    mine = next(p for p in planned.pairs if (p.a, p.b) == (pair.a, pair.b))
+    by_stratum = {}
+    for t, w, k in zip(mine.steps, mine.weights, mine.strata):
+        by_stratum.setdefault(k, []).append((t, w))
+        assert t < 100 and t % 4 == 0  # tail steps whose prompts differ, nothing else
+        assert (k == "tail/decisive") == (t % 8 == 0)
+    for k, size in (("tail/decisive", 13), ("tail/format", 12)):
+        assert sum(w for _, w in by_stratum[k]) == pytest.approx(size)
+    assert len(by_stratum["tail/decisive"]) > len(by_stratum["tail/format"])  # Neyman: decisive spread larger
+    assert all(w == 2.0 for w in planned.weights)
+    others = [p for p in planned.pairs if (p.a, p.b) != (pair.a, pair.b)]
+    assert all(not p.steps for p in others)  # their arms' prompts are identical: no call
+
+
+def test_a_blind_step_needs_no_call_only_for_a_predictor_that_names_what_its_block_names():
+    """Where neither block names the true next state, a predictor restricted to the block's states is wrong in
+    both arms (difference exactly 0); one that may answer any state still needs the call."""
+    n = 40
+    base = pd.DataFrame(
+        {"step": range(n), "prompt_sha": "s", "covered": False, "mentions_next": False, "correct": False}
+    )
+    steps = {arm: base for arm in design.claim_arms()}
+    pair = design.claim_pairs()[0]
+    steps[pair.a] = base.assign(prompt_sha="other")  # differs everywhere, names the next state nowhere
+    tail = np.ones(n, bool)
+    assert design.plan(steps, tail, 10, 0.5, seed=0, blind_exact=True).informative == 0
+    assert design.plan(steps, tail, 10, 0.5, seed=0, blind_exact=False).informative == n
+    assert design.pair_counts(steps, tail, pair, blind_exact=True)["blind"] == n
+
+
+def test_an_arm_is_called_at_the_shared_sample_and_its_pairs_draws():
+    from tailmem.records.control import DesignPlan
+
+    plan = DesignPlan(
+        family="f",
+        seed=0,
+        arms=["a", "b", "c"],
+        replayed_steps=10,
+        informative_steps=3,
+        sample=0.5,
+        steps=[1, 5],
+        weights=[2.0, 2.0],
+        pairs=[{"a": "a", "b": "b", "steps": [5, 7], "weights": [3.0, 3.0], "strata": ["tail/decisive"] * 2}],
+        blind_exact=True,
+    )
+    assert plan.arm_calls("a") == {1: 2.0, 5: 2.0, 7: 0.0}
+    assert plan.arm_calls("c") == {1: 2.0, 5: 2.0}
 
 
 def test_feasibility_names_what_cannot_decide():
@@ -209,3 +262,74 @@ def test_the_model_predictor_answers_under_a_grammar_of_the_named_codes_but_the_
     assert grammar == 'root ::= "UNKNOWN" | "S12" | "S40"'
     llama_grammar = pytest.importorskip("llama_cpp").LlamaGrammar
     assert llama_grammar.from_string(grammar, verbose=False) is not None
+
+
+def test_a_planned_pair_difference_is_unbiased_and_knows_blind_steps():
+    """Simulated model answers on every step of 8 runs; the planned estimate (pair draws weighted by stratum size /
+    drawn, identical and blind steps known as 0) averages to the difference over every step, across plan seeds."""
+    from tailmem.records.control import DesignPlan
+    from tailmem.report import control_tables as ct
+    from tailmem.stats.settings import StatsSettings
+
+    pair = design.claim_pairs()[0]
+    n, rng = 120, np.random.default_rng(3)
+    frames, truth = {}, []
+    for run in range(8):
+        mention_a, mention_b = rng.random(n) < 0.4, rng.random(n) < 0.3
+        cov_a, cov_b = mention_a & (rng.random(n) < 0.5), mention_b & (rng.random(n) < 0.5)
+        right_a = np.where(cov_a, rng.random(n) < 0.8, mention_a & (rng.random(n) < 0.2))
+        right_b = np.where(cov_b, rng.random(n) < 0.8, mention_b & (rng.random(n) < 0.2))
+        sha_b = rng.integers(0, 5, n).astype(str)
+        sha_a = np.where(rng.random(n) < 0.1, sha_b, "a" + sha_b)
+        frames[run] = (mention_a, mention_b, cov_a, cov_b, right_a, right_b, sha_a, sha_b)
+        truth.append(np.mean(right_b.astype(float) - right_a.astype(float)))  # error a - error b
+    estimates = []
+    for plan_seed in range(60):
+        rows, plans = [], []
+        for run, (ma, mb, ca, cb, ra, rb, sa, sb) in frames.items():
+            base = pd.DataFrame({"step": range(n), "state": range(n), "correct": False})
+            steps = {arm: base.assign(prompt_sha=sb, covered=cb, mentions_next=mb) for arm in design.claim_arms()}
+            steps[pair.a] = base.assign(prompt_sha=sa, covered=ca, mentions_next=ma)
+            planned = design.plan(steps, np.ones(n, bool), 10, 0.05, seed=plan_seed * 100 + run)
+            plan = DesignPlan(
+                "f",
+                run,
+                design.claim_arms(),
+                n,
+                planned.informative,
+                0.05,
+                planned.steps,
+                planned.weights,
+                [vars(p) for p in planned.pairs],
+                True,
+            )
+            plans.append(plan)
+            for arm, right in ((pair.a, ra), (pair.b, rb)):
+                calls = plan.arm_calls(arm)
+                called = np.isin(np.arange(n), list(calls))
+                rows.append(
+                    steps[arm].assign(
+                        correct=np.where(called, right, np.nan),
+                        called=called,
+                        weight=0.0,
+                        arm=arm,
+                        family="f",
+                        seed=run,
+                        in_tail=True,
+                        prompt_tokens=1,
+                    )
+                )
+        row = ct.compare_arms(
+            pd.concat(rows, ignore_index=True),
+            pair.a,
+            pair.b,
+            "tail_error",
+            "less",
+            0.0,
+            StatsSettings(resamples=200, seed=0),
+            ct.pair_weight_frame(plans),
+        )
+        estimates.append(row["estimate"])
+    se = np.std(estimates) / np.sqrt(len(estimates))
+    assert abs(np.mean(estimates) - np.mean(truth)) < 4 * se + 1e-9
+    assert np.std(estimates) > 0  # the draws do vary: the test could fail

@@ -9,7 +9,10 @@ the programmatic predictor) already says, step by step, whether two arms sent th
   0 and needs no call;
 - `evidence`: one block states the step's transition and the other does not (evidence coverage differs);
 - `mention`: both or neither state it, but only one names the true next state anywhere (a reader could guess it);
-- `format`: the blocks differ, yet in neither of those ways (order, form, other items).
+- `blind`: the blocks differ, yet neither names the true next state: a predictor that answers only with a state
+  its block names (the embedded model's grammar, the scoring backend's choice, the programmatic rule) is wrong in
+  both arms, so the difference is exactly 0 for it and needs no call (`blind_exact`);
+- `format`: the blocks differ, yet in none of those ways (order, form, other items).
 
 A claim pair whose arms never differ on the steps it scores is undecidable by design, whatever model predicts.
 The plan (`plan`) calls the predictor at a seeded sample of the steps some claim pair tells apart and at a
@@ -28,7 +31,8 @@ import pandas as pd
 
 from tailmem.control import arms
 
-CATEGORIES = ("identical", "format", "mention", "evidence")
+CATEGORIES = ("identical", "blind", "format", "mention", "evidence")
+KNOWN = ("identical", "blind")  # the difference is exactly 0 without a call (blind: for a constrained predictor)
 
 
 @dataclass(frozen=True)
@@ -66,22 +70,24 @@ def claim_arms() -> list[str]:
     return list(dict.fromkeys([first, *rest]))
 
 
-def classify(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
-    """Per step, which of `CATEGORIES` tells arm a's block from arm b's (rows aligned on the same steps)."""
+def classify(a: pd.DataFrame, b: pd.DataFrame, blind_exact: bool = True) -> np.ndarray:
+    """Per step, which of `CATEGORIES` tells arm a's block from arm b's (rows aligned on the same steps); with
+    `blind_exact` False (a predictor that may answer any state) blind steps count as format."""
     same = a.prompt_sha.to_numpy() == b.prompt_sha.to_numpy()
     evidence = a.covered.to_numpy(bool) != b.covered.to_numpy(bool)
     mention = a.mentions_next.to_numpy(bool) != b.mentions_next.to_numpy(bool)
-    return np.select([same, evidence, mention], ["identical", "evidence", "mention"], default="format")
+    blind = ~a.mentions_next.to_numpy(bool) & ~b.mentions_next.to_numpy(bool) & blind_exact
+    return np.select([same, evidence, mention, blind], ["identical", "evidence", "mention", "blind"], default="format")
 
 
-def pair_counts(steps: dict[str, pd.DataFrame], in_tail: np.ndarray, pair: ClaimPair) -> dict:
+def pair_counts(steps: dict[str, pd.DataFrame], in_tail: np.ndarray, pair: ClaimPair, blind_exact: bool = True) -> dict:
     """One run's counts for one claim pair on the steps it scores (its tail, or every step)."""
     scope = in_tail if pair.scope == "tail" else np.ones(len(in_tail), bool)
-    kinds = classify(steps[pair.a], steps[pair.b])[scope]
+    kinds = classify(steps[pair.a], steps[pair.b], blind_exact)[scope]
     a, b = steps[pair.a][scope], steps[pair.b][scope]
     row = {"claim": pair.label, "arm_a": pair.a, "arm_b": pair.b, "scope": pair.scope, "steps": int(scope.sum())}
     row.update({k: int(np.sum(kinds == k)) for k in CATEGORIES})
-    row["informative"] = row["steps"] - row["identical"]
+    row["informative"] = row["steps"] - sum(row[k] for k in KNOWN)
     # the programmatic twin's own difference, a - b, in error and coverage: what a model that reads only the
     # evidence and the mentions would give
     row["twin_error_diff"] = float(np.mean(b.correct.to_numpy(float) - a.correct.to_numpy(float))) if len(a) else 0.0
@@ -89,30 +95,112 @@ def pair_counts(steps: dict[str, pd.DataFrame], in_tail: np.ndarray, pair: Claim
     return row
 
 
-def plan(
-    steps: dict[str, pd.DataFrame], in_tail: np.ndarray, informative_calls: int, sample: float, seed: int
-) -> tuple[list[int], list[float], int]:
-    """(steps, weights, informative count) of one run's plan, in three strata. The steps at which some claim
-    pair's blocks differ (informative) split by the tail most claims score: `informative_calls` drawn without
-    replacement from the tail's, half as many from the others', each weighing its stratum's size / drawn. The
-    remaining steps (every claim pair's arms agree, so every pair's difference there is exactly 0): a `sample`
-    share, each weighing 1/sample, so each arm's own error stays unbiased (`control.replay.error_rate`)."""
-    first = next(iter(steps.values()))
-    differs = np.zeros(len(first), bool)
+# The spread assumed for a step's difference in error when the plan splits a pair's calls between its strata
+# (Neyman allocation): a step whose blocks differ in evidence or mention is where a reader's answers part (a
+# difference near +-1 about half the time); a format-only difference flips a reader less often. The twin cannot
+# measure the second (its rule reads only evidence and mentions), so the plan spends some calls there too, and
+# control_report logs how often a model's answers parted in each stratum (the evidence for the next plan).
+STRATUM_SD = {"decisive": 0.5, "format": 0.3}
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """The steps at which one pair of arms is called for its claims' difference, each weighing the size of its
+    stratum over the steps drawn from it; `stratum` names each step's (tail|other, decisive|format)."""
+
+    a: str
+    b: str
+    steps: list[int]
+    weights: list[float]
+    strata: list[str]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One run's plan: `steps`/`weights` are a uniform sample of every step shared by all arms (each arm's own
+    error, the table cells); `pairs` the steps each claim pair is called at (its claims' difference)."""
+
+    steps: list[int]
+    weights: list[float]
+    pairs: list[PairPlan]
+    informative: int
+
+
+def allocate(sizes: dict[str, int], calls: int) -> dict[str, int]:
+    """Calls per stratum: Neyman allocation (size x assumed spread) of `calls`, at least one call in a non-empty
+    stratum, never more than its size."""
+    live = {k: n for k, n in sizes.items() if n > 0}
+    if not live or calls <= 0:
+        return {k: 0 for k in sizes}
+    share = {k: n * STRATUM_SD[k.split("/")[1]] for k, n in live.items()}
+    total = sum(share.values())
+    out = {k: min(n, max(1, int(round(calls * share[k] / total)))) for k, n in live.items()}
+    return {k: out.get(k, 0) for k in sizes}
+
+
+def arm_pairs() -> dict[tuple[str, str], set[str]]:
+    """Each pair of arms some claim compares -> the scopes its claims score (tail, all)."""
+    out: dict[tuple[str, str], set[str]] = {}
     for p in claim_pairs():
-        differs |= steps[p.a].prompt_sha.to_numpy() != steps[p.b].prompt_sha.to_numpy()
+        out.setdefault((p.a, p.b), set()).add(p.scope)
+    return out
+
+
+def plan(
+    steps: dict[str, pd.DataFrame],
+    in_tail: np.ndarray,
+    pair_calls: int,
+    sample: float,
+    seed: int,
+    blind_exact: bool = True,
+) -> Plan:
+    """A run's plan. Per pair of arms, its steps split into strata: tail or other, and decisive (the blocks differ
+    in evidence coverage or in naming the true next state) or format (they differ otherwise); a step whose blocks
+    are identical needs no call (difference exactly 0). `pair_calls` steps are drawn from the tail's strata
+    (Neyman allocation, `allocate`); a blind step needs none either when `blind_exact` and half as many from the others' when a claim of the pair scores every step;
+    each drawn step weighs its stratum's size / drawn, so each pair's difference is unbiased
+    (`report.control_tables.compare_arms`). A `sample` share of every step, shared by all arms and weighing
+    1/sample, estimates each arm's own error (`control.replay.error_rate`). Draws share one random key per step
+    (common random numbers), so overlapping pairs share calls."""
     rng = np.random.default_rng(seed)
-    weight: dict[int, float] = {}
-    for stratum, calls in ((differs & in_tail, informative_calls), (differs & ~in_tail, informative_calls // 2)):
-        members = np.flatnonzero(stratum)
-        drawn = min(int(calls), members.size)
-        if drawn:
-            weight |= {int(i): members.size / drawn for i in rng.choice(members, size=drawn, replace=False)}
-    others = np.flatnonzero(~differs)
-    weight |= {int(i): 1.0 / sample for i in others[rng.random(others.size) < sample]}
+    first = next(iter(steps.values()))
     step_ids = first.step.to_numpy()
-    order = sorted(weight)
-    return [int(step_ids[i]) for i in order], [float(weight[i]) for i in order], int(differs.sum())
+    # one random key per step, shared by every pair: each stratum takes its steps of smallest key, a simple random
+    # sample of it, and pairs that share an arm tend to draw the same steps, so one call serves both
+    key_of = rng.random(len(first))
+    differs = np.zeros(len(first), bool)
+    pairs = []
+    for (a, b), scopes in arm_pairs().items():
+        kinds = classify(steps[a], steps[b], blind_exact)
+        differs |= ~np.isin(kinds, KNOWN)
+        members = {}
+        for where, mask, calls in (("tail", in_tail, pair_calls), ("other", ~in_tail, pair_calls // 2)):
+            if where == "other" and "all" not in scopes:
+                continue
+            decisive = mask & np.isin(kinds, ("evidence", "mention"))
+            fmt = mask & (kinds == "format")
+            sizes = {f"{where}/decisive": int(decisive.sum()), f"{where}/format": int(fmt.sum())}
+            for key, drawn in allocate(sizes, calls).items():
+                pool = np.flatnonzero(decisive if key.endswith("decisive") else fmt)
+                for i in pool[np.argsort(key_of[pool], kind="stable")[:drawn]]:
+                    members[int(i)] = (pool.size / drawn, key)
+        order = sorted(members)
+        pairs.append(
+            PairPlan(
+                a,
+                b,
+                [int(step_ids[i]) for i in order],
+                [float(members[i][0]) for i in order],
+                [members[i][1] for i in order],
+            )
+        )
+    shared = np.flatnonzero(rng.random(len(first)) < sample)
+    return Plan(
+        steps=[int(step_ids[i]) for i in shared],
+        weights=[1.0 / sample] * len(shared),
+        pairs=pairs,
+        informative=int(differs.sum()),
+    )
 
 
 def smallest_p(units: int) -> float:

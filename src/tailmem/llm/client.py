@@ -374,6 +374,18 @@ def _backend(settings: RoleSettings, llm: LLMSettings):
     return None  # programmatic, replay: no backend object
 
 
+CONSTRAINED_BACKENDS = ("instruct", "local", "programmatic")
+
+
+def answers_constrained(cfg, role: str) -> bool:
+    """Whether `role` answers only with an option its caller names (the embedded model's grammar, the scoring
+    backend's choice, a programmatic rule), read from the config without loading a model: a plan may then know
+    an answer without a call (a next-state predictor cannot name a state its prompt does not)."""
+    settings = read_settings(cfg).roles[role]
+    backend = settings.recorded_backend if settings.backend == "replay" else settings.backend
+    return backend in CONSTRAINED_BACKENDS
+
+
 def get_client(cfg, role: str, stage: str) -> LLMClient:
     """The client for `role` in `stage`, configured by `cfg.llm` (cfg is the whole resolved config)."""
     if role not in ROLES:

@@ -82,11 +82,14 @@ class ControlCounts(ArrayRecord):
 
 @dataclass(frozen=True)
 class DesignPlan(Record):
-    """A run's `plan.json` from the design check (stage `design_check`): the steps a model predictor is called at
-    and each one's weight (1 for a step some claim pair tells apart, 1/`control.plan_sample` for a sampled other),
-    and the arms it was made for. The arms' controller jobs read it instead of predicting at every step."""
+    """A run's `plan.json` from the design check (stage `design_check`, tailmem.control.design.plan): a uniform
+    sample of steps shared by every arm (`steps`, `weights` 1/`control.plan_sample`: each arm's own error) and,
+    per pair of arms a claim compares, the steps drawn for its difference with their weights and strata
+    (`pairs`: a, b, steps, weights, strata), and whether a blind step (no block names the true next state)
+    is known without a call (`blind_exact`: the predictor answers only with a state its block names). The arms' controller jobs read it instead of predicting at every step;
+    the claims read each pair's weights."""
 
-    format_version: ClassVar[int] = 1
+    format_version: ClassVar[int] = 2  # 2: pairs
     kind: ClassVar[str] = "design-check plan.json"
     rule: ClassVar[str] = "design_check"
 
@@ -98,3 +101,12 @@ class DesignPlan(Record):
     sample: float
     steps: list[int]
     weights: list[float]
+    pairs: list[dict]
+    blind_exact: bool  # a step where neither block names the true next state is wrong in both arms, uncalled
+
+    def arm_calls(self, arm: str) -> dict[int, float]:
+        """Step -> weight of every step `arm`'s predictor is called at: the shared sample (its weight counts in the
+        arm's own error) and every step a pair of its claims drew (weight 0 there: those steps are the pair's)."""
+        out = {int(t): 0.0 for p in self.pairs if arm in (p["a"], p["b"]) for t in p["steps"]}
+        out.update({int(t): float(w) for t, w in zip(self.steps, self.weights)})
+        return out

@@ -38,7 +38,17 @@ FILE = "control.yaml"  # these tables' words and column lists (report/data/contr
 SPECS = specs(FILE)
 # what the claims read of steps.parquet (`called` and `prompt_sha`: a planned model replay's uncalled steps are
 # those whose prompts the claims' arms share, so their difference is exactly 0)
-STEP_COLUMNS = ("step", "state", "correct", "covered", "prompt_tokens", "called", "prompt_sha", "weight")
+STEP_COLUMNS = (
+    "step",
+    "state",
+    "correct",
+    "covered",
+    "mentions_next",
+    "prompt_tokens",
+    "called",
+    "prompt_sha",
+    "weight",
+)
 
 
 SUMMARY_COLUMNS = (
@@ -170,7 +180,11 @@ def token_reduction(df: pd.DataFrame) -> pd.DataFrame:
 def _paired_steps(steps: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Arm a's and arm b's rows of the same step of the same trajectory side by side (suffixes _a, _b)."""
     keys = [*RUN, "step"]
-    cols = [c for c in ("correct", "covered", "prompt_tokens", "called", "prompt_sha", "weight") if c in steps]
+    cols = [
+        c
+        for c in ("correct", "covered", "mentions_next", "prompt_tokens", "called", "prompt_sha", "weight")
+        if c in steps
+    ]
     right = steps.loc[steps.arm == b, [*keys, *cols]]
     return steps[steps.arm == a].merge(right, on=keys, how="inner", suffixes=("_a", "_b"))
 
@@ -178,16 +192,25 @@ def _paired_steps(steps: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 def _step_diff(p: pd.DataFrame, col: str, sign: float) -> tuple[pd.Series, pd.Series]:
     """(sign x (a - b) of `col`, weight) per paired step. In a planned model replay (`control.plan`) a step at
     which both arms sent the same prompt differs by exactly 0 (greedy decoding: one prompt, one answer), weight 1,
-    called or not; a called step whose prompts differ weighs its plan weight (the inverse of its inclusion
-    probability, so the weighted mean is the pair's difference without bias); any other step is left out (NaN)."""
+    called or not, and so does a blind step (neither block names the true next state) when the plan knows it
+    (`blind_exact`: the predictor answers only with a state its block names, so both arms are wrong); a step the
+    plan drew for this pair (`pair_weight`, its stratum's size / drawn: the weighted mean is the pair's
+    difference without bias) weighs that; any other step is left out (NaN). Without pair draws (an older plan) a
+    step called for both arms weighs its shared plan weight."""
     d = sign * (p[f"{col}_a"].astype(float) - p[f"{col}_b"].astype(float))
     w = pd.Series(1.0, index=p.index)
     if col != "correct" or "called_a" not in p or (p.called_a.all() and p.called_b.all()):
         return d, w
-    same = (p.prompt_sha_a == p.prompt_sha_b).to_numpy()
+    same = (p.prompt_sha_a == p.prompt_sha_b).to_numpy(copy=True)
+    if "blind_exact" in p and "mentions_next_a" in p:
+        same |= (
+            p.blind_exact.astype(bool) & ~p.mentions_next_a.astype(bool) & ~p.mentions_next_b.astype(bool)
+        ).to_numpy()
     called = (p.called_a.astype(bool) & p.called_b.astype(bool)).to_numpy()
-    d = d.mask(same, 0.0).mask(~same & ~called, np.nan)
-    return d, w.mask(~same & called, p.weight_a.astype(float))
+    weight = p.pair_weight.astype(float) if "pair_weight" in p else p.weight_a.astype(float)
+    drawn = called & weight.notna().to_numpy() & (weight.fillna(0) > 0).to_numpy()
+    d = d.mask(same, 0.0).mask(~same & ~drawn, np.nan)
+    return d, w.mask(~same & drawn, weight)
 
 
 def _per_state(paired: pd.DataFrame, diff: pd.Series, weight: pd.Series | None = None) -> pd.DataFrame:
@@ -210,11 +233,25 @@ DIFFS = {  # metric -> (step column, sign): error = 1 - correct, so b - a of `co
 
 
 def compare_arms(
-    steps: pd.DataFrame, a: str, b: str, metric: str, direction: str, threshold: float, s: StatsSettings
+    steps: pd.DataFrame,
+    a: str,
+    b: str,
+    metric: str,
+    direction: str,
+    threshold: float,
+    s: StatsSettings,
+    pair_weights: pd.DataFrame | None = None,
 ) -> dict:
     """Claims columns of metric(a) - metric(b) over the same steps, read on the runs (the verdict), with the
-    state-level reading beside it (`state_*`, `n_states`). Tail metrics use the shared tail only."""
+    state-level reading beside it (`state_*`, `n_states`). Tail metrics use the shared tail only. `pair_weights`
+    (family, seed, a, b, step, pair_weight): a planned replay's draws per pair of arms (`pair_weight_frame`)."""
     p = _paired_steps(steps, a, b)
+    if pair_weights is not None:
+        mine = pair_weights[
+            ((pair_weights.a == a) & (pair_weights.b == b)) | ((pair_weights.a == b) & (pair_weights.b == a))
+        ]
+        p = p.merge(mine[[*RUN, "step", "pair_weight"]], on=[*RUN, "step"], how="left")
+        p = p.merge(pair_weights.attrs["blind_exact"], on=RUN, how="left")
     if metric.startswith("tail_"):
         p = p[p.in_tail]
     col, sign = DIFFS[metric]
@@ -243,6 +280,23 @@ def compare_arms(
 UNIT = "run (family x seed); states within"
 
 
+def pair_weight_frame(plans: list) -> pd.DataFrame:
+    """The design-check plans' draws per pair of arms, one row per (family, seed, a, b, step): `pair_weight` and
+    `stratum`, for `compare_arms` and for the flips per stratum the model slice reports."""
+    rows = [
+        (plan.family, int(plan.seed), p["a"], p["b"], int(t), float(w), k)
+        for plan in plans
+        for p in plan.pairs
+        for t, w, k in zip(p["steps"], p["weights"], p["strata"])
+    ]
+    out = pd.DataFrame(rows, columns=[*RUN, "a", "b", "step", "pair_weight", "stratum"])
+    # per run: whether its blind steps are known without a call (read by compare_arms)
+    out.attrs["blind_exact"] = pd.DataFrame(
+        [(plan.family, int(plan.seed), bool(plan.blind_exact)) for plan in plans], columns=[*RUN, "blind_exact"]
+    )
+    return out
+
+
 def _run_slopes(frame: pd.DataFrame, x: str, y: str, log: bool = False) -> pd.DataFrame:
     """Per run (family, seed), the least-squares slope of y against x (both logged when `log`)."""
     rows = []
@@ -261,11 +315,18 @@ def _mean(df: pd.DataFrame, arm: str, col: str) -> float:
     return float(df.loc[df.arm == arm, col].mean())
 
 
-def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: StatsSettings) -> pd.DataFrame:
+def claims(
+    df: pd.DataFrame,
+    tau_conc: pd.DataFrame,
+    steps: pd.DataFrame,
+    s: StatsSettings,
+    pair_weights: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Paper 1's CTMC claims, one compared metric per row with its interval, tests and verdict; a claim made of
     several compared metrics gets a closing row that combines their verdicts (tailmem.stats.verdict.combine).
 
-    `df` is `with_shared_tail` of the summaries, `steps` is `shared_tail` of the per-step records.
+    `df` is `with_shared_tail` of the summaries, `steps` is `shared_tail` of the per-step records, `pair_weights`
+    a planned model replay's draws per pair of arms (`pair_weight_frame`).
     """
     rows = []
 
@@ -303,7 +364,7 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
                 f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, CTMC {_mean(df, ct, metric):.3f}; each arm's "
                 f"own tail: {_mean(df, gm, metric + '_own'):.3f} vs {_mean(df, ct, metric + '_own'):.3f}"
                 + (f"; {paper_pair(metric, enc)}" if metric == "tail_error" else ""),
-                compare_arms(steps, ct, gm, metric, direction, 0.0, s),
+                compare_arms(steps, ct, gm, metric, direction, 0.0, s, pair_weights),
             )
         measured = (
             f"tokens/step Graph Memory {tokens:.1f}, CTMC {_mean(df, ct, 'tokens_per_step'):.1f} (both nominal budgets)"
@@ -312,13 +373,13 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
             add(
                 f"CTMC spends more tokens/step than Graph Memory ({enc})",
                 f"{measured}; {paper_pair('tokens_per_step', enc)}",
-                compare_arms(steps, ct, gm, "tokens_per_step", "greater", 0.0, s),
+                compare_arms(steps, ct, gm, "tokens_per_step", "greater", 0.0, s, pair_weights),
             )
             continue
         parts["tokens"] = add(
             f"CTMC spends equal or fewer tokens/step than Graph Memory ({enc})",
             f"{measured}; margin {100 * s.tokens_margin:g}% of Graph Memory's; {paper_pair('tokens_per_step', enc)}",
-            compare_arms(steps, ct, gm, "tokens_per_step", "less", s.tokens_margin * tokens, s),
+            compare_arms(steps, ct, gm, "tokens_per_step", "less", s.tokens_margin * tokens, s, pair_weights),
         )
         for metric in ("tail_error", "tail_coverage"):
             verb = "lowers tail error" if metric == "tail_error" else "raises tail coverage"
@@ -334,7 +395,7 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
             f"At Graph Memory's measured budget CTMC {verb} {metric.replace('_', ' ')} vs Graph Memory (compact)",
             f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, matched CTMC {_mean(df, matched, metric):.3f}; "
             f"tokens/step {_mean(df, gm, 'tokens_per_step'):.1f} vs {_mean(df, matched, 'tokens_per_step'):.1f}",
-            compare_arms(steps, matched, gm, metric, direction, 0.0, s),
+            compare_arms(steps, matched, gm, metric, direction, 0.0, s, pair_weights),
         )
     ablation = arms.table6_arms()
     for metric in ("tail_error", "overall_error"):
@@ -344,7 +405,7 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
                 add(
                     f"At a matched budget {metric.replace('_', ' ')}: {lo_name} < {hi_name}",
                     f"{lo_name} {_mean(df, lo, metric):.3f}, {hi_name} {_mean(df, hi, metric):.3f}",
-                    compare_arms(steps, hi, lo, metric, "greater", 0.0, s),
+                    compare_arms(steps, hi, lo, metric, "greater", 0.0, s, pair_weights),
                 )
             )
         combined(
@@ -357,7 +418,9 @@ def claims(df: pd.DataFrame, tau_conc: pd.DataFrame, steps: pd.DataFrame, s: Sta
         add(
             f"Matched budgets are matched: {name} vs CTMC tokens/step",
             f"{_mean(df, arm, 'tokens_per_step'):.1f} vs {reference:.1f}; margin ±{100 * s.tokens_margin:g}% of CTMC's",
-            compare_arms(steps, arm, ablation[0], "tokens_per_step", "within", s.tokens_margin * reference, s),
+            compare_arms(
+                steps, arm, ablation[0], "tokens_per_step", "within", s.tokens_margin * reference, s, pair_weights
+            ),
         )
     for metric in ("gini", "skew", "max_median"):
         means = tau_conc.groupby("tau")[metric].mean()

@@ -39,8 +39,8 @@ def matched_budget(cfg: StageSettings) -> int:
 
 
 def read_plan(cfg: StageSettings) -> dict[int, float] | None:
-    """The design check's plan for this run (`control.plan`): step -> weight of every step the predictor is called
-    at; None when the run predicts as `control.predict_steps` says."""
+    """The design check's plan for this run (`control.plan`): step -> weight (in the arm's own error) of every step
+    the predictor is called at; None when the run predicts as `control.predict_steps` says."""
     if not cfg.control.plan:
         return None
     if not cfg.control.plan_file:
@@ -48,7 +48,7 @@ def read_plan(cfg: StageSettings) -> dict[int, float] | None:
     plan = DesignPlan.read(cfg.control.plan_file)
     if cfg.control.arm not in plan.arms:  # no claim reads this arm's errors: no call (its table cells stay empty)
         return {}
-    return {int(t): float(w) for t, w in zip(plan.steps, plan.weights)}
+    return plan.arm_calls(cfg.control.arm)
 
 
 def make_predictor(cfg: StageSettings):

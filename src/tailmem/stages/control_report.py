@@ -16,7 +16,7 @@ from tailmem.control.replay import window_counts
 from tailmem.memory.arm import Arm
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
-from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary
+from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary, DesignPlan
 from tailmem.records.rollout import RolloutTrace
 from tailmem.report import control_figures as cf
 from tailmem.report import control_tables as ct
@@ -28,7 +28,7 @@ from tailmem.stages import typed_stage
 from tailmem.stages.tables import load_audits, stats_note
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.settings import settings as stats_settings
-from tailmem.targets import ControlRun, Run, control_runs, policy_runs
+from tailmem.targets import ControlRun, Run, control_runs, design_runs, policy_runs
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,28 @@ def trajectory_counts(cfg: StageSettings, results: str) -> dict:
                 trace["access_step"], trace["access_item"], n, cfg.control.replay_steps
             )
     return out
+
+
+def load_pair_weights(cfg: StageSettings, results: str) -> pd.DataFrame | None:
+    """A planned model replay's draws per pair of arms (`control.plan`), from every run's design-check plan.json;
+    None when every step was predicted."""
+    if not cfg.control.plan:
+        return None
+    plans = [DesignPlan.read(Path(paths.DESIGN.format(**r.keys(results))) / paths.PLAN_FILE) for r in design_runs(cfg)]
+    return ct.pair_weight_frame(plans)
+
+
+def log_flips(steps: pd.DataFrame, pair_weights: pd.DataFrame) -> None:
+    """How often a pair's answers parted at its drawn steps, per stratum (the plan's allocation assumed a spread
+    there: `tailmem.control.design.STRATUM_SD`): the evidence for sizing the next plan."""
+    keys = [*ct.RUN, "step"]
+    cols = [*keys, "arm", "correct", "called"]
+    a = pair_weights.merge(steps[cols].rename(columns={"arm": "a"}), on=[*keys, "a"])
+    both = a.merge(steps[cols].rename(columns={"arm": "b"}), on=[*keys, "b"], suffixes=("_a", "_b"))
+    both = both[both.called_a.astype(bool) & both.called_b.astype(bool)]
+    for stratum, g in both.groupby("stratum"):
+        parted = (g.correct_a.astype(bool) != g.correct_b.astype(bool)).mean()
+        log.info("plan stratum %s: %d draws, answers parted at %.3f of them", stratum, len(g), parted)
 
 
 def tau_concentration(cfg: StageSettings, results: str) -> pd.DataFrame:
@@ -151,6 +173,9 @@ def run(cfg: StageSettings) -> None:
     runs = control_runs(cfg)
     steps = ct.shared_tail(load_steps(runs, results), trajectory_counts(cfg, results), cfg.control.tail_fraction)
     df = ct.with_shared_tail(load_summaries(runs, results), steps)
+    pair_weights = load_pair_weights(cfg, results)
+    if pair_weights is not None:
+        log_flips(steps, pair_weights)
     audits = load_audits(policy_runs(cfg), results)
     predictor = ", ".join(sorted(df.predictor.unique()))
     words = notes(cfg, st, predictor, nominal_budgets(df))
@@ -162,7 +187,7 @@ def run(cfg: StageSettings) -> None:
         outputs.TABLE4_BASELINES: ct.table4(df),
         outputs.TABLE5_GRAPH_VS_CTMC: ct.table5(df),
         outputs.TABLE6_ABLATION: ct.table6(df),
-        outputs.CLAIMS_CTMC: ct.claims(df, conc, steps, st),
+        outputs.CLAIMS_CTMC: ct.claims(df, conc, steps, st, pair_weights),
         f"{outputs.FIG6_TAU}_data": conc,
         f"{outputs.FIG7_REDUCTION}_data": red,
     }

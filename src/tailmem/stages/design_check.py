@@ -21,6 +21,7 @@ from tailmem.artifacts import atomic_path
 from tailmem.control import design
 from tailmem.control.predict import ProgrammaticPredictor
 from tailmem.control.replay import load_run, replay, replayed, retrieved_per_step, tail_states, window_counts
+from tailmem.llm.client import answers_constrained
 from tailmem.memory.arm import Arm
 from tailmem.memory.arms import arm_settings
 from tailmem.memory.controllers import make_controller
@@ -74,10 +75,9 @@ def run(cfg: StageSettings) -> None:
     first = steps[design.claim_arms()[0]]
     counts = window_counts(trace.access_step, trace.access_item, trace.n, len(states))
     in_tail = first.state.isin(tail_states(first, counts, cfg.control.tail_fraction)).to_numpy()
-    pairs = pd.DataFrame([design.pair_counts(steps, in_tail, p) for p in design.claim_pairs()])
-    chosen, weights, informative = design.plan(
-        steps, in_tail, cfg.control.plan_calls, cfg.control.plan_sample, int(cfg.seed)
-    )
+    blind_exact = answers_constrained(cfg, "predictor")
+    pairs = pd.DataFrame([design.pair_counts(steps, in_tail, p, blind_exact) for p in design.claim_pairs()])
+    planned = design.plan(steps, in_tail, cfg.control.plan_calls, cfg.control.plan_sample, int(cfg.seed), blind_exact)
     out = paths.out_dir(cfg, paths.design_dir(cfg))
     out.mkdir(parents=True, exist_ok=True)
     with atomic_path(out / paths.PAIRS_FILE) as tmp:
@@ -88,23 +88,39 @@ def run(cfg: StageSettings) -> None:
         seed=int(cfg.seed),
         arms=design.claim_arms(),
         replayed_steps=len(states),
-        informative_steps=informative,
+        informative_steps=planned.informative,
         sample=float(cfg.control.plan_sample),
-        steps=chosen,
-        weights=weights,
+        steps=planned.steps,
+        weights=planned.weights,
+        pairs=[vars(p) for p in planned.pairs],
+        blind_exact=blind_exact,
     ).write(out / paths.PLAN_FILE)
     log.info(
-        "%s seed %s: %d of %d steps informative for some claim pair; plan calls %d steps",
+        "%s seed %s: %d of %d steps informative for some claim pair; plan: %d shared steps, %d pair draws",
         world.family,
         cfg.seed,
-        informative,
+        planned.informative,
         len(states),
-        len(chosen),
+        len(planned.steps),
+        sum(len(p.steps) for p in planned.pairs),
     )
 
 
 def design_file(run: Run, results: str, name: str) -> Path:
     return Path(paths.DESIGN.format(**run.keys(results))) / name
+
+
+def draws_per_run(plans: list[DesignPlan], claim: str) -> float:
+    """The steps per run a plan calls a claim pair's two arms at for its difference (within the claim's scope)."""
+    pair = next((p for p in design.claim_pairs() if p.label == claim), None)
+    if pair is None or not plans:
+        return float("nan")
+    n = 0
+    for plan in plans:
+        for p in plan.pairs:
+            if (p["a"], p["b"]) == (pair.a, pair.b):
+                n += sum(1 for k in p["strata"] if pair.scope == "all" or k.startswith("tail/"))
+    return n / len(plans)
 
 
 @typed_stage
@@ -116,7 +132,8 @@ def report(cfg: StageSettings) -> None:
     table = design.summarize_pairs(rows, st.min_units, st.alpha)
     table = pd.concat([table, pd.DataFrame(design.study_rows(cfg, st.min_units, st.alpha))], ignore_index=True)
     plans = [DesignPlan.read(design_file(r, results, paths.PLAN_FILE)) for r in runs]
-    calls = sum(len(p.steps) * len(p.arms) for p in plans)  # at most: arms that share a prompt share its call
+    calls = sum(len(p.arm_calls(a)) for p in plans for a in p.arms)  # at most: a shared prompt shares its call
+    table["draws_per_run"] = [draws_per_run(plans, claim) for claim in table.claim]
     c = cfg.scale.control
     note = (
         f"The controller study's model-free twin (programmatic predictor) on the {c.policy} policy's trajectories, "
@@ -133,9 +150,11 @@ def report(cfg: StageSettings) -> None:
         "benchmark). "
         + (
             f"A model predictor is called at most {calls:,} times under `control.plan` "
-            f"({len(plans)} runs x {len(plans[0].arms) if plans else 0} claim arms, "
-            f"{cfg.control.plan_calls} tail + {cfg.control.plan_calls // 2} other informative steps and "
-            f"{cfg.control.plan_sample:g} of the rest per run; arms that share a prompt share its call)."
+            f"({len(plans)} runs x {len(plans[0].arms) if plans else 0} claim arms: per pair of arms "
+            f"{cfg.control.plan_calls} tail steps and {cfg.control.plan_calls // 2} others where a claim scores "
+            f"every step, drawn from the steps whose prompts differ (`draws_per_run`), and a shared "
+            f"{cfg.control.plan_sample:g} of every step for each arm's own error; arms that share a prompt share "
+            "its call)."
         )
     )
     write_table(
