@@ -77,10 +77,16 @@ def largest_size_runs(cfg: DictConfig) -> list[Run]:
     return [Run("random_walk", s.table_retrieval, fam, n, int(s.seeds[0])) for fam in s.families]
 
 
+def tail_policy(cfg: DictConfig) -> str:
+    """The policy whose tails stand beside the random walk's: `scale.control.tail_policy`, else the controller
+    study's trajectory source (`semantic`, or `llm` where a model plays the policy role)."""
+    c = cfg.scale.control
+    return str(getattr(c, "tail_policy", None) or c.policy)
+
+
 def contrast_policies(cfg: DictConfig) -> list[str]:
-    """The policies whose tails paper 1 contrasts: the random walk, then the controller study's trajectory
-    source (`semantic`, or `llm` where a model plays the policy role)."""
-    return list(dict.fromkeys(["random_walk", str(cfg.scale.control.policy)]))
+    """The policies whose tails paper 1 contrasts: the random walk, then `tail_policy`."""
+    return list(dict.fromkeys(["random_walk", tail_policy(cfg)]))
 
 
 def tail_contrast_runs(cfg: DictConfig) -> list[Run]:
@@ -165,9 +171,10 @@ def design_runs(cfg: DictConfig) -> list[Run]:
 
 
 def policy_runs(cfg: DictConfig) -> list[Run]:
-    """Table 3 / Figure 4 under the semantic or LLM policy: each family at the control size, every seed."""
-    c = cfg.scale.control
-    agent = paths.policy_agent(cfg, c.policy)
+    """Table 3 / Figure 4 under the semantic or LLM policy (`tail_policy`): each family at the control size,
+    every seed."""
+    c, policy = cfg.scale.control, tail_policy(cfg)
+    agent = paths.policy_agent(cfg, policy)
     return [
-        Run(c.policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in cfg.scale.families for seed in c.seeds
+        Run(policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in cfg.scale.families for seed in c.seeds
     ]

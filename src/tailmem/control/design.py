@@ -271,6 +271,20 @@ def study_rows(cfg, min_units: int, alpha: float) -> list[dict]:
         row("LongMemEval: arms on the same questions", "questions", questions),
         row("ALFWorld: arms on the same games", "games", cfg.alfworld.max_games),
     ]
-    if s.control.policy == "llm":  # a model plays the policy: its tails beside the random walk's, run by run
-        out.append(row("LLM policy vs random walk: tail shape", "runs", len(s.families) * len(s.sizes) * len(s.seeds)))
+    claim = "LLM policy vs random walk: tail shape"
+    tails = getattr(s.control, "tail_policy", None) or s.control.policy
+    if tails == "llm":  # a model plays the policy: its tails beside the random walk's, run by run
+        out.append(row(claim, "runs", len(s.families) * len(s.sizes) * len(s.seeds)))
+    else:  # the trajectories come from the model-free proxy: say where the model's tails are decided instead
+        out.append(
+            {
+                "claim": claim,
+                "scope": "runs",
+                "runs": 0,
+                "min_units": min_units,
+                "smallest_p": 1.0,
+                "plan": f"not run at this scale (scale.control.tail_policy {tails}): scale paper_model runs "
+                "the LLM policy for 160 x 50 steps per run (benchmarks/plan_model_slice.py prints its cost)",
+            }
+        )
     return out

@@ -28,12 +28,18 @@ class ControlScale:
     size: int = MISSING
     seeds: List[int] = MISSING
     taus: List[float] = MISSING
+    # the policy whose tails stand beside the random walk's (Table 3, Figures 3-5, the tail-shape claims); null:
+    # the trajectories' own. A slice may replay the model-free proxy's trajectories for the predictor's claims
+    # while a model plays the policy for the tail rows.
+    tail_policy: Optional[str] = None
 
     def __post_init__(self) -> None:
         from tailmem.rollout.settings import DESIGNS, POLICIES
 
         p = Problems("scale.control")
         p.one_of("policy", self.policy, POLICIES)
+        if self.tail_policy is not None:
+            p.one_of("tail_policy", self.tail_policy, POLICIES)
         p.one_of("retrieval", self.retrieval, DESIGNS)
         _check_worlds(p, self, "families", ("size",), ())
         p.integers("seeds", self.seeds, lo=0)

@@ -28,7 +28,7 @@ from tailmem.stages import typed_stage
 from tailmem.stages.tables import load_audits, stats_note
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.settings import settings as stats_settings
-from tailmem.targets import ControlRun, Run, control_runs, design_runs, policy_runs
+from tailmem.targets import ControlRun, Run, control_runs, design_runs, policy_runs, tail_policy
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ def notes(cfg: StageSettings, st: StatsSettings, predictor: str, budgets: dict) 
     fields = {
         "study": study,
         "explain": rw.EXPLAIN,
-        "policy": c.policy,
+        "policy": tail_policy(cfg),  # Table 3 and Figure 4: the tails set beside the random walk
         "bootstrap": cfg.audit.bootstrap,
         "gof_threshold": cfg.audit.gof_threshold,
         "table4": ct.table4_note(predictor),
@@ -199,7 +199,7 @@ def run(cfg: StageSettings) -> None:
         t3,
         cfg.audit.gof_threshold,
         figures / outputs.FIG4_TAIL_AUDIT,
-        f"Figure 4: tail audit under the {c.policy} policy (n = {c.size})",
+        f"Figure 4: tail audit under the {tail_policy(cfg)} policy (n = {c.size})",
     )
     cf.figure6(conc, figures / outputs.FIG6_TAU, "Figure 6: access concentration vs tau (CTMC)")
     cf.figure7(red, figures / outputs.FIG7_REDUCTION, "Figure 7: prompt-token reduction of CTMC vs Graph Memory")

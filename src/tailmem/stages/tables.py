@@ -19,7 +19,7 @@ from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.settings import settings as stats_settings
-from tailmem.targets import Run, retrieval_runs, size_runs, tail_contrast_runs
+from tailmem.targets import Run, retrieval_runs, size_runs, tail_contrast_runs, tail_policy
 
 log = logging.getLogger(__name__)
 
@@ -69,13 +69,13 @@ def produced_by(cfg: StageSettings, retrieval: str | None) -> str:
 
 def tail_shape_note(cfg: StageSettings) -> str:
     """How the tail-shape rows of the claims table are read."""
-    c = cfg.scale.control
-    agent = paths.policy_agent(cfg, c.policy)
-    who = _text("who_llm", agent=agent) if c.policy == "llm" else _text("who_proxy")
+    c, policy = cfg.scale.control, tail_policy(cfg)
+    agent = paths.policy_agent(cfg, policy)
+    who = _text("who_llm", agent=agent) if policy == "llm" else _text("who_proxy")
     return _text(
         "tail_shape",
         R_tpl_ln=rw.EXPLAIN["R_tpl_ln"],
-        policy=c.policy,
+        policy=policy,
         who=who,
         size=c.size,
         seeds=list(c.seeds),
@@ -134,7 +134,7 @@ def run(cfg: StageSettings) -> None:
         outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),
         outputs.TABLE8_RETRIEVAL_DESIGNS: rw.table8(designs),
         outputs.TABLE3_RANDOM_WALK: rw.table3(largest),
-        outputs.CLAIMS_RANDOM_WALK: rw.claims(sizes, designs, st, tails, str(cfg.scale.control.policy)),
+        outputs.CLAIMS_RANDOM_WALK: rw.claims(sizes, designs, st, tails, tail_policy(cfg)),
     }
     footer = table_footer(cfg)
     parts = {stem: {"df": df} for stem, df in frames.items()} | {outputs.TABLE7_CONCENTRATION: table7_parts(sizes)}
