@@ -39,13 +39,18 @@ include: "workflows/site.smk"
 # The model slice: the same workflow again at the scale's `model_slice` scale (llm=embedded: the embedded instruct
 # model plays every role), under its own results folder, so its tables sit beside the programmatic ones and name
 # the model in every path and row. Inside the slice, `all` is the slice's targets and no further slice is nested.
+# `--config 'model_overrides=[...]'` adds overrides for the slice alone (e.g. llm.n_gpu_layers=99 on GPU nodes).
 if TAILMEM.model_slice:
 
     module model:
         snakefile:
             "Snakefile"
         config:
-            {"scale": TAILMEM.model_slice, "overrides": list(TAILMEM.overrides), "slice_of": TAILMEM.scale}
+            {
+                "scale": TAILMEM.model_slice,
+                "overrides": list(TAILMEM.overrides) + list(config.get("model_overrides", [])),
+                "slice_of": TAILMEM.scale,
+            }
 
     use rule * from model exclude all_but_alfworld, graph_world as model_*
 

@@ -196,19 +196,7 @@ class CallCache:
 
     # -- pay once across processes --------------------------------------------------------------------------------
     def _alive(self, host: str, pid: int, created: float) -> bool:
-        """Whether a claim's owner may still answer: its process exists (this host), and the claim is not older
-        than stale_s (no call lives that long: a reused pid or a claim from another host is abandoned then)."""
-        if time.time() - created >= self.stale_s:
-            return False
-        if host != socket.gethostname():
-            return True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:  # exists, owned by someone else
-            return True
-        return True
+        return claim_alive(host, pid, created, self.stale_s)
 
     def claim(self, key: str) -> str:
         """'done' if the call is recorded, 'owner' if this process now holds the claim, 'wait' if another does."""
@@ -325,6 +313,22 @@ class CallCache:
         """Hits, misses, recorded tokens and dollars per (role, stage)."""
         self.flush()
         return read_stats(self._conn())
+
+
+def claim_alive(host: str, pid: int, created: float, stale_s: float) -> bool:
+    """Whether a claim's owner may still answer: its process exists (this host), and the claim is not older than
+    stale_s (no call lives that long: a reused pid or a claim from another host is abandoned then)."""
+    if time.time() - created >= stale_s:
+        return False
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def read_stats(conn: sqlite3.Connection) -> list[StageStats]:

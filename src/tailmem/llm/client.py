@@ -28,6 +28,7 @@ from tailmem.llm.backends.programmatic import no_model
 from tailmem.llm.backends.replay import miss
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
+from tailmem.llm.cache_shards import ShardedCallCache, shards_dir
 from tailmem.llm.cost import dollars
 from tailmem.llm.params import family_of, request_params
 from tailmem.llm.records import ChatResponse
@@ -68,7 +69,7 @@ class LLMClient:
         settings: RoleSettings,
         stage: str,
         llm: LLMSettings,
-        cache: CallCache | None,
+        cache: CallCache | ShardedCallCache | None,
         budget: Budget,
         backend_impl=None,
     ):
@@ -336,15 +337,20 @@ class LLMClient:
 
 # -- construction ------------------------------------------------------------------------------------------------
 _shared_lock = threading.Lock()
-_caches: dict[Path, CallCache] = {}
+_caches: dict[Path, CallCache | ShardedCallCache] = {}
 _budgets: dict[tuple, Budget] = {}
 
 
-def _cache(path: Path) -> CallCache:
-    key = path.resolve()
+def _cache(llm: LLMSettings) -> CallCache | ShardedCallCache:
+    """The one cache object of this process for `llm.cache_path`, in its configured layout."""
+    if llm.cache_layout == "shards":
+        key = shards_dir(llm.cache_path).resolve()
+        make = ShardedCallCache
+    else:
+        key, make = llm.cache_path.resolve(), CallCache
     with _shared_lock:
         if key not in _caches:
-            _caches[key] = CallCache(key)
+            _caches[key] = make(key)
         return _caches[key]
 
 
@@ -395,5 +401,5 @@ def get_client(cfg, role: str, stage: str) -> LLMClient:
         raise ConfigError(f"llm.roles.{role} is not configured in llm={llm.name}")
     settings = llm.roles[role]
     backend = _backend(settings, llm)  # first: a model that cannot load must not leave an empty cache file behind
-    cache = None if settings.backend == "programmatic" else _cache(llm.cache_path)
+    cache = None if settings.backend == "programmatic" else _cache(llm)
     return LLMClient(settings, stage, llm, cache, _budget(llm), backend)

@@ -11,6 +11,7 @@ from tailmem.llm.params import EFFORTS, FAMILIES, read_families
 
 ROLES = ("policy", "predictor", "builder", "searcher", "executor", "judge")
 BACKENDS = ("programmatic", "openai", "local", "instruct", "replay")
+CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class LLMSettings:
     encoding: str
     roles: dict[str, RoleSettings]
     families: tuple = ()  # (glob, family) pairs from llm.model_families, first match wins
+    cache_layout: str = "file"  # file: one SQLite file; shards: a folder of per-process files (shared filesystems)
 
     def price(self, model: str) -> Price:
         """The price of `model`, else the `default` entry; a model with neither is a config error."""
@@ -100,6 +102,7 @@ NULLABLE = {"family", "temperature", "max_output_tokens", "reasoning_effort", "e
 _GROUP_KEYS = {
     "name",
     "cache_path",
+    "cache_layout",
     "prices",
     "prices_file",
     "budget",
@@ -198,8 +201,12 @@ def read_settings(cfg) -> LLMSettings:
     cache_path = llm.get("cache_path")
     if not cache_path:
         raise ConfigError("llm.cache_path is required (e.g. ${results_dir}/llm_cache.sqlite)")
+    layout = llm.get("cache_layout") or "file"
+    if layout not in CACHE_LAYOUTS:
+        raise ConfigError(f"llm.cache_layout is {layout!r}; expected one of {CACHE_LAYOUTS}")
     return LLMSettings(
         name=str(llm.get("name", "custom")),
+        cache_layout=str(layout),
         cache_path=Path(os.path.expanduser(str(cache_path))),
         prices=prices,
         max_dollars=None if budget.get("max_dollars") is None else float(budget["max_dollars"]),

@@ -86,6 +86,7 @@ class FamilyPattern:
 class LLMGroup(RoleGroup):
     name: str = MISSING
     cache_path: str = MISSING
+    cache_layout: str = "file"
     encoding: str = MISSING
     # model -> {input, cached_input, output} in US dollars per million tokens. Not Dict[str, a Price dataclass]:
     # OmegaConf refuses a whole mapping assigned by an override (`+llm.prices.default={input: 1.0, ...}`) to a
