@@ -206,7 +206,9 @@ class LLMClient:
         s = self.settings
         pacer = None
         if self.backend == "openai":
-            pacer = pacer_for(getattr(self._impl, "base_url", ""), self.model, s.requests_per_minute, s.tokens_per_minute)
+            pacer = pacer_for(
+                getattr(self._impl, "base_url", ""), self.model, s.requests_per_minute, s.tokens_per_minute
+            )
         reserve = 0
         if pacer is not None and pacer.tpm is not None:
             reserve = count_message_tokens(messages, self._llm.encoding)

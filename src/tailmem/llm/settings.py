@@ -55,7 +55,7 @@ class RoleSettings:
     backoff_s: float = 1.0
     backoff_max_s: float = 30.0
     timeout_s: float = 120.0
-    requests_per_minute: int | None = None  # openai: sends per minute to this endpoint (tailmem.llm.pacing); null: no cap
+    requests_per_minute: int | None = None  # openai: sends per minute here (tailmem.llm.pacing); null: no cap
     tokens_per_minute: int | None = None  # openai: prompt + output-cap tokens per minute; null: no cap
     choose_retries: int = 1  # re-asks when a chat model's reply names no valid option
 
