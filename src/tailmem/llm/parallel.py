@@ -61,6 +61,13 @@ def workers_for(client, units: int) -> int:
     return max(1, min(cap, units))
 
 
+def units_workers(units: int, *clients) -> int:
+    """Threads for `units` independent units that each call every one of `clients` (None: a programmatic role):
+    the fewest any of them allows, so a unit that also calls an in-process model runs them one at a time."""
+    playing = [c for c in clients if c is not None]
+    return min((workers_for(c, units) for c in playing), default=1)
+
+
 def run_units(fn: Callable[[T], R], units: Sequence[T], workers: int, name: str = "unit") -> list[R]:
     """fn(unit) for every unit, `workers` at a time, results in unit order. Every unit runs to its end even if
     another fails (its calls are recorded in the cache); the first failure in unit order is then raised."""
