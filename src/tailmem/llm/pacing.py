@@ -83,5 +83,5 @@ def pacer_for(endpoint: str, model: str, requests_per_minute: int | None, tokens
     key = (endpoint, model, requests_per_minute, tokens_per_minute)
     with _lock:
         if key not in _pacers:
-            _pacers[key] = Pacer(requests_per_minute, tokens_per_minute)
+            _pacers[key] = Pacer(requests_per_minute, tokens_per_minute, WINDOW_S)
         return _pacers[key]

@@ -68,6 +68,22 @@ def units_workers(units: int, *clients) -> int:
     return min((workers_for(c, units) for c in playing), default=1)
 
 
+ENDPOINT_BACKENDS = ("openai",)  # backends whose calls go to a server the jobs of a run share
+
+
+def llm_slots(cfg, roles) -> int:
+    """The Snakemake resource `llm_slots` a job declares: the most calls it holds in flight to a shared endpoint,
+    the largest `concurrency` among `roles` played there (a job's units call its roles in turn), 0 when none is
+    (an in-process model, a programmatic agent, replay from the cache)."""
+    from tailmem.llm.settings import read_settings
+
+    settings = read_settings(cfg).roles
+    return max(
+        (int(settings[r].concurrency) for r in roles if r in settings and settings[r].backend in ENDPOINT_BACKENDS),
+        default=0,
+    )
+
+
 def run_units(fn: Callable[[T], R], units: Sequence[T], workers: int, name: str = "unit") -> list[R]:
     """fn(unit) for every unit, `workers` at a time, results in unit order. Every unit runs to its end even if
     another fails (its calls are recorded in the cache); the first failure in unit order is then raised."""
