@@ -61,8 +61,10 @@ rule alfworld_memory:
         TAILMEM.log_of("alfworld_memory", "subset", "executor", "arm"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("executor"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule alfworld_skills:
@@ -82,8 +84,10 @@ rule alfworld_skills:
         TAILMEM.log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant", "seed"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("builder", "searcher", "executor"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule alfworld_report:

@@ -50,8 +50,10 @@ rule control:
         TAILMEM.log_of("control", "policy", "agent", "retrieval", "family", "n", "seed", "predictor", "arm"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("predictor"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} {params.budget} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} {params.budget} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
         "out=$(dirname {output}) > {log} 2>&1"
 
 

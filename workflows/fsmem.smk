@@ -26,8 +26,10 @@ rule fsmem_store:
         TAILMEM.log_of("fsmem_store", "bench", "conv", "builder", "variant"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("builder"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_answers:
@@ -41,8 +43,10 @@ rule fsmem_answers:
         TAILMEM.log_of("fsmem_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("searcher", "judge"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_table:

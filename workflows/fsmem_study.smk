@@ -30,8 +30,10 @@ rule fsmem_strength_store:
         TAILMEM.log_of("fsmem_strength_store", "bench", "conv", "builder", "variant"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("builder"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_strength_answers:
@@ -45,8 +47,10 @@ rule fsmem_strength_answers:
         TAILMEM.log_of("fsmem_strength_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("searcher", "judge"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- RQ5: one store per build harness, searched through the same harness ------------------------------------
@@ -60,8 +64,10 @@ rule fsmem_harness_store:
         TAILMEM.log_of("fsmem_harness_store", "bench", "conv", "builder", "bharness", "variant"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("builder"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_harness_answers:
@@ -75,8 +81,10 @@ rule fsmem_harness_answers:
         TAILMEM.log_of("fsmem_harness_answers", "bench", "conv", "builder", "bharness", "variant", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("searcher", "judge"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- replicates: the same store built again with the builder's sampling seed set (replicate 0 = the main store) --
@@ -92,8 +100,10 @@ rule fsmem_replicate_store:
         TAILMEM.log_of("fsmem_replicate_store", "bench", "conv", "builder", "variant", "replicate"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("builder"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_replicate_answers:
@@ -107,8 +117,10 @@ rule fsmem_replicate_answers:
         TAILMEM.log_of("fsmem_replicate_answers", "bench", "conv", "builder", "variant", "replicate", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("searcher", "judge"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- the study tables ----------------------------------------------------------------------------------------
@@ -177,8 +189,10 @@ rule fsmem_personamem:
         TAILMEM.log_of("fsmem_personamem"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("builder", "searcher"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out={params.out} > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"
 
 
 # Target names per research question (the rules above are named after their stages).

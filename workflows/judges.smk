@@ -19,5 +19,7 @@ rule judge_sensitivity:
         TAILMEM.log_of("judge_sensitivity"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("judge"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out={params.out} > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"

@@ -22,8 +22,10 @@ rule longmemeval_run:
         TAILMEM.log_of("longmemeval", "dataset", "agent", "seed"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("searcher", "judge"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule longmemeval_report:

@@ -15,5 +15,7 @@ rule rollout:
         TAILMEM.log_of("rollout", "policy", "agent", "retrieval", "family", "n", "seed"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots("policy"),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input.world}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input.world}) out=$(dirname {output}) > {log} 2>&1"

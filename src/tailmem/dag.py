@@ -79,6 +79,15 @@ class DagInputs:
     # -- what every rule uses ---------------------------------------------------------------------------------
     out_folder = staticmethod(out_folder)
 
+    def llm_slots(self, *roles: str) -> int:
+        """`resources: llm_slots=` of a rule whose jobs call `roles`: the calls in flight one job may hold on a
+        shared endpoint (tailmem.llm.parallel.llm_slots). `snakemake --resources llm_slots=N` then caps the calls
+        in flight across all jobs; a job granted fewer than it asks for reads its grant ($TAILMEM_LLM_SLOTS, which
+        the rule's shell sets from `{resources.llm_slots}`) and runs that many units at once."""
+        from tailmem.llm.parallel import llm_slots
+
+        return llm_slots(self.cfg, roles)
+
     def stage_params(self, stage, args=None, family=None) -> dict:
         """`params:` of a rule running `stage`: `cmd`, and the `config` and `code` digests that rerun the job
         when they change (tailmem.registry). `args(wildcards)` gives the job's overrides (`seed=1`),

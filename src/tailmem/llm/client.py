@@ -18,7 +18,8 @@ import dataclasses
 import json
 import logging
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import tailmem.llm.choose as choosing
@@ -30,6 +31,8 @@ from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.cache_shards import ShardedCallCache, shards_dir
 from tailmem.llm.cost import dollars
+from tailmem.llm.pacing import pacer_for
+from tailmem.llm.parallel import run_units, workers_for
 from tailmem.llm.params import family_of, request_params
 from tailmem.llm.records import ChatResponse
 from tailmem.llm.settings import ROLES, LLMSettings, RoleSettings, read_settings
@@ -195,6 +198,46 @@ class LLMClient:
         if self.cache is not None:
             self.cache.bump(self.role, self.stage, "sent")
 
+    def _paced_send(self, messages: list[dict], tools: list[dict] | None, params: dict):
+        """(on_send, settle) for one call: on_send counts each HTTP request and, under llm.roles.<role>.
+        requests_per_minute / tokens_per_minute, holds it until the endpoint's minute has room (retries too);
+        settle(response) replaces the reserved tokens with the billed ones. A send that comes a whole timeout
+        after the one before it retries a request the server may still be working on: it is logged."""
+        s = self.settings
+        pacer = None
+        if self.backend == "openai":
+            pacer = pacer_for(
+                getattr(self._impl, "base_url", ""), self.model, s.requests_per_minute, s.tokens_per_minute
+            )
+        reserve = 0
+        if pacer is not None and pacer.tpm is not None:
+            reserve = count_message_tokens(messages, self._llm.encoding)
+            reserve += count_tokens(json.dumps(tools), self._llm.encoding) if tools else 0
+            reserve += int(params.get("max_completion_tokens") or params.get("max_tokens") or 0)
+        sends: list = []
+
+        def on_send() -> None:
+            now = time.monotonic()
+            if sends and now - sends[-1][0] >= s.timeout_s:
+                log.warning(
+                    "role %s, stage %s, model %s: a request timed out after %.0f s and is sent again while the "
+                    "server may still be working on it; raise llm.roles.%s.timeout_s for a queued server",
+                    self.role,
+                    self.stage,
+                    self.model,
+                    now - sends[-1][0],
+                    self.role,
+                )
+            entry = pacer.acquire(reserve) if pacer is not None else None
+            sends.append((time.monotonic(), entry))
+            self._sent()
+
+        def settle(response: ChatResponse) -> None:
+            if pacer is not None and sends and sends[-1][1] is not None:
+                pacer.settle(sends[-1][1], response.usage.total_tokens)
+
+        return on_send, settle
+
     def _check_prompt(self, messages: list[dict], tools: list[dict] | None, response: ChatResponse) -> None:
         """Flag an answer billed far fewer prompt tokens than were sent: the server dropped part of the prompt."""
         estimate = count_message_tokens(messages, self._llm.encoding)
@@ -247,10 +290,12 @@ class LLMClient:
         }
 
         def run() -> ChatResponse:
+            on_send, settle = self._paced_send(messages, tools, merged)
             try:
-                response = self._impl.chat(self.model, messages, tools, merged, on_send=self._sent)
+                response = self._impl.chat(self.model, messages, tools, merged, on_send=on_send)
             except ContextOverflow as exc:  # the backend knows the role and the tokens, the client the stage
                 raise ContextOverflow(f"stage {self.stage}, {exc}") from exc
+            settle(response)
             if self._hash_backend == "openai":  # the embedded model counts its own tokens exactly
                 self._check_prompt(messages, tools, response)
             return response
@@ -304,7 +349,8 @@ class LLMClient:
         return index
 
     def chat_many(self, requests: list[dict]) -> list[ChatResponse]:
-        """Many independent chats, at most `concurrency` at once, answers in request order.
+        """Many independent chats, at most `concurrency` at once (one at a time for an in-process model:
+        tailmem.llm.parallel), answers in request order.
 
         Each request is a dict of chat() arguments: messages, optional tools, and any params. Every call that
         finishes is recorded even if another fails; the first failure (in request order) is then raised.
@@ -320,14 +366,11 @@ class LLMClient:
                 raise LLMError(f"role {self.role} (stage {self.stage}): chat_many request without `messages`") from None
             return self.chat(messages, req.pop("tools", None), **req)
 
-        workers = max(1, min(self.settings.concurrency, len(requests)))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"llm-{self.role}") as pool:
-            futures = [pool.submit(one, r) for r in requests]
-            errors = [f.exception() for f in futures]
-        for exc in errors:
-            if exc is not None:
-                raise exc
-        return [f.result() for f in futures]
+        return run_units(one, requests, self.workers(len(requests)), name=f"llm-{self.role}")
+
+    def workers(self, units: int) -> int:
+        """Threads for `units` independent units of this role (tailmem.llm.parallel.workers_for)."""
+        return workers_for(self, units)
 
     @property
     def retries(self) -> int:

@@ -55,6 +55,8 @@ class RoleSettings:
     backoff_s: float = 1.0
     backoff_max_s: float = 30.0
     timeout_s: float = 120.0
+    requests_per_minute: int | None = None  # openai: sends per minute here (tailmem.llm.pacing); null: no cap
+    tokens_per_minute: int | None = None  # openai: prompt + output-cap tokens per minute; null: no cap
     choose_retries: int = 1  # re-asks when a chat model's reply names no valid option
 
     @property
@@ -96,9 +98,20 @@ SELF_CHECKED = (
     "reasoning_effort",
     "compact_prompt_tokens",
     "tool_output_max_chars",
+    "requests_per_minute",
+    "tokens_per_minute",
 )
 # Role keys whose null, written at the role, means "not sent" / "off" rather than "inherit the group's value".
-NULLABLE = {"family", "temperature", "max_output_tokens", "reasoning_effort", "endpoint_key", "compact_prompt_tokens"}
+NULLABLE = {
+    "family",
+    "temperature",
+    "max_output_tokens",
+    "reasoning_effort",
+    "endpoint_key",
+    "compact_prompt_tokens",
+    "requests_per_minute",
+    "tokens_per_minute",
+}
 _GROUP_KEYS = {
     "name",
     "cache_path",
@@ -236,6 +249,8 @@ def _check_role(role: str, s: dict) -> None:
     _positive(role, "max_output_tokens", s.get("max_output_tokens"))
     _positive(role, "compact_prompt_tokens", s.get("compact_prompt_tokens"), 1000)
     _positive(role, "tool_output_max_chars", s.get("tool_output_max_chars"), 1000)
+    _positive(role, "requests_per_minute", s.get("requests_per_minute"))
+    _positive(role, "tokens_per_minute", s.get("tokens_per_minute"))
     caps = s.get("task_max_output_tokens") or {}
     if not isinstance(caps, dict):
         raise ConfigError(f"llm.roles.{role}.task_max_output_tokens must map a task to a cap, got {caps!r}")

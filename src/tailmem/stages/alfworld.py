@@ -18,6 +18,7 @@ from tailmem import outputs
 from tailmem.alfworld import games as G
 from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
+from tailmem.llm.parallel import run_units, units_workers
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.alfworld import AlfworldChain, AlfworldGames, AlfworldMemoryCell
@@ -221,8 +222,10 @@ def memory(cfg: StageSettings) -> None:
     counter = _counter(cfg)
     model = layout.plays_model(cfg, "executor", client)
     cache_dir = None if model else layout.episodes_dir(cfg)
-    rows = []
-    for g in tqdm(gs, desc=f"alfworld memory {arm}"):
+    progress = tqdm(total=len(gs), desc=f"alfworld memory {arm}")
+
+    def play(g) -> dict:
+        """One game with its own executor and memory: a cell's games do not depend on each other."""
         ex = _executor(cfg, client)
         key = episode_key(g, settings, "", a.max_steps, ex.agent)
         start = time.perf_counter()
@@ -235,7 +238,15 @@ def memory(cfg: StageSettings) -> None:
         )
         if not rec.loaded:
             log.warning("alfworld game %s could not be loaded: %s (skipped)", g.key, rec.error)
-        rows.append(rec.to_json() | ({"seconds": round(time.perf_counter() - start, 3)} if model else {}))
+        progress.update()
+        return rec.to_json() | ({"seconds": round(time.perf_counter() - start, 3)} if model else {})
+
+    # a model executor's games side by side (their env steps take turns: tailmem.alfworld.env); a programmatic
+    # one's in turn, as it calls no model
+    try:
+        rows = run_units(play, gs, units_workers(len(gs), client) if model else 1, name="game")
+    finally:
+        progress.close()
     agent = _executor_agent(cfg, client)
     save_provenance(out, cfg, executor=agent)
     # with a model: what the run cost (seconds per game are beside each episode)

@@ -36,11 +36,13 @@ from tailmem.fsmem.benchmarks import (
     opt_in_names,
     setting,
 )
+from tailmem.fsmem.harness_pool import HarnessPool
 from tailmem.fsmem.harnesses import CENTER, sandbox_provenance
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.llm.parallel import run_units, units_workers
 from tailmem.llm.settings import prices_of
 from tailmem.metrics import gold_overlay, locomo_evidence
 from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
@@ -202,67 +204,76 @@ def answer(cfg) -> None:
         )
     )
     store = Store(src / "store")
-    harness, form, cap = search_harness(fs.variant, store, conv, fs)
-    harness.outputs = {}  # recorded beside the answers (fsmem.tool_outputs): evidence and site read, not replay
     s_client = client_for(cfg, "searcher", "fsmem_answer")
     j_client = client_for(cfg, "judge", "fsmem_answer") if fs.judge else None
     prices = prices_of(cfg)
-    rows = []
-    try:
-        for i, q in enumerate(qs):
-            fix = fixes.get(numbers[i]) if fixes else None
-            if fix is not None and fix.dropped:
-                continue
-            gold = q.answer if fix is None else fix.corrected_gold
+    asked = []  # (position among the selected questions, question, its correction or None, gold)
+    for i, q in enumerate(qs):
+        fix = fixes.get(numbers[i]) if fixes else None
+        if fix is None or not fix.dropped:
+            asked.append((i, q, fix, q.answer if fix is None else fix.corrected_gold))
+    harnesses = HarnessPool(lambda: search_harness(fs.variant, store, conv, fs))
+    form, cap = harnesses.form, harnesses.cap
+
+    def one(unit) -> dict:
+        """One question: its search on a harness of its own (so its trace and counters are its own), then its
+        judge calls, which need its answer; the questions are independent of each other."""
+        i, q, fix, gold = unit
+        with harnesses.taken() as harness:
             start = len(harness.trace)
             if s_client is None:
                 a = searcher.answer_programmatic(q.question, harness)
             else:
                 a = searcher.answer_model(s_client, q.question, harness, form, cap)
-            row = {
-                "benchmark": fs.benchmark,
-                "conversation": conv.sample_id,
-                "variant": fs.variant,
-                "harness": harness.name,
-                "qid": i,
-                "category": q.category,
-                "question": q.question,
-                "gold": gold,
-                "answer": a.text,
-                "citations": list(a.citations),
-                "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
-                "f1": locomo_f1(a.text, gold, q.category),
-                **({"gold_original": q.answer} if fix else {}),
-                "searcher": a.episode.agent,
-                "builder": built.agent,
-                **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
-                "search_dollars": dollars(a.episode, prices),
-                "judge": None,
-                "judge_correct": None,
-                "judge_citation": None,
-                "search_trace": harness.trace[start:],
-            }
-            if j_client is not None:
-                from tailmem.fsmem.agents.judge import judge
+            trace = harness.trace[start:]
+            name = harness.name
+        row = {
+            "benchmark": fs.benchmark,
+            "conversation": conv.sample_id,
+            "variant": fs.variant,
+            "harness": name,
+            "qid": i,
+            "category": q.category,
+            "question": q.question,
+            "gold": gold,
+            "answer": a.text,
+            "citations": list(a.citations),
+            "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
+            "f1": locomo_f1(a.text, gold, q.category),
+            **({"gold_original": q.answer} if fix else {}),
+            "searcher": a.episode.agent,
+            "builder": built.agent,
+            **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
+            "search_dollars": dollars(a.episode, prices),
+            "judge": None,
+            "judge_correct": None,
+            "judge_citation": None,
+            "search_trace": trace,
+        }
+        if j_client is not None:
+            from tailmem.fsmem.agents.judge import judge
 
-                v = judge(j_client, q.question, gold, a.text, a.citations, store)
-                row.update(
-                    judge=label(j_client, "judge"),
-                    judge_correct=v.correct,
-                    judge_citation=v.citation,
-                    judge_episode=v.episode,
-                    judge_unparsed=v.unparsed,
-                )
-            rows.append(row)
+            v = judge(j_client, q.question, gold, a.text, a.citations, store)
+            row.update(
+                judge=label(j_client, "judge"),
+                judge_correct=v.correct,
+                judge_citation=v.citation,
+                judge_episode=v.episode,
+                judge_unparsed=v.unparsed,
+            )
+        return row
+
+    try:
+        rows = run_units(one, asked, units_workers(len(asked), s_client, j_client), name="question")
     finally:
-        harness.close()
-    recorded = tool_outputs.write(out, harness.outputs)
+        harnesses.close()
+    recorded = tool_outputs.write(out, harnesses.outputs())
     answers = FsmemAnswers(
         benchmark=fs.benchmark,
         conversation=conv.sample_id,
         variant=fs.variant,
         harness=fs.harness,
-        sandbox=getattr(harness, "sandbox_info", None),
+        sandbox=getattr(harnesses.first, "sandbox_info", None),
         tool_outputs=recorded,
         gold_overlay=overlay_record(overlay),
         rows=rows,

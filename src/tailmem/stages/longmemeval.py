@@ -77,6 +77,7 @@ def context_checked(questions: list, limit) -> set[str]:
 @typed_stage
 def run(cfg: StageSettings) -> None:
     from tailmem.llm import get_client
+    from tailmem.llm.parallel import in_process
 
     lme = cfg.longmemeval
     seed = int(cfg.seed)
@@ -90,7 +91,7 @@ def run(cfg: StageSettings) -> None:
     turn_words = None if turn_words is None else int(turn_words)
     graph = next((a for a in arms if a.name == "graph_memory"), None)
     checked = context_checked(questions, lme.context_check) if graph is not None else set()
-    rows, retrieval = [], []
+    rows, retrieval, asked = [], [], []
     for q in questions:
         built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
         retrieval.append(built[0].retrieval)
@@ -100,8 +101,14 @@ def run(cfg: StageSettings) -> None:
             )
         if model is None:
             rows.extend(evaluate_programmatic(q, built, programmatic))
-        else:  # one question's arms together: their prompts share a prefix an in-process model reuses
-            answers = model.answer_many([model.request(b.memory, q.question, q.date) for b in built])
+        else:
+            asked.append((q, built, [model.request(b.memory, q.question, q.date) for b in built]))
+    if model is not None:
+        # an in-process model: one question's arms together, their prompts share a prefix it reuses; an endpoint:
+        # every question's answers together, `llm.concurrency` in flight (the questions do not depend on each other)
+        batches = [r for _, _, r in asked] if in_process(searcher) else [[x for _, _, r in asked for x in r]]
+        answers = iter([a for batch in batches for a in model.answer_many(batch)])
+        for q, built, _ in asked:
             rows.extend(score(q, b.row, a.text, a.agent, **a.accounting()) for b, a in zip(built, answers))
     judge_client = _judge(cfg, questions, rows) if lme.judge else None
     judge_label = None if judge_client is None else f"{judge_client.backend}:{judge_client.model}"

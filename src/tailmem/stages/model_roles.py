@@ -133,27 +133,24 @@ def judge_probe(cfg: StageSettings, items: int, floors) -> list[dict]:
     while len(picked) < items and any(len(v) > i for v in by_cat.values()):  # round robin over categories
         picked += [v[i] for v in by_cat.values() if len(v) > i][: items - len(picked)]
         i += 1
-    agree, n, unreadable = 0, 0, 0
+    asked = []  # (request, the verdict a right judge gives): independent calls, sent together (chat_many)
     for q in picked:
         same = [o for o in by_cat[q.category] if o.answer != q.answer]
         wrong = same[(picked.index(q) * 7 + 3) % len(same)].answer if same else None
         for answer, label in ((q.answer, 1.0), (wrong, 0.0)):
             if answer is None:
                 continue
-            reply = client.chat(
-                [
-                    {
-                        "role": "user",
-                        "content": prompt(  # the judge's correctness call alone
-                            "judge_correctness", question=q.question, gold=str(q.answer), answer=str(answer)
-                        ),
-                    }
-                ]
+            content = prompt(  # the judge's correctness call alone
+                "judge_correctness", question=q.question, gold=str(q.answer), answer=str(answer)
             )
-            correct = _score(reply.content, "correct", (0.0, 1.0))
-            n += 1
-            unreadable += correct is None
-            agree += correct == label
+            asked.append(({"messages": [{"role": "user", "content": content}]}, label))
+    replies = client.chat_many([request for request, _ in asked])
+    agree, n, unreadable = 0, 0, 0
+    for reply, (_, label) in zip(replies, asked):
+        correct = _score(reply.content, "correct", (0.0, 1.0))
+        n += 1
+        unreadable += correct is None
+        agree += correct == label
     return [
         _row(
             "judge",
