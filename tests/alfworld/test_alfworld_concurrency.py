@@ -39,7 +39,10 @@ def four_games(data_dir, tmp_path_factory):
     return picked, {g.id: out / g.split / g.id / R.GAME_FILE for g in picked}
 
 
+@pytest.mark.slow
 def test_a_memory_cells_games_run_side_by_side(four_games, tmp_path, monkeypatch):
+    """The games' environment steps take turns on one lock while their model calls overlap: a reply slower than a
+    game's load and step (1.5 s, against a few hundred ms on a loaded machine) lets all four be in flight."""
     games, files = four_games
     monkeypatch.setattr(stage, "subset_games", lambda cfg, subset: games)
     monkeypatch.setattr(stage, "_manifest", lambda cfg, subset: {})
@@ -47,7 +50,7 @@ def test_a_memory_cells_games_run_side_by_side(four_games, tmp_path, monkeypatch
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.delenv("TAILMEM_LLM_SLOTS", raising=False)
     runs = {}
-    with FakeServer(latency_s=0.2, reasoning=True, reply=reply) as server:
+    with FakeServer(latency_s=1.5, reasoning=True, reply=reply) as server:
         for concurrency in (1, GAMES):
             out, cache = tmp_path / f"cell{concurrency}", tmp_path / f"cache{concurrency}.sqlite"
             argv = [
