@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from string import Template
 
 from tailmem.errors import ConfigError, DataError
-from tailmem.llm.backends.instruct import ContextOverflow
+from tailmem.llm.backends.base import ContextOverflow
 
 log = logging.getLogger("tailmem")
 

@@ -32,7 +32,7 @@ import logging
 from tailmem.fsmem.agents.accounting import Episode, Meter
 from tailmem.fsmem.agents.models import compact as small_model
 from tailmem.fsmem.tools.base import Harness
-from tailmem.llm.backends.instruct import ContextOverflow
+from tailmem.llm.backends.base import ContextOverflow
 
 log = logging.getLogger(__name__)
 CAP_NOTICE = "Tool budget exhausted. Give your final answer now from what you have read."
