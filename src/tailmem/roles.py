@@ -54,22 +54,26 @@ def client_label(client, role: str) -> str:
     return programmatic_agent(role) if client is None else str(client.model)
 
 
-def configured_backend(cfg, role: str) -> str:
-    """The backend the config's llm group gives `role`; programmatic where the group or the role is absent (an
-    offline config has no models). Read from the composed config, so a stage and its DAG read the same."""
+def _entry(cfg, role: str):
+    """`llm.roles.<role>` of the composed config, None where the group or the role is absent."""
     from tailmem.settings.stage import composed
 
     cfg = composed(cfg)
     llm = cfg.get("llm") if hasattr(cfg, "get") else None
     roles = llm.get("roles") if llm is not None else None
-    r = roles.get(role) if roles is not None else None
+    return roles.get(role) if roles is not None else None
+
+
+def configured_backend(cfg, role: str) -> str:
+    """The backend the config's llm group gives `role`; programmatic where the group or the role is absent (an
+    offline config has no models). Read from the composed config, so a stage and its DAG read the same."""
+    r = _entry(cfg, role)
     return PROGRAMMATIC if r is None else r.get("backend", PROGRAMMATIC)
 
 
 def configured_model(cfg, role: str) -> str | None:
     """The model the config's llm group puts in `role`, None where a programmatic agent plays it."""
-    if model_free(configured_backend(cfg, role)):
+    r = _entry(cfg, role)
+    if r is None or model_free(r.get("backend", PROGRAMMATIC)):
         return None
-    from tailmem.settings.stage import composed
-
-    return str(composed(cfg).llm.roles[role].get("model"))
+    return str(r.get("model"))

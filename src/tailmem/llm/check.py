@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tailmem.errors import TailmemError
 from tailmem.llm.client import SHORT_RATIO
 from tailmem.llm.tokens import count_message_tokens, count_tokens
+from tailmem.roles import plays_model
 
 # A system prompt long enough that a server dropping it shows in the billed prompt tokens.
 SYSTEM = (
@@ -152,7 +153,7 @@ def run_checks(cfg) -> list[RoleCheck]:
             error = str(exc) if said == role else f"the same error as role {said}"
             out.append(RoleCheck(role, "?", "?", "?", "-", error, "-", "-", "-", "-"))
             continue
-        if client.backend == "programmatic":
+        if not plays_model(client):
             continue
         out.append(check_role(client))
     return out
