@@ -41,7 +41,7 @@ class Run:
     conversation: str
     variant: str
     harness: str
-    builder: str  # model name, or "programmatic"
+    builder: str  # model name, or `programmatic` (roles.PROGRAMMATIC)
     searcher: str
     build_dir: Path
     answers_dir: Path

@@ -22,7 +22,7 @@ from tailmem.roles import PROGRAMMATIC
 @dataclass(frozen=True)
 class Episode:
     role: str
-    agent: str  # model name, or e.g. "programmatic-searcher"
+    agent: str  # model name, or e.g. `programmatic-searcher` (roles.programmatic_agent)
     rounds: int
     tool_calls: int
     tool_errors: int

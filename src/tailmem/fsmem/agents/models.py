@@ -12,7 +12,7 @@ from tailmem.roles import client_label, plays_model
 
 
 def client_for(cfg, role: str, stage: str):
-    """The role's LLM client, or None if no model is configured (backend 'programmatic' or no llm layer)."""
+    """The role's LLM client, or None if no model is configured (backend `programmatic` or no llm layer)."""
     try:
         from tailmem.llm import get_client
     except ImportError:
