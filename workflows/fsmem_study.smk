@@ -3,6 +3,7 @@
 #   snakemake --cores 2 fsmem_rq3_strength   # one study
 # Runs are enumerated by tailmem/fsmem/study.py from the same config the stages read (through tailmem.dag);
 # the main stores and answers are fsmem.smk's rules.
+from tailmem import roles
 from tailmem import paths
 from tailmem.dag import dag_of
 
@@ -25,13 +26,13 @@ rule fsmem_strength_store:
     output:
         f"{_STRENGTH}/{paths.BUILD_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + TAILMEM.model("builder", wc.builder)),
+        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + TAILMEM.model(roles.BUILDER, wc.builder)),
     log:
         TAILMEM.log_of("fsmem_strength_store", "bench", "conv", "builder", "variant"),
     conda:
         TAILMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots("builder"),  # calls in flight (docs/llm.md)
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -42,13 +43,13 @@ rule fsmem_strength_answers:
     output:
         f"{paths.wild(paths.ANSWERS, store=_STRENGTH)}/{paths.ANSWERS_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_answer", lambda wc: TAILMEM.answer_args(wc) + TAILMEM.model("searcher", wc.searcher)),
+        **TAILMEM.stage_params("fsmem_answer", lambda wc: TAILMEM.answer_args(wc) + TAILMEM.model(roles.SEARCHER, wc.searcher)),
     log:
         TAILMEM.log_of("fsmem_strength_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots("searcher", "judge"),  # calls in flight (docs/llm.md)
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
@@ -65,7 +66,7 @@ rule fsmem_harness_store:
     conda:
         TAILMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots("builder"),  # calls in flight (docs/llm.md)
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -82,7 +83,7 @@ rule fsmem_harness_answers:
     conda:
         TAILMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots("searcher", "judge"),  # calls in flight (docs/llm.md)
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
@@ -101,7 +102,7 @@ rule fsmem_replicate_store:
     conda:
         TAILMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots("builder"),  # calls in flight (docs/llm.md)
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -118,7 +119,7 @@ rule fsmem_replicate_answers:
     conda:
         TAILMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots("searcher", "judge"),  # calls in flight (docs/llm.md)
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
@@ -190,7 +191,7 @@ rule fsmem_personamem:
     conda:
         TAILMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots("builder", "searcher"),  # calls in flight (docs/llm.md)
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER, roles.SEARCHER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"
 

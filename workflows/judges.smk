@@ -1,6 +1,7 @@
 # Judge sensitivity (issue 31): the answers the fsmem study and LongMemEval wrote, judged again by every judge of
 # `judges.names` (table judge_sensitivity); its per-answer verdicts feed claims_fsmem and claims_longmemeval.
 #   snakemake --cores 2 judge_sensitivity
+from tailmem import roles
 from tailmem.dag import dag_of
 
 TAILMEM = dag_of(config, workflow.basedir)
@@ -20,6 +21,6 @@ rule judge_sensitivity:
     conda:
         TAILMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots("judge"),  # calls in flight (docs/llm.md)
+        llm_slots=TAILMEM.llm_slots(roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"

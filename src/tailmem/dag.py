@@ -17,6 +17,7 @@ from tailmem import outputs, paths, targets
 from tailmem.control import arms as control_arms
 from tailmem.fsmem import study as fsmem_study_runs
 from tailmem.fsmem.benchmarks import MAIN_BENCHMARK, conversation_ids
+from tailmem.roles import JUDGE, PROGRAMMATIC, SEARCHER
 from tailmem.workflow import Dag
 
 
@@ -280,7 +281,7 @@ class DagInputs:
 
     @staticmethod
     def model(role, name) -> list[str]:
-        return [] if name == fsmem_study_runs.PROGRAMMATIC else [f"llm.roles.{role}.model={name}"]
+        return [] if name == PROGRAMMATIC else [f"llm.roles.{role}.model={name}"]
 
     def priced_strength_grid(self, wildcards) -> list:
         """No input: checks, when the DAG first needs a grid store, that every grid model has a price."""
@@ -386,7 +387,7 @@ class DagInputs:
     def longmemeval_summaries(self) -> list[str]:
         """Every LongMemEval run's summary.json (one per dataset and seed)."""
         run = paths.wild(paths.LONGMEMEVAL, results=self.results)
-        agent = paths.agent_label(self.cfg, "searcher", "judge")
+        agent = paths.agent_label(self.cfg, SEARCHER, JUDGE)
         return [
             f"{run}/{paths.SUMMARY_FILE}".format(dataset=d, agent=agent, seed=s)
             for d in self.cfg.longmemeval.datasets

@@ -12,8 +12,7 @@ import re
 import string
 from pathlib import Path
 
-# The agent label of a role played by no model (a programmatic agent stands in).
-PROGRAMMATIC = "programmatic"
+from tailmem.roles import POLICY, PREDICTOR, PROGRAMMATIC, configured_model
 
 # -- file names ---------------------------------------------------------------------------------------------
 WORLD_FILE = "world.json"
@@ -105,15 +104,8 @@ def path_segment(name: str) -> str:
 def role_label(cfg, role: str) -> str:
     """The model that plays `role` (as a folder name), or `programmatic` where no model does. Read from the
     composed config, so a stage and the DAG that scheduled it name the same folder."""
-    from tailmem.settings.stage import composed
-
-    cfg = composed(cfg)
-    llm = cfg.get("llm") if hasattr(cfg, "get") else None
-    roles = llm.get("roles") if llm is not None else None
-    r = roles.get(role) if roles is not None else None
-    if r is None or r.get("backend", PROGRAMMATIC) == PROGRAMMATIC:
-        return PROGRAMMATIC
-    return path_segment(r.get("model"))
+    model = configured_model(cfg, role)
+    return PROGRAMMATIC if model is None else path_segment(model)
 
 
 def agent_label(cfg, *roles: str) -> str:
@@ -127,7 +119,7 @@ def agent_label(cfg, *roles: str) -> str:
 
 def policy_agent(cfg, policy: str) -> str:
     """The agent of a rollout: the policy role's model for the `llm` policy, else `programmatic`."""
-    return role_label(cfg, "policy") if policy == "llm" else PROGRAMMATIC
+    return role_label(cfg, POLICY) if policy == "llm" else PROGRAMMATIC
 
 
 # -- folders from a resolved config (the stages' defaults) -------------------------------------------------------
@@ -158,7 +150,7 @@ def audit_dir(cfg) -> Path:
 
 def control_dir(cfg) -> Path:
     return Path(
-        CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, "predictor"), arm=cfg.control.arm or cfg.memory.name)
+        CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, PREDICTOR), arm=cfg.control.arm or cfg.memory.name)
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from tailmem.control.world_memory import short_action
 from tailmem.llm.parallel import workers_for
+from tailmem.roles import programmatic_agent
 
 INSTRUCTION = (
     "You are exploring a world of places connected by paths. Below is your memory of places and the paths you "
@@ -102,7 +103,7 @@ class ProgrammaticPredictor:
     """Evidence if present; else a state of the action's region, first one the block says the current state leads
     to (its facts or its summary's exits), then the first-mentioned one (never the current state)."""
 
-    name = "programmatic-memory"
+    name = programmatic_agent("memory")
 
     def predict(self, memory_block: str, state: int, state_text: str, action: str) -> Prediction:
         hit = find_evidence(memory_block, state, action)

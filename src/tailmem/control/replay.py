@@ -32,7 +32,7 @@ from tqdm import tqdm
 from tailmem.control.predict import Prediction, find_evidence, full_prompt, mentioned_codes
 from tailmem.control.world_memory import WorldMemory
 from tailmem.graphworld.world import World
-from tailmem.llm.backends.instruct import ContextOverflow
+from tailmem.llm.backends.base import ContextOverflow
 from tailmem.llm.parallel import run_units
 from tailmem.memory.controllers import Controller
 from tailmem.memory.marks import line_marks

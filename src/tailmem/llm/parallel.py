@@ -24,12 +24,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from tailmem.errors import ConfigError
+from tailmem.llm.backends.base import KINDS, kind_of
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 SLOTS_ENV = "TAILMEM_LLM_SLOTS"  # the job's granted share of `--resources llm_slots=N` (0 or unset: no cap)
-IN_PROCESS = ("instruct", "local")  # backends whose model lives in this process: one call at a time
 
 
 def granted_slots() -> int | None:
@@ -46,7 +46,8 @@ def granted_slots() -> int | None:
 
 def in_process(client) -> bool:
     """Whether `client`'s model runs in this process (its calls serialize on the model's lock)."""
-    return getattr(client, "backend", None) in IN_PROCESS
+    kind = KINDS.get(getattr(client, "backend", None))
+    return kind is not None and kind.embedded
 
 
 def workers_for(client, units: int) -> int:
@@ -68,9 +69,6 @@ def units_workers(units: int, *clients) -> int:
     return min((workers_for(c, units) for c in playing), default=1)
 
 
-ENDPOINT_BACKENDS = ("openai",)  # backends whose calls go to a server the jobs of a run share
-
-
 def llm_slots(cfg, roles) -> int:
     """The Snakemake resource `llm_slots` a job declares: the most calls it holds in flight to a shared endpoint,
     the largest `concurrency` among `roles` played there (a job's units call its roles in turn), 0 when none is
@@ -79,7 +77,7 @@ def llm_slots(cfg, roles) -> int:
 
     settings = read_settings(cfg).roles
     return max(
-        (int(settings[r].concurrency) for r in roles if r in settings and settings[r].backend in ENDPOINT_BACKENDS),
+        (int(settings[r].concurrency) for r in roles if r in settings and kind_of(settings[r].backend).served),
         default=0,
     )
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from tailmem.errors import ConfigError
+from tailmem.llm.backends.base import BACKENDS
 from tailmem.llm.params import EFFORTS, FAMILIES, read_families
+from tailmem.roles import ROLES, model_free, player_label
 
-ROLES = ("policy", "predictor", "builder", "searcher", "executor", "judge")
-BACKENDS = ("programmatic", "openai", "local", "instruct", "replay")
 CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
 
 
@@ -62,9 +62,7 @@ class RoleSettings:
     @property
     def label(self) -> str:
         """What a result row names: the model, or the programmatic agent."""
-        if self.backend == "programmatic":
-            return self.agent or f"programmatic-{self.role}"
-        return str(self.model)
+        return player_label(self.role, self.backend, self.model, self.agent)
 
 
 @dataclass(frozen=True)
@@ -197,7 +195,7 @@ def read_settings(cfg) -> LLMSettings:
         backend = merged.get("backend")
         if backend not in BACKENDS:
             raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {BACKENDS}")
-        if backend != "programmatic" and not merged.get("model"):
+        if not model_free(backend) and not merged.get("model"):
             raise ConfigError(f"llm.roles.{role}.model is required for backend {backend!r}")
         _check_role(role, merged)
         roles[role] = RoleSettings(role=role, **merged)

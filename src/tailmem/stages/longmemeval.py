@@ -27,6 +27,7 @@ from tailmem.memory.tokens import TokenCounter
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows, LongMemEvalSummary
+from tailmem.roles import JUDGE, SEARCHER, plays_model
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stages.longmemeval_runs import ROWS_FILE, load_rows, run_dir
@@ -84,8 +85,8 @@ def run(cfg: StageSettings) -> None:
     dataset, questions = _questions(cfg)
     arms = make_arms(lme)
     counter = TokenCounter(encoding=cfg.llm.encoding)
-    searcher = get_client(cfg, "searcher", stage="longmemeval")
-    model = None if searcher.backend == "programmatic" else ModelAnswerer(searcher, seed)
+    searcher = get_client(cfg, SEARCHER, stage="longmemeval")
+    model = ModelAnswerer(searcher, seed) if plays_model(searcher) else None
     programmatic = ProgrammaticAnswerer(float(lme.min_overlap))
     turn_words = lme.turn_words
     turn_words = None if turn_words is None else int(turn_words)
@@ -176,7 +177,7 @@ def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
         out["answer_completion_tokens"] = float(df.answer_completion_tokens.mean())
     if "judge_seconds" in df and df.judge_seconds.notna().any():
         out["judge_seconds_per_call"] = float(df.judge_seconds.mean())
-    for role, client in (("searcher", searcher), ("judge", judge)):
+    for role, client in ((SEARCHER, searcher), (JUDGE, judge)):
         impl = getattr(client, "_impl", None)
         if impl is not None and hasattr(impl, "evaluated"):  # in process: this role's calls paid in this run
             out.setdefault("backend", {})[role] = {
@@ -194,8 +195,8 @@ def _judge(cfg: StageSettings, questions, rows: list[dict]):
     from tailmem.llm import get_client
     from tailmem.longmemeval.judge import judge_many
 
-    client = get_client(cfg, "judge", stage="longmemeval")
-    if client.backend == "programmatic":
+    client = get_client(cfg, JUDGE, stage="longmemeval")
+    if not plays_model(client):
         for r in rows:
             r.update(judge_correct=None, judge_correct_ours=None, judge_reply=None)
         return None

@@ -60,6 +60,7 @@ from tailmem.paths import data_label, out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import PersonaMemAnswers
 from tailmem.report.table_io import write_table
+from tailmem.roles import BUILDER, SEARCHER
 from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
@@ -91,8 +92,8 @@ COLUMNS = [
     "invalid citations",
     "harness",
     "build harness",
-    "searcher",
-    "builder",
+    SEARCHER,
+    BUILDER,
 ]
 SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
@@ -122,7 +123,7 @@ def _cited_text(harness, citation: str, conv) -> str:
 def choose_programmatic(q, harness, conv) -> tuple[str, searcher.Answer]:
     """The option sharing the most terms with the searcher's answer and the lines it cited (ties: the first).
     Reading the cited lines counts as the searcher's tool calls and characters read."""
-    meter = Meter("searcher", searcher.AGENT, harness)
+    meter = Meter(SEARCHER, searcher.AGENT, harness)
     a = searcher.answer_programmatic(q.question, harness)
     found = set(terms(a.text))
     for c in a.citations:
@@ -178,13 +179,13 @@ def answer_variant(
         cid: build_context(variant, convs[cid], sorted(ends[cid]), context_dir(vdir, cid), fs, b_client, prices)
         for cid in ends
     }
-    searcher_label = label(s_client, "searcher")
+    searcher_label = label(s_client, SEARCHER)
     key = hashlib.sha256(
         json.dumps(
             {
                 "builds": [builds[c].key for c in sorted(builds)],
                 "questions": [repr(q) for q in qs],
-                "searcher": searcher_label,
+                SEARCHER: searcher_label,
                 "harness": fs.harness,
                 "retrieval_k": int(fs.retrieval_k),
                 "rounds": [int(fs.rounds.search_curated), int(fs.rounds.search_other)],
@@ -223,8 +224,8 @@ def answer_variant(
             "correct": exact_match(reply, q.answer),
             "citations": list(a.citations),
             "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
-            "searcher": a.episode.agent,
-            "builder": builds[q.context_id].agent,
+            SEARCHER: a.episode.agent,
+            BUILDER: builds[q.context_id].agent,
             **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
             "search_dollars": dollars(a.episode, prices),
             "search_trace": trace,
@@ -296,13 +297,13 @@ def run(cfg) -> None:
     block = int(pm.block_messages)
     if block < 1:
         raise ConfigError(f"fsmem.personamem.block_messages: expected >= 1, got {block}")
-    b_client = client_for(cfg, "builder", "fsmem_personamem")
-    s_client = client_for(cfg, "searcher", "fsmem_personamem")
+    b_client = client_for(cfg, BUILDER, "fsmem_personamem")
+    s_client = client_for(cfg, SEARCHER, "fsmem_personamem")
     labels = {
         "harness": str(fs.harness),
         "build harness": build_harness_name(fs),
-        "searcher": label(s_client, "searcher"),
-        "builder": label(b_client, "builder"),
+        SEARCHER: label(s_client, SEARCHER),
+        BUILDER: label(b_client, BUILDER),
     }
     prices = prices_of(cfg)
     recs, read = [], []

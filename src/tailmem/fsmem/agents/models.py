@@ -8,20 +8,22 @@ from __future__ import annotations
 from pathlib import Path
 from string import Template
 
+from tailmem.roles import client_label, plays_model
+
 
 def client_for(cfg, role: str, stage: str):
-    """The role's LLM client, or None if no model is configured (backend 'programmatic' or no llm layer)."""
+    """The role's LLM client, or None if no model is configured (backend `programmatic` or no llm layer)."""
     try:
         from tailmem.llm import get_client
     except ImportError:
         return None
     client = get_client(cfg, role, stage)
-    return None if getattr(client, "backend", "programmatic") == "programmatic" else client
+    return client if plays_model(client) else None
 
 
 def label(client, role: str) -> str:
     """What a result row names: the model, or the programmatic agent of the role."""
-    return f"programmatic-{role}" if client is None else str(client.model)
+    return client_label(client, role)
 
 
 def prompt(name: str, folder: str = "fsmem", **values) -> str:
