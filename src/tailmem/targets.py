@@ -135,13 +135,14 @@ class ControlRun:
 
 
 def control_arms(cfg: DictConfig) -> list[str]:
-    from tailmem.control import arms
+    """The controller study's arms at this scale: every table's, or (`scale.control.arms: claims`) only those a
+    claims_ctmc row compares and the tau sweep's."""
+    from tailmem.control import arms, design
 
-    return list(
-        dict.fromkeys(
-            arms.table4_arms() + arms.table5_arms() + arms.table6_arms() + arms.tau_arms(cfg.scale.control.taus)
-        )
-    )
+    taus = arms.tau_arms(cfg.scale.control.taus)
+    if cfg.scale.control.arms == "claims":
+        return list(dict.fromkeys(design.claim_arms() + taus))
+    return list(dict.fromkeys(arms.table4_arms() + arms.table5_arms() + arms.table6_arms() + taus))
 
 
 def control_runs(cfg: DictConfig) -> list[ControlRun]:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from test_control import walk
 
-from tailmem.control import design
+from tailmem.control import arms, design
 from tailmem.control.predict import ProgrammaticPredictor, full_prompt, known_exits
 from tailmem.control.replay import replay, tail_states, window_counts
 from tailmem.control.world_memory import WorldMemory
@@ -221,7 +221,7 @@ def test_each_scale_s_own_config_gives_its_controller_claims_enough_runs(scale):
 
 def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config():
     """A claim that no model can decide under its plan says so before any call: the default slice plans 2
-    ALFWorld games, below stats.min_units (its 8 LoCoMo and 6 LongMemEval questions are not); the smoke slice's
+    ALFWorld games, below stats.min_units (its 12 LoCoMo and 6 LongMemEval questions are not); the smoke slice's
     LLM policy walks one world."""
     from tailmem.workflow import compose_config
 
@@ -350,3 +350,19 @@ def test_the_tail_rows_policy_is_apart_from_the_controller_trajectories():
     assert targets.contrast_policies(default) == ["random_walk", "semantic"]
     row = next(r for r in design.study_rows(default, 6, 0.025) if r["claim"].startswith("LLM policy"))
     assert row["plan"].startswith("not run at this scale")
+
+
+def test_a_claims_only_scale_runs_every_claim_pair_s_arms_and_nothing_else():
+    """Finding (default_model's measured run): the slice ran all 15 controller arms per run, 7 of them read by no
+    claim (Table 4's other baselines, tau 2), each a model job that loads the model for one sampled call: 56 of
+    its 120 model_control jobs. `scale.control.arms: claims` runs the claims' arms and the tau sweep's only."""
+    from tailmem import targets
+    from tailmem.workflow import compose_config
+
+    cfg = compose_config("default_model")
+    assert cfg.scale.control.arms == "claims"
+    ran = set(targets.control_arms(cfg))
+    assert {x for p in design.claim_pairs() for x in (p.a, p.b)} <= ran
+    assert ran == set(design.claim_arms()) | set(arms.tau_arms(cfg.scale.control.taus))
+    assert "full_history-compact" not in ran
+    assert "full_history-compact" in targets.control_arms(compose_config("default"))

@@ -55,7 +55,8 @@ def noise(n=90, sd=0.2, seed=1):
 
 
 def row(df, claim_start, benchmark="locomo"):
-    hit = df[df.claim.str.startswith(claim_start) & (df.benchmark == benchmark)]
+    at = df[df.benchmark == benchmark]
+    hit = at[at.claim.str.startswith(claim_start) & ~at.claim.str.contains("token F1")]  # the judged/main row
     assert len(hit) == 1, (claim_start, list(df.claim))
     return hit.iloc[0]
 
@@ -187,3 +188,20 @@ def test_judged_harnesses_that_never_disagree_on_eight_questions_do_not_tie():
     r = row(claims(answers, S, MARGIN), "The harnesses tie (verbatim): center vs center_bm25")
     assert r.metric == "judge_correct" and r.ci_method == "paired proportions (exact score)"
     assert r.verdict == INCONCLUSIVE and r.reason.startswith("uninformative")
+
+
+def test_a_judged_store_claim_keeps_the_benchmark_s_f1_row_beside_it():
+    """Finding (default_model, 8 LoCoMo questions): the 1.5B judge marked verbatim answers with F1 0.44-0.67 wrong,
+    so the judged row had 1 discordant question and could not be decided; LoCoMo's own scorer is token F1, so the
+    store-vs-closed-book claim is also scored by F1 on the same questions, labelled so."""
+    f1_store, f1_closed = np.full(12, 0.6), np.zeros(12)
+    judged = arm(f1_store, judge=[1.0] + [0.0] * 11, variant="verbatim")
+    closed = arm(f1_closed, judge=[0.0] * 12)
+    out = claims(pd.concat([closed, judged]), S, MARGIN)
+    rows = out[out.claim.str.startswith("A file-based store (verbatim)")]
+    assert list(rows.metric) == ["judge_correct", "f1"]
+    assert rows.iloc[0].verdict == INCONCLUSIVE and rows.iloc[1].verdict == HELD
+    assert "token F1" in rows.iloc[1].claim
+    unjudged = claims(pd.concat([arm(f1_closed), arm(f1_store, variant="verbatim")]), S, MARGIN)
+    same = unjudged[unjudged.claim.str.startswith("A file-based store (verbatim)")]
+    assert list(same.metric) == ["f1", "f1"]  # the same rows under any judge, so judge_sensitivity lines them up

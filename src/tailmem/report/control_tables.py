@@ -98,8 +98,9 @@ def with_shared_tail(df: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def _aggregate(df: pd.DataFrame, arm_list: list[str], metrics=METRICS) -> pd.DataFrame:
+    """Mean and sd over runs per arm of `arm_list` that ran (a scale may run only the claims' arms)."""
     rows = []
-    for arm in arm_list:
+    for arm in (a for a in arm_list if (df.arm == a).any()):
         sub = df[df.arm == arm]
         row = {"arm": arm, "controller": sub.label.iloc[0], "encoding": sub.encoding.iloc[0], "runs": len(sub)}
         for m in (*metrics, *(c for c in OWN_TAIL if c in sub)):

@@ -20,6 +20,9 @@ def _check_worlds(p: Problems, obj, families: str, size_keys: tuple[str, ...], s
         p.integers(name, getattr(obj, name), lo=MIN_STATES)
 
 
+ARM_SETS = ("all", "claims")
+
+
 @dataclass
 class ControlScale:
     policy: str = MISSING  # trajectory source
@@ -32,12 +35,16 @@ class ControlScale:
     # the trajectories' own. A slice may replay the model-free proxy's trajectories for the predictor's claims
     # while a model plays the policy for the tail rows.
     tail_policy: Optional[str] = None
+    # which arms run: `all` (every table's), or `claims` (only the arms a claims_ctmc row compares, plus the tau
+    # sweep's: a model slice spends its calls where a claim is decided; Table 4's other baselines are left out)
+    arms: str = "all"
 
     def __post_init__(self) -> None:
         from tailmem.rollout.settings import DESIGNS, POLICIES
 
         p = Problems("scale.control")
         p.one_of("policy", self.policy, POLICIES)  # the config key, not the role
+        p.one_of("arms", self.arms, ARM_SETS)
         if self.tail_policy is not None:
             p.one_of("tail_policy", self.tail_policy, POLICIES)
         p.one_of("retrieval", self.retrieval, DESIGNS)
