@@ -14,6 +14,9 @@ from pathlib import Path
 
 # The agent label of a role played by no model (a programmatic agent stands in).
 PROGRAMMATIC = "programmatic"
+# Appended to the model's label where a served model plays a role under the embedded backend's constraints
+# (llm=served): the same model as the embedded run, another run, so its results sit in folders of their own.
+SERVED_SUFFIX = "-served"
 
 # -- file names ---------------------------------------------------------------------------------------------
 WORLD_FILE = "world.json"
@@ -113,7 +116,8 @@ def role_label(cfg, role: str) -> str:
     r = roles.get(role) if roles is not None else None
     if r is None or r.get("backend", PROGRAMMATIC) == PROGRAMMATIC:
         return PROGRAMMATIC
-    return path_segment(r.get("model"))
+    served = r.get("structured_outputs", llm.get("structured_outputs"))
+    return path_segment(f"{r.get('model')}{SERVED_SUFFIX if served else ''}")
 
 
 def agent_label(cfg, *roles: str) -> str:

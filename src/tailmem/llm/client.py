@@ -221,7 +221,7 @@ class LLMClient:
     def constrains_answers(self) -> bool:
         """Whether a chat may name its allowed answers (`answer_choices`) and have the reply decoded under them:
         the embedded model's grammar. Other backends answer freely and the caller parses the reply."""
-        return self._hash_backend == "instruct"
+        return self._hash_backend == "instruct" or bool(self.settings.structured_outputs)
 
     # -- the contract ----------------------------------------------------------------------------------------------
     def chat(
@@ -265,13 +265,13 @@ class LLMClient:
             raise no_model(self.role, self.stage, self.label, "choose()")
         if len(options) == 1:
             return 0
-        if self._hash_backend in ("local", "instruct"):
+        if self._hash_backend in ("local", "instruct") or self.settings.structured_outputs:  # decoded under options
             request = {
                 "backend": self._hash_backend,
                 "model": self.model,
                 "choose": {"prompt": prompt, "options": options},
             }
-            if self._hash_backend == "instruct":
+            if self._hash_backend != "local":
                 request["endpoint"] = self.endpoint()
 
             def run() -> ChatResponse:
@@ -389,7 +389,7 @@ def answers_constrained(cfg, role: str) -> bool:
     an answer without a call (a next-state predictor cannot name a state its prompt does not)."""
     settings = read_settings(cfg).roles[role]
     backend = settings.recorded_backend if settings.backend == "replay" else settings.backend
-    return backend in CONSTRAINED_BACKENDS
+    return backend in CONSTRAINED_BACKENDS or bool(settings.structured_outputs)
 
 
 def get_client(cfg, role: str, stage: str) -> LLMClient:

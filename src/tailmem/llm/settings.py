@@ -44,6 +44,9 @@ class RoleSettings:
     compact_prompt_tokens: int | None = 96_000  # tool loop: compact the transcript past this many prompt tokens
     tool_output_max_chars: int = 400_000  # tool loop: safety cap on one tool output (file views are not clipped)
     recorded_backend: str = "openai"  # replay: the backend whose recorded calls are answered
+    # openai: the embedded backend's constraints sent through the server's structured-output parameters
+    # (gbnf | vllm | json_schema; tailmem.llm.structured); null: the model answers freely
+    structured_outputs: str | None = None
     model_path: str | None = None  # local / instruct: GGUF file; null -> the shipped model named `model`
     model_sha256: str | None = None  # instruct: sha256 of model_path (checked before loading; the cache key)
     n_gpu_layers: int = 0  # instruct: layers offloaded to a GPU (a CUDA build of llama-cpp-python)
@@ -62,7 +65,9 @@ class RoleSettings:
         """What a result row names: the model, or the programmatic agent."""
         if self.backend == "programmatic":
             return self.agent or f"programmatic-{self.role}"
-        return str(self.model)
+        from tailmem.paths import SERVED_SUFFIX
+
+        return f"{self.model}{SERVED_SUFFIX}" if self.structured_outputs else str(self.model)
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,15 @@ SELF_CHECKED = (
     "tool_output_max_chars",
 )
 # Role keys whose null, written at the role, means "not sent" / "off" rather than "inherit the group's value".
-NULLABLE = {"family", "temperature", "max_output_tokens", "reasoning_effort", "endpoint_key", "compact_prompt_tokens"}
+NULLABLE = {
+    "family",
+    "temperature",
+    "max_output_tokens",
+    "reasoning_effort",
+    "endpoint_key",
+    "compact_prompt_tokens",
+    "structured_outputs",
+}
 _GROUP_KEYS = {
     "name",
     "cache_path",
@@ -233,6 +246,18 @@ def _check_role(role: str, s: dict) -> None:
     t = s.get("temperature")
     if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 2):
         raise ConfigError(f"llm.roles.{role}.temperature is {t!r}; expected a number in [0, 2] or null")
+    mode = s.get("structured_outputs")
+    if mode is not None:
+        from tailmem.llm.structured import MODES
+
+        if mode not in MODES:
+            raise ConfigError(f"llm.roles.{role}.structured_outputs is {mode!r}; expected one of {MODES} or null")
+        played = s.get("recorded_backend", "openai") if s.get("backend") == "replay" else s.get("backend")
+        if played in ("local", "instruct"):
+            raise ConfigError(
+                f"llm.roles.{role}.structured_outputs={mode} is for a served model (backend openai); backend "
+                f"{s.get('backend')!r} constrains its own decoding or none: set it to null"
+            )
     _positive(role, "max_output_tokens", s.get("max_output_tokens"))
     _positive(role, "compact_prompt_tokens", s.get("compact_prompt_tokens"), 1000)
     _positive(role, "tool_output_max_chars", s.get("tool_output_max_chars"), 1000)
