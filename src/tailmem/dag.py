@@ -271,7 +271,9 @@ class DagInputs:
 
     @staticmethod
     def model(role, name) -> list[str]:
-        return [] if name == fsmem_study_runs.PROGRAMMATIC else [f"llm.roles.{role}.model={name}"]
+        if name == fsmem_study_runs.PROGRAMMATIC:
+            return []
+        return [f"llm.roles.{role}.model={fsmem_study_runs.grid_model(name)}"]
 
     def priced_strength_grid(self, wildcards) -> list:
         """No input: checks, when the DAG first needs a grid store, that every grid model has a price."""

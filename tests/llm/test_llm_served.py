@@ -52,6 +52,19 @@ def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
     assert "agents (llm=served): policy qwen2.5-coder-1.5b-instruct-q4_k_m-served (openai gbnf)" in footer
 
 
+def test_the_strength_grid_keeps_served_folders_apart_and_sends_the_model_name():
+    from tailmem.dag import DagInputs
+    from tailmem.fsmem.study import strength_runs
+
+    for overrides, suffix in ((["llm=served"], "-served"), ([], "")):
+        (run,) = strength_runs(compose_config("smoke_model", overrides))
+        assert run.builder == f"qwen2.5-coder-1.5b-instruct-q4_k_m{suffix}"
+        assert run.build_dir.parts[-2] == run.builder  # the main store, built once, is the grid's
+    assert DagInputs.model("builder", "qwen2.5-coder-1.5b-instruct-q4_k_m-served") == [
+        "llm.roles.builder.model=qwen2.5-coder-1.5b-instruct-q4_k_m"
+    ]
+
+
 def test_structured_outputs_is_for_a_served_model_only():
     with pytest.raises(ConfigError, match="structured_outputs=gbnf is for a served model"):
         compose_config("smoke", ["llm=embedded", "+llm.roles.predictor.structured_outputs=gbnf"])

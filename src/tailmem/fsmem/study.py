@@ -26,6 +26,7 @@ from tailmem.paths import (
     ANSWERS_FILE,
     BUILD_FILE,
     PROGRAMMATIC,
+    SERVED_SUFFIX,
     answers_dir,
     harness_build_dir,
     replicate_dir,
@@ -59,9 +60,19 @@ class Run:
 
 
 def _role_models(cfg, role: str, models) -> list[str]:
+    """The grid's labels for `role`: each model as role_label names it (a served model's with SERVED_SUFFIX, so the
+    grid's folders are apart from the embedded run's and the main store is still recognised as the main one)."""
     cfg = composed(cfg)  # the DAG's config or a stage's: the same answer for both
     backend = cfg.llm.roles[role].backend if cfg.get("llm") and role in cfg.llm.roles else PROGRAMMATIC
-    return [PROGRAMMATIC] if backend == PROGRAMMATIC else [str(m) for m in models]
+    if backend == PROGRAMMATIC:
+        return [PROGRAMMATIC]
+    suffix = SERVED_SUFFIX if role_label(cfg, role).endswith(SERVED_SUFFIX) else ""
+    return [f"{m}{suffix}" for m in models]
+
+
+def grid_model(label: str) -> str:
+    """The model a grid label names (the label without SERVED_SUFFIX), for the job's llm.roles.<role>.model."""
+    return label.removesuffix(SERVED_SUFFIX)
 
 
 def _label(cfg, role: str) -> str:
