@@ -90,6 +90,7 @@ def test_vllm_and_json_schema_fields():
     assert r["extra_body"]["structured_outputs"] == {"choice": ["S1", "UNKNOWN"]}
     r = request("vllm", "searcher", {"tool_choice": "required"}, [VIEW], None)
     assert r["extra_body"]["structured_outputs"]["json"]["properties"]["name"] == {"const": "view"}
+    assert r["tool_choice"] == "none"  # the call is read from the text, not by the server's tool parser
     assert request("vllm", "searcher", {"tool_choice": "auto"}, [VIEW], None) == {"tool_choice": "auto"}
     r = request("json_schema", "predictor", {}, None, ["S1", "UNKNOWN"])
     assert r["response_format"]["json_schema"]["schema"]["properties"]["answer"]["enum"] == ["S1", "UNKNOWN"]

@@ -84,16 +84,16 @@ def request(mode: str, role: str, kwargs: dict, tools: list[dict] | None, choice
     if mode == "vllm":
         if choices:
             return _extra(kwargs, structured_outputs={"choice": list(choices)})
+        # the call is read from the reply's text: the server's own tool parser stays out of it ("none")
         if must_call:
-            kwargs.pop("tool_choice", None)
-            return _extra(kwargs, structured_outputs={"json": call_schema(tools)})
+            return _extra({**kwargs, "tool_choice": "none"}, structured_outputs={"json": call_schema(tools)})
         if tools and tool_choice == "none":
             return _extra(kwargs, structured_outputs={"regex": ANSWER_REGEX})
         return kwargs
     if choices:
         return {**kwargs, "response_format": _choice_schema(choices)}
     if must_call:
-        kwargs.pop("tool_choice", None)
+        kwargs["tool_choice"] = "none"
         schema = {"name": "tool_call", "strict": False, "schema": call_schema(tools)}
         return {**kwargs, "response_format": {"type": "json_schema", "json_schema": schema}}
     return kwargs
