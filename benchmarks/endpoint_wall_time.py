@@ -59,6 +59,7 @@ class Rate:
     cached: float
     output: float
     factor: float
+    measured: bool = True  # False: FALLBACK tokens stand in for a role and stage the cache has no call of
 
     @property
     def calls(self) -> float:
@@ -123,7 +124,7 @@ def measured_rates(cache: Path, measured, target) -> tuple[dict[tuple[str, str],
         out[(role, stage)] = Rate(role, stage, n, prompt, cached, output, factor)
     if ("predictor", "control") not in out:
         calls = units(target, "control")
-        out[("predictor", "control")] = Rate("predictor", "control", int(calls), *FALLBACK, 1.0)
+        out[("predictor", "control")] = Rate("predictor", "control", int(calls), *FALLBACK, 1.0, measured=False)
         notes.append(
             f"no predictor call in the cache: the controller study's {calls:,.0f} planned predictions at "
             f"{FALLBACK[0]:.0f} prompt and {FALLBACK[2]:.0f} output tokens each"
@@ -138,7 +139,7 @@ def per_call(rates: dict, role: str, stage_prefix: str) -> tuple[tuple[float, fl
     if not n:
         return FALLBACK, False
     avg = [sum(getattr(r, k) * r.measured_calls for r in hits) / n for k in ("prompt", "cached", "output")]
-    return (avg[0], avg[1], avg[2]), True
+    return (avg[0], avg[1], avg[2]), all(r.measured for r in hits)
 
 
 def chains(cfg, measured, rates: dict, ep: Endpoint, build_calls: int | None) -> list[dict]:
