@@ -10,6 +10,7 @@
 # no meaning. A new rule file does the same: its own target list becomes a property of tailmem.dag.DagInputs when
 # `all`, the site or another file must see it, and it is included here in any position. (Not `DAG`: Snakefiles run
 # in the namespace of snakemake.workflow, whose `DAG` is Snakemake's own class.)
+from tailmem import roles
 from tailmem.dag import dag_of
 from tailmem.workflow import wildcard_patterns
 
@@ -67,8 +68,10 @@ rule role_probe:
         TAILMEM.log_of("role_probe"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out={params.out} > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule all:

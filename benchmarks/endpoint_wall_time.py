@@ -31,6 +31,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, SEARCHER
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from plan_model_slice import ALFWORLD_VALID_SEEN, LOCOMO_CONV50_QUESTIONS, units  # noqa: E402
 
@@ -117,14 +119,14 @@ def measured_rates(cache: Path, measured, target) -> tuple[dict[tuple[str, str],
     out, notes = {}, []
     for role, stage, n, prompt, cached, output in rows:
         factor = slice_units(target, stage) / max(slice_units(measured, stage), 1e-9)
-        if role == "executor":
+        if role == EXECUTOR:
             output, note = executor_output(target, measured, output)
             if note and note not in notes:
                 notes.append(note)
         out[(role, stage)] = Rate(role, stage, n, prompt, cached, output, factor)
-    if ("predictor", "control") not in out:
+    if (PREDICTOR, "control") not in out:
         calls = units(target, "control")
-        out[("predictor", "control")] = Rate("predictor", "control", int(calls), *FALLBACK, 1.0, measured=False)
+        out[(PREDICTOR, "control")] = Rate(PREDICTOR, "control", int(calls), *FALLBACK, 1.0, measured=False)
         notes.append(
             f"no predictor call in the cache: the controller study's {calls:,.0f} planned predictions at "
             f"{FALLBACK[0]:.0f} prompt and {FALLBACK[2]:.0f} output tokens each"
@@ -147,33 +149,33 @@ def chains(cfg, measured, rates: dict, ep: Endpoint, build_calls: int | None) ->
     units side by side: {name, calls_coded, calls_concurrent, seconds per call, measured?}."""
     out = []
     if cfg.scale.control.get("tail_policy") == "llm" or cfg.scale.control.policy == "llm":
-        tok, ok = per_call(rates, "policy", "rollout")
+        tok, ok = per_call(rates, POLICY, "rollout")
         eps, steps = cfg.rollout.episodes, cfg.rollout.steps
         out.append(dict(name="rollout run (LLM policy)", coded=eps * steps, concurrent=steps, tok=tok, measured=ok))
     a = cfg.alfworld
     if "episode_log" in a.variants:
-        tok, ok = per_call(rates, "executor", "alfworld")
+        tok, ok = per_call(rates, EXECUTOR, "alfworld")
         n = alfworld_games(cfg) * a.max_steps
         out.append(dict(name="ALFWorld episode_log cell", coded=n, concurrent=n, tok=tok, measured=ok))
     if "agent_curated" in cfg.fsmem.variants:
-        btok, bok = per_call(rates, "builder", "fsmem_build")
-        stok, sok = per_call(rates, "searcher", "fsmem_answer")
-        jtok, jok = per_call(rates, "judge", "fsmem_answer")
+        btok, bok = per_call(rates, BUILDER, "fsmem_build")
+        stok, sok = per_call(rates, SEARCHER, "fsmem_answer")
+        jtok, jok = per_call(rates, JUDGE, "fsmem_answer")
         q = cfg.fsmem.max_questions if cfg.fsmem.max_questions is not None else LOCOMO_CONV50_QUESTIONS
         per_q = {}
-        for role in ("searcher", "judge"):
+        for role in (SEARCHER, JUDGE):
             r = rates.get((role, "fsmem_answer"))
             # calls per question and variant in the measured slice (its round caps: see the note printed below)
             per_q[role] = (
                 r.measured_calls / max(units(measured, "fsmem_answer"), 1) / len(measured.fsmem.variants) if r else 1.0
             )
         build = build_calls if build_calls else _build_calls(rates, cfg)
-        answer = q * (per_q["searcher"] + per_q["judge"])
+        answer = q * (per_q[SEARCHER] + per_q[JUDGE])
         lat_b = ep.latency(*btok)
-        lat_a = (per_q["searcher"] * ep.latency(*stok) + per_q["judge"] * ep.latency(*jtok)) / max(
-            per_q["searcher"] + per_q["judge"], 1e-9
+        lat_a = (per_q[SEARCHER] * ep.latency(*stok) + per_q[JUDGE] * ep.latency(*jtok)) / max(
+            per_q[SEARCHER] + per_q[JUDGE], 1e-9
         )
-        per_question = per_q["searcher"] + per_q["judge"]
+        per_question = per_q[SEARCHER] + per_q[JUDGE]
         out.append(
             dict(
                 name="fsmem agent-curated build, then answers",
@@ -183,7 +185,7 @@ def chains(cfg, measured, rates: dict, ep: Endpoint, build_calls: int | None) ->
                 measured=bok and sok and jok,
             )
         )
-    tok, ok = per_call(rates, "predictor", "control")
+    tok, ok = per_call(rates, PREDICTOR, "control")
     c = cfg.control
     if c.plan:
         arm = c.plan_calls * 1.5 + c.plan_sample * 0.05 * (c.replay_steps or 500)
@@ -200,7 +202,7 @@ def chains(cfg, measured, rates: dict, ep: Endpoint, build_calls: int | None) ->
 def _build_calls(rates: dict, cfg) -> float:
     """The agent-curated build's builder calls at the target: measured builder calls scaled by the build rounds cap
     over the measured one (the chunk count is the conversation's, the same at every scale of one benchmark)."""
-    r = rates.get(("builder", "fsmem_build"))
+    r = rates.get((BUILDER, "fsmem_build"))
     return float(r.measured_calls * cfg.fsmem.rounds.build) if r else float(cfg.fsmem.rounds.build)
 
 
@@ -230,7 +232,7 @@ def main() -> None:
     measured, target = compose_config(args.measured), compose_config(args.target)
     ep = Endpoint(args.prompt_tps, args.decode_tps, args.parallel, args.overhead_s, not args.no_prefix_cache)
     rates, notes = measured_rates(args.cache, measured, target)
-    build = rates.get(("builder", "fsmem_build"))
+    build = rates.get((BUILDER, "fsmem_build"))
     if build is not None and args.build_calls:  # the build's calls follow its chunks, not the questions
         build.factor = args.build_calls / build.measured_calls
 

@@ -24,16 +24,25 @@ ALFWORLD_VALID_SEEN = 140
 def units(cfg, stage: str) -> float:
     """How many units of work `stage` does at this config's scale (the factor's numerator or denominator)."""
     s = cfg.scale
-    if stage == "rollout":  # the policy's steps: every LLM-policy run
-        return len(s.families) * len(s.sizes) * len(s.seeds) * cfg.rollout.episodes * cfg.rollout.steps
-    if stage == "control":  # planned predictions per claim arm and run, or predicted steps per arm and run
+    if stage == "rollout":  # the policy's steps: every LLM-policy run (the tail rows' runs, the trajectories')
+        from tailmem.targets import policy_runs, tail_policy
+
+        if tail_policy(cfg) != "llm" and s.control.policy != "llm":
+            return 0.0
+        runs = len(policy_runs(cfg)) + (
+            len(s.families) * len(s.sizes) * len(s.seeds) if s.control.policy == "llm" else 0
+        )
+        return runs * cfg.rollout.episodes * cfg.rollout.steps
+    if stage == "control":  # planned predictions per run (at most: a shared prompt shares its call)
         c = s.control
         runs = len(c.families) * len(c.seeds)
         if cfg.control.plan:
-            per = cfg.control.plan_calls * 1.5 + cfg.control.plan_sample * 0.05 * (cfg.control.replay_steps or 500)
-            from tailmem.control.design import claim_arms
+            from tailmem.control.design import arm_pairs, claim_arms
 
-            return runs * len(claim_arms()) * per
+            k = cfg.control.plan_calls
+            pairs = sum(2 * (k + (k // 2 if "all" in scopes else 0)) for scopes in arm_pairs().values())
+            shared = cfg.control.plan_sample * (cfg.control.replay_steps or 500) * len(claim_arms())
+            return runs * (pairs + shared)
         steps = cfg.control.predict_steps or cfg.control.replay_steps or cfg.rollout.episodes * cfg.rollout.steps
         return runs * 16 * steps
     if stage.startswith("fsmem") or stage in ("judge_sensitivity", "model_roles"):
@@ -59,6 +68,12 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("results/model/llm_cache.sqlite"))
     ap.add_argument("--target", default="paper_model")
     ap.add_argument("--jobs", type=int, default=2, help="model jobs side by side (one core each)")
+    ap.add_argument(
+        "--policy-seconds",
+        type=float,
+        default=8.3,
+        help="seconds per LLM-policy step when the measured slice played no policy (smoke_model's measured rate)",
+    )
     args = ap.parse_args()
     from tailmem.workflow import compose_config
 
@@ -78,6 +93,13 @@ def main() -> None:
         total_calls, total_s = total_calls + calls, total_s + seconds
         print(
             f"| {role} | {stage} | {n} | {latency:.2f} | {prompt:.0f} | {factor:.1f} | {calls:,.0f} | {seconds / 3600:.1f} |"
+        )
+    if not any(stage == "rollout" for _, stage, *_ in rows) and units(target, "rollout"):
+        calls = units(target, "rollout")  # the measured slice played no policy: the rate is a stated one
+        total_calls, total_s = total_calls + calls, total_s + calls * args.policy_seconds
+        print(
+            f"| policy | rollout | 0 | {args.policy_seconds:.2f} (stated: --policy-seconds) | - | - | {calls:,.0f} | "
+            f"{calls * args.policy_seconds / 3600:.1f} |"
         )
     print(
         f"\n{args.target}: about {total_calls:,.0f} calls, {total_s / 3600:.1f} core-hours at {args.measured}'s "

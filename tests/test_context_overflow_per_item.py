@@ -8,7 +8,7 @@ import pytest
 
 from tailmem.fsmem.agents import loop
 from tailmem.fsmem.agents.accounting import RUN_SETTING_COLUMNS, run_setting_counts
-from tailmem.llm.backends.instruct import ContextOverflow
+from tailmem.llm.backends.base import ContextOverflow
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
 
 

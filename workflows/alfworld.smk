@@ -3,6 +3,7 @@
 # Cells sit under the agent of every role they depend on (tailmem.paths.ALFWORLD_MEMORY / ALFWORLD_SKILLS).
 import re
 
+from tailmem import roles
 from tailmem import paths
 from tailmem.alfworld.layout import agent_segments
 from tailmem.dag import dag_of
@@ -54,15 +55,17 @@ rule alfworld_memory:
         ALF_MEMORY,
     priority: 10
     wildcard_constraints:
-        executor=ALF_AGENT_CONSTRAINTS["executor"],
+        executor=ALF_AGENT_CONSTRAINTS[roles.EXECUTOR],
     params:
         **TAILMEM.stage_params("alfworld_memory", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.arm={wc.arm}"]),
     log:
         TAILMEM.log_of("alfworld_memory", "subset", "executor", "arm"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.EXECUTOR),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule alfworld_skills:
@@ -82,13 +85,15 @@ rule alfworld_skills:
         TAILMEM.log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant", "seed"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER, roles.SEARCHER, roles.EXECUTOR),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule alfworld_report:
     input:
-        lambda wc: expand(ALF_MEMORY, subset=wc.subset, executor=ALF_AGENTS["executor"], arm=ALF_ARMS),
+        lambda wc: expand(ALF_MEMORY, subset=wc.subset, executor=ALF_AGENTS[roles.EXECUTOR], arm=ALF_ARMS),
         lambda wc: expand(ALF_SKILLS, subset=wc.subset, **ALF_AGENTS, protocol=ALF_PROTOCOLS,
                           skill_variant=ALF_VARIANTS, seed=ALF_SEEDS),
     output:

@@ -1,6 +1,7 @@
 # Stage 4 (graph world): the controller study. Its design check first: the model-free twin says which steps can tell
 # each claim's arms apart (a model slice's controller jobs predict there only). Each arm replays a semantic/LLM-policy
 # trajectory under one memory controller (paper 1 Tables 4-6, Figures 4, 6, 7). Target: `snakemake control_report`.
+from tailmem import roles
 from tailmem.dag import dag_of
 
 TAILMEM = dag_of(config, workflow.basedir)
@@ -50,8 +51,10 @@ rule control:
         TAILMEM.log_of("control", "policy", "agent", "retrieval", "family", "n", "seed", "predictor", "arm"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.PREDICTOR),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} {params.budget} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} {params.budget} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
         "out=$(dirname {output}) > {log} 2>&1"
 
 

@@ -2,14 +2,15 @@
 # answer the questions through a search harness, one table per conversation of the main benchmark (LoCoMo).
 # Paths: tailmem/paths.py.
 #   snakemake --cores 2 fsmem_locomo
+from tailmem import roles
 from tailmem import outputs, paths
 from tailmem.dag import dag_of
 from tailmem.fsmem.benchmarks import MAIN_BENCHMARK
 
 TAILMEM = dag_of(config, workflow.basedir)
 FSMEM_VARIANTS = list(TAILMEM.cfg.fsmem.variants)
-FSMEM_BUILDER = paths.role_label(TAILMEM.cfg, "builder")
-FSMEM_SEARCHER = paths.role_label(TAILMEM.cfg, "searcher")
+FSMEM_BUILDER = paths.role_label(TAILMEM.cfg, roles.BUILDER)
+FSMEM_SEARCHER = paths.role_label(TAILMEM.cfg, roles.SEARCHER)
 
 
 rule fsmem_locomo:
@@ -26,8 +27,10 @@ rule fsmem_store:
         TAILMEM.log_of("fsmem_store", "bench", "conv", "builder", "variant"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_answers:
@@ -41,8 +44,10 @@ rule fsmem_answers:
         TAILMEM.log_of("fsmem_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_table:

@@ -3,6 +3,7 @@
 #   snakemake --cores 2 fsmem_rq3_strength   # one study
 # Runs are enumerated by tailmem/fsmem/study.py from the same config the stages read (through tailmem.dag);
 # the main stores and answers are fsmem.smk's rules.
+from tailmem import roles
 from tailmem import paths
 from tailmem.dag import dag_of
 
@@ -25,13 +26,15 @@ rule fsmem_strength_store:
     output:
         f"{_STRENGTH}/{paths.BUILD_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + TAILMEM.model("builder", wc.builder)),
+        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + TAILMEM.model(roles.BUILDER, wc.builder)),
     log:
         TAILMEM.log_of("fsmem_strength_store", "bench", "conv", "builder", "variant"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_strength_answers:
@@ -40,13 +43,15 @@ rule fsmem_strength_answers:
     output:
         f"{paths.wild(paths.ANSWERS, store=_STRENGTH)}/{paths.ANSWERS_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_answer", lambda wc: TAILMEM.answer_args(wc) + TAILMEM.model("searcher", wc.searcher)),
+        **TAILMEM.stage_params("fsmem_answer", lambda wc: TAILMEM.answer_args(wc) + TAILMEM.model(roles.SEARCHER, wc.searcher)),
     log:
         TAILMEM.log_of("fsmem_strength_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- RQ5: one store per build harness, searched through the same harness ------------------------------------
@@ -60,8 +65,10 @@ rule fsmem_harness_store:
         TAILMEM.log_of("fsmem_harness_store", "bench", "conv", "builder", "bharness", "variant"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_harness_answers:
@@ -75,8 +82,10 @@ rule fsmem_harness_answers:
         TAILMEM.log_of("fsmem_harness_answers", "bench", "conv", "builder", "bharness", "variant", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- replicates: the same store built again with the builder's sampling seed set (replicate 0 = the main store) --
@@ -92,8 +101,10 @@ rule fsmem_replicate_store:
         TAILMEM.log_of("fsmem_replicate_store", "bench", "conv", "builder", "variant", "replicate"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_replicate_answers:
@@ -107,8 +118,10 @@ rule fsmem_replicate_answers:
         TAILMEM.log_of("fsmem_replicate_answers", "bench", "conv", "builder", "variant", "replicate", "harness", "searcher"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- the study tables ----------------------------------------------------------------------------------------
@@ -177,8 +190,10 @@ rule fsmem_personamem:
         TAILMEM.log_of("fsmem_personamem"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER, roles.SEARCHER),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out={params.out} > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"
 
 
 # Target names per research question (the rules above are named after their stages).

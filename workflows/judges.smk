@@ -1,6 +1,7 @@
 # Judge sensitivity (issue 31): the answers the fsmem study and LongMemEval wrote, judged again by every judge of
 # `judges.names` (table judge_sensitivity); its per-answer verdicts feed claims_fsmem and claims_longmemeval.
 #   snakemake --cores 2 judge_sensitivity
+from tailmem import roles
 from tailmem.dag import dag_of
 
 TAILMEM = dag_of(config, workflow.basedir)
@@ -19,5 +20,7 @@ rule judge_sensitivity:
         TAILMEM.log_of("judge_sensitivity"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out={params.out} > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"

@@ -1,6 +1,7 @@
 # LongMemEval with the memory controllers (paper 1 Figure 8): one job per dataset (oracle, S sample) and seed,
 # every arm inside it (CTMC's budgets are read from Graph Memory's tokens on the same question), then the report.
 #   snakemake --cores 2 longmemeval
+from tailmem import roles
 from tailmem import paths
 from tailmem.dag import dag_of
 
@@ -22,8 +23,10 @@ rule longmemeval_run:
         TAILMEM.log_of("longmemeval", "dataset", "agent", "seed"),
     conda:
         TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
-        "{params.cmd} out=$(dirname {output}) > {log} 2>&1"
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule longmemeval_report:

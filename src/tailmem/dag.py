@@ -17,6 +17,7 @@ from tailmem import outputs, paths, targets
 from tailmem.control import arms as control_arms
 from tailmem.fsmem import study as fsmem_study_runs
 from tailmem.fsmem.benchmarks import MAIN_BENCHMARK, conversation_ids
+from tailmem.roles import JUDGE, PROGRAMMATIC, SEARCHER
 from tailmem.workflow import Dag
 
 
@@ -78,6 +79,15 @@ class DagInputs:
 
     # -- what every rule uses ---------------------------------------------------------------------------------
     out_folder = staticmethod(out_folder)
+
+    def llm_slots(self, *roles: str) -> int:
+        """`resources: llm_slots=` of a rule whose jobs call `roles`: the calls in flight one job may hold on a
+        shared endpoint (tailmem.llm.parallel.llm_slots). `snakemake --resources llm_slots=N` then caps the calls
+        in flight across all jobs; a job granted fewer than it asks for reads its grant ($TAILMEM_LLM_SLOTS, which
+        the rule's shell sets from `{resources.llm_slots}`) and runs that many units at once."""
+        from tailmem.llm.parallel import llm_slots
+
+        return llm_slots(self.cfg, roles)
 
     def stage_params(self, stage, args=None, family=None) -> dict:
         """`params:` of a rule running `stage`: `cmd`, and the `config` and `code` digests that rerun the job
@@ -271,9 +281,7 @@ class DagInputs:
 
     @staticmethod
     def model(role, name) -> list[str]:
-        if name == fsmem_study_runs.PROGRAMMATIC:
-            return []
-        return [f"llm.roles.{role}.model={fsmem_study_runs.grid_model(name)}"]
+        return [] if name == PROGRAMMATIC else [f"llm.roles.{role}.model={fsmem_study_runs.grid_model(name)}"]
 
     def priced_strength_grid(self, wildcards) -> list:
         """No input: checks, when the DAG first needs a grid store, that every grid model has a price."""
@@ -379,7 +387,7 @@ class DagInputs:
     def longmemeval_summaries(self) -> list[str]:
         """Every LongMemEval run's summary.json (one per dataset and seed)."""
         run = paths.wild(paths.LONGMEMEVAL, results=self.results)
-        agent = paths.agent_label(self.cfg, "searcher", "judge")
+        agent = paths.agent_label(self.cfg, SEARCHER, JUDGE)
         return [
             f"{run}/{paths.SUMMARY_FILE}".format(dataset=d, agent=agent, seed=s)
             for d in self.cfg.longmemeval.datasets

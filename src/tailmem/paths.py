@@ -12,11 +12,7 @@ import re
 import string
 from pathlib import Path
 
-# The agent label of a role played by no model (a programmatic agent stands in).
-PROGRAMMATIC = "programmatic"
-# Appended to the model's label where a served model plays a role under the embedded backend's constraints
-# (llm=served): the same model as the embedded run, another run, so its results sit in folders of their own.
-SERVED_SUFFIX = "-served"
+from tailmem.roles import POLICY, PREDICTOR, PROGRAMMATIC, SERVED_SUFFIX, configured_model, configured_served
 
 # -- file names ---------------------------------------------------------------------------------------------
 WORLD_FILE = "world.json"
@@ -108,16 +104,10 @@ def path_segment(name: str) -> str:
 def role_label(cfg, role: str) -> str:
     """The model that plays `role` (as a folder name), or `programmatic` where no model does. Read from the
     composed config, so a stage and the DAG that scheduled it name the same folder."""
-    from tailmem.settings.stage import composed
-
-    cfg = composed(cfg)
-    llm = cfg.get("llm") if hasattr(cfg, "get") else None
-    roles = llm.get("roles") if llm is not None else None
-    r = roles.get(role) if roles is not None else None
-    if r is None or r.get("backend", PROGRAMMATIC) == PROGRAMMATIC:
+    model = configured_model(cfg, role)
+    if model is None:
         return PROGRAMMATIC
-    served = r.get("structured_outputs", llm.get("structured_outputs"))
-    return path_segment(f"{r.get('model')}{SERVED_SUFFIX if served else ''}")
+    return path_segment(f"{model}{SERVED_SUFFIX}" if configured_served(cfg, role) else model)
 
 
 def agent_label(cfg, *roles: str) -> str:
@@ -131,7 +121,7 @@ def agent_label(cfg, *roles: str) -> str:
 
 def policy_agent(cfg, policy: str) -> str:
     """The agent of a rollout: the policy role's model for the `llm` policy, else `programmatic`."""
-    return role_label(cfg, "policy") if policy == "llm" else PROGRAMMATIC
+    return role_label(cfg, POLICY) if policy == "llm" else PROGRAMMATIC
 
 
 # -- folders from a resolved config (the stages' defaults) -------------------------------------------------------
@@ -162,7 +152,7 @@ def audit_dir(cfg) -> Path:
 
 def control_dir(cfg) -> Path:
     return Path(
-        CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, "predictor"), arm=cfg.control.arm or cfg.memory.name)
+        CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, PREDICTOR), arm=cfg.control.arm or cfg.memory.name)
     )
 
 

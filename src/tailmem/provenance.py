@@ -30,6 +30,7 @@ from tailmem.artifacts import write_text
 from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
 from tailmem.records.provenance import RunMeta
+from tailmem.roles import model_free
 from tailmem.settings.stage import composed
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
@@ -220,7 +221,7 @@ def agents(cfg: DictConfig) -> dict:
 
 def _played(a: dict) -> str:
     """One role's agent in a footer: the model (or programmatic agent), the backend and, where set, the constraint."""
-    if a["backend"] == "programmatic":
+    if model_free(a["backend"]):
         return a["agent"]
     how = a["backend"] + (f" {a['structured_outputs']}" if a.get("structured_outputs") else "")
     return f"{a['agent']} ({how})"

@@ -53,6 +53,7 @@ class Stage:
         return config_digest(cfg, self.groups, arms=self.arms)
 
 
+POLICY_GROUP = "policy"  # the config group of the walk policy, not the role
 _FSMEM = ("fsmem", "llm")
 _ALF = ("alfworld", "llm")
 
@@ -60,17 +61,17 @@ STAGES: dict[str, Stage] = {
     s.name: s
     for s in (
         Stage("graphworld", "tailmem.stages.graphworld:run", ("graph", "seed")),
-        Stage("rollout", "tailmem.stages.rollout:run", ("graph", "seed", "rollout", "policy", "retrieval", "llm")),
-        Stage("audit", "tailmem.stages.audit:run", ("graph", "seed", "policy", "retrieval", "audit")),
+        Stage("rollout", "tailmem.stages.rollout:run", ("graph", "seed", "rollout", POLICY_GROUP, "retrieval", "llm")),
+        Stage("audit", "tailmem.stages.audit:run", ("graph", "seed", POLICY_GROUP, "retrieval", "audit")),
         Stage(
             "control",
             "tailmem.stages.control:run",
-            ("graph", "seed", "policy", "retrieval", "memory", "control", "llm"),
+            ("graph", "seed", POLICY_GROUP, "retrieval", "memory", "control", "llm"),
         ),
         Stage(
             "design_check",
             "tailmem.stages.design_check:run",
-            ("graph", "seed", "policy", "retrieval", "control", "llm"),
+            ("graph", "seed", POLICY_GROUP, "retrieval", "control", "llm"),
             arms="tailmem.memory.arms:catalogue_payload",
         ),
         Stage(

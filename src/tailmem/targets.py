@@ -8,6 +8,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from tailmem import paths
+from tailmem.roles import PREDICTOR, PROGRAMMATIC
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class Run:
     family: str
     n: int
     seed: int
-    agent: str = paths.PROGRAMMATIC  # the policy role's model for the `llm` policy (paths.policy_agent)
+    agent: str = PROGRAMMATIC  # the policy role's model for the `llm` policy (paths.policy_agent)
 
     def keys(self, results: str) -> dict:
         """The path templates' fields (paths.ROLLOUT, AUDIT, CONTROL): this run's fields and `results`."""
@@ -120,8 +121,8 @@ class ControlRun:
     n: int
     seed: int
     arm: str
-    agent: str = paths.PROGRAMMATIC  # the trajectory's policy agent
-    predictor: str = paths.PROGRAMMATIC  # the predictor role's agent
+    agent: str = PROGRAMMATIC  # the trajectory's policy agent
+    predictor: str = PROGRAMMATIC  # the predictor role's agent
 
     def folder(self, results: str) -> Path:
         return Path(paths.CONTROL.format(results=results, **vars(self)))
@@ -155,7 +156,7 @@ def control_runs(cfg: DictConfig) -> list[ControlRun]:
             int(seed),
             arm,
             paths.policy_agent(cfg, c.policy),
-            paths.role_label(cfg, "predictor"),
+            paths.role_label(cfg, PREDICTOR),
         )
         for fam in c.families
         for seed in c.seeds

@@ -8,7 +8,7 @@ pytest.importorskip("textworld")
 
 from tailmem.alfworld.episode import run_episode  # noqa: E402
 from tailmem.alfworld.executor import ProgrammaticExecutor  # noqa: E402
-from tailmem.llm.backends.instruct import ContextOverflow  # noqa: E402
+from tailmem.llm.backends.base import ContextOverflow  # noqa: E402
 from tailmem.memory.controllers import make_controller  # noqa: E402
 from tailmem.memory.tokens import TokenCounter  # noqa: E402
 

@@ -85,6 +85,7 @@ def report_tables(tmp_path_factory):
                 "state": rng.integers(0, STATES, STEPS),
                 "correct": rng.random(STEPS) < 0.6,
                 "covered": rng.random(STEPS) < 0.7,
+                "mentions_next": rng.random(STEPS) < 0.8,
                 "prompt_tokens": rng.integers(100, 200, STEPS),
                 "called": True,
                 "weight": 1.0,

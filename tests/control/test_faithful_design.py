@@ -333,3 +333,20 @@ def test_a_planned_pair_difference_is_unbiased_and_knows_blind_steps():
     se = np.std(estimates) / np.sqrt(len(estimates))
     assert abs(np.mean(estimates) - np.mean(truth)) < 4 * se + 1e-9
     assert np.std(estimates) > 0  # the draws do vary: the test could fail
+
+
+def test_the_tail_rows_policy_is_apart_from_the_controller_trajectories():
+    """Finding: `scale.control.policy` set both the controller study's trajectories and the policy of Table 3's
+    tail rows, so a slice that replays the semantic proxy for the predictor's claims ran no model policy at all."""
+    from tailmem import targets
+    from tailmem.workflow import compose_config
+
+    paper = compose_config("paper_model")
+    assert {r.policy for r in targets.design_runs(paper)} == {"semantic"}
+    assert {r.policy for r in targets.policy_runs(paper)} == {"llm"}
+    assert len(targets.policy_runs(paper)) >= 6  # stats.min_units: the tail-shape rows can be decided
+    assert targets.contrast_policies(paper) == ["random_walk", "llm"]
+    default = compose_config("default_model")
+    assert targets.contrast_policies(default) == ["random_walk", "semantic"]
+    row = next(r for r in design.study_rows(default, 6, 0.025) if r["claim"].startswith("LLM policy"))
+    assert row["plan"].startswith("not run at this scale")

@@ -104,3 +104,22 @@ def test_judge_names_checked():
         panel.check_judges(["paper", "lenient"])
     with pytest.raises(ConfigError, match="at least two"):
         panel.check_judges(["paper"])
+
+
+def test_a_model_judge_sends_its_items_together(tmp_path):
+    """Judge sensitivity's verdicts are independent: min(concurrency, items) in flight against the strict server
+    (200 ms a reply), the verdicts of one at a time."""
+    from llm_testkit import FakeServer, llm_cfg
+    from tailmem.llm import get_client
+
+    items = [Item(f"Question {i}?", GOLD, RAMBLE if i % 2 else GOLD, f"q{i}", "single-session-user") for i in range(8)]
+    runs = {}
+    with FakeServer(latency_s=0.2, reasoning=False, reply=lambda body: '{"correct": 1}') as server:
+        for concurrency in (1, 4):
+            cfg = llm_cfg(tmp_path / f"c{concurrency}", server.base_url, concurrency=concurrency)
+            (tmp_path / f"c{concurrency}").mkdir()
+            server.max_active = 0
+            verdicts_ = panel.judge_all(get_client(cfg, "judge", "judge_sensitivity"), "paper", items)
+            runs[concurrency] = (server.max_active, [(v.correct, v.reply) for v in verdicts_])
+    assert runs[1][0] == 1 and runs[4][0] == 4
+    assert runs[4][1] == runs[1][1] and {v for v, _ in runs[4][1]} == {1.0}

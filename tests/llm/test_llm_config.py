@@ -9,7 +9,8 @@ from llm_testkit import llm_cfg
 from tailmem.cli import main as cli_main
 from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import get_client
-from tailmem.llm.settings import ROLES, read_settings
+from tailmem.llm.settings import read_settings
+from tailmem.roles import ROLES
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 

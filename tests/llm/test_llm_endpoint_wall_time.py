@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tailmem.roles import EXECUTOR, POLICY, PREDICTOR
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "endpoint_wall_time.py"
 
@@ -28,7 +30,7 @@ def _cache(path: Path) -> Path:
             "CREATE TABLE calls (role TEXT, stage TEXT, prompt_tokens INTEGER, cached_tokens INTEGER, "
             "completion_tokens INTEGER)"
         )
-        rows = [("executor", "alfworld_memory", 1000, 0, 10)] * 6 + [("policy", "rollout", 200, 100, 1)] * 4
+        rows = [(EXECUTOR, "alfworld_memory", 1000, 0, 10)] * 6 + [(POLICY, "rollout", 200, 100, 1)] * 4
         conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", rows)
     return path
 
@@ -40,10 +42,10 @@ def test_a_chain_is_its_calls_times_one_calls_latency(tmp_path):
     measured, target = compose_config("smoke_model"), compose_config("paper_model")
     ep = bench.Endpoint(prompt_tps=10_000, decode_tps=10, parallel=4, overhead_s=0.1, prefix_cache=True)
     rates, notes = bench.measured_rates(_cache(tmp_path / "c.sqlite"), measured, target)
-    ex = rates[("executor", "alfworld_memory")]
+    ex = rates[(EXECUTOR, "alfworld_memory")]
     assert (ex.prompt, ex.cached) == (1000, 0)
     assert ex.output == target.llm.roles.executor.max_output_tokens  # choose measured, react at the target: its cap
-    assert any("react" in n for n in notes) and any("predictor" in n for n in notes)
+    assert any("react" in n for n in notes) and any(PREDICTOR in n for n in notes)
     (alf,) = [c for c in bench.chains(target, measured, rates, ep, 540) if c["name"].startswith("ALFWorld")]
     steps = bench.ALFWORLD_VALID_SEEN * target.alfworld.max_steps
     assert alf["coded"] == alf["concurrent"] == steps  # the log makes the games one chain either way

@@ -13,6 +13,7 @@ from tailmem.llm import get_client
 from tailmem.llm.backends.instruct import available
 from tailmem.llm.settings import read_settings
 from tailmem.llm.structured import call_text, history, parse, request
+from tailmem.roles import BUILDER, POLICY, PREDICTOR, SEARCHER
 from tailmem.workflow import compose_config
 
 VIEW = {
@@ -44,9 +45,9 @@ def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
     from tailmem.paths import role_label
     from tailmem.provenance import agents, table_footer
 
-    assert role_label(cfg, "predictor") == "qwen2.5-coder-1.5b-instruct-q4_k_m-served"
-    assert role_label(compose_config("smoke", ["llm=embedded"]), "predictor") == "qwen2.5-coder-1.5b-instruct-q4_k_m"
-    a = agents(cfg)["searcher"]
+    assert role_label(cfg, PREDICTOR) == "qwen2.5-coder-1.5b-instruct-q4_k_m-served"
+    assert role_label(compose_config("smoke", ["llm=embedded"]), PREDICTOR) == "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    a = agents(cfg)[SEARCHER]
     assert (a["backend"], a["preset"], a["structured_outputs"]) == ("openai", "served", "gbnf")
     footer = table_footer(cfg)
     assert "agents (llm=served): policy qwen2.5-coder-1.5b-instruct-q4_k_m-served (openai gbnf)" in footer
@@ -60,7 +61,7 @@ def test_the_strength_grid_keeps_served_folders_apart_and_sends_the_model_name()
         (run,) = strength_runs(compose_config("smoke_model", overrides))
         assert run.builder == f"qwen2.5-coder-1.5b-instruct-q4_k_m{suffix}"
         assert run.build_dir.parts[-2] == run.builder  # the main store, built once, is the grid's
-    assert DagInputs.model("builder", "qwen2.5-coder-1.5b-instruct-q4_k_m-served") == [
+    assert DagInputs.model(BUILDER, "qwen2.5-coder-1.5b-instruct-q4_k_m-served") == [
         "llm.roles.builder.model=qwen2.5-coder-1.5b-instruct-q4_k_m"
     ]
 
@@ -76,23 +77,23 @@ def test_structured_outputs_is_for_a_served_model_only():
 def test_gbnf_sends_the_embedded_grammars():
     from tailmem.llm.backends.instruct import choices_grammar, grammar_text
 
-    r = request("gbnf", "predictor", {"max_tokens": 8, "extra_body": {"repeat_penalty": 1.0}}, None, ["S1", "UNKNOWN"])
+    r = request("gbnf", PREDICTOR, {"max_tokens": 8, "extra_body": {"repeat_penalty": 1.0}}, None, ["S1", "UNKNOWN"])
     assert r["extra_body"] == {"repeat_penalty": 1.0, "grammar": choices_grammar(["S1", "UNKNOWN"])}
-    r = request("gbnf", "searcher", {"tool_choice": "required"}, [VIEW], None)
+    r = request("gbnf", SEARCHER, {"tool_choice": "required"}, [VIEW], None)
     assert "tool_choice" not in r and r["extra_body"]["grammar"] == grammar_text([VIEW], "required")
-    assert request("gbnf", "searcher", {"tool_choice": "none"}, [VIEW], None)["extra_body"]["grammar"].startswith(
+    assert request("gbnf", SEARCHER, {"tool_choice": "none"}, [VIEW], None)["extra_body"]["grammar"].startswith(
         "root ::= answer"
     )
 
 
 def test_vllm_and_json_schema_fields():
-    r = request("vllm", "predictor", {}, None, ["S1", "UNKNOWN"])
+    r = request("vllm", PREDICTOR, {}, None, ["S1", "UNKNOWN"])
     assert r["extra_body"]["structured_outputs"] == {"choice": ["S1", "UNKNOWN"]}
-    r = request("vllm", "searcher", {"tool_choice": "required"}, [VIEW], None)
+    r = request("vllm", SEARCHER, {"tool_choice": "required"}, [VIEW], None)
     assert r["extra_body"]["structured_outputs"]["json"]["properties"]["name"] == {"const": "view"}
     assert r["tool_choice"] == "none"  # the call is read from the text, not by the server's tool parser
-    assert request("vllm", "searcher", {"tool_choice": "auto"}, [VIEW], None) == {"tool_choice": "auto"}
-    r = request("json_schema", "predictor", {}, None, ["S1", "UNKNOWN"])
+    assert request("vllm", SEARCHER, {"tool_choice": "auto"}, [VIEW], None) == {"tool_choice": "auto"}
+    r = request("json_schema", PREDICTOR, {}, None, ["S1", "UNKNOWN"])
     assert r["response_format"]["json_schema"]["schema"]["properties"]["answer"]["enum"] == ["S1", "UNKNOWN"]
     assert parse("json_schema", '{"answer": "S1"}', None, ["S1", "UNKNOWN"]) == ("S1", ())
 
@@ -126,7 +127,7 @@ def test_a_served_round_sends_the_grammar_and_reads_the_tagged_call(tmp_path):
     reply = '<tool_call>\n{"name": "view", "arguments": {"path": "a.md"}}\n</tool_call>'
     with FakeServer(agent=lambda body: {"role": "assistant", "content": reply}) as server:
         cfg = llm_cfg(tmp_path, server.base_url, structured_outputs="gbnf", max_output_tokens=160)
-        client = get_client(cfg, "searcher", "test")
+        client = get_client(cfg, SEARCHER, "test")
         assert client.constrains_answers
         r = client.chat([{"role": "user", "content": "q"}], tools=[VIEW], tool_choice="required")
         body = server.bodies[-1]
@@ -139,7 +140,7 @@ def test_choose_asks_as_the_embedded_model_does(tmp_path):
     from tailmem.llm.backends.instruct import choose_messages, numbers_grammar
 
     with FakeServer(reply=lambda body: "2") as server:
-        client = get_client(llm_cfg(tmp_path, server.base_url, structured_outputs="gbnf"), "policy", "test")
+        client = get_client(llm_cfg(tmp_path, server.base_url, structured_outputs="gbnf"), POLICY, "test")
         assert client.choose("Where next?", ["north", "south", "east"]) == 1
         body = server.bodies[-1]
     assert body["messages"] == choose_messages("Where next?", ["north", "south", "east"])

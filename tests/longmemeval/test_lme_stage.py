@@ -82,7 +82,7 @@ def test_model_answers_and_judge_through_the_loopback_server(tmp_path, data_dir,
         text = body["messages"][0]["content"]
         return "**Yes**" if "yes or no" in text else "It was not mentioned."
 
-    with FakeServer(reply=reply) as server:
+    with FakeServer(reply=reply, latency_s=0.2) as server:  # 200 ms a reply: the calls overlap or the test fails
         args = [
             *common(tmp_path, data_dir),
             "longmemeval.dataset=oracle",
@@ -98,6 +98,8 @@ def test_model_answers_and_judge_through_the_loopback_server(tmp_path, data_dir,
     rows = pd.read_parquet(tmp_path / "results/longmemeval/oracle/gpt-5.4-mini/seed0/rows.parquet")
     # one answer and one verdict per (question, arm), less the repeats the call cache answers (same prompt)
     assert len(rows) < server.requests <= 2 * len(rows)
+    # the answers, then the verdicts, each sent together: the larger batch holds concurrency (8) calls in flight
+    assert server.max_active >= min(8, server.requests // 2), (server.max_active, server.requests)
     assert set(rows.answerer) == {"openai:gpt-5.4-mini"} and rows.judge_correct.eq(1.0).all()
     assert rows.judge_correct_ours.eq(1.0).all() and rows.judge_reply.eq("**Yes**").all()  # both readings kept
     assert rows.abstained.all()

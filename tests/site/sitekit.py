@@ -248,6 +248,7 @@ def make_results(root: Path, data_dir: Path) -> tuple[Path, Path, object]:
                     "predicted": 4 + t if t else -1,
                     "correct": bool(t),
                     "covered": True,
+                    "mentions_next": True,
                     "prompt_tokens": 40,
                     "memory_tokens": 10,
                     "n_core": 1,

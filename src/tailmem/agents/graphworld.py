@@ -15,7 +15,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-POLICY_AGENT = "programmatic-semantic"
+from tailmem.roles import programmatic_agent
+
+POLICY_AGENT = programmatic_agent("semantic")
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(

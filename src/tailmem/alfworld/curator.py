@@ -21,6 +21,7 @@ from tailmem.fsmem.agents import models
 from tailmem.fsmem.agents.accounting import Episode
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.management import append_section, management
+from tailmem.roles import BUILDER, programmatic_agent
 
 VARIANTS = ("no_store", "episode_log", "curated_skills", "curated_skills_memory", "guidance_synthesis")
 WITH_MEMORY = ("curated_skills_memory", "guidance_synthesis")
@@ -85,7 +86,7 @@ def found_at(ep: EpisodeRecord) -> dict[str, list[str]]:
 class ProgrammaticCurator:
     """Deterministic curation by variant; one call per finished task, writing through management tools."""
 
-    agent = "programmatic-curator"
+    agent = programmatic_agent("curator")
 
     def __init__(self, variant: str):
         if variant not in VARIANTS:
@@ -183,7 +184,7 @@ class ModelCurator:
         system = curator_system(self.variant, ", ".join(harness.tools))
         _, episode, _ = loop.run(
             self.client,
-            "builder",
+            BUILDER,
             system,
             task_message(k, game_id, ep, current),
             harness,

@@ -3,6 +3,12 @@ TextWorld gym env with the same wrappers AlfredTWEnv.init_env installs (demangle
 
 One env per game, synchronous, so a game that fails to load fails alone and is reported by id; the step cap is
 TextWorld's `max_episode_steps`.
+
+Games played side by side (a memory cell's games, tailmem.llm.parallel) share one lock for every env call:
+TextWorld registers each game in gym's process-wide registry, its text generator and the PDDL translation
+(fast_downward, and our memos in tailmem.alfworld.speedup) keep module-level state, and none is documented as
+thread-safe. So env steps run one at a time, which costs little beside a model's call, and the games overlap in
+what takes the time: their executors' model calls.
 """
 
 from __future__ import annotations
@@ -10,12 +16,14 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from tailmem.alfworld.games import FAMILIES
 
 TASK_TYPE_IDS = [1, 2, 3, 4, 5, 6]  # alfworld's TASK_TYPES keys: all six families
+_ENV_LOCK = threading.RLock()  # every TextWorld call of this process (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -50,15 +58,16 @@ class GameEnv:
         from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
 
         infos = textworld.EnvInfos(won=True, admissible_commands=True, extras=["gamefile"])
-        env_id = textworld.gym.register_games(
-            [str(game_file)],
-            infos,
-            batch_size=1,
-            asynchronous=False,
-            max_episode_steps=max_steps,
-            wrappers=[AlfredDemangler(shuffle=False), AlfredInfos],
-        )
-        self._env = textworld.gym.make(env_id)
+        with _ENV_LOCK:
+            env_id = textworld.gym.register_games(
+                [str(game_file)],
+                infos,
+                batch_size=1,
+                asynchronous=False,
+                max_episode_steps=max_steps,
+                wrappers=[AlfredDemangler(shuffle=False), AlfredInfos],
+            )
+            self._env = textworld.gym.make(env_id)
         self.max_steps = max_steps
 
     def _obs(self, obs, infos, done) -> Observation:
@@ -70,15 +79,18 @@ class GameEnv:
         )
 
     def reset(self) -> Observation:
-        obs, infos = self._env.reset()
+        with _ENV_LOCK:
+            obs, infos = self._env.reset()
         return self._obs(obs, infos, None)
 
     def step(self, command: str) -> Observation:
-        obs, _, done, infos = self._env.step([command])
+        with _ENV_LOCK:
+            obs, _, done, infos = self._env.step([command])
         return self._obs(obs, infos, done)
 
     def close(self) -> None:
-        self._env.close()
+        with _ENV_LOCK:
+            self._env.close()
 
 
 def family_of(game_file: str | Path) -> str:

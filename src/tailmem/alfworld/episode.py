@@ -18,7 +18,7 @@ from tailmem.alfworld.executor import StepInput
 from tailmem.alfworld.games import Game
 from tailmem.alfworld.goal import parse_goal, seen_objects
 from tailmem.alfworld.observations import LocationMemory
-from tailmem.llm.backends.instruct import ContextOverflow
+from tailmem.llm.backends.base import ContextOverflow
 from tailmem.memory.marks import line_marks
 from tailmem.memory.tokens import TokenCounter
 from tailmem.records.alfworld import AlfworldEpisodeCache

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from tailmem.alfworld.goal import Goal, kind, seen_objects
 from tailmem.alfworld.guidance import Priors, priors
 from tailmem.alfworld.observations import Knowledge
+from tailmem.roles import EXECUTOR, plays_model, programmatic_agent
 
 _ARRIVE = re.compile(r"You arrive at ([a-z]+ \d+)\.")
 _PICK = re.compile(r"You pick up the ([a-z]+ \d+) from the ([a-z]+ \d+)\.")
@@ -50,7 +51,7 @@ class Scratch:
 class ProgrammaticExecutor:
     """Goal-driven procedure over admissible commands; see the module docstring."""
 
-    agent = "programmatic-executor"
+    agent = programmatic_agent(EXECUTOR)
 
     def __init__(self):
         self.s = Scratch()
@@ -302,7 +303,7 @@ EXECUTORS = ("react", "choose")
 def make_executor(client, mode: str = "react"):
     """The programmatic executor offline (`backend: programmatic`), else the model executor `mode`
     (`alfworld.model_executor`): ReAct (reasoning, then an action in tags) or choose (an offered action by number)."""
-    if client is None or client.backend == "programmatic":
+    if not plays_model(client):
         return ProgrammaticExecutor()
     if mode not in EXECUTORS:
         from tailmem.errors import ConfigError

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tailmem import paths
+from tailmem import paths, roles
+from tailmem.roles import BUILDER, EXECUTOR, SEARCHER
 
-ROLES = ("executor", "builder", "searcher")  # executor acts; builder curates the store; searcher retrieves
+ROLES = (EXECUTOR, BUILDER, SEARCHER)  # executor acts; builder curates the store; searcher retrieves
 GAME_FILES = "{results}/alfworld/games/files/{split}"  # regenerated game files, shared by every subset
 EPISODES = "{results}/alfworld/episodes"  # content-keyed cache of programmatic episodes (the key names the agent)
 SAS = "{results}/alfworld/sas"  # content-keyed cache of games' PDDL -> SAS translations (alfworld.speedup)
@@ -52,7 +53,7 @@ def model_roles(cfg) -> tuple[str, ...]:
 
 def plays_model(cfg, role: str, client) -> bool:
     """Whether `role`'s client is a model that plays in ALFWorld (configured, and listed in alfworld.model_roles)."""
-    return client is not None and client.backend != "programmatic" and role in model_roles(cfg)
+    return roles.plays_model(client) and role in model_roles(cfg)
 
 
 def agent_labels(cfg) -> dict[str, str]:
@@ -60,10 +61,11 @@ def agent_labels(cfg) -> dict[str, str]:
     `alfworld.model_roles` is its programmatic agent, `programmatic-<role>` (the offline config's label)."""
     from tailmem.llm.settings import read_settings
 
-    roles = read_settings(cfg).roles
+    settings = read_settings(cfg).roles
     playing = model_roles(cfg)
     return {
-        r: roles[r].label if r in playing or roles[r].backend == "programmatic" else f"programmatic-{r}" for r in ROLES
+        r: settings[r].label if r in playing or roles.model_free(settings[r].backend) else roles.programmatic_agent(r)
+        for r in ROLES
     }
 
 

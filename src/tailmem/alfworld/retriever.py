@@ -22,6 +22,7 @@ from tailmem.fsmem.errors import ToolError
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.ranked import FileIndex
 from tailmem.fsmem.tools.reading import read_section
+from tailmem.roles import SEARCHER
 
 NO_EXPERIENCE = "No relevant experience in memory."
 
@@ -93,7 +94,7 @@ def retrieve_model(
         f"Goal of the next task: {goal.text}\nGoal family: {SHORT[family]}\n\n"
         f"Store (names and descriptions):\n{listing}\n\nWrite the guidance for this task."
     )
-    text, episode, _ = loop.run(client, "searcher", system, user, harness, max_rounds)
+    text, episode, _ = loop.run(client, SEARCHER, system, user, harness, max_rounds)
     known = set(store.files())
     opened = []
     for _, args, ok in harness.trace[start:]:

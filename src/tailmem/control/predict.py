@@ -8,9 +8,12 @@ summarised tail helps and a dropped tail does not, which is paper 1's argument f
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 
 from tailmem.control.world_memory import short_action
+from tailmem.llm.parallel import workers_for
+from tailmem.roles import programmatic_agent
 
 INSTRUCTION = (
     "You are exploring a world of places connected by paths. Below is your memory of places and the paths you "
@@ -100,7 +103,7 @@ class ProgrammaticPredictor:
     """Evidence if present; else a state of the action's region, first one the block says the current state leads
     to (its facts or its summary's exits), then the first-mentioned one (never the current state)."""
 
-    name = "programmatic-memory"
+    name = programmatic_agent("memory")
 
     def predict(self, memory_block: str, state: int, state_text: str, action: str) -> Prediction:
         hit = find_evidence(memory_block, state, action)
@@ -157,14 +160,24 @@ class ModelPredictor:
         self.calls = 0
         self.unknown = 0  # replies that answered UNKNOWN
         self.malformed = 0  # replies with neither a state code nor UNKNOWN
+        self._lock = threading.Lock()  # the counters, when a replay predicts side by side
+
+    def workers(self, units: int) -> int:
+        """How many predictions at once (the role's concurrency; 1 for an in-process model)."""
+        return workers_for(self.client, units)
+
+    def _count(self, name: str) -> None:
+        with self._lock:
+            setattr(self, name, getattr(self, name) + 1)
 
     def predict(self, memory_block: str, state: int, state_text: str, action: str) -> Prediction:
         prompt = full_prompt(memory_block, state, state_text, action)
-        self.calls += 1
+        self._count("calls")
         if self.client.backend == "local":
             options = [f"S{s}" for s in mentioned_regions(memory_block) if s != state] + ["UNKNOWN"]
             choice = options[self.client.choose(prompt + "\nAnswer:", options)]
-            self.unknown += choice == "UNKNOWN"
+            if choice == "UNKNOWN":
+                self._count("unknown")
             return Prediction(None if choice == "UNKNOWN" else int(choice[1:]), False)
         # the embedded model decodes under a grammar of the state codes the block names, or UNKNOWN: a reply is
         # always one of them, never a code the prompt gave no ground for nor prose around it. The current state is
@@ -175,8 +188,5 @@ class ModelPredictor:
         reply = self.client.chat([{"role": "user", "content": prompt}], **extra).content or ""  # role's params
         state = parse_state(reply)
         if state is None:
-            if _UNKNOWN.search(reply):
-                self.unknown += 1
-            else:
-                self.malformed += 1
+            self._count("unknown" if _UNKNOWN.search(reply) else "malformed")
         return Prediction(state, False)

@@ -32,7 +32,8 @@ from tqdm import tqdm
 from tailmem.control.predict import Prediction, find_evidence, full_prompt, mentioned_codes
 from tailmem.control.world_memory import WorldMemory
 from tailmem.graphworld.world import World
-from tailmem.llm.backends.instruct import ContextOverflow
+from tailmem.llm.backends.base import ContextOverflow
+from tailmem.llm.parallel import run_units
 from tailmem.memory.controllers import Controller
 from tailmem.memory.marks import line_marks
 from tailmem.memory.query import Query
@@ -132,6 +133,7 @@ def replay(
         kept = {t for t in kept if t in plan}
     counts = np.zeros(world.n, dtype=np.int64)
     rows, tokens = [], []
+    calls = []  # (row index, true next state, predict() arguments) of every step the predictor is called at
     for t in tqdm(range(len(states)), disable=not progress, desc=controller.name, unit="step", leave=False):
         s, e = int(states[t]), int(edges[t])
         a = e - int(world.indptr[s])
@@ -149,12 +151,9 @@ def replay(
         prompt = controller.build(mem.store, query, counter)
         prompt_tokens = counter.exact(full_prompt(prompt.text, s, text, action))
         row = scored is None or t in scored
-        call = row if plan is None else t in plan
+        call = row if plan is None else t in plan  # a planned replay makes every step a row
         if call:
-            try:
-                pred = predictor.predict(prompt.text, s, text, action)
-            except ContextOverflow:  # this step is scored as no prediction (-1); the replay goes on
-                pred = Prediction(None, False)
+            calls.append((len(rows), nxt, (prompt.text, s, text, action)))
         if row:
             covered = find_evidence(prompt.text, s, action) == nxt
         accessed = tuple(dict.fromkeys((s, *prompt.accessed)))  # the visit, then what the prompt holds
@@ -166,8 +165,8 @@ def replay(
                     t,
                     s,
                     nxt,
-                    (-1 if pred.state is None else pred.state) if call else -2,
-                    (pred.state == nxt) if call else np.nan,
+                    -2,  # not called; a called step's prediction is filled in below
+                    np.nan,
                     covered,
                     nxt in mentioned_codes(prompt.text),
                     prompt_digest(prompt.text),
@@ -183,6 +182,8 @@ def replay(
         if scored is not None:
             tokens.append((t, prompt_tokens, prompt.tokens))
         mem.learn(t, s, a, nxt)
+    for (i, nxt, _), pred in zip(calls, predict_all(predictor, [args for _, _, args in calls])):
+        rows[i] = (*rows[i][:3], -1 if pred.state is None else pred.state, pred.state == nxt, *rows[i][5:])
     steps = pd.DataFrame(
         rows,
         columns=[
@@ -208,6 +209,22 @@ def replay(
         steps["correct"] = steps.correct.astype(bool)
     replayed = None if scored is None else pd.DataFrame(tokens, columns=["step", "prompt_tokens", "memory_tokens"])
     return ReplayResult(steps=steps, counts=counts, tokens=replayed)
+
+
+def predict_all(predictor, calls: list[tuple]) -> list[Prediction]:
+    """predictor.predict(*args) for every call, in order. Under matched replay a prompt never depends on an earlier
+    prediction (memory learns the true next state), so the calls are independent and a model predictor sends them
+    side by side (`predictor.workers`, tailmem.llm.parallel); the requests and so the cache's hashes are those of
+    a step-by-step replay. A prompt over the model's context window is scored as no prediction (-1)."""
+
+    def one(args: tuple) -> Prediction:
+        try:
+            return predictor.predict(*args)
+        except ContextOverflow:  # this step is scored as no prediction; the replay goes on
+            return Prediction(None, False)
+
+    workers = predictor.workers(len(calls)) if hasattr(predictor, "workers") else 1
+    return run_units(one, calls, workers, name="predict")
 
 
 def prompt_digest(memory_block: str) -> str:

@@ -29,6 +29,7 @@ from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
 from tailmem.fsmem.variants import build_harness_name
 from tailmem.records.fsmem import PersonaMemBuild
+from tailmem.roles import BUILDER
 
 BUILD_FILE = "build.json"
 PER_PREFIX = ("closed_book", "chunk_retrieval", "verbatim", "foldered", "reorganized_condense", "reorganized_preserve")
@@ -72,7 +73,7 @@ def build_context(
 ) -> PersonaMemBuild:
     """Build (or reuse) the stores of one context for `variant`, one per end index; returns the build record."""
     folder, ends = Path(folder), sorted(set(int(e) for e in ends))
-    agent = agent_label(client, "builder")
+    agent = agent_label(client, BUILDER)
     key = build_key(variant, conv, ends, fs, agent)
     record_path = folder / BUILD_FILE
     cached = PersonaMemBuild.read_cache(record_path)

@@ -25,8 +25,6 @@ from tailmem.fsmem.variants import build_harness_name
 from tailmem.paths import (
     ANSWERS_FILE,
     BUILD_FILE,
-    PROGRAMMATIC,
-    SERVED_SUFFIX,
     answers_dir,
     harness_build_dir,
     replicate_dir,
@@ -34,7 +32,15 @@ from tailmem.paths import (
     strength_dir,
     variant_dir,
 )
-from tailmem.settings.stage import composed
+from tailmem.roles import (
+    BUILDER,
+    PROGRAMMATIC,
+    SEARCHER,
+    SERVED_SUFFIX,
+    configured_backend,
+    configured_served,
+    model_free,
+)
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,7 @@ class Run:
     conversation: str
     variant: str
     harness: str
-    builder: str  # model name, or "programmatic"
+    builder: str  # model name, or `programmatic` (roles.PROGRAMMATIC)
     searcher: str
     build_dir: Path
     answers_dir: Path
@@ -62,11 +68,9 @@ class Run:
 def _role_models(cfg, role: str, models) -> list[str]:
     """The grid's labels for `role`: each model as role_label names it (a served model's with SERVED_SUFFIX, so the
     grid's folders are apart from the embedded run's and the main store is still recognised as the main one)."""
-    cfg = composed(cfg)  # the DAG's config or a stage's: the same answer for both
-    backend = cfg.llm.roles[role].backend if cfg.get("llm") and role in cfg.llm.roles else PROGRAMMATIC
-    if backend == PROGRAMMATIC:
+    if model_free(configured_backend(cfg, role)):  # the DAG's config or a stage's: the same answer for both
         return [PROGRAMMATIC]
-    suffix = SERVED_SUFFIX if role_label(cfg, role).endswith(SERVED_SUFFIX) else ""
+    suffix = SERVED_SUFFIX if configured_served(cfg, role) else ""
     return [f"{m}{suffix}" for m in models]
 
 
@@ -87,14 +91,16 @@ def main_build_harness(cfg) -> str:
 def check_strength_prices(cfg) -> None:
     """Every model of the RQ3 grid has a price before its first job runs, so the grid cannot fail half-way."""
     s = cfg.fsmem.study.strength
-    for role, models in (("builder", s.builders), ("searcher", s.searchers)):
+    for role, models in ((BUILDER, s.builders), (SEARCHER, s.searchers)):
         _check_priced(cfg, role, models)
 
 
 def _check_priced(cfg, role: str, models) -> None:
-    if _role_models(cfg, role, models) == [PROGRAMMATIC] or composed(cfg).llm.roles[role].backend != "openai":
-        return  # programmatic agents and the embedded model cost nothing
+    from tailmem.llm.backends.base import kind_of
     from tailmem.llm.settings import read_settings
+
+    if not kind_of(configured_backend(cfg, role)).paid:
+        return  # programmatic agents and the embedded model cost nothing
 
     settings = read_settings(cfg)
     for m in models:
@@ -112,7 +118,7 @@ def main_runs(cfg) -> list[Run]:
     for bench in st.benchmarks:
         for conv in conversation_ids(cfg.fsmem, bench):
             for variant in st.variants:
-                b, q = _label(cfg, "builder"), _label(cfg, "searcher")
+                b, q = _label(cfg, BUILDER), _label(cfg, SEARCHER)
                 vdir = variant_dir(cfg.results_dir, bench, conv, variant, b)
                 out.append(
                     Run(
@@ -137,7 +143,7 @@ def harness_runs(cfg) -> list[Run]:
         for conv in conversation_ids(cfg.fsmem, bench)[: int(st.harness_conversations)]:
             for variant in st.harness_variants:
                 for harness in study_harnesses(st.harnesses):
-                    b, q = _label(cfg, "builder"), _label(cfg, "searcher")
+                    b, q = _label(cfg, BUILDER), _label(cfg, SEARCHER)
                     bdir = harness_build_dir(cfg.results_dir, bench, conv, harness, variant, main, b)
                     out.append(Run(bench, conv, variant, harness, b, q, bdir, answers_dir(bdir, harness, q), harness))
     return out
@@ -146,12 +152,12 @@ def harness_runs(cfg) -> list[Run]:
 def strength_runs(cfg) -> list[Run]:
     s, out = cfg.fsmem.study.strength, []
     conv = conversation_ids(cfg.fsmem, s.benchmark)[0]
-    main_builder = _label(cfg, "builder")
-    for b in _role_models(cfg, "builder", s.builders):
+    main_builder = _label(cfg, BUILDER)
+    for b in _role_models(cfg, BUILDER, s.builders):
         bdir = strength_dir(cfg.results_dir, s.benchmark, conv, b, s.variant)
         if b == main_builder != PROGRAMMATIC and s.variant in cfg.fsmem.study.variants:
             bdir = variant_dir(cfg.results_dir, s.benchmark, conv, s.variant, b)  # the main store: built once
-        for q in _role_models(cfg, "searcher", s.searchers):
+        for q in _role_models(cfg, SEARCHER, s.searchers):
             out.append(
                 Run(
                     s.benchmark,
@@ -171,7 +177,7 @@ def strength_runs(cfg) -> list[Run]:
 def replicate_runs(cfg) -> list[Run]:
     """The replicate builds: replicate 0 is the main run's store, replicates 1.. their own folders."""
     rep, out = cfg.fsmem.study.replicates, []
-    b, q = _label(cfg, "builder"), _label(cfg, "searcher")
+    b, q = _label(cfg, BUILDER), _label(cfg, SEARCHER)
     for conv in conversation_ids(cfg.fsmem, rep.benchmark)[: int(rep.conversations)]:
         for r in range(int(rep.count)):
             bdir = replicate_dir(cfg.results_dir, rep.benchmark, conv, rep.variant, r, b)

@@ -22,6 +22,7 @@ from tailmem.fsmem.tools.base import Harness
 from tailmem.fsmem.tools.chunks import chunk_retrieval
 from tailmem.fsmem.tools.management import management
 from tailmem.fsmem.topics import dominant_topic
+from tailmem.roles import BUILDER
 
 VARIANTS = (
     "closed_book",
@@ -47,7 +48,7 @@ def _session_file(s: Session, speakers: tuple[str, str]) -> tuple[str, str, str]
 
 
 def _write_sessions(conv: Conversation, h: Harness, folders: bool) -> Episode:
-    meter = Meter("builder", builder.AGENT, h)
+    meter = Meter(BUILDER, builder.AGENT, h)
     meter.rounds += 1
     for s in conv.sessions:
         name, desc, body = _session_file(s, conv.speakers)
@@ -80,7 +81,7 @@ def build(
     episodes: list[Episode] = []
     try:
         if variant == "chunk_retrieval":
-            meter = Meter("builder", builder.AGENT, h)
+            meter = Meter(BUILDER, builder.AGENT, h)
             meter.rounds += 1
             for c in chunk_conversation(conv, fs.chunk.max_turns, fs.chunk.max_chars):
                 builder.create_file(h, f"chunks/{c.id}.md", f"Chunk {c.id} of session {c.session}", c.render() + "\n")

@@ -282,15 +282,7 @@ class ShardedCallCache:
         except (OSError, LLMError):
             pass
 
-    def count_hit(self, role: str, stage: str) -> None:
-        with self._lock:
-            self._pending_hits[(role, stage)] += 1
-            due = (
-                sum(self._pending_hits.values()) >= self.FLUSH_EVERY
-                or time.monotonic() - self._last_flush > self.FLUSH_SECONDS
-            )
-        if due:
-            self.flush()
+    count_hit = CallCache.count_hit  # the same buffered hit counts; only `flush` writes them elsewhere
 
     def flush(self) -> None:
         """Write buffered hit counts."""

@@ -15,8 +15,10 @@ import json
 from dataclasses import dataclass
 
 from tailmem.errors import TailmemError
+from tailmem.llm.backends.base import kind_of
 from tailmem.llm.client import SHORT_RATIO
 from tailmem.llm.tokens import count_message_tokens, count_tokens
+from tailmem.roles import plays_model
 
 # A system prompt long enough that a server dropping it shows in the billed prompt tokens.
 SYSTEM = (
@@ -63,10 +65,11 @@ def check_role(client) -> RoleCheck:
         price = f"${p.input}/{p.cached_input}/{p.output} per M"
     except TailmemError as exc:
         price = f"none ({exc})"
-    if client.backend == "local":
+    kind = kind_of(client.backend)
+    if not kind.chats:  # a base model: it scores options only
         return RoleCheck(
             client.role,
-            "local",
+            client.backend,
             client.model,
             "-",
             "-",
@@ -76,7 +79,7 @@ def check_role(client) -> RoleCheck:
             str(s.n_ctx),
             "free",
         )
-    if client.backend != "openai":  # replay: answers from the recording, sends nothing
+    if not kind.served:  # replay answers from the recording and sends nothing; the embedded model is in process
         return RoleCheck(
             client.role,
             client.backend,
@@ -152,7 +155,7 @@ def run_checks(cfg) -> list[RoleCheck]:
             error = str(exc) if said == role else f"the same error as role {said}"
             out.append(RoleCheck(role, "?", "?", "?", "-", error, "-", "-", "-", "-"))
             continue
-        if client.backend == "programmatic":
+        if not plays_model(client):
             continue
         out.append(check_role(client))
     return out

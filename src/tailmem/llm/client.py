@@ -1,8 +1,8 @@
 """One client per role: it hashes each request, answers from the call cache when it can, and otherwise asks the
 role's backend under the budget guard, recording the answer, its usage and its cost.
 
-    client = get_client(cfg, "policy", stage="rollout")
-    if client.backend == "programmatic": ... use the programmatic agent ...
+    client = get_client(cfg, roles.POLICY, stage="rollout")
+    if not roles.plays_model(client): ... use the programmatic agent ...
     reply = client.chat([{"role": "user", "content": "..."}], tools=[...])
 
 The request's sampling parameters come from the role's settings by model family (tailmem.llm.params); the
@@ -18,21 +18,25 @@ import dataclasses
 import json
 import logging
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import tailmem.llm.choose as choosing
+from tailmem import roles
 from tailmem.errors import ConfigError, LLMError
-from tailmem.llm.backends.instruct import ContextOverflow
-from tailmem.llm.backends.programmatic import no_model
-from tailmem.llm.backends.replay import miss
+from tailmem.llm.backends.base import Backend, ContextOverflow, kind_of, playing_kind
+from tailmem.llm.backends.programmatic import ProgrammaticBackend, no_model
+from tailmem.llm.backends.replay import ReplayBackend, miss
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.cache_shards import ShardedCallCache, shards_dir
 from tailmem.llm.cost import dollars
+from tailmem.llm.pacing import pacer_for
+from tailmem.llm.parallel import run_units, workers_for
 from tailmem.llm.params import family_of, request_params
 from tailmem.llm.records import ChatResponse
-from tailmem.llm.settings import ROLES, LLMSettings, RoleSettings, read_settings
+from tailmem.llm.settings import LLMSettings, RoleSettings, read_settings
 from tailmem.llm.tokens import count_message_tokens, count_tokens
 
 log = logging.getLogger("tailmem.llm")
@@ -71,7 +75,7 @@ class LLMClient:
         llm: LLMSettings,
         cache: CallCache | ShardedCallCache | None,
         budget: Budget,
-        backend_impl=None,
+        backend_impl: Backend | None = None,
     ):
         self.settings = settings
         self.role = settings.role
@@ -84,9 +88,10 @@ class LLMClient:
         self.budget = budget
         self._llm = llm
         self._impl = backend_impl
-        # replay re-computes the hashes the recording backend wrote
-        self._hash_backend = settings.recorded_backend if self.backend == "replay" else self.backend
-        self.family = family_of(self.model, llm.families, settings.family) if self._hash_backend == "openai" else None
+        self._kind = kind_of(self.backend)
+        self._plays = playing_kind(settings)  # a replay re-computes the hashes the recording backend wrote
+        self._hash_backend = self._plays.name
+        self.family = family_of(self.model, llm.families, settings.family) if self._plays.served else None
         self._endpoint: str | None = None
         self._lock = threading.Lock()
         self.hits = 0
@@ -119,16 +124,9 @@ class LLMClient:
             if self.settings.endpoint_key is not None:
                 endpoint = str(self.settings.endpoint_key)
             else:
-                from tailmem.llm.backends.openai_backend import base_url_of
-
-                # the embedded model has no URL: its endpoint is the weights' sha256, recorded under its name
-                base = f"embedded://{self.model}" if self._hash_backend == "instruct" else base_url_of(self.settings)
-                if self.backend == "replay":
-                    endpoint = (self.cache.recorded_endpoint(base, self.model) if self.cache else None) or f"{base}#"
-                else:
-                    endpoint = self._impl.endpoint_id(self.model)
-                    if self.cache is not None:
-                        self.cache.record_endpoint(base, self.model, endpoint)
+                endpoint = self._impl.endpoint_id(self.model)
+                if self.cache is not None and not self._kind.replays:
+                    self.cache.record_endpoint(endpoint_base(self.settings, self.model), self.model, endpoint)
             self._endpoint = endpoint
         return self._endpoint
 
@@ -147,7 +145,7 @@ class LLMClient:
         hit = self.cache.get(key)
         if hit is not None:
             return self._hit(hit)
-        if self.backend == "replay":
+        if self._kind.replays:
             raise miss(self.role, self.stage, key, self._hash_backend, self.model, self._llm.cache_path)
         flight = (str(self.cache.path), key)
         first, fut = _join(flight)
@@ -173,7 +171,7 @@ class LLMClient:
 
     def _pay(self, key: str, request: dict, run) -> ChatResponse:
         """Send the request (this process holds its claim), record the answer, release the claim on failure."""
-        paid = self.backend == "openai"  # the budget guards remote calls; the local model is free
+        paid = self._kind.paid  # the budget guards billed calls; the embedded model is free
         try:
             if paid:
                 self.budget.check(self.role, self.stage)
@@ -194,6 +192,46 @@ class LLMClient:
             self.sent += 1
         if self.cache is not None:
             self.cache.bump(self.role, self.stage, "sent")
+
+    def _paced_send(self, messages: list[dict], tools: list[dict] | None, params: dict):
+        """(on_send, settle) for one call: on_send counts each HTTP request and, under llm.roles.<role>.
+        requests_per_minute / tokens_per_minute, holds it until the endpoint's minute has room (retries too);
+        settle(response) replaces the reserved tokens with the billed ones. A send that comes a whole timeout
+        after the one before it retries a request the server may still be working on: it is logged."""
+        s = self.settings
+        pacer = None
+        if self._kind.served:
+            pacer = pacer_for(
+                getattr(self._impl, "base_url", ""), self.model, s.requests_per_minute, s.tokens_per_minute
+            )
+        reserve = 0
+        if pacer is not None and pacer.tpm is not None:
+            reserve = count_message_tokens(messages, self._llm.encoding)
+            reserve += count_tokens(json.dumps(tools), self._llm.encoding) if tools else 0
+            reserve += int(params.get("max_completion_tokens") or params.get("max_tokens") or 0)
+        sends: list = []
+
+        def on_send() -> None:
+            now = time.monotonic()
+            if sends and now - sends[-1][0] >= s.timeout_s:
+                log.warning(
+                    "role %s, stage %s, model %s: a request timed out after %.0f s and is sent again while the "
+                    "server may still be working on it; raise llm.roles.%s.timeout_s for a queued server",
+                    self.role,
+                    self.stage,
+                    self.model,
+                    now - sends[-1][0],
+                    self.role,
+                )
+            entry = pacer.acquire(reserve) if pacer is not None else None
+            sends.append((time.monotonic(), entry))
+            self._sent()
+
+        def settle(response: ChatResponse) -> None:
+            if pacer is not None and sends and sends[-1][1] is not None:
+                pacer.settle(sends[-1][1], response.usage.total_tokens)
+
+        return on_send, settle
 
     def _check_prompt(self, messages: list[dict], tools: list[dict] | None, response: ChatResponse) -> None:
         """Flag an answer billed far fewer prompt tokens than were sent: the server dropped part of the prompt."""
@@ -221,7 +259,7 @@ class LLMClient:
     def constrains_answers(self) -> bool:
         """Whether a chat may name its allowed answers (`answer_choices`) and have the reply decoded under them:
         the embedded model's grammar. Other backends answer freely and the caller parses the reply."""
-        return self._hash_backend == "instruct" or bool(self.settings.structured_outputs)
+        return self._plays.constrains_answers
 
     # -- the contract ----------------------------------------------------------------------------------------------
     def chat(
@@ -229,9 +267,9 @@ class LLMClient:
     ) -> ChatResponse:
         """A chat completion in OpenAI wire format (messages, function tools). The role's family decides the
         sampling parameters (`task` picks a task's output cap); call params (e.g. seed) are added on top."""
-        if self.backend == "programmatic":
+        if not self._kind.plays_model:
             raise no_model(self.role, self.stage, self.label, "chat()")
-        if self._hash_backend == "local":
+        if not self._plays.chats:
             raise LLMError(
                 f"role {self.role} (stage {self.stage}): backend local runs a base model that cannot "
                 f"chat or call tools; use choose(), a programmatic agent, or an openai backend"
@@ -247,11 +285,13 @@ class LLMClient:
         }
 
         def run() -> ChatResponse:
+            on_send, settle = self._paced_send(messages, tools, merged)
             try:
-                response = self._impl.chat(self.model, messages, tools, merged, on_send=self._sent)
+                response = self._impl.chat(self.model, messages, tools, merged, on_send=on_send)
             except ContextOverflow as exc:  # the backend knows the role and the tokens, the client the stage
                 raise ContextOverflow(f"stage {self.stage}, {exc}") from exc
-            if self._hash_backend == "openai":  # the embedded model counts its own tokens exactly
+            settle(response)
+            if not self._plays.counts_tokens_exactly:  # a server's bill may show it dropped part of the prompt
                 self._check_prompt(messages, tools, response)
             return response
 
@@ -261,17 +301,17 @@ class LLMClient:
         """The index of the chosen option; always valid. Local: highest log-probability; chat: asks for a number."""
         if not options:
             raise LLMError(f"role {self.role} (stage {self.stage}): choose() needs at least one option")
-        if self.backend == "programmatic":
+        if not self._kind.plays_model:
             raise no_model(self.role, self.stage, self.label, "choose()")
         if len(options) == 1:
             return 0
-        if self._hash_backend in ("local", "instruct") or self.settings.structured_outputs:  # decoded under options
+        if self._plays.chooses:
             request = {
                 "backend": self._hash_backend,
                 "model": self.model,
                 "choose": {"prompt": prompt, "options": options},
             }
-            if self._hash_backend != "local":
+            if self._plays.names_endpoint:
                 request["endpoint"] = self.endpoint()
 
             def run() -> ChatResponse:
@@ -304,7 +344,8 @@ class LLMClient:
         return index
 
     def chat_many(self, requests: list[dict]) -> list[ChatResponse]:
-        """Many independent chats, at most `concurrency` at once, answers in request order.
+        """Many independent chats, at most `concurrency` at once (one at a time for an in-process model:
+        tailmem.llm.parallel), answers in request order.
 
         Each request is a dict of chat() arguments: messages, optional tools, and any params. Every call that
         finishes is recorded even if another fails; the first failure (in request order) is then raised.
@@ -320,14 +361,11 @@ class LLMClient:
                 raise LLMError(f"role {self.role} (stage {self.stage}): chat_many request without `messages`") from None
             return self.chat(messages, req.pop("tools", None), **req)
 
-        workers = max(1, min(self.settings.concurrency, len(requests)))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"llm-{self.role}") as pool:
-            futures = [pool.submit(one, r) for r in requests]
-            errors = [f.exception() for f in futures]
-        for exc in errors:
-            if exc is not None:
-                raise exc
-        return [f.result() for f in futures]
+        return run_units(one, requests, self.workers(len(requests)), name=f"llm-{self.role}")
+
+    def workers(self, units: int) -> int:
+        """Threads for `units` independent units of this role (tailmem.llm.parallel.workers_for)."""
+        return workers_for(self, units)
 
     @property
     def retries(self) -> int:
@@ -363,7 +401,18 @@ def _budget(llm: LLMSettings) -> Budget:
         return _budgets[key]
 
 
+def endpoint_base(settings: RoleSettings, model: str) -> str:
+    """What a recorded endpoint is filed under: the server's base URL, or `embedded://<model>` for weights in this
+    process, which have no URL (their endpoint id is the weights' sha256)."""
+    if playing_kind(settings).embedded:
+        return f"embedded://{model}"
+    from tailmem.llm.backends.openai_backend import base_url_of
+
+    return base_url_of(settings)
+
+
 def _backend(settings: RoleSettings, llm: LLMSettings):
+    """The role's model, loaded; None for the backends that wrap the call cache (built once it is open)."""
     if settings.backend == "openai":
         llm.price(settings.model)  # fail now, not after the first paid call
         from tailmem.llm.backends.openai_backend import OpenAIBackend
@@ -377,29 +426,33 @@ def _backend(settings: RoleSettings, llm: LLMSettings):
         from tailmem.llm.backends.instruct import InstructBackend
 
         return InstructBackend(settings)
-    return None  # programmatic, replay: no backend object
+    return None
 
 
-CONSTRAINED_BACKENDS = ("instruct", "local", "programmatic")
+def _stand_in(settings: RoleSettings, stage: str, cache) -> Backend:
+    """The backend of a role no model is loaded for: a replay of the recording in `cache`, or the no-model one."""
+    if kind_of(settings.backend).replays:
+        return ReplayBackend(settings, cache, endpoint_base(settings, settings.model or settings.label))
+    return ProgrammaticBackend(settings, stage)
 
 
 def answers_constrained(cfg, role: str) -> bool:
     """Whether `role` answers only with an option its caller names (the embedded model's grammar, the scoring
     backend's choice, a programmatic rule), read from the config without loading a model: a plan may then know
     an answer without a call (a next-state predictor cannot name a state its prompt does not)."""
-    settings = read_settings(cfg).roles[role]
-    backend = settings.recorded_backend if settings.backend == "replay" else settings.backend
-    return backend in CONSTRAINED_BACKENDS or bool(settings.structured_outputs)
+    return playing_kind(read_settings(cfg).roles[role]).answers_within_options
 
 
 def get_client(cfg, role: str, stage: str) -> LLMClient:
     """The client for `role` in `stage`, configured by `cfg.llm` (cfg is the whole resolved config)."""
-    if role not in ROLES:
-        raise ConfigError(f"unknown role {role!r}; expected one of {ROLES}")
+    if role not in roles.ROLES:
+        raise ConfigError(f"unknown role {role!r}; expected one of {roles.ROLES}")
     llm = read_settings(cfg)
     if role not in llm.roles:
         raise ConfigError(f"llm.roles.{role} is not configured in llm={llm.name}")
     settings = llm.roles[role]
     backend = _backend(settings, llm)  # first: a model that cannot load must not leave an empty cache file behind
-    cache = None if settings.backend == "programmatic" else _cache(llm)
+    cache = _cache(llm) if kind_of(settings.backend).plays_model else None
+    if backend is None:
+        backend = _stand_in(settings, stage, cache)
     return LLMClient(settings, stage, llm, cache, _budget(llm), backend)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tailmem.errors import ConfigError, LLMError
+from tailmem.roles import PROGRAMMATIC, model_free
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,8 @@ def estimate(rows: list[tuple], settings, times: dict[str, float]) -> list[Line]
     for role, stage, n, prompt, cached, output in rows:
         k = float(times.get(stage, 1.0))
         spec = settings.roles.get(role)
-        if spec is None or spec.backend == "programmatic":
-            out.append(Line(role, stage, "programmatic", n * k, prompt * k, cached * k, output * k, 0.0))
+        if spec is None or model_free(spec.backend):
+            out.append(Line(role, stage, PROGRAMMATIC, n * k, prompt * k, cached * k, output * k, 0.0))
             continue
         price = settings.price(spec.model)
         dollars = ((prompt - cached) * price.input + cached * price.cached_input + output * price.output) / 1e6

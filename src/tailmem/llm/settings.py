@@ -7,10 +7,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from tailmem.errors import ConfigError
+from tailmem.llm.backends.base import BACKENDS, KINDS, kind_of
 from tailmem.llm.params import EFFORTS, FAMILIES, read_families
+from tailmem.roles import ROLES, model_free, player_label
 
-ROLES = ("policy", "predictor", "builder", "searcher", "executor", "judge")
-BACKENDS = ("programmatic", "openai", "local", "instruct", "replay")
+# How a served model takes the embedded backend's constraints (tailmem.llm.structured, which builds each request);
+# named here so that reading the settings never loads the embedded backend's grammar code.
+STRUCTURED_OUTPUTS = ("gbnf", "vllm", "json_schema")
 CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
 
 
@@ -58,16 +61,14 @@ class RoleSettings:
     backoff_s: float = 1.0
     backoff_max_s: float = 30.0
     timeout_s: float = 120.0
+    requests_per_minute: int | None = None  # openai: sends per minute here (tailmem.llm.pacing); null: no cap
+    tokens_per_minute: int | None = None  # openai: prompt + output-cap tokens per minute; null: no cap
     choose_retries: int = 1  # re-asks when a chat model's reply names no valid option
 
     @property
     def label(self) -> str:
         """What a result row names: the model, or the programmatic agent."""
-        if self.backend == "programmatic":
-            return self.agent or f"programmatic-{self.role}"
-        from tailmem.paths import SERVED_SUFFIX
-
-        return f"{self.model}{SERVED_SUFFIX}" if self.structured_outputs else str(self.model)
+        return player_label(self.role, self.backend, self.model, self.agent, served=bool(self.structured_outputs))
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,8 @@ SELF_CHECKED = (
     "reasoning_effort",
     "compact_prompt_tokens",
     "tool_output_max_chars",
+    "requests_per_minute",
+    "tokens_per_minute",
 )
 # Role keys whose null, written at the role, means "not sent" / "off" rather than "inherit the group's value".
 NULLABLE = {
@@ -110,6 +113,8 @@ NULLABLE = {
     "reasoning_effort",
     "endpoint_key",
     "compact_prompt_tokens",
+    "requests_per_minute",
+    "tokens_per_minute",
     "structured_outputs",
 }
 _GROUP_KEYS = {
@@ -197,7 +202,7 @@ def read_settings(cfg) -> LLMSettings:
         backend = merged.get("backend")
         if backend not in BACKENDS:
             raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {BACKENDS}")
-        if backend != "programmatic" and not merged.get("model"):
+        if not model_free(backend) and not merged.get("model"):
             raise ConfigError(f"llm.roles.{role}.model is required for backend {backend!r}")
         _check_role(role, merged)
         roles[role] = RoleSettings(role=role, **merged)
@@ -248,12 +253,13 @@ def _check_role(role: str, s: dict) -> None:
         raise ConfigError(f"llm.roles.{role}.temperature is {t!r}; expected a number in [0, 2] or null")
     mode = s.get("structured_outputs")
     if mode is not None:
-        from tailmem.llm.structured import MODES
-
-        if mode not in MODES:
-            raise ConfigError(f"llm.roles.{role}.structured_outputs is {mode!r}; expected one of {MODES} or null")
-        played = s.get("recorded_backend", "openai") if s.get("backend") == "replay" else s.get("backend")
-        if played in ("local", "instruct"):
+        if mode not in STRUCTURED_OUTPUTS:
+            raise ConfigError(
+                f"llm.roles.{role}.structured_outputs is {mode!r}; expected one of {STRUCTURED_OUTPUTS} or null"
+            )
+        kind = kind_of(s["backend"])
+        played = KINDS.get(s.get("recorded_backend", RoleSettings.recorded_backend)) if kind.replays else kind
+        if played is not None and played.embedded:  # weights in process: their grammar is their own
             raise ConfigError(
                 f"llm.roles.{role}.structured_outputs={mode} is for a served model (backend openai); backend "
                 f"{s.get('backend')!r} constrains its own decoding or none: set it to null"
@@ -261,6 +267,8 @@ def _check_role(role: str, s: dict) -> None:
     _positive(role, "max_output_tokens", s.get("max_output_tokens"))
     _positive(role, "compact_prompt_tokens", s.get("compact_prompt_tokens"), 1000)
     _positive(role, "tool_output_max_chars", s.get("tool_output_max_chars"), 1000)
+    _positive(role, "requests_per_minute", s.get("requests_per_minute"))
+    _positive(role, "tokens_per_minute", s.get("tokens_per_minute"))
     caps = s.get("task_max_output_tokens") or {}
     if not isinstance(caps, dict):
         raise ConfigError(f"llm.roles.{role}.task_max_output_tokens must map a task to a cap, got {caps!r}")

@@ -29,8 +29,9 @@ import json
 
 from tailmem.errors import LLMError
 from tailmem.llm.records import ToolCall
+from tailmem.llm.settings import STRUCTURED_OUTPUTS
 
-MODES = ("gbnf", "vllm", "json_schema")
+MODES = STRUCTURED_OUTPUTS  # the values of llm.roles.<role>.structured_outputs
 # What a request names its closed set of answers by (the predictor's state codes); never sent as is.
 CHOICES = "answer_choices"
 ANSWER_REGEX = r"[^<{\[ \n\x00][\s\S]*"  # the embedded answer grammar: opens neither a tag nor a JSON-looking call

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from string import Template
 
 from tailmem.errors import ConfigError, DataError
-from tailmem.llm.backends.instruct import ContextOverflow
+from tailmem.llm.backends.base import ContextOverflow
+from tailmem.roles import programmatic_agent
 
 log = logging.getLogger("tailmem")
 
@@ -118,7 +119,7 @@ def chat_in_prefix_order(client, requests: list[dict]) -> list:
 class ProgrammaticAnswerer:
     """The sentence of the memory most overlapping the question; abstains below `min_overlap` of its words."""
 
-    name = "programmatic-answerer"
+    name = programmatic_agent("answerer")
 
     def __init__(self, min_overlap: float = 0.5):
         self.min_overlap = min_overlap

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from tailmem.records.table import TableRecord
+from tailmem.roles import JUDGE
 
 
 @dataclass(frozen=True, eq=False)
@@ -22,7 +23,7 @@ class JudgeVerdicts(TableRecord):
         "qid",
         "unit",  # what the bootstrap clusters by
         "f1",
-        "judge",
+        JUDGE,
         "correct",
         "reply",
         "seconds",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from tailmem.report import paper2_values as paper2
 from tailmem.report.data_files import section
 from tailmem.report.table_spec import specs
+from tailmem.roles import PROGRAMMATIC
 from tailmem.stats.settings import StatsSettings
 
 FILE = "alfworld.yaml"
@@ -59,7 +60,7 @@ def arm_sentence(arms: dict[str, str]) -> str:
 
 def _scripted(executor: str, curator: str = "") -> bool:
     """Whether a role is played by a scripted (programmatic) agent, whose numbers are not the papers'."""
-    return "programmatic" in executor or "programmatic" in curator
+    return PROGRAMMATIC in executor or PROGRAMMATIC in curator
 
 
 def notes(

@@ -15,7 +15,7 @@ def audit_row(run: Any, audit: Audit) -> dict:
     family, n and seed (`tailmem.targets.Run`)."""
     conc, tail, gof = audit.concentration, audit.tail, audit.gof
     return {
-        "policy": run.policy,
+        "policy": run.policy,  # the walk policy, not the role
         "retrieval": run.retrieval,
         "family": run.family,
         "n": run.n,

@@ -27,6 +27,7 @@ from tailmem.memory.arm import Arm
 from tailmem.records.control import ControlSummary
 from tailmem.report import paper_values as paper
 from tailmem.report.table_spec import specs, text
+from tailmem.roles import PREDICTOR, PROGRAMMATIC
 from tailmem.stats.compare import compare
 from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import combine, combine_reason
@@ -58,8 +59,8 @@ SUMMARY_COLUMNS = (
     "budget",
     "tau",
     "order",
-    "predictor",
-    "policy",
+    PREDICTOR,
+    "policy",  # the walk policy, not the role
     *METRICS,
     "memory_tokens_per_step",
 )  # fields of records.control.ControlSummary
@@ -128,7 +129,7 @@ def table5(df: pd.DataFrame) -> pd.DataFrame:
 
 def table4_note(predictor: str) -> str:
     """What Table 4's paper columns can and cannot be compared with, given the predictor that made ours."""
-    if "programmatic" in predictor:
+    if PROGRAMMATIC in predictor:
         return text(FILE, "table4_programmatic")
     return text(FILE, "table4_model", predictor=predictor)
 

@@ -32,6 +32,7 @@ import pandas as pd
 
 from tailmem.errors import DataError
 from tailmem.report import paper2_values as paper
+from tailmem.roles import BUILDER, SEARCHER
 from tailmem.stats.compare import COLUMNS, compare, missing
 from tailmem.stats.paired_tests import sign_test
 from tailmem.stats.settings import StatsSettings
@@ -43,8 +44,8 @@ ANSWER_COLUMNS = (
     "conversation",
     "variant",
     "harness",
-    "builder",
-    "searcher",
+    BUILDER,
+    SEARCHER,
     "qid",
     "question",
     "f1",
@@ -352,8 +353,8 @@ def claims(
                 _harness_paper(),
             )
     rq3 = select(answers, study="strength")
-    for (bench, builder), at in rq3.groupby(["benchmark", "builder"], sort=False):
-        present = list(dict.fromkeys(at["searcher"]))
+    for (bench, builder), at in rq3.groupby(["benchmark", BUILDER], sort=False):
+        present = list(dict.fromkeys(at[SEARCHER]))
         ladder = [s for s in (searcher_ladder or present) if s in present]
         if len(ladder) < 2:
             out._add(

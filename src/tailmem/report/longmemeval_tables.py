@@ -34,7 +34,7 @@ PAPER_TOKEN_REDUCTION_PCT = (
 )
 FILE = "longmemeval.yaml"  # these tables' words and column lists (report/data/longmemeval.yaml)
 SPECS = specs(FILE)
-JUDGE_NOTE = text(FILE, "judge")
+JUDGE_NOTE = text(FILE, "judge")  # a note, not the role
 ARM_ORDER = ("graph_memory", "ctmc", "flat_retrieval", "full_history")
 
 
@@ -399,5 +399,9 @@ def all_tables(rows: pd.DataFrame, recall_ks, primary_ratio: float) -> dict[str,
 
 def titles(primary_ratio: float) -> dict[str, str]:
     """Table stem -> title, every LongMemEval table's (the spec's words, paper 1's reduction, the primary arm)."""
-    fields = {"judge": JUDGE_NOTE, "paper_pct": PAPER_TOKEN_REDUCTION_PCT, "primary": ctmc_name(primary_ratio)}
+    fields = {
+        "judge": JUDGE_NOTE,  # a title's field, not the role
+        "paper_pct": PAPER_TOKEN_REDUCTION_PCT,
+        "primary": ctmc_name(primary_ratio),
+    }
     return {stem: spec.title_text(**fields) for stem, spec in SPECS.items()}

@@ -135,7 +135,8 @@ def table8(df: pd.DataFrame) -> pd.DataFrame:
 def table3(df: pd.DataFrame) -> pd.DataFrame:
     """Tail audit per topology (paper Table 3 layout) for the traces that exist; paper values are its LLM policy's."""
     rows = []
-    for (policy, retrieval, fam, n), sub in df.groupby(["policy", "retrieval", "family", "n"], sort=False):
+    keys = ["policy", "retrieval", "family", "n"]  # the walk policy, not the role
+    for (policy, retrieval, fam, n), sub in df.groupby(keys, sort=False):
         ref = paper.TABLE3_LLM.get(fam, {})
         passes = sub.passes.dropna()
         num = sub[["alpha", "xmin", "n_tail", "p_gof", "R_tpl_ln", "p_tpl_ln"]].apply(pd.to_numeric, errors="coerce")
@@ -145,7 +146,7 @@ def table3(df: pd.DataFrame) -> pd.DataFrame:
         )
         rows.append(
             {
-                "policy": policy,
+                "policy": policy,  # the walk policy, not the role
                 "retrieval": retrieval,
                 "family": fam,
                 "n": n,

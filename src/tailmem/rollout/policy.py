@@ -25,7 +25,7 @@ class Observation:
 class Policy(ABC):
     """Base class: chooses an action index; `observe` is a no-op unless the policy keeps its own memory."""
 
-    name = "policy"
+    name = "policy"  # the base class, not the role
 
     @abstractmethod
     def choose(self, obs: Observation, u: float) -> int:

@@ -48,6 +48,8 @@ class RoleGroup:
     backoff_s: float = MISSING
     backoff_max_s: float = MISSING
     timeout_s: float = MISSING
+    requests_per_minute: Optional[int] = MISSING
+    tokens_per_minute: Optional[int] = MISSING
     choose_retries: int = MISSING
 
 

@@ -33,7 +33,7 @@ class PolicyGroup:
     def __post_init__(self) -> None:
         from tailmem.rollout.settings import POLICIES
 
-        p = Problems("policy")
+        p = Problems("policy")  # the config group, not the role
         p.one_of("name", self.name, POLICIES)
         p.raise_any()
 

@@ -37,7 +37,7 @@ class ControlScale:
         from tailmem.rollout.settings import DESIGNS, POLICIES
 
         p = Problems("scale.control")
-        p.one_of("policy", self.policy, POLICIES)
+        p.one_of("policy", self.policy, POLICIES)  # the config key, not the role
         if self.tail_policy is not None:
             p.one_of("tail_policy", self.tail_policy, POLICIES)
         p.one_of("retrieval", self.retrieval, DESIGNS)

@@ -49,7 +49,7 @@ class MemorySettings:
 # checks the two agree). `seed`, `graph`, `memory` and `llm` are built by `_group` itself.
 SCHEMAS = {
     "rollout": ("tailmem.settings.rollout", "RolloutGroup"),
-    "policy": ("tailmem.settings.rollout", "PolicyGroup"),
+    "policy": ("tailmem.settings.rollout", "PolicyGroup"),  # the config group, not the role
     "retrieval": ("tailmem.settings.rollout", "RetrievalGroup"),
     "control": ("tailmem.settings.control", "ControlGroup"),
     "model_roles": ("tailmem.settings.control", "ModelRolesGroup"),

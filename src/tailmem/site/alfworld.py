@@ -10,9 +10,10 @@ from pathlib import Path, PurePosixPath
 
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
+from tailmem.roles import EXECUTOR, is_programmatic
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
-from tailmem.site.transcripts import Transcripts, is_programmatic
+from tailmem.site.transcripts import Transcripts
 
 BLOB_CHARS = 60000
 
@@ -127,12 +128,12 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         for path, data, cell, folder in memory:
             eps = data.get("episodes", [])
             for k, ep in enumerate(eps):
-                agent = ep.get("agent") or data.get("executor", "")
+                agent = ep.get("agent") or data.get(EXECUTOR, "")
                 call, matched = None, 0
                 if not is_programmatic(agent) and ep.get("goal"):  # the goal, and the last block (arms differ)
                     last = next((b[0] for b in reversed(ep.get("blocks") or []) if b and b[0]), None)
                     call, matched = transcripts.transcript(
-                        "executor", "alfworld_memory", [ep["goal"], *([last] if last else [])]
+                        EXECUTOR, "alfworld_memory", [ep["goal"], *([last] if last else [])]
                     )
                 w.write(
                     f"{folder}/{slug(ep['id'])}.html",
@@ -188,11 +189,11 @@ def _draw_skill_cell(w: Writer, cell_dir: Path, data: dict, cell: str, folder: s
                     )
                 store.append({"path": p, "page": page if digest in drawn else None})
         ep = played.get(t["id"]) or {}
-        executor = agents.get("executor", "")
+        executor = agents.get(EXECUTOR, "")
         call, matched = None, 0
         if not is_programmatic(executor) and ep.get("goal"):
             call, matched = transcripts.transcript(
-                "executor", "alfworld_skills", [ep["goal"], *([ep["guidance"]] if ep.get("guidance") else [])]
+                EXECUTOR, "alfworld_skills", [ep["goal"], *([ep["guidance"]] if ep.get("guidance") else [])]
             )
         w.write(
             f"{folder}/task-{int(t['index']):04d}.html",

@@ -11,9 +11,10 @@ import pandas as pd
 
 from tailmem.paths import STEPS_FILE, SUMMARY_FILE, TRACE_FILE, WORLD_FILE
 from tailmem.records.control import ControlSteps, ControlSummary
+from tailmem.roles import PREDICTOR, PROGRAMMATIC, is_programmatic
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
-from tailmem.site.transcripts import Transcripts, is_programmatic
+from tailmem.site.transcripts import Transcripts
 
 log = logging.getLogger("tailmem")
 
@@ -114,7 +115,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                     agent = summary.predictor if summary else ""
                     call, matched = None, 0
                     if not is_programmatic(agent) and r.memory:
-                        call, matched = transcripts.transcript("predictor", "control", [str(r.memory)])
+                        call, matched = transcripts.transcript(PREDICTOR, "control", [str(r.memory)])
                     cards.append(
                         {
                             "arm": arm,
@@ -126,7 +127,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                             "correct": bool(r.correct),
                             "covered": bool(r.covered),
                             "agent": agent,
-                            "programmatic": is_programmatic(agent),
+                            PROGRAMMATIC: is_programmatic(agent),
                             "call": call,
                             "matched": matched,
                         }

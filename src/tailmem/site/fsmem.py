@@ -21,9 +21,10 @@ from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.tool_outputs import call_key
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, CONFIG_FILE
 from tailmem.records.fsmem import FsmemBuild, read_answer_set
+from tailmem.roles import BUILDER, JUDGE, SEARCHER, is_programmatic
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
-from tailmem.site.transcripts import Transcripts, is_programmatic
+from tailmem.site.transcripts import Transcripts
 
 log = logging.getLogger("tailmem")
 
@@ -245,7 +246,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         blurb="One row per question a search agent answered over a store (LoCoMo, REALTALK; PersonaMem multiple "
         "choice). Correct = the judge's verdict where a judge model ran, else exact match (PersonaMem) or "
         "LoCoMo F1 (1 = yes, 0 = no, between = partial).",
-        columns=["study", "benchmark", "variant", "harness", "question type", "question", "F1 / correct", "judge"],
+        columns=["study", "benchmark", "variant", "harness", "question type", "question", "F1 / correct", JUDGE],
         filters=[
             ("study", "study"),
             ("benchmark", "benchmark"),
@@ -327,7 +328,7 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                     back="fsmem/index.html",
                 )
             rows = data.get("rows", [])
-            model_searched = any(not is_programmatic(r.get("searcher")) for r in rows)
+            model_searched = any(not is_programmatic(r.get(SEARCHER)) for r in rows)
             replayer = None if model_searched else _Replayer(store_folder, data, run_cfg, path.parent)
             evidence = _evidence(rows, replayer)
             try:
@@ -385,15 +386,15 @@ def _evidence(rows: list[dict], replayer) -> list | None:
 
 
 _ROW_DEFAULTS = {
-    "judge": None,
+    JUDGE: None,
     "judge_correct": None,
     "judge_citation": None,
     "judge_unparsed": None,
     "citations": [],
     "gold": "",
     "question_id": None,
-    "searcher": "",
-    "builder": "",
+    SEARCHER: "",
+    BUILDER: "",
     "search_rounds": 0,
     "search_tool_calls": 0,
     "search_chars_read": 0,
@@ -423,11 +424,11 @@ def _draw_item(
     row = _ROW_DEFAULTS | {"harness": data.get("harness", "")} | row  # older or PersonaMem rows lack some keys
     qid = row.get("qid", row.get("question_id"))
     question = _question_text(row, pm_questions)
-    searcher = row.get("searcher", "")
+    searcher = row.get(SEARCHER, "")
     trace = row.get("search_trace", [])
     transcript, matched = None, 0
     if not is_programmatic(searcher) and question:
-        transcript, matched = transcripts.transcript("searcher", None, [question])
+        transcript, matched = transcripts.transcript(SEARCHER, None, [question])
     outputs = _calls_from_transcript(transcript) if transcript is not None else None
     calls = []
     for k, (name, args, ok) in enumerate(trace):
@@ -454,8 +455,8 @@ def _draw_item(
         )
     files, sections = _files_read(trace)
     judge_call = None
-    if row.get("judge") and not is_programmatic(row.get("judge")) and question:
-        judge_call, _ = transcripts.transcript("judge", None, [question, str(row.get("answer", ""))])
+    if row.get(JUDGE) and not is_programmatic(row.get(JUDGE)) and question:
+        judge_call, _ = transcripts.transcript(JUDGE, None, [question, str(row.get("answer", ""))])
     pm_q = pm_questions.get(row.get("question_id"))
     prev_href = (
         f"{folder}/q-{slug(str(rows[i - 1].get('qid', rows[i - 1].get('question_id'))))}.html" if i > 0 else None

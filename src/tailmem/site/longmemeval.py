@@ -9,9 +9,10 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 
 from tailmem.records.longmemeval import LongMemEvalRows
+from tailmem.roles import JUDGE, PROGRAMMATIC, SEARCHER, is_programmatic
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
-from tailmem.site.transcripts import Transcripts, is_programmatic
+from tailmem.site.transcripts import Transcripts
 
 ROWS_FILE = "rows.parquet"  # tailmem.stages.longmemeval_runs.ROWS_FILE (not imported: the site never imports stages)
 
@@ -112,17 +113,17 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
                         needles = [str(first["question"])]
                         if r.get("memory"):
                             needles.append(str(r["memory"]).split("\n", 1)[0])
-                        call, matched = transcripts.transcript("searcher", "longmemeval", needles)
+                        call, matched = transcripts.transcript(SEARCHER, "longmemeval", needles)
                     cards.append(
                         {
                             "r": r,
                             "anchor": "arm-" + slug(r["arm"]),
                             "correct": _correct(r),
-                            "judge": _value(r, "judge_correct"),
+                            JUDGE: _value(r, "judge_correct"),
                             "judge_reply": _value(r, "judge_reply"),
                             "call": call,
                             "matched": matched,
-                            "programmatic": is_programmatic(agent),
+                            PROGRAMMATIC: is_programmatic(agent),
                         }
                     )
                 w.write(

@@ -13,6 +13,7 @@ from urllib.parse import quote
 from tailmem import outputs
 from tailmem.errors import ArtifactError
 from tailmem.records.provenance import RunMeta
+from tailmem.roles import EXECUTOR, JUDGE, PROGRAMMATIC, model_free
 from tailmem.site.markdown import Block, parse
 from tailmem.site.model import Section
 
@@ -128,7 +129,7 @@ def provenance(results: Path, skip: tuple[Path, ...]) -> dict:
             if isinstance(a, dict) and a.get("agent"):
                 roles[role].add(
                     a["agent"]
-                    if a.get("backend", "programmatic") == "programmatic"
+                    if model_free(a.get("backend", PROGRAMMATIC))
                     else f"{a.get('backend')}:{a.get('model') or a['agent']}"
                 )
         st = stages.setdefault(
@@ -146,7 +147,7 @@ def provenance(results: Path, skip: tuple[Path, ...]) -> dict:
         st["commits"].add(commit)
         if meta.get("config_digest"):
             st["digests"].add(meta["config_digest"])
-        for key in ("agent", "model", "executor", "curator", "retriever", "judge"):
+        for key in ("agent", "model", EXECUTOR, "curator", "retriever", JUDGE):
             if isinstance(meta.get(key), str) and meta[key]:
                 st["agents"].add(meta[key])
         st["finished"] = max(st["finished"], str(meta.get("finished_at") or ""))

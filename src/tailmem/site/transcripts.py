@@ -118,8 +118,3 @@ class Transcripts:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-
-
-def is_programmatic(agent: str | None) -> bool:
-    """An agent label that names no model (`programmatic`, `programmatic-searcher`, empty)."""
-    return not agent or str(agent).startswith("programmatic")

@@ -18,9 +18,11 @@ from tailmem import outputs
 from tailmem.alfworld import games as G
 from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
+from tailmem.llm.parallel import run_units, units_workers
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.alfworld import AlfworldChain, AlfworldGames, AlfworldMemoryCell
+from tailmem.roles import BUILDER, EXECUTOR, SEARCHER, model_free, programmatic_agent
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 
@@ -166,7 +168,7 @@ def _game_file(cfg, game: G.Game) -> Path:
 
 
 def _agent(client) -> str:
-    return client.agent if client.backend == "programmatic" else client.model
+    return client.agent if model_free(client.backend) else client.model
 
 
 def _executor(cfg, client):
@@ -175,13 +177,13 @@ def _executor(cfg, client):
     from tailmem.alfworld.executor import make_executor
 
     return make_executor(
-        client if layout.plays_model(cfg, "executor", client) else None,
+        client if layout.plays_model(cfg, EXECUTOR, client) else None,
         str(cfg.alfworld.model_executor or "react"),
     )
 
 
 def _executor_agent(cfg, client) -> str:
-    return _agent(client) if layout.plays_model(cfg, "executor", client) else "programmatic-executor"
+    return _agent(client) if layout.plays_model(cfg, EXECUTOR, client) else programmatic_agent(EXECUTOR)
 
 
 def _model_seconds(client) -> dict:
@@ -217,12 +219,14 @@ def memory(cfg: StageSettings) -> None:
     out = out_dir(cfg, layout.memory_dir(cfg, a.subset, arm))
     gs = subset_games(cfg, a.subset)
     _manifest(cfg, a.subset)  # the games stage ran
-    client = get_client(cfg, "executor", "alfworld_memory")
+    client = get_client(cfg, EXECUTOR, "alfworld_memory")
     counter = _counter(cfg)
-    model = layout.plays_model(cfg, "executor", client)
+    model = layout.plays_model(cfg, EXECUTOR, client)
     cache_dir = None if model else layout.episodes_dir(cfg)
-    rows = []
-    for g in tqdm(gs, desc=f"alfworld memory {arm}"):
+    progress = tqdm(total=len(gs), desc=f"alfworld memory {arm}")
+
+    def play(g) -> dict:
+        """One game with its own executor and memory: a cell's games do not depend on each other."""
         ex = _executor(cfg, client)
         key = episode_key(g, settings, "", a.max_steps, ex.agent)
         start = time.perf_counter()
@@ -235,7 +239,15 @@ def memory(cfg: StageSettings) -> None:
         )
         if not rec.loaded:
             log.warning("alfworld game %s could not be loaded: %s (skipped)", g.key, rec.error)
-        rows.append(rec.to_json() | ({"seconds": round(time.perf_counter() - start, 3)} if model else {}))
+        progress.update()
+        return rec.to_json() | ({"seconds": round(time.perf_counter() - start, 3)} if model else {})
+
+    # a model executor's games side by side (their env steps take turns: tailmem.alfworld.env); a programmatic
+    # one's in turn, as it calls no model
+    try:
+        rows = run_units(play, gs, units_workers(len(gs), client) if model else 1, name="game")
+    finally:
+        progress.close()
     agent = _executor_agent(cfg, client)
     save_provenance(out, cfg, executor=agent)
     # with a model: what the run cost (seconds per game are beside each episode)
@@ -266,20 +278,20 @@ def skills(cfg: StageSettings) -> None:
         raise ConfigError(f"alfworld.protocol: {a.protocol!r}; expected one of {sorted(PROTOCOLS)}")
     seed = int(a.seed or 0)
     # seed > 0: a model role's requests carry the seed, so a replicate chain is its own sample (chain.seeded_order)
-    builder = get_client(cfg, "builder", "alfworld_skills").sampled(seed)
-    searcher = get_client(cfg, "searcher", "alfworld_skills").sampled(seed)
-    model_builder = layout.plays_model(cfg, "builder", builder)
-    model_searcher = layout.plays_model(cfg, "searcher", searcher)
+    builder = get_client(cfg, BUILDER, "alfworld_skills").sampled(seed)
+    searcher = get_client(cfg, SEARCHER, "alfworld_skills").sampled(seed)
+    model_builder = layout.plays_model(cfg, BUILDER, builder)
+    model_searcher = layout.plays_model(cfg, SEARCHER, searcher)
     out = out_dir(cfg, layout.skills_dir(cfg, a.subset, a.protocol, a.variant, seed))
     order = subset_games(cfg, a.subset)
     manifest = _manifest(cfg, a.subset)
     settings = arm_settings(cfg, a.executor_arm)
-    client = get_client(cfg, "executor", "alfworld_skills").sampled(seed)
+    client = get_client(cfg, EXECUTOR, "alfworld_skills").sampled(seed)
     counter = _counter(cfg)
     # A programmatic executor's episode depends only on the game, settings, cap and guidance text (all in the
     # episode key), so episodes stay cached whoever wrote the guidance: a model curator or retriever changes the
     # text, hence the key. Only a model executor disables the cache.
-    model_executor = layout.plays_model(cfg, "executor", client)
+    model_executor = layout.plays_model(cfg, EXECUTOR, client)
     cache_dir = None if model_executor else layout.episodes_dir(cfg)
     curator = (
         ModelCurator(a.variant, builder, int(a.curator_rounds)) if model_builder else ProgrammaticCurator(a.variant)
@@ -337,7 +349,7 @@ def skills(cfg: StageSettings) -> None:
     for r in recs:
         if not r.ran:
             log.warning("alfworld game %s could not be loaded: %s (skipped; the chain went on)", r.id, r.error)
-    retriever = searcher.model if model_searcher else "programmatic-retriever"
+    retriever = searcher.model if model_searcher else programmatic_agent("retriever")
     executor = _executor_agent(cfg, client)
     save_provenance(out, cfg, curator=curator.agent, executor=executor, retriever=retriever)
     AlfworldChain(
@@ -345,7 +357,7 @@ def skills(cfg: StageSettings) -> None:
         variant=a.variant,
         subset=a.subset,
         seed=seed,
-        agents={"executor": executor, "curator": curator.agent, "retriever": retriever},
+        agents={EXECUTOR: executor, "curator": curator.agent, "retriever": retriever},
         order=[g.id for g in chain_order(order, a.protocol, seed)],
         tasks=to_rows(recs),
         episodes=played,
@@ -495,7 +507,7 @@ def report(cfg: StageSettings) -> None:
     excluded = len(AlfworldGames.read(manifest_path(cfg, subset)).excluded)
     arms = W.arm_words({arm: dict(a.arms[arm]) for arm in a.arms_run})
     notes = W.notes(
-        labels["executor"], labels["builder"], labels["searcher"], int(a.max_steps), cfg.llm.encoding, excluded, arms
+        labels[EXECUTOR], labels[BUILDER], labels[SEARCHER], int(a.max_steps), cfg.llm.encoding, excluded, arms
     )
     titles = W.titles(subset)
     footer = table_footer(cfg)
@@ -503,11 +515,11 @@ def report(cfg: StageSettings) -> None:
     for name, df in frames.items():
         write_table(tables, outputs.alfworld_output(subset, name), df, titles[name], notes[name], footer)
     save_figure(
-        F.skills_growth_figure(first, subset=subset, executor=labels["executor"]),
+        F.skills_growth_figure(first, subset=subset, executor=labels[EXECUTOR]),
         figures / outputs.alfworld_output(subset, "skills_growth"),
     )
     save_figure(
-        F.memory_figure(mem, counts, subset=subset, executor=labels["executor"], arms=arms),
+        F.memory_figure(mem, counts, subset=subset, executor=labels[EXECUTOR], arms=arms),
         figures / outputs.alfworld_output(subset, "memory"),
     )
     _skill_side(cfg, tasks, tables, figures, labels, footer)
@@ -529,7 +541,7 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     st = stats_settings(cfg)
     margin = float(a.claims.order_margin)
     protocols, variants = list(a.protocols), list(a.variants)
-    executor = labels["executor"]
+    executor = labels[EXECUTOR]
     claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games))
     write_table(
         tables,
@@ -550,7 +562,7 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
         "skills_effort_trend": T.effort_trend(effort, st),
         "skills_family_running": running,
     }
-    titles, notes = W.skill_side_titles(subset), W.skill_side_notes(executor, labels["builder"], st)
+    titles, notes = W.skill_side_titles(subset), W.skill_side_notes(executor, labels[BUILDER], st)
     for name in outputs.ALFWORLD_SKILL_TABLES:
         write_table(tables, outputs.alfworld_output(subset, name), frames[name], titles[name], notes[name], footer)
     protocol = "full_chain" if "full_chain" in protocols else protocols[0]

@@ -21,6 +21,7 @@ from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
 from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary, DesignPlan
+from tailmem.roles import PREDICTOR, plays_model
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 
@@ -54,8 +55,8 @@ def read_plan(cfg: StageSettings) -> dict[int, float] | None:
 def make_predictor(cfg: StageSettings):
     from tailmem.llm import get_client
 
-    client = get_client(cfg, "predictor", stage="control")
-    return ProgrammaticPredictor() if client.backend == "programmatic" else ModelPredictor(client)
+    client = get_client(cfg, PREDICTOR, stage="control")
+    return ModelPredictor(client) if plays_model(client) else ProgrammaticPredictor()
 
 
 @typed_stage
@@ -97,7 +98,7 @@ def run(cfg: StageSettings) -> None:
         tau=getattr(controller, "tau", None),
         order=getattr(controller, "order", None),
         predictor=predictor.name,
-        predictor_label=paths.role_label(cfg, "predictor"),  # the predictor's folder segment: its model
+        predictor_label=paths.role_label(cfg, PREDICTOR),  # the predictor's folder segment: its model
         predict_steps=None if count is None else int(count),
         predict_spread=spread,
         replay_steps=None if cfg.control.replay_steps is None else int(cfg.control.replay_steps),

@@ -23,6 +23,7 @@ from tailmem.report import control_tables as ct
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
 from tailmem.report.table_spec import text
+from tailmem.roles import PREDICTOR
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stages.tables import load_audits, stats_note
@@ -103,7 +104,7 @@ def tau_concentration(cfg: StageSettings, results: str) -> pd.DataFrame:
                     int(seed),
                     arms.ctmc(tau=tau),
                     paths.policy_agent(cfg, c.policy),
-                    paths.role_label(cfg, "predictor"),
+                    paths.role_label(cfg, PREDICTOR),
                 )
                 counts = ControlCounts.read(run.counts_file(results))["counts"]
                 conc = concentration(counts, cfg.audit.top_fraction)
@@ -152,7 +153,8 @@ def notes(cfg: StageSettings, st: StatsSettings, predictor: str, budgets: dict) 
     fields = {
         "study": study,
         "explain": rw.EXPLAIN,
-        "policy": tail_policy(cfg),  # Table 3 and Figure 4: the tails set beside the random walk
+        # Table 3 and Figure 4: the tails set beside the random walk
+        "policy": tail_policy(cfg),  # the walk policy, not the role
         "bootstrap": cfg.audit.bootstrap,
         "gof_threshold": cfg.audit.gof_threshold,
         "table4": ct.table4_note(predictor),

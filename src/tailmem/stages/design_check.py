@@ -30,6 +30,7 @@ from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import DesignPlan
 from tailmem.report.table_io import write_table
+from tailmem.roles import PREDICTOR
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stats.settings import settings as stats_settings
@@ -75,7 +76,7 @@ def run(cfg: StageSettings) -> None:
     first = steps[design.claim_arms()[0]]
     counts = window_counts(trace.access_step, trace.access_item, trace.n, len(states))
     in_tail = first.state.isin(tail_states(first, counts, cfg.control.tail_fraction)).to_numpy()
-    blind_exact = answers_constrained(cfg, "predictor")
+    blind_exact = answers_constrained(cfg, PREDICTOR)
     pairs = pd.DataFrame([design.pair_counts(steps, in_tail, p, blind_exact) for p in design.claim_pairs()])
     planned = design.plan(steps, in_tail, cfg.control.plan_calls, cfg.control.plan_sample, int(cfg.seed), blind_exact)
     out = paths.out_dir(cfg, paths.design_dir(cfg))

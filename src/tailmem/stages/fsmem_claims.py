@@ -21,6 +21,7 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report import fsmem_claims
 from tailmem.report.table_io import write_table
+from tailmem.roles import BUILDER, JUDGE, SEARCHER
 from tailmem.stages import judge_sensitivity, typed_stage
 from tailmem.stages.fsmem_study import agents_note
 from tailmem.stats.settings import settings
@@ -40,8 +41,8 @@ def answers_of(run: study.Run, study_name: str) -> list[dict]:
         "conversation": run.conversation,
         "variant": run.variant,
         "harness": run.harness,
-        "builder": run.builder,
-        "searcher": run.searcher,
+        BUILDER: run.builder,
+        SEARCHER: run.searcher,
     }
     return [
         arm
@@ -73,7 +74,7 @@ def run(cfg) -> None:
     judged = judge_sensitivity.read_verdicts(cfg) if cfg.judges.claims else None
     if judged is not None:  # the same claims with correctness from each judge (tailmem.judges.claims)
         by_judge = {}
-        for j in dict.fromkeys(judged["judge"]):
+        for j in dict.fromkeys(judged[JUDGE]):
             marks = judge_sensitivity.verdict_map(judged, j)
             under = answers.assign(judge_correct=[marks.get(k, float("nan")) for k in keys])
             by_judge[j] = fsmem_claims.claims(under, s, s.fsmem_tie_margin)

@@ -26,6 +26,7 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report import gold_filtered
 from tailmem.report.table_io import write_table
+from tailmem.roles import SEARCHER
 from tailmem.stages import typed_stage
 from tailmem.stages.locomo import variant_dir
 
@@ -36,7 +37,7 @@ HARNESS = MAIN_HARNESS  # the main LoCoMo table's search harness (workflows/fsme
 
 def answers_file(cfg, variant: str, conv: str) -> Path:
     """Where the main LoCoMo run of a variant keeps its answers (the unfiltered table reads the same file)."""
-    return answers_dir(variant_dir(cfg, variant, conv), HARNESS, role_label(cfg, "searcher")) / ANSWERS_FILE
+    return answers_dir(variant_dir(cfg, variant, conv), HARNESS, role_label(cfg, SEARCHER)) / ANSWERS_FILE
 
 
 def per_question(cfg, conv: str) -> pd.DataFrame:

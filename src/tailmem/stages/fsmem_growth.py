@@ -23,6 +23,7 @@ from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemBuild
 from tailmem.report.table_io import write_table
+from tailmem.roles import BUILDER
 from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
@@ -141,7 +142,7 @@ def run(cfg) -> None:
             {
                 "benchmark": r.benchmark,
                 "conversation": r.conversation,
-                "builder": built.agent,
+                BUILDER: built.agent,
                 "chunks": len(steps),
                 "final files": steps[-1].files,
                 "final sections": steps[-1].sections,

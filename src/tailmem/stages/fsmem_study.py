@@ -36,6 +36,7 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report import paper2_values as paper
 from tailmem.report.table_io import write_table
+from tailmem.roles import BUILDER, JUDGE, PROGRAMMATIC, SEARCHER, configured_model
 from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
@@ -43,22 +44,19 @@ OFFLINE_NOTE = (
     "Offline (llm=offline) every role is a programmatic agent: tokens and dollars are 0 and `chars read/q` "
     "(characters of tool output returned to the agent) is the cost proxy; the judge does not run."
 )
-ROLES = ("builder", "searcher", "judge")
+ROLES = (BUILDER, SEARCHER, JUDGE)
 
 
 def agents_note(cfg) -> str:
     """Who played each role: the offline note when nobody is a model, else the model per role."""
-    roles = cfg.llm.roles
-    names = {
-        r: (str(roles[r].model) if r in roles and roles[r].backend != "programmatic" else "programmatic") for r in ROLES
-    }
-    if set(names.values()) == {"programmatic"}:
+    names = {r: configured_model(cfg, r) or PROGRAMMATIC for r in ROLES}
+    if set(names.values()) == {PROGRAMMATIC}:
         return OFFLINE_NOTE
     return (
         "Roles: " + ", ".join(f"{r} {m}" for r, m in names.items()) + " (RQ3 rows name their own builder and "
         "searcher); dollars from llm.prices; cents/q = search dollars per question x 100; `chars read/q` = "
         "characters of tool output returned to the searcher."
-        + (" No judge model: judge columns are empty." if names["judge"] == "programmatic" else "")
+        + (" No judge model: judge columns are empty." if names[JUDGE] == PROGRAMMATIC else "")
     )
 
 
@@ -161,7 +159,7 @@ def shape(cfg) -> None:
         recs.append(
             {
                 "benchmark": run.benchmark,
-                "builder": built.agent,
+                BUILDER: built.agent,
                 "variant": run.variant,
                 "files": h.files,
                 "folders": h.folders,
@@ -175,12 +173,7 @@ def shape(cfg) -> None:
                 "build tool calls": built.tool_calls,
             }
         )
-    df = (
-        pd.DataFrame(recs)
-        .groupby(["benchmark", "builder", "variant"], sort=False)
-        .mean(numeric_only=True)
-        .reset_index()
-    )
+    df = pd.DataFrame(recs).groupby(["benchmark", BUILDER, "variant"], sort=False).mean(numeric_only=True).reset_index()
     df = with_paper(df, ["benchmark", "variant"], paper.shape_row, ["files", "sections", "cross-refs"])
     n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == cfg.fsmem.study.variants[0])
     _finish(
@@ -204,13 +197,13 @@ def hierarchy(cfg) -> None:
             continue
         built, _ = _load(run)
         h = measure(Store(run.build_dir / "store")).to_dict()
-        recs.append({"benchmark": run.benchmark, "builder": built.agent, "variant": run.variant, **h})
+        recs.append({"benchmark": run.benchmark, BUILDER: built.agent, "variant": run.variant, **h})
     df = pd.DataFrame(recs).drop_duplicates()
-    df = df.groupby(["benchmark", "builder", "variant"], sort=False).mean(numeric_only=True).reset_index()
+    df = df.groupby(["benchmark", BUILDER, "variant"], sort=False).mean(numeric_only=True).reset_index()
     df = with_paper(df, ["benchmark", "variant"], paper.hierarchy_row, ["files", "references"])
     keep = [
         "benchmark",
-        "builder",
+        BUILDER,
         "variant",
         "files",
         "files_paper",
@@ -258,7 +251,7 @@ def retrieval(cfg) -> None:
                 {
                     "benchmark": bench,
                     "variant": variant,
-                    "searcher": df["searcher"].iloc[0] if len(df) else "",
+                    SEARCHER: df[SEARCHER].iloc[0] if len(df) else "",
                     **_correctness(df, bench),
                     **_search_cost(df),
                     "store files": float(np.mean(files)),
@@ -286,8 +279,8 @@ def strength(cfg) -> None:
         df = pd.DataFrame(rows)
         recs.append(
             {
-                "builder": run.builder,
-                "searcher": run.searcher,
+                BUILDER: run.builder,
+                SEARCHER: run.searcher,
                 **_correctness(df, run.benchmark),
                 **_search_cost(df),
                 "build tokens": built.tokens,
@@ -297,7 +290,9 @@ def strength(cfg) -> None:
             }
         )
     s = cfg.fsmem.study.strength
-    grid = f"{len(study._role_models(cfg, 'builder', s.builders))} x {len(study._role_models(cfg, 'searcher', s.searchers))}"
+    grid = (
+        f"{len(study._role_models(cfg, BUILDER, s.builders))} x {len(study._role_models(cfg, SEARCHER, s.searchers))}"
+    )
     degenerate = (
         " Offline the grid degenerates to programmatic x programmatic (1 x 1): the configured models "
         f"{list(s.builders)} x {list(s.searchers)} run with llm=openai (any OpenAI-compatible endpoint)."
@@ -306,7 +301,7 @@ def strength(cfg) -> None:
     )
     df = with_paper(
         pd.DataFrame(recs),
-        ["builder", "searcher"],
+        [BUILDER, SEARCHER],
         paper.strength_row,
         ["store files", "builder judge correct", "searcher judge correct"],
     )
@@ -335,7 +330,7 @@ def harness(cfg) -> None:
                 "benchmark": run.benchmark,
                 "variant": run.variant,
                 "harness": run.harness,
-                "builder": built.agent,
+                BUILDER: built.agent,
                 "store files": st["files"],
                 "folders": st["folders"],
                 "sections": st["sections"],
@@ -350,7 +345,7 @@ def harness(cfg) -> None:
         )
         rows_of.setdefault(key, []).extend(rows)
         tools.setdefault(key, Counter()).update(c[0] for r in rows for c in r.get("search_trace", []))
-    keys = ["benchmark", "variant", "harness", "builder"]
+    keys = ["benchmark", "variant", "harness", BUILDER]
     df = pd.DataFrame(per_run).groupby(keys, sort=False).mean(numeric_only=True).reset_index()
     recs = []
     for _, rec in df.iterrows():
@@ -426,7 +421,7 @@ def replicates(cfg) -> None:
                 "benchmark": run.benchmark,
                 "conversation": run.conversation,
                 "variant": run.variant,
-                "builder": built.agent,
+                BUILDER: built.agent,
                 "replicate": run.replicate,
                 **{m: float(h[m]) for m in REPLICATE_METRICS},
                 "build tool calls": float(built.tool_calls),
@@ -434,7 +429,7 @@ def replicates(cfg) -> None:
             }
         )
     per = pd.DataFrame(recs)
-    keys = ["benchmark", "conversation", "variant", "builder"]
+    keys = ["benchmark", "conversation", "variant", BUILDER]
     out = []
     for k, g in per.groupby(keys, sort=False):
         for metric in [*REPLICATE_METRICS, "build tool calls", "F1"]:
@@ -452,7 +447,7 @@ def replicates(cfg) -> None:
                 }
             )
     df = pd.DataFrame(out)
-    programmatic = per["builder"].str.startswith("programmatic").all()
+    programmatic = per[BUILDER].str.startswith(PROGRAMMATIC).all()
     _finish(
         cfg,
         outputs.FSMEM_STUDY_TABLES["fsmem_replicates"],
@@ -478,7 +473,7 @@ def transcripts_of(role: str, episodes: list[dict]) -> list[list]:
     from tailmem.llm.records import Usage
 
     calls = [[Usage(*c) for c in e.get("calls", [])] for e in episodes]
-    return [[u] for t in calls for u in t] if role == "judge" else calls
+    return [[u] for t in calls for u in t] if role == JUDGE else calls
 
 
 @typed_stage
@@ -493,7 +488,7 @@ def costs(cfg) -> None:
         p = prices.get(agent) or prices.get("default")
         return (
             None
-            if p is None or agent.startswith("programmatic")
+            if p is None or agent.startswith(PROGRAMMATIC)
             else Price(float(p["input"]), float(p["cached_input"]), float(p["output"]))
         )
 
@@ -514,12 +509,12 @@ def costs(cfg) -> None:
         if run.build_file not in seen_builds:
             seen_builds.add(run.build_file)
             for e in built.episodes:
-                groups.setdefault((*key[:3], run.build_harness, "builder", e["agent"]), []).append(e)
+                groups.setdefault((*key[:3], run.build_harness, BUILDER, e["agent"]), []).append(e)
         for r in rows:
             ep = {k[len("search_") :]: v for k, v in r.items() if k.startswith("search_")}
-            groups.setdefault((*key, "searcher", r["searcher"]), []).append(ep)
+            groups.setdefault((*key, SEARCHER, r[SEARCHER]), []).append(ep)
             if r.get("judge_episode"):
-                groups.setdefault((*key, "judge", r["judge"]), []).append(r["judge_episode"])
+                groups.setdefault((*key, JUDGE, r[JUDGE]), []).append(r["judge_episode"])
     recs = []
     for (runs, bench, variant, harness_name, role, agent), eps in groups.items():
         uncached = sum(e["prompt_tokens"] - e["cached_tokens"] for e in eps)

@@ -31,6 +31,7 @@ from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.records.judges import JudgeVerdicts
+from tailmem.roles import JUDGE
 from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
@@ -131,13 +132,13 @@ def judge_answers(answers: pd.DataFrame, judges: list[str], client) -> pd.DataFr
 
 def _labels(verdicts: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
     """answers x judges matrix of labels (NaN = unreadable)."""
-    twice = verdicts[verdicts.duplicated([*VERDICT_KEYS, "judge"])]
+    twice = verdicts[verdicts.duplicated([*VERDICT_KEYS, JUDGE])]
     if len(twice):
         raise DataError(
             f"judge verdicts: answer {twice.iloc[0][VERDICT_KEYS].to_dict()} judged twice by "
-            f"{twice.iloc[0]['judge']!r}; two answer sets share a key"
+            f"{twice.iloc[0][JUDGE]!r}; two answer sets share a key"
         )
-    wide = verdicts.pivot(index=VERDICT_KEYS, columns="judge", values="correct").reindex(columns=judges)
+    wide = verdicts.pivot(index=VERDICT_KEYS, columns=JUDGE, values="correct").reindex(columns=judges)
     info = verdicts.drop_duplicates(VERDICT_KEYS).set_index(VERDICT_KEYS)[["unit", "f1"]]
     return info.join(wide).reset_index()
 
@@ -157,8 +158,8 @@ def sensitivity_table(verdicts: pd.DataFrame, judges: list[str], threshold: floa
             ok = np.isfinite(y)
             ci = mean_interval(y[ok], units[ok], confidence=st.confidence, resamples=st.resamples, seed=st.seed)
             row = base | {
-                "row": "judge",
-                "judge": judge,
+                "row": JUDGE,
+                JUDGE: judge,
                 "judge_model": "" if judge == F1_JUDGE else model,
                 "n": int(ok.sum()),
                 "accuracy": ci.estimate,
@@ -167,7 +168,7 @@ def sensitivity_table(verdicts: pd.DataFrame, judges: list[str], threshold: floa
                 "unreadable": int((~ok).sum()),
             }
             if judge != F1_JUDGE:
-                calls = v[v["judge"] == judge]
+                calls = v[v[JUDGE] == judge]
                 paid = calls[calls["from_cache"].eq(False)] if calls["from_cache"].notna().any() else calls.iloc[:0]
                 row |= {
                     "f1_agreement": agreement.agreement(y, f1_pass),
@@ -183,7 +184,7 @@ def sensitivity_table(verdicts: pd.DataFrame, judges: list[str], threshold: floa
                 base
                 | {
                     "row": "pair",
-                    "judge": f"{a} vs {b}",
+                    JUDGE: f"{a} vs {b}",
                     "judge_model": model,
                     "n": int(both.sum()),
                     "agreement": agreement.agreement(ya, yb),
@@ -195,7 +196,7 @@ def sensitivity_table(verdicts: pd.DataFrame, judges: list[str], threshold: floa
             base
             | {
                 "row": "all judges",
-                "judge": ", ".join(judges),
+                JUDGE: ", ".join(judges),
                 "judge_model": model,
                 "n": int(np.isfinite(matrix).any(axis=0).sum()),
                 "krippendorff_alpha": agreement.krippendorff_alpha(matrix),
@@ -204,7 +205,7 @@ def sensitivity_table(verdicts: pd.DataFrame, judges: list[str], threshold: floa
     cols = [
         "benchmark",
         "row",
-        "judge",
+        JUDGE,
         "judge_model",
         "answers",
         "questions",
@@ -265,12 +266,12 @@ def run(cfg) -> None:
     answers = pd.concat([fsmem_answers(cfg), lme_answers(cfg)], ignore_index=True)
     if answers.empty:
         raise DataError("judge_sensitivity: no answers to judge (fsmem.study and longmemeval produced none)")
-    client = client_for(cfg, "judge", "judge_sensitivity")
+    client = client_for(cfg, JUDGE, "judge_sensitivity")
     verdicts = judge_answers(answers, judges, client)
     path = verdicts_path(cfg.results_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     JudgeVerdicts(verdicts).write(path)
-    model = label(client, "judge")
+    model = label(client, JUDGE)
     df = sensitivity_table(verdicts, judges, threshold, st, model)
     out = out_dir(cfg, tables_dir(cfg))
     stem = outputs.JUDGE_SENSITIVITY
@@ -293,7 +294,7 @@ def read_verdicts(cfg) -> pd.DataFrame | None:
 
 def verdict_map(verdicts: pd.DataFrame, judge: str) -> dict[tuple[str, str], float]:
     """(answers key, qid) -> the judge's verdict (NaN unreadable)."""
-    v = verdicts[verdicts["judge"] == judge]
+    v = verdicts[verdicts[JUDGE] == judge]
     return dict(zip(zip(v["answers"].astype(str), v["qid"].astype(str)), v["correct"].astype(float)))
 
 
@@ -311,7 +312,7 @@ def lme_claims_by_judge(every: pd.DataFrame, verdicts: pd.DataFrame, margin: flo
         )
     )
     out = {}
-    for judge in dict.fromkeys(verdicts["judge"]):
+    for judge in dict.fromkeys(verdicts[JUDGE]):
         marks = verdict_map(verdicts[verdicts["source"] == "longmemeval"], judge)
         col = f"judge_{judge}"
         rows = every.assign(**{col: [marks.get(k, float("nan")) for k in keys]})

@@ -36,11 +36,13 @@ from tailmem.fsmem.benchmarks import (
     opt_in_names,
     setting,
 )
+from tailmem.fsmem.harness_pool import HarnessPool
 from tailmem.fsmem.harnesses import CENTER, sandbox_provenance
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.llm.parallel import run_units, units_workers
 from tailmem.llm.settings import prices_of
 from tailmem.metrics import gold_overlay, locomo_evidence
 from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
@@ -52,6 +54,7 @@ from tailmem.paths import variant_dir as _variant_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
+from tailmem.roles import BUILDER, JUDGE, PROGRAMMATIC, SEARCHER
 from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
@@ -60,7 +63,7 @@ log = logging.getLogger("tailmem")
 def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Path:
     fs = cfg.fsmem
     return _variant_dir(
-        cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant, role_label(cfg, "builder")
+        cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant, role_label(cfg, BUILDER)
     )
 
 
@@ -115,7 +118,7 @@ def build(cfg) -> None:
     out = out_dir(cfg, variant_dir(cfg))
     conv = _conversation(cfg)
     replicate = int(fs.replicate or 0)
-    client = client_for(cfg, "builder", "fsmem_build")
+    client = client_for(cfg, BUILDER, "fsmem_build")
     if client is not None:
         client = client.sampled(replicate)  # replicate > 0: every request carries the seed (a sample of its own)
     (out / BUILD_FILE).unlink(missing_ok=True)
@@ -126,7 +129,7 @@ def build(cfg) -> None:
     episodes = build_variant(fs.variant, conv, store, SnapshotLog(out / "snapshots"), fs, client, build_harness=harness)
     partial.rename(out / "store")
     stats = Store(out / "store").stats()
-    agent = label(client, "builder")
+    agent = label(client, BUILDER)
     prices = prices_of(cfg)
     # The programmatic reorganizer always rewrites through the management tools (agents/reorganizer.py).
     reorganizer = (CENTER if client is None else harness) if fs.variant.startswith("reorganized") else None
@@ -188,7 +191,7 @@ def answer(cfg) -> None:
     check_variant(fs.variant)
     src = Path(cfg.input) if cfg.input else variant_dir(cfg)
     built = FsmemBuild.read(src / BUILD_FILE)
-    out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg, "searcher")))
+    out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg, SEARCHER)))
     conv = _conversation(cfg)
     qs = select_questions(conv, fs, fs.benchmark)
     overlay = gold_overlay_of(cfg)  # issue 31: corrected golds score the answers, dropped questions are not asked
@@ -202,67 +205,76 @@ def answer(cfg) -> None:
         )
     )
     store = Store(src / "store")
-    harness, form, cap = search_harness(fs.variant, store, conv, fs)
-    harness.outputs = {}  # recorded beside the answers (fsmem.tool_outputs): evidence and site read, not replay
-    s_client = client_for(cfg, "searcher", "fsmem_answer")
-    j_client = client_for(cfg, "judge", "fsmem_answer") if fs.judge else None
+    s_client = client_for(cfg, SEARCHER, "fsmem_answer")
+    j_client = client_for(cfg, JUDGE, "fsmem_answer") if fs.judge else None
     prices = prices_of(cfg)
-    rows = []
-    try:
-        for i, q in enumerate(qs):
-            fix = fixes.get(numbers[i]) if fixes else None
-            if fix is not None and fix.dropped:
-                continue
-            gold = q.answer if fix is None else fix.corrected_gold
+    asked = []  # (position among the selected questions, question, its correction or None, gold)
+    for i, q in enumerate(qs):
+        fix = fixes.get(numbers[i]) if fixes else None
+        if fix is None or not fix.dropped:
+            asked.append((i, q, fix, q.answer if fix is None else fix.corrected_gold))
+    harnesses = HarnessPool(lambda: search_harness(fs.variant, store, conv, fs))
+    form, cap = harnesses.form, harnesses.cap
+
+    def one(unit) -> dict:
+        """One question: its search on a harness of its own (so its trace and counters are its own), then its
+        judge calls, which need its answer; the questions are independent of each other."""
+        i, q, fix, gold = unit
+        with harnesses.taken() as harness:
             start = len(harness.trace)
             if s_client is None:
                 a = searcher.answer_programmatic(q.question, harness)
             else:
                 a = searcher.answer_model(s_client, q.question, harness, form, cap)
-            row = {
-                "benchmark": fs.benchmark,
-                "conversation": conv.sample_id,
-                "variant": fs.variant,
-                "harness": harness.name,
-                "qid": i,
-                "category": q.category,
-                "question": q.question,
-                "gold": gold,
-                "answer": a.text,
-                "citations": list(a.citations),
-                "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
-                "f1": locomo_f1(a.text, gold, q.category),
-                **({"gold_original": q.answer} if fix else {}),
-                "searcher": a.episode.agent,
-                "builder": built.agent,
-                **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
-                "search_dollars": dollars(a.episode, prices),
-                "judge": None,
-                "judge_correct": None,
-                "judge_citation": None,
-                "search_trace": harness.trace[start:],
-            }
-            if j_client is not None:
-                from tailmem.fsmem.agents.judge import judge
+            trace = harness.trace[start:]
+            name = harness.name
+        row = {
+            "benchmark": fs.benchmark,
+            "conversation": conv.sample_id,
+            "variant": fs.variant,
+            "harness": name,
+            "qid": i,
+            "category": q.category,
+            "question": q.question,
+            "gold": gold,
+            "answer": a.text,
+            "citations": list(a.citations),
+            "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
+            "f1": locomo_f1(a.text, gold, q.category),
+            **({"gold_original": q.answer} if fix else {}),
+            SEARCHER: a.episode.agent,
+            BUILDER: built.agent,
+            **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
+            "search_dollars": dollars(a.episode, prices),
+            JUDGE: None,
+            "judge_correct": None,
+            "judge_citation": None,
+            "search_trace": trace,
+        }
+        if j_client is not None:
+            from tailmem.fsmem.agents.judge import judge
 
-                v = judge(j_client, q.question, gold, a.text, a.citations, store)
-                row.update(
-                    judge=label(j_client, "judge"),
-                    judge_correct=v.correct,
-                    judge_citation=v.citation,
-                    judge_episode=v.episode,
-                    judge_unparsed=v.unparsed,
-                )
-            rows.append(row)
+            v = judge(j_client, q.question, gold, a.text, a.citations, store)
+            row.update(
+                judge=label(j_client, JUDGE),
+                judge_correct=v.correct,
+                judge_citation=v.citation,
+                judge_episode=v.episode,
+                judge_unparsed=v.unparsed,
+            )
+        return row
+
+    try:
+        rows = run_units(one, asked, units_workers(len(asked), s_client, j_client), name="question")
     finally:
-        harness.close()
-    recorded = tool_outputs.write(out, harness.outputs)
+        harnesses.close()
+    recorded = tool_outputs.write(out, harnesses.outputs())
     answers = FsmemAnswers(
         benchmark=fs.benchmark,
         conversation=conv.sample_id,
         variant=fs.variant,
         harness=fs.harness,
-        sandbox=getattr(harness, "sandbox_info", None),
+        sandbox=getattr(harnesses.first, "sandbox_info", None),
         tool_outputs=recorded,
         gold_overlay=overlay_record(overlay),
         rows=rows,
@@ -272,8 +284,8 @@ def answer(cfg) -> None:
         out,
         cfg,
         data_files=[conversation_file(fs, fs.benchmark, fs.conversation)],
-        agent=label(s_client, "searcher"),
-        model=None if s_client is None else label(s_client, "searcher"),
+        agent=label(s_client, SEARCHER),
+        model=None if s_client is None else label(s_client, SEARCHER),
         gold_overlay=overlay_record(overlay),
     )
     log.info(
@@ -289,8 +301,8 @@ def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = MAIN_BENCHMA
     df = pd.DataFrame(rows)
     out = {
         "variant": built.variant,
-        "searcher": df["searcher"].iloc[0] if len(df) else "",
-        "builder": built.agent,
+        SEARCHER: df[SEARCHER].iloc[0] if len(df) else "",
+        BUILDER: built.agent,
         "n": len(df),
         "F1": df["f1"].mean() if len(df) else float("nan"),
     }
@@ -313,7 +325,7 @@ def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = MAIN_BENCHMA
         out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
     out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if len(df) else float("nan")  # issue 31
-    if len(df) and df["judge"].notna().any():  # replies the judge rule could not read (left out of its means)
+    if len(df) and df[JUDGE].notna().any():  # replies the judge rule could not read (left out of its means)
         out["judge unparsed"] = int(df.get("judge_unparsed", pd.Series(0, index=df.index)).fillna(0).sum())
     # run settings (issue 14): answers without a tool call, compactions, cut outputs
     out |= run_setting_counts(df.to_dict("records"), built.episodes)
@@ -328,13 +340,13 @@ def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = MAIN_BENCHMA
 
 def _offline(agents: pd.Series) -> bool:
     """Every agent of the column is a programmatic one (no model was called)."""
-    return len(agents) > 0 and all(str(a).startswith("programmatic") for a in agents)
+    return len(agents) > 0 and all(str(a).startswith(PROGRAMMATIC) for a in agents)
 
 
 def table_note(benchmark: str, df: pd.DataFrame) -> str:
     """What the per-conversation table shows, what made its numbers, and what they cannot be compared with."""
-    searchers = sorted(set(df["searcher"])) if "searcher" in df else []
-    builders = sorted(set(df["builder"])) if "builder" in df else []
+    searchers = sorted(set(df[SEARCHER])) if SEARCHER in df else []
+    builders = sorted(set(df[BUILDER])) if BUILDER in df else []
     scorer = (
         "LoCoMo's token F1 as its official scorer computes it (tailmem.metrics.locomo_f1: normalised, "
         "Porter-stemmed tokens; category 1 (multi-hop) split on commas, category 3 gold cut at its first ';')"
@@ -366,9 +378,9 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
             "Judge correct / judge citation = the share of answers the judge model found correct / "
             "supported by the cited store text (judge unparsed = replies it could not read, left out)."
         )
-    if _offline(df.get("builder", pd.Series(dtype=object))):
+    if _offline(df.get(BUILDER, pd.Series(dtype=object))):
         parts.append("The builder is a programmatic agent (no model), so build tokens and dollars are 0.")
-    if _offline(df.get("searcher", pd.Series(dtype=object))):
+    if _offline(df.get(SEARCHER, pd.Series(dtype=object))):
         parts.append(
             "Offline run: the searcher is a programmatic agent (a fixed rule, no model), so its tokens and "
             "cents are 0 by construction and its F1 measures what the store lets a fixed rule find. These "
@@ -395,7 +407,7 @@ def table(cfg) -> None:
     for variant in fs.variants:
         check_variant(variant)
         built = FsmemBuild.read(src / variant / BUILD_FILE)
-        folder = answers_dir(src / variant, fs.harness, role_label(cfg, "searcher"))
+        folder = answers_dir(src / variant, fs.harness, role_label(cfg, SEARCHER))
         data = FsmemAnswers.read(folder / ANSWERS_FILE)
         if (data.gold_overlay or {}).get("sha256") != (overlay or {}).get("sha256"):
             raise DataError(

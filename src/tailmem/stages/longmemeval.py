@@ -27,6 +27,7 @@ from tailmem.memory.tokens import TokenCounter
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows, LongMemEvalSummary
+from tailmem.roles import JUDGE, SEARCHER, plays_model
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stages.longmemeval_runs import ROWS_FILE, load_rows, run_dir
@@ -77,20 +78,21 @@ def context_checked(questions: list, limit) -> set[str]:
 @typed_stage
 def run(cfg: StageSettings) -> None:
     from tailmem.llm import get_client
+    from tailmem.llm.parallel import in_process
 
     lme = cfg.longmemeval
     seed = int(cfg.seed)
     dataset, questions = _questions(cfg)
     arms = make_arms(lme)
     counter = TokenCounter(encoding=cfg.llm.encoding)
-    searcher = get_client(cfg, "searcher", stage="longmemeval")
-    model = None if searcher.backend == "programmatic" else ModelAnswerer(searcher, seed)
+    searcher = get_client(cfg, SEARCHER, stage="longmemeval")
+    model = ModelAnswerer(searcher, seed) if plays_model(searcher) else None
     programmatic = ProgrammaticAnswerer(float(lme.min_overlap))
     turn_words = lme.turn_words
     turn_words = None if turn_words is None else int(turn_words)
     graph = next((a for a in arms if a.name == "graph_memory"), None)
     checked = context_checked(questions, lme.context_check) if graph is not None else set()
-    rows, retrieval = [], []
+    rows, retrieval, asked = [], [], []
     for q in questions:
         built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
         retrieval.append(built[0].retrieval)
@@ -100,8 +102,14 @@ def run(cfg: StageSettings) -> None:
             )
         if model is None:
             rows.extend(evaluate_programmatic(q, built, programmatic))
-        else:  # one question's arms together: their prompts share a prefix an in-process model reuses
-            answers = model.answer_many([model.request(b.memory, q.question, q.date) for b in built])
+        else:
+            asked.append((q, built, [model.request(b.memory, q.question, q.date) for b in built]))
+    if model is not None:
+        # an in-process model: one question's arms together, their prompts share a prefix it reuses; an endpoint:
+        # every question's answers together, `llm.concurrency` in flight (the questions do not depend on each other)
+        batches = [r for _, _, r in asked] if in_process(searcher) else [[x for _, _, r in asked for x in r]]
+        answers = iter([a for batch in batches for a in model.answer_many(batch)])
+        for q, built, _ in asked:
             rows.extend(score(q, b.row, a.text, a.agent, **a.accounting()) for b, a in zip(built, answers))
     judge_client = _judge(cfg, questions, rows) if lme.judge else None
     judge_label = None if judge_client is None else f"{judge_client.backend}:{judge_client.model}"
@@ -169,7 +177,7 @@ def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
         out["answer_completion_tokens"] = float(df.answer_completion_tokens.mean())
     if "judge_seconds" in df and df.judge_seconds.notna().any():
         out["judge_seconds_per_call"] = float(df.judge_seconds.mean())
-    for role, client in (("searcher", searcher), ("judge", judge)):
+    for role, client in ((SEARCHER, searcher), (JUDGE, judge)):
         impl = getattr(client, "_impl", None)
         if impl is not None and hasattr(impl, "evaluated"):  # in process: this role's calls paid in this run
             out.setdefault("backend", {})[role] = {
@@ -187,8 +195,8 @@ def _judge(cfg: StageSettings, questions, rows: list[dict]):
     from tailmem.llm import get_client
     from tailmem.longmemeval.judge import judge_many
 
-    client = get_client(cfg, "judge", stage="longmemeval")
-    if client.backend == "programmatic":
+    client = get_client(cfg, JUDGE, stage="longmemeval")
+    if not plays_model(client):
         for r in rows:
             r.update(judge_correct=None, judge_correct_ours=None, judge_reply=None)
         return None

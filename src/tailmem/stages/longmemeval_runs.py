@@ -11,13 +11,14 @@ import pandas as pd
 
 from tailmem.paths import SUMMARY_FILE, agent_label, longmemeval_dir
 from tailmem.records.longmemeval import LongMemEvalRows, LongMemEvalSummary
+from tailmem.roles import JUDGE, SEARCHER
 
 ROWS_FILE = "rows.parquet"
 
 
 def run_dir(cfg, dataset: str, seed: int) -> Path:
     """The run's folder: dataset, the models answering and judging (or `programmatic`), seed."""
-    return longmemeval_dir(cfg.results_dir, dataset, seed, agent_label(cfg, "searcher", "judge"))
+    return longmemeval_dir(cfg.results_dir, dataset, seed, agent_label(cfg, SEARCHER, JUDGE))
 
 
 def load_rows(cfg, datasets, seeds) -> pd.DataFrame:

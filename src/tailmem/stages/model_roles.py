@@ -32,6 +32,7 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import ControlSteps
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
+from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, PROGRAMMATIC, SEARCHER
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 
@@ -68,10 +69,10 @@ def searcher_rows(answer_files: list[Path], floors) -> list[dict]:
     malformed = sum(int(r.get("search_malformed_calls") or 0) for r in rows) / rounds if rounds else None
     capped = sum(bool(r.get("search_capped")) for r in rows) / n if n else None
     return [
-        _row("searcher", "looked up before answering (share of questions)", looked, n, floors.searcher_looked_up),
-        _row("searcher", f"answered correctly (share with F1 >= {CORRECT_F1})", correct, n, floors.searcher_correct),
-        _row("searcher", "malformed tool calls per round", malformed, rounds, floors.malformed_per_round, False),
-        _row("searcher", "hit the round cap (share of questions)", capped, n, floors.capped, False),
+        _row(SEARCHER, "looked up before answering (share of questions)", looked, n, floors.searcher_looked_up),
+        _row(SEARCHER, f"answered correctly (share with F1 >= {CORRECT_F1})", correct, n, floors.searcher_correct),
+        _row(SEARCHER, "malformed tool calls per round", malformed, rounds, floors.malformed_per_round, False),
+        _row(SEARCHER, "hit the round cap (share of questions)", capped, n, floors.capped, False),
     ]
 
 
@@ -79,9 +80,7 @@ def builder_rows(build_files: list[Path], floors) -> list[dict]:
     episodes = []
     for f in build_files:
         if f.exists():
-            episodes += [
-                e for e in FsmemBuild.read(f).episodes if not str(e.get("agent", "")).startswith("programmatic")
-            ]
+            episodes += [e for e in FsmemBuild.read(f).episodes if not str(e.get("agent", "")).startswith(PROGRAMMATIC)]
     # a builder must write with its tools: a reply that is no call (free text, or a call cut off at the output
     # cap) was refused by the loop and is a failed round, like a call naming no tool or refused arguments
     refused = sum(int(e.get("refused_answers") or 0) for e in episodes)
@@ -89,7 +88,7 @@ def builder_rows(build_files: list[Path], floors) -> list[dict]:
     errors = sum(int(e.get("malformed_calls") or 0) for e in episodes) + refused
     return [
         _row(
-            "builder",
+            BUILDER,
             "malformed or missing tool calls per round",
             errors / rounds if rounds else None,
             rounds,
@@ -107,7 +106,7 @@ def predictor_rows(step_files: list[Path], floors) -> list[dict]:
     acc = float(covered["correct"].astype(float).mean()) if len(covered) else None
     return [
         _row(
-            "predictor",
+            PREDICTOR,
             "accuracy when the prompt holds the transition",
             acc,
             len(covered),
@@ -122,9 +121,9 @@ def judge_probe(cfg: StageSettings, items: int, floors) -> list[dict]:
     from tailmem.fsmem.agents.judge import _score
     from tailmem.fsmem.agents.models import client_for, prompt
 
-    client = client_for(cfg, "judge", "model_roles")
+    client = client_for(cfg, JUDGE, "model_roles")
     if client is None or items == 0:
-        return [_row("judge", "agreement with labelled answers", None, 0, floors.judge_agreement)]
+        return [_row(JUDGE, "agreement with labelled answers", None, 0, floors.judge_agreement)]
     conv = load(cfg.fsmem.data_file, cfg.fsmem.conversation)
     by_cat: dict[int, list] = {}
     for q in questions(conv, tuple(cfg.fsmem.categories)):
@@ -133,46 +132,43 @@ def judge_probe(cfg: StageSettings, items: int, floors) -> list[dict]:
     while len(picked) < items and any(len(v) > i for v in by_cat.values()):  # round robin over categories
         picked += [v[i] for v in by_cat.values() if len(v) > i][: items - len(picked)]
         i += 1
-    agree, n, unreadable = 0, 0, 0
+    asked = []  # (request, the verdict a right judge gives): independent calls, sent together (chat_many)
     for q in picked:
         same = [o for o in by_cat[q.category] if o.answer != q.answer]
         wrong = same[(picked.index(q) * 7 + 3) % len(same)].answer if same else None
         for answer, label in ((q.answer, 1.0), (wrong, 0.0)):
             if answer is None:
                 continue
-            reply = client.chat(
-                [
-                    {
-                        "role": "user",
-                        "content": prompt(  # the judge's correctness call alone
-                            "judge_correctness", question=q.question, gold=str(q.answer), answer=str(answer)
-                        ),
-                    }
-                ]
+            content = prompt(  # the judge's correctness call alone
+                "judge_correctness", question=q.question, gold=str(q.answer), answer=str(answer)
             )
-            correct = _score(reply.content, "correct", (0.0, 1.0))
-            n += 1
-            unreadable += correct is None
-            agree += correct == label
+            asked.append(({"messages": [{"role": "user", "content": content}]}, label))
+    replies = client.chat_many([request for request, _ in asked])
+    agree, n, unreadable = 0, 0, 0
+    for reply, (_, label) in zip(replies, asked):
+        correct = _score(reply.content, "correct", (0.0, 1.0))
+        n += 1
+        unreadable += correct is None
+        agree += correct == label
     return [
         _row(
-            "judge",
+            JUDGE,
             "agreement with labelled answers (gold: correct; another question's gold: wrong)",
             agree / n if n else None,
             n,
             floors.judge_agreement,
         ),
-        _row("judge", "unreadable verdicts (share)", unreadable / n if n else None, n, floors.unreadable, False),
+        _row(JUDGE, "unreadable verdicts (share)", unreadable / n if n else None, n, floors.unreadable, False),
     ]
 
 
 # claims table (name prefix) -> the roles the model plays in its rows; a row's own text narrows some of them
 CLAIM_ROLES = {
-    outputs.CLAIMS_RANDOM_WALK: ("policy",),
-    outputs.CLAIMS_CTMC: ("policy", "predictor"),
-    outputs.FSMEM_STUDY_TABLES["fsmem_claims"]: ("builder", "searcher", "judge"),
-    outputs.CLAIMS_LONGMEMEVAL: ("searcher", "judge"),
-    outputs.CLAIMS_ALFWORLD: ("executor",),
+    outputs.CLAIMS_RANDOM_WALK: (POLICY,),
+    outputs.CLAIMS_CTMC: (POLICY, PREDICTOR),
+    outputs.FSMEM_STUDY_TABLES["fsmem_claims"]: (BUILDER, SEARCHER, JUDGE),
+    outputs.CLAIMS_LONGMEMEVAL: (SEARCHER, JUDGE),
+    outputs.CLAIMS_ALFWORLD: (EXECUTOR,),
 }
 CLAIM_COLUMNS = ("claim", "estimate", "ci_low", "ci_high", "n_units", "verdict", "reason", "judge_sensitive")
 
@@ -185,14 +181,14 @@ def _row_roles(table: str, row: pd.Series) -> list[str]:
     keep = []
     for role in roles:
         if (
-            role == "policy"
+            role == POLICY
             and table == outputs.CLAIMS_RANDOM_WALK
-            and not any(w in text for w in ("semantic", "llm", "policy"))
+            and not any(w in text for w in ("semantic", "llm", "policy"))  # words of a table, not the role
         ):
             continue
-        if role == "builder" and "agent_curated" not in text:
+        if role == BUILDER and "agent_curated" not in text:
             continue
-        if role == "judge" and table.startswith(outputs.FSMEM_STUDY_TABLES["fsmem_claims"]) and "judge" not in text:
+        if role == JUDGE and table.startswith(outputs.FSMEM_STUDY_TABLES["fsmem_claims"]) and JUDGE not in text:
             continue
         keep.append(role)
     return keep

@@ -15,6 +15,7 @@ killed run keeps every finished (tier, variant).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -43,10 +44,13 @@ from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, Meter, dollars, run_setting_counts
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.errors import FsmemError
+from tailmem.fsmem.harness_pool import HarnessPool
 from tailmem.fsmem.harnesses import sandbox_provenance
 from tailmem.fsmem.personamem import build_context, open_store
+from tailmem.fsmem.store import Store
 from tailmem.fsmem.tokens import terms
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.llm.parallel import run_units, units_workers
 from tailmem.llm.settings import prices_of
 from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
 from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
@@ -56,6 +60,7 @@ from tailmem.paths import data_label, out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import PersonaMemAnswers
 from tailmem.report.table_io import write_table
+from tailmem.roles import BUILDER, SEARCHER
 from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
@@ -87,8 +92,8 @@ COLUMNS = [
     "invalid citations",
     "harness",
     "build harness",
-    "searcher",
-    "builder",
+    SEARCHER,
+    BUILDER,
 ]
 SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
@@ -118,7 +123,7 @@ def _cited_text(harness, citation: str, conv) -> str:
 def choose_programmatic(q, harness, conv) -> tuple[str, searcher.Answer]:
     """The option sharing the most terms with the searcher's answer and the lines it cited (ties: the first).
     Reading the cited lines counts as the searcher's tool calls and characters read."""
-    meter = Meter("searcher", searcher.AGENT, harness)
+    meter = Meter(SEARCHER, searcher.AGENT, harness)
     a = searcher.answer_programmatic(q.question, harness)
     found = set(terms(a.text))
     for c in a.citations:
@@ -174,13 +179,13 @@ def answer_variant(
         cid: build_context(variant, convs[cid], sorted(ends[cid]), context_dir(vdir, cid), fs, b_client, prices)
         for cid in ends
     }
-    searcher_label = label(s_client, "searcher")
+    searcher_label = label(s_client, SEARCHER)
     key = hashlib.sha256(
         json.dumps(
             {
                 "builds": [builds[c].key for c in sorted(builds)],
                 "questions": [repr(q) for q in qs],
-                "searcher": searcher_label,
+                SEARCHER: searcher_label,
                 "harness": fs.harness,
                 "retrieval_k": int(fs.retrieval_k),
                 "rounds": [int(fs.rounds.search_curated), int(fs.rounds.search_other)],
@@ -192,47 +197,53 @@ def answer_variant(
     if cached is not None and cached.key == key:
         log.info("fsmem_personamem %s/%s: reusing %s", tier, variant, path)
         return cached.rows, list(builds.values())
-    rows, open_ = [], {}
+    pools: dict[tuple, tuple[HarnessPool, object, Store]] = {}  # (context, end) -> its harnesses, prefix, store
+
+    def one(q) -> dict:
+        """One question, on a harness of its store no other question holds (tailmem.fsmem.harness_pool)."""
+        pool, conv, store = pools[(q.context_id, q.end_index)]
+        with pool.taken() as harness:
+            start = len(harness.trace)
+            reply, a = (
+                choose_programmatic(q, harness, conv)
+                if s_client is None
+                else choose_model(s_client, q, harness, pool.form, pool.cap)
+            )
+            trace, name = harness.trace[start:], harness.name
+        return {
+            "tier": tier,
+            "variant": variant,
+            "harness": name,
+            "question_id": q.question_id,
+            "context_id": q.context_id,
+            "end_index": q.end_index,
+            "question_type": q.question_type,
+            "gold": q.answer,
+            "reply": reply,
+            "choice": option_letter(reply),
+            "correct": exact_match(reply, q.answer),
+            "citations": list(a.citations),
+            "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
+            SEARCHER: a.episode.agent,
+            BUILDER: builds[q.context_id].agent,
+            **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
+            "search_dollars": dollars(a.episode, prices),
+            "search_trace": trace,
+        }
+
     with tempfile.TemporaryDirectory(prefix="personamem_answer_") as tmp:
         try:
-            for q in qs:
+            for q in qs:  # each store the questions ask about, opened in question order
                 at = (q.context_id, q.end_index)
-                if at not in open_:
-                    store = open_store(context_dir(vdir, q.context_id), q.end_index, Path(tmp) / f"s{len(open_)}")
+                if at not in pools:
+                    store = open_store(context_dir(vdir, q.context_id), q.end_index, Path(tmp) / f"s{len(pools)}")
                     conv = prefix(convs[q.context_id], q.end_index)
-                    open_[at] = (search_harness(variant, store, conv, fs), conv, store)
-                (harness, form, cap), conv, store = open_[at]
-                start = len(harness.trace)
-                reply, a = (
-                    choose_programmatic(q, harness, conv)
-                    if s_client is None
-                    else choose_model(s_client, q, harness, form, cap)
-                )
-                rows.append(
-                    {
-                        "tier": tier,
-                        "variant": variant,
-                        "harness": harness.name,
-                        "question_id": q.question_id,
-                        "context_id": q.context_id,
-                        "end_index": q.end_index,
-                        "question_type": q.question_type,
-                        "gold": q.answer,
-                        "reply": reply,
-                        "choice": option_letter(reply),
-                        "correct": exact_match(reply, q.answer),
-                        "citations": list(a.citations),
-                        "invalid_citations": sum(not c.valid for c in searcher.check_citations(store, a.citations)),
-                        "searcher": a.episode.agent,
-                        "builder": builds[q.context_id].agent,
-                        **{f"search_{k}": v for k, v in a.episode.to_json().items() if k not in ("role", "agent")},
-                        "search_dollars": dollars(a.episode, prices),
-                        "search_trace": harness.trace[start:],
-                    }
-                )
+                    opener = functools.partial(search_harness, variant, store, conv, fs)
+                    pools[at] = (HarnessPool(opener, record_outputs=False), conv, store)
+            rows = run_units(one, qs, units_workers(len(qs), s_client), name="question")
         finally:
-            for (harness, _, _), _, _ in open_.values():
-                harness.close()
+            for pool, _, _ in pools.values():
+                pool.close()
     PersonaMemAnswers(
         key=key,
         tier=tier,
@@ -286,13 +297,13 @@ def run(cfg) -> None:
     block = int(pm.block_messages)
     if block < 1:
         raise ConfigError(f"fsmem.personamem.block_messages: expected >= 1, got {block}")
-    b_client = client_for(cfg, "builder", "fsmem_personamem")
-    s_client = client_for(cfg, "searcher", "fsmem_personamem")
+    b_client = client_for(cfg, BUILDER, "fsmem_personamem")
+    s_client = client_for(cfg, SEARCHER, "fsmem_personamem")
     labels = {
         "harness": str(fs.harness),
         "build harness": build_harness_name(fs),
-        "searcher": label(s_client, "searcher"),
-        "builder": label(b_client, "builder"),
+        SEARCHER: label(s_client, SEARCHER),
+        BUILDER: label(b_client, BUILDER),
     }
     prices = prices_of(cfg)
     recs, read = [], []

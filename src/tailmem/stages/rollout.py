@@ -16,6 +16,7 @@ from tailmem.graphworld.families import check_graph_config
 from tailmem.graphworld.world import World
 from tailmem.paths import TRACE_FILE, WORLD_FILE, graphworld_dir, out_dir, rollout_dir
 from tailmem.provenance import save_provenance
+from tailmem.roles import POLICY, plays_model
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import LLMPolicy, Semantic
 from tailmem.rollout.settings import RolloutSettings
@@ -55,8 +56,8 @@ def make_policy(cfg: StageSettings, settings: RolloutSettings, world: World):
         return Semantic(world, settings.seed)
     from tailmem.llm import get_client
 
-    client = get_client(cfg, "policy", stage="rollout")
-    if client.backend == "programmatic":
+    client = get_client(cfg, POLICY, stage="rollout")
+    if not plays_model(client):
         raise ConfigError(
             "policy.name=llm: the policy role has no model (llm.roles.policy.backend=programmatic); "
             "set llm=local or llm=openai, or use policy=semantic for the model-free proxy"

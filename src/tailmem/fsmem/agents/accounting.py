@@ -16,12 +16,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 from tailmem.fsmem.tools.base import Harness
+from tailmem.roles import PROGRAMMATIC
 
 
 @dataclass(frozen=True)
 class Episode:
     role: str
-    agent: str  # model name, or e.g. "programmatic-searcher"
+    agent: str  # model name, or e.g. `programmatic-searcher` (roles.programmatic_agent)
     rounds: int
     tool_calls: int
     tool_errors: int
@@ -143,7 +144,7 @@ def run_setting_counts(search_rows: Iterable[Mapping], build_episodes: Iterable[
 
 def dollars(ep: Episode, prices: dict | None) -> float:
     """US dollars from `llm.prices` (dollars per million tokens: input, cached_input, output); 0 if none apply."""
-    if not prices or ep.agent.startswith("programmatic"):
+    if not prices or ep.agent.startswith(PROGRAMMATIC):
         return 0.0
     p = prices.get(ep.agent) or prices.get("default")
     if not p:

@@ -26,8 +26,9 @@ from tailmem.fsmem.store import render
 from tailmem.fsmem.tools.base import Harness
 from tailmem.fsmem.tools.management import section_text
 from tailmem.fsmem.topics import topics_of
+from tailmem.roles import BUILDER, programmatic_agent
 
-AGENT = "programmatic-builder"
+AGENT = programmatic_agent(BUILDER)
 # The Shell harness's answer to `view ""`: every file with its size and description (bash builtins per file; the
 # sandbox has no /etc, so Debian's `awk` alternative link does not resolve there).
 SURVEY = (
@@ -156,7 +157,7 @@ def create_file(harness: Harness, path: str, description: str, content: str) -> 
 
 def integrate_programmatic(chunk: Chunk, harness: Harness, known: dict | None = None) -> Episode:
     """One build episode. `known` carries the Shell builder's record of what it wrote across episodes."""
-    meter = Meter("builder", AGENT, harness)
+    meter = Meter(BUILDER, AGENT, harness)
     meter.rounds += 1
     survey(harness)  # survey, as a model would
     heading = session_heading(chunk.session, chunk.date_time)
@@ -208,6 +209,6 @@ def integrate_model(client, chunk: Chunk, harness: Harness, max_rounds: int) -> 
     if compact(client) and "append_section" in harness.tools:
         user += f"\n\nHeading for this chunk's facts: {session_heading(chunk.session, chunk.date_time)}"
     _, episode, _ = loop.run(
-        client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False, require_lookup=True
+        client, BUILDER, system, user, harness, max_rounds, final_answer_on_cap=False, require_lookup=True
     )
     return episode

@@ -14,6 +14,7 @@ from tailmem.fsmem.agents.accounting import Meter
 from tailmem.fsmem.agents.models import compact, prompt
 from tailmem.fsmem.agents.searcher import check_citations
 from tailmem.fsmem.store import Store
+from tailmem.roles import JUDGE
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def cited_text(store: Store | None, citations: tuple[str, ...], limit: int = CIT
 
 
 def judge(client, question: str, gold: str, answer: str, citations: tuple[str, ...], store: Store | None) -> Verdict:
-    meter = Meter("judge", str(client.model), None)
+    meter = Meter(JUDGE, str(client.model), None)
     r1 = client.chat(
         [{"role": "user", "content": prompt("judge_correctness", question=question, gold=gold, answer=answer)}]
     )

@@ -32,12 +32,13 @@ import logging
 from tailmem.fsmem.agents.accounting import Episode, Meter
 from tailmem.fsmem.agents.models import compact as small_model
 from tailmem.fsmem.tools.base import Harness
-from tailmem.llm.backends.instruct import ContextOverflow
+from tailmem.llm.backends.base import ContextOverflow
+from tailmem.roles import SEARCHER
 
 log = logging.getLogger(__name__)
 CAP_NOTICE = "Tool budget exhausted. Give your final answer now from what you have read."
 LOOKUP_NOTICE = "Do not answer yet: look it up in the store first with one of your tools."
-LOOKUP_ROLES = ("searcher",)  # roles whose protocol requires evidence before an answer
+LOOKUP_ROLES = (SEARCHER,)  # roles whose protocol requires evidence before an answer
 COMPACT_REQUEST = (
     "Your context is nearly full. Write a summary of your work so far that lets you continue without the earlier "
     "messages: what you were asked, what you found (with file paths, line numbers and exact facts), what you "

@@ -8,20 +8,22 @@ from __future__ import annotations
 from pathlib import Path
 from string import Template
 
+from tailmem.roles import client_label, plays_model
+
 
 def client_for(cfg, role: str, stage: str):
-    """The role's LLM client, or None if no model is configured (backend 'programmatic' or no llm layer)."""
+    """The role's LLM client, or None if no model is configured (backend `programmatic` or no llm layer)."""
     try:
         from tailmem.llm import get_client
     except ImportError:
         return None
     client = get_client(cfg, role, stage)
-    return None if getattr(client, "backend", "programmatic") == "programmatic" else client
+    return client if plays_model(client) else None
 
 
 def label(client, role: str) -> str:
     """What a result row names: the model, or the programmatic agent of the role."""
-    return f"programmatic-{role}" if client is None else str(client.model)
+    return client_label(client, role)
 
 
 def prompt(name: str, folder: str = "fsmem", **values) -> str:
@@ -39,9 +41,10 @@ def prompt(name: str, folder: str = "fsmem", **values) -> str:
 # -- compact prompts for a small embedded model ----------------------------------------------------------------
 # The prompts above are written for large models (paper 2's contracts). A 1.5B instruct model does better with a
 # short, concrete method and pays for every prompt token on 2 CPU cores, so a role whose backend is `instruct`
-# (also when replaying its recorded calls, or served under its constraints: llm=served) gets `<name>_compact.md` where one exists. A compact search prompt
-# carries the store's file list (names and descriptions): it is the same for every question over a store, so it
-# sits in the stable prefix (system, tools) whose KV cache the next question reuses, and saves the survey round.
+# (also when replaying its recorded calls, or served under its constraints: llm=served) gets `<name>_compact.md`
+# where one exists. A compact search prompt carries the store's file list (names and descriptions): it is the same
+# for every question over a store, so it sits in the stable prefix (system, tools) whose KV cache the next question
+# reuses, and saves the survey round.
 COMPACT_SUFFIX = "_compact"
 TREE_MAX_CHARS = 4000  # the file list in a compact search prompt; past it the model is told to `view` the rest
 

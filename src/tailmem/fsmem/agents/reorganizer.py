@@ -18,8 +18,9 @@ from tailmem.fsmem.agents.accounting import Episode, Meter
 from tailmem.fsmem.agents.builder import slug, survey, system_prompt
 from tailmem.fsmem.tokens import terms
 from tailmem.fsmem.tools.base import Harness
+from tailmem.roles import BUILDER, programmatic_agent
 
-AGENT = "programmatic-reorganizer"
+AGENT = programmatic_agent("reorganizer")
 TURN = re.compile(r"^\[(D\d+:\d+)\] ([^:]+): (.*)$")
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -31,7 +32,7 @@ def condense(text: str) -> str:
 
 
 def reorganize_programmatic(harness: Harness, mode: str, session_files: list[str]) -> Episode:
-    meter = Meter("builder", AGENT, harness)
+    meter = Meter(BUILDER, AGENT, harness)
     meter.rounds += 1
     harness.call("view", {"path": ""})
     meter.rounds += 1
@@ -83,7 +84,7 @@ def reorganize_model(client, harness: Harness, mode: str, max_rounds: int, passe
         system = system_prompt(harness, "reorganize", strategy_rule=rule)
         user = f"Pass {n} of {passes}. Current store:\n{current}\n\nReorganize it in place; reply DONE when it needs no more work."
         text, ep, _ = loop.run(
-            client, "builder", system, user, harness, max_rounds, final_answer_on_cap=False, task="restructure"
+            client, BUILDER, system, user, harness, max_rounds, final_answer_on_cap=False, task="restructure"
         )  # paper 2's restructuring output cap (C.1)
         episodes.append(ep)
         if text.strip().upper().startswith("DONE") and ep.tool_calls == 0:

@@ -26,8 +26,9 @@ from tailmem.fsmem.store import Store
 from tailmem.fsmem.tokens import STOPWORDS, stem, terms, words
 from tailmem.fsmem.tools.base import Harness
 from tailmem.fsmem.tools.reading import headings
+from tailmem.roles import SEARCHER, programmatic_agent
 
-AGENT = "programmatic-searcher"
+AGENT = programmatic_agent(SEARCHER)
 QUESTION_WORDS = {
     "what",
     "when",
@@ -170,7 +171,7 @@ def extract(question: str, best: list[Line], date: str) -> str:
 
 
 def answer_programmatic(question: str, harness: Harness) -> Answer:
-    meter = Meter("searcher", AGENT, harness)
+    meter = Meter(SEARCHER, AGENT, harness)
     if not harness.tools:  # closed-book: no store to read
         meter.rounds += 1
         return Answer("No information available", (), "No information available", meter.close())
@@ -251,7 +252,7 @@ def parse_reply(reply: str) -> tuple[str, tuple[str, ...]]:
 
 def answer_model(client, question: str, harness: Harness, form: str, max_rounds: int) -> Answer:
     system = search_prompt(client, form, harness)  # compact for the embedded model (agents.models)
-    reply, ep, _ = loop.run(client, "searcher", system, f"Question: {question}", harness, max_rounds)
+    reply, ep, _ = loop.run(client, SEARCHER, system, f"Question: {question}", harness, max_rounds)
     text, cites = parse_reply(reply)
     return Answer(text, cites, reply, ep)
 

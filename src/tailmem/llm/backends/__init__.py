@@ -1,1 +1,2 @@
-"""Backends answer one request each: openai (any compatible endpoint), local (llama.cpp), replay, programmatic."""
+"""Backends answer one request each (the interface: base.py): openai (any compatible endpoint), local and instruct
+(llama.cpp in process), replay, programmatic."""

@@ -24,6 +24,7 @@ import time
 
 from tailmem.errors import LLMError
 from tailmem.llm.backends import kv_prefix
+from tailmem.llm.backends.base import ContextOverflow
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
 from tailmem.llm.settings import RoleSettings
 
@@ -33,10 +34,6 @@ STOP = ["<|im_end|>", "<|endoftext|>"]
 # Part of every cache key: bump when the prompt rendering or the grammars change what the same request samples.
 DECODING = "decode-v4"
 _CALL = re.compile(r"<tool_call>\s*(\{.*\})\s*</tool_call>", re.S)
-
-
-class ContextOverflow(LLMError):
-    """A prompt that does not fit the model's context window (the client adds the stage)."""
 
 
 def available() -> bool:

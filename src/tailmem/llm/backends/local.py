@@ -72,7 +72,11 @@ class LocalBackend:
         self.model_path = path
         self.llm, self._lock = _load(path, settings.n_ctx, settings.n_threads)
 
-    def chat(self, model, messages, tools, params):
+    def endpoint_id(self, model: str) -> str:
+        """The weights' file; a local choice's hash leaves it out (it is keyed by the model's name alone)."""
+        return f"gguf:{self.model_path}"
+
+    def chat(self, model, messages, tools, params, on_send=None):
         raise LLMError(
             f"role {self.settings.role}: backend local runs a base model ({model}) that cannot chat or "
             f"call tools; use choose(), a programmatic agent, or an openai backend"

@@ -14,3 +14,28 @@ def miss(role: str, stage: str, key: str, recorded_backend: str, model: str, cac
         f"replay miss in stage {stage}, role {role}: request {key} ({recorded_backend}/{model}) is not in "
         f"{cache_path}; record it first with a live backend or point llm.cache_path at the recording"
     )
+
+
+class ReplayBackend:
+    """The recorded backend's stand-in: it names the endpoint the recording names, and sends nothing (the client
+    answers every request from the cache, or raises `miss` with the request's hash)."""
+
+    name = "replay"
+
+    def __init__(self, settings, cache, base: str):
+        self.settings, self.cache, self.base = settings, cache, base
+
+    def endpoint_id(self, model: str) -> str:
+        """The endpoint the recording run wrote for `base` and `model`; `base#` where it wrote none."""
+        recorded = self.cache.recorded_endpoint(self.base, model) if self.cache is not None else None
+        return recorded or f"{self.base}#"
+
+    def _refuse(self, what: str) -> ReplayMiss:
+        s = self.settings
+        return ReplayMiss(f"role {s.role}: backend replay sends no {what}; the client answers from the cache")
+
+    def chat(self, model, messages, tools, params, on_send=None):
+        raise self._refuse("chat request")
+
+    def choose(self, prompt: str, options: list[str]):
+        raise self._refuse("choice request")
