@@ -80,7 +80,8 @@ def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fr
 
     offline = yaml.safe_load((config_dir() / "llm" / "offline.yaml").read_text())["roles"]
     assert meta["agents"] == {
-        role: {"backend": "programmatic", "agent": spec["agent"]} for role, spec in offline.items()
+        role: {"backend": "programmatic", "agent": spec["agent"], "preset": "offline", "structured_outputs": None}
+        for role, spec in offline.items()
     }
     assert meta["agent"] == "x" and meta["stage"] == "fsmem_build"
 

@@ -281,7 +281,7 @@ class DagInputs:
 
     @staticmethod
     def model(role, name) -> list[str]:
-        return [] if name == PROGRAMMATIC else [f"llm.roles.{role}.model={name}"]
+        return [] if name == PROGRAMMATIC else [f"llm.roles.{role}.model={fsmem_study_runs.grid_model(name)}"]
 
     def priced_strength_grid(self, wildcards) -> list:
         """No input: checks, when the DAG first needs a grid store, that every grid model has a price."""

@@ -12,7 +12,7 @@ import re
 import string
 from pathlib import Path
 
-from tailmem.roles import POLICY, PREDICTOR, PROGRAMMATIC, configured_model
+from tailmem.roles import POLICY, PREDICTOR, PROGRAMMATIC, SERVED_SUFFIX, configured_model, configured_served
 
 # -- file names ---------------------------------------------------------------------------------------------
 WORLD_FILE = "world.json"
@@ -105,7 +105,9 @@ def role_label(cfg, role: str) -> str:
     """The model that plays `role` (as a folder name), or `programmatic` where no model does. Read from the
     composed config, so a stage and the DAG that scheduled it name the same folder."""
     model = configured_model(cfg, role)
-    return PROGRAMMATIC if model is None else path_segment(model)
+    if model is None:
+        return PROGRAMMATIC
+    return path_segment(f"{model}{SERVED_SUFFIX}" if configured_served(cfg, role) else model)
 
 
 def agent_label(cfg, *roles: str) -> str:

@@ -30,6 +30,7 @@ from tailmem.artifacts import write_text
 from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
 from tailmem.records.provenance import RunMeta
+from tailmem.roles import model_free
 from tailmem.settings.stage import composed
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
@@ -200,17 +201,30 @@ def config_record(cfg: DictConfig, groups: Sequence[str] | None = None) -> tuple
 
 
 def agents(cfg: DictConfig) -> dict:
-    """{role: {backend, agent}} from the llm group (agent = the model, or the programmatic agent standing in)."""
+    """{role: {backend, agent, preset, structured_outputs}} from the llm group: agent = the model, or the programmatic
+    agent standing in; preset = the llm group's name (embedded, served, openai...), so a table from a served model
+    and one from the embedded model never read alike; structured_outputs = how a served model was constrained."""
     cfg = composed(cfg)
     if not cfg.get("llm"):
         return {}
     from tailmem.llm.settings import read_settings
 
     try:
-        roles = read_settings(cfg).roles
+        llm = read_settings(cfg)
     except TailmemError as exc:  # a stage that never calls a model must not fail on an llm setting it ignores
         return {"error": str(exc)}
-    return {role: {"backend": r.backend, "agent": r.label} for role, r in roles.items()}
+    return {
+        role: {"backend": r.backend, "agent": r.label, "preset": llm.name, "structured_outputs": r.structured_outputs}
+        for role, r in llm.roles.items()
+    }
+
+
+def _played(a: dict) -> str:
+    """One role's agent in a footer: the model (or programmatic agent), the backend and, where set, the constraint."""
+    if model_free(a["backend"]):
+        return a["agent"]
+    how = a["backend"] + (f" {a['structured_outputs']}" if a.get("structured_outputs") else "")
+    return f"{a['agent']} ({how})"
 
 
 # --- what gets written -----------------------------------------------------------------------------------------
@@ -275,8 +289,9 @@ def table_footer(
         )
     used, digest = config_record(cfg, groups)
     roles = agents(cfg)
+    preset = next(iter(roles.values()), {}).get("preset") if roles and "error" not in roles else None
     who = (
-        ("agents: " + ", ".join(f"{r} {a['agent']}" for r, a in roles.items()))
+        (f"agents (llm={preset}): " + ", ".join(f"{r} {_played(a)}" for r, a in roles.items()))
         if roles and "error" not in roles
         else f"agents: {roles.get('error', 'no llm group')}"
     )

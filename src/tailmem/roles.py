@@ -18,6 +18,10 @@ ROLES = (POLICY, PREDICTOR, BUILDER, SEARCHER, EXECUTOR, JUDGE)
 
 # The label of a role played by no model, and the name of the backend that plays none.
 PROGRAMMATIC = "programmatic"
+# Appended to a model's label where a served copy of it plays the role under the embedded backend's constraints
+# (`structured_outputs`, llm=served): the same model as the embedded run but another run, so its rows and folders
+# are its own.
+SERVED_SUFFIX = "-served"
 
 
 def programmatic_agent(name: str) -> str:
@@ -41,12 +45,14 @@ def plays_model(client) -> bool:
     return client is not None and not model_free(getattr(client, "backend", PROGRAMMATIC))
 
 
-def player_label(role: str, backend: str, model: str | None = None, agent: str | None = None) -> str:
-    """What a result row names as `role`'s player: the model, or the programmatic agent (the configured one, else
-    `programmatic-<role>`)."""
+def player_label(
+    role: str, backend: str, model: str | None = None, agent: str | None = None, served: bool = False
+) -> str:
+    """What a result row names as `role`'s player: the model (with SERVED_SUFFIX where `served`: a served model under
+    the embedded backend's constraints), or the programmatic agent (the configured one, else `programmatic-<role>`)."""
     if model_free(backend):
         return agent or programmatic_agent(role)
-    return str(model)
+    return f"{model}{SERVED_SUFFIX}" if served else str(model)
 
 
 def client_label(client, role: str) -> str:
@@ -77,3 +83,16 @@ def configured_model(cfg, role: str) -> str | None:
     if r is None or model_free(r.get("backend", PROGRAMMATIC)):
         return None
     return str(r.get("model"))
+
+
+def configured_served(cfg, role: str) -> bool:
+    """Whether a model plays `role` under the embedded backend's constraints sent to a server (`structured_outputs`,
+    set at the role or for the whole llm group as llm=served does; a role's own null turns it off)."""
+    r = _entry(cfg, role)
+    if r is None or model_free(r.get("backend", PROGRAMMATIC)):
+        return False
+    if "structured_outputs" in r:
+        return bool(r.get("structured_outputs"))
+    from tailmem.settings.stage import composed
+
+    return bool(composed(cfg).get("llm").get("structured_outputs"))

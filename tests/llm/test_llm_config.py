@@ -11,8 +11,10 @@ from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import get_client
 from tailmem.llm.settings import read_settings
 from tailmem.roles import ROLES
+from tailmem.settings.schema import register as register_schema
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+register_schema()  # configs/config.yaml starts from it; a worker that runs this file alone has not registered it yet
 
 
 @pytest.mark.parametrize("option", ["offline", "local", "openai", "replay"])

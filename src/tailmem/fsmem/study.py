@@ -32,7 +32,15 @@ from tailmem.paths import (
     strength_dir,
     variant_dir,
 )
-from tailmem.roles import BUILDER, PROGRAMMATIC, SEARCHER, configured_backend, model_free
+from tailmem.roles import (
+    BUILDER,
+    PROGRAMMATIC,
+    SEARCHER,
+    SERVED_SUFFIX,
+    configured_backend,
+    configured_served,
+    model_free,
+)
 
 
 @dataclass(frozen=True)
@@ -58,8 +66,17 @@ class Run:
 
 
 def _role_models(cfg, role: str, models) -> list[str]:
-    # the DAG's config or a stage's: the same answer for both
-    return [PROGRAMMATIC] if model_free(configured_backend(cfg, role)) else [str(m) for m in models]
+    """The grid's labels for `role`: each model as role_label names it (a served model's with SERVED_SUFFIX, so the
+    grid's folders are apart from the embedded run's and the main store is still recognised as the main one)."""
+    if model_free(configured_backend(cfg, role)):  # the DAG's config or a stage's: the same answer for both
+        return [PROGRAMMATIC]
+    suffix = SERVED_SUFFIX if configured_served(cfg, role) else ""
+    return [f"{m}{suffix}" for m in models]
+
+
+def grid_model(label: str) -> str:
+    """The model a grid label names (the label without SERVED_SUFFIX), for the job's llm.roles.<role>.model."""
+    return label.removesuffix(SERVED_SUFFIX)
 
 
 def _label(cfg, role: str) -> str:

@@ -7,10 +7,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from tailmem.errors import ConfigError
-from tailmem.llm.backends.base import BACKENDS
+from tailmem.llm.backends.base import BACKENDS, KINDS, kind_of
 from tailmem.llm.params import EFFORTS, FAMILIES, read_families
 from tailmem.roles import ROLES, model_free, player_label
 
+# How a served model takes the embedded backend's constraints (tailmem.llm.structured, which builds each request);
+# named here so that reading the settings never loads the embedded backend's grammar code.
+STRUCTURED_OUTPUTS = ("gbnf", "vllm", "json_schema")
 CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
 
 
@@ -44,6 +47,9 @@ class RoleSettings:
     compact_prompt_tokens: int | None = 96_000  # tool loop: compact the transcript past this many prompt tokens
     tool_output_max_chars: int = 400_000  # tool loop: safety cap on one tool output (file views are not clipped)
     recorded_backend: str = "openai"  # replay: the backend whose recorded calls are answered
+    # openai: the embedded backend's constraints sent through the server's structured-output parameters
+    # (gbnf | vllm | json_schema; tailmem.llm.structured); null: the model answers freely
+    structured_outputs: str | None = None
     model_path: str | None = None  # local / instruct: GGUF file; null -> the shipped model named `model`
     model_sha256: str | None = None  # instruct: sha256 of model_path (checked before loading; the cache key)
     n_gpu_layers: int = 0  # instruct: layers offloaded to a GPU (a CUDA build of llama-cpp-python)
@@ -62,7 +68,7 @@ class RoleSettings:
     @property
     def label(self) -> str:
         """What a result row names: the model, or the programmatic agent."""
-        return player_label(self.role, self.backend, self.model, self.agent)
+        return player_label(self.role, self.backend, self.model, self.agent, served=bool(self.structured_outputs))
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,7 @@ NULLABLE = {
     "compact_prompt_tokens",
     "requests_per_minute",
     "tokens_per_minute",
+    "structured_outputs",
 }
 _GROUP_KEYS = {
     "name",
@@ -244,6 +251,19 @@ def _check_role(role: str, s: dict) -> None:
     t = s.get("temperature")
     if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 2):
         raise ConfigError(f"llm.roles.{role}.temperature is {t!r}; expected a number in [0, 2] or null")
+    mode = s.get("structured_outputs")
+    if mode is not None:
+        if mode not in STRUCTURED_OUTPUTS:
+            raise ConfigError(
+                f"llm.roles.{role}.structured_outputs is {mode!r}; expected one of {STRUCTURED_OUTPUTS} or null"
+            )
+        kind = kind_of(s["backend"])
+        played = KINDS.get(s.get("recorded_backend", RoleSettings.recorded_backend)) if kind.replays else kind
+        if played is not None and played.embedded:  # weights in process: their grammar is their own
+            raise ConfigError(
+                f"llm.roles.{role}.structured_outputs={mode} is for a served model (backend openai); backend "
+                f"{s.get('backend')!r} constrains its own decoding or none: set it to null"
+            )
     _positive(role, "max_output_tokens", s.get("max_output_tokens"))
     _positive(role, "compact_prompt_tokens", s.get("compact_prompt_tokens"), 1000)
     _positive(role, "tool_output_max_chars", s.get("tool_output_max_chars"), 1000)

@@ -36,6 +36,7 @@ class RoleGroup:
     compact_prompt_tokens: Optional[int] = MISSING
     tool_output_max_chars: int = MISSING
     recorded_backend: str = MISSING
+    structured_outputs: Optional[str] = MISSING
     model_path: Optional[str] = MISSING
     model_sha256: Optional[str] = MISSING
     n_gpu_layers: int = MISSING

@@ -41,17 +41,22 @@ def prompt(name: str, folder: str = "fsmem", **values) -> str:
 # -- compact prompts for a small embedded model ----------------------------------------------------------------
 # The prompts above are written for large models (paper 2's contracts). A 1.5B instruct model does better with a
 # short, concrete method and pays for every prompt token on 2 CPU cores, so a role whose backend is `instruct`
-# (also when replaying its recorded calls) gets `<name>_compact.md` where one exists. A compact search prompt
-# carries the store's file list (names and descriptions): it is the same for every question over a store, so it
-# sits in the stable prefix (system, tools) whose KV cache the next question reuses, and saves the survey round.
+# (also when replaying its recorded calls, or served under its constraints: llm=served) gets `<name>_compact.md`
+# where one exists. A compact search prompt carries the store's file list (names and descriptions): it is the same
+# for every question over a store, so it sits in the stable prefix (system, tools) whose KV cache the next question
+# reuses, and saves the survey round.
 COMPACT_SUFFIX = "_compact"
 TREE_MAX_CHARS = 4000  # the file list in a compact search prompt; past it the model is told to `view` the rest
 
 
 def compact(client) -> bool:
-    """Whether the role's model is the embedded instruct backend (or a replay of its calls)."""
+    """Whether the role is played as the embedded instruct backend plays it: that backend (or a replay of its
+    calls), or a served model under its constraints (`structured_outputs`, llm=served), which then gets the same
+    prompts and compact tool forms so that its run is the same experiment."""
     if client is None:
         return False
+    if getattr(getattr(client, "settings", None), "structured_outputs", None):
+        return True
     backend = getattr(client, "backend", None)
     if backend == "replay":
         backend = getattr(getattr(client, "settings", None), "recorded_backend", None)

@@ -7,7 +7,7 @@ traits are known from the config alone: a plan reads them without loading a mode
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 from tailmem.errors import LLMError
@@ -85,7 +85,17 @@ def kind_of(backend: str) -> Kind:
     return KINDS[backend]
 
 
+# What a served model gains under the embedded backend's constraints (`structured_outputs`, llm=served): the server
+# decodes an option number, an answer among named choices, a call of an offered tool, as the embedded model does.
+UNDER_CONSTRAINTS = {"chooses": True, "constrains_answers": True, "answers_within_options": True}
+
+
 def playing_kind(settings) -> Kind:
-    """The kind whose requests a role's calls are: the recorded backend's for a replay, else its own."""
+    """The kind whose requests a role's calls are: the recorded backend's for a replay, else its own; with the
+    constrained traits where the role's server decodes under the embedded backend's rules (`structured_outputs`).
+    The name stays the backend's, so the request hashes name the backend that answered."""
     kind = kind_of(settings.backend)
-    return kind_of(settings.recorded_backend) if kind.replays else kind
+    kind = kind_of(settings.recorded_backend) if kind.replays else kind
+    if getattr(settings, "structured_outputs", None) and kind.plays_model:
+        kind = replace(kind, **UNDER_CONSTRAINTS)
+    return kind

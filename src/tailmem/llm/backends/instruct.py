@@ -150,6 +150,17 @@ def choices_grammar(choices: list[str]) -> str:
     return "root ::= " + " | ".join(json.dumps(c) for c in sorted(set(choices), key=lambda c: (-len(c), c)))
 
 
+def choose_messages(prompt: str, options: list[str]) -> list[dict]:
+    """The one-turn chat that asks for an option by number (the served preset sends the same turn)."""
+    listing = "\n".join(f"{i}. {o}" for i, o in enumerate(options, 1))
+    return [{"role": "user", "content": f"{prompt}\n\nOptions:\n{listing}\n\nReply with the option number only."}]
+
+
+def numbers_grammar(n: int) -> str:
+    """GBNF of the option numbers 1..n, longest first (10 before 1)."""
+    return "root ::= " + " | ".join(f'"{i}"' for i in range(n, 0, -1))
+
+
 @functools.lru_cache(maxsize=64)
 def _grammar(text: str):
     from llama_cpp import LlamaGrammar
@@ -302,12 +313,8 @@ class InstructBackend:
 
     def choose(self, prompt: str, options: list[str]) -> tuple[int, Usage, float]:
         """The option the model names by number, sampled under a grammar of the option numbers only."""
-        listing = "\n".join(f"{i}. {o}" for i, o in enumerate(options, 1))
-        messages = [
-            {"role": "user", "content": f"{prompt}\n\nOptions:\n{listing}\n\nReply with the option number only."}
-        ]
-        numbers = " | ".join(f'"{i}"' for i in range(len(options), 0, -1))  # longest first: 10 before 1
-        text, usage, latency = self._complete(self.render(messages, None), f"root ::= {numbers}", 4, 0.0, None)
+        messages = choose_messages(prompt, options)
+        text, usage, latency = self._complete(self.render(messages, None), numbers_grammar(len(options)), 4, 0.0, None)
         try:
             return int(text.strip()) - 1, usage, latency
         except ValueError:

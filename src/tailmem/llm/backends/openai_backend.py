@@ -10,6 +10,7 @@ parameter the model refuses names the config key that put it there (tailmem.llm.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -19,6 +20,7 @@ import threading
 import time
 
 from tailmem.errors import LLMError
+from tailmem.llm import structured
 from tailmem.llm.params import config_key, refused_parameter
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
 from tailmem.llm.settings import RoleSettings
@@ -137,6 +139,13 @@ class OpenAIBackend:
         """One completion; `on_send()` is called for every HTTP request sent (retries included)."""
         s = self.settings
         kwargs = dict(params)
+        choices = kwargs.pop(structured.CHOICES, None)  # ours, never a request field
+        mode = s.structured_outputs
+        if mode:
+            kwargs = structured.request(mode, s.role, kwargs, tools, choices)
+            messages_sent = structured.history(mode, messages)
+        else:
+            messages_sent = messages
         if tools:
             kwargs["tools"] = tools
         start = time.perf_counter()
@@ -144,7 +153,7 @@ class OpenAIBackend:
             try:
                 if on_send is not None:
                     on_send()
-                resp = self._client.chat.completions.create(model=model, messages=messages, **kwargs)
+                resp = self._client.chat.completions.create(model=model, messages=messages_sent, **kwargs)
                 break
             except self._retryable as exc:
                 if isinstance(exc, self._openai.InternalServerError) and validation_error(exc):
@@ -167,7 +176,24 @@ class OpenAIBackend:
                     f"put server-specific ones under params.extra_body"
                 ) from exc
         latency = time.perf_counter() - start
-        return self._parse(resp, model, messages, latency)
+        response = self._parse(resp, model, messages, latency)
+        if mode and not response.tool_calls and (choices or (tools and params.get("tool_choice") != "none")):
+            content, calls = structured.parse(mode, response.content, tools, choices)
+            response = dataclasses.replace(response, content=content, tool_calls=calls)
+        return response
+
+    def choose(self, prompt: str, options: list[str]) -> tuple[int, Usage, float]:
+        """The option named by number, asked as the embedded backend asks it and decoded under the option numbers
+        (a role with structured_outputs: the served preset); an unreadable reply is the first option, as there."""
+        from tailmem.llm.backends.instruct import choose_messages
+
+        numbers = [str(i) for i in range(len(options), 0, -1)]
+        params = {"temperature": 0.0, "max_tokens": 4, structured.CHOICES: numbers}
+        r = self.chat(self.settings.model, choose_messages(prompt, options), None, params)
+        try:
+            return int((r.content or "").strip()) - 1, r.usage, r.latency_s
+        except ValueError:
+            return 0, r.usage, r.latency_s
 
     def _parse(self, resp, model: str, messages: list[dict], latency: float) -> ChatResponse:
         if not resp.choices:
