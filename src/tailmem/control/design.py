@@ -210,16 +210,18 @@ def smallest_p(units: int) -> float:
 
 def feasibility(units: int, informative_units: int, informative_steps: int, min_units: int, alpha: float) -> str:
     """Can the plan reach a verdict? `units`: independent runs planned; `informative_units`: runs with at least one
-    step that tells the arms apart."""
+    step that tells the arms apart. Every reason that blocks a verdict is named, so that fixing one does not
+    reveal the next only after the calls are spent."""
+    reasons = []
     if informative_steps == 0:
-        return "undecidable by design: 0 informative steps"
+        reasons.append("0 informative steps")
     if units < min_units:
-        return f"undecidable by design: {units} runs planned, stats.min_units {min_units}"
-    if smallest_p(units) > alpha:
-        return f"undecidable by design: smallest p {smallest_p(units):.3g} > {alpha:g}"
-    if informative_units < min_units:
-        return f"undecidable by design: {informative_units} runs with an informative step, stats.min_units {min_units}"
-    return "decidable"
+        reasons.append(f"{units} runs planned, stats.min_units {min_units}")
+    elif smallest_p(units) > alpha:
+        reasons.append(f"smallest p {smallest_p(units):.3g} > {alpha:g}")
+    if informative_steps and informative_units < min_units:
+        reasons.append(f"{informative_units} runs with an informative step, stats.min_units {min_units}")
+    return f"undecidable by design: {'; '.join(reasons)}" if reasons else "decidable"
 
 
 def summarize_pairs(rows: pd.DataFrame, min_units: int, alpha: float) -> pd.DataFrame:
@@ -255,10 +257,18 @@ def study_rows(cfg, min_units: int, alpha: float) -> list[dict]:
     independent units each plans (questions, games, runs) against `stats.min_units` and the smallest p. A cap of
     None counts as the whole benchmark (enough units)."""
 
+    # a yes/no outcome (correct, won) is decided by the units where the arms part only: the exact paired test's
+    # smallest p is 2^-k over k discordant units, so enough units is not enough when the arms rarely part
+    discordant = next(k for k in range(1, 64) if 0.5**k <= alpha)
+
     def row(claim: str, unit: str, units) -> dict:
         n = int(units) if units is not None else None
         ok = n is None or (n >= min_units and smallest_p(n) <= alpha)
-        plan = "decidable" if ok else f"undecidable by design: {n} {unit} planned, stats.min_units {min_units}"
+        plan = (
+            f"decidable if at least {discordant} {unit} part the arms (yes/no outcomes; a score such as F1: any)"
+            if ok
+            else f"undecidable by design: {n} {unit} planned, stats.min_units {min_units}"
+        )
         p = smallest_p(n if n is not None else 10**6)
         return {"claim": claim, "scope": unit, "runs": n, "min_units": min_units, "smallest_p": p, "plan": plan}
 
