@@ -1,6 +1,7 @@
 """Which source files a module's code depends on: its `tailmem` import closure, found by a static walk of the
-`import` statements (imports inside functions included), and a digest of each file's syntax tree (`ast.dump`, so
-comments and formatting do not count).
+`import` statements (imports inside functions included), and a digest of each file's syntax tree without its
+docstrings (`ast.dump`, so comments, docstrings and formatting do not count: rewording an explanation reruns
+nothing).
 
 A library module, so the library can key a cache by its own code (tailmem.alfworld.episode) without importing
 the stage registry, which builds each stage's code digest from the same walk (tailmem.registry).
@@ -43,9 +44,21 @@ def _scan(tree: ast.Module) -> dict:
         parts = name.split(".")
         out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
     return {
-        "ast": hashlib.sha256(ast.dump(tree).encode()).hexdigest(),
+        "ast": hashlib.sha256(ast.dump(_without_docstrings(tree)).encode()).hexdigest(),
         "imports": sorted(n for n in out if n.startswith("tailmem")),
     }
+
+
+def _without_docstrings(tree: ast.Module) -> ast.Module:
+    """`tree` with the docstring of the module, of each class and of each function left out (in place: the tree
+    is parsed for this scan only). A body that is only a docstring keeps a `pass`, so it stays a valid tree."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and ast.get_docstring(node, clean=False) is not None
+        ):
+            node.body = node.body[1:] or [ast.Pass()]
+    return tree
 
 
 class _ScanCache:
@@ -66,7 +79,8 @@ class _ScanCache:
 
         from tailmem.paths import user_cache_dir
 
-        return user_cache_dir() / f"module-scans-{sys.implementation.cache_tag}.json"
+        # v2: digests without docstrings (a v1 entry holds the digest with them)
+        return user_cache_dir() / f"module-scans-v2-{sys.implementation.cache_tag}.json"
 
     def _load(self) -> dict[str, dict]:
         if self.entries is None:

@@ -171,11 +171,11 @@ def code_version() -> str:
     (an older commit, an edited executor) is never reused, so a cache cannot make two machines disagree."""
     from importlib.metadata import version
 
-    from tailmem.source_closure import PACKAGE_ROOT, import_closure
+    from tailmem.source_closure import PACKAGE_ROOT, file_digest, import_closure
 
     h = hashlib.sha256(f"alfworld {version('alfworld')} textworld {version('textworld')}\n".encode())
-    for path in sorted({f for m in EPISODE_CODE for f in import_closure(m)}):
-        h.update(f"{path.relative_to(PACKAGE_ROOT)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+    for path in sorted({f for m in EPISODE_CODE for f in import_closure(m)}):  # code, not comments or docstrings
+        h.update(f"{path.relative_to(PACKAGE_ROOT)}\0{file_digest(path)}".encode())
     return h.hexdigest()[:16]
 
 
