@@ -1,4 +1,4 @@
-# ALFWorld (issue 8): regenerate the games for the installed alfworld, run paper 1's memory arms and paper 2's
+# ALFWorld: regenerate the games for the installed alfworld, run paper 1's memory arms and paper 2's
 # skill cells, then tables and figures.   snakemake --cores 2 alfworld   |   snakemake --cores 2 alfworld_smoke
 # Cells sit under the agent of every role they depend on (tailmem.paths.ALFWORLD_MEMORY / ALFWORLD_SKILLS).
 import re

@@ -1,4 +1,4 @@
-# Tail audits of external memory-access logs (issue 31): one job per entry of `audit_log.logs`
+# Tail audits of external memory-access logs: one job per entry of `audit_log.logs`
 # (configs/audit_log/default.yaml; default: the shipped example logs), each writing
 # <results>/audit_log/<name>/{audit.json, audit_log.csv/md, ccdf.png/pdf, trace.npz, events.jsonl}, as
 # `python -m tailmem audit-log FILE --format F --name NAME` does.

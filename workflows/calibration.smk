@@ -1,4 +1,4 @@
-# The calibration study (issue 29): which random-walk protocol, among those paper 1 leaves open, reproduces its
+# The calibration study: which random-walk protocol, among those paper 1 leaves open, reproduces its
 # Table 7, Table 2's slopes and Table 8's order. Target by name: `snakemake calibration`.
 from tailmem import targets
 from tailmem.dag import dag_of

@@ -1,4 +1,4 @@
-# The filesystem-memory study (issue 6): one target per research question, each a table or figure.
+# The filesystem-memory study: one target per research question, each a table or figure.
 #   snakemake --cores 2 fsmem_study          # everything below
 #   snakemake --cores 2 fsmem_rq3_strength   # one study
 # Runs are enumerated by tailmem/fsmem/study.py from the same config the stages read (through tailmem.dag);

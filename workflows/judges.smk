@@ -1,4 +1,4 @@
-# Judge sensitivity (issue 31): the answers the fsmem study and LongMemEval wrote, judged again by every judge of
+# Judge sensitivity: the answers the fsmem study and LongMemEval wrote, judged again by every judge of
 # `judges.names` (table judge_sensitivity); its per-answer verdicts feed claims_fsmem and claims_longmemeval.
 #   snakemake --cores 2 judge_sensitivity
 from tailmem import roles

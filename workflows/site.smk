@@ -1,4 +1,4 @@
-# The run's static website (issue 17): every table and figure of the scale, its provenance, and one page per
+# The run's static website: every table and figure of the scale, its provenance, and one page per
 # question, step or game behind them, under <results>/site/ (open <results>/site/index.html from disk).
 #   snakemake --cores 2 --config scale=smoke site
 # Its inputs are the products of `all`: a rerun of any stage rewrites the tables it feeds, so the site is rebuilt

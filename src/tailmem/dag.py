@@ -394,7 +394,7 @@ class DagInputs:
             for s in self.cfg.longmemeval.seeds
         ]
 
-    # -- judge sensitivity (issue 31) -------------------------------------------------------------------------
+    # -- judge sensitivity ------------------------------------------------------------------------------------
     @cached_property
     def judge_sensitivity(self) -> list[str]:
         return self.table(outputs.JUDGE_SENSITIVITY)
@@ -429,7 +429,7 @@ class DagInputs:
     def alfworld_targets(self) -> list[str]:
         return [t for s in self.cfg.alfworld.subsets for t in self.alf_outputs(s)]
 
-    # -- external access logs (issue 31) -------------------------------------------------------------------
+    # -- external access logs ---------------------------------------------------------------------------------
     AUDIT_LOG_FILES = ("audit.json", "audit_log.csv", "audit_log.md", "ccdf.png", "ccdf.pdf")
 
     @cached_property

@@ -1,7 +1,7 @@
-"""Modules loaded on first use, so a stage's start-up pays only for what it runs (issue 18).
+"""Modules loaded on first use, so a stage's start-up pays only for what it runs.
 
 Every stage validates its whole config before it runs, and the graph-family checks live beside the generators:
-without this, every job imported networkx (~0.2 s) to check a key. `lazy("name")` puts a module in `sys.modules`
+without this, every job would import networkx (~0.2 s) to check a key. `lazy("name")` puts a module in `sys.modules`
 whose body runs at its first attribute access (the standard library's `importlib.util.LazyLoader`). A later
 `import name` elsewhere loads it at once (the import system reads the module's spec), which is what a stage
 that uses the module wants; the saving is for the processes that never do.

@@ -83,13 +83,13 @@ FSMEM_ACCESS = "fsmem_access_audit"  # the CCDF points as fsmem_access_ccdf.csv
 FSMEM_ACCESS_CCDF = "fsmem_access_ccdf"  # figures fsmem_access_ccdf_file, fsmem_access_ccdf_section
 FSMEM_ACCESS_UNITS = ("file", "section")
 FSMEM_PERSONAMEM = "fsmem_personamem"
-TABLE13_LOCOMO_FILTERED = "table13_locomo_filtered"  # paper 2 Table 13: D.2's defective golds dropped (issue 31)
+TABLE13_LOCOMO_FILTERED = "table13_locomo_filtered"  # paper 2 Table 13: D.2's defective golds dropped
 
 
 # ALFWorld, per subset (stages/alfworld.py report)
 ALFWORLD_TABLES = ("memory", "memory_family", "skills", "skills_family")
 ALFWORLD_FIGURES = ("memory", "skills_growth")
-# Paper 2's skill-side analyses (issue 15): the store each task was given, its taxonomy against growth, the curation
+# Paper 2's skill-side analyses: the store each task was given, its taxonomy against growth, the curation
 # effort per task and its trend (Figure 11), running success by goal family against no store (Figure 12)
 ALFWORLD_SKILL_TABLES = (
     "skills_store",

@@ -46,7 +46,8 @@ FSMEM_CONV = "{results}/fsmem/{bench}/{conv}"
 FSMEM_VARIANT = FSMEM_CONV + "/{builder}/{variant}"  # store/, snapshots/, build.json
 FSMEM_STRENGTH = "{results}/fsmem/strength/{bench}/{conv}/{builder}/{variant}"  # RQ3: one store per builder
 FSMEM_HARNESS = "{results}/fsmem/harness/{bench}/{conv}/{builder}/{bharness}/{variant}"  # RQ5: built through bharness
-# Replicate builds (issue 15): the same store built again with another sampling seed; replicate 0 is the main store.
+# Replicate builds: the same store built again with another sampling seed, so the spread between builds that differ
+# only in the builder's seed is measured; replicate 0 is the main store.
 FSMEM_REPLICATE = "{results}/fsmem/replicate/{bench}/{conv}/{builder}/{variant}/rep{replicate}"
 ANSWERS = "{store}/answers/{harness}/{searcher}"  # under any store folder above
 

@@ -34,9 +34,9 @@ MANIFEST = "manifest_solvable.json"
 # Games left out of every run, the same on every machine: `<split>/<task>/<trial>` -> why. A game is listed here
 # when alfworld's hand-coded expert does not win its regenerated version in any of regenerate.EXPERT_ATTEMPTS
 # seeded attempts (seed alfworld.regenerate.seed = 20240229, alfworld 0.4.2, textworld 1.7.0): the walkthrough
-# is what certifies a regenerated game as winnable. Found by regenerating both splits in full (issue 12: 274
-# games, 268 won, 8 of them only on a later attempt; valid_seen 136 of 140, valid_unseen 132 of 134); re-check
-# with the slow test `test_alfworld_determinism.py::test_excluded_games_fail_the_expert` when a version changes.
+# is what certifies a regenerated game as winnable. Regenerating both splits in full gives 274 games, 268 won (8 of
+# them only on a later attempt; valid_seen 136 of 140, valid_unseen 132 of 134); re-check with the slow test
+# `test_alfworld_determinism.py::test_excluded_games_fail_the_expert` when a version changes.
 EXCLUDED: dict[str, str] = {
     "valid_seen/pick_two_obj_and_place-CD-None-Drawer-304/trial_T20190907_230232_832893": "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",
     "valid_seen/pick_two_obj_and_place-Newspaper-None-Drawer-224/trial_T20190911_101248_326533": "the hand-coded expert does not win in 4 seeded attempts (200 steps each)",

@@ -1,6 +1,6 @@
 """Where the ALFWorld artifacts live, from the templates in `tailmem.paths`, plus who played: the agent per role.
 
-A cell run with another model must not overwrite the first (issue 12): the memory and skill templates carry one
+A cell run with another model must not overwrite the first: the memory and skill templates carry one
 path segment per role that the cell depends on (`{executor}`; `{executor}/{builder}/{searcher}` for a skill
 cell), each the role's model name or programmatic agent label made safe for a path. `agent_segments(cfg)` gives
 them for the Snakemake rules (`expand(..., **agent_segments(CFG))`) and the stages alike.

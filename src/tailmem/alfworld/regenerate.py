@@ -6,8 +6,8 @@ it is, so we rebuild it from the trial's `initial_state.pddl` and `traj_data.jso
 hand-coded expert play it to confirm it is solvable and record its walkthrough.
 
 The expert draws with the global `random` (which object to take, a random admissible command when stuck) and
-reads the state's facts in set order (which varies with PYTHONHASHSEED). Unseeded, one game's walkthrough took
-16 to 147 steps over five runs (issue 12, finding 8), so whether it won within the cap depended on the machine.
+reads the state's facts in set order (which varies with PYTHONHASHSEED). Unseeded, one game's walkthrough takes
+16 to 147 steps over five runs, so whether it wins within the cap depends on the machine.
 Here each attempt seeds `random` from (seed, game, attempt) and sees the facts sorted: the same commit gives the
 same walkthrough everywhere. A game the expert does not win in EXPERT_ATTEMPTS seeded attempts is a failure,
 the same on every machine; `games.EXCLUDED` lists those of the official eval sets.

@@ -148,7 +148,7 @@ BENCHMARK = Benchmark(
     file=data_file,
     ids=sample_ids,
     categories={k: v for k, v in CATEGORIES.items() if k != 5},
-    opt_in={5: CATEGORIES[5]},  # adversarial: scored by LoCoMo's own rule when fsmem.categories lists it (issue 16)
+    opt_in={5: CATEGORIES[5]},  # adversarial: scored by LoCoMo's own rule when fsmem.categories lists it
     own_scorer=True,
     keys=("data_file", "conversations", "categories"),
 )

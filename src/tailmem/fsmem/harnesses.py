@@ -119,7 +119,8 @@ def spec(name: str, key: str = "fsmem.harness") -> Spec:
 
 
 def sandbox_provenance(fs, name: str) -> dict | None:
-    """Which sandbox a sandboxed harness runs under here (issue 13: recorded in build.json); None otherwise."""
+    """Which sandbox a sandboxed harness runs under here; None otherwise. Recorded in build.json, so a build says
+    what isolated it."""
     if not spec(name).sandboxed:
         return None
     from tailmem.fsmem.sandbox import provenance

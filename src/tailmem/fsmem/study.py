@@ -1,5 +1,5 @@
-"""Which runs each study of issue 6 reads, enumerated from the config, so the Snakemake rules that make the
-artifacts and the table stages that read them can never disagree.
+"""Which runs each filesystem-memory study (RQ1-RQ5) reads, enumerated from the config, so the Snakemake rules
+that make the artifacts and the table stages that read them can never disagree.
 
 A run is (benchmark, conversation, variant, harness, builder, searcher, build folder, answers folder, build harness).
 RQ1/RQ2: every `fsmem.study.variants` store of every conversation, built through `fsmem.build_harness` (center)
@@ -9,7 +9,7 @@ through every harness of `fsmem.study.harnesses` (null: all of `tailmem.fsmem.ha
 is one factor, both roles); the main build's harness reuses the main store (`paths.harness_build_dir`).
 RQ3: the strength grid, one store per builder model and one answer set per searcher model; a role whose
 backend is programmatic contributes the single label `programmatic`.
-Replicates (issue 15): `fsmem.study.replicates.variant` built `count` times with sampling seeds 0..count-1 on the
+Replicates: `fsmem.study.replicates.variant` built `count` times with sampling seeds 0..count-1 on the
 first `conversations` conversations, each searched with `harness`; replicate 0 is the main store.
 """
 

@@ -1,1 +1,1 @@
-"""The same answers under several judges: the judges, their agreement, and which claims depend on them (issue 31)."""
+"""The same answers under several judges: the judges, their agreement, and which claims depend on them."""

@@ -1,4 +1,4 @@
-"""CTMC's token reduction against Graph Memory on LongMemEval, measured rather than configured (issue 15, finding 3).
+"""CTMC's token reduction against Graph Memory on LongMemEval, measured rather than configured.
 
 The stage runs CTMC at several budgets (`longmemeval.ctmc_ratios`, each a share of Graph Memory's memory tokens on
 the same question). Which budget to report is decided here, from the answers, not from the config:
@@ -19,7 +19,7 @@ the same question). Which budget to report is decided here, from the answers, no
 Token reduction of a question = 100 * (1 - CTMC's prompt tokens / Graph Memory's), weighted by Graph Memory's
 tokens, so the mean over questions is 100 * (1 - sum CTMC / sum Graph Memory): the reduction of mean tokens per query.
 
-What the sweep can and cannot say (issue 29): when no budget fails (`reached_failure` False) the reported reduction
+What the sweep can and cannot say: when no budget fails (`reached_failure` False) the reported reduction
 is only a lower bound, the sweep's last level. When CTMC's accuracy differs from Graph Memory's at no budget
 (`accuracy_differs_nowhere`), non-inferiority means something only if the reader's accuracy depends on its context
 at all: `context_response` compares Graph Memory's accuracy with and without the gold evidence (`NO_EVIDENCE`).

@@ -1,4 +1,4 @@
-"""Answer length in tokens, printed beside accuracy in every QA table (issue 31): lenient judges reward long
+"""Answer length in tokens, printed beside accuracy in every QA table: lenient judges reward long
 answers, so an accuracy is read with the length of the answers that earned it.
 
 Counted with tiktoken (`tailmem.llm.tokens`, offline) in one fixed encoding, so the column compares across

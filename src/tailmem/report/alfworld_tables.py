@@ -161,7 +161,7 @@ def skill_tables(tasks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return _frame("skills", rows), SPECS["skills_family"].check(fam)
 
 
-# -- paper 2's skill-side analyses (issue 15) ----------------------------------------------------------------------
+# -- paper 2's skill-side analyses ---------------------------------------------------------------------------------
 # One row per (protocol, variant, task) for the claims and the running-success curves (`index` = position in the
 # protocol's chain order, `id` = the game, which pairs cells).
 PAIR_COLUMNS = ("protocol", "variant", "index", "id", "family", "ran", "success")

@@ -104,7 +104,7 @@ def per_seed_summary(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
             "memory_tokens": g.memory_tokens.mean(),
             "task_avg_accuracy": g.groupby("question_type").correct.mean().mean(),
             "overall_accuracy": g.correct.mean(),
-            "answer_tokens": mean_answer_tokens(g.answer) if "answer" in g else np.nan,  # issue 31
+            "answer_tokens": mean_answer_tokens(g.answer) if "answer" in g else np.nan,  # lenient judges reward length
             "abstention_accuracy": g[g.abstention].correct.mean() if g.abstention.any() else np.nan,
             "coverage": g.coverage.mean(),
             "answer_sessions_placed": g.answer_sessions_placed.mean(),

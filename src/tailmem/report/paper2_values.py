@@ -68,7 +68,8 @@ ALFWORLD_WEAK_HEAT_MAX_PCT = _data["alfworld_weak_heat_max_pct"]
 ALFWORLD_PLACEMENT_PCT = _data["alfworld_placement_pct"]
 ALFWORLD_COST = _data["alfworld_cost"]
 
-# D.2 (p. 52) stays here: the LoCoMo gold audit (issue 31) owns these two and the analysis that uses them.
+# D.2 (p. 52) stays here: the LoCoMo gold audit (tailmem.metrics.gold_overlay) owns these two and the analysis that
+# uses them.
 # D.2: 4 of 158 golds materially defective, by question number (1-based in conv-50's qa list); shipped as the gold
 # overlay data/gold_overlays/locomo/d2-v1.yaml, which Table 13 (table13_locomo_filtered) drops
 LOCOMO_DEFECTIVE_GOLDS = (20, 64, 112, 138)

@@ -1,4 +1,4 @@
-"""The run's static website (issue 17): every table and figure of a scale, its provenance, and one page per question,
+"""The run's static website: every table and figure of a scale, its provenance, and one page per question,
 step or game behind the numbers, so a reader can go from "tail error 0.60" to what each controller's prompt held.
 
 `build.build_site` reads the artifacts under `<results>/<scale>/` (never writes there except the site folder) and

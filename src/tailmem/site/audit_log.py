@@ -1,4 +1,4 @@
-"""Audited access logs (issue 31): one page per log under <results>/audit_log/<name>/ with what the log held,
+"""Audited access logs: one page per log under <results>/audit_log/<name>/ with what the log held,
 the audit's numbers (concentration, tail fits, bootstrap p_gof, TPL vs log-normal), why no fit was made where
 none was, the most read items, the CCDF figure and the table's Markdown as written."""
 

@@ -1,4 +1,4 @@
-"""Stages of the ALFWorld study (issue 8): regenerate games, paper 1's memory arms, paper 2's skill chains,
+"""Stages of the ALFWorld study: regenerate games, paper 1's memory arms, paper 2's skill chains,
 and the report. Artifacts under `<results>/alfworld/...` (folders: `alfworld.layout`, one segment per agent role
 a cell depends on); tables under `<results>/tables/alfworld_*`.
 """
@@ -527,7 +527,7 @@ def report(cfg: StageSettings) -> None:
 
 
 def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: dict, footer: str) -> None:
-    """Paper 2's skill-side analyses (issue 15): claims at the game unit with chain seeds as the outer level; the
+    """Paper 2's skill-side analyses: claims at the game unit with chain seeds as the outer level; the
     store, the curation effort and running success by goal family against no store along the first seed's chain."""
     from tailmem.report import alfworld_figures as F
     from tailmem.report import alfworld_tables as T

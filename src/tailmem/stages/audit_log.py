@@ -1,4 +1,4 @@
-"""Stage `audit_log`: the tail audit of an external memory-access log (issue 31), `audit_log.file` read as
+"""Stage `audit_log`: the tail audit of an external memory-access log, `audit_log.file` read as
 `audit_log.format`, into `<results>/audit_log/<name>/` (or `out=`). `python -m tailmem audit-log FILE --format F`
 runs this stage (tailmem.cli_audit_log); the Snakemake rule runs it once per entry of `audit_log.logs`.
 """

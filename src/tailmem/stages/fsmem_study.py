@@ -1,4 +1,4 @@
-"""Stages of the filesystem-memory study (issue 6): one table per research question, read from the build and
+"""Stages of the filesystem-memory study: one table per research question, read from the build and
 answer artifacts that `tailmem.fsmem.study` enumerates.
 
 fsmem_shape      RQ1  store shape per builder and variant
@@ -100,7 +100,7 @@ def _correctness(df: pd.DataFrame, bench: str) -> dict:
         out[f"F1 cat{cat}"] = sel["f1"].mean() if len(sel) else np.nan
     judged = df["judge_correct"].dropna() if "judge_correct" in df else pd.Series(dtype=float)
     out["judge correct"] = judged.mean() if len(judged) else np.nan
-    out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if "answer" in df else np.nan  # issue 31
+    out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if "answer" in df else np.nan  # lenient judges reward length
     return out
 
 
@@ -404,7 +404,7 @@ REPLICATE_METRICS = (
 
 @typed_stage
 def replicates(cfg) -> None:
-    """Issue 15: how much the store (and the answers over it) varies between builds that differ only in the
+    """Replicate builds: how much the store (and the answers over it) varies between builds that differ only in the
     builder's sampling seed. One row per conversation and metric: mean, sample SD, min, max over replicates,
     and the values themselves."""
     recs = []

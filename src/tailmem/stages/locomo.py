@@ -194,7 +194,7 @@ def answer(cfg) -> None:
     out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg, SEARCHER)))
     conv = _conversation(cfg)
     qs = select_questions(conv, fs, fs.benchmark)
-    overlay = gold_overlay_of(cfg)  # issue 31: corrected golds score the answers, dropped questions are not asked
+    overlay = gold_overlay_of(cfg)  # corrected golds score the answers, dropped questions are not asked
     fixes = {} if overlay is None else overlay.by_question()
     numbers = (
         []
@@ -324,12 +324,12 @@ def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = MAIN_BENCHMA
     ):
         out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
     out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
-    out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if len(df) else float("nan")  # issue 31
+    out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if len(df) else float("nan")  # lenient judges reward length
     if len(df) and df[JUDGE].notna().any():  # replies the judge rule could not read (left out of its means)
         out["judge unparsed"] = int(df.get("judge_unparsed", pd.Series(0, index=df.index)).fillna(0).sum())
-    # run settings (issue 14): answers without a tool call, compactions, cut outputs
+    # paper 2's run settings: answers without a tool call, compactions, cut outputs
     out |= run_setting_counts(df.to_dict("records"), built.episodes)
-    out["invalid citations"] = searcher.invalid_citation_count(rows)  # issue 28: citations of nothing in the store
+    out["invalid citations"] = searcher.invalid_citation_count(rows)  # a model may cite what is not in the store
     out["build tool calls"] = built.tool_calls
     out["build tokens"] = built.tokens
     out["build dollars"] = built.dollars

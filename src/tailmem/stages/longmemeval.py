@@ -263,7 +263,7 @@ def report(cfg: StageSettings) -> None:
     )
     claims = longmemeval_tables.claims(results, margin, context)
     judged = judge_sensitivity.read_verdicts(cfg) if cfg.judges.claims else None
-    if judged is not None:  # the same claims under each judge's verdicts (issue 31)
+    if judged is not None:  # the same claims under each judge's verdicts, to show which depend on the judge
         claims = judge_claims.with_sensitivity(claims, judge_sensitivity.lme_claims_by_judge(every, judged, margin, st))
     write_table(
         out,

@@ -1,4 +1,4 @@
-"""Stage `site`: the static website of one scale's results (issue 17), under `<results>/site/` by default.
+"""Stage `site`: the static website of one scale's results, under `<results>/site/` by default.
 
 It reads every artifact the DAG wrote (tables, figures, answers, LongMemEval rows, control steps, ALFWorld cells and
 the LLM call cache for transcripts) and writes only its own folder; `site.json` inside it gives the page count, the

@@ -101,7 +101,7 @@ def _counters(h: Harness | None) -> tuple[int, int, int, int, int]:
     return (h.calls, h.errors, h.chars_read, h.truncations, h.malformed) if h else (0, 0, 0, 0, 0)
 
 
-# Paper 2's run settings as table columns (issue 14): what they did to the episodes behind a table row.
+# Paper 2's run settings as table columns: what they did to the episodes behind a table row.
 RUN_SETTING_COLUMNS = (
     ("no tool call", "no_tool_call"),
     ("no lookup", "no_lookup"),

@@ -7,7 +7,7 @@ the role's `tool_output_max_chars` safety cap, each hit counted; a transcript wh
 `compact_prompt_tokens` is compacted into a running summary plus the three most recent turns, each compaction
 counted and logged; an episode offered tools that never calls one is warned about and counted (`no_tool_call`).
 
-The protocol a small model can drive (issue 28). A role that must ground its answer in the store (the searcher,
+The protocol a small model can drive. A role that must ground its answer in the store (the searcher,
 whenever its harness offers tools: `require_lookup`) is sent `tool_choice="required"` until one of its tool calls
 has returned store content (round 1 always, later rounds "auto"; a malformed call or a search that matched
 nothing is no lookup: `ToolResult.found`); an answer offered before that is refused (the model is told to

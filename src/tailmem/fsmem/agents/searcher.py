@@ -6,7 +6,7 @@ It uses whichever read tools the harness offers: grep/toc/view (Center), search 
 retrieve (chunk retrieval), or none (closed-book).
 
 Citations are checked against the store the answer came from (`check_citations`): a model may cite files or
-sections that do not exist, and such a citation must neither count as one nor look like one (issue 28).
+sections that do not exist, and such a citation must neither count as one nor look like one.
 """
 
 from __future__ import annotations
