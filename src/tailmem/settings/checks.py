@@ -143,11 +143,12 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
-def registry(module: str, attr: str) -> list:
-    """A registry's names, imported when a check first needs them (the DAG composes without the heavy stacks)."""
-    import importlib
+def registry(target: str) -> list:
+    """The names of the registry `target` ("package.module:NAME", tailmem.lazy.resolve), imported when a check
+    first needs them (the DAG composes without the heavy stacks)."""
+    from tailmem.lazy import resolve
 
-    return list(getattr(importlib.import_module(module), attr))
+    return list(resolve(target))
 
 
 def hydra_line(exc: Exception) -> tuple[str, str]:

@@ -14,15 +14,15 @@ PERSONAMEM_TIERS = ("32k", "128k", "1M")  # data.personamem: the official tiers
 
 
 def benchmarks() -> list:
-    return registry("tailmem.fsmem.benchmarks", "BENCHMARKS")
+    return registry("tailmem.fsmem.benchmarks:BENCHMARKS")
 
 
 def variants() -> list:
-    return registry("tailmem.fsmem.variants", "VARIANTS")
+    return registry("tailmem.fsmem.variants:VARIANTS")
 
 
 def harnesses() -> list:
-    return registry("tailmem.fsmem.harnesses", "HARNESSES")
+    return registry("tailmem.fsmem.harnesses:HARNESSES")
 
 
 def categories(benchmark: str) -> list:
