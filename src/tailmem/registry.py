@@ -178,7 +178,7 @@ def base_payload(cfg, groups: Iterable[str], arms: str | None = None) -> dict:
     """The resolved `groups` of `cfg` as plain data (global folders as placeholders, input-path keys dropped);
     for a stage that builds several memory arms (`arms`), those arms' settings as it will build them. A stage's
     typed settings count as the config they were composed from."""
-    from tailmem.settings.stage import composed
+    from tailmem.settings.checks import composed
 
     return view_payload(digest_view(composed(cfg)), groups, arms)
 

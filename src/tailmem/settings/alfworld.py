@@ -1,4 +1,4 @@
-"""The `alfworld` group (issue 8): the text-only environment, paper 1's observation memory, paper 2's skill setting.
+"""The `alfworld` group: the text-only environment, paper 1's observation memory, paper 2's skill setting.
 
 `arms` maps an arm name to a memory controller's settings (`name` picks configs/memory/<name>.yaml, the other keys
 override it): an open mapping whose keys `memory.check` reads against the controller's dataclass.

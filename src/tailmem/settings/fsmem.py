@@ -27,7 +27,7 @@ def harnesses() -> list:
 
 def categories(benchmark: str) -> list:
     """Categories a run may answer: the benchmark's scored ones, then its opt-in ones (LoCoMo's 1-4, then 5,
-    adversarial, scored by LoCoMo's own rule; issue 16)."""
+    adversarial, scored by LoCoMo's own rule)."""
     from tailmem.fsmem.benchmarks import allowed_categories
 
     return allowed_categories(benchmark)
@@ -76,7 +76,7 @@ class Shell:
 
 @dataclass
 class Sandbox:
-    allow_unsafe_fallback: bool = MISSING  # issue 13 (fsmem.variants reads it with the same rule)
+    allow_unsafe_fallback: bool = MISSING  # true: without bubblewrap, a bare `unshare` (fsmem.sandbox)
 
 
 @dataclass

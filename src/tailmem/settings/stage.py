@@ -9,7 +9,8 @@ names the DAG derives from the same config.
 
 The groups' schemas are named here as strings (`SCHEMAS`), not imported: a stage's code digest follows its static
 imports (tailmem.source_closure), and importing every schema would put every registry the checks consult (each
-controller, each harness) into every stage's digest.
+controller, each harness) into every stage's digest. Nothing the modules named here import reads this one (the
+composed config behind typed settings is `checks.composed`), so naming them closes no import loop.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from tailmem.errors import ConfigError
-from tailmem.settings.checks import Unread
+from tailmem.settings.checks import ComposedView, Unread
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def _group(cfg, name: str):
     return typed(cfg, name, getattr(importlib.import_module(module), cls))
 
 
-class StageSettings:
+class StageSettings(ComposedView):
     """The top-level keys and, as attributes, the typed object of every group in `groups` (built on first read;
     a group not in `groups` is `Unread`). `composed` is the config it came from."""
 
@@ -111,11 +112,6 @@ class StageSettings:
 
     def __repr__(self) -> str:
         return f"StageSettings(stage={self.stage!r}, groups={list(self.groups)})"
-
-
-def composed(cfg):
-    """The composed config behind `cfg` (a StageSettings or already a config)."""
-    return cfg.composed if isinstance(cfg, StageSettings) else cfg
 
 
 def for_stage(cfg, stage: str, groups: Iterable[str]) -> StageSettings:
