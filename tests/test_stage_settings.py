@@ -1,4 +1,4 @@
-"""Stages receive typed settings (issue 30, "stages receive the typed object, not a DictConfig")."""
+"""Stages receive typed settings: the typed object of each group, not a DictConfig."""
 
 import dataclasses
 import typing
@@ -11,18 +11,19 @@ from tailmem.cli import _compose
 from tailmem.errors import ConfigError
 from tailmem.llm.settings import LLMSettings
 from tailmem.settings import schema
-from tailmem.settings.stage import SCHEMAS, GraphSettings, MemorySettings, StageSettings, for_stage
+from tailmem.settings.stage import GraphSettings, MemorySettings, StageSettings, for_stage, known_groups, schemas
 
 BUILT_HERE = {"seed": int, "graph": GraphSettings, "memory": MemorySettings, "llm": LLMSettings}
 
 
-def test_the_schema_names_agree_with_the_settings_dataclass():
-    """`SCHEMAS` names each group's dataclass by string (so stage digests stay narrow): it must be Settings' own."""
+def test_the_groups_are_the_settings_dataclass_own():
+    """A stage's groups are `Settings`' fields (and `seed`), each typed by the dataclass `Settings` gives it."""
     hints = typing.get_type_hints(schema.Settings)
     groups = {f.name for f in dataclasses.fields(schema.Settings)} - set(schema.TOP_KEYS)
-    assert set(SCHEMAS) | set(BUILT_HERE) - {"seed"} == groups  # seed is a top-level key a stage may list
-    for group, (module, cls) in SCHEMAS.items():
-        assert hints[group].__module__ == module and hints[group].__name__ == cls, group
+    assert set(known_groups()) - {"seed"} == groups  # seed is a top-level key a stage may list
+    assert set(schemas()) == groups - set(BUILT_HERE)
+    for group, cls in schemas().items():
+        assert cls is hints[group], group
 
 
 @pytest.mark.parametrize("name", sorted(registry.STAGES))
@@ -36,8 +37,7 @@ def test_every_stage_reads_each_of_its_groups_as_a_typed_object(name):
         assert not isinstance(value, DictConfig), (name, group)
         want = BUILT_HERE.get(group)
         if want is None:
-            module, cls = SCHEMAS[group]
-            assert type(value).__module__ == module and type(value).__name__ == cls, (name, group, type(value))
+            assert type(value) is schemas()[group], (name, group, type(value))
         else:
             assert isinstance(value, want), (name, group, type(value))
 

@@ -6,7 +6,6 @@ Plain commands (no Hydra config) take their own argv.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from tailmem.configs import config_dir  # also importable as tailmem.cli.config_dir until its importers move
 from tailmem.errors import TailmemError
+from tailmem.lazy import resolve
 from tailmem.registry import STAGES as REGISTRY
 
 # stage name -> "module:function", declared in tailmem.registry; each function is given the composed config and
@@ -27,15 +27,10 @@ COMMANDS: dict[str, str] = {
     "llm_check": "tailmem.llm.check:main",
     "llm_cost": "tailmem.llm.estimate:main",
     "data": "tailmem.data.fetch:main",
-    "audit-log": "tailmem.cli_audit_log:main",  # the `audit_log` stage on one external log (issue 31)
+    "audit-log": "tailmem.cli_audit_log:main",  # the `audit_log` stage on one external log
 }
 
 log = logging.getLogger("tailmem")
-
-
-def _resolve(target: str):
-    module, func = target.split(":")
-    return getattr(importlib.import_module(module), func)
 
 
 def process_age_s() -> float | None:
@@ -75,7 +70,7 @@ def main(argv: list[str]) -> int:
     name, rest = argv[0], argv[1:]
     if name in COMMANDS:
         try:
-            return int(_resolve(COMMANDS[name])(rest) or 0)
+            return int(resolve(COMMANDS[name])(rest) or 0)
         except TailmemError as exc:
             print(f"tailmem {name}: error: {exc}", file=sys.stderr)
             return 1
@@ -92,7 +87,7 @@ def _run_stage(stage: str, cfg) -> int:
 
         # ranges and the open groups' keys of the stage's own groups (Hydra checked types and keys), before any work
         validate(cfg, groups=REGISTRY[stage].groups)
-        fn = _resolve(STAGES[stage])
+        fn = resolve(STAGES[stage])
         startup, t0 = process_age_s(), time.perf_counter()
         fn(cfg)
         if startup is not None:

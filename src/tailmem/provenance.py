@@ -31,7 +31,7 @@ from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
 from tailmem.records.provenance import RunMeta
 from tailmem.roles import model_free
-from tailmem.settings.stage import composed
+from tailmem.settings.checks import composed
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
 DISTRIBUTION = "tailmem"

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from tailmem.lazy import resolve
 from tailmem.source_closure import PACKAGE_ROOT, file_digest, import_closure
 
 # Top-level keys that move artifacts or data but do not change a number: in a digest, a path derived from one
@@ -43,10 +44,7 @@ class Stage:
         return self.target.split(":")[0]
 
     def function(self):
-        import importlib
-
-        module, func = self.target.split(":")
-        return getattr(importlib.import_module(module), func)
+        return resolve(self.target)
 
     def config_digest(self, cfg) -> str:
         """This stage's config digest of `cfg` (see the module docstring)."""
@@ -86,7 +84,7 @@ STAGES: dict[str, Stage] = {
         Stage("fsmem_build", "tailmem.stages.locomo:build", _FSMEM),
         Stage("fsmem_answer", "tailmem.stages.locomo:answer", _FSMEM),
         Stage("fsmem_table", "tailmem.stages.locomo:table", ("fsmem",)),
-        Stage("fsmem_table13", "tailmem.stages.fsmem_gold:table13", ("fsmem",)),  # paper 2 Table 13 (issue 31)
+        Stage("fsmem_table13", "tailmem.stages.fsmem_gold:table13", ("fsmem",)),  # paper 2 Table 13
         Stage("fsmem_shape", "tailmem.stages.fsmem_study:shape", _FSMEM),
         Stage("fsmem_hierarchy", "tailmem.stages.fsmem_study:hierarchy", _FSMEM),
         Stage("fsmem_retrieval", "tailmem.stages.fsmem_study:retrieval", _FSMEM),
@@ -107,7 +105,7 @@ STAGES: dict[str, Stage] = {
         Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval", "stats", "judges")),
         Stage("judge_sensitivity", "tailmem.stages.judge_sensitivity:run", (*_FSMEM, "longmemeval", "stats", "judges")),
         Stage("alfworld_games", "tailmem.stages.alfworld:regenerate_games", _ALF),
-        # the episodes' controllers draw from `seed` (make_controller): in their digest since issue 30's typed settings
+        # the episodes' controllers draw from `seed` (make_controller), so `seed` is in their digest
         Stage(
             "alfworld_memory",
             "tailmem.stages.alfworld:memory",
@@ -122,7 +120,7 @@ STAGES: dict[str, Stage] = {
         ),
         Stage("alfworld_report", "tailmem.stages.alfworld:report", (*_ALF, "stats")),  # its intervals: stats
         Stage("model_roles", "tailmem.stages.model_roles:run", ("scale", "fsmem", "control", "llm", "model_roles")),
-        Stage("audit_log", "tailmem.stages.audit_log:run", ("audit_log", "audit", "seed")),  # external logs (issue 31)
+        Stage("audit_log", "tailmem.stages.audit_log:run", ("audit_log", "audit", "seed")),  # external logs
         Stage("site", "tailmem.stages.site:run", ("scale", "llm")),  # the run's static website (tailmem.site)
     )
 }
@@ -180,15 +178,13 @@ def base_payload(cfg, groups: Iterable[str], arms: str | None = None) -> dict:
     """The resolved `groups` of `cfg` as plain data (global folders as placeholders, input-path keys dropped);
     for a stage that builds several memory arms (`arms`), those arms' settings as it will build them. A stage's
     typed settings count as the config they were composed from."""
-    from tailmem.settings.stage import composed
+    from tailmem.settings.checks import composed
 
     return view_payload(digest_view(composed(cfg)), groups, arms)
 
 
 def view_payload(view, groups: Iterable[str], arms: str | None = None) -> dict:
     """`base_payload` of a config already passed through `digest_view`."""
-    import importlib
-
     from omegaconf import DictConfig, OmegaConf
 
     out: dict[str, Any] = {}
@@ -198,8 +194,7 @@ def view_payload(view, groups: Iterable[str], arms: str | None = None) -> dict:
     for key in PATH_KEYS:
         _drop(out, key)
     if arms:
-        module, func = arms.split(":")
-        out["memory_arms"] = getattr(importlib.import_module(module), func)(view)
+        out["memory_arms"] = resolve(arms)(view)
     return out
 
 

@@ -62,7 +62,7 @@ def client_label(client, role: str) -> str:
 
 def _entry(cfg, role: str):
     """`llm.roles.<role>` of the composed config, None where the group or the role is absent."""
-    from tailmem.settings.stage import composed
+    from tailmem.settings.checks import composed
 
     cfg = composed(cfg)
     llm = cfg.get("llm") if hasattr(cfg, "get") else None
@@ -93,6 +93,6 @@ def configured_served(cfg, role: str) -> bool:
         return False
     if "structured_outputs" in r:
         return bool(r.get("structured_outputs"))
-    from tailmem.settings.stage import composed
+    from tailmem.settings.checks import composed
 
     return bool(composed(cfg).get("llm").get("structured_outputs"))

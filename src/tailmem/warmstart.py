@@ -35,6 +35,8 @@ import sys
 import time
 from pathlib import Path
 
+from tailmem.lazy import resolve
+
 IDLE_S = float(os.environ.get("TAILMEM_WARMSTART_IDLE_S", 120))  # the server exits after this long without a job
 START_WAIT_S = 5.0  # how long a job waits for a starting server before it runs cold
 ENTRY = "tailmem.cli:main"  # what a job runs: fn(argv) -> exit code
@@ -84,15 +86,8 @@ def fingerprint() -> tuple:
 
 
 # -- the client ---------------------------------------------------------------------------------------------------
-def _entry(name: str):
-    import importlib
-
-    module, func = name.split(":")
-    return getattr(importlib.import_module(module), func)
-
-
 def _cold(argv: list[str], entry: str = ENTRY) -> int:
-    return int(_entry(entry)(argv) or 0)
+    return int(resolve(entry)(argv) or 0)
 
 
 def _start_server(path: Path) -> None:
@@ -294,13 +289,10 @@ def preload_core() -> None:
 
 def preload_one(name: str) -> None:
     """Import `module`, or for `module:function` also call the function (a cached loader) once."""
-    import importlib
-
-    module, _, func = name.partition(":")
     try:
-        loaded = importlib.import_module(module)
-        if func:
-            getattr(loaded, func)()
+        loaded = resolve(name)
+        if ":" in name:
+            loaded()
     except Exception:  # noqa: BLE001 - an optional extra missing: its stage imports cold
         pass
 
@@ -326,7 +318,7 @@ def _child(request: dict, fds: list[int], inherited: list[socket.socket], lock: 
         os.environ.update(request["env"])
         sys.path[:] = request["path"]
         sys.argv = ["tailmem", *request["argv"]]
-        code = int(_entry(request.get("entry", ENTRY))(request["argv"]) or 0)
+        code = int(resolve(request.get("entry", ENTRY))(request["argv"]) or 0)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException:  # noqa: BLE001 - report like an uncaught exception in a cold run

@@ -124,7 +124,7 @@ KEYS = ("file", "format", "name", "top_k", "tools", "logs")
 
 def settings(cfg) -> AuditLogSettings:
     """Validate cfg.audit_log (a DictConfig or a plain dict) before any work."""
-    from tailmem.settings.stage import composed
+    from tailmem.settings.checks import composed
 
     cfg = composed(cfg)
     group = cfg.get("audit_log") if hasattr(cfg, "get") else None

@@ -36,7 +36,7 @@ def model_roles(cfg) -> tuple[str, ...]:
     """The ALFWorld roles a configured model may play (`alfworld.model_roles`, all three when absent); the others
     are played by their programmatic agents whatever the llm group says (a model slice can put the model in the
     executor's seat alone and keep the store's curation and retrieval fixed)."""
-    from tailmem.settings.stage import composed
+    from tailmem.settings.checks import composed
 
     a = composed(cfg).get("alfworld") or {}
     chosen = a.get("model_roles")

@@ -162,7 +162,7 @@ def price_entries(llm) -> dict:
 
 def prices_of(cfg) -> dict:
     """The price table of the whole config `cfg` (empty without an llm group), for stages that price episodes."""
-    from tailmem.settings.stage import composed
+    from tailmem.settings.checks import composed
 
     cfg = composed(cfg)
     llm = cfg.get("llm") if hasattr(cfg, "get") else None

@@ -38,9 +38,9 @@ STOPWORDS = frozenset(
 
 
 def prompt_template(name: str) -> Template:
-    from tailmem.configs import config_dir
+    from tailmem.config_files import config_folder
 
-    path = config_dir() / "prompts" / "longmemeval" / f"{name}.md"
+    path = config_folder() / "prompts" / "longmemeval" / f"{name}.md"
     if not path.exists():
         raise DataError(f"{path}: prompt file not found; expected configs/prompts/longmemeval/{name}.md")
     return Template(path.read_text())

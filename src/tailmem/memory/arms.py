@@ -31,9 +31,9 @@ def _catalogue(root: str) -> dict[str, dict[str, Any]]:
 
 def catalogue() -> dict[str, dict[str, Any]]:
     """Every memory option's resolved settings, by option name (a fresh copy each call)."""
-    from tailmem.configs import config_dir
+    from tailmem.config_files import config_folder
 
-    return {name: dict(v) for name, v in _catalogue(str(config_dir())).items()}
+    return {name: dict(v) for name, v in _catalogue(str(config_folder())).items()}
 
 
 def arm_settings(name: str, **overrides: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The `alfworld` group (issue 8): the text-only environment, paper 1's observation memory, paper 2's skill setting.
+"""The `alfworld` group: the text-only environment, paper 1's observation memory, paper 2's skill setting.
 
 `arms` maps an arm name to a memory controller's settings (`name` picks configs/memory/<name>.yaml, the other keys
 override it): an open mapping whose keys `memory.check` reads against the controller's dataclass.
@@ -67,17 +67,17 @@ class AlfworldGroup:
         from tailmem.settings.memory import check as check_memory
 
         p = Problems("alfworld")
-        subsets = ["smoke", *registry("tailmem.alfworld.games", "SPLITS")]
+        subsets = ["smoke", *registry("tailmem.alfworld.games:SPLITS")]
         p.names("subsets", self.subsets, subsets)
         p.one_of("subset", self.subset, subsets)
         p.integer("max_games", self.max_games, lo=1, null=True)
         p.integer("max_steps", self.max_steps, lo=1)
-        p.one_of("model_executor", self.model_executor, registry("tailmem.alfworld.executor", "EXECUTORS"))
-        p.names("model_roles", self.model_roles, registry("tailmem.alfworld.layout", "ROLES"))
+        p.one_of("model_executor", self.model_executor, registry("tailmem.alfworld.executor:EXECUTORS"))
+        p.names("model_roles", self.model_roles, registry("tailmem.alfworld.layout:ROLES"))
         p.strings("smoke_games", self.smoke_games)
         variants, protocols = (
-            registry("tailmem.alfworld.curator", "VARIANTS"),
-            registry("tailmem.alfworld.chain", "PROTOCOLS"),
+            registry("tailmem.alfworld.curator:VARIANTS"),
+            registry("tailmem.alfworld.chain:PROTOCOLS"),
         )
         p.names("variants", self.variants, variants)
         p.names("protocols", self.protocols, protocols)

@@ -1,4 +1,4 @@
-"""The `audit_log` group (issue 31; configs/audit_log/default.yaml): the external access log one run audits, how an
+"""The `audit_log` group (configs/audit_log/default.yaml): the external access log one run audits, how an
 inspect_ai log's tool calls become reads, and the list of logs the Snakemake rule `audit_log` audits.
 
 The typed runtime objects and their rules are `tailmem.accesslog.settings` (the audit reads them); this is the

@@ -4,6 +4,11 @@ Hydra (OmegaConf) checks a key exists and its value has the field's type when it
 (`>= 1`, one of a registry's names, a non-empty list) is checked here, in each dataclass's `__post_init__`, which
 runs when `tailmem.settings.schema.validate` turns the composed config into the typed objects. A check collects
 its group's problems in `Problems` and raises one ConfigError with a line per problem.
+
+The module sits below every group and imports nothing of the package but its errors and the resolver, so it also
+holds what the groups and the code their checks import share with a stage's typed settings (tailmem.settings.stage):
+reading a group (`typed`, `plain`), a registry's names (`registry`), the composed config behind typed settings
+(`composed`) and the stand-in for an unlisted group (`Unread`).
 """
 
 from __future__ import annotations
@@ -143,11 +148,12 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
-def registry(module: str, attr: str) -> list:
-    """A registry's names, imported when a check first needs them (the DAG composes without the heavy stacks)."""
-    import importlib
+def registry(target: str) -> list:
+    """The names of the registry `target` ("package.module:NAME", tailmem.lazy.resolve), imported when a check
+    first needs them (the DAG composes without the heavy stacks)."""
+    from tailmem.lazy import resolve
 
-    return list(getattr(importlib.import_module(module), attr))
+    return list(resolve(target))
 
 
 def hydra_line(exc: Exception) -> tuple[str, str]:
@@ -175,6 +181,19 @@ def expected_type(text: str) -> str:
         if word in text:
             return what
     return "a value of the key's type"
+
+
+class ComposedView:
+    """Typed settings read from a composed config, which they keep as `composed` (a stage's settings:
+    tailmem.settings.stage.StageSettings). Defined here, below every group, so that code a group's check imports
+    (roles, the llm and access-log settings) can reach the composed config without importing the stage module."""
+
+    composed: Any
+
+
+def composed(cfg):
+    """The composed config behind `cfg` (a ComposedView's, or `cfg` itself when it is already a config)."""
+    return cfg.composed if isinstance(cfg, ComposedView) else cfg
 
 
 class Unread:

@@ -14,20 +14,20 @@ PERSONAMEM_TIERS = ("32k", "128k", "1M")  # data.personamem: the official tiers
 
 
 def benchmarks() -> list:
-    return registry("tailmem.fsmem.benchmarks", "BENCHMARKS")
+    return registry("tailmem.fsmem.benchmarks:BENCHMARKS")
 
 
 def variants() -> list:
-    return registry("tailmem.fsmem.variants", "VARIANTS")
+    return registry("tailmem.fsmem.variants:VARIANTS")
 
 
 def harnesses() -> list:
-    return registry("tailmem.fsmem.harnesses", "HARNESSES")
+    return registry("tailmem.fsmem.harnesses:HARNESSES")
 
 
 def categories(benchmark: str) -> list:
     """Categories a run may answer: the benchmark's scored ones, then its opt-in ones (LoCoMo's 1-4, then 5,
-    adversarial, scored by LoCoMo's own rule; issue 16)."""
+    adversarial, scored by LoCoMo's own rule)."""
     from tailmem.fsmem.benchmarks import allowed_categories
 
     return allowed_categories(benchmark)
@@ -76,7 +76,7 @@ class Shell:
 
 @dataclass
 class Sandbox:
-    allow_unsafe_fallback: bool = MISSING  # issue 13 (fsmem.variants reads it with the same rule)
+    allow_unsafe_fallback: bool = MISSING  # true: without bubblewrap, a bare `unshare` (fsmem.sandbox)
 
 
 @dataclass

@@ -19,6 +19,6 @@ class JudgesGroup:
 
     def __post_init__(self) -> None:
         p = Problems("judges")
-        p.names("names", self.names, registry("tailmem.judges.panel", "JUDGES"))
+        p.names("names", self.names, registry("tailmem.judges.panel:JUDGES"))
         p.number("f1_threshold", self.f1_threshold, 0, 1)
         p.raise_any()

@@ -13,7 +13,7 @@ from tailmem.settings.checks import Problems, registry
 def _check_worlds(p: Problems, obj, families: str, size_keys: tuple[str, ...], sizes: tuple[str, ...]) -> None:
     from tailmem.graphworld.families import MIN_STATES
 
-    p.names(families, getattr(obj, families), registry("tailmem.graphworld.families", "FAMILIES"))
+    p.names(families, getattr(obj, families), registry("tailmem.graphworld.families:FAMILIES"))
     for name in size_keys:
         p.integer(name, getattr(obj, name), lo=MIN_STATES)
     for name in sizes:

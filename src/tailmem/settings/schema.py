@@ -108,6 +108,17 @@ def _dataclass_of(cls, name: str):
     return hint if dataclasses.is_dataclass(hint) else None
 
 
+def group_dataclasses() -> dict[str, type]:
+    """group -> its dataclass, for every group `Settings` types with one (all but the open groups `graph` and
+    `memory`), in `Settings`' order: what a stage's typed settings build (tailmem.settings.stage)."""
+    out = {}
+    for f in dataclasses.fields(Settings):
+        cls = _dataclass_of(Settings, f.name)
+        if cls is not None:
+            out[f.name] = cls
+    return out
+
+
 def explain(exc: Exception, overrides: Sequence[str] = ()) -> ConfigError:
     """Hydra's or OmegaConf's composition error as one line: `key=value: expected ...` for a wrong type, `key:
     unknown key; did you mean ...?` for a key no dataclass has, else Hydra's own first line after the key."""

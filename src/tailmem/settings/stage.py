@@ -7,18 +7,22 @@ first reads it, and reading an unlisted group fails naming the stage and the gro
 `composed` for what needs the config as composed: the provenance (config.yaml, the config digest) and the folder
 names the DAG derives from the same config.
 
-The groups' schemas are named here as strings (`SCHEMAS`), not imported: a stage's code digest follows its static
-imports (tailmem.source_closure), and importing every schema would put every registry the checks consult (each
-controller, each harness) into every stage's digest.
+The groups' dataclasses are those of `tailmem.settings.schema.Settings` (`schemas()`), and the schema and the
+runtime `llm` settings are named here ("module:name", tailmem.lazy.resolve), not imported: a stage's code digest
+follows its import statements (tailmem.source_closure), and importing the schema would put every registry the
+checks consult (each controller, each harness) into every stage's digest. Nothing those modules import reads this
+one (the composed config behind typed settings is `checks.composed`), so naming them closes no import loop.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from tailmem.errors import ConfigError
-from tailmem.settings.checks import Unread
+from tailmem.lazy import resolve
+from tailmem.settings.checks import ComposedView, Unread
 
 
 @dataclass(frozen=True)
@@ -45,37 +49,30 @@ class MemorySettings:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
-# group -> (module, dataclass) of its schema (tailmem.settings.schema.Settings; tests/test_stage_settings.py
-# checks the two agree). `seed`, `graph`, `memory` and `llm` are built by `_group` itself.
-SCHEMAS = {
-    "rollout": ("tailmem.settings.rollout", "RolloutGroup"),
-    "policy": ("tailmem.settings.rollout", "PolicyGroup"),  # the config group, not the role
-    "retrieval": ("tailmem.settings.rollout", "RetrievalGroup"),
-    "control": ("tailmem.settings.control", "ControlGroup"),
-    "model_roles": ("tailmem.settings.control", "ModelRolesGroup"),
-    "judges": ("tailmem.settings.judges", "JudgesGroup"),
-    "audit": ("tailmem.settings.audit", "AuditSettings"),
-    "audit_log": ("tailmem.settings.audit_log", "AuditLogGroup"),
-    "stats": ("tailmem.settings.stats", "StatsGroup"),
-    "fsmem": ("tailmem.settings.fsmem", "FsmemGroup"),
-    "alfworld": ("tailmem.settings.alfworld", "AlfworldGroup"),
-    "longmemeval": ("tailmem.settings.longmemeval", "LongMemEvalGroup"),
-    "calibration": ("tailmem.settings.calibration", "CalibrationGroup"),
-    "scale": ("tailmem.settings.scale", "ScaleGroup"),
-}
-GROUPS = ("seed", "graph", "memory", "llm", *SCHEMAS)
+BUILT_HERE = ("seed", "graph", "memory", "llm")  # groups `_group` builds itself; `llm` as the runtime LLMSettings
+
+
+@functools.cache
+def schemas() -> dict[str, type]:
+    """group -> its dataclass, for every other group: the groups `tailmem.settings.schema.Settings` types with a
+    dataclass, in its order. The schema is named, not imported (see the module docstring)."""
+    typed = resolve("tailmem.settings.schema:group_dataclasses")()
+    return {group: cls for group, cls in typed.items() if group not in BUILT_HERE}
+
+
+def known_groups() -> tuple[str, ...]:
+    """Every group a stage's registry entry may list."""
+    return (*BUILT_HERE, *schemas())
 
 
 def _group(cfg, name: str):
     """The typed object of group `name` of the composed config `cfg`."""
-    import importlib
-
     from omegaconf import OmegaConf
 
     if name == "seed":
         return int(cfg.seed)
     if name == "llm":
-        return importlib.import_module("tailmem.llm.settings").read_settings(cfg)
+        return resolve("tailmem.llm.settings:read_settings")(cfg)
     if name == "graph":
         spec = OmegaConf.to_container(cfg.graph, resolve=True)
         return GraphSettings(spec.pop("family", None), spec.pop("n", None), spec)
@@ -84,11 +81,10 @@ def _group(cfg, name: str):
         return MemorySettings(str(spec.get("name")), str(spec.get("label", spec.get("name"))), spec)
     from tailmem.settings.checks import typed
 
-    module, cls = SCHEMAS[name]
-    return typed(cfg, name, getattr(importlib.import_module(module), cls))
+    return typed(cfg, name, schemas()[name])
 
 
-class StageSettings:
+class StageSettings(ComposedView):
     """The top-level keys and, as attributes, the typed object of every group in `groups` (built on first read;
     a group not in `groups` is `Unread`). `composed` is the config it came from."""
 
@@ -101,8 +97,8 @@ class StageSettings:
         self.input = None if composed.get("input") is None else str(composed.input)
 
     def __getattr__(self, name: str):
-        if name not in GROUPS:
-            raise AttributeError(f"{type(self).__name__} has no {name!r}; config groups: {list(GROUPS)}")
+        if name not in known_groups():
+            raise AttributeError(f"{type(self).__name__} has no {name!r}; config groups: {list(known_groups())}")
         value = (
             _group(self.composed, name) if name in self.groups and name in self.composed else Unread(self.stage, name)
         )
@@ -113,17 +109,12 @@ class StageSettings:
         return f"StageSettings(stage={self.stage!r}, groups={list(self.groups)})"
 
 
-def composed(cfg):
-    """The composed config behind `cfg` (a StageSettings or already a config)."""
-    return cfg.composed if isinstance(cfg, StageSettings) else cfg
-
-
 def for_stage(cfg, stage: str, groups: Iterable[str]) -> StageSettings:
     """The typed settings a stage reads from the composed config `cfg` (validated: tailmem.settings.schema)."""
     if isinstance(cfg, StageSettings):
         return cfg
     listed = tuple(groups)
-    unknown = sorted(set(listed) - set(GROUPS))
+    unknown = sorted(set(listed) - set(known_groups()))
     if unknown:
-        raise ConfigError(f"stage {stage}: unknown config group(s) {unknown}; expected some of {list(GROUPS)}")
+        raise ConfigError(f"stage {stage}: unknown config group(s) {unknown}; expected some of {list(known_groups())}")
     return StageSettings(stage, listed, cfg)

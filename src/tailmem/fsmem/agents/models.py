@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from string import Template
 
 from tailmem.roles import client_label, plays_model
@@ -28,9 +27,9 @@ def label(client, role: str) -> str:
 
 def prompt(name: str, folder: str = "fsmem", **values) -> str:
     """A prompt file from configs/prompts/<folder>/ (fsmem; alfworld for the skill setting), $placeholders filled."""
-    from tailmem.configs import config_dir
+    from tailmem.config_files import config_folder
 
-    path = Path(config_dir()) / "prompts" / folder / f"{name}.md"
+    path = config_folder() / "prompts" / folder / f"{name}.md"
     if not path.exists():
         from tailmem.fsmem.errors import FsmemError
 
@@ -64,9 +63,9 @@ def compact(client) -> bool:
 
 
 def prompt_exists(name: str, folder: str = "fsmem") -> bool:
-    from tailmem.configs import config_dir
+    from tailmem.config_files import config_folder
 
-    return (Path(config_dir()) / "prompts" / folder / f"{name}.md").exists()
+    return (config_folder() / "prompts" / folder / f"{name}.md").exists()
 
 
 def role_prompt(client, name: str, folder: str = "fsmem", **values) -> str:
