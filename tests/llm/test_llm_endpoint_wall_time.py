@@ -39,13 +39,16 @@ def test_a_chain_is_its_calls_times_one_calls_latency(tmp_path):
     from tailmem.workflow import compose_config
 
     bench = _bench()
-    measured, target = compose_config("smoke_model"), compose_config("paper_model")
+    measured = compose_config("smoke_model")
+    target = compose_config("paper_model", ["alfworld.model_executor=react"])
     ep = bench.Endpoint(prompt_tps=10_000, decode_tps=10, parallel=4, overhead_s=0.1, prefix_cache=True)
     rates, notes = bench.measured_rates(_cache(tmp_path / "c.sqlite"), measured, target)
     ex = rates[(EXECUTOR, "alfworld_memory")]
     assert (ex.prompt, ex.cached) == (1000, 0)
     assert ex.output == target.llm.roles.executor.max_output_tokens  # choose measured, react at the target: its cap
     assert any("react" in n for n in notes) and any(PREDICTOR in n for n in notes)
+    chooses, _ = bench.measured_rates(_cache(tmp_path / "d.sqlite"), measured, compose_config("paper_model"))
+    assert chooses[(EXECUTOR, "alfworld_memory")].output == 10  # paper_model chooses too: the measured output
     (alf,) = [c for c in bench.chains(target, measured, rates, ep, 540) if c["name"].startswith("ALFWorld")]
     steps = bench.ALFWORLD_VALID_SEEN * target.alfworld.max_steps
     assert alf["coded"] == alf["concurrent"] == steps  # the log makes the games one chain either way
@@ -55,7 +58,8 @@ def test_a_chain_is_its_calls_times_one_calls_latency(tmp_path):
 
 def test_the_script_prints_the_bound_and_what_it_takes(tmp_path):
     out = subprocess.run(
-        [sys.executable, str(SCRIPT), "--cache", str(_cache(tmp_path / "c.sqlite")), "--prompt-tps", "30000"],
+        [sys.executable, str(SCRIPT), "--cache", str(_cache(tmp_path / "c.sqlite")), "--prompt-tps", "30000"]
+        + ["--decode-tps", "2"],  # a slow decode: the ALFWorld chain is over the hour
         capture_output=True,
         text=True,
         cwd=ROOT,
