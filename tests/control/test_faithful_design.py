@@ -374,3 +374,17 @@ def test_a_claims_only_scale_runs_every_claim_pair_s_arms_and_nothing_else():
     assert ran == set(design.claim_arms()) | set(arms.tau_arms(cfg.scale.control.taus))
     assert "full_history-compact" not in ran
     assert "full_history-compact" in targets.control_arms(compose_config("default"))
+
+
+def test_the_design_check_counts_the_locomo_questions_the_slice_can_ask():
+    """Finding (default_model's measured run): the design check planned 12 LoCoMo questions from
+    `fsmem.max_questions`, but the store keeps 3 sessions, which hold the evidence of 8 stratified questions of
+    conv-50; 8 were asked, and the F1 row's smallest attainable p was then out of reach."""
+    from tailmem.stages.design_check import fsmem_questions
+    from tailmem.workflow import compose_config
+
+    cfg = compose_config("default_model")
+    asked = fsmem_questions(cfg)
+    assert asked == 8 < cfg.fsmem.max_questions
+    rows = {r["claim"].split(":")[0]: r for r in design.study_rows(cfg, 6, 0.025, fsmem_questions=asked)}
+    assert rows["fsmem"]["runs"] == 8

@@ -252,10 +252,11 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, alpha: float) -> pd.Data
     return pd.DataFrame(out)
 
 
-def study_rows(cfg, min_units: int, alpha: float) -> list[dict]:
-    """The other model-played studies' paired claims, checked from the config alone before any call: the
-    independent units each plans (questions, games, runs) against `stats.min_units` and the smallest p. A cap of
-    None counts as the whole benchmark (enough units)."""
+def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = None) -> list[dict]:
+    """The other model-played studies' paired claims, checked before any call: the independent units each plans
+    (questions, games, runs) against `stats.min_units` and the smallest p. A cap of None counts as the whole
+    benchmark (enough units); `fsmem_questions`, when the data was read, is the number of LoCoMo questions the
+    answer stages ask (fewer than the cap when the kept sessions hold the evidence of fewer)."""
 
     # a yes/no outcome (correct, won) is decided by the units where the arms part only: the exact paired test's
     # smallest p is 2^-k over k discordant units, so enough units is not enough when the arms rarely part
@@ -277,7 +278,11 @@ def study_rows(cfg, min_units: int, alpha: float) -> list[dict]:
     if lme.max_questions is not None:
         questions = int(lme.max_questions) if questions is None else min(questions, int(lme.max_questions))
     out = [
-        row("fsmem: arms on the same LoCoMo questions", "questions", cfg.fsmem.max_questions),
+        row(
+            "fsmem: arms on the same LoCoMo questions",
+            "questions",
+            fsmem_questions if fsmem_questions is not None else cfg.fsmem.max_questions,
+        ),
         row("LongMemEval: arms on the same questions", "questions", questions),
         row("ALFWorld: arms on the same games", "games", cfg.alfworld.max_games),
     ]

@@ -124,6 +124,25 @@ def draws_per_run(plans: list[DesignPlan], claim: str) -> float:
     return n / len(plans)
 
 
+def fsmem_questions(cfg) -> int | None:
+    """The LoCoMo questions the slice's answer stages ask (over every configured conversation): the cap, the
+    categories and the sessions kept together decide it (3 sessions hold the evidence of only 8 stratified
+    questions of conv-50, whatever `fsmem.max_questions`). None when the data is not there (the cap counts)."""
+    from tailmem.errors import DataError
+    from tailmem.fsmem.benchmarks import MAIN_BENCHMARK, conversation, conversation_ids
+    from tailmem.stages.locomo import select_questions
+
+    fs = cfg.fsmem
+    try:
+        return sum(
+            len(select_questions(conversation(fs, MAIN_BENCHMARK, c), fs, MAIN_BENCHMARK))
+            for c in conversation_ids(fs, MAIN_BENCHMARK)
+        )
+    except (OSError, DataError) as e:
+        log.warning("design check: LoCoMo questions not counted from the data (%s); the config's cap counts", e)
+        return None
+
+
 @typed_stage
 def report(cfg: StageSettings) -> None:
     results = cfg.results_dir
@@ -131,7 +150,11 @@ def report(cfg: StageSettings) -> None:
     runs = design_runs(cfg)
     rows = pd.concat([pd.read_csv(design_file(r, results, paths.PAIRS_FILE)) for r in runs])
     table = design.summarize_pairs(rows, st.min_units, st.alpha)
-    table = pd.concat([table, pd.DataFrame(design.study_rows(cfg, st.min_units, st.alpha))], ignore_index=True)
+    asked = fsmem_questions(cfg)
+    table = pd.concat(
+        [table, pd.DataFrame(design.study_rows(cfg, st.min_units, st.alpha, fsmem_questions=asked))],
+        ignore_index=True,
+    )
     plans = [DesignPlan.read(design_file(r, results, paths.PLAN_FILE)) for r in runs]
     calls = sum(len(p.arm_calls(a)) for p in plans for a in p.arms)  # at most: a shared prompt shares its call
     table["draws_per_run"] = [draws_per_run(plans, claim) for claim in table.claim]
