@@ -237,6 +237,8 @@ def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config
     assert rows["fsmem"]["plan"] == rows["LongMemEval"]["plan"]
     assert rows["fsmem"]["plan"].startswith("decidable if at least 6 questions part the arms")  # 2^-6 <= 0.025
     smoke = {r["claim"].split(":")[0]: r for r in design.study_rows(compose_config("smoke_model"), 6, 0.025)}
+    # finding: the smoke slice's ALFWorld row read "decidable" (no max_games) though it plays one listed game
+    assert smoke["ALFWorld"]["plan"] == "undecidable by design: 1 games planned, stats.min_units 6"
     assert smoke["LLM policy vs random walk"]["plan"] == "undecidable by design: 1 runs planned, stats.min_units 6"
 
 

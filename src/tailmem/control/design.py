@@ -252,6 +252,15 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, alpha: float) -> pd.Data
     return pd.DataFrame(out)
 
 
+def alfworld_games(alf) -> int | None:
+    """The games each ALFWorld subset's chain plays, at most (its claims table is per subset): the `smoke`
+    subset plays its listed `smoke_games`, a real split its first `max_games` (None: the whole split)."""
+    counts = [len(alf.smoke_games) if subset == "smoke" else alf.max_games for subset in alf.subsets]
+    counts = [c if alf.max_games is None or c is None else min(c, alf.max_games) for c in counts]
+    known = [c for c in counts if c is not None]
+    return min(known) if known else None
+
+
 def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = None) -> list[dict]:
     """The other model-played studies' paired claims, checked before any call: the independent units each plans
     (questions, games, runs) against `stats.min_units` and the smallest p. A cap of None counts as the whole
@@ -284,7 +293,7 @@ def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = 
             fsmem_questions if fsmem_questions is not None else cfg.fsmem.max_questions,
         ),
         row("LongMemEval: arms on the same questions", "questions", questions),
-        row("ALFWorld: arms on the same games", "games", cfg.alfworld.max_games),
+        row("ALFWorld: arms on the same games", "games", alfworld_games(cfg.alfworld)),
     ]
     claim = "LLM policy vs random walk: tail shape"
     tails = getattr(s.control, "tail_policy", None) or s.control.policy
