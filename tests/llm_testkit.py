@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import threading
 import time
 from collections import Counter
@@ -214,3 +215,19 @@ def llm_cfg(tmp_path, base_url: str, **over) -> dict:
     }
     llm.update(over)
     return {"llm": llm}
+
+
+def free_port() -> int:
+    """A local TCP port nothing listens on now, for a server a test starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_packages_missing() -> str | None:
+    """Why llama-cpp-python's OpenAI-compatible server cannot start here (its extra packages), or None."""
+    try:
+        import llama_cpp.server.app  # noqa: F401
+    except ImportError as exc:
+        return f"llama.cpp's server needs the `local` extra's server packages (fastapi, uvicorn...): {exc}"
+    return None

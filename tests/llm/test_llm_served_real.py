@@ -24,7 +24,6 @@ import json
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -35,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from llm_testkit import free_port, server_packages_missing
 from tailmem.llm.backends.instruct import available
 from tailmem.roles import PREDICTOR, SEARCHER
 
@@ -52,25 +52,15 @@ def _reason() -> str | None:
         return f"opt-in (about 14 min): set {OPT_IN}=1 to run the served preset against llama.cpp's server"
     if not available():
         return "the `local` extra (llama-cpp-python==0.3.36) is not installed"
-    try:
-        import llama_cpp.server.app  # noqa: F401
-    except ImportError as exc:
-        return f"llama.cpp's server needs the `local` extra's server packages (fastapi, uvicorn...): {exc}"
-    return None
+    return server_packages_missing()
 
 
 REASON = _reason()
 pytestmark = [pytest.mark.skipif(REASON is not None, reason=REASON or ""), pytest.mark.slow]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start(gguf: str, log) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+    port = free_port()
     args = ["--model", gguf, "--model_alias", MODEL, "--host", "127.0.0.1", "--port", str(port)]
     args += ["--n_ctx", "8192", "--n_threads", "1", "--n_threads_batch", "1"]
     proc = subprocess.Popen(
