@@ -188,7 +188,7 @@ def chains(cfg, measured, rates: dict, ep: Endpoint, build_calls: int | None) ->
     tok, ok = per_call(rates, PREDICTOR, "control")
     c = cfg.control
     if c.plan:
-        arm = c.plan_calls * 1.5 + c.plan_sample * 0.05 * (c.replay_steps or 500)
+        arm = c.plan_calls * 2 + c.plan_sample * 0.05 * (c.replay_steps or 500)
     else:
         arm = c.predict_steps or c.replay_steps or cfg.rollout.episodes * cfg.rollout.steps
     out.append(dict(name="controller arm (planned predictions)", coded=arm, concurrent=1, tok=tok, measured=ok))

@@ -40,7 +40,7 @@ def units(cfg, stage: str) -> float:
             from tailmem.control.design import arm_pairs, claim_arms
 
             k = cfg.control.plan_calls
-            pairs = sum(2 * (k + (k // 2 if "all" in scopes else 0)) for scopes in arm_pairs().values())
+            pairs = sum(2 * (k + (k if "all" in scopes else 0)) for scopes in arm_pairs().values())
             shared = cfg.control.plan_sample * (cfg.control.replay_steps or 500) * len(claim_arms())
             return runs * (pairs + shared)
         steps = cfg.control.predict_steps or cfg.control.replay_steps or cfg.rollout.episodes * cfg.rollout.steps

@@ -228,7 +228,7 @@ def test_each_scale_s_own_config_gives_its_controller_claims_enough_runs(scale):
 
 def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config():
     """A claim that no model can decide under its plan says so before any call: the default slice plans 2
-    ALFWorld games, below stats.min_units (its 12 LoCoMo and 6 LongMemEval questions are not); the smoke slice's
+    ALFWorld games, below stats.min_units (its 15 LoCoMo and 6 LongMemEval questions are not); the smoke slice's
     LLM policy walks one world."""
     from tailmem.workflow import compose_config
 
@@ -385,8 +385,27 @@ def test_the_design_check_counts_the_locomo_questions_the_slice_can_ask():
     from tailmem.stages.design_check import fsmem_questions
     from tailmem.workflow import compose_config
 
-    cfg = compose_config("default_model")
+    cfg = compose_config("default_model", ["fsmem.max_sessions=3", "fsmem.max_questions=12"])
     asked = fsmem_questions(cfg)
     assert asked == 8 < cfg.fsmem.max_questions
     rows = {r["claim"].split(":")[0]: r for r in design.study_rows(cfg, 6, 0.025, fsmem_questions=asked)}
     assert rows["fsmem"]["runs"] == 8
+    # the slice now keeps 4 sessions: 15 of its 16 questions have their evidence in the store
+    assert fsmem_questions(compose_config("default_model")) == 15
+
+
+def test_a_pair_scoring_every_step_draws_as_many_other_steps_as_tail_steps():
+    """Finding (default_model's measured run): with half as many draws from the steps outside the tail, the
+    overall-error pairs' intervals were set by 2 draws a run from ~390 steps, and Table 6's overall ordering
+    stayed INCONCLUSIVE where the twin decides it. A pair that a claim scores over every step draws as many
+    other steps as tail steps; a tail-only pair draws none outside the tail."""
+    n = 400
+    base = pd.DataFrame({"step": range(n), "prompt_sha": "same", "covered": False, "mentions_next": True})
+    steps = {arm: base for arm in design.claim_arms()}
+    overall = next(p for p in design.claim_pairs() if p.scope == "all")
+    steps[overall.a] = base.assign(prompt_sha="differs", covered=np.arange(n) % 2 == 0)
+    tail = np.arange(n) < 100
+    mine = next(p for p in design.plan(steps, tail, 6, 0.5, seed=0).pairs if (p.a, p.b) == (overall.a, overall.b))
+    drawn_tail = sum(k.startswith("tail/") for k in mine.strata)
+    drawn_other = sum(k.startswith("other/") for k in mine.strata)
+    assert drawn_tail == drawn_other == 6

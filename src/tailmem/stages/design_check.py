@@ -175,7 +175,7 @@ def report(cfg: StageSettings) -> None:
         + (
             f"A model predictor is called at most {calls:,} times under `control.plan` "
             f"({len(plans)} runs x {len(plans[0].arms) if plans else 0} claim arms: per pair of arms "
-            f"{cfg.control.plan_calls} tail steps and {cfg.control.plan_calls // 2} others where a claim scores "
+            f"{cfg.control.plan_calls} tail steps and {cfg.control.plan_calls} others where a claim scores "
             f"every step, drawn from the steps whose prompts differ (`draws_per_run`), and a shared "
             f"{cfg.control.plan_sample:g} of every step for each arm's own error; arms that share a prompt share "
             "its call)."
