@@ -1,6 +1,6 @@
 """Time a DAG run from scratch and say, per rule, how much of its job time went to start-up.
 
-Every stage logs `tailmem timing: startup S s, total T s` (tailmem.cli): S is the process's age when the stage
+Every stage logs `tailmem timing: startup S s, total T s` (tailmem.runner): S is the process's age when the stage
 function is called (interpreter, imports, config composition), T its age at the end. This script runs a target
 in a fresh working folder, reads those lines from the rules' logs (`<results>/logs/<rule>/...`), and prints per
 rule the job count, the summed job time and the share of it spent before the stage's own work. It then times a

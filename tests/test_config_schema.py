@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tailmem.cli import config_dir
+from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
 from tailmem.settings.schema import Settings, errors, known_keys
 from tailmem.workflow import compose_config

@@ -20,10 +20,11 @@ import pytest
 import yaml
 from hydra import compose, initialize_config_dir
 
-from tailmem import provenance, registry
+from tailmem import provenance
 from tailmem.configs import config_dir
 from tailmem.errors import DataError
 from tailmem.report.table_io import write_table
+from tailmem.stage_groups import STAGE_GROUPS
 
 SRC = Path(provenance.__file__).resolve().parent
 
@@ -58,8 +59,8 @@ def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fr
     assert code["dirty"] is dirty
     assert (len(code["diff_sha256"]) == 64) if dirty else code["diff_sha256"] is None
 
-    assert meta["config_groups"] == list(registry.STAGES["fsmem_build"].groups)
-    assert meta["config_digest"] == registry.STAGES["fsmem_build"].config_digest(cfg)
+    assert meta["config_groups"] == list(STAGE_GROUPS["fsmem_build"].groups)
+    assert meta["config_digest"] == STAGE_GROUPS["fsmem_build"].config_digest(cfg)
 
     assert meta["data"] == {
         "locomo/locomo10.json": {"sha256": hashlib.sha256(data.read_bytes()).hexdigest(), "bytes": data.stat().st_size}
@@ -175,7 +176,7 @@ def test_table_footer_under_the_markdown_not_in_the_csv(tmp_path, fresh_caches):
     footer = provenance.table_footer(cfg)
     commit = git(provenance.REPO_ROOT, "rev-parse", "HEAD").strip()
     assert f"commit `{commit[:12]}`" in footer
-    assert registry.STAGES["tables"].config_digest(cfg) in footer
+    assert STAGE_GROUPS["tables"].config_digest(cfg) in footer
     assert "policy programmatic-semantic" in footer and "judge programmatic-judge" in footer
     assert ("dirty, diff sha256" in footer) is bool(git(provenance.REPO_ROOT, "status", "--porcelain"))
     df = pd.DataFrame({"a": [1.0, 2.0], "a_sd": [0.1, 0.2]})
@@ -261,6 +262,8 @@ FORBIDDEN_MODULES = (
     "tailmem.configs",
     "tailmem.workflow",
     "tailmem.registry",
+    "tailmem.stage_groups",
+    "tailmem.runner",
     "tailmem.targets",
     "hydra",
     "omegaconf",
@@ -311,6 +314,6 @@ def test_the_purity_scan_catches_what_it_should(tmp_path):
 
 
 def test_library_code_finds_configs_without_the_cli():
-    from tailmem import cli
+    from tailmem import runner
 
-    assert cli.config_dir is config_dir and (config_dir() / "config.yaml").exists()
+    assert runner.config_dir is config_dir and (config_dir() / "config.yaml").exists()

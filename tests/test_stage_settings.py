@@ -7,11 +7,12 @@ import pytest
 from omegaconf import DictConfig
 
 from tailmem import registry
-from tailmem.cli import _compose
 from tailmem.errors import ConfigError
 from tailmem.llm.settings import LLMSettings
+from tailmem.runner import compose_stage
 from tailmem.settings import schema
 from tailmem.settings.stage import GraphSettings, MemorySettings, StageSettings, for_stage, known_groups, schemas
+from tailmem.stage_groups import STAGE_GROUPS
 
 BUILT_HERE = {"seed": int, "graph": GraphSettings, "memory": MemorySettings, "llm": LLMSettings}
 
@@ -26,12 +27,18 @@ def test_the_groups_are_the_settings_dataclass_own():
         assert cls is hints[group], group
 
 
+def test_every_stage_has_its_groups_and_its_function():
+    """The registry's targets and the stages' groups cover the same stages."""
+    assert list(registry.TARGETS) == list(STAGE_GROUPS)
+
+
 @pytest.mark.parametrize("name", sorted(registry.STAGES))
 def test_every_stage_reads_each_of_its_groups_as_a_typed_object(name):
-    """Each registered stage is wrapped, and every group its entry lists comes out typed, never a DictConfig."""
+    """Each registered stage is wrapped under its own name, and every group its entry lists comes out typed, never
+    a DictConfig."""
     entry = registry.STAGES[name]
-    assert hasattr(entry.function(), "__wrapped__"), f"{entry.target} is not a @typed_stage"
-    s = for_stage(_compose(name, ["scale=smoke"]), name, entry.groups)
+    assert getattr(entry.function(), "stage", None) == name, f"{entry.target} is not a @typed_stage({name!r})"
+    s = for_stage(compose_stage(name, ["scale=smoke"]), name, entry.groups)
     for group in entry.groups:
         value = getattr(s, group)
         assert not isinstance(value, DictConfig), (name, group)
@@ -44,7 +51,7 @@ def test_every_stage_reads_each_of_its_groups_as_a_typed_object(name):
 
 def test_a_group_the_registry_does_not_list_is_refused_by_name():
     """Reading it would change the stage's output without changing its config digest."""
-    s = for_stage(_compose("graphworld", ["scale=smoke"]), "graphworld", registry.STAGES["graphworld"].groups)
+    s = for_stage(compose_stage("graphworld", ["scale=smoke"]), "graphworld", registry.STAGES["graphworld"].groups)
     assert s.graph.family and s.seed == 0
     with pytest.raises(ConfigError, match=r"stage graphworld reads fsmem\.variant.*does not list the 'fsmem'"):
         _ = s.fsmem.variant
@@ -56,7 +63,7 @@ def test_a_stage_called_with_a_composed_config_gets_stage_settings(monkeypatch):
 
     seen = {}
     monkeypatch.setattr(graphworld, "make_world", lambda cfg: seen.setdefault("cfg", cfg) and 1 / 0)
-    cfg = _compose("graphworld", ["scale=smoke", "graph=modular", "graph.n=40", "seed=3"])
+    cfg = compose_stage("graphworld", ["scale=smoke", "graph=modular", "graph.n=40", "seed=3"])
     with pytest.raises(ZeroDivisionError):
         graphworld.run(cfg)
     s = seen["cfg"]
@@ -69,15 +76,17 @@ def test_a_stage_called_with_a_composed_config_gets_stage_settings(monkeypatch):
 def test_the_alfworld_episode_stages_rerun_when_the_seed_changes(name):
     """Found by the typed settings on the default DAG: these stages seed their controllers with `seed`
     (make_controller) but did not list it, so `seed=1` reran nothing."""
-    stage = registry.stage(name)
-    digests = {stage.config_digest(_compose(name, ["scale=smoke", f"seed={s}"])) for s in (0, 1)}
+    stage = STAGE_GROUPS[name]
+    digests = {stage.config_digest(compose_stage(name, ["scale=smoke", f"seed={s}"])) for s in (0, 1)}
     assert len(digests) == 2
 
 
 def test_the_alfworld_report_reruns_when_the_interval_settings_change():
     """Found by the typed settings: the report draws its intervals with the `stats` group, which it did not list."""
-    stage = registry.stage("alfworld_report")
-    digests = {stage.config_digest(_compose("alfworld_report", ["scale=smoke", f"stats.seed={s}"])) for s in (0, 1)}
+    stage = STAGE_GROUPS["alfworld_report"]
+    digests = {
+        stage.config_digest(compose_stage("alfworld_report", ["scale=smoke", f"stats.seed={s}"])) for s in (0, 1)
+    }
     assert len(digests) == 2
 
 
@@ -86,7 +95,7 @@ def test_a_typed_read_of_an_unlisted_group_names_the_stage():
     from tailmem.settings.checks import typed
     from tailmem.settings.stats import StatsGroup
 
-    s = for_stage(_compose("alfworld_games", ["scale=smoke"]), "alfworld_games", ("alfworld", "llm"))
+    s = for_stage(compose_stage("alfworld_games", ["scale=smoke"]), "alfworld_games", ("alfworld", "llm"))
     with pytest.raises(ConfigError, match="stage alfworld_games reads the stats group"):
         typed(s, "stats", StatsGroup)
 
@@ -95,6 +104,6 @@ def test_a_typed_read_of_an_unlisted_group_names_the_stage():
 def test_a_stage_s_typed_settings_have_the_digest_of_the_config_they_came_from(name):
     """Found by CI on the smoke DAG: the site stage digested the StageSettings it was handed (`.get` of a
     DictConfig) and failed; any stage body may ask for its own digest from what it receives."""
-    entry = registry.STAGES[name]
-    cfg = _compose(name, ["scale=smoke"])
+    entry = STAGE_GROUPS[name]
+    cfg = compose_stage(name, ["scale=smoke"])
     assert entry.config_digest(for_stage(cfg, name, entry.groups)) == entry.config_digest(cfg)

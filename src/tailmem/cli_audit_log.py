@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from tailmem.accesslog.settings import FORMATS, RESULT_PARSERS
+from tailmem.runner import run_hydra
 
 
 def parser() -> argparse.ArgumentParser:
@@ -66,7 +67,5 @@ def overrides(args: argparse.Namespace) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    from tailmem.cli import run_hydra
-
     args = parser().parse_intermixed_args(argv)
     return run_hydra("audit_log", overrides(args))

@@ -180,21 +180,21 @@ def data_records(files: Iterable[str | os.PathLike], data_dir: str | os.PathLike
     return dict(sorted(out.items()))
 
 
-# --- config: digest of the groups a stage reads (tailmem.registry) ---------------------------------------------
+# --- config: digest of the groups a stage reads (tailmem.stage_groups) -----------------------------------------
 
 
 def config_record(cfg: DictConfig, groups: Sequence[str] | None = None) -> tuple[list[str], str]:
-    """(groups, digest): `groups` with `registry.config_digest`, else the registered stage's own groups and
-    digest (its memory arms included), else every top-level key but `hydra` and the global folder keys."""
+    """(groups, digest): `groups` with `stage_groups.config_digest`, else the stage's own groups and digest (its
+    memory arms included), else every top-level key but `hydra` and the global folder keys."""
     cfg = composed(cfg)
-    from tailmem import registry
+    from tailmem import stage_groups
 
     if groups is None:
-        st = registry.STAGES.get(str(cfg.get("stage")))
+        st = stage_groups.STAGE_GROUPS.get(str(cfg.get("stage")))
         if st is not None:
             return list(st.groups), st.config_digest(cfg)
-        groups = sorted(k for k in cfg.keys() if k != "hydra" and k not in registry.GLOBAL_KEYS)
-    return list(groups), registry.config_digest(cfg, groups)
+        groups = sorted(k for k in cfg.keys() if k != "hydra" and k not in stage_groups.GLOBAL_KEYS)
+    return list(groups), stage_groups.config_digest(cfg, groups)
 
 
 # --- agents: model or programmatic agent per role ------------------------------------------------------------

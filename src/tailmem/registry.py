@@ -1,43 +1,27 @@
-"""The stage registry: each stage's function and the config groups it reads, declared once.
+"""The stage registry: the function each `python -m tailmem <stage>` runs, beside the config groups it reads.
 
-The CLI dispatches from it, the Snakemake rules build their commands and rerun digests from it, and provenance
-records the same digests. Two digests decide whether a job's artifact is still current:
-
-- the *config digest*: sha256 of the canonical JSON of the resolved config of the stage's groups (defaults +
-  overrides, so a comment-only YAML edit changes nothing), minus the keys a job sets from its wildcards;
-- the *code digest*: sha256 over the syntax trees (`ast.dump`, so comments and formatting do not count) of every
-  `tailmem` module the stage imports, found by a static walk of `import` statements from the stage module
-  (imports inside functions included), plus the prompt files under `configs/prompts/<group>/` of its groups.
+The CLI dispatches from it, and the Snakemake rules build their commands and rerun digests from it. A stage's
+groups and the digests over them live in `tailmem.stage_groups`, which the stages and provenance read: the targets
+below name the stage modules, so a module a stage imports cannot hold them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
-from typing import Any, Iterable
 
 from tailmem.lazy import resolve
-from tailmem.source_closure import PACKAGE_ROOT, file_digest, import_closure
-
-# Top-level keys that move artifacts or data but do not change a number: in a digest, a path derived from one
-# of them (`${data_dir}/locomo/...`) counts as the placeholder `<data_dir>/locomo/...`, the same on any machine.
-GLOBAL_KEYS = ("results_dir", "figures_dir", "data_dir")
-# Keys that only point a job at its input artifacts (set by Snakemake); never part of a digest.
-PATH_KEYS = ("control.world", "control.budget_from", "control.plan_file")
+from tailmem.stage_groups import STAGE_GROUPS
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One `python -m tailmem <name>` stage: `target` is "module:function"; `groups` the top-level config keys
-    (Hydra groups or plain sections) whose values can change its artifacts."""
+    """One `python -m tailmem <name>` stage: `target` is "module:function"; `groups` and `arms` its entry in
+    `tailmem.stage_groups.STAGE_GROUPS`."""
 
     name: str
     target: str
     groups: tuple[str, ...]
-    arms: str | None = None  # "module:function" giving, from the config, the memory arms the stage builds
+    arms: str | None = None
 
     @property
     def module(self) -> str:
@@ -46,83 +30,48 @@ class Stage:
     def function(self):
         return resolve(self.target)
 
-    def config_digest(self, cfg) -> str:
-        """This stage's config digest of `cfg` (see the module docstring)."""
-        return config_digest(cfg, self.groups, arms=self.arms)
 
-
-POLICY_GROUP = "policy"  # the config group of the walk policy, not the role
-_FSMEM = ("fsmem", "llm")
-_ALF = ("alfworld", "llm")
+# stage name -> "module:function"; the function takes the composed config (tailmem.stages.typed_stage)
+TARGETS: dict[str, str] = {
+    "graphworld": "tailmem.stages.graphworld:run",
+    "rollout": "tailmem.stages.rollout:run",
+    "audit": "tailmem.stages.audit:run",
+    "control": "tailmem.stages.control:run",
+    "design_check": "tailmem.stages.design_check:run",
+    "design_check_report": "tailmem.stages.design_check:report",
+    "control_report": "tailmem.stages.control_report:run",
+    "tables": "tailmem.stages.tables:run",
+    "figures": "tailmem.stages.figures:run",
+    "calibration": "tailmem.stages.calibration:run",
+    "fsmem_build": "tailmem.stages.locomo:build",
+    "fsmem_answer": "tailmem.stages.locomo:answer",
+    "fsmem_table": "tailmem.stages.locomo:table",
+    "fsmem_table13": "tailmem.stages.fsmem_gold:table13",
+    "fsmem_shape": "tailmem.stages.fsmem_study:shape",
+    "fsmem_hierarchy": "tailmem.stages.fsmem_study:hierarchy",
+    "fsmem_retrieval": "tailmem.stages.fsmem_study:retrieval",
+    "fsmem_strength": "tailmem.stages.fsmem_study:strength",
+    "fsmem_harness": "tailmem.stages.fsmem_study:harness",
+    "fsmem_costs": "tailmem.stages.fsmem_study:costs",
+    "fsmem_replicates": "tailmem.stages.fsmem_study:replicates",
+    "fsmem_claims": "tailmem.stages.fsmem_claims:run",
+    "fsmem_growth": "tailmem.stages.fsmem_growth:run",
+    "fsmem_access": "tailmem.stages.fsmem_access:run",
+    "fsmem_personamem": "tailmem.stages.personamem:run",
+    "longmemeval": "tailmem.stages.longmemeval:run",
+    "longmemeval_report": "tailmem.stages.longmemeval:report",
+    "judge_sensitivity": "tailmem.stages.judge_sensitivity:run",
+    "alfworld_games": "tailmem.stages.alfworld:regenerate_games",
+    "alfworld_memory": "tailmem.stages.alfworld:memory",
+    "alfworld_skills": "tailmem.stages.alfworld:skills",
+    "alfworld_report": "tailmem.stages.alfworld:report",
+    "model_roles": "tailmem.stages.model_roles:run",
+    "audit_log": "tailmem.stages.audit_log:run",
+    "site": "tailmem.stages.site:run",
+}
 
 STAGES: dict[str, Stage] = {
-    s.name: s
-    for s in (
-        Stage("graphworld", "tailmem.stages.graphworld:run", ("graph", "seed")),
-        Stage("rollout", "tailmem.stages.rollout:run", ("graph", "seed", "rollout", POLICY_GROUP, "retrieval", "llm")),
-        Stage("audit", "tailmem.stages.audit:run", ("graph", "seed", POLICY_GROUP, "retrieval", "audit")),
-        Stage(
-            "control",
-            "tailmem.stages.control:run",
-            ("graph", "seed", POLICY_GROUP, "retrieval", "memory", "control", "llm"),
-        ),
-        Stage(
-            "design_check",
-            "tailmem.stages.design_check:run",
-            ("graph", "seed", POLICY_GROUP, "retrieval", "control", "llm"),
-            arms="tailmem.memory.arms:catalogue_payload",
-        ),
-        Stage(
-            "design_check_report",
-            "tailmem.stages.design_check:report",
-            ("scale", "control", "llm", "stats", "fsmem", "longmemeval", "alfworld"),
-        ),
-        Stage("control_report", "tailmem.stages.control_report:run", ("scale", "audit", "control", "llm", "stats")),
-        Stage("tables", "tailmem.stages.tables:run", ("scale", "audit", "rollout", "llm", "stats")),
-        Stage("figures", "tailmem.stages.figures:run", ("scale", "audit", "rollout", "llm")),
-        Stage("calibration", "tailmem.stages.calibration:run", ("calibration", "stats", "rollout", "retrieval")),
-        Stage("fsmem_build", "tailmem.stages.locomo:build", _FSMEM),
-        Stage("fsmem_answer", "tailmem.stages.locomo:answer", _FSMEM),
-        Stage("fsmem_table", "tailmem.stages.locomo:table", ("fsmem",)),
-        Stage("fsmem_table13", "tailmem.stages.fsmem_gold:table13", ("fsmem",)),  # paper 2 Table 13
-        Stage("fsmem_shape", "tailmem.stages.fsmem_study:shape", _FSMEM),
-        Stage("fsmem_hierarchy", "tailmem.stages.fsmem_study:hierarchy", _FSMEM),
-        Stage("fsmem_retrieval", "tailmem.stages.fsmem_study:retrieval", _FSMEM),
-        Stage("fsmem_strength", "tailmem.stages.fsmem_study:strength", _FSMEM),
-        Stage("fsmem_harness", "tailmem.stages.fsmem_study:harness", _FSMEM),
-        Stage("fsmem_costs", "tailmem.stages.fsmem_study:costs", _FSMEM),
-        Stage("fsmem_replicates", "tailmem.stages.fsmem_study:replicates", _FSMEM),
-        Stage("fsmem_claims", "tailmem.stages.fsmem_claims:run", (*_FSMEM, "stats", "judges")),
-        Stage("fsmem_growth", "tailmem.stages.fsmem_growth:run", _FSMEM),
-        Stage("fsmem_access", "tailmem.stages.fsmem_access:run", (*_FSMEM, "audit", "seed")),
-        Stage("fsmem_personamem", "tailmem.stages.personamem:run", _FSMEM),
-        Stage(
-            "longmemeval",
-            "tailmem.stages.longmemeval:run",
-            ("longmemeval", "seed", "llm"),
-            arms="tailmem.longmemeval.arms:arm_payload",
-        ),
-        Stage("longmemeval_report", "tailmem.stages.longmemeval:report", ("longmemeval", "stats", "judges")),
-        Stage("judge_sensitivity", "tailmem.stages.judge_sensitivity:run", (*_FSMEM, "longmemeval", "stats", "judges")),
-        Stage("alfworld_games", "tailmem.stages.alfworld:regenerate_games", _ALF),
-        # the episodes' controllers draw from `seed` (make_controller), so `seed` is in their digest
-        Stage(
-            "alfworld_memory",
-            "tailmem.stages.alfworld:memory",
-            (*_ALF, "seed"),
-            arms="tailmem.memory.arms:catalogue_payload",
-        ),
-        Stage(
-            "alfworld_skills",
-            "tailmem.stages.alfworld:skills",
-            (*_ALF, "seed"),
-            arms="tailmem.memory.arms:catalogue_payload",
-        ),
-        Stage("alfworld_report", "tailmem.stages.alfworld:report", (*_ALF, "stats")),  # its intervals: stats
-        Stage("model_roles", "tailmem.stages.model_roles:run", ("scale", "fsmem", "control", "llm", "model_roles")),
-        Stage("audit_log", "tailmem.stages.audit_log:run", ("audit_log", "audit", "seed")),  # external logs
-        Stage("site", "tailmem.stages.site:run", ("scale", "llm")),  # the run's static website (tailmem.site)
-    )
+    name: Stage(name, target, STAGE_GROUPS[name].groups, STAGE_GROUPS[name].arms) for name, target in TARGETS.items()
 }
 
 
@@ -132,129 +81,3 @@ def stage(name: str) -> Stage:
     if name not in STAGES:
         raise ConfigError(f"stage={name!r}: unknown stage; expected one of {sorted(STAGES)}")
     return STAGES[name]
-
-
-# -- config digest -------------------------------------------------------------------------------------------
-def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def _drop(tree: dict, dotted: str) -> None:
-    head, _, rest = dotted.partition(".")
-    if head not in tree:
-        return
-    if not rest:
-        tree.pop(head)
-    elif isinstance(tree[head], dict):
-        _drop(tree[head], rest)
-
-
-def _set(tree: dict, dotted: str, value: Any) -> None:
-    head, _, rest = dotted.partition(".")
-    if not rest:
-        tree[head] = value
-        return
-    if not isinstance(tree.get(head), dict):
-        tree[head] = {}
-    _set(tree[head], rest, value)
-
-
-def digest_view(cfg):
-    """A copy of `cfg` with the global folders as placeholders, as every digest sees it (one deep copy of the
-    whole config: a DAG takes it once, not once per stage)."""
-    import copy
-
-    from omegaconf import DictConfig
-
-    if isinstance(cfg, DictConfig):
-        cfg = copy.deepcopy(cfg)
-        for key in GLOBAL_KEYS:
-            if key in cfg:
-                cfg[key] = f"<{key}>"
-    return cfg
-
-
-def base_payload(cfg, groups: Iterable[str], arms: str | None = None) -> dict:
-    """The resolved `groups` of `cfg` as plain data (global folders as placeholders, input-path keys dropped);
-    for a stage that builds several memory arms (`arms`), those arms' settings as it will build them. A stage's
-    typed settings count as the config they were composed from."""
-    from tailmem.settings.checks import composed
-
-    return view_payload(digest_view(composed(cfg)), groups, arms)
-
-
-def view_payload(view, groups: Iterable[str], arms: str | None = None) -> dict:
-    """`base_payload` of a config already passed through `digest_view`."""
-    from omegaconf import DictConfig, OmegaConf
-
-    out: dict[str, Any] = {}
-    for group in groups:
-        node = view.get(group)
-        out[group] = OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else node
-    for key in PATH_KEYS:
-        _drop(out, key)
-    if arms:
-        out["memory_arms"] = resolve(arms)(view)
-    return out
-
-
-def with_sets(payload: dict, sets: Iterable[tuple[str, str]]) -> dict:
-    """`payload` with a job's own overrides (`key`, `value` strings, parsed as Hydra parses plain values) set
-    in the groups it holds."""
-    import copy
-
-    import yaml
-
-    out = copy.deepcopy(payload)
-    for key, value in sets:
-        if key.split(".", 1)[0] in out and key not in PATH_KEYS:
-            _set(out, key, yaml.safe_load(value) if value != "" else "")
-    return out
-
-
-def digest_of(payload: dict) -> str:
-    """sha256 (hex, first 16) of a payload's canonical JSON."""
-    return hashlib.sha256(_canonical(payload).encode()).hexdigest()[:16]
-
-
-def config_digest(cfg, groups: Iterable[str], arms: str | None = None) -> str:
-    """What a job's numbers depend on in the config, as a digest of `base_payload`. A stage computes it from
-    the config it runs with; the workflow gets the same value from the DAG's config plus the job's overrides."""
-    return digest_of(base_payload(cfg, groups, arms))
-
-
-# -- code digest: the import closure of a stage module (tailmem.source_closure) -----------------------------
-
-
-def source_files(name: str, config_root: Path | None = None) -> tuple[Path, ...]:
-    """What the code digest of stage `name` covers: its import closure, the data files of the packages in it and
-    its groups' prompt files."""
-    st = stage(name)
-    files = list(import_closure(st.module))
-    # A package's data files (`<package>/data/*.yaml`: the papers' numbers, the tables' words) count as its code.
-    folders = sorted({p.parent / "data" for p in files if (p.parent / "data").is_dir()})
-    files.extend(f for d in folders for f in sorted(d.glob("*.yaml")))
-    if config_root is None:
-        from tailmem.configs import config_dir
-
-        config_root = config_dir()
-    for group in st.groups:
-        folder = Path(config_root) / "prompts" / group
-        if folder.is_dir():
-            files.extend(sorted(p for p in folder.rglob("*") if p.is_file()))
-    return tuple(files)
-
-
-@cache
-def code_digest(name: str, config_root: Path | None = None) -> str:
-    """sha256 (hex, first 16) of the source stage `name` runs (see `source_files`); paths count relative to
-    the package or the config folder, so a clone elsewhere gets the same digest."""
-    if config_root is None:
-        from tailmem.configs import config_dir
-
-        config_root = config_dir()
-    h = hashlib.sha256()
-    for path in source_files(name, config_root):
-        root = PACKAGE_ROOT if path.is_relative_to(PACKAGE_ROOT) else Path(config_root)
-        h.update(f"{path.relative_to(root)}\0{file_digest(path)}\n".encode())
-    return h.hexdigest()[:16]

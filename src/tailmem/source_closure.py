@@ -4,7 +4,7 @@ docstrings (`ast.dump`, so comments, docstrings and formatting do not count: rew
 nothing).
 
 A library module, so the library can key a cache by its own code (tailmem.alfworld.episode) without importing
-the stage registry, which builds each stage's code digest from the same walk (tailmem.registry).
+the pipeline, which builds each stage's code digest from the same walk (tailmem.stage_groups).
 """
 
 from __future__ import annotations

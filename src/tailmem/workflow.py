@@ -18,8 +18,8 @@ from omegaconf import DictConfig
 
 from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
-from tailmem.registry import GLOBAL_KEYS, base_payload, code_digest, digest_of, digest_view, view_payload, with_sets
 from tailmem.registry import stage as get_stage
+from tailmem.stage_groups import GLOBAL_KEYS, base_payload, code_digest, digest_of, digest_view, view_payload, with_sets
 
 # What a rule runs: `python -m tailmem <stage>` through the warm server (tailmem.warmstart; TAILMEM_WARMSTART=0
 # runs it cold, in the job's own process).
@@ -196,7 +196,7 @@ class Dag:
                     payload[k] = self.option_payload(k, v, family)
             else:
                 sets.append((k, v))
-        return Job(cmd, digest_of(with_sets(payload, sets)), code_digest(stage))
+        return Job(cmd, digest_of(with_sets(payload, sets)), code_digest(st.module, st.groups))
 
 
 def wildcard_patterns() -> dict[str, str]:

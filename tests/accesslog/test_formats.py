@@ -126,14 +126,14 @@ def test_settings_validate_each_key():
 
 def test_schema_reads_the_group():
     """The group's schema (tailmem.settings.audit_log) runs the importers' own rules when a config is composed."""
-    from tailmem.cli import _compose
+    from tailmem.runner import compose_stage
     from tailmem.settings.schema import errors
 
-    assert errors(_compose("audit_log", [])) == []
-    assert errors(_compose("audit_log", ["audit_log.format=csv"])) == [
+    assert errors(compose_stage("audit_log", [])) == []
+    assert errors(compose_stage("audit_log", ["audit_log.format=csv"])) == [
         "audit_log.format='csv': expected one of ['jsonl', 'inspect', 'longmemeval', 'mem0']"
     ]
-    assert errors(_compose("audit_log", ["audit_log.top_k=0"])) == ["audit_log.top_k=0: expected an integer >= 1"]
+    assert errors(compose_stage("audit_log", ["audit_log.top_k=0"])) == ["audit_log.top_k=0: expected an integer >= 1"]
 
 
 def test_counts_vector_is_integer(tmp_path):

@@ -130,10 +130,10 @@ def test_reads_are_the_scripted_tool_calls(eval_logs, fmt):
 def test_the_stage_audits_the_eval_log(eval_logs, tmp_path):
     from omegaconf import OmegaConf
 
-    from tailmem.cli import _compose
+    from tailmem.runner import compose_stage
     from tailmem.stages.audit_log import run
 
-    cfg = _compose(
+    cfg = compose_stage(
         "audit_log",
         [
             f"audit_log.file={eval_logs['eval']}",

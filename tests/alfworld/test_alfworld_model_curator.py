@@ -184,7 +184,7 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
     from tailmem.alfworld import episode as E
     from tailmem.alfworld import speedup
     from tailmem.artifacts import read_json
-    from tailmem.cli import config_dir
+    from tailmem.configs import config_dir
     from tailmem.stages import alfworld as stage
 
     order = [Game("valid_seen", f"{FAMILY}-X-{i}/trial", FAMILY) for i in range(3)]

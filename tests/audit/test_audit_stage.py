@@ -124,7 +124,7 @@ def test_a_small_tail_writes_its_status_and_no_test(tmp_path):
 def test_repository_config_validates():
     from hydra import compose, initialize_config_dir
 
-    from tailmem.cli import config_dir
+    from tailmem.configs import config_dir
 
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
         cfg = compose(config_name="config", overrides=["stage=audit", "scale=smoke"])

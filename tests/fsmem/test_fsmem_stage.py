@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.cli import config_dir
+from tailmem.configs import config_dir
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.stages import locomo
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.cli import config_dir
+from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
 from tailmem.fsmem import harnesses, variants
 from tailmem.fsmem.agents import builder

@@ -12,7 +12,7 @@ from hydra import compose, initialize_config_dir
 from sandbox_kit import become_subreaper, no_sandbox_left, release_subreaper
 
 from llm_testkit import FakeServer
-from tailmem.cli import config_dir
+from tailmem.configs import config_dir
 from tailmem.fsmem.sandbox import available
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.stages import locomo

@@ -9,7 +9,7 @@ from hydra import compose, initialize_config_dir
 
 from record_kit import placeholder
 from tailmem import outputs
-from tailmem.cli import config_dir
+from tailmem.configs import config_dir
 from tailmem.fsmem import study
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.registry import STAGES

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.cli import config_dir
+from tailmem.configs import config_dir
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.fsmem.sandbox import available

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from tailmem.cli import config_dir
+from tailmem.configs import config_dir
 from tailmem.errors import DataError
 from tailmem.fsmem.variants import VARIANTS
 from tailmem.stages import personamem as stage

@@ -12,7 +12,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from record_kit import placeholder
 from tailmem import outputs
-from tailmem.cli import config_dir, main
+from tailmem.cli import main
+from tailmem.configs import config_dir
 from tailmem.fsmem import study
 from tailmem.judges import panel
 from tailmem.records.fsmem import FsmemAnswers

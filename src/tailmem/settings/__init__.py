@@ -6,7 +6,7 @@ Where things are:
   with Hydra's message. A range (`>= 1`, one of a registry's names) is checked in the dataclass's `__post_init__`,
   which raises `tailmem.errors.ConfigError` naming the key, the value and what was expected (`checks.Problems`).
 - `tailmem/settings/stage.py`: `StageSettings`, what a stage function receives: the typed object of each group its
-  registry entry lists (tailmem.registry), built on first read; a group it does not list is refused by name.
+  entry in tailmem.stage_groups lists, built on first read; a group it does not list is refused by name.
 - `tailmem/settings/schema.py`: the top-level `Settings` (the top-level keys and one field per group), registered
   in Hydra's ConfigStore as `tailmem_schema`, the first entry of `configs/config.yaml`'s defaults list; and
   `validate`, which turns a composed config into the typed objects (running every `__post_init__`).

@@ -211,7 +211,7 @@ class Unread:
         stage, group = self._where
         read = f"{group}.{name}" if name else f"the {group} group"
         return ConfigError(
-            f"stage {stage} reads {read}, but its entry in tailmem.registry does not list the {group!r} "
+            f"stage {stage} reads {read}, but its entry in tailmem.stage_groups does not list the {group!r} "
             "group: add it there, so that the stage's config digest covers it"
         )
 

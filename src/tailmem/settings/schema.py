@@ -188,7 +188,7 @@ def unknown(key: str) -> str:
 
 
 def _scope(cfg, groups: Iterable[str] | None) -> set[str] | None:
-    """The groups to read: a stage's own (`groups`, which its caller takes from tailmem.registry: the settings are
+    """The groups to read: a stage's own (`groups`, which its caller takes from tailmem.stage_groups: the settings are
     library and never import the pipeline), or None (all) for the DAG's config or when no groups are given."""
     if cfg.get("stage") == WORKFLOW or groups is None:
         return None
@@ -310,5 +310,5 @@ def typed(cfg, group: str):
 
 
 def groups(cfg, names: Iterable[str]) -> dict[str, Any]:
-    """The typed objects of `names` (a stage's groups, tailmem.registry)."""
+    """The typed objects of `names` (a stage's groups, tailmem.stage_groups)."""
     return {name: typed(cfg, name) for name in names}

@@ -78,7 +78,7 @@ def split_of(subset: str) -> str:
     return "valid_seen" if subset == "smoke" else subset
 
 
-@typed_stage
+@typed_stage("alfworld_games")
 def regenerate_games(cfg: StageSettings) -> None:
     """Stage `alfworld_games`: rebuild every game of `alfworld.subset` for the installed alfworld."""
     from tailmem.alfworld import regenerate as R
@@ -204,7 +204,7 @@ def _counter(cfg):
     return TokenCounter(encoding=cfg.llm.encoding)
 
 
-@typed_stage
+@typed_stage("alfworld_memory")
 def memory(cfg: StageSettings) -> None:
     """Stage `alfworld_memory`: every game of the subset under one memory arm (paper 1 on ALFWorld)."""
     from tailmem.alfworld import speedup
@@ -257,7 +257,7 @@ def memory(cfg: StageSettings) -> None:
     )
 
 
-@typed_stage
+@typed_stage("alfworld_skills")
 def skills(cfg: StageSettings) -> None:
     """Stage `alfworld_skills`: one cell (protocol x variant) of the skill setting over the fixed order."""
     from tailmem.alfworld import speedup
@@ -483,7 +483,7 @@ def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str], se
     return pd.DataFrame(rows)
 
 
-@typed_stage
+@typed_stage("alfworld_report")
 def report(cfg: StageSettings) -> None:
     """Stage `alfworld_report`: tables and figures of one subset, with their provenance."""
     from tailmem.report import alfworld_figures as F

@@ -84,7 +84,7 @@ def summary(audit: Audit) -> str:
     )
 
 
-@typed_stage
+@typed_stage("audit")
 def run(cfg: StageSettings) -> Path:
     s = settings(cfg)
     src = Path(cfg.input) if cfg.input else rollout_dir(cfg)

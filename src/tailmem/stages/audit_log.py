@@ -46,7 +46,7 @@ def _summary(body: dict) -> str:
     )
 
 
-@typed_stage
+@typed_stage("audit_log")
 def run(cfg: StageSettings) -> Path:
     from tailmem.accesslog.load import load_log
     from tailmem.paths import AUDIT_FILE

@@ -23,10 +23,10 @@ from tailmem.calibration.settings import CalibrationSettings, settings
 from tailmem.calibration.targets import cells as paper_cells
 from tailmem.graphworld.world import World
 from tailmem.provenance import save_provenance, table_footer
-from tailmem.registry import code_digest
 from tailmem.report import calibration_tables as ct
 from tailmem.report.table_io import write_table
 from tailmem.settings.stage import StageSettings
+from tailmem.stage_groups import STAGE_GROUPS, code_digest
 from tailmem.stages import typed_stage
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import calibration_worlds
@@ -47,11 +47,8 @@ def cache_folder(cfg: StageSettings, s: CalibrationSettings, files: list[Path]) 
     h = hashlib.sha256()
     for f in files:
         h.update(hashlib.sha256(f.read_bytes()).digest())
-    h.update(
-        json.dumps(
-            {"seeds": s.seeds, "table8_size": s.table8_size, "code": code_digest("calibration")}, sort_keys=True
-        ).encode()
-    )
+    code = code_digest(__name__, STAGE_GROUPS["calibration"].groups)
+    h.update(json.dumps({"seeds": s.seeds, "table8_size": s.table8_size, "code": code}, sort_keys=True).encode())
     return Path(paths.CALIBRATION.format(results=cfg.results_dir)) / "walks" / h.hexdigest()[:16]
 
 
@@ -95,7 +92,7 @@ def note(cfg: StageSettings, s: CalibrationSettings, result: SearchResult, searc
     )
 
 
-@typed_stage
+@typed_stage("calibration")
 def run(cfg: StageSettings) -> None:
     s = settings(cfg)
     margin = stats_settings(cfg).gini_margin

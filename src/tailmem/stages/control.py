@@ -59,7 +59,7 @@ def make_predictor(cfg: StageSettings):
     return ModelPredictor(client) if plays_model(client) else ProgrammaticPredictor()
 
 
-@typed_stage
+@typed_stage("control")
 def run(cfg: StageSettings) -> None:
     mem_cfg = dict(cfg.memory.settings)
     if mem_cfg.get("budget") == "matched":

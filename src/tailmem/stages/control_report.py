@@ -165,7 +165,7 @@ def notes(cfg: StageSettings, st: StatsSettings, predictor: str, budgets: dict) 
     return {stem: (spec.title_text(**fields), spec.note_text(**fields)) for stem, spec in ct.SPECS.items()}
 
 
-@typed_stage
+@typed_stage("control_report")
 def run(cfg: StageSettings) -> None:
     results = cfg.results_dir
     tables = Path(TABLES.format(results=results))

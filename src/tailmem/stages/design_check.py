@@ -48,7 +48,7 @@ def _controller(arm: str, matched: int | None, seed: int):
     return make_controller(settings, seed=seed)
 
 
-@typed_stage
+@typed_stage("design_check")
 def run(cfg: StageSettings) -> None:
     world, trace = load_run(cfg)
     counter = TokenCounter(encoding=cfg.llm.encoding)
@@ -143,7 +143,7 @@ def fsmem_questions(cfg) -> int | None:
         return None
 
 
-@typed_stage
+@typed_stage("design_check_report")
 def report(cfg: StageSettings) -> None:
     results = cfg.results_dir
     st = stats_settings(cfg)

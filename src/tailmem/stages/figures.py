@@ -29,7 +29,7 @@ def load_trace(run: Run, results: str) -> rwf.Trace:
     return rwf.Trace(run.policy, run.family, run.n, run.seed, counts, tail)
 
 
-@typed_stage
+@typed_stage("figures")
 def run(cfg: StageSettings) -> None:
     results = cfg.results_dir
     out = out_dir(cfg, cfg.figures_dir)

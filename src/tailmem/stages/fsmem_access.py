@@ -132,7 +132,7 @@ def ccdf_figure(unit: str, fits: list[tuple[str, np.ndarray, dict]], tpl_alpha_m
     return fig
 
 
-@typed_stage
+@typed_stage("fsmem_access")
 def run(cfg) -> None:
     from tailmem.report import plots
 

@@ -58,7 +58,7 @@ def answers_of(run: study.Run, study_name: str) -> list[dict]:
     ]
 
 
-@typed_stage
+@typed_stage("fsmem_claims")
 def run(cfg) -> None:
     s = settings(cfg)
     records, runs, keys = [], [], []

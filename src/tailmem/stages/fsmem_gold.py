@@ -70,7 +70,7 @@ def per_question(cfg, conv: str) -> pd.DataFrame:
     return pd.DataFrame(recs)
 
 
-@typed_stage
+@typed_stage("fsmem_table13")
 def table13(cfg) -> None:
     overlay = gold_overlay.load(TABLE13_OVERLAY)
     fs = cfg.fsmem

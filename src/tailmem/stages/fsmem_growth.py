@@ -109,7 +109,7 @@ def growth_figure(atlas_rows: pd.DataFrame, variant: str, early_fraction: float)
     return fig
 
 
-@typed_stage
+@typed_stage("fsmem_growth")
 def run(cfg) -> None:
     from tailmem.report import plots
 

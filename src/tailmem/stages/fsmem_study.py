@@ -147,7 +147,7 @@ def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=
     log.info("%s: wrote %s", stem, out / f"{stem}.md")
 
 
-@typed_stage
+@typed_stage("fsmem_shape")
 def shape(cfg) -> None:
     """RQ1: store shape per builder and variant, averaged over each benchmark's conversations."""
     recs = []
@@ -188,7 +188,7 @@ def shape(cfg) -> None:
     )
 
 
-@typed_stage
+@typed_stage("fsmem_hierarchy")
 def hierarchy(cfg) -> None:
     """Paper 2 Table 14: the hierarchy panel per store, averaged over conversations."""
     recs = []
@@ -234,7 +234,7 @@ def hierarchy(cfg) -> None:
     )
 
 
-@typed_stage
+@typed_stage("fsmem_retrieval")
 def retrieval(cfg) -> None:
     """RQ2: correctness and search cost per variant per benchmark (question-weighted over conversations)."""
     recs = []
@@ -270,7 +270,7 @@ def retrieval(cfg) -> None:
     )
 
 
-@typed_stage
+@typed_stage("fsmem_strength")
 def strength(cfg) -> None:
     """RQ3: the builder x searcher grid."""
     recs = []
@@ -317,7 +317,7 @@ def strength(cfg) -> None:
     )
 
 
-@typed_stage
+@typed_stage("fsmem_harness")
 def harness(cfg) -> None:
     """RQ5: each store built AND searched through every harness of the study (paper 2 Tables 9 and 10, D.3)."""
     per_run, tools, rows_of = [], {}, {}
@@ -402,7 +402,7 @@ REPLICATE_METRICS = (
 )
 
 
-@typed_stage
+@typed_stage("fsmem_replicates")
 def replicates(cfg) -> None:
     """Replicate builds: how much the store (and the answers over it) varies between builds that differ only in the
     builder's sampling seed. One row per conversation and metric: mean, sample SD, min, max over replicates,
@@ -476,7 +476,7 @@ def transcripts_of(role: str, episodes: list[dict]) -> list[list]:
     return [[u] for t in calls for u in t] if role == JUDGE else calls
 
 
-@typed_stage
+@typed_stage("fsmem_costs")
 def costs(cfg) -> None:
     """Tokens per role (uncached input, cached input, output), dollars and paper 2's intrinsic-efficiency share."""
     from tailmem.llm.cost import bounds

@@ -27,7 +27,7 @@ def save_world(world: World, out: Path, cfg: StageSettings) -> Path:
     return path
 
 
-@typed_stage
+@typed_stage("graphworld")
 def run(cfg: StageSettings) -> Path:
     world = make_world(cfg)
     path = save_world(world, out_dir(cfg, graphworld_dir(cfg)), cfg)

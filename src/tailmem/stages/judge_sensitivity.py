@@ -254,7 +254,7 @@ def note(judges: list[str], threshold: float, st, offline: bool) -> str:
     )
 
 
-@typed_stage
+@typed_stage("judge_sensitivity")
 def run(cfg) -> None:
     from tailmem.fsmem.agents.models import client_for, label
     from tailmem.report.table_io import write_table

@@ -109,7 +109,7 @@ def overlay_record(overlay: gold_overlay.Overlay | None) -> dict | None:
     return None if overlay is None else overlay.provenance()
 
 
-@typed_stage
+@typed_stage("fsmem_build")
 def build(cfg) -> None:
     """Stage fsmem_build: one variant's store for one conversation, through `fsmem.build_harness`."""
     fs = cfg.fsmem
@@ -184,7 +184,7 @@ def select_questions(conv, fs, benchmark: str) -> list:
     return questions(conv, cats, None if limit is None else int(limit))
 
 
-@typed_stage
+@typed_stage("fsmem_answer")
 def answer(cfg) -> None:
     """Stage fsmem_answer: the search agent answers the non-adversarial questions over a built store."""
     fs = cfg.fsmem
@@ -395,7 +395,7 @@ def table_note(benchmark: str, df: pd.DataFrame) -> str:
     return " ".join(parts)
 
 
-@typed_stage
+@typed_stage("fsmem_table")
 def table(cfg) -> None:
     """Stage fsmem_table: one row per variant, F1 per category, costs per query, store structure."""
     fs = cfg.fsmem

@@ -75,7 +75,7 @@ def context_checked(questions: list, limit) -> set[str]:
     return set(eligible if limit is None else eligible[: int(limit)])
 
 
-@typed_stage
+@typed_stage("longmemeval")
 def run(cfg: StageSettings) -> None:
     from tailmem.llm import get_client
     from tailmem.llm.parallel import in_process
@@ -230,7 +230,7 @@ def report_note(cfg: StageSettings, answerers: str) -> str:
     )
 
 
-@typed_stage
+@typed_stage("longmemeval_report")
 def report(cfg: StageSettings) -> None:
     from tailmem.judges import claims as judge_claims
     from tailmem.report import longmemeval_figure, longmemeval_tables

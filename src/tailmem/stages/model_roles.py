@@ -214,7 +214,7 @@ def claim_rows(tables: Path, below: set[str]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["table", *CLAIM_COLUMNS, "roles", "roles below floor"])
 
 
-@typed_stage
+@typed_stage("model_roles")
 def run(cfg: StageSettings) -> None:
     from tailmem.fsmem import study
     from tailmem.targets import control_runs

@@ -290,7 +290,7 @@ def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, label
     return {**out, **labels, "harness": harness}
 
 
-@typed_stage
+@typed_stage("fsmem_personamem")
 def run(cfg) -> None:
     pm, fs = cfg.fsmem.personamem, cfg.fsmem
     variants = _variants(cfg)

@@ -65,7 +65,7 @@ def make_policy(cfg: StageSettings, settings: RolloutSettings, world: World):
     return LLMPolicy(world, settings.seed, client)
 
 
-@typed_stage
+@typed_stage("rollout")
 def run(cfg: StageSettings) -> Path:
     settings = RolloutSettings.from_config(cfg)
     world, world_path = load_world(cfg)

@@ -11,14 +11,14 @@ from pathlib import Path
 
 from tailmem.paths import out_dir
 from tailmem.provenance import code_state
-from tailmem.registry import STAGES
 from tailmem.settings.stage import StageSettings
+from tailmem.stage_groups import STAGE_GROUPS
 from tailmem.stages import typed_stage
 
 log = logging.getLogger("tailmem")
 
 
-@typed_stage
+@typed_stage("site")
 def run(cfg: StageSettings) -> None:
     from tailmem.llm.settings import read_settings
     from tailmem.site.build import build_site
@@ -40,7 +40,7 @@ def run(cfg: StageSettings) -> None:
         site_provenance={
             "commit": (code.get("commit") or "unknown")[:12],
             "dirty": code.get("dirty"),
-            "digest": STAGES["site"].config_digest(cfg),
+            "digest": STAGE_GROUPS["site"].config_digest(cfg),
         },
     )
     log.info(

@@ -121,7 +121,7 @@ def table7_parts(sizes: pd.DataFrame) -> dict:
     }
 
 
-@typed_stage
+@typed_stage("tables")
 def run(cfg: StageSettings) -> None:
     st = stats_settings(cfg)
     results = cfg.results_dir

@@ -1,0 +1,216 @@
+"""What a stage's artifacts depend on: the config groups each stage reads, and the two digests that decide
+whether a job's artifact is still current.
+
+- the *config digest*: sha256 of the canonical JSON of the resolved config of the stage's groups (defaults +
+  overrides, so a comment-only YAML edit changes nothing), minus the keys a job sets from its wildcards;
+- the *code digest*: sha256 over the syntax trees (`ast.dump`, so comments and formatting do not count) of every
+  `tailmem` module the stage imports, found by a static walk of `import` statements from the stage module
+  (imports inside functions included), plus the prompt files under `configs/prompts/<group>/` of its groups.
+
+The stage functions read their groups here (tailmem.stages.typed_stage), provenance records the same digests, and
+the stage registry (tailmem.registry) puts each stage's function beside its groups. This module names no stage
+module, so a stage imports it without importing the table that dispatches to the stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable
+
+from tailmem.lazy import resolve
+from tailmem.source_closure import PACKAGE_ROOT, file_digest, import_closure
+
+# Top-level keys that move artifacts or data but do not change a number: in a digest, a path derived from one
+# of them (`${data_dir}/locomo/...`) counts as the placeholder `<data_dir>/locomo/...`, the same on any machine.
+GLOBAL_KEYS = ("results_dir", "figures_dir", "data_dir")
+# Keys that only point a job at its input artifacts (set by Snakemake); never part of a digest.
+PATH_KEYS = ("control.world", "control.budget_from", "control.plan_file")
+
+
+@dataclass(frozen=True)
+class StageGroups:
+    """What of the config can change one stage's artifacts: `groups`, the top-level config keys (Hydra groups or
+    plain sections) it reads, and for a stage that builds several memory arms, `arms`, the "module:function"
+    giving their settings from the config."""
+
+    groups: tuple[str, ...]
+    arms: str | None = None
+
+    def config_digest(self, cfg) -> str:
+        """This stage's config digest of `cfg` (see the module docstring)."""
+        return config_digest(cfg, self.groups, arms=self.arms)
+
+
+POLICY_GROUP = "policy"  # the config group of the walk policy, not the role
+_FSMEM = ("fsmem", "llm")
+_ALF = ("alfworld", "llm")
+_ARMS = "tailmem.memory.arms:catalogue_payload"
+
+# stage name -> its groups; tailmem.registry.TARGETS names each stage's function
+STAGE_GROUPS: dict[str, StageGroups] = {
+    "graphworld": StageGroups(("graph", "seed")),
+    "rollout": StageGroups(("graph", "seed", "rollout", POLICY_GROUP, "retrieval", "llm")),
+    "audit": StageGroups(("graph", "seed", POLICY_GROUP, "retrieval", "audit")),
+    "control": StageGroups(("graph", "seed", POLICY_GROUP, "retrieval", "memory", "control", "llm")),
+    "design_check": StageGroups(("graph", "seed", POLICY_GROUP, "retrieval", "control", "llm"), arms=_ARMS),
+    "design_check_report": StageGroups(("scale", "control", "llm", "stats", "fsmem", "longmemeval", "alfworld")),
+    "control_report": StageGroups(("scale", "audit", "control", "llm", "stats")),
+    "tables": StageGroups(("scale", "audit", "rollout", "llm", "stats")),
+    "figures": StageGroups(("scale", "audit", "rollout", "llm")),
+    "calibration": StageGroups(("calibration", "stats", "rollout", "retrieval")),
+    "fsmem_build": StageGroups(_FSMEM),
+    "fsmem_answer": StageGroups(_FSMEM),
+    "fsmem_table": StageGroups(("fsmem",)),
+    "fsmem_table13": StageGroups(("fsmem",)),  # paper 2 Table 13
+    "fsmem_shape": StageGroups(_FSMEM),
+    "fsmem_hierarchy": StageGroups(_FSMEM),
+    "fsmem_retrieval": StageGroups(_FSMEM),
+    "fsmem_strength": StageGroups(_FSMEM),
+    "fsmem_harness": StageGroups(_FSMEM),
+    "fsmem_costs": StageGroups(_FSMEM),
+    "fsmem_replicates": StageGroups(_FSMEM),
+    "fsmem_claims": StageGroups((*_FSMEM, "stats", "judges")),
+    "fsmem_growth": StageGroups(_FSMEM),
+    "fsmem_access": StageGroups((*_FSMEM, "audit", "seed")),
+    "fsmem_personamem": StageGroups(_FSMEM),
+    "longmemeval": StageGroups(("longmemeval", "seed", "llm"), arms="tailmem.longmemeval.arms:arm_payload"),
+    "longmemeval_report": StageGroups(("longmemeval", "stats", "judges")),
+    "judge_sensitivity": StageGroups((*_FSMEM, "longmemeval", "stats", "judges")),
+    "alfworld_games": StageGroups(_ALF),
+    # the episodes' controllers draw from `seed` (make_controller), so `seed` is in their digest
+    "alfworld_memory": StageGroups((*_ALF, "seed"), arms=_ARMS),
+    "alfworld_skills": StageGroups((*_ALF, "seed"), arms=_ARMS),
+    "alfworld_report": StageGroups((*_ALF, "stats")),  # its intervals: stats
+    "model_roles": StageGroups(("scale", "fsmem", "control", "llm", "model_roles")),
+    "audit_log": StageGroups(("audit_log", "audit", "seed")),  # external logs
+    "site": StageGroups(("scale", "llm")),  # the run's static website (tailmem.site)
+}
+
+
+# -- config digest -------------------------------------------------------------------------------------------
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _drop(tree: dict, dotted: str) -> None:
+    head, _, rest = dotted.partition(".")
+    if head not in tree:
+        return
+    if not rest:
+        tree.pop(head)
+    elif isinstance(tree[head], dict):
+        _drop(tree[head], rest)
+
+
+def _set(tree: dict, dotted: str, value: Any) -> None:
+    head, _, rest = dotted.partition(".")
+    if not rest:
+        tree[head] = value
+        return
+    if not isinstance(tree.get(head), dict):
+        tree[head] = {}
+    _set(tree[head], rest, value)
+
+
+def digest_view(cfg):
+    """A copy of `cfg` with the global folders as placeholders, as every digest sees it (one deep copy of the
+    whole config: a DAG takes it once, not once per stage)."""
+    import copy
+
+    from omegaconf import DictConfig
+
+    if isinstance(cfg, DictConfig):
+        cfg = copy.deepcopy(cfg)
+        for key in GLOBAL_KEYS:
+            if key in cfg:
+                cfg[key] = f"<{key}>"
+    return cfg
+
+
+def base_payload(cfg, groups: Iterable[str], arms: str | None = None) -> dict:
+    """The resolved `groups` of `cfg` as plain data (global folders as placeholders, input-path keys dropped);
+    for a stage that builds several memory arms (`arms`), those arms' settings as it will build them. A stage's
+    typed settings count as the config they were composed from."""
+    from tailmem.settings.checks import composed
+
+    return view_payload(digest_view(composed(cfg)), groups, arms)
+
+
+def view_payload(view, groups: Iterable[str], arms: str | None = None) -> dict:
+    """`base_payload` of a config already passed through `digest_view`."""
+    from omegaconf import DictConfig, OmegaConf
+
+    out: dict[str, Any] = {}
+    for group in groups:
+        node = view.get(group)
+        out[group] = OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else node
+    for key in PATH_KEYS:
+        _drop(out, key)
+    if arms:
+        out["memory_arms"] = resolve(arms)(view)
+    return out
+
+
+def with_sets(payload: dict, sets: Iterable[tuple[str, str]]) -> dict:
+    """`payload` with a job's own overrides (`key`, `value` strings, parsed as Hydra parses plain values) set
+    in the groups it holds."""
+    import copy
+
+    import yaml
+
+    out = copy.deepcopy(payload)
+    for key, value in sets:
+        if key.split(".", 1)[0] in out and key not in PATH_KEYS:
+            _set(out, key, yaml.safe_load(value) if value != "" else "")
+    return out
+
+
+def digest_of(payload: dict) -> str:
+    """sha256 (hex, first 16) of a payload's canonical JSON."""
+    return hashlib.sha256(_canonical(payload).encode()).hexdigest()[:16]
+
+
+def config_digest(cfg, groups: Iterable[str], arms: str | None = None) -> str:
+    """What a job's numbers depend on in the config, as a digest of `base_payload`. A stage computes it from
+    the config it runs with; the workflow gets the same value from the DAG's config plus the job's overrides."""
+    return digest_of(base_payload(cfg, groups, arms))
+
+
+# -- code digest: the import closure of a stage module (tailmem.source_closure) -----------------------------
+
+
+def source_files(module: str, groups: Iterable[str], config_root: Path | None = None) -> tuple[Path, ...]:
+    """What the code digest of the stage in `module` reading `groups` covers: the module's import closure, the
+    data files of the packages in it and its groups' prompt files."""
+    files = list(import_closure(module))
+    # A package's data files (`<package>/data/*.yaml`: the papers' numbers, the tables' words) count as its code.
+    folders = sorted({p.parent / "data" for p in files if (p.parent / "data").is_dir()})
+    files.extend(f for d in folders for f in sorted(d.glob("*.yaml")))
+    if config_root is None:
+        from tailmem.configs import config_dir
+
+        config_root = config_dir()
+    for group in groups:
+        folder = Path(config_root) / "prompts" / group
+        if folder.is_dir():
+            files.extend(sorted(p for p in folder.rglob("*") if p.is_file()))
+    return tuple(files)
+
+
+@cache
+def code_digest(module: str, groups: tuple[str, ...], config_root: Path | None = None) -> str:
+    """sha256 (hex, first 16) of the source the stage in `module` reading `groups` runs (see `source_files`);
+    paths count relative to the package or the config folder, so a clone elsewhere gets the same digest."""
+    if config_root is None:
+        from tailmem.configs import config_dir
+
+        config_root = config_dir()
+    h = hashlib.sha256()
+    for path in source_files(module, groups, config_root):
+        root = PACKAGE_ROOT if path.is_relative_to(PACKAGE_ROOT) else Path(config_root)
+        h.update(f"{path.relative_to(root)}\0{file_digest(path)}\n".encode())
+    return h.hexdigest()[:16]
