@@ -98,7 +98,7 @@ def note(cfg: StageSettings, s: CalibrationSettings, result: SearchResult, searc
 @typed_stage
 def run(cfg: StageSettings) -> None:
     s = settings(cfg)
-    margin = stats_settings(cfg).gini_margin
+    margin = stats_settings(cfg).margins.gini
     files = calibration_worlds(cfg)
     graphs = load_graphs(files)
     default = scale_protocol(cfg)
