@@ -1,6 +1,6 @@
 """The `rollout`, `policy` and `retrieval` groups: what a random-walk or model rollout runs. A rollout
-(tailmem.rollout.run.rollout) reads these objects themselves; the names they are checked against (designs,
-policies, start rules) are tailmem.rollout.settings'."""
+(tailmem.rollout.run.rollout) reads these objects themselves. The names they are checked against (designs,
+policies, start rules) live in tailmem.rollout.settings."""
 
 from __future__ import annotations
 
