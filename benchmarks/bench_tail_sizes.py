@@ -27,8 +27,9 @@ from tailmem.configs import config_dir
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
-from tailmem.rollout.settings import RolloutSettings
 from tailmem.settings.audit import settings as audit_settings
+from tailmem.settings.checks import typed
+from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 from tailmem.stages.audit import audit_counts
 from tailmem.workflow import compose_config
 
@@ -59,17 +60,11 @@ class Runner:
         if run in self.cache and (not bootstrap or self.cache[run]["bootstrapped"]):
             return self.cache[run]
         world = world_from_config({**self.option("graph", run.family), "n": run.n}, run.seed)
-        settings = RolloutSettings(
-            run.policy,
-            run.retrieval,
-            int(self.option("retrieval", run.retrieval)["k"]),
-            int(self.cfg.rollout.episodes),
-            int(self.cfg.rollout.steps),
-            run.seed,
-        )
+        length = typed(self.cfg, "rollout", RolloutGroup)
+        retrieval = RetrievalGroup(name=run.retrieval, k=int(self.option("retrieval", run.retrieval)["k"]))
         policy = Semantic(world, run.seed) if run.policy == "semantic" else None
         start = time.process_time()
-        trace = rollout(world, settings, policy=policy, progress=False)
+        trace = rollout(world, length, retrieval, run.seed, policy=policy, progress=False)
         middle = time.process_time()
         s = self.audit if bootstrap else type(self.audit)(**{**vars(self.audit), "bootstrap": 0})
         with warnings.catch_warnings():

@@ -29,9 +29,10 @@ import time
 import numpy as np
 from scipy.special import gammaln, xlogy
 
+from tailmem.settings.stats import StatsGroup
 from tailmem.stats.bootstrap import mean_interval
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, verdict
 
 SIZES = (2, 3, 5, 10, 30)
@@ -41,7 +42,7 @@ DRAWS = {
 }
 
 
-def cell(draw, n: int, effect: float, direction: str, threshold: float, s: StatsSettings, reps: int, seed: int) -> dict:
+def cell(draw, n: int, effect: float, direction: str, threshold: float, s: StatsGroup, reps: int, seed: int) -> dict:
     """Coverage of `effect` and HELD rate over `reps` data sets, by the rule and by the old bootstrap-only rule."""
     rng = np.random.default_rng(seed)
     new_cover = new_held = old_cover = old_held = 0
@@ -117,7 +118,7 @@ def truths(delta: float, kind: str) -> tuple[np.ndarray, np.ndarray]:
     return p01 + delta, p01
 
 
-def binary_cell(n: int, direction: str, threshold: float, truth: float, s: StatsSettings) -> dict:
+def binary_cell(n: int, direction: str, threshold: float, truth: float, s: StatsGroup) -> dict:
     """Worst false-HELD chance and least coverage of `truth` over the nuisance, new rule and old, by kind."""
     i, j, _ = outcomes(n)
     held = {"new": np.zeros(i.size, bool), "old": np.zeros(i.size, bool)}
@@ -137,7 +138,7 @@ def binary_cell(n: int, direction: str, threshold: float, truth: float, s: Stats
     return out
 
 
-def binary_tables(s: StatsSettings) -> None:
+def binary_tables(s: StatsGroup) -> None:
     print(
         "\npaired yes/no outcomes, truth on the claim's boundary (HELD is false: nominal <= 0.025), worst over the "
         "nuisance; coverage of the truth by the 95% interval, least over the nuisance (nominal >= 0.95); exact sums"
@@ -165,7 +166,7 @@ def main() -> None:
     ap.add_argument("--resamples", type=int, default=2000, help="stats.resamples")
     ap.add_argument("--binary-only", action="store_true", help="only the paired yes/no tables")
     a = ap.parse_args()
-    s = StatsSettings(resamples=a.resamples)
+    s = shipped(resamples=a.resamples)
     t0 = time.perf_counter()
     binary_tables(s)
     print(f"\n{time.perf_counter() - t0:.0f} s")

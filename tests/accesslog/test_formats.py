@@ -12,8 +12,9 @@ from tailmem.accesslog.events import LogError
 from tailmem.accesslog.jsonl import events_text, read_jsonl
 from tailmem.accesslog.longmemeval import read_longmemeval
 from tailmem.accesslog.mem0 import read_mem0
-from tailmem.accesslog.settings import AuditLogSettings, LogEntry, ToolRead, read_logs, read_tools
+from tailmem.accesslog.settings import settings
 from tailmem.errors import ConfigError
+from tailmem.settings.audit_log import LogSpec
 
 
 def write(tmp_path, name, lines):
@@ -110,18 +111,27 @@ def test_longmemeval_errors_name_file_line_and_question(tmp_path, bad, message):
         read_longmemeval(write(tmp_path, "r.jsonl", [retrieval_line("q1", ["a"]), bad]), top_k=5)
 
 
+GROUP = {"file": None, "format": "jsonl", "name": None, "top_k": 5, "tools": None, "logs": None}
+
+
+def audit_log(**changes):
+    return settings({"audit_log": {**GROUP, **changes}})
+
+
 def test_settings_validate_each_key():
-    assert read_tools({"read_file": {"argument": "path"}}) == (ToolRead("read_file", argument="path"),)
+    assert audit_log(tools={"read_file": {"argument": "path"}}).tools["read_file"].argument == "path"
     with pytest.raises(ConfigError, match="audit_log.tools.search: expected exactly one"):
-        read_tools({"search": {"argument": "q", "result": "json"}})
+        audit_log(tools={"search": {"argument": "q", "result": "json"}})
     with pytest.raises(ConfigError, match="result='xml'"):
-        ToolRead("search", result="xml")
+        audit_log(tools={"search": {"result": "xml"}})
     with pytest.raises(ConfigError, match="audit_log.top_k=0"):
-        AuditLogSettings(top_k=0)
+        audit_log(top_k=0)
     with pytest.raises(ConfigError, match="names repeat"):
-        AuditLogSettings(logs=read_logs([{"name": "a", "file": "x", "format": "jsonl"}] * 2))
+        audit_log(logs=[{"name": "a", "file": "x", "format": "jsonl"}] * 2)
     with pytest.raises(ConfigError, match="format 'csv'"):
-        LogEntry("a", "x", "csv")
+        LogSpec("a", "x", "csv")
+    with pytest.raises(ConfigError, match="audit_log.unknown"):
+        audit_log(unknown=1)
 
 
 def test_schema_reads_the_group():

@@ -16,7 +16,7 @@ from inspect_ai.tool import tool
 
 from tailmem.accesslog.events import LogError
 from tailmem.accesslog.inspect_log import read_inspect
-from tailmem.accesslog.settings import ToolRead
+from tailmem.settings.audit_log import ToolSpec
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +31,7 @@ SCRIPT = {
     "q2": [("search", {"query": "trip"}), ("read_file", {"path": "notes/a.md"}), ("list_files", {})],
     "q3": [("read_file", {"path": "notes/a.md"}), ("search", {"query": "birthday"})],
 }
-TOOLS = (ToolRead("read_file", argument="path"), ToolRead("search", result="json"))
+TOOLS = {"read_file": ToolSpec(argument="path"), "search": ToolSpec(result="json")}
 
 
 @tool
@@ -155,7 +155,7 @@ def test_the_stage_audits_the_eval_log(eval_logs, tmp_path):
 
 def test_a_named_argument_the_calls_lack_names_the_sample(eval_logs):
     with pytest.raises(LogError, match=r"sample q\d epoch 1, call .* of read_file\): no argument 'file'"):
-        read_inspect(eval_logs["eval"], (ToolRead("read_file", argument="file"),))
+        read_inspect(eval_logs["eval"], {"read_file": ToolSpec(argument="file")})
 
 
 def test_a_file_that_is_not_an_eval_log_is_refused(tmp_path):

@@ -6,16 +6,16 @@ from calibkit import PLANTED, distance, fit, records
 
 from tailmem.calibration.protocol import Protocol, grid, sample
 from tailmem.calibration.search import WalkCache, run_search
-from tailmem.calibration.settings import Space
 from tailmem.report import calibration_tables as ct
+from tailmem.settings.calibration import SpaceGroup
 
-SPACE = Space(
-    episodes=(5, 20, 50),
-    steps=(20, 50),
-    start=("uniform", "continue"),
-    k=(1, 3, 5),
-    items=("all", "stored"),
-    sigma_unit=("mean",),
+SPACE = SpaceGroup(
+    episodes=[5, 20, 50],
+    steps=[20, 50],
+    start=["uniform", "continue"],
+    k=[1, 3, 5],
+    items=["all", "stored"],
+    sigma_unit=["mean"],
 )
 
 

@@ -15,7 +15,7 @@ def group(repo_root):
 def test_the_default_group_reads_and_holds_out_one_family(group):
     s = settings({"calibration": group})
     assert s.holdout in s.families and s.holdout not in s.fitted and len(s.fitted) == len(s.families) - 1
-    assert s.samples is None and s.sizes == (100, 500, 1000)
+    assert s.samples is None and s.sizes == [100, 500, 1000]
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,13 @@ import pytest
 
 from tailmem.control import arms
 from tailmem.report import control_tables as ct
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 
 # six runs: the fewest on which a claim can be decided (stats.min_units); three runs are too few (issue 29,
 # tests/control/test_control_claims_clustered.py)
 SEEDS, STATES, STEPS = (0, 1, 2, 3, 4, 5), 60, 3000
-SETTINGS = StatsSettings(resamples=1000, seed=0)
+SETTINGS = shipped(resamples=1000, seed=0)
 
 
 def trajectory(seed: int) -> tuple[np.ndarray, np.ndarray]:

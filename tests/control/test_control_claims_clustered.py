@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from tailmem.report import control_tables as ct
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 
-S = StatsSettings(resamples=1000, seed=0)
+S = shipped(resamples=1000, seed=0)
 STATES, STEPS, BASE = 80, 2000, 0.5
 
 

@@ -279,7 +279,7 @@ def test_a_planned_pair_difference_is_unbiased_and_knows_blind_steps():
     drawn, identical and blind steps known as 0) averages to the difference over every step, across plan seeds."""
     from tailmem.records.control import DesignPlan
     from tailmem.report import control_tables as ct
-    from tailmem.stats.settings import StatsSettings
+    from tailmem.stats.settings import shipped
 
     pair = design.claim_pairs()[0]
     n, rng = 120, np.random.default_rng(3)
@@ -336,7 +336,7 @@ def test_a_planned_pair_difference_is_unbiased_and_knows_blind_steps():
             "tail_error",
             "less",
             0.0,
-            StatsSettings(resamples=200, seed=0),
+            shipped(resamples=200, seed=0),
             ct.pair_weight_frame(plans),
         )
         estimates.append(row["estimate"])

@@ -9,10 +9,10 @@ import pytest
 from tailmem.errors import DataError
 from tailmem.judges.claims import ROBUST, SENSITIVE, with_sensitivity
 from tailmem.report.fsmem_claims import ANSWER_COLUMNS, claims
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD
 
-S = StatsSettings(resamples=500, seed=0)
+S = shipped(resamples=500, seed=0)
 N = 60
 
 

@@ -18,7 +18,7 @@ from tailmem.fsmem import study
 from tailmem.judges import panel
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.stages import judge_sensitivity as stage
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 
 GOLD = "Lena adopted a rescue dog named Biscuit"
 ANSWERS = [
@@ -58,7 +58,7 @@ def test_table_statistics_match_the_libraries():
     import krippendorff
 
     v = verdict_frame()
-    df = stage.sensitivity_table(v, list(panel.JUDGES), 0.5, StatsSettings(resamples=300, seed=0), "programmatic-judge")
+    df = stage.sensitivity_table(v, list(panel.JUDGES), 0.5, shipped(resamples=300, seed=0), "programmatic-judge")
     labels = {j: v[v.judge == j].sort_values(["answers", "qid"]).correct.to_numpy() for j in panel.JUDGES}
     acc = df[df.row == "judge"].set_index("judge")
     assert acc.loc["gist", "accuracy"] == pytest.approx(0.75) and acc.loc["paper", "accuracy"] == pytest.approx(0.25)

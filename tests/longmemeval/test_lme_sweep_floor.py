@@ -14,10 +14,10 @@ import pytest
 from tailmem.longmemeval import reduction
 from tailmem.longmemeval.reduction import evaluate
 from tailmem.report import longmemeval_tables as lt
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 
-ST = StatsSettings(resamples=1000, seed=0)
+ST = shipped(resamples=1000, seed=0)
 MARGIN = 0.05
 
 

@@ -14,10 +14,10 @@ from figkit import assert_readable, words
 from tailmem.report import alfworld_figures as F
 from tailmem.report import alfworld_tables as T
 from tailmem.report import alfworld_text as W
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 
-S = StatsSettings(resamples=1000, seed=0)
+S = shipped(resamples=1000, seed=0)
 FAMS = ["pick_and_place_simple", "look_at_obj_in_light", "pick_heat_then_place_in_recep"]
 
 

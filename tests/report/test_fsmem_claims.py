@@ -7,10 +7,10 @@ import pytest
 
 from tailmem.errors import DataError
 from tailmem.report.fsmem_claims import ANSWER_COLUMNS, claims, paired, select
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 
-S = StatsSettings(resamples=1000, seed=0)
+S = shipped(resamples=1000, seed=0)
 MARGIN = 0.05
 CONVS = ("conv-a", "conv-b", "conv-c")
 

@@ -11,11 +11,11 @@ from tailmem import outputs
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
 from tailmem.stages import tables
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.workflow import compose_config
 
-S = StatsSettings(resamples=1000, seed=0)
+S = shipped(resamples=1000, seed=0)
 FAMILIES, SEEDS = ("uniform", "exponential", "scale_free", "modular"), range(3)
 
 

@@ -15,10 +15,10 @@ from tailmem.report import longmemeval_tables as lt
 from tailmem.report import random_walk_tables as rw
 from tailmem.report.data_files import ReportDataError
 from tailmem.stages import control_report, longmemeval, tables
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.workflow import compose_config
 
-S = StatsSettings(resamples=1000, seed=0)
+S = shipped(resamples=1000, seed=0)
 STEMS = {  # data file -> the stems its specs are for (a spec for anything else is a table nobody writes)
     rw.FILE: {*outputs.RANDOM_WALK_TABLES, rw.FITS},
     ct.FILE: {*outputs.CONTROL_TABLES, f"{outputs.FIG6_TAU}_data", f"{outputs.FIG7_REDUCTION}_data"},

@@ -16,7 +16,8 @@ from tailmem.configs import config_dir
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
-from tailmem.rollout.settings import RolloutSettings
+from tailmem.settings.checks import typed
+from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 from tailmem.workflow import compose_config
 
 
@@ -38,8 +39,9 @@ def test_the_default_length_gives_fittable_tails(cfg, family, policy):
     seed = int(c.seeds[0])
     world = world_from_config(graph, seed)
     k = int(option("retrieval", str(c.retrieval))["k"])
-    settings = RolloutSettings(policy, str(c.retrieval), k, int(cfg.rollout.episodes), int(cfg.rollout.steps), seed)
-    trace = rollout(world, settings, policy=Semantic(world, seed) if policy == "semantic" else None, progress=False)
+    length = typed(cfg, "rollout", RolloutGroup)
+    walker = Semantic(world, seed) if policy == "semantic" else None
+    trace = rollout(world, length, RetrievalGroup(name=str(c.retrieval), k=k), seed, policy=walker, progress=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tail = fit_tail(

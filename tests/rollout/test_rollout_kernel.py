@@ -7,7 +7,8 @@ from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.randomness import draw_uniforms
 from tailmem.rollout.reference import reference_rollout
 from tailmem.rollout.run import kernel_rollout, rollout
-from tailmem.rollout.settings import DESIGNS, STARTS, RolloutSettings
+from tailmem.rollout.settings import DESIGNS, STARTS
+from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 
 GRAPHS = {
     "scale_free": dict(family="scale_free", n=40, m=2),
@@ -65,9 +66,9 @@ def test_python_path_equals_kernel(world):
     """`rollout` with an explicit policy object takes the per-step path (the later LLM path): same trace."""
     from tailmem.rollout.policy import RandomWalk
 
-    settings = RolloutSettings(retrieval="recency", k=4, episodes=3, steps=40, seed=1)
-    fast = rollout(world, settings, progress=False)
-    slow = rollout(world, settings, policy=RandomWalk(), progress=False)
+    length, retrieval = RolloutGroup(episodes=3, steps=40, start="uniform"), RetrievalGroup(name="recency", k=4)
+    fast = rollout(world, length, retrieval, 1, progress=False)
+    slow = rollout(world, length, retrieval, 1, policy=RandomWalk(), progress=False)
     assert np.array_equal(fast.access_item, slow.access_item) and np.array_equal(fast.actions, slow.actions)
 
 
@@ -80,12 +81,12 @@ def test_the_warm_servers_kernel_load_covers_a_real_rollouts_argument_types():
     code = """
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout import kernel, run
-from tailmem.rollout.settings import RolloutSettings
+from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 run.load_kernel()
 loaded = list(kernel.walk_kernel.signatures)
 world = world_from_config(dict(family="scale_free", n=40, m=2), seed=4)
-settings = RolloutSettings(episodes=2, steps=20, seed=1, retrieval="state_aware_frequency", k=3)
-run.rollout(world, settings, progress=False)
+length = RolloutGroup(episodes=2, steps=20, start="uniform")
+run.rollout(world, length, RetrievalGroup(name="state_aware_frequency", k=3), 1, progress=False)
 print(len(loaded), len(kernel.walk_kernel.signatures))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

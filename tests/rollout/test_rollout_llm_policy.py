@@ -8,7 +8,7 @@ from tailmem.agents.graphworld import format_transition
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import GoalDirected, LLMPolicy
-from tailmem.rollout.settings import RolloutSettings
+from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +46,8 @@ class Recording(LLMPolicy):
 def run(world):
     client = FakeClient()
     policy = Recording(world, 0, client)
-    trace = rollout(
-        world, RolloutSettings(policy="llm", retrieval="recency", k=5, episodes=3, steps=20, seed=0), policy=policy
-    )
+    length = RolloutGroup(episodes=3, steps=20, start="uniform")
+    trace = rollout(world, length, RetrievalGroup(name="recency", k=5), 0, policy=policy)
     return client, policy, trace
 
 

@@ -7,7 +7,8 @@ from tailmem.errors import ConfigError
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.policy import Observation, Policy
 from tailmem.rollout.run import rollout
-from tailmem.rollout.settings import DESIGNS, RolloutSettings
+from tailmem.rollout.settings import DESIGNS
+from tailmem.settings.rollout import PolicyGroup, RetrievalGroup, RolloutGroup
 
 
 @pytest.fixture(scope="module")
@@ -16,9 +17,8 @@ def world():
 
 
 def run(world, design, k=5, seed=0, episodes=10, steps=60):
-    return rollout(
-        world, RolloutSettings(retrieval=design, k=k, episodes=episodes, steps=steps, seed=seed), progress=False
-    )
+    length = RolloutGroup(episodes=episodes, steps=steps, start="uniform")
+    return rollout(world, length, RetrievalGroup(name=design, k=k), seed, progress=False)
 
 
 def gini(x):
@@ -110,25 +110,32 @@ def test_general_loop_passes_what_the_agent_sees(world):
             assert next_state == world.step(obs.state, action)
 
     policy = FirstAction()
-    trace = rollout(world, RolloutSettings(retrieval="recency", k=2, episodes=2, steps=5, seed=0), policy=policy)
+    length = RolloutGroup(episodes=2, steps=5, start="uniform")
+    trace = rollout(world, length, RetrievalGroup(name="recency", k=2), 0, policy=policy)
     assert [o.t for o in policy.seen] == list(range(10))
     assert policy.seen[3].actions == world.actions(policy.seen[3].state)
     assert policy.seen[3].retrieved == tuple(trace.access_item[trace.access_step == 3][1:])
     assert np.array_equal(trace.actions, world.indptr[trace.states])
 
 
+VALID = {
+    RetrievalGroup: {"name": "recency", "k": 2},
+    RolloutGroup: {"episodes": 1, "steps": 10, "start": "uniform"},
+    PolicyGroup: {"name": "random_walk"},
+}
+
+
 @pytest.mark.parametrize(
-    "field, value, key",
+    "group, field, value, key",
     [
-        ("retrieval", "oracle", "retrieval.name"),
-        ("k", -1, "retrieval.k"),
-        ("episodes", 0, "rollout.episodes"),
-        ("steps", 0, "rollout.steps"),
-        ("policy", "greedy", "policy.name"),
-        ("seed", -3, "seed"),
-        ("start", "hub", "rollout.start"),
+        (RetrievalGroup, "name", "oracle", "retrieval.name"),
+        (RetrievalGroup, "k", -1, "retrieval.k"),
+        (RolloutGroup, "episodes", 0, "rollout.episodes"),
+        (RolloutGroup, "steps", 0, "rollout.steps"),
+        (PolicyGroup, "name", "greedy", "policy.name"),
+        (RolloutGroup, "start", "hub", "rollout.start"),
     ],
 )
-def test_bad_rollout_settings_name_their_key(field, value, key):
+def test_bad_rollout_settings_name_their_key(group, field, value, key):
     with pytest.raises(ConfigError, match=f"^{key}="):
-        RolloutSettings(**{field: value})
+        group(**{**VALID[group], field: value})

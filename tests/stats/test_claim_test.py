@@ -14,10 +14,10 @@ import pytest
 from scipy import stats as sps
 
 from tailmem.stats.compare import COLUMNS, compare
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 
-S = StatsSettings(resamples=4000, seed=0)
+S = shipped(resamples=4000, seed=0)
 ALPHA = 0.025
 MARGIN = 0.05
 

@@ -8,10 +8,10 @@ from scipy import stats
 
 from tailmem.stats import paired_proportions as pp
 from tailmem.stats.compare import EXACT, PAIRED_PROPORTIONS, compare
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 
-S = StatsSettings()
+S = shipped()
 MARGIN = 0.05
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, verdict
 
 
@@ -44,7 +44,7 @@ def test_combine():
 
 def test_a_claim_flips_from_held_to_inconclusive_when_the_effect_shrinks_below_the_noise():
     """Same noise (sd 1 over 3 seeds x 40 units), effect 0.6 then 0.02: HELD, then INCONCLUSIVE."""
-    s = StatsSettings(resamples=2000, seed=0)
+    s = shipped(resamples=2000, seed=0)
     rng = np.random.default_rng(4)
     groups = np.repeat([0, 1, 2], 40)
     noise = rng.normal(0, 1, groups.size)

@@ -14,10 +14,10 @@ import pytest
 from scipy import stats as sps
 
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import StatsSettings
+from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 
-S = StatsSettings(resamples=2000, seed=0)
+S = shipped(resamples=2000, seed=0)
 ALPHA = (1 - S.confidence) / 2  # one side of the two-sided 95% interval: the level of a one-sided claim
 
 
@@ -65,7 +65,7 @@ def test_five_units_of_one_sign_are_not_enough():
 
 def test_the_default_minimum_is_the_smallest_n_at_which_an_exact_one_sided_test_can_pass():
     first = next(n for n in range(1, 30) if sps.binomtest(n, n, 0.5, alternative="greater").pvalue <= ALPHA)
-    assert first == 6 and StatsSettings().min_units == first
+    assert first == 6 and shipped().min_units == first
     # the two-sided 5% sign test reaches its first rejection at the same n
     assert next(n for n in range(1, 30) if sps.binomtest(n, n, 0.5).pvalue < 0.05) == 6
 

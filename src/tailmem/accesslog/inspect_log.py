@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
 from tailmem.accesslog.jsonl import log_file
-from tailmem.accesslog.settings import ToolRead
 from tailmem.errors import ConfigError
+from tailmem.settings.audit_log import ToolSpec
 
 SUFFIXES = (".eval", ".json")
 
@@ -52,7 +53,7 @@ def _result_ids(text: str, parser: str, where: str, path: Path) -> list[str]:
     return _ids(value, where, path)
 
 
-def read_inspect(path: str | Path, tools: tuple[ToolRead, ...]) -> AccessLog:
+def read_inspect(path: str | Path, tools: Mapping[str, ToolSpec]) -> AccessLog:
     """Every configured tool call of every sample as reads; the whole log is read before anything is returned."""
     from inspect_ai.log import read_eval_log
 
@@ -71,7 +72,7 @@ def read_inspect(path: str | Path, tools: tuple[ToolRead, ...]) -> AccessLog:
         raise LogError(path, None, f"not an inspect_ai eval log ({type(exc).__name__}: {exc})") from exc
     if not log.samples:
         raise LogError(path, None, f"the log has no samples (status {log.status!r}); nothing was run or saved")
-    by_name = {t.tool: t for t in tools}
+    by_name = dict(tools)
     run = log.eval.run_id or log.eval.eval_id
     events, skipped = [], Counter()
     for sample in log.samples:

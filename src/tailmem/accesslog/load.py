@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from tailmem.accesslog.events import AccessLog
-from tailmem.accesslog.settings import FORMATS, AuditLogSettings
+from tailmem.accesslog.settings import FORMATS
 from tailmem.errors import ConfigError
+from tailmem.settings.audit_log import AuditLogGroup
 
 
-def load_log(path: str | Path, fmt: str, s: AuditLogSettings) -> AccessLog:
+def load_log(path: str | Path, fmt: str, s: AuditLogGroup) -> AccessLog:
     if fmt == "jsonl":
         from tailmem.accesslog.jsonl import read_jsonl
 
@@ -17,7 +18,7 @@ def load_log(path: str | Path, fmt: str, s: AuditLogSettings) -> AccessLog:
     if fmt == "inspect":
         from tailmem.accesslog.inspect_log import read_inspect
 
-        return read_inspect(path, s.tools)
+        return read_inspect(path, s.tools or {})
     if fmt == "longmemeval":
         from tailmem.accesslog.longmemeval import read_longmemeval
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from tailmem.calibration.settings import Space
+from tailmem.settings.calibration import SpaceGroup
 
 WALK_FIELDS = ("episodes", "steps", "start", "k")
 
@@ -59,13 +59,13 @@ class Protocol:
         return asdict(self)
 
 
-def grid(space: Space) -> list[Protocol]:
+def grid(space: SpaceGroup) -> list[Protocol]:
     """Every protocol of the space, in a stable order."""
     axes = (space.episodes, space.steps, space.start, space.k, space.items, space.sigma_unit)
     return [Protocol(*values) for values in itertools.product(*axes)]
 
 
-def sample(space: Space, count: int | None, seed: int) -> list[Protocol]:
+def sample(space: SpaceGroup, count: int | None, seed: int) -> list[Protocol]:
     """`count` protocols of the space drawn without replacement with a seeded numpy generator (all of them when
     `count` is None or at least the grid's size), sorted so that protocols sharing a walk come together."""
     every = grid(space)

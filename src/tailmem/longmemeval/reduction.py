@@ -34,8 +34,8 @@ import pandas as pd
 
 from tailmem.longmemeval.arms import NO_EVIDENCE
 from tailmem.memory.arm import Arm
+from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import Comparison, compare
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, combine
 
 REFERENCE = "graph_memory"
@@ -52,7 +52,7 @@ class Paired:
     weights: np.ndarray | None = None
     outcome: str = "continuous"  # "binary": differences of 0/1 outcomes or of shares (accuracy, coverage)
 
-    def compare(self, direction: str, threshold: float, settings: StatsSettings) -> Comparison:
+    def compare(self, direction: str, threshold: float, settings: StatsGroup) -> Comparison:
         """The claims rule with the question as the independent unit (its seeds resampled within it)."""
         return compare(
             self.diff,
@@ -134,7 +134,7 @@ def paired_reduction(rows: pd.DataFrame, arm: str) -> Paired:
     )
 
 
-def evaluate(rows: pd.DataFrame, margin: float, settings: StatsSettings, accuracy: str = "correct") -> list[ArmResult]:
+def evaluate(rows: pd.DataFrame, margin: float, settings: StatsGroup, accuracy: str = "correct") -> list[ArmResult]:
     """Every CTMC arm of every dataset in `rows` against Graph Memory, in testing order, with the measured one
     marked. `accuracy` names the 0/1 column scored (`correct` = substring match, paper 1's metric)."""
     out = []
@@ -179,7 +179,7 @@ def accuracy_differs_nowhere(results: list[ArmResult], dataset: str) -> bool:
     return bool(arms) and all(r.accuracy.interval.low <= 0.0 <= r.accuracy.interval.high for r in arms)
 
 
-def context_response(rows: pd.DataFrame, settings: StatsSettings, accuracy: str = "correct") -> Comparison | None:
+def context_response(rows: pd.DataFrame, settings: StatsGroup, accuracy: str = "correct") -> Comparison | None:
     """Graph Memory's accuracy with the gold evidence minus without it (`NO_EVIDENCE`) on the questions answered
     both ways, claimed > 0: a reader whose accuracy does not fall cannot show that a budget kept what it needs.
     None when the check did not run (`longmemeval.context_check` = 0)."""

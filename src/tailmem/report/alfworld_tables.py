@@ -18,10 +18,10 @@ from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.report import alfworld_text as text
 from tailmem.report.table_spec import TableSpec, specs
+from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS as COMPARE_COLUMNS
 from tailmem.stats.compare import compare, missing
 from tailmem.stats.paired_tests import sign_test
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import INCONCLUSIVE, claim_text, verdict
 
 SPECS: dict[str, TableSpec] = specs(text.FILE)
@@ -198,7 +198,7 @@ def paired_games(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
 
 
 def _compared(
-    settings: StatsSettings,
+    settings: StatsGroup,
     claim: str,
     protocol: str,
     arm: str,
@@ -260,7 +260,7 @@ def _over_seeds(p: pd.DataFrame) -> str:
 
 
 def skill_claims(
-    tasks: pd.DataFrame, settings: StatsSettings, order_margin: float, baseline: str = BASELINE, min_tie_games: int = 1
+    tasks: pd.DataFrame, settings: StatsGroup, order_margin: float, baseline: str = BASELINE, min_tie_games: int = 1
 ) -> pd.DataFrame:
     """Paper 2's skill-setting claims on our chains, one paired comparison at the game unit per row: every store
     variant wins more games than the control (`baseline`) under each protocol ("> 0"); and, where the reversed
@@ -394,7 +394,7 @@ def slope(x, y, confidence: float) -> dict:
     }
 
 
-def effort_trend(effort: pd.DataFrame, settings: StatsSettings) -> pd.DataFrame:
+def effort_trend(effort: pd.DataFrame, settings: StatsGroup) -> pd.DataFrame:
     """Per cell and effort metric: the slope of the per-task effort over the task's position in the chain, its
     interval, and whether curation amortises (`amortises` = HELD when the whole interval is below 0; paper 2,
     Figure 11, found curation effort growing from about 6 to 12 rounds per task instead)."""

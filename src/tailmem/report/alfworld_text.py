@@ -10,7 +10,7 @@ from tailmem.report import paper2_values as paper2
 from tailmem.report.data_files import section
 from tailmem.report.table_spec import specs
 from tailmem.roles import PROGRAMMATIC
-from tailmem.stats.settings import StatsSettings
+from tailmem.settings.stats import StatsGroup
 
 FILE = "alfworld.yaml"
 WORDS: dict = section(FILE, "words")
@@ -89,7 +89,7 @@ def notes(
     return {n: SPECS[n].note_text(**fields) for n in MEMORY_TABLES}
 
 
-def skill_side_notes(executor: str, curator: str, settings: StatsSettings) -> dict[str, str]:
+def skill_side_notes(executor: str, curator: str, settings: StatsGroup) -> dict[str, str]:
     """Skill-side table stem suffix -> the note under its title."""
     low, high = paper2.ALFWORLD_CURATION_ROUNDS
     fields = _words(
@@ -103,7 +103,7 @@ def skill_side_notes(executor: str, curator: str, settings: StatsSettings) -> di
 
 
 def claims_note(
-    executor: str, settings: StatsSettings, order_margin: float, min_tie_games: int = 1, seeds: int = 1
+    executor: str, settings: StatsGroup, order_margin: float, min_tie_games: int = 1, seeds: int = 1
 ) -> str:
     levels = WORDS["claims_seed_levels"].format(seeds=seeds) if seeds > 1 else WORDS["claims_one_seed"]
     return SPECS["claims"].note_text(

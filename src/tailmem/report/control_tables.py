@@ -28,8 +28,8 @@ from tailmem.records.control import ControlSummary
 from tailmem.report import paper_values as paper
 from tailmem.report.table_spec import specs, text
 from tailmem.roles import PREDICTOR, PROGRAMMATIC
+from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import combine, combine_reason
 
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
@@ -241,7 +241,7 @@ def compare_arms(
     metric: str,
     direction: str,
     threshold: float,
-    s: StatsSettings,
+    s: StatsGroup,
     pair_weights: pd.DataFrame | None = None,
 ) -> dict:
     """Claims columns of metric(a) - metric(b) over the same steps, read on the runs (the verdict), with the
@@ -321,7 +321,7 @@ def claims(
     df: pd.DataFrame,
     tau_conc: pd.DataFrame,
     steps: pd.DataFrame,
-    s: StatsSettings,
+    s: StatsGroup,
     pair_weights: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Paper 1's CTMC claims, one compared metric per row with its interval, tests and verdict; a claim made of
@@ -380,8 +380,8 @@ def claims(
             continue
         parts["tokens"] = add(
             f"CTMC spends equal or fewer tokens/step than Graph Memory ({enc})",
-            f"{measured}; margin {100 * s.tokens_margin:g}% of Graph Memory's; {paper_pair('tokens_per_step', enc)}",
-            compare_arms(steps, ct, gm, "tokens_per_step", "less", s.tokens_margin * tokens, s, pair_weights),
+            f"{measured}; margin {100 * s.margins.tokens_rel:g}% of Graph Memory's; {paper_pair('tokens_per_step', enc)}",
+            compare_arms(steps, ct, gm, "tokens_per_step", "less", s.margins.tokens_rel * tokens, s, pair_weights),
         )
         for metric in ("tail_error", "tail_coverage"):
             verb = "lowers tail error" if metric == "tail_error" else "raises tail coverage"
@@ -419,9 +419,9 @@ def claims(
     for name, arm in zip(ABLATION_NAMES[1:], ablation[1:]):
         add(
             f"Matched budgets are matched: {name} vs CTMC tokens/step",
-            f"{_mean(df, arm, 'tokens_per_step'):.1f} vs {reference:.1f}; margin ±{100 * s.tokens_margin:g}% of CTMC's",
+            f"{_mean(df, arm, 'tokens_per_step'):.1f} vs {reference:.1f}; margin ±{100 * s.margins.tokens_rel:g}% of CTMC's",
             compare_arms(
-                steps, arm, ablation[0], "tokens_per_step", "within", s.tokens_margin * reference, s, pair_weights
+                steps, arm, ablation[0], "tokens_per_step", "within", s.margins.tokens_rel * reference, s, pair_weights
             ),
         )
     for metric in ("gini", "skew", "max_median"):

@@ -33,9 +33,9 @@ import pandas as pd
 from tailmem.errors import DataError
 from tailmem.report import paper2_values as paper
 from tailmem.roles import BUILDER, SEARCHER
+from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS, compare, missing
 from tailmem.stats.paired_tests import sign_test
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import claim_text, combine, combine_reason
 
 ANSWER_COLUMNS = (
@@ -149,7 +149,7 @@ def _fmt(x: float) -> str:
 class _Rows:
     """Accumulates claims rows, one compared metric each."""
 
-    def __init__(self, settings: StatsSettings):
+    def __init__(self, settings: StatsGroup):
         self.settings = settings
         self.rows: list[dict] = []
 
@@ -265,7 +265,7 @@ def _searcher_paper(weaker: str, stronger: str) -> str:
 
 
 def claims(
-    answers: pd.DataFrame, settings: StatsSettings, margin: float, searcher_ladder: list[str] | None = None
+    answers: pd.DataFrame, settings: StatsGroup, margin: float, searcher_ladder: list[str] | None = None
 ) -> pd.DataFrame:
     """The `claims_fsmem` rows from the per-question answers (`ANSWER_COLUMNS`); `margin` is the absolute tie
     margin of correctness (stats.margins.fsmem_tie); `searcher_ladder` orders the RQ3 searchers weakest first
@@ -399,7 +399,7 @@ def claims(
 TITLE = "Paper 2's claims, checked on our LoCoMo and REALTALK answers"
 
 
-def note(settings: StatsSettings, margin: float) -> str:
+def note(settings: StatsGroup, margin: float) -> str:
     """How the rows are decided, and what is not comparable."""
     return (
         "Unit = a question answered by both arms (same benchmark, conversation, question); conversations (and seeds, "

@@ -25,8 +25,8 @@ from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, f
 from tailmem.memory.arm import Arm
 from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.report.table_spec import specs, text
+from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS, Comparison, missing
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, combine_reason
 
 PAPER_TOKEN_REDUCTION_PCT = (
@@ -357,7 +357,7 @@ REDUCTION_TITLE = SPECS[outputs.LONGMEMEVAL_REDUCTION].title_text()
 CLAIMS_TITLE = SPECS[outputs.CLAIMS_LONGMEMEVAL].title_text()
 
 
-def reduction_note(margin: float, settings: StatsSettings) -> str:
+def reduction_note(margin: float, settings: StatsGroup) -> str:
     """What the reduction and claims tables show, how they are decided and what is not comparable."""
     return text(
         FILE,

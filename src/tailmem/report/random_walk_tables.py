@@ -14,8 +14,8 @@ from tailmem.audit.scaling import scaling_fit, semilog_fit
 from tailmem.report import paper_values as paper
 from tailmem.report.data_files import section
 from tailmem.report.table_spec import specs
+from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import compare, missing
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import INCONCLUSIVE, combine, combine_reason
 
 FILE = "random_walk.yaml"  # these tables' words and column lists (report/data/random_walk.yaml)
@@ -198,7 +198,7 @@ def _scopes(frame: pd.DataFrame):
 def claims(
     sizes: pd.DataFrame,
     designs: pd.DataFrame,
-    s: StatsSettings,
+    s: StatsGroup,
     tails: pd.DataFrame | None = None,
     policy: str = "semantic",
 ) -> pd.DataFrame:
@@ -208,7 +208,7 @@ def claims(
 
     Size rows: a seed's log-log slope of the metric over the sizes, > 0. Design rows: the Gini difference of two
     retrieval designs on the same world and seed, ordered as the paper says; recency and state-mate count as
-    equal within `s.gini_margin`. Tail-shape rows (with `tails`, the audit frame of the random walk and `policy`
+    equal within `s.margins.gini`. Tail-shape rows (with `tails`, the audit frame of the random walk and `policy`
     on the same worlds): see `tail_shape_claims`. A claim with several parts ends with a row combining their
     verdicts.
     """
@@ -259,12 +259,12 @@ def claims(
                     scope,
                     unit,
                     f"recency {sub.recency.mean():.3f}, state-mate {sub.state_mate_uniform.mean():.3f}; "
-                    f"margin ±{s.gini_margin:g}",
+                    f"margin ±{s.margins.gini:g}",
                     compare(
                         sub.recency - sub.state_mate_uniform,
                         sub.seed,
                         direction="within",
-                        threshold=s.gini_margin,
+                        threshold=s.margins.gini,
                         settings=s,
                     ),
                 )
@@ -326,7 +326,7 @@ def _unfitted(frame: pd.DataFrame) -> str:
     return f"{len(rest)}{span}"
 
 
-def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsSettings) -> list[dict]:
+def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsGroup) -> list[dict]:
     """Paper 1's central contrast: random-walk tails favour the log-normal (R_tpl_ln < 0), `policy` tails the
     truncated power law (R_tpl_ln > 0). `tails` is the audit frame (`report.audits.audit_frame`) of both policies on
     the same worlds (`targets.tail_contrast_runs`).

@@ -8,11 +8,11 @@ from tqdm import tqdm
 from tailmem.graphworld.world import World
 from tailmem.rollout.kernel import DESIGN_CODES, START_CODES, walk_kernel
 from tailmem.rollout.loop import run_loop
-from tailmem.rollout.policy import Policy, RandomWalk
+from tailmem.rollout.policy import Policy
 from tailmem.rollout.randomness import Uniforms, draw_uniforms
 from tailmem.rollout.retrieval import Retriever
-from tailmem.rollout.settings import RolloutSettings
 from tailmem.rollout.trace import Trace
+from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 
 BAR_UPDATES = 50  # a shown progress bar splits the kernel run into about this many chunks of episodes
 
@@ -82,19 +82,24 @@ def kernel_rollout(
 
 
 def rollout(
-    world: World, settings: RolloutSettings, policy: Policy | None = None, progress: bool | None = None
+    world: World,
+    length: RolloutGroup,
+    retrieval: RetrievalGroup,
+    seed: int,
+    policy: Policy | None = None,
+    progress: bool | None = None,
 ) -> Trace:
-    """The trace of `settings` on `world`: deterministic for `settings.seed`.
+    """The trace of `length.episodes` x `length.steps` steps with the `retrieval` design on `world`: deterministic
+    for `seed`.
 
-    Random walk (the default) runs in the numba kernel; any other `policy` object runs step by step in Python
+    The random walk (`policy=None`) runs in the numba kernel; any other `policy` object runs step by step in Python
     with the same retrieval rules and the same uniforms.
     """
-    uniforms = draw_uniforms(settings.seed, settings.episodes, settings.steps, settings.retrieval_draws)
-    if policy is None and settings.policy == "random_walk":
+    uniforms = draw_uniforms(seed, length.episodes, length.steps, retrieval.draws)
+    if policy is None:
         return kernel_rollout(
-            world.indptr, world.targets, settings.retrieval, settings.k, uniforms, progress, settings.start
+            world.indptr, world.targets, retrieval.name, retrieval.k, uniforms, progress, length.start
         )
-    policy = policy or RandomWalk()
     neighbors = lambda s: world.neighbors(s).tolist()  # noqa: E731 - Python ints, ascending
-    retriever = Retriever(world.n, settings.retrieval, settings.k, neighbors)
-    return run_loop(world.n, neighbors, world.actions, policy, retriever, uniforms, progress, settings.start)
+    retriever = Retriever(world.n, retrieval.name, retrieval.k, neighbors)
+    return run_loop(world.n, neighbors, world.actions, policy, retriever, uniforms, progress, length.start)

@@ -1,5 +1,6 @@
-"""The `calibration` group: the searched protocol space, the worlds, the loss and the tolerance
-(calibration.settings reads it into `CalibrationSettings`, which adds the rules tying its keys together)."""
+"""The `calibration` group: the searched protocol space, the worlds, the loss and the tolerance. The search
+reads this object itself (tailmem.calibration.settings.settings); its checks include the rules tying its keys
+together (a held-out family among the fitted ones, sizes paper 1 reports), so composing a config catches them."""
 
 from __future__ import annotations
 
@@ -13,10 +14,18 @@ from tailmem.settings.checks import Problems
 ITEMS = ("all", "stored")  # concentration over every state (ours), or over the stored items (visited states) only
 SIGMA_UNITS = ("mean", "count")  # sigma_top10 in units of the mean count (ours), or in raw access counts
 TABLE7_FAMILIES = ("uniform", "exponential", "scale_free", "modular", "mixed")  # Table 7's rows (and Table 8's)
+PAPER_SIZES = (100, 500, 1000)  # the sizes paper 1's Tables 2 and 7 report
+
+
+def _unset(*values) -> bool:
+    """Whether any value is still the schema's MISSING (a default object), which the joint rules skip."""
+    return any(isinstance(v, str) and v == MISSING for v in values)
 
 
 @dataclass
 class SpaceGroup:
+    """The searched values of each open parameter of the access protocol (tailmem.calibration.protocol)."""
+
     episodes: List[int] = MISSING
     steps: List[int] = MISSING
     start: List[str] = MISSING
@@ -44,10 +53,10 @@ class CalibrationGroup:
     seeds: List[int] = MISSING
     table8_size: int = MISSING
     space: SpaceGroup = MISSING
-    samples: Optional[int] = MISSING  # null: every protocol of the space (a grid)
+    samples: Optional[int] = MISSING  # null: every protocol of the space (a grid); else this many drawn
     search_seed: int = MISSING
-    tolerance: float = MISSING
-    order_weight: float = MISSING
+    tolerance: float = MISSING  # a cell is reached when |ours - paper| <= tolerance * |paper|
+    order_weight: float = MISSING  # loss per Table 8 relation our Ginis break
 
     def __post_init__(self) -> None:
         p = Problems("calibration")
@@ -61,3 +70,23 @@ class CalibrationGroup:
         p.number("tolerance", self.tolerance, lo=0, lo_open=True)
         p.number("order_weight", self.order_weight, lo=0)
         p.raise_any()
+        if _unset(self.families, self.holdout, self.sizes, self.table8_size):
+            return
+        if self.holdout not in self.families:
+            p.check("holdout", self.holdout, f"expected one of calibration.families {list(self.families)}")
+        if len(self.families) < 2:
+            p.check("families", self.families, "expected at least two (one is held out)")
+        if len(set(self.sizes)) < 2 or not set(self.sizes) <= set(PAPER_SIZES):
+            p.check(
+                "sizes",
+                self.sizes,
+                f"expected at least two of paper 1's sizes {list(PAPER_SIZES)} (Table 2's slope needs two)",
+            )
+        if self.table8_size not in self.sizes:
+            p.check("table8_size", self.table8_size, f"expected one of calibration.sizes {list(self.sizes)}")
+        p.raise_any()
+
+    @property
+    def fitted(self) -> tuple[str, ...]:
+        """The families the search fits (all but the held-out one)."""
+        return tuple(f for f in self.families if f != self.holdout)

@@ -1,5 +1,6 @@
-"""The `rollout`, `policy` and `retrieval` groups: what a random-walk or model rollout runs (rollout.settings reads
-them into `RolloutSettings`, the runtime object that also carries the registries of designs and policies)."""
+"""The `rollout`, `policy` and `retrieval` groups: what a random-walk or model rollout runs. A rollout
+(tailmem.rollout.run.rollout) reads these objects themselves. The names they are checked against (designs,
+policies, start rules) live in tailmem.rollout.settings."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ class RolloutGroup:
         p.integer("steps", self.steps, lo=1)
         p.one_of("start", self.start, STARTS)
         p.raise_any()
+
+    @property
+    def total_steps(self) -> int:
+        return self.episodes * self.steps
 
 
 @dataclass
@@ -50,3 +55,11 @@ class RetrievalGroup:
         p.one_of("name", self.name, DESIGNS)
         p.integer("k", self.k, lo=0)
         p.raise_any()
+
+    @property
+    def draws(self) -> int:
+        """Uniforms the design consumes per step: k for the sampling designs, which draw among a state's mates;
+        none for the others, which retrieve deterministically."""
+        from tailmem.rollout.settings import SAMPLING_DESIGNS
+
+        return self.k if self.name in SAMPLING_DESIGNS else 0

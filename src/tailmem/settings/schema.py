@@ -254,10 +254,6 @@ def errors(cfg, overrides: Sequence[str] = (), graph_option=None, groups: Iterab
                 found += check(OmegaConf.to_container(cfg.memory, resolve=True))
             else:
                 found += _lines(lambda g=group: OmegaConf.to_object(cfg[g]))
-                if group == "calibration" and not found:
-                    from tailmem.calibration.settings import settings
-
-                    found += _lines(lambda: settings(cfg))
         except OmegaConfBaseException as exc:  # an interpolation that does not resolve names its key
             found.append(f"{getattr(exc, 'full_key', '') or group}: {str(exc).splitlines()[0]}")
     return list(dict.fromkeys(found))

@@ -1,5 +1,5 @@
-"""The `stats` group: the level, resample count, RNG seed, minimum units and margins of every claim
-(stats.settings reads it into the flat `StatsSettings` the claims use)."""
+"""The `stats` group: the level, resample count, RNG seed, minimum units and margins of every claim. The claims
+read this object itself (tailmem.stats.settings.settings), so a key has one name and one value, the YAML's."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tailmem.settings.checks import Problems
 class Margins:
     tokens_rel: float = MISSING  # relative, of the reference arm's tokens per step
     gini: float = MISSING  # absolute
-    fsmem_tie: float = MISSING  # absolute, of correctness per question
+    fsmem_tie: float = MISSING  # absolute, of correctness (judge accuracy or F1) per question
 
     def __post_init__(self) -> None:
         p = Problems("stats.margins")
@@ -38,3 +38,8 @@ class StatsGroup:
         p.integer("seed", self.seed, lo=0)
         p.integer("min_units", self.min_units, lo=1)
         p.raise_any()
+
+    @property
+    def alpha(self) -> float:
+        """The one-sided level of every test: a claim's side lies beyond one end of the two-sided interval."""
+        return (1.0 - self.confidence) / 2.0

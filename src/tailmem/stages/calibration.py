@@ -19,12 +19,12 @@ from tailmem.artifacts import write_text
 from tailmem.calibration.measure import Graph, measure_walk
 from tailmem.calibration.protocol import Protocol, sample
 from tailmem.calibration.search import Fit, SearchResult, WalkCache, run_search
-from tailmem.calibration.settings import CalibrationSettings, settings
 from tailmem.calibration.targets import cells as paper_cells
 from tailmem.graphworld.world import World
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report import calibration_tables as ct
 from tailmem.report.table_io import write_table
+from tailmem.settings.calibration import CalibrationGroup
 from tailmem.settings.stage import StageSettings
 from tailmem.stage_groups import STAGE_GROUPS, code_digest
 from tailmem.stages import typed_stage
@@ -42,7 +42,7 @@ def load_graphs(files: list[Path]) -> list[Graph]:
     return graphs
 
 
-def cache_folder(cfg: StageSettings, s: CalibrationSettings, files: list[Path]) -> Path:
+def cache_folder(cfg: StageSettings, s: CalibrationGroup, files: list[Path]) -> Path:
     """Where the walks' records are cached: named after what they depend on."""
     h = hashlib.sha256()
     for f in files:
@@ -59,7 +59,7 @@ def scale_protocol(cfg: StageSettings) -> Protocol:
     )
 
 
-def note(cfg: StageSettings, s: CalibrationSettings, result: SearchResult, searched: int, margin: float) -> str:
+def note(cfg: StageSettings, s: CalibrationGroup, result: SearchResult, searched: int, margin: float) -> str:
     best = result.best
     reached = bool(best.fit_reached)
     verdict = (
@@ -94,8 +94,8 @@ def note(cfg: StageSettings, s: CalibrationSettings, result: SearchResult, searc
 
 @typed_stage("calibration")
 def run(cfg: StageSettings) -> None:
-    s = settings(cfg)
-    margin = stats_settings(cfg).gini_margin
+    s = cfg.calibration
+    margin = stats_settings(cfg).margins.gini
     files = calibration_worlds(cfg)
     graphs = load_graphs(files)
     default = scale_protocol(cfg)

@@ -25,9 +25,9 @@ from tailmem.report.table_io import write_table
 from tailmem.report.table_spec import text
 from tailmem.roles import PREDICTOR
 from tailmem.settings.stage import StageSettings
+from tailmem.settings.stats import StatsGroup
 from tailmem.stages import typed_stage
 from tailmem.stages.tables import load_audits, stats_note
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import ControlRun, Run, control_runs, design_runs, policy_runs, tail_policy
 
@@ -133,7 +133,7 @@ def nominal_budgets(df: pd.DataFrame) -> dict:
     return {c: "/".join(dict.fromkeys(v)) or "-" for c, v in out.items()}
 
 
-def notes(cfg: StageSettings, st: StatsSettings, predictor: str, budgets: dict) -> dict[str, tuple[str, str]]:
+def notes(cfg: StageSettings, st: StatsGroup, predictor: str, budgets: dict) -> dict[str, tuple[str, str]]:
     """Table stem -> (title, note), the specs' words (report/data/control.yaml) filled with the config's numbers;
     `predictor` names the predictors that ran, `budgets` is `nominal_budgets`."""
     c = cfg.scale.control
@@ -160,7 +160,7 @@ def notes(cfg: StageSettings, st: StatsSettings, predictor: str, budgets: dict) 
         "table4": ct.table4_note(predictor),
         "table5": ct.table5_note(budgets),
         "stats": stats_note(st),
-        "tokens_margin_pct": 100 * st.tokens_margin,
+        "tokens_margin_pct": 100 * st.margins.tokens_rel,
     }
     return {stem: (spec.title_text(**fields), spec.note_text(**fields)) for stem, spec in ct.SPECS.items()}
 

@@ -70,14 +70,14 @@ def run(cfg) -> None:
             runs.append(r)
     answers = pd.DataFrame(records, columns=list(fsmem_claims.ANSWER_COLUMNS))
     # the strength runs come in fsmem.study.strength.searchers order, weakest first: the ladder claims_fsmem walks
-    df = fsmem_claims.claims(answers, s, s.fsmem_tie_margin)
+    df = fsmem_claims.claims(answers, s, s.margins.fsmem_tie)
     judged = judge_sensitivity.read_verdicts(cfg) if cfg.judges.claims else None
     if judged is not None:  # the same claims with correctness from each judge (tailmem.judges.claims)
         by_judge = {}
         for j in dict.fromkeys(judged[JUDGE]):
             marks = judge_sensitivity.verdict_map(judged, j)
             under = answers.assign(judge_correct=[marks.get(k, float("nan")) for k in keys])
-            by_judge[j] = fsmem_claims.claims(under, s, s.fsmem_tie_margin)
+            by_judge[j] = fsmem_claims.claims(under, s, s.margins.fsmem_tie)
         df = judge_claims.with_sensitivity(df, by_judge)
     out = out_dir(cfg, tables_dir(cfg))
     files = list(dict.fromkeys(conversation_file(cfg.fsmem, r.benchmark, r.conversation) for r in runs))
@@ -88,7 +88,7 @@ def run(cfg) -> None:
         stem,
         df.round(4),
         fsmem_claims.TITLE,
-        f"{fsmem_claims.note(s, s.fsmem_tie_margin)}{judge_note} {agents_note(cfg)}",
+        f"{fsmem_claims.note(s, s.margins.fsmem_tie)}{judge_note} {agents_note(cfg)}",
         table_footer(cfg, data_files=files),
     )
     save_provenance(out / f"{stem}.provenance", cfg, data_files=files, agent=stem)

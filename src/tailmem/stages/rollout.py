@@ -19,7 +19,6 @@ from tailmem.provenance import save_provenance
 from tailmem.roles import POLICY, plays_model
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import LLMPolicy, Semantic
-from tailmem.rollout.settings import RolloutSettings
 from tailmem.settings.stage import StageSettings
 from tailmem.stages import typed_stage
 from tailmem.stages.graphworld import make_world, save_world
@@ -48,12 +47,12 @@ def load_world(cfg: StageSettings) -> tuple[World, Path]:
     return world, path
 
 
-def make_policy(cfg: StageSettings, settings: RolloutSettings, world: World):
+def make_policy(cfg: StageSettings, world: World):
     """None for the random walk (the numba kernel); a goal-directed policy object otherwise."""
-    if settings.policy == "random_walk":
+    if cfg.policy.name == "random_walk":
         return None
-    if settings.policy == "semantic":
-        return Semantic(world, settings.seed)
+    if cfg.policy.name == "semantic":
+        return Semantic(world, cfg.seed)
     from tailmem.llm import get_client
 
     client = get_client(cfg, POLICY, stage="rollout")
@@ -62,35 +61,35 @@ def make_policy(cfg: StageSettings, settings: RolloutSettings, world: World):
             "policy.name=llm: the policy role has no model (llm.roles.policy.backend=programmatic); "
             "set llm=local or llm=openai, or use policy=semantic for the model-free proxy"
         )
-    return LLMPolicy(world, settings.seed, client)
+    return LLMPolicy(world, cfg.seed, client)
 
 
 @typed_stage("rollout")
 def run(cfg: StageSettings) -> Path:
-    settings = RolloutSettings.from_config(cfg)
     world, world_path = load_world(cfg)
-    policy = make_policy(cfg, settings, world)
-    trace = rollout(world, settings, policy=policy, progress=None)
+    policy = make_policy(cfg, world)
+    retrieval = cfg.retrieval
+    trace = rollout(world, cfg.rollout, retrieval, cfg.seed, policy=policy, progress=None)
     out = out_dir(cfg, rollout_dir(cfg))
     path = trace.save(out / TRACE_FILE)
-    agent = settings.policy if policy is None else policy.agent
+    agent = cfg.policy.name if policy is None else policy.agent
     save_provenance(
         out,
         cfg,
         agent=agent,
-        policy=settings.policy,
-        retrieval=settings.retrieval,
-        k=settings.k,
+        policy=cfg.policy.name,
+        retrieval=retrieval.name,
+        k=retrieval.k,
         world=str(world_path),
         steps=trace.total_steps,
         accesses=trace.total_accesses,
-        kernel="numba" if settings.policy == "random_walk" else "python",
+        kernel="numba" if policy is None else "python",
     )
     log.info(
         "rollout: %s + %s(k=%d) on %s n=%d: %d steps, %d accesses -> %s",
-        settings.policy,
-        settings.retrieval,
-        settings.k,
+        cfg.policy.name,
+        retrieval.name,
+        retrieval.k,
         world.family,
         world.n,
         trace.total_steps,

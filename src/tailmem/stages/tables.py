@@ -16,8 +16,8 @@ from tailmem.report.audits import audit_frame
 from tailmem.report.table_io import write_table
 from tailmem.report.table_spec import text
 from tailmem.settings.stage import StageSettings
+from tailmem.settings.stats import StatsGroup
 from tailmem.stages import typed_stage
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.targets import Run, retrieval_runs, size_runs, tail_contrast_runs, tail_policy
 
@@ -35,7 +35,7 @@ def _text(key: str, **fields) -> str:
     return text(rw.FILE, key, **fields)
 
 
-def stats_note(s: StatsSettings) -> str:
+def stats_note(s: StatsGroup) -> str:
     """How every claims row is decided, for the table's note (words.stats of report/data/random_walk.yaml)."""
     return _text(
         "stats",
@@ -84,7 +84,7 @@ def tail_shape_note(cfg: StageSettings) -> str:
     )
 
 
-def notes(cfg: StageSettings, st: StatsSettings) -> dict[str, tuple[str, str]]:
+def notes(cfg: StageSettings, st: StatsGroup) -> dict[str, tuple[str, str]]:
     """Table stem -> (title, note): what each table shows, what produced it and what is not comparable; the words
     are the specs' in report/data/random_walk.yaml, the numbers the config's."""
     s = cfg.scale
@@ -98,7 +98,7 @@ def notes(cfg: StageSettings, st: StatsSettings) -> dict[str, tuple[str, str]]:
         "gof_threshold": cfg.audit.gof_threshold,
         "stats": stats_note(st),
         "sizes": list(s.sizes),
-        "gini_margin": st.gini_margin,
+        "gini_margin": st.margins.gini,
         "all": rw.ALL,
         "tail_shape": tail_shape_note(cfg),
     }

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from tailmem.settings.stats import StatsGroup
 from tailmem.stats import paired_proportions, sign_flip
 from tailmem.stats.bootstrap import Interval, mean_interval
-from tailmem.stats.settings import StatsSettings
 from tailmem.stats.verdict import INCONCLUSIVE, claim_text, decide, verdict
 
 COLUMNS = (
@@ -73,7 +73,7 @@ class Comparison:
     p_not_held: float
     verdict: str
     reason: str
-    settings: StatsSettings = field(repr=False)
+    settings: StatsGroup = field(repr=False)
     sample: Sample = field(repr=False, compare=False)
 
     def row(self) -> dict:
@@ -133,7 +133,7 @@ def compare(
     *,
     direction: str,
     threshold: float = 0.0,
-    settings: StatsSettings,
+    settings: StatsGroup,
     clustered: bool = False,
     outcome: str = "continuous",
 ) -> Comparison:
@@ -180,7 +180,7 @@ def compare(
 
 
 def _paired_proportions(
-    x: np.ndarray, n_groups: int, direction: str, threshold: float, s: StatsSettings, sample: Sample
+    x: np.ndarray, n_groups: int, direction: str, threshold: float, s: StatsGroup, sample: Sample
 ) -> Comparison:
     """The claims row of yes/no differences `x`: the exact score interval and tests of p10 - p01."""
     n10, n01, n = paired_proportions.counts(x)

@@ -18,7 +18,7 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tailmem.stats.settings import StatsSettings
+    from tailmem.settings.stats import StatsGroup
 
 HELD, NOT_HELD, INCONCLUSIVE = "HELD", "NOT HELD", "INCONCLUSIVE"
 DIRECTIONS = ("greater", "less", "within")
@@ -43,7 +43,7 @@ def verdict(low: float, high: float, direction: str, threshold: float = 0.0) -> 
 
 
 def decide(
-    interval_verdict: str, p_held: float, p_not_held: float, n_units: int, settings: "StatsSettings"
+    interval_verdict: str, p_held: float, p_not_held: float, n_units: int, settings: "StatsGroup"
 ) -> tuple[str, str]:
     """(verdict, reason) of a row whose interval reads `interval_verdict`; `p_held` is the one-sided p of the test
     whose rejection supports HELD, `p_not_held` of the test supporting NOT HELD. The reason is empty when decided."""
