@@ -65,16 +65,21 @@ class Claim:
         return replace(self, columns={**self.columns, **columns})
 
     def filled(self, **fields) -> Claim:
-        """The claim with its words filled from `fields` (a policy, a margin the run chose): words name what the
-        config decides, the evidence stays a template for what is measured."""
-        return replace(self, words=self.words.format_map(fields))
+        """The claim with its words and arms filled from `fields` (a policy, a margin the run chose): they name
+        what the config decides, while the evidence stays a template for what is measured."""
+        return replace(
+            self,
+            words=self.words.format_map(fields),
+            arm=self.arm.format_map(fields),
+            baseline=self.baseline.format_map(fields),
+        )
 
 
 def rows(spec: Iterable[Claim], compare: Callable[[Claim], dict], combined: Callable[[Claim], dict] | None = None):
     """The rows of `spec`, in its order: a compared claim is `claim`, its fixed columns, then `compare(claim)`; a
     combined claim is `claim`, its fixed columns, `combined(claim)` when given (the study's columns of a row with
     no comparison of its own), then unit "", side "all parts", the verdict and reason of its parts (by key, among
-    the rows before it) and its evidence."""
+    the rows before it) and its evidence (the study's, else the claim's)."""
     out: list[dict] = []
     verdicts: dict[str, str] = {}
     for c in spec:
@@ -85,9 +90,9 @@ def rows(spec: Iterable[Claim], compare: Callable[[Claim], dict], combined: Call
                 raise KeyError(f"claim {c.words!r}: parts {missing} are not rows before it (keys {sorted(verdicts)})")
             parts = [verdicts[k] for k in c.parts]
             row |= combined(c) if combined else {}
+            text = row.pop("evidence", c.evidence)
             row |= {"unit": "", "side": ALL_PARTS, "verdict": combine(parts), "reason": combine_reason(parts)}
-            if c.evidence:
-                row["evidence"] = c.evidence
+            row["evidence"] = text
         else:
             row |= compare(c)
         if c.key:
