@@ -55,7 +55,9 @@ def test_evidence_is_filled_then_the_paper_value_follows():
     assert Claim("{policy} wins").filled(policy="semantic").words == "semantic wins"
 
 
-@pytest.mark.parametrize("name", ["CTMC", "RANDOM_WALK_SIZE", "RANDOM_WALK_DESIGNS", "RANDOM_WALK_TAIL_SHAPE"])
+@pytest.mark.parametrize(
+    "name", ["CTMC", "RANDOM_WALK_SIZE", "RANDOM_WALK_DESIGNS", "RANDOM_WALK_TAIL_SHAPE", "LONGMEMEVAL"]
+)
 def test_every_study_spec_is_well_formed(name):
     spec = getattr(claim_specs, name)
     keys = [c.key for c in spec if c.key]
