@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tailmem.report import claim_specs
-from tailmem.report.claims import ALL_PARTS, Claim, build, evidence
+from tailmem.report.claims import ALL_PARTS, EVERY_ROW_BEFORE, Claim, build, evidence
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 
 
@@ -68,3 +68,10 @@ def test_every_study_spec_is_well_formed(name):
         seen.add(c.key)
         if not c.combined:
             assert c.metric, f"{c.words}: a compared claim names its metric"
+
+
+def test_every_row_before_combines_however_many_rows_a_run_holds():
+    pairs = [Claim(f"pair {k}", metric=k) for k in ("x", "y", "z")]
+    spec = [*pairs, Claim("every pair", parts=(EVERY_ROW_BEFORE,))]
+    df = build(spec, _verdicts({"x": HELD, "y": HELD, "z": NOT_HELD}))
+    assert (df.verdict.iloc[-1], df.reason.iloc[-1]) == (NOT_HELD, "1 of 3 parts NOT HELD")

@@ -22,6 +22,7 @@ import pandas as pd
 from tailmem.stats.verdict import DIRECTIONS, combine, combine_reason
 
 ALL_PARTS = "all parts"  # the `side` of a combined row
+EVERY_ROW_BEFORE = "*"  # a combined claim's part: every row before it (a tie of however many pairs a run holds)
 
 
 @dataclass(frozen=True)
@@ -79,16 +80,16 @@ def rows(spec: Iterable[Claim], compare: Callable[[Claim], dict], combined: Call
     """The rows of `spec`, in its order: a compared claim is `claim`, its fixed columns, then `compare(claim)`; a
     combined claim is `claim`, its fixed columns, `combined(claim)` when given (the study's columns of a row with
     no comparison of its own), then unit "", side "all parts", the verdict and reason of its parts (by key, among
-    the rows before it) and its evidence (the study's, else the claim's)."""
+    the rows before it; `EVERY_ROW_BEFORE`: all of them) and its evidence (the study's, else the claim's)."""
     out: list[dict] = []
     verdicts: dict[str, str] = {}
     for c in spec:
         row = {"claim": c.words, **c.columns}
         if c.combined:
-            missing = [k for k in c.parts if k not in verdicts]
+            missing = [k for k in c.parts if k not in verdicts and k != EVERY_ROW_BEFORE]
             if missing:
                 raise KeyError(f"claim {c.words!r}: parts {missing} are not rows before it (keys {sorted(verdicts)})")
-            parts = [verdicts[k] for k in c.parts]
+            parts = [r["verdict"] for r in out] if EVERY_ROW_BEFORE in c.parts else [verdicts[k] for k in c.parts]
             row |= combined(c) if combined else {}
             text = row.pop("evidence", c.evidence)
             row |= {"unit": "", "side": ALL_PARTS, "verdict": combine(parts), "reason": combine_reason(parts)}
