@@ -1,4 +1,5 @@
-"""Every study's claims as data: one tuple of `tailmem.report.claims.Claim` per claims table, in row order.
+"""Every study's claims as data: `tailmem.report.claims.Claim` records per claims table, in row order (a tuple,
+or a template a study reads over the arms a run holds: the fsmem harnesses and searchers).
 
 The records live in Python rather than in a report data file because they name arms through the functions that
 spell them (`tailmem.control.arms`) and paper values through the one module that reads them
@@ -260,7 +261,7 @@ RANDOM_WALK_TAIL_SHAPE = (
         side="greater",
         evidence="{policy} R_tpl_ln {summary}",
         page="Table 3",
-        key="policy",
+        key="tail_policy",
     ),
     Claim(
         "tail shape: R_tpl_ln of {policy} minus random walk > 0 (same world)",
@@ -273,7 +274,7 @@ RANDOM_WALK_TAIL_SHAPE = (
     ),
     Claim(
         "tail shape: random walk favours log-normal, {policy} policy favours truncated power law",
-        parts=("random_walk", "policy"),
+        parts=("random_walk", "tail_policy"),
         evidence="random walk {rw_summary}; {policy} {policy_summary}; worlds without a fitted tail (too small or "
         "degenerate): random walk {rw_unfitted}, {policy} {policy_unfitted}; combines the first two rows above",
         page="Table 3",

@@ -327,7 +327,8 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsSettings) -> lis
 
     def compared(c: Claim) -> dict:
         """One row over the worlds with a number in `R`; no fitted world: no interval."""
-        values, fields = fitted_r[c.arm], {"policy": policy, "summary": _r_summary(fitted_r[c.arm])}
+        fields = {"policy": policy, "summary": _r_summary(fitted_r[c.arm])}  # the walk policy, not the role
+        values = fitted_r[c.arm]
         if c.baseline:
             both = fitted_r[c.baseline].merge(values, on=["family", "n", "seed"], suffixes=("_b", "_a"))
             values = both.assign(R=both.R_a - both.R_b)
