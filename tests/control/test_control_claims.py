@@ -136,3 +136,24 @@ def test_orderings_tokens_and_tau_rows():
     assert tau.n_units == len(SEEDS) and tau.estimate == pytest.approx(0.1)
     assert set(table.verdict) <= {HELD, NOT_HELD, INCONCLUSIVE}
     assert {"estimate", "ci_low", "ci_high", "p_held", "p_not_held", "reason", "side", "evidence"} <= set(table.columns)
+
+
+def test_a_claim_added_as_one_record_becomes_a_row(monkeypatch):
+    """docs/extending.md, "A claim": one record appended to `claim_specs.CTMC`, no other edit."""
+    from tailmem.report import claim_specs
+    from tailmem.report.claims import Claim
+
+    added = Claim(
+        "CTMC lowers overall error vs Graph Memory (compact)",
+        arm=arms.nominal_ctmc("compact"),
+        baseline=arms.baseline("graph_memory", "compact"),
+        metric="overall_error",
+        side="less",
+        evidence="Graph Memory {b:.3f}, CTMC {a:.3f}",
+        paper="paper: none",
+    )
+    monkeypatch.setattr(claim_specs, "CTMC", (*claim_specs.CTMC, added))
+    table = ct.claims(*synthetic(0.2), SETTINGS)
+    r = row(table, added.words)
+    assert table.claim.iloc[-1] == added.words and r.side == "< 0" and r.unit.startswith("run")
+    assert r.evidence.startswith("Graph Memory 0.") and r.evidence.endswith("; paper: none")

@@ -25,12 +25,13 @@ from tailmem.control import arms
 from tailmem.control.replay import error_rate, tail_states
 from tailmem.memory.arm import Arm
 from tailmem.records.control import ControlSummary
+from tailmem.report import claim_specs
 from tailmem.report import paper_values as paper
+from tailmem.report.claims import Claim, build, evidence
 from tailmem.report.table_spec import specs, text
 from tailmem.roles import PREDICTOR, PROGRAMMATIC
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import compare
-from tailmem.stats.verdict import combine, combine_reason
 
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
 OWN_TAIL = ("tail_error_own", "tail_coverage_own")  # each arm's own-count tail, kept beside the shared one
@@ -314,7 +315,7 @@ def _run_slopes(frame: pd.DataFrame, x: str, y: str, log: bool = False) -> pd.Da
 
 
 def _mean(df: pd.DataFrame, arm: str, col: str) -> float:
-    return float(df.loc[df.arm == arm, col].mean())
+    return float(df.loc[df.arm == arm, col].mean()) if col in df else float("nan")
 
 
 def claims(
@@ -324,114 +325,34 @@ def claims(
     s: StatsGroup,
     pair_weights: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Paper 1's CTMC claims, one compared metric per row with its interval, tests and verdict; a claim made of
-    several compared metrics gets a closing row that combines their verdicts (tailmem.stats.verdict.combine).
+    """Paper 1's CTMC claims (`claim_specs.CTMC`), one compared metric per row with its interval, tests and
+    verdict; a claim made of several compared metrics gets a closing row that combines their verdicts
+    (`tailmem.report.claims`).
 
     `df` is `with_shared_tail` of the summaries, `steps` is `shared_tail` of the per-step records, `pair_weights`
     a planned model replay's draws per pair of arms (`pair_weight_frame`).
     """
-    rows = []
 
-    def add(claim: str, evidence: str, columns: dict) -> str:
-        rows.append({"claim": claim, **columns, "evidence": evidence})
-        return columns["verdict"]
+    def compared(c: Claim) -> dict:
+        if c.over == "tau":  # a run's slope of the metric on tau
+            means = tau_conc.groupby("tau")[c.metric].mean()
+            slopes = _run_slopes(tau_conc, "tau", c.metric)
+            cmp = compare(slopes.slope, slopes.seed, direction=c.side, threshold=c.threshold, settings=s)
+            shown = ", ".join(f"tau {t:g}: {v:.3f}" for t, v in means.items())
+            return {"unit": c.unit, **cmp.row(), "evidence": evidence(c, means=shown)}
+        fields = {
+            "a": _mean(df, c.arm, c.metric),
+            "b": _mean(df, c.baseline, c.metric),
+            "a_own": _mean(df, c.arm, f"{c.metric}_own"),
+            "b_own": _mean(df, c.baseline, f"{c.metric}_own"),
+            "a_tokens": _mean(df, c.arm, "tokens_per_step"),
+            "b_tokens": _mean(df, c.baseline, "tokens_per_step"),
+        }
+        threshold = c.threshold
+        if c.margin == "tokens":  # relative, of the baseline's tokens/step
+            fields["margin_pct"] = 100 * s.margins.tokens_rel
+            threshold = s.margins.tokens_rel * fields["b_tokens"]
+        row = compare_arms(steps, c.arm, c.baseline, c.metric, c.side, threshold, s, pair_weights)
+        return {**row, "evidence": evidence(c, **fields)}
 
-    def combined(claim: str, parts: list[str], names: str) -> None:
-        rows.append(
-            {
-                "claim": claim,
-                "unit": "",
-                "side": "all parts",
-                "verdict": combine(parts),
-                "reason": combine_reason(parts),
-                "evidence": f"combines: {names}",
-            }
-        )
-
-    def paper_pair(metric: str, enc: str) -> str:
-        return (
-            f"paper: Graph Memory {paper.controller_value('graph_memory', enc, metric):g}, "
-            f"CTMC {paper.controller_value('ctmc', enc, metric):g}"
-        )
-
-    # Table 5's arms: each at its own nominal budget, so tokens/step is a measured outcome with a side per
-    # encoding as the paper reports it (compact: about equal, 155.7 vs 156.4; verbose: more, 200.3 vs 170.7).
-    for enc in arms.ENCODINGS:
-        gm, ct = arms.baseline("graph_memory", enc), arms.nominal_ctmc(enc)
-        tokens = _mean(df, gm, "tokens_per_step")
-        parts = {}
-        for metric, direction, verb in (("tail_error", "less", "lowers"), ("tail_coverage", "greater", "raises")):
-            parts[metric] = add(
-                f"CTMC {verb} {metric.replace('_', ' ')} vs Graph Memory ({enc})",
-                f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, CTMC {_mean(df, ct, metric):.3f}; each arm's "
-                f"own tail: {_mean(df, gm, metric + '_own'):.3f} vs {_mean(df, ct, metric + '_own'):.3f}"
-                + (f"; {paper_pair(metric, enc)}" if metric == "tail_error" else ""),
-                compare_arms(steps, ct, gm, metric, direction, 0.0, s, pair_weights),
-            )
-        measured = (
-            f"tokens/step Graph Memory {tokens:.1f}, CTMC {_mean(df, ct, 'tokens_per_step'):.1f} (both nominal budgets)"
-        )
-        if enc == "verbose":
-            add(
-                f"CTMC spends more tokens/step than Graph Memory ({enc})",
-                f"{measured}; {paper_pair('tokens_per_step', enc)}",
-                compare_arms(steps, ct, gm, "tokens_per_step", "greater", 0.0, s, pair_weights),
-            )
-            continue
-        parts["tokens"] = add(
-            f"CTMC spends equal or fewer tokens/step than Graph Memory ({enc})",
-            f"{measured}; margin {100 * s.margins.tokens_rel:g}% of Graph Memory's; {paper_pair('tokens_per_step', enc)}",
-            compare_arms(steps, ct, gm, "tokens_per_step", "less", s.margins.tokens_rel * tokens, s, pair_weights),
-        )
-        for metric in ("tail_error", "tail_coverage"):
-            verb = "lowers tail error" if metric == "tail_error" else "raises tail coverage"
-            combined(
-                f"CTMC {verb} vs Graph Memory at equal or fewer tokens ({enc})",
-                [parts[metric], parts["tokens"]],
-                f"{metric.replace('_', ' ')} and tokens/step rows ({enc})",
-            )
-    # The fair comparison at one spend: CTMC pinned to Graph Memory's measured tokens (Table 6's CTMC arm).
-    gm, matched = arms.baseline("graph_memory", "compact"), arms.table6_arms()[0]
-    for metric, direction, verb in (("tail_error", "less", "lowers"), ("tail_coverage", "greater", "raises")):
-        add(
-            f"At Graph Memory's measured budget CTMC {verb} {metric.replace('_', ' ')} vs Graph Memory (compact)",
-            f"shared tail: Graph Memory {_mean(df, gm, metric):.3f}, matched CTMC {_mean(df, matched, metric):.3f}; "
-            f"tokens/step {_mean(df, gm, 'tokens_per_step'):.1f} vs {_mean(df, matched, 'tokens_per_step'):.1f}",
-            compare_arms(steps, matched, gm, metric, direction, 0.0, s, pair_weights),
-        )
-    ablation = arms.table6_arms()
-    for metric in ("tail_error", "overall_error"):
-        parts = []
-        for (lo_name, lo), (hi_name, hi) in zip(zip(ABLATION_NAMES, ablation), zip(ABLATION_NAMES[1:], ablation[1:])):
-            parts.append(
-                add(
-                    f"At a matched budget {metric.replace('_', ' ')}: {lo_name} < {hi_name}",
-                    f"{lo_name} {_mean(df, lo, metric):.3f}, {hi_name} {_mean(df, hi, metric):.3f}",
-                    compare_arms(steps, hi, lo, metric, "greater", 0.0, s, pair_weights),
-                )
-            )
-        combined(
-            f"At a matched budget {metric.replace('_', ' ')} orders CTMC < uniform < shuffled < reversed",
-            parts,
-            "the three pairs above",
-        )
-    reference = _mean(df, ablation[0], "tokens_per_step")
-    for name, arm in zip(ABLATION_NAMES[1:], ablation[1:]):
-        add(
-            f"Matched budgets are matched: {name} vs CTMC tokens/step",
-            f"{_mean(df, arm, 'tokens_per_step'):.1f} vs {reference:.1f}; margin ±{100 * s.margins.tokens_rel:g}% of CTMC's",
-            compare_arms(
-                steps, arm, ablation[0], "tokens_per_step", "within", s.margins.tokens_rel * reference, s, pair_weights
-            ),
-        )
-    for metric in ("gini", "skew", "max_median"):
-        means = tau_conc.groupby("tau")[metric].mean()
-        slopes = _run_slopes(tau_conc, "tau", metric)
-        c = compare(slopes.slope, slopes.seed, direction="greater", settings=s)
-        add(
-            f"{metric} of access rises with tau",
-            "slope per run (family x seed) of the metric on tau; means: "
-            + ", ".join(f"tau {t:g}: {v:.3f}" for t, v in means.items()),
-            {"unit": "run (family x seed)", **c.row()},
-        )
-    return SPECS[outputs.CLAIMS_CTMC].check(pd.DataFrame(rows))
+    return SPECS[outputs.CLAIMS_CTMC].check(build(claim_specs.CTMC, compared))

@@ -24,19 +24,21 @@ was billed, else the characters of tool output returned to the searcher (the off
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
 from tailmem.errors import DataError
-from tailmem.report import paper2_values as paper
+from tailmem.report import claim_specs
+from tailmem.report.claims import Claim
+from tailmem.report.claims import rows as claim_rows
 from tailmem.roles import BUILDER, SEARCHER
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS, compare, missing
 from tailmem.stats.paired_tests import sign_test
-from tailmem.stats.verdict import claim_text, combine, combine_reason
+from tailmem.stats.verdict import claim_text
 
 ANSWER_COLUMNS = (
     "study",
@@ -54,16 +56,6 @@ ANSWER_COLUMNS = (
     "search_dollars",
 )
 CLAIM_COLUMNS = ("claim", "benchmark", "arm", "baseline", "metric", "unit", *COLUMNS, "sign_p_1s", "evidence", "paper")
-FILE_STORES = ("verbatim", "agent_curated")  # beside closed book
-# (more organized, less organized): layout only (foldered, reorganized_preserve keep every byte or fact of the
-# verbatim dump), then layout and content together (agent_curated against both unorganized baselines)
-ORGANIZATION_PAIRS = (
-    ("foldered", "verbatim"),
-    ("reorganized_preserve", "verbatim"),
-    ("agent_curated", "verbatim"),
-    ("agent_curated", "chunk_retrieval"),
-)
-ORGANIZED = ("reorganized_condense", "reorganized_preserve", "agent_curated")  # searched against the verbatim dump
 
 
 @dataclass(frozen=True)
@@ -146,224 +138,97 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}" if np.isfinite(x) else "-"
 
 
-class _Rows:
-    """Accumulates claims rows, one compared metric each."""
-
-    def __init__(self, settings: StatsGroup):
-        self.settings = settings
-        self.rows: list[dict] = []
-
-    def compared(
-        self,
-        claim: str,
-        benchmark: str,
-        arm: str,
-        baseline: str,
-        a: pd.DataFrame,
-        b: pd.DataFrame,
-        metric: str,
-        direction: str,
-        threshold: float,
-        paper_text: str,
-    ) -> str:
-        head = {
-            "claim": claim,
-            "benchmark": benchmark,
-            "arm": arm,
-            "baseline": baseline,
-            "metric": metric,
-            "unit": "question",
-            "paper": paper_text,
-        }
-        absent = [name for name, df in ((arm, a), (baseline, b)) if not len(df)]
-        if absent:
-            return self._add(
-                head
-                | missing(claim_text(direction, threshold), "an arm was not run")
-                | {"sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no answers in this run"}
-            )
-        p = paired(a, b, metric)
-        if p.n == 0:
-            return self._add(
-                head
-                | missing(claim_text(direction, threshold), "no shared question")
-                | {"sign_p_1s": float("nan"), "evidence": "no question answered by both arms"}
-            )
-        outcome = "binary" if metric == "judge_correct" else "continuous"  # a verdict is yes/no, an F1 is not
-        cmp = compare(
-            p.diff, p.groups, direction=direction, threshold=threshold, settings=self.settings, outcome=outcome
+def _compared(c: Claim, a: pd.DataFrame, b: pd.DataFrame, labels: tuple[str, str], margin: float, settings) -> dict:
+    """The row of claim `c` (all but `claim`) from arms `a` and `b` (their rows of the answers), shown as `labels`:
+    paired on the questions both answered; a missing arm or no shared question is INCONCLUSIVE with the reason."""
+    arm, baseline = labels
+    metric = {"score": score_metric, "cost": cost_metric}.get(c.metric, lambda *_: c.metric)(a, b)
+    direction, threshold = c.side, (margin if c.margin == "fsmem_tie" else c.threshold)
+    head = {
+        "claim": c.words,
+        **c.columns,
+        "arm": arm,
+        "baseline": baseline,
+        "metric": metric,
+        "unit": c.unit,
+        "paper": c.paper,
+    }
+    absent = [name for name, df in ((arm, a), (baseline, b)) if not len(df)]
+    if absent:
+        return (
+            head
+            | missing(claim_text(direction, threshold), "an arm was not run")
+            | {"sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no answers in this run"}
         )
-        others = "" if p.answered_a == p.answered_b == p.n else f"; answered {p.answered_a} and {p.answered_b}"
-        margin = f"; margin {threshold:g} (stats.margins.fsmem_tie)" if threshold else ""
-        evidence = (
-            f"{metric} {arm} {_fmt(p.mean_a)} vs {baseline} {_fmt(p.mean_b)} over {p.n} questions answered "
-            f"by both ({len(set(p.groups))} conversation(s){others}){margin}"
+    p = paired(a, b, metric)
+    if p.n == 0:
+        return (
+            head
+            | missing(claim_text(direction, threshold), "no shared question")
+            | {"sign_p_1s": float("nan"), "evidence": "no question answered by both arms"}
         )
-        return self._add(
-            head | cmp.row() | {"sign_p_1s": _one_sided_sign(p.diff, direction, threshold), "evidence": evidence}
-        )
-
-    def combined(self, claim: str, benchmark: str, arm: str, parts: list[str], names: str, paper_text: str) -> None:
-        self._add(
-            {
-                "claim": claim,
-                "benchmark": benchmark,
-                "arm": arm,
-                "baseline": "",
-                "metric": "",
-                "unit": "",
-                "side": "all parts",
-                "verdict": combine(parts),
-                "reason": combine_reason(parts),
-                "evidence": f"combines: {names}",
-                "paper": paper_text,
-            }
-        )
-
-    def _add(self, row: dict) -> str:
-        self.rows.append(row)
-        return row.get("verdict", "")
-
-    def frame(self) -> pd.DataFrame:
-        df = pd.DataFrame(self.rows, columns=list(CLAIM_COLUMNS))
-        return df.astype({"n_units": "Int64", "n_seeds": "Int64"})  # counts stay counts beside a combined row
-
-
-def _pct_range(pair: tuple[float, float]) -> str:
-    return f"{pair[0]:g}-{pair[1]:g}%"
-
-
-def _cents(pair: tuple[float, float]) -> str:
-    return f"{pair[0]:.1f}-{pair[1]:.1f} cents/q"
-
-
-PAPER_NO_NUMBER = "the summary gives no number for this comparison"
-
-
-def _harness_paper() -> str:
-    c = paper.RQ5_CORRECT_PCT
-    return (
-        f"Table 9: correctness across tool sets LoCoMo {_pct_range(c['locomo'])}, PersonaMem 128k "
-        f"{_pct_range(c['personamem_128k'])} (no REALTALK number)"
+    outcome = "binary" if metric == "judge_correct" else "continuous"  # a verdict is yes/no, an F1 is not
+    cmp = compare(p.diff, p.groups, direction=direction, threshold=threshold, settings=settings, outcome=outcome)
+    others = "" if p.answered_a == p.answered_b == p.n else f"; answered {p.answered_a} and {p.answered_b}"
+    shown = f"; margin {threshold:g} (stats.margins.fsmem_tie)" if threshold else ""
+    evidence = (
+        f"{metric} {arm} {_fmt(p.mean_a)} vs {baseline} {_fmt(p.mean_b)} over {p.n} questions answered "
+        f"by both ({len(set(p.groups))} conversation(s){others}){shown}"
     )
-
-
-def _organization_paper(arm: str, baseline: str) -> str:
-    pm = paper.PERSONAMEM_32K_CORRECT_PCT
-    text = "§5: no measured agent converted organization itself into better answers"
-    if arm in pm and baseline in pm:
-        text += f"; D.1 PersonaMem 32k: {arm} {pm[arm]:g}% vs {baseline} {pm[baseline]:g}%"
-    return text
-
-
-def _searcher_paper(weaker: str, stronger: str) -> str:
-    s = paper.RQ3_SEARCHER_CORRECT_PCT_ABOUT
-    if weaker in s and stronger in s:
-        return f"§4.3: search correctness about {s[weaker]:g}% ({weaker}) -> {s[stronger]:g}% ({stronger})"
-    ladder = " -> ".join(f"{v:g}%" for v in s.values())
-    return f"§4.3: search correctness about {ladder} up the nano/mini/gpt-5.4 searcher ladder"
+    return head | cmp.row() | {"sign_p_1s": _one_sided_sign(p.diff, direction, threshold), "evidence": evidence}
 
 
 def claims(
     answers: pd.DataFrame, settings: StatsGroup, margin: float, searcher_ladder: list[str] | None = None
 ) -> pd.DataFrame:
-    """The `claims_fsmem` rows from the per-question answers (`ANSWER_COLUMNS`); `margin` is the absolute tie
-    margin of correctness (stats.margins.fsmem_tie); `searcher_ladder` orders the RQ3 searchers weakest first
-    (default: their order in `answers`)."""
+    """The `claims_fsmem` rows (`claim_specs.FSMEM_*`) from the per-question answers (`ANSWER_COLUMNS`); `margin`
+    is the absolute tie margin of correctness (stats.margins.fsmem_tie); `searcher_ladder` orders the RQ3
+    searchers weakest first (default: their order in `answers`)."""
     lacking = [c for c in ANSWER_COLUMNS if c not in answers.columns]
     if lacking:
         raise DataError(f"answers frame: missing columns {lacking} (expected {list(ANSWER_COLUMNS)})")
-    out = _Rows(settings)
+    out: list[dict] = []
     main = select(answers, study="main")
     for bench in dict.fromkeys(main["benchmark"]):
         at = select(main, benchmark=bench)
-        closed = select(at, variant="closed_book")
-        for v in FILE_STORES:
-            a = select(at, variant=v)
-            metric = score_metric(a, closed)
-            # the judged row (token F1 where no judge covered the questions), and beside it always the benchmark's
-            # own scorer (LoCoMo's token F1), which a small judge does not bias: a judge that marks a partly right
-            # answer wrong leaves few discordant questions. Both rows exist either way, so the table has the same
-            # rows under every judge (judge_sensitivity lines them up).
-            for m, label in ((metric, ""), ("f1", " (token F1, the benchmark's scorer)")):
-                out.compared(
-                    f"A file-based store ({v}) answers better than closed book{label}",
-                    bench,
-                    v,
-                    "closed_book",
-                    a,
-                    closed,
-                    m,
-                    "greater",
-                    0.0,
-                    PAPER_NO_NUMBER,
-                )
-        for arm, base in ORGANIZATION_PAIRS:
-            a, b = select(at, variant=arm), select(at, variant=base)
-            out.compared(
-                f"Organization does not buy better answers: {arm} no better than {base}",
-                bench,
-                arm,
-                base,
-                a,
-                b,
-                score_metric(a, b),
-                "less",
-                margin,
-                _organization_paper(arm, base),
-            )
-        verbatim = select(at, variant="verbatim")
-        cents = paper.RQ2_PERSONAMEM_CENTS_PER_QUERY
-        for arm in ORGANIZED:
-            a = select(at, variant=arm)
-            out.compared(
-                f"Organization buys search economy: {arm} costs less to search than verbatim",
-                bench,
-                arm,
-                "verbatim",
-                a,
-                verbatim,
-                cost_metric(a, verbatim),
-                "less",
-                0.0,
-                f"§4.2 PersonaMem: reorganizers {_cents(cents['reorganized'])} vs verbatim "
-                f"{_cents(cents['verbatim'])} (no LoCoMo or REALTALK cost)",
-            )
+        spec = [c.at(benchmark=bench) for c in claim_specs.FSMEM_MAIN]
+        out += claim_rows(
+            spec,
+            lambda c: _compared(
+                c, select(at, variant=c.arm), select(at, variant=c.baseline), (c.arm, c.baseline), margin, settings
+            ),
+        )
     rq5 = select(answers, study="harness")
     for (bench, variant), at in rq5.groupby(["benchmark", "variant"], sort=False):
         names = list(dict.fromkeys(at["harness"]))
-        parts = []
-        for h1, h2 in combinations(names, 2):
-            a, b = select(at, harness=h1), select(at, harness=h2)
-            parts.append(
-                out.compared(
-                    f"The harnesses tie ({variant}): {h1} vs {h2}",
-                    bench,
-                    f"{variant} {h1}",
-                    f"{variant} {h2}",
-                    a,
-                    b,
-                    score_metric(a, b),
-                    "within",
-                    margin,
-                    _harness_paper(),
-                )
-            )
+        spec = [
+            claim_specs.FSMEM_HARNESS_PAIR.filled(variant=variant, a=h1, b=h2).at(benchmark=bench)
+            for h1, h2 in combinations(names, 2)
+        ]
         if len(names) > 1:
-            out.combined(
-                f"The harnesses tie ({variant}): every pair within the margin",
-                bench,
-                variant,
-                parts,
-                f"{len(parts)} harness pairs ({', '.join(names)})",
-                _harness_paper(),
-            )
+            spec.append(claim_specs.FSMEM_HARNESS_ALL.filled(variant=variant).at(benchmark=bench))
+
+        def harness(c: Claim, at=at, variant=variant) -> dict:
+            a, b = select(at, harness=c.arm), select(at, harness=c.baseline)
+            return _compared(c, a, b, (f"{variant} {c.arm}", f"{variant} {c.baseline}"), margin, settings)
+
+        def every_pair(c: Claim, variant=variant, names=names) -> dict:
+            pairs = len(names) * (len(names) - 1) // 2
+            return {
+                "arm": variant,
+                "baseline": "",
+                "metric": "",
+                "evidence": f"combines: {pairs} harness pairs ({', '.join(names)})",
+                "paper": c.paper,
+            }
+
+        out += claim_rows(spec, harness, every_pair)
     rq3 = select(answers, study="strength")
     for (bench, builder), at in rq3.groupby(["benchmark", BUILDER], sort=False):
         present = list(dict.fromkeys(at[SEARCHER]))
         ladder = [s for s in (searcher_ladder or present) if s in present]
         if len(ladder) < 2:
-            out._add(
+            out.append(
                 {
                     "claim": "A stronger search model answers better",
                     "benchmark": bench,
@@ -375,25 +240,25 @@ def claims(
                     "sign_p_1s": float("nan"),
                     "evidence": f"builder {builder}: one searcher ({', '.join(present)}), no step up the ladder "
                     "(offline the strength grid is programmatic x programmatic)",
-                    "paper": _searcher_paper("", ""),
+                    "paper": claim_specs.fsmem_searcher_paper("", ""),
                 }
             )
             continue
-        for weak, strong in zip(ladder, ladder[1:]):
-            a, b = select(at, searcher=strong), select(at, searcher=weak)
-            out.compared(
-                f"A stronger search model answers better: {strong} over {weak} (builder {builder})",
-                bench,
-                strong,
-                weak,
-                a,
-                b,
-                score_metric(a, b),
-                "greater",
-                0.0,
-                _searcher_paper(weak, strong),
+        spec = [
+            replace(
+                claim_specs.FSMEM_STRENGTH.filled(weaker=weak, stronger=strong, builder=builder).at(benchmark=bench),
+                paper=claim_specs.fsmem_searcher_paper(weak, strong),
             )
-    return out.frame()
+            for weak, strong in zip(ladder, ladder[1:])
+        ]
+        out += claim_rows(
+            spec,
+            lambda c, at=at: _compared(
+                c, select(at, searcher=c.arm), select(at, searcher=c.baseline), (c.arm, c.baseline), margin, settings
+            ),
+        )
+    df = pd.DataFrame(out, columns=list(CLAIM_COLUMNS))
+    return df.astype({"n_units": "Int64", "n_seeds": "Int64"})  # counts stay counts beside a combined row
 
 
 TITLE = "Paper 2's claims, checked on our LoCoMo and REALTALK answers"

@@ -24,14 +24,15 @@ from tailmem.longmemeval.arms import ctmc_name
 from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
 from tailmem.memory.arm import Arm
 from tailmem.metrics.answer_length import mean_answer_tokens
+from tailmem.report import claim_specs
+from tailmem.report.claims import Claim
+from tailmem.report.claims import rows as claim_rows
 from tailmem.report.table_spec import specs, text
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS, Comparison, missing
-from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, combine_reason
+from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, claim_text, combine
 
-PAPER_TOKEN_REDUCTION_PCT = (
-    24.48  # paper 1: CTMC vs Graph Memory on LongMemEval, "while maintaining aggregate accuracy"
-)
+PAPER_TOKEN_REDUCTION_PCT = claim_specs.LONGMEMEVAL_TOKEN_REDUCTION_PCT
 FILE = "longmemeval.yaml"  # these tables' words and column lists (report/data/longmemeval.yaml)
 SPECS = specs(FILE)
 JUDGE_NOTE = text(FILE, "judge")  # a note, not the role
@@ -202,16 +203,17 @@ def reduction(results: list[ArmResult]) -> pd.DataFrame:
     return SPECS[outputs.LONGMEMEVAL_REDUCTION].check(df) if out else df
 
 
-def _claim(claim: str, dataset: str, arm: str, cmp, evidence: str, unit: str = "question") -> dict:
+def _claim(c: Claim, dataset: str, arm: str, cmp, evidence: str) -> dict:
+    """A row of claim `c` at `arm` from its comparison `cmp` (None: the shared columns of a row without data)."""
     row = cmp.row() if cmp is not None else missing(reason="")
     return {
-        "claim": claim,
+        "claim": c.words,
         "dataset": dataset,
         "arm": arm,
-        "unit": unit,
+        "unit": c.unit,
         **row,
         "evidence": evidence,
-        "paper": f"{PAPER_TOKEN_REDUCTION_PCT}% fewer prompt tokens, aggregate accuracy maintained",
+        "paper": c.paper,
     }
 
 
@@ -220,21 +222,17 @@ def _fmt(cmp) -> str:
     return f"{i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}]"
 
 
-CONTEXT_CLAIM = "The reader responds to context: Graph Memory's accuracy falls with the gold evidence removed"
+CONTEXT_CLAIM = next(c.words for c in claim_specs.LONGMEMEVAL if c.key == "context")
 
 
-def _context_row(dataset: str, check: Comparison | None) -> dict:
+def _context_row(c: Claim, dataset: str, check: Comparison | None) -> dict:
     """The check that the reader uses its context; its reason says when it does not."""
-    evidence = "Graph Memory with - without the answer-bearing turns, same questions"
     if check is None:
-        return _claim(CONTEXT_CLAIM, dataset, "graph_memory", None, evidence) | {
-            "side": "> 0",
+        return _claim(c, dataset, c.arm, None, c.evidence.format(check="")) | {
+            "side": claim_text(c.side, c.threshold),
             "reason": "check not run (longmemeval.context_check = 0)",
-            "paper": "not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something",
         }
-    row = _claim(CONTEXT_CLAIM, dataset, "graph_memory", check, f"{evidence}: {_fmt(check)}") | {
-        "paper": "not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something"
-    }
+    row = _claim(c, dataset, c.arm, check, c.evidence.format(check=f": {_fmt(check)}"))
     if row["verdict"] != HELD:
         shown = (
             "does not respond"
@@ -295,60 +293,33 @@ def claims(
             else f"no budget passed; the largest ({shown.arm}) has accuracy {_fmt(shown.accuracy)}, coverage "
             f"{_fmt(shown.coverage)}"
         )
-        check = _context_row(dataset, context.get(dataset))
-        acc = _claim(
-            f"CTMC accuracy non-inferior to Graph Memory (margin {margin:g})",
-            dataset,
-            shown.arm,
-            shown.accuracy,
-            f"{head}; accuracy CTMC - Graph Memory {_fmt(shown.accuracy)}",
-        )
-        acc = _uninformative(acc, check, results, dataset)
-        cov = _claim(
-            f"CTMC evidence coverage non-inferior to Graph Memory (margin {margin:g})",
-            dataset,
-            shown.arm,
-            shown.coverage,
-            f"{head}; coverage CTMC - Graph Memory {_fmt(shown.coverage)}",
-        )
-        if best is not None:
-            pct = _sweep_text(results, dataset, best)
-            fewer = _claim(
-                "CTMC spends fewer prompt tokens than Graph Memory at a non-inferior budget",
-                dataset,
-                best.arm,
-                best.tokens,
-                f"{pct}; paper 1: {PAPER_TOKEN_REDUCTION_PCT}%",
-            )
-            as_paper = _claim(
-                f"CTMC's reduction at a non-inferior budget is at least paper 1's {PAPER_TOKEN_REDUCTION_PCT}%",
-                dataset,
-                best.arm,
-                best.tokens.against("greater", PAPER_TOKEN_REDUCTION_PCT),
-                pct,
-            )
-        else:
-            closed = NOT_HELD if combine([shown.accuracy.verdict, shown.coverage.verdict]) == NOT_HELD else INCONCLUSIVE
-            fewer = _claim(
-                "CTMC spends fewer prompt tokens than Graph Memory at a non-inferior budget", dataset, "", None, head
-            ) | {"side": "> 0", "verdict": closed, "reason": "no budget passed"}
-            as_paper = _claim(
-                f"CTMC's reduction at a non-inferior budget is at least paper 1's {PAPER_TOKEN_REDUCTION_PCT}%",
-                dataset,
-                "",
-                None,
-                head,
-            ) | {"side": f"> {PAPER_TOKEN_REDUCTION_PCT:g}", "verdict": closed, "reason": "no budget passed"}
-        parts = [acc, cov, as_paper]
-        verdicts = [p["verdict"] for p in parts]
-        whole = _claim(
-            f"Paper 1: CTMC cuts prompt tokens by {PAPER_TOKEN_REDUCTION_PCT}% while maintaining accuracy",
-            dataset,
-            shown.arm if best else "",
-            None,
-            "combines: accuracy, coverage and at-least-paper rows",
-        ) | {"unit": "", "side": "all parts", "verdict": combine(verdicts), "reason": combine_reason(verdicts)}
-        out += [acc, cov, fewer, as_paper, check, whole]
+        spec = [c.filled(margin=margin).at(dataset=dataset) for c in claim_specs.LONGMEMEVAL]
+        check = _context_row(next(c for c in spec if c.key == "context"), dataset, context.get(dataset))
+
+        def compared(c: Claim) -> dict:
+            if c.key == "context":
+                return check
+            if c.metric in ("accuracy", "coverage"):  # non-inferiority at the measured (else the largest) budget
+                cmp = getattr(shown, c.metric)
+                row = _claim(c, dataset, shown.arm, cmp, c.evidence.format(head=head, measured=_fmt(cmp)))
+                return _uninformative(row, check, results, dataset) if c.metric == "accuracy" else row
+            if best is None:  # no budget passed: the token rows close with their parts
+                closed = (
+                    NOT_HELD if combine([shown.accuracy.verdict, shown.coverage.verdict]) == NOT_HELD else INCONCLUSIVE
+                )
+                side = claim_text(c.side, c.threshold)
+                return _claim(c, dataset, "", None, head) | {
+                    "side": side,
+                    "verdict": closed,
+                    "reason": "no budget passed",
+                }
+            cmp = best.tokens.against(c.side, c.threshold) if c.threshold else best.tokens
+            return _claim(c, dataset, best.arm, cmp, c.evidence.format(sweep=_sweep_text(results, dataset, best)))
+
+        def combined(c: Claim) -> dict:
+            return _claim(c, dataset, shown.arm if best else "", None, c.evidence)
+
+        out += claim_rows(spec, compared, combined)
     cols = [*SPECS[outputs.CLAIMS_LONGMEMEVAL].columns, *COLUMNS, "evidence", "paper"]
     return pd.DataFrame(out, columns=cols)
 

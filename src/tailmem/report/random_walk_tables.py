@@ -11,12 +11,15 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.audit.scaling import scaling_fit, semilog_fit
+from tailmem.report import claim_specs
 from tailmem.report import paper_values as paper
+from tailmem.report.claims import ALL_PARTS, Claim, evidence
+from tailmem.report.claims import rows as claim_rows
 from tailmem.report.data_files import section
 from tailmem.report.table_spec import specs
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import compare, missing
-from tailmem.stats.verdict import INCONCLUSIVE, combine, combine_reason
+from tailmem.stats.verdict import INCONCLUSIVE, claim_text
 
 FILE = "random_walk.yaml"  # these tables' words and column lists (report/data/random_walk.yaml)
 SPECS = specs(FILE)
@@ -213,76 +216,45 @@ def claims(
     verdicts.
     """
     rows = []
-
-    def add(claim: str, scope: str, unit: str, evidence: str, comparison) -> str:
-        rows.append({"claim": claim, "scope": scope, "unit": unit, **comparison.row(), "evidence": evidence})
-        return comparison.verdict
-
-    for metric in ("gini", "sigma_top10"):
-        slopes = seed_slopes(sizes, metric)
+    for claim in claim_specs.RANDOM_WALK_SIZE:
+        slopes = seed_slopes(sizes, claim.metric)
         for scope, sub in _scopes(slopes):
-            frame = sizes if scope == ALL else sizes[sizes.family == scope]
-            slope, r2 = _scaling(frame.assign(family=scope), scope, metric)
-            means = frame.groupby("n")[metric].mean()
-            add(
-                f"{metric} rises with graph size",
-                scope,
-                "seed" if scope != ALL else "graph (family x seed)",
-                f"log-log slope of the means {slope:.3f}, R^2 {r2:.3f}; means by size "
-                + ", ".join(f"{int(n)}: {v:.3f}" for n, v in means.items()),
-                compare(sub.slope, sub.seed, direction="greater", settings=s),
-            )
+            rows += claim_rows([claim.at(scope=scope)], lambda c: _size_row(c, sizes, sub, s))
     if set(DESIGN_ORDER) <= set(designs.retrieval):
         wide = designs.pivot_table(index=["family", "seed"], columns="retrieval", values="gini").reset_index()
-        pairs = (
-            ("none", "recency"),
-            ("none", "state_mate_uniform"),
-            ("recency", "state_aware_frequency"),
-            ("state_mate_uniform", "state_aware_frequency"),
-        )
         for scope, sub in _scopes(wide):
-            unit = "seed" if scope != ALL else "world (family x seed)"
-            parts = []
-            for lo, hi in pairs:
-                parts.append(
-                    add(
-                        f"Gini: {lo} < {hi}",
-                        scope,
-                        unit,
-                        f"{lo} {sub[lo].mean():.3f}, {hi} {sub[hi].mean():.3f}",
-                        compare(sub[hi] - sub[lo], sub.seed, direction="greater", settings=s),
-                    )
-                )
-            parts.append(
-                add(
-                    "Gini: recency ~ state-mate",
-                    scope,
-                    unit,
-                    f"recency {sub.recency.mean():.3f}, state-mate {sub.state_mate_uniform.mean():.3f}; "
-                    f"margin ±{s.margins.gini:g}",
-                    compare(
-                        sub.recency - sub.state_mate_uniform,
-                        sub.seed,
-                        direction="within",
-                        threshold=s.margins.gini,
-                        settings=s,
-                    ),
-                )
-            )
-            rows.append(
-                {
-                    "claim": "Gini: none < recency ~ state-mate < state-aware frequency",
-                    "scope": scope,
-                    "unit": "",
-                    "side": "all parts",
-                    "verdict": combine(parts),
-                    "reason": combine_reason(parts),
-                    "evidence": "combines the five rows above",
-                }
-            )
+            spec = [c.at(scope=scope) for c in claim_specs.RANDOM_WALK_DESIGNS]
+            rows += claim_rows(spec, lambda c: _design_row(c, sub, s))
     if tails is not None:
         rows += tail_shape_claims(tails, policy, s)
     return SPECS[outputs.CLAIMS_RANDOM_WALK].check(pd.DataFrame(rows))
+
+
+def _size_row(c: Claim, sizes: pd.DataFrame, slopes: pd.DataFrame, s: StatsGroup) -> dict:
+    """A size row of scope `c.columns["scope"]`: the seeds' log-log slopes of the metric over the sizes (pooled:
+    every family's graphs, seeds as the outer level)."""
+    scope = c.columns["scope"]
+    frame = sizes if scope == ALL else sizes[sizes.family == scope]
+    slope, r2 = _scaling(frame.assign(family=scope), scope, c.metric)
+    means = ", ".join(f"{int(n)}: {v:.3f}" for n, v in frame.groupby("n")[c.metric].mean().items())
+    cmp = compare(slopes.slope, slopes.seed, direction=c.side, threshold=c.threshold, settings=s)
+    return {
+        "unit": "seed" if scope != ALL else "graph (family x seed)",
+        **cmp.row(),
+        "evidence": evidence(c, slope=slope, r2=r2, means=means),
+    }
+
+
+def _design_row(c: Claim, wide: pd.DataFrame, s: StatsGroup) -> dict:
+    """A design row: the Gini difference of two retrieval designs on the same world and seed (`wide`: one column
+    per design); margin "gini" is stats.margins.gini."""
+    threshold = s.margins.gini if c.margin == "gini" else c.threshold
+    cmp = compare(wide[c.arm] - wide[c.baseline], wide.seed, direction=c.side, threshold=threshold, settings=s)
+    return {
+        "unit": "seed" if c.columns["scope"] != ALL else "world (family x seed)",
+        **cmp.row(),
+        "evidence": evidence(c, a=wide[c.arm].mean(), b=wide[c.baseline].mean(), margin=threshold),
+    }
 
 
 RANDOM_WALK = "random_walk"
@@ -290,7 +262,7 @@ RANDOM_WALK = "random_walk"
 
 def tail_shape_claim(policy: str) -> str:
     """The combined row's claim: paper 1's central contrast between the random walk and `policy`."""
-    return f"tail shape: random walk favours log-normal, {policy} policy favours truncated power law"
+    return claim_specs.RANDOM_WALK_TAIL_SHAPE[-1].filled(policy=policy).words
 
 
 def _fitted_r(tails: pd.DataFrame, policy: str) -> pd.DataFrame:
@@ -338,68 +310,45 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsGroup) -> list[d
     combined claim (the first two must hold; the difference is the same contrast read within each world).
     """
     scope, unit = ALL, "world (family x seed), fitted tails only"
-    claim = tail_shape_claim(policy)
+    spec = [c.filled(policy=policy).at(scope=scope) for c in claim_specs.RANDOM_WALK_TAIL_SHAPE]
     if policy == RANDOM_WALK:
         return [
             {
-                "claim": claim,
+                "claim": spec[-1].words,
                 "scope": scope,
                 "unit": "",
-                "side": "all parts",
+                "side": ALL_PARTS,
                 "verdict": INCONCLUSIVE,
                 "reason": "nothing to contrast",
                 "evidence": "the controller study's policy is the random walk itself: nothing to contrast",
             }
         ]
-    rw_r, pol_r = _fitted_r(tails, RANDOM_WALK), _fitted_r(tails, policy)
-    rows = []
+    fitted_r = {RANDOM_WALK: _fitted_r(tails, RANDOM_WALK), policy: _fitted_r(tails, policy)}
 
-    def add(text: str, values: pd.DataFrame, direction: str, evidence: str) -> str:
-        """One row over the worlds of `values` with a number in `R`; no fitted world: no interval."""
+    def compared(c: Claim) -> dict:
+        """One row over the worlds with a number in `R`; no fitted world: no interval."""
+        fields = {"policy": policy, "summary": _r_summary(fitted_r[c.arm])}  # the walk policy, not the role
+        values = fitted_r[c.arm]
+        if c.baseline:
+            both = fitted_r[c.baseline].merge(values, on=["family", "n", "seed"], suffixes=("_b", "_a"))
+            values = both.assign(R=both.R_a - both.R_b)
+            fields |= {"fitted": int(values.R.notna().sum()), "worlds": len(values)}
         fitted = values.dropna(subset=["R"])
         if fitted.empty:
-            row = missing("< 0" if direction == "less" else "> 0", "no fitted tail")
+            row = missing(claim_text(c.side, c.threshold), "no fitted tail")
         else:
-            row = compare(fitted.R, fitted.seed, direction=direction, settings=s).row()
-        rows.append({"claim": text, "scope": scope, "unit": unit, **row, "evidence": evidence})
-        return row["verdict"]
+            row = compare(fitted.R, fitted.seed, direction=c.side, threshold=c.threshold, settings=s).row()
+        return {"unit": unit, **row, "evidence": evidence(c, **fields)}
 
-    parts = [
-        add(
-            "tail shape: random walk R_tpl_ln < 0 (log-normal favoured)",
-            rw_r,
-            "less",
-            f"random walk R_tpl_ln {_r_summary(rw_r)}",
-        ),
-        add(
-            f"tail shape: {policy} policy R_tpl_ln > 0 (truncated power law favoured)",
-            pol_r,
-            "greater",
-            f"{policy} R_tpl_ln {_r_summary(pol_r)}",
-        ),
-    ]
-    both = rw_r.merge(pol_r, on=["family", "n", "seed"], suffixes=("_rw", "_pol"))
-    both = both.assign(R=both.R_pol - both.R_rw)
-    add(
-        f"tail shape: R_tpl_ln of {policy} minus random walk > 0 (same world)",
-        both,
-        "greater",
-        f"{int(both.R.notna().sum())}/{len(both)} worlds fitted under both policies",
-    )
-    evidence = (
-        f"random walk {_r_summary(rw_r)}; {policy} {_r_summary(pol_r)}; worlds without a fitted tail "
-        f"(too small or degenerate): random walk {_unfitted(rw_r)}, {policy} {_unfitted(pol_r)}; "
-        "combines the first two rows above"
-    )
-    rows.append(
-        {
-            "claim": claim,
-            "scope": scope,
-            "unit": "",
-            "side": "all parts",
-            "verdict": combine(parts),
-            "reason": combine_reason(parts),
-            "evidence": evidence,
-        }
-    )
-    return rows
+    def combined(c: Claim) -> dict:
+        rw, pol = fitted_r[RANDOM_WALK], fitted_r[policy]
+        text = c.evidence.format(
+            policy=policy,
+            rw_summary=_r_summary(rw),
+            policy_summary=_r_summary(pol),
+            rw_unfitted=_unfitted(rw),
+            policy_unfitted=_unfitted(pol),
+        )
+        return {"evidence": text}
+
+    return claim_rows(spec, compared, combined)

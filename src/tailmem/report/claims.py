@@ -1,0 +1,119 @@
+"""Claims as data: one `Claim` record per row of a claims table, and the one builder every claims table uses.
+
+A study's claims are a tuple of `Claim`s (`tailmem.report.claim_specs`): the claim's words, the arms it compares,
+the metric, the side of the threshold it names, a fixed threshold or the stats margin it reads, the unit, and the
+paper's value with where the paper gives it. A claim made of other claims (an ordering of four arms, a tie of every
+pair) lists their keys in `parts` and has no comparison of its own.
+
+How units are formed differs per study (steps within states within runs, seeds, questions within conversations),
+so each study keeps its own comparison function, `compare(claim) -> dict`: the row's columns after `claim` (the
+shared ones of `tailmem.stats.compare.COLUMNS` among them). What every table shares is assembled here once:
+the `claim` column, the columns a claim fixes (`Claim.columns`), and the combined rows' verdict and reason
+(`tailmem.stats.verdict.combine`, `combine_reason`), so that a combined claim reads the same in every table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from tailmem.stats.verdict import DIRECTIONS, combine, combine_reason
+
+ALL_PARTS = "all parts"  # the `side` of a combined row
+EVERY_ROW_BEFORE = "*"  # a combined claim's part: every row before it (a tie of however many pairs a run holds)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claims row as data. `arm` - `baseline` of `metric` is the compared difference; `side` is the side of
+    the threshold the claim names (`tailmem.stats.verdict.DIRECTIONS`), `threshold` an absolute one, or `margin`
+    the name of the stats margin the study scales into one (a relative margin needs the reference arm's level).
+    `over` names what a trend is taken over (tau, graph size) for a claim about a slope rather than a pair of arms.
+    `evidence` is a `str.format` template the study fills with what it measured (a combined row: the text as is);
+    `paper` is the paper's value as the table prints it, `page` where the paper gives it. `key` names the row for
+    a combined claim's `parts`; `columns` holds the study's own columns the claim fixes (scope, dataset)."""
+
+    words: str
+    arm: str = ""
+    baseline: str = ""
+    metric: str = ""
+    side: str = "greater"
+    threshold: float = 0.0
+    margin: str = ""
+    over: str = ""
+    unit: str = ""
+    evidence: str = ""
+    paper: str = ""
+    page: str = ""
+    key: str = ""
+    parts: tuple[str, ...] = ()
+    columns: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.side not in DIRECTIONS:
+            raise ValueError(f"claim {self.words!r}: side {self.side!r}, expected one of {DIRECTIONS}")
+        if self.parts and (self.arm or self.metric):
+            raise ValueError(f"claim {self.words!r}: a combined claim compares nothing itself")
+
+    @property
+    def combined(self) -> bool:
+        return bool(self.parts)
+
+    def at(self, **columns) -> Claim:
+        """The same claim with more fixed columns (a scope, a dataset): one spec read at several places."""
+        return replace(self, columns={**self.columns, **columns})
+
+    def filled(self, **fields) -> Claim:
+        """The claim with its words and arms filled from `fields` (a policy, a margin the run chose): they name
+        what the config decides, while the evidence stays a template for what is measured."""
+        return replace(
+            self,
+            words=self.words.format_map(fields),
+            arm=self.arm.format_map(fields),
+            baseline=self.baseline.format_map(fields),
+        )
+
+
+def rows(spec: Iterable[Claim], compare: Callable[[Claim], dict], combined: Callable[[Claim], dict] | None = None):
+    """The rows of `spec`, in its order: a compared claim is `claim`, its fixed columns, then `compare(claim)`; a
+    combined claim is `claim`, its fixed columns, `combined(claim)` when given (the study's columns of a row with
+    no comparison of its own), then unit "", side "all parts", the verdict and reason of its parts (by key, among
+    the rows before it; `EVERY_ROW_BEFORE`: all of them) and its evidence (the study's, else the claim's)."""
+    out: list[dict] = []
+    verdicts: dict[str, str] = {}
+    for c in spec:
+        row = {"claim": c.words, **c.columns}
+        if c.combined:
+            missing = [k for k in c.parts if k not in verdicts and k != EVERY_ROW_BEFORE]
+            if missing:
+                raise KeyError(f"claim {c.words!r}: parts {missing} are not rows before it (keys {sorted(verdicts)})")
+            parts = [r["verdict"] for r in out] if EVERY_ROW_BEFORE in c.parts else [verdicts[k] for k in c.parts]
+            row |= combined(c) if combined else {}
+            text = row.pop("evidence", c.evidence)
+            row |= {"unit": "", "side": ALL_PARTS, "verdict": combine(parts), "reason": combine_reason(parts)}
+            row["evidence"] = text
+        else:
+            row |= compare(c)
+        if c.key:
+            verdicts[c.key] = row["verdict"]
+        out.append(row)
+    return out
+
+
+def build(
+    spec: Iterable[Claim],
+    compare: Callable[[Claim], dict],
+    combined: Callable[[Claim], dict] | None = None,
+    columns: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The claims frame of `spec` (`rows`); `columns` fixes the frame's columns, else they are the rows' keys in
+    order of first appearance."""
+    return pd.DataFrame(rows(spec, compare, combined), columns=None if columns is None else list(columns))
+
+
+def evidence(claim: Claim, **fields) -> str:
+    """The claim's evidence template filled with what the study measured, then the paper's value when it has one."""
+    text = claim.evidence.format_map(fields)
+    return f"{text}; {claim.paper}" if claim.paper else text
