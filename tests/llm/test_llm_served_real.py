@@ -15,8 +15,8 @@ world, decoded under the grammar of the state codes each prompt names) and the s
 tokens, every searcher round a structured call or an answer (none written as text), requests in flight >= 2.
 
 Opt-in: it takes 133 s on 2 cores with nothing else running, about 14 minutes beside other work (two servers load
-the GGUF, every request decodes on one thread), more
-than CI's test budget allows, so it runs only with TAILMEM_TEST_SERVED=1 (and the `local` extra):
+the GGUF, every request decodes on one thread); CI's test budget is already spent, so it runs only with
+TAILMEM_TEST_SERVED=1 (and the `local` extra):
 
     TAILMEM_TEST_SERVED=1 python -m pytest -s tests/llm/test_llm_served_real.py
 """
