@@ -158,8 +158,7 @@ def plan(
     in evidence coverage or in naming the true next state) or format (they differ otherwise); a step whose blocks
     are identical needs no call (difference exactly 0). `pair_calls` steps are drawn from the tail's strata
     (Neyman allocation, `allocate`), and as many from the other steps' strata when a claim of the pair scores every
-    step (those steps are most of its steps, so they set its interval: with half as many, the default slice's
-    overall-error pairs ended INCONCLUSIVE where the twin decides); a blind step needs none when `blind_exact`;
+    step (those are most of its steps, so their draws set its interval); a blind step needs none when `blind_exact`;
     each drawn step weighs its stratum's size / drawn, so each pair's difference is unbiased
     (`report.control_tables.compare_arms`). A `sample` share of every step, shared by all arms and weighing
     1/sample, estimates each arm's own error (`control.replay.error_rate`). Draws share one random key per step
