@@ -144,3 +144,24 @@ def test_a_second_process_loads_the_system_prompt_kv_from_disk(tmp_path, monkeyp
     assert not second.from_cache
     assert second.usage.cached_tokens >= kv_prefix.MIN_TOKENS  # the system prompt and tools came from disk
     assert second.tool_calls == first.tool_calls
+
+
+@pytest.mark.slow
+def test_two_kinds_of_prompt_that_alternate_each_keep_their_prefix(tmp_path):
+    """Paper 2's judge grades correctness, then citation, answer after answer. With one context per role each
+    call evicted the other's KV, so the next correctness verdict reused only the chat template's first tokens
+    (24 of 325 measured in the default model slice); each kind now keeps its own context."""
+    from tailmem.llm import get_client
+
+    client = get_client(embedded_cfg(tmp_path), "searcher", "test")
+    grade = "You grade an answer against the truth: reply 1 if it states the same fact, else 0. " * 3
+    cite = "You grade whether the cited lines support an answer: reply 1 if they do, else 0. " * 3
+
+    def ask(instruction, case):
+        return client.chat([{"role": "user", "content": f"{instruction}\n{case}"}], answer_choices=["0", "1"])
+
+    ask(grade, "Truth: Lisbon. Answer: Lisbon.")
+    ask(cite, "Cited: 'Alice flew to Lisbon.' Answer: Lisbon.")
+    again = ask(grade, "Truth: Oslo. Answer: Bergen.")
+    shared = len(client._impl.llm.tokenize(grade.encode(), add_bos=False))
+    assert again.usage.cached_tokens >= shared, again.usage

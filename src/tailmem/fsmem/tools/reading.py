@@ -8,7 +8,7 @@ import re
 import regex
 
 from tailmem.fsmem.errors import ToolError
-from tailmem.fsmem.store import Store
+from tailmem.fsmem.store import Store, parse
 from tailmem.fsmem.tools.base import Tool, params
 
 MAX_PATTERN_CHARS = 300
@@ -50,8 +50,12 @@ def view(store: Store, path: str = "", view_range: list | None = None) -> str:
 def grep(
     store: Store, pattern: str, path: str = "", ignore_case: bool = True, max_results: int = 50, sections: bool = False
 ) -> str:
-    """Regex search, scoped to a file or folder; prints `path:line:text` like `grep -rn`. `sections`: before the
-    hits of each section, a line naming it (`== path # heading`), so a hit's dated heading comes with it."""
+    """Regex search, scoped to a file or folder; prints `path:line:text` like `grep -rn`, over the files' bodies.
+
+    The frontmatter is not searched: its description is what `view` of a folder already shows, and in a dated store
+    every description holds a date, so a pattern with a date word spent the page on them. `sections`: before the
+    hits of each section, a line naming it (`== path # heading`), so a hit's dated heading comes with it; a heading
+    that matches is named that way and costs no hit, for the same reason."""
     if not pattern or len(pattern) > MAX_PATTERN_CHARS:
         raise ToolError(f"pattern: expected 1 to {MAX_PATTERN_CHARS} characters")
     try:
@@ -62,23 +66,29 @@ def grep(
     hits, total, shown = [], 0, 0
     for f in store.files(path):
         section, named = None, None
-        for i, line in enumerate(store.read(f).splitlines(), 1):
-            if sections and (h := HEADING.match(line)):
-                section = h.group(2)
+        text = store.read(f)
+        skip = parse(text, f).header_lines
+        for i, line in enumerate(text.splitlines()[skip:], skip + 1):
+            heading = HEADING.match(line) if sections else None
+            if heading:
+                section = heading.group(2)
             try:
                 found = rx.search(line, timeout=GREP_TIMEOUT_S)
             except TimeoutError:
                 raise ToolError(
                     f"pattern {pattern!r}: took longer than {GREP_TIMEOUT_S}s on one line; simplify it"
                 ) from None
-            if found:
-                total += 1
-                if shown < max_results:
-                    if sections and section is not None and (f, section) != named:
-                        hits.append(f"== {f} # {section}")
-                        named = (f, section)
-                    hits.append(f"{f}:{i}:{line}")
-                    shown += 1
+            if not found:
+                continue
+            total += not heading
+            if shown >= max_results:
+                continue
+            if sections and section is not None and (f, section) != named:
+                hits.append(f"== {f} # {section}")
+                named = (f, section)
+            if not heading:
+                hits.append(f"{f}:{i}:{line}")
+                shown += 1
     if not hits:
         phrase = " " in pattern.strip() and not PATTERN_SYNTAX.search(pattern)
         hint = " (a pattern matches within one line: grep a single word of the phrase)" if phrase else ""

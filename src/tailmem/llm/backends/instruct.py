@@ -44,11 +44,18 @@ def available() -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=8)
-def _load(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, role: str):
-    """One llama.cpp context per role (file and shape), with its lock: each role keeps its own KV prefix, so a
-    searcher's system prompt and tools survive the judge's call between two questions. The weights are mmapped,
-    so a second role costs its KV cache (~0.25 GB at n_ctx 8192) and ~1 s, not a second copy of the model."""
+# llama.cpp contexts a role keeps, one per kind of prompt it alternates between. Why two: paper 2's judge grades
+# each answer twice, correctness then citation, and with one context each call evicted the other's KV, so both
+# were evaluated from their first token (24 of 325 prompt tokens reused, 15 s a verdict on one core).
+CONTEXTS_PER_ROLE = 2
+
+
+@functools.lru_cache(maxsize=16)
+def _load(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, role: str, kind: int = 0):
+    """A llama.cpp context of a role (file and shape) for its `kind`-th kind of prompt, with its lock: each role
+    keeps its own KV prefixes, so a searcher's system prompt and tools survive the judge's call between two
+    questions. The weights are mmapped, so another context costs its KV cache (~0.25 GB at n_ctx 8192) and ~1 s,
+    not a second copy of the model."""
     try:
         import llama_cpp
     except ImportError as exc:
@@ -70,6 +77,17 @@ def _load(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, role: str):
     )
     atexit.register(model.close)
     return model, threading.Lock()
+
+
+def prompt_kind(messages: list[dict]) -> str:
+    """What tells one kind of prompt from another: the opening line of the first message (every prompt of the
+    project opens with its instruction, the same for every call of that kind)."""
+    if not messages:
+        return ""
+    first = messages[0]
+    content = first.get("content") or ""
+    text = content if isinstance(content, str) else json.dumps(content)
+    return f"{first.get('role')}:{text.split(chr(10), 1)[0]}"
 
 
 def _plain_messages(messages: list[dict]) -> list[dict]:
@@ -193,9 +211,10 @@ class InstructBackend:
         self.settings = settings
         path, sha = resolve(settings.model, settings.model_path, settings.model_sha256)
         self.model_path, self.sha256 = str(path), sha
-        self.llm, self._lock = _load(
-            self.model_path, settings.n_ctx, settings.n_threads, settings.n_gpu_layers, settings.role
-        )
+        self._contexts: dict[str, tuple] = {}  # a prompt kind -> its (llm, lock), the least recently used first
+        self._picking = threading.Lock()
+        st = settings  # the first kind's context: the weights' metadata and vocabulary are read from it
+        self.llm = _load(self.model_path, st.n_ctx, st.n_threads, st.n_gpu_layers, st.role, 0)[0]
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         meta = self.llm.metadata
@@ -209,6 +228,20 @@ class InstructBackend:
         self.sent_tokens = 0  # prompt tokens sent
         self.seconds_in_model = 0.0
         self._pieces: dict[int, bytes] = {}  # token id -> its bytes (special tokens as their text)
+
+    def _context(self, kind: str) -> tuple:
+        """The (llm, lock) that holds `kind`'s prompts: its own while fewer than CONTEXTS_PER_ROLE kinds were
+        seen, else the least recently used one's, whose KV the new kind then overwrites."""
+        with self._picking:
+            held = self._contexts.pop(kind, None)
+            if held is None:
+                if len(self._contexts) < CONTEXTS_PER_ROLE:
+                    st = self.settings
+                    held = _load(self.model_path, st.n_ctx, st.n_threads, st.n_gpu_layers, st.role, len(self._contexts))
+                else:
+                    held = self._contexts.pop(next(iter(self._contexts)))
+            self._contexts[kind] = held
+            return held
 
     def endpoint_id(self, model: str) -> str:
         """Cache identity: the weights (sha256, not the file's path) and the decoding rules' version."""
@@ -229,14 +262,14 @@ class InstructBackend:
             piece = self._pieces[token] = buf.raw[: max(n, 0)]
         return piece
 
-    def _tokens(self, prompt: str) -> list[int]:
+    def _tokens(self, llm, prompt: str) -> list[int]:
         """The prompt's token ids, keeping the tokens the context already holds for the text they spell.
 
         Why: the model's own reply (a tool call sampled under a grammar) is often tokenized differently from how
         the tokenizer splits the same text when the template re-renders it in the next round's history (`{` `"name`
         against `{"` `name`), and every token after the first difference would be evaluated again. Reusing the held
         tokens for the text they spell keeps their KV; only the text after them is tokenized anew."""
-        llm, data = self.llm, prompt.encode("utf-8")
+        data = prompt.encode("utf-8")
         pos = keep = 0
         for t in llm._input_ids[: llm.n_tokens]:
             piece = self._piece(int(t))
@@ -250,14 +283,15 @@ class InstructBackend:
         return head + (llm.tokenize(data[pos:], add_bos=False, special=True) if pos < len(data) else [])
 
     def _complete(
-        self, prompt: str, grammar: str | None, max_tokens: int, temperature: float, seed, stable: str = ""
+        self, prompt: str, grammar: str | None, max_tokens: int, temperature: float, seed, stable: str = "", kind=""
     ) -> tuple:
-        """(text, usage, latency): one completion, reusing the KV cache of the prefix shared with the last call,
-        or the saved KV of the prompt's `stable` head (system prompt and tools) when this process has none."""
-        llm = self.llm
+        """(text, usage, latency): one completion, reusing the KV cache of the prefix shared with the last call of
+        its `kind`, or the saved KV of the prompt's `stable` head (system prompt and tools) when this process has
+        none."""
+        llm, lock = self._context(kind)
         start = time.perf_counter()
-        with self._lock:
-            ids = self._tokens(prompt)
+        with lock:
+            ids = self._tokens(llm, prompt)
             if len(ids) + max_tokens > llm.n_ctx():
                 raise ContextOverflow(
                     f"role {self.settings.role}: the prompt is {len(ids)} tokens and the reply may take "
@@ -304,7 +338,7 @@ class InstructBackend:
         choices = params.get("answer_choices")
         grammar = choices_grammar(choices) if choices else grammar_text(tools, tool_choice)
         text, usage, latency = self._complete(
-            prompt, grammar, cap, params.get("temperature") or 0.0, params.get("seed"), stable
+            prompt, grammar, cap, params.get("temperature") or 0.0, params.get("seed"), stable, prompt_kind(messages)
         )
         content, calls = parse_reply(text, tools if tool_choice != "none" else None)
         return ChatResponse(
@@ -314,7 +348,9 @@ class InstructBackend:
     def choose(self, prompt: str, options: list[str]) -> tuple[int, Usage, float]:
         """The option the model names by number, sampled under a grammar of the option numbers only."""
         messages = choose_messages(prompt, options)
-        text, usage, latency = self._complete(self.render(messages, None), numbers_grammar(len(options)), 4, 0.0, None)
+        text, usage, latency = self._complete(
+            self.render(messages, None), numbers_grammar(len(options)), 4, 0.0, None, kind=prompt_kind(messages)
+        )
         try:
             return int(text.strip()) - 1, usage, latency
         except ValueError:
