@@ -16,8 +16,10 @@ from tailmem.fsmem.variants import _session_file
 
 DATA = os.environ.get("TAILMEM_DATA_DIR", str(Path(__file__).resolve().parents[3] / "shared" / "data"))
 PROMPTS = Path(__file__).resolve().parents[2] / "configs" / "prompts" / "fsmem"
-DATE = re.compile(r"\b\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|"
-                  r"December),? \d{4}\b")
+DATE = re.compile(
+    r"\b\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|"
+    r"December),? \d{4}\b"
+)
 
 
 def verbatim_store(tmp_path, sessions=4) -> Store:
