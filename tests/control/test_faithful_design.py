@@ -227,13 +227,16 @@ def test_each_scale_s_own_config_gives_its_controller_claims_enough_runs(scale):
 
 
 def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config():
-    """A claim that no model can decide under its plan says so before any call: the default slice plans 2
-    ALFWorld games, below stats.min_units (its 15 LoCoMo and 6 LongMemEval questions are not); the smoke slice's
-    LLM policy walks one world."""
+    """A claim that no model can decide under its plan says so before any call: the default slice planned 2
+    ALFWorld games, below stats.min_units, and now plays none (its 22 LoCoMo and 6 LongMemEval questions are
+    enough); the smoke slice's LLM policy walks one world."""
     from tailmem.workflow import compose_config
 
     rows = {r["claim"].split(":")[0]: r for r in design.study_rows(compose_config("default_model"), 6, 0.025)}
-    assert rows["ALFWorld"]["plan"] == "undecidable by design: 2 games planned, stats.min_units 6"
+    assert rows["ALFWorld"]["plan"].startswith("not run at this scale (alfworld.subsets is empty)")
+    two = compose_config("default_model", ["alfworld.subsets=[valid_seen]", "alfworld.max_games=2"])
+    two = {r["claim"].split(":")[0]: r for r in design.study_rows(two, 6, 0.025)}
+    assert two["ALFWorld"]["plan"] == "undecidable by design: 2 games planned, stats.min_units 6"
     assert rows["fsmem"]["plan"] == rows["LongMemEval"]["plan"]
     assert rows["fsmem"]["plan"].startswith("decidable if at least 6 questions part the arms")  # 2^-6 <= 0.025
     smoke = {r["claim"].split(":")[0]: r for r in design.study_rows(compose_config("smoke_model"), 6, 0.025)}
@@ -390,8 +393,8 @@ def test_the_design_check_counts_the_locomo_questions_the_slice_can_ask():
     assert asked == 8 < cfg.fsmem.max_questions
     rows = {r["claim"].split(":")[0]: r for r in design.study_rows(cfg, 6, 0.025, fsmem_questions=asked)}
     assert rows["fsmem"]["runs"] == 8
-    # the slice now keeps 4 sessions: 15 of its 16 questions have their evidence in the store
-    assert fsmem_questions(compose_config("default_model")) == 15
+    # the slice now keeps 6 sessions: 22 of its 24 questions have their evidence in the store
+    assert fsmem_questions(compose_config("default_model")) == 22
 
 
 def test_a_pair_scoring_every_step_draws_as_many_other_steps_as_tail_steps():

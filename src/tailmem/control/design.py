@@ -294,8 +294,22 @@ def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = 
             fsmem_questions if fsmem_questions is not None else cfg.fsmem.max_questions,
         ),
         row("LongMemEval: arms on the same questions", "questions", questions),
-        row("ALFWorld: arms on the same games", "games", alfworld_games(cfg.alfworld)),
     ]
+    games = "ALFWorld: arms on the same games"
+    if cfg.alfworld.subsets:
+        out.append(row(games, "games", alfworld_games(cfg.alfworld)))
+    else:  # the slice plays no game: say so, and where the game claims are decided
+        out.append(
+            {
+                "claim": games,
+                "scope": "games",
+                "runs": 0,
+                "min_units": min_units,
+                "smallest_p": 1.0,
+                "plan": "not run at this scale (alfworld.subsets is empty): a game claim needs at least "
+                f"{min_units} games; scale paper_model plays them (benchmarks/plan_model_slice.py prints its cost)",
+            }
+        )
     claim = "LLM policy vs random walk: tail shape"
     tails = getattr(s.control, "tail_policy", None) or s.control.policy
     if tails == "llm":  # a model plays the policy: its tails beside the random walk's, run by run

@@ -68,7 +68,7 @@ class AlfworldGroup:
 
         p = Problems("alfworld")
         subsets = ["smoke", *registry("tailmem.alfworld.games:SPLITS")]
-        p.names("subsets", self.subsets, subsets)
+        p.names("subsets", self.subsets, subsets, empty=True)  # none: a slice whose design cannot decide a game claim
         p.one_of("subset", self.subset, subsets)
         p.integer("max_games", self.max_games, lo=1, null=True)
         p.integer("max_steps", self.max_steps, lo=1)

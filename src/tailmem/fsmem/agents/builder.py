@@ -196,7 +196,8 @@ def system_prompt(harness: Harness, name: str = "management", client=None, **val
     if is_shell(harness):
         return prompt(SHELL_PROMPTS[name], **values)
     if "append_section" in harness.tools:
-        return role_prompt(client, name, tools=", ".join(harness.tools), **values)
+        offered = harness.small_tools() if compact(client) else list(harness.tools)
+        return role_prompt(client, name, tools=", ".join(offered), **values)
     return prompt(name, tools=", ".join(harness.tools), **values)
 
 

@@ -14,6 +14,7 @@ from tailmem.fsmem.agents.accounting import Meter
 from tailmem.fsmem.agents.models import compact, prompt
 from tailmem.fsmem.agents.searcher import check_citations
 from tailmem.fsmem.store import Store
+from tailmem.fsmem.tools.reading import numbered
 from tailmem.roles import JUDGE
 
 log = logging.getLogger(__name__)
@@ -39,18 +40,30 @@ def _score(text: str, key: str, allowed: tuple[float, ...]) -> float | None:
 
 CITED_CHARS = 12_000  # the cited contents the judge reads
 CITED_CHARS_COMPACT = 3_000  # the embedded model's (about 800 tokens: 3,000 characters cost it ~30 s per verdict)
+CITED_LINES_AROUND = 4  # the compact judge reads a line citation as the cited lines and this many either side
 
 
-def cited_text(store: Store | None, citations: tuple[str, ...], limit: int = CITED_CHARS) -> str:
+def cited_text(
+    store: Store | None, citations: tuple[str, ...], limit: int = CITED_CHARS, around: int | None = None
+) -> str:
     """The contents the citations point at, resolved through the store's path gate. An invalid citation (no such
     file, line or section: searcher.check_citations) shows no contents, only that it was not found: a citation
-    of what does not exist is itself evidence of bad attribution."""
+    of what does not exist is itself evidence of bad attribution. `around`: a citation naming lines shows those
+    lines and `around` either side, numbered, instead of the file from its top. Why: the embedded judge reads
+    the first 3,000 characters of a file, so a cited line further down was never shown to it (a LoCoMo session
+    file is 3-10k characters), and the whole file costs it ~30 s a verdict."""
     if store is None:
         return "\n".join(citations)
-    parts = [
-        f"== {c.path} ==\n{store.read(c.path)}" if c.valid else f"== {c.text} == (not found in the store: {c.problem})"
-        for c in check_citations(store, citations)
-    ]
+    parts = []
+    for c in check_citations(store, citations):
+        if not c.valid:
+            parts.append(f"== {c.text} == (not found in the store: {c.problem})")
+        elif around is not None and c.lines is not None:
+            lines = store.read(c.path).splitlines()
+            lo, hi = max(1, c.lines[0] - around), min(len(lines), c.lines[1] + around)
+            parts.append(f"== {c.path} (lines {lo}-{hi}) ==\n{numbered(lines[lo - 1 : hi], lo)}")
+        else:
+            parts.append(f"== {c.path} ==\n{store.read(c.path)}")
     return "\n".join(parts)[:limit]
 
 
@@ -60,7 +73,8 @@ def judge(client, question: str, gold: str, answer: str, citations: tuple[str, .
         [{"role": "user", "content": prompt("judge_correctness", question=question, gold=gold, answer=answer)}]
     )
     meter.add_usage(r1.usage)
-    limit = CITED_CHARS_COMPACT if compact(client) else CITED_CHARS  # the embedded model reads ~30 tokens/s
+    small = compact(client)  # the embedded model reads ~30 tokens/s: a window around cited lines, 3,000 chars at most
+    limit, around = (CITED_CHARS_COMPACT, CITED_LINES_AROUND) if small else (CITED_CHARS, None)
     r2 = client.chat(
         [
             {
@@ -70,7 +84,7 @@ def judge(client, question: str, gold: str, answer: str, citations: tuple[str, .
                     question=question,
                     answer=answer,
                     citations="; ".join(citations),
-                    cited=cited_text(store, citations, limit),
+                    cited=cited_text(store, citations, limit, around),
                 ),
             }
         ]

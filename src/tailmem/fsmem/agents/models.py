@@ -90,7 +90,7 @@ def search_prompt(client, form: str, harness) -> str:
     name = f"search_{form}"
     if not compact(client) or (form == "filesystem" and not {"grep", "view"} <= set(harness.tools)):
         return prompt(name)
-    values = {"tools": ", ".join(harness.tools)}
+    values = {"tools": ", ".join(harness.small_tools())}
     if form == "filesystem":
         values["tree"] = file_list(harness)
     return role_prompt(client, name, **values)

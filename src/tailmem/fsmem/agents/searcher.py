@@ -270,6 +270,7 @@ class CitationCheck:
     text: str
     path: str | None  # the store file it names, when it names one
     problem: str | None
+    lines: tuple[int, int] | None = None  # the lines it names (first, last; 1-based, frontmatter counted)
 
     @property
     def valid(self) -> bool:
@@ -319,6 +320,7 @@ def check_citation(store: Store, text: str) -> CitationCheck:
         lo, hi, n = int(line.group(1)), int(line.group(2) or line.group(1)), len(body.splitlines())
         if not 1 <= lo <= hi <= n:
             return CitationCheck(text, path, f"{path}: no line {line.group(0).lstrip(':#')} (it has {n})")
+        return CitationCheck(text, path, None, (lo, hi))
     elif rest.startswith("#"):
         anchor = rest[1:].split(" [")[0].strip()
         if not _has_section(body, anchor):

@@ -39,6 +39,9 @@ class Tool:
     compact: tuple[str, ...] | None = None
     compact_defaults: dict = field(default_factory=dict)
     compact_properties: dict = field(default_factory=dict)  # schema overrides of kept arguments (e.g. one word)
+    # Offered to a small model at all. toc and read_section are not: the 1.5B searcher called read_section with
+    # the question as the heading, then toc, and spent its rounds (7 of 15 LoCoMo questions); view reads a file.
+    small: bool = True
 
     def schema(self, compact: bool = False) -> dict:
         """The OpenAI function-calling schema (`compact`: the small-model form)."""
@@ -106,7 +109,12 @@ class Harness:
         self.tools[tool.name] = tool
 
     def schemas(self, compact: bool = False) -> list[dict]:
-        return [t.schema(compact) for t in self.tools.values()]
+        """The tools' schemas; `compact`: the small model's, of the tools it is offered (Tool.small)."""
+        return [t.schema(compact) for t in self.tools.values() if t.small or not compact]
+
+    def small_tools(self) -> list[str]:
+        """The names of the tools a small model is offered."""
+        return [name for name, t in self.tools.items() if t.small]
 
     def compact_arguments(self, name: str, arguments: Any) -> Any:
         """A small model's call completed with the values its compact schema hides (Tool.compact_defaults)."""

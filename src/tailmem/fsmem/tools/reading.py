@@ -170,11 +170,13 @@ def reading_tools(store: Store) -> list[Tool]:
             "Table of contents: the headings (with line numbers) of a file or of every file under a folder.",
             params({}, {"path": ("string", "file or folder; default the whole store")}),
             lambda path="": toc(store, path),
+            small=False,
         ),
         Tool(
             "read_section",
             "Read one section of a file: from the heading to the next heading of the same or higher level.",
             params({"path": ("string", "file path"), "heading": ("string", "heading title (exact, else substring)")}),
             lambda path, heading: read_section(store, path, heading),
+            small=False,
         ),
     ]

@@ -1,8 +1,12 @@
-"""The small searcher answered a session date instead of the thing asked (default_model, 10 of 15 LoCoMo
-questions, e.g. "Which band was Dave's favorite?" -> "20 April, 2023"). Two causes, each pinned here on the real
-conv-50 store the slice searches: every frontmatter description and session heading holds the session date, so
-a grep for a question's words plus its date (`Dave's|favorite|April|2023`) spent its 12-line page on them; and
-the answer format's only worked example was a date."""
+"""What went wrong in the default model slice's LoCoMo answers (the 1.5B model as searcher and judge, 15
+questions), each pinned on the real conv-50 store it searches.
+
+It answered a session date instead of the thing asked on 10 (e.g. "Which band was Dave's favorite?" -> "20 April,
+2023"): every frontmatter description and session heading holds the date, so a grep for a question's words plus
+its date (`Dave's|favorite|April|2023`) spent its 12-line page on them, and the answer format's only worked
+example was a date. With those fixed, it called read_section with the question as the heading, then toc, and
+hit the round cap on 7. The judge read a cited file from its top, cut at 3,000 characters, so a cited line
+further down never reached it."""
 
 import os
 import re
@@ -10,6 +14,7 @@ from pathlib import Path
 
 from tailmem.data import locomo as locomo_data
 from tailmem.fsmem.store import Store
+from tailmem.fsmem.tools.center import center
 from tailmem.fsmem.tools.management import management
 from tailmem.fsmem.tools.reading import COMPACT_GREP_RESULTS, grep
 from tailmem.fsmem.variants import _session_file
@@ -54,3 +59,23 @@ def test_the_small_searchers_answer_format_shows_no_date_as_its_example():
     for name in ("search_filesystem_compact.md", "search_chunks_compact.md"):
         fmt = next(line for line in (PROMPTS / name).read_text().splitlines() if line.startswith("ANSWER:"))
         assert not DATE.search(fmt), f"{name}: {fmt}"
+
+
+def test_the_small_searcher_is_offered_grep_and_view_only(tmp_path):
+    harness = center(verbatim_store(tmp_path, sessions=1))
+    offered = [s["function"]["name"] for s in harness.schemas(compact=True)]
+    assert offered == ["view", "grep"]
+    assert {"toc", "read_section"} <= {s["function"]["name"] for s in harness.schemas()}  # a large model keeps them
+
+
+def test_the_small_judge_is_shown_the_cited_line_wherever_it_is(tmp_path):
+    from tailmem.fsmem.agents.judge import CITED_CHARS_COMPACT, CITED_LINES_AROUND, cited_text
+
+    store = verbatim_store(tmp_path, sessions=2)
+    lines = store.read("session_02.md").splitlines()
+    far = next(i for i in range(len(lines), 0, -1) if len("\n".join(lines[:i])) > CITED_CHARS_COMPACT)
+    shown = cited_text(store, (f"session_02.md:{far}",), CITED_CHARS_COMPACT, CITED_LINES_AROUND)
+    assert lines[far - 1] in shown and f"(lines {far - CITED_LINES_AROUND}-" in shown
+    assert len(shown) < 2_000  # the window, not the file
+    # a large judge still reads the whole file; without `around` the compact cut never reaches that line
+    assert lines[far - 1] not in cited_text(store, (f"session_02.md:{far}",), CITED_CHARS_COMPACT)
