@@ -74,6 +74,15 @@ def main() -> None:
         default=8.3,
         help="seconds per LLM-policy step when the measured slice played no policy (smoke_model's measured rate)",
     )
+    ap.add_argument(
+        "--game-step",
+        type=float,
+        nargs=2,
+        default=(1.2, 17.2),
+        metavar=("CALLS", "SECONDS"),
+        help="executor calls per ALFWorld game step and seconds per call when the measured slice played no game "
+        "(default_model at commit dd54d3e: 24 calls over 2 games x 10 steps, 17 at 12.6 s and 7 at 28.4 s)",
+    )
     args = ap.parse_args()
     from tailmem.workflow import compose_config
 
@@ -100,6 +109,14 @@ def main() -> None:
         print(
             f"| policy | rollout | 0 | {args.policy_seconds:.2f} (stated: --policy-seconds) | - | - | {calls:,.0f} | "
             f"{calls * args.policy_seconds / 3600:.1f} |"
+        )
+    if not any(stage.startswith("alfworld") for _, stage, *_ in rows) and target.alfworld.subsets:
+        per_step, seconds = args.game_step  # the measured slice played no game: the rates are stated ones
+        calls = units(target, "alfworld") * per_step
+        total_calls, total_s = total_calls + calls, total_s + calls * seconds
+        print(
+            f"| executor | alfworld | 0 | {seconds:.2f} (stated: --game-step) | - | - | {calls:,.0f} | "
+            f"{calls * seconds / 3600:.1f} |"
         )
     print(
         f"\n{args.target}: about {total_calls:,.0f} calls, {total_s / 3600:.1f} core-hours at {args.measured}'s "
