@@ -10,6 +10,8 @@ by `report.alfworld_figures`. The stage (`stages/alfworld.report`) reads the cel
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -17,6 +19,9 @@ from tailmem.alfworld.games import FAMILIES, SHORT
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.report import alfworld_text as text
+from tailmem.report import claim_specs as specs_
+from tailmem.report import claims as claims_builder
+from tailmem.report.claims import Claim
 from tailmem.report.table_spec import TableSpec, specs
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS as COMPARE_COLUMNS
@@ -197,29 +202,12 @@ def paired_games(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     return both.astype({"success_a": float, "success_b": float})
 
 
-def _compared(
-    settings: StatsGroup,
-    claim: str,
-    protocol: str,
-    arm: str,
-    baseline: str,
-    a: pd.DataFrame,
-    b: pd.DataFrame,
-    direction: str,
-    threshold: float,
-    paper_text: str,
-    min_tie_games: int = 1,
-) -> dict:
-    head = {
-        "claim": claim,
-        "protocol": protocol,
-        "arm": arm,
-        "baseline": baseline,
-        "metric": "success",
-        "unit": "game",
-        "paper": paper_text,
-    }
-    absent = [name for name, df in ((arm, a), (baseline, b)) if not len(df)]
+def _compared(settings: StatsGroup, c: Claim, a: pd.DataFrame, b: pd.DataFrame, min_tie_games: int = 1) -> dict:
+    """A claim's columns after `claim` and `protocol`: cell `a` (its arm) against cell `b` (its baseline), paired
+    on the games both played."""
+    direction, threshold = c.side, c.threshold
+    head = {"arm": c.arm, "baseline": c.baseline, "metric": c.metric, "unit": c.unit, "paper": c.paper}
+    absent = [name for name, df in ((c.arm, a), (c.baseline, b)) if not len(df)]
     if absent:
         return (
             head
@@ -240,9 +228,9 @@ def _compared(
     cmp = compare(d, p.seed.to_numpy(), direction=direction, threshold=threshold, settings=settings, outcome=outcome)
     margin = f"; margin {threshold:g} (alfworld.claims.order_margin)" if direction == "within" else ""
     evidence = (
-        f"success {arm} {100 * p.success_a.mean():.1f}% vs {baseline} {100 * p.success_b.mean():.1f}% over "
-        f"{len(p)} games both played{_over_seeds(p)}; {int((d > 0).sum())} won only by {arm}, "
-        f"{int((d < 0).sum())} only by {baseline}{margin}"
+        f"success {c.arm} {100 * p.success_a.mean():.1f}% vs {c.baseline} {100 * p.success_b.mean():.1f}% over "
+        f"{len(p)} games both played{_over_seeds(p)}; {int((d > 0).sum())} won only by {c.arm}, "
+        f"{int((d < 0).sum())} only by {c.baseline}{margin}"
     )
     row = head | cmp.row() | {"sign_p_1s": _one_sided_sign(d, direction), "evidence": evidence}
     if direction == "within" and len(p) < min_tie_games:  # a zero-width interval on a few games is no tie
@@ -262,52 +250,34 @@ def _over_seeds(p: pd.DataFrame) -> str:
 def skill_claims(
     tasks: pd.DataFrame, settings: StatsGroup, order_margin: float, baseline: str = BASELINE, min_tie_games: int = 1
 ) -> pd.DataFrame:
-    """Paper 2's skill-setting claims on our chains, one paired comparison at the game unit per row: every store
-    variant wins more games than the control (`baseline`) under each protocol ("> 0"); and, where the reversed
-    chain ran, each variant's success does not depend on the order of the chain: full chain and reversed chain
-    within `order_margin` (a share of games) on the same games."""
+    """Paper 2's skill-setting claims on our chains (`claim_specs.ALFWORLD_VS_CONTROL`, `ALFWORLD_ORDER` read over
+    the cells the run holds), one paired comparison at the game unit per row: every store variant wins more games
+    than the control (`baseline`) under each protocol ("> 0"); and, where the reversed chain ran, each variant's
+    success does not depend on the order of the chain: full chain and reversed chain within `order_margin` (a share
+    of games) on the same games."""
     _require(tasks, PAIR_COLUMNS, "skill tasks")
-    rows = []
     protocols = list(pd.unique(tasks.protocol))
     cell = {(p, v): t for (p, v), t in tasks.groupby(["protocol", "variant"], sort=False)}
     empty = tasks.iloc[:0]
+    spec, cells = [], {}  # the claims in row order; (words, protocol) -> the two cells each compares
     for p in protocols:
-        variants = [v for v in pd.unique(tasks[tasks.protocol == p].variant) if v != baseline]
-        for v in variants:
-            rows.append(
-                _compared(
-                    settings,
-                    f"A store ({v}) wins more games than no store",
-                    p,
-                    v,
-                    baseline,
-                    cell.get((p, v), empty),
-                    cell.get((p, baseline), empty),
-                    "greater",
-                    0.0,
-                    text.paper_vs_control(p, v),
-                )
+        for v in (v for v in pd.unique(tasks[tasks.protocol == p].variant) if v != baseline):
+            c = replace(
+                specs_.ALFWORLD_VS_CONTROL.filled(variant=v, baseline=baseline), paper=text.paper_vs_control(p, v)
             )
+            spec.append(c.at(protocol=p))
+            cells[c.words, p] = (cell.get((p, v), empty), cell.get((p, baseline), empty))
     if {"full_chain", "reversed_chain"} <= set(protocols):
-        for v in pd.unique(tasks[tasks.protocol == "full_chain"].variant):
-            if v == baseline:
-                continue
-            rows.append(
-                _compared(
-                    settings,
-                    f"The order of the chain does not change success ({v})",
-                    "full_chain vs reversed_chain",
-                    f"full_chain/{v}",
-                    f"reversed_chain/{v}",
-                    cell.get(("full_chain", v), empty),
-                    cell.get(("reversed_chain", v), empty),
-                    "within",
-                    order_margin,
-                    text.PAPER_REVERSED,
-                    min_tie_games,
-                )
-            )
-    df = SPECS["claims"].check(pd.DataFrame(rows, columns=list(CLAIM_COLUMNS)))
+        both = "full_chain vs reversed_chain"
+        for v in (v for v in pd.unique(tasks[tasks.protocol == "full_chain"].variant) if v != baseline):
+            c = replace(specs_.ALFWORLD_ORDER.filled(variant=v), threshold=order_margin, paper=text.PAPER_REVERSED)
+            spec.append(c.at(protocol=both))
+            cells[c.words, both] = (cell.get(("full_chain", v), empty), cell.get(("reversed_chain", v), empty))
+
+    def one(c: Claim) -> dict:
+        return _compared(settings, c, *cells[c.words, c.columns["protocol"]], min_tie_games)
+
+    df = SPECS["claims"].check(claims_builder.build(spec, one, columns=CLAIM_COLUMNS))
     return df.astype({"n_units": "Int64", "n_seeds": "Int64"})
 
 

@@ -479,3 +479,25 @@ FSMEM_STRENGTH = Claim(
     unit="question",
     page="§4.3",
 )
+
+
+# -- paper 2, the ALFWorld skill setting (claims_alfworld_<subset>; tailmem.report.alfworld_tables.skill_claims) ---
+# every store variant a protocol ran against the control (`{variant}`, `{baseline}`; the paper's number per protocol
+# and variant: alfworld_text.paper_vs_control), then, where the reversed chain ran, each variant's full chain
+# against its reversed chain, within alfworld.claims.order_margin (a share of games)
+ALFWORLD_VS_CONTROL = Claim(
+    "A store ({variant}) wins more games than no store",
+    arm="{variant}",
+    baseline="{baseline}",
+    metric="success",
+    side="greater",
+    unit="game",
+)
+ALFWORLD_ORDER = Claim(
+    "The order of the chain does not change success ({variant})",
+    arm="full_chain/{variant}",
+    baseline="reversed_chain/{variant}",
+    metric="success",
+    side="within",
+    unit="game",
+)
