@@ -207,7 +207,8 @@ def agents(cfg: DictConfig) -> dict:
     cfg = composed(cfg)
     if not cfg.get("llm"):
         return {}
-    from tailmem.llm.settings import roles, settings
+    from tailmem.llm.settings import settings
+    from tailmem.settings.llm import roles
 
     try:
         llm = settings(cfg)

