@@ -88,3 +88,25 @@ def test_prices_file_prices_models_whose_names_have_dots(tmp_path):
         cfg = compose("config", overrides=["llm=openai", f"llm.prices_file={tmp_path}/absent.yaml"])
     with pytest.raises(ConfigError, match="llm.prices_file: .*absent.yaml not found"):
         settings(cfg)
+
+
+def test_the_llm_setting_recipe_holds():
+    """docs/extending.md, the `llm` exception: every RoleGroup key is unset in the schema and gets its group-wide
+    value from offline.yaml or, for the few offline.yaml leaves out, from UNSET_IN_PRESETS (`backend` is each
+    role's own); a role's record after inheritance has exactly RoleGroup's keys, so a new key needs no other class."""
+    import dataclasses
+
+    import yaml
+    from omegaconf import MISSING
+
+    from tailmem.settings.llm import ROLE_KEYS, UNSET_IN_PRESETS, RoleGroup, role_settings
+
+    assert all(f.default == MISSING for f in dataclasses.fields(RoleGroup))
+    offline = yaml.safe_load((CONFIGS / "llm" / "offline.yaml").read_text())
+    group_wide = set(offline) & set(ROLE_KEYS)
+    assert not group_wide & set(UNSET_IN_PRESETS)
+    assert group_wide | set(UNSET_IN_PRESETS) | {"backend"} == set(ROLE_KEYS)
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("config")
+    record = role_settings(settings(cfg), "judge")
+    assert [f.name for f in dataclasses.fields(record)] == ["role", *ROLE_KEYS]

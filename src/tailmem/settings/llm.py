@@ -32,9 +32,10 @@ from tailmem.settings.checks import ComposedView, Problems, Unread, plain
 STRUCTURED_OUTPUTS = ("gbnf", "vllm", "json_schema")
 CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
 
-# The value of each role key that the shipped presets set neither at a role nor group-wide (configs/llm/*.yaml).
-# They are not written into offline.yaml because the composed `llm` group is part of every model stage's config
-# digest: a key added there changes the digests and reruns every artifact. This is their only copy.
+# The value of each role key that offline.yaml, the base every preset extends, leaves unset group-wide (a preset
+# that needs another value sets it, as embedded.yaml sets n_ctx). They are not written into offline.yaml because
+# the composed `llm` group is part of every model stage's config digest: a key added there changes the digests and
+# reruns every artifact. This is their only copy.
 UNSET_IN_PRESETS = {
     "model": None,
     "agent": None,
