@@ -196,7 +196,10 @@ class FakeServer:
 
 
 def llm_cfg(tmp_path, base_url: str, **over) -> dict:
-    """A whole-config dict with every role on the test server; `over` overrides llm keys."""
+    """A whole-config dict with every role on the test server: the shipped offline group's keys
+    (tailmem.llm.settings.shipped_tree) with these; `over` overrides llm keys."""
+    from tailmem.llm.settings import shipped_tree
+
     llm = {
         "name": "test",
         "cache_path": str(tmp_path / "llm_cache.sqlite"),
@@ -214,7 +217,7 @@ def llm_cfg(tmp_path, base_url: str, **over) -> dict:
         },
     }
     llm.update(over)
-    return {"llm": llm}
+    return {"llm": shipped_tree(**llm)}
 
 
 def free_port() -> int:

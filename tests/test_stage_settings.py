@@ -8,13 +8,13 @@ from omegaconf import DictConfig
 
 from tailmem import registry
 from tailmem.errors import ConfigError
-from tailmem.llm.settings import LLMSettings
 from tailmem.runner import compose_stage
 from tailmem.settings import schema
+from tailmem.settings.llm import LLMGroup
 from tailmem.settings.stage import GraphSettings, MemorySettings, StageSettings, for_stage, known_groups, schemas
 from tailmem.stage_groups import STAGE_GROUPS
 
-BUILT_HERE = {"seed": int, "graph": GraphSettings, "memory": MemorySettings, "llm": LLMSettings}
+BUILT_HERE = {"seed": int, "graph": GraphSettings, "memory": MemorySettings, "llm": LLMGroup}
 
 
 def test_the_groups_are_the_settings_dataclass_own():

@@ -207,15 +207,17 @@ def agents(cfg: DictConfig) -> dict:
     cfg = composed(cfg)
     if not cfg.get("llm"):
         return {}
-    from tailmem.llm.settings import read_settings
+    from tailmem.llm.settings import settings
+    from tailmem.settings.llm import roles
 
     try:
-        llm = read_settings(cfg)
+        llm = settings(cfg)
+        played = roles(llm)
     except TailmemError as exc:  # a stage that never calls a model must not fail on an llm setting it ignores
         return {"error": str(exc)}
     return {
         role: {"backend": r.backend, "agent": r.label, "preset": llm.name, "structured_outputs": r.structured_outputs}
-        for role, r in llm.roles.items()
+        for role, r in played.items()
     }
 
 

@@ -20,24 +20,24 @@ from omegaconf import OmegaConf
 from tailmem import paths
 from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
+from tailmem.llm.settings import shipped_tree
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _cfg(tmp_path, **roles):
-    """A config with the three ALFWorld roles: programmatic, or the model named in `roles`."""
-    llm = {
-        "name": "t",
-        "cache_path": str(tmp_path / "c.sqlite"),
-        "prices": {},
-        "encoding": "o200k_base",
-        "budget": {"max_dollars": None, "max_tokens": None},
-        "base_url": "http://127.0.0.1:9",
-        "roles": {
+    """A config with the three ALFWorld roles: programmatic, or the model named in `roles`; every other llm key is
+    the shipped offline group's (tailmem.llm.settings.shipped_tree)."""
+    llm = shipped_tree(
+        name="t",
+        cache_path=str(tmp_path / "c.sqlite"),
+        prices={},
+        base_url="http://127.0.0.1:9",
+        roles={
             r: ({"backend": "openai", "model": roles[r]} if r in roles else {"backend": "programmatic"})
             for r in layout.ROLES
         },
-    }
+    )
     alf = OmegaConf.load(REPO / "configs" / "alfworld" / "default.yaml")
     return OmegaConf.create(
         {"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path), "llm": llm, "alfworld": alf}

@@ -4,7 +4,7 @@ judge's two prompts are independent calls."""
 import math
 
 from tailmem.llm.cost import bounds
-from tailmem.llm.settings import Price
+from tailmem.settings.llm import Price
 from tailmem.stages.fsmem_study import transcripts_of
 
 PRICE = Price(input=1.0, cached_input=0.1, output=4.0)

@@ -19,8 +19,9 @@ from tailmem.llm.backends.replay import ReplayBackend
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.records import ChatResponse, Usage
-from tailmem.llm.settings import read_settings
+from tailmem.llm.settings import settings
 from tailmem.roles import PROGRAMMATIC, SEARCHER
+from tailmem.settings.llm import cache_path, role_settings
 
 CLASSES = (OpenAIBackend, LocalBackend, InstructBackend, ReplayBackend, ProgrammaticBackend)
 CHAT_ARGS = ["self", "model", "messages", "tools", "params", "on_send"]
@@ -44,8 +45,8 @@ def test_every_backend_name_has_a_class_and_traits():
 
 
 def test_the_stand_ins_are_backends_at_run_time(tmp_path):
-    llm = read_settings(llm_cfg(tmp_path, "http://127.0.0.1:9/v1"))
-    s = llm.roles[SEARCHER]
+    llm = settings(llm_cfg(tmp_path, "http://127.0.0.1:9/v1"))
+    s = role_settings(llm, SEARCHER)
     programmatic = ProgrammaticBackend(dataclasses.replace(s, backend=PROGRAMMATIC), "my_stage")
     replay = ReplayBackend(dataclasses.replace(s, backend="replay"), None, "http://127.0.0.1:9/v1")
     for b in (programmatic, replay):
@@ -91,10 +92,10 @@ def test_request_hashes_are_unchanged(tmp_path, monkeypatch):
         return key
 
     monkeypatch.setattr(client_mod, "request_hash", record)
-    llm = read_settings(llm_cfg(tmp_path, "http://127.0.0.1:9/v1"))
-    cache = CallCache(llm.cache_path)
+    llm = settings(llm_cfg(tmp_path, "http://127.0.0.1:9/v1"))
+    cache = CallCache(cache_path(llm))
     budget = Budget(None, None)
-    base = llm.roles[SEARCHER]
+    base = role_settings(llm, SEARCHER)
     messages = [{"role": "user", "content": "hello"}]
     got = {}
 

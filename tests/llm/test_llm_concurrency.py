@@ -11,7 +11,8 @@ from tailmem.errors import ConfigError
 from tailmem.llm import get_client, pacing
 from tailmem.llm.pacing import Pacer
 from tailmem.llm.parallel import SLOTS_ENV, llm_slots, run_units, units_workers, workers_for
-from tailmem.llm.settings import read_settings
+from tailmem.llm.settings import settings
+from tailmem.settings.llm import roles
 
 
 class Client:
@@ -133,9 +134,9 @@ def test_a_paced_reply_settles_its_reserved_tokens(tmp_path, monkeypatch):
 def test_a_pacing_limit_is_checked_and_names_its_key(tmp_path, key):
     cfg = llm_cfg(tmp_path, "http://127.0.0.1:1/v1")
     cfg["llm"]["roles"]["judge"][key] = 0
-    with pytest.raises(ConfigError, match=rf"llm\.roles\.judge\.{key} is 0"):
-        read_settings(cfg)
+    with pytest.raises(ConfigError, match=rf"llm\.roles\.judge\.{key}=0"):
+        settings(cfg)
     cfg["llm"]["roles"]["judge"][key] = None  # null at a role: no pacing, whatever the group says
     cfg["llm"][key] = 100
-    s = read_settings(cfg).roles
+    s = roles(settings(cfg))
     assert getattr(s["judge"], key) is None and getattr(s["searcher"], key) == 100

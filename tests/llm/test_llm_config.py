@@ -9,8 +9,9 @@ from llm_testkit import llm_cfg
 from tailmem.cli import main as cli_main
 from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import get_client
-from tailmem.llm.settings import read_settings
+from tailmem.llm.settings import settings
 from tailmem.roles import ROLES
+from tailmem.settings.llm import cache_path, price, prices
 from tailmem.settings.schema import register as register_schema
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -22,9 +23,9 @@ def test_every_option_composes(option, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")  # never used: no call is made
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
         cfg = compose("config", overrides=[f"llm={option}"])
-    s = read_settings(cfg)
+    s = settings(cfg)
     assert s.name == option and set(s.roles) == set(ROLES)
-    assert s.price("gpt-5.4-mini").output == 4.50 and str(s.cache_path).endswith("llm_cache.sqlite")
+    assert price(prices(s), "gpt-5.4-mini").output == 4.50 and str(cache_path(s)).endswith("llm_cache.sqlite")
     if option in ("offline", "replay"):
         clients = [get_client(cfg, r, "test") for r in ROLES]
         assert all(c.backend == ("programmatic" if option == "offline" else "replay") for c in clients)
@@ -50,7 +51,7 @@ def test_wrong_keys_fail_naming_the_key(tmp_path):
         get_client(llm_cfg(tmp_path, "x"), "critic", "test")
     bad = llm_cfg(tmp_path, "x")
     bad["llm"]["roles"]["judge"] = {"backend": "vllm", "model": "m"}
-    with pytest.raises(ConfigError, match="llm.roles.judge.backend is 'vllm'"):
+    with pytest.raises(ConfigError, match="llm.roles.judge.backend='vllm': expected one of"):
         get_client(bad, "judge", "test")
 
 
@@ -71,17 +72,41 @@ def test_prices_file_prices_models_whose_names_have_dots(tmp_path):
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
         cfg = compose("config", overrides=["llm=openai"])
     with pytest.raises(ConfigError, match="no entry for model 'gpt-5.4-nano'"):
-        read_settings(cfg).price("gpt-5.4-nano")
-    prices = tmp_path / "prices.yaml"
-    prices.write_text("gpt-5.4-nano: {input: 1.0, cached_input: 0.1, output: 4.0}  # test values, not real prices\n")
+        price(prices(settings(cfg)), "gpt-5.4-nano")
+    table_file = tmp_path / "prices.yaml"
+    table_file.write_text(
+        "gpt-5.4-nano: {input: 1.0, cached_input: 0.1, output: 4.0}  # test values, not real prices\n"
+    )
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        cfg = compose("config", overrides=["llm=openai", f"llm.prices_file={prices}"])
-    s = read_settings(cfg)
-    assert s.price("gpt-5.4-nano").output == 4.0 and s.price("gpt-5.4-mini").output == 4.50
-    prices.write_text("gpt-5.4-nano: [1, 2]\n")
+        cfg = compose("config", overrides=["llm=openai", f"llm.prices_file={table_file}"])
+    table = prices(settings(cfg))
+    assert price(table, "gpt-5.4-nano").output == 4.0 and price(table, "gpt-5.4-mini").output == 4.50
+    table_file.write_text("gpt-5.4-nano: [1, 2]\n")
     with pytest.raises(ConfigError, match=r"llm.prices.gpt-5.4-nano needs numbers"):
-        read_settings(cfg)
+        settings(cfg)
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
         cfg = compose("config", overrides=["llm=openai", f"llm.prices_file={tmp_path}/absent.yaml"])
     with pytest.raises(ConfigError, match="llm.prices_file: .*absent.yaml not found"):
-        read_settings(cfg)
+        settings(cfg)
+
+
+def test_the_llm_setting_recipe_holds():
+    """docs/extending.md, the `llm` exception: every RoleGroup key is unset in the schema and gets its group-wide
+    value from offline.yaml or, for the few offline.yaml leaves out, from UNSET_IN_PRESETS (`backend` is each
+    role's own); a role's record after inheritance has exactly RoleGroup's keys, so a new key needs no other class."""
+    import dataclasses
+
+    import yaml
+    from omegaconf import MISSING
+
+    from tailmem.settings.llm import ROLE_KEYS, UNSET_IN_PRESETS, RoleGroup, role_settings
+
+    assert all(f.default == MISSING for f in dataclasses.fields(RoleGroup))
+    offline = yaml.safe_load((CONFIGS / "llm" / "offline.yaml").read_text())
+    group_wide = set(offline) & set(ROLE_KEYS)
+    assert not group_wide & set(UNSET_IN_PRESETS)
+    assert group_wide | set(UNSET_IN_PRESETS) | {"backend"} == set(ROLE_KEYS)
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("config")
+    record = role_settings(settings(cfg), "judge")
+    assert [f.name for f in dataclasses.fields(record)] == ["role", *ROLE_KEYS]

@@ -6,7 +6,7 @@ import pytest
 
 from tailmem.llm.cost import bounds, dollars, fresh_input_tokens
 from tailmem.llm.records import Usage
-from tailmem.llm.settings import Price
+from tailmem.settings.llm import Price
 
 MINI = Price(0.75, 0.075, 4.50)
 

@@ -19,7 +19,8 @@ from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.params import DEFAULT_FAMILIES, family_of, refused_parameter
-from tailmem.llm.settings import read_settings
+from tailmem.llm.settings import settings
+from tailmem.settings.llm import families, roles
 
 PRICE = {"input": 0.75, "cached_input": 0.075, "output": 4.50}
 
@@ -114,13 +115,13 @@ def test_a_refused_parameter_names_the_config_key_and_is_not_retried(tmp_path):
 def test_paper2_run_settings_are_the_shipped_defaults(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        s = read_settings(compose("config", overrides=["llm=openai"]))
-    r = s.roles
+        s = settings(compose("config", overrides=["llm=openai"]))
+    r = roles(s)
     assert (r["searcher"].max_output_tokens, r["judge"].max_output_tokens) == (8192, 8192)
     assert r["builder"].max_output_tokens == 32768 and r["builder"].task_max_output_tokens == {"restructure": 100000}
     assert {k for k in r if r[k].reasoning_effort == "high"} == {"builder", "searcher", "executor"}
     assert r["judge"].temperature == 0.0 and r["judge"].compact_prompt_tokens == 96000
-    assert r["searcher"].tool_output_max_chars >= 400_000 and s.families == DEFAULT_FAMILIES
+    assert r["searcher"].tool_output_max_chars >= 400_000 and families(s) == DEFAULT_FAMILIES
 
 
 def test_restructuring_gets_its_own_output_cap(tmp_path):
@@ -415,7 +416,7 @@ def test_llm_cost_prices_measured_calls_with_the_paid_models(server, tmp_path):
     client = get_client(cfg, "searcher", "fsmem_answer")
     replies = [client.chat(user(f"question {i}")) for i in range(3)]
     rows = measured(tmp_path / "llm_cache.sqlite")
-    paid = read_settings(
+    paid = settings(
         llm_cfg(tmp_path, server.base_url, prices={"test-model": {"input": 2.0, "cached_input": 1.0, "output": 10.0}})
     )
     (line,) = estimate(rows, paid, {"fsmem_answer": 10})

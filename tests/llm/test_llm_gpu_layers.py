@@ -5,7 +5,8 @@ import sys
 import types
 
 from tailmem.llm.backends import instruct
-from tailmem.llm.settings import read_settings
+from tailmem.llm.settings import settings
+from tailmem.settings.llm import role_settings
 from tailmem.workflow import compose_config
 
 
@@ -35,14 +36,14 @@ def test_n_gpu_layers_reaches_the_llama_constructor(monkeypatch, tmp_path):
     monkeypatch.setattr("tailmem.llm.model_file.resolve", lambda model, path, sha: (tmp_path / "m.gguf", "0" * 64))
     instruct._load.cache_clear()
     try:
-        llm = read_settings(compose_config("smoke_model", ["llm.n_gpu_layers=99"]))
+        llm = settings(compose_config("smoke_model", ["llm.n_gpu_layers=99"]))
         for role in ("predictor", "searcher", "judge"):
-            instruct.InstructBackend(llm.roles[role])
+            instruct.InstructBackend(role_settings(llm, role))
         assert [kw["n_gpu_layers"] for kw in seen] == [99, 99, 99]
         assert all(kw["model_path"] == str(tmp_path / "m.gguf") for kw in seen)
         seen.clear()
         instruct._load.cache_clear()
-        instruct.InstructBackend(read_settings(compose_config("smoke_model")).roles["predictor"])
+        instruct.InstructBackend(role_settings(settings(compose_config("smoke_model")), "predictor"))
         assert seen[0]["n_gpu_layers"] == 0  # off unless asked
     finally:
         instruct._load.cache_clear()

@@ -8,6 +8,7 @@ import pytest
 
 from tailmem.errors import LLMError
 from tailmem.llm.backends.instruct import available, call_schema, grammar_text, parse_reply
+from tailmem.llm.settings import shipped_tree
 
 pytestmark = pytest.mark.skipif(not available(), reason="the `local` extra (llama-cpp-python) is not installed")
 
@@ -75,7 +76,7 @@ def embedded_cfg(tmp_path, n_ctx=2048):
         "n_threads": 2,
         "max_output_tokens": 48,
     }
-    return {"llm": {"cache_path": str(tmp_path / "c.sqlite"), "prices": {}, "roles": {"searcher": role}}}
+    return {"llm": shipped_tree(cache_path=str(tmp_path / "c.sqlite"), prices={}, roles={"searcher": role})}
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ import pytest
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.backends.local import available
+from tailmem.llm.settings import shipped_tree
 
 # slow: loads the model (a decode in a child first)
 pytestmark = [
@@ -21,13 +22,8 @@ pytestmark = [
 
 def local_cfg(tmp_path):
     role = {"backend": "local", "model": "gemma-3-270m-q4_k_m", "n_ctx": 512, "n_threads": 2}
-    return {
-        "llm": {
-            "cache_path": str(tmp_path / "c.sqlite"),
-            "prices": {},
-            "roles": {"policy": role, "predictor": role, "judge": {"backend": "programmatic"}},
-        }
-    }
+    roles = {"policy": role, "predictor": role, "judge": {"backend": "programmatic"}}
+    return {"llm": shipped_tree(cache_path=str(tmp_path / "c.sqlite"), prices={}, roles=roles)}
 
 
 # One decode in a child process: a llama.cpp build whose CPU kernel crashes (the -march=native build's AMX matrix

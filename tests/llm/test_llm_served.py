@@ -11,9 +11,10 @@ from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import ConfigError
 from tailmem.llm import get_client
 from tailmem.llm.backends.instruct import available
-from tailmem.llm.settings import read_settings
+from tailmem.llm.settings import settings
 from tailmem.llm.structured import call_text, history, parse, request
 from tailmem.roles import BUILDER, POLICY, PREDICTOR, SEARCHER
+from tailmem.settings.llm import role_settings, roles
 from tailmem.workflow import compose_config
 
 VIEW = {
@@ -28,12 +29,12 @@ needs_llama = pytest.mark.skipif(not available(), reason="gbnf builds its gramma
 
 
 def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
-    embedded = read_settings(compose_config("smoke", ["llm=embedded"])).roles
+    embedded = roles(settings(compose_config("smoke", ["llm=embedded"])))
     cfg = compose_config("smoke", ["llm=served"])
-    served = read_settings(cfg)
+    served = settings(cfg)
     assert served.name == "served"
     for role, e in embedded.items():
-        s = served.roles[role]
+        s = role_settings(served, role)
         assert (s.backend, s.structured_outputs, s.model) == ("openai", "gbnf", e.model)
         assert (s.max_output_tokens, s.task_max_output_tokens, s.temperature) == (
             e.max_output_tokens,

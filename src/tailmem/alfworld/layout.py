@@ -59,9 +59,10 @@ def plays_model(cfg, role: str, client) -> bool:
 def agent_labels(cfg) -> dict[str, str]:
     """The model (or programmatic agent) of each ALFWorld role, as the llm settings name it; a role left out of
     `alfworld.model_roles` is its programmatic agent, `programmatic-<role>` (the offline config's label)."""
-    from tailmem.llm.settings import read_settings
+    from tailmem.llm.settings import settings as llm_settings
+    from tailmem.settings.llm import roles as played
 
-    settings = read_settings(cfg).roles
+    settings = played(llm_settings(cfg))
     playing = model_roles(cfg)
     return {
         r: settings[r].label if r in playing or roles.model_free(settings[r].backend) else roles.programmatic_agent(r)

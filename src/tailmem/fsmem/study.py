@@ -97,15 +97,16 @@ def check_strength_prices(cfg) -> None:
 
 def _check_priced(cfg, role: str, models) -> None:
     from tailmem.llm.backends.base import kind_of
-    from tailmem.llm.settings import read_settings
+    from tailmem.llm.settings import settings
+    from tailmem.settings.llm import price, prices
 
     if not kind_of(configured_backend(cfg, role)).paid:
         return  # programmatic agents and the embedded model cost nothing
 
-    settings = read_settings(cfg)
+    table = prices(settings(cfg))
     for m in models:
         try:
-            settings.price(str(m))
+            price(table, str(m))
         except ConfigError as exc:
             raise ConfigError(
                 f"fsmem.study.strength.{role}s: {exc}; give its price in llm.prices or in a "

@@ -21,12 +21,13 @@ def _default_db(overrides: list[str]) -> tuple[Path, str]:
     from hydra import compose, initialize_config_dir
 
     from tailmem.configs import config_dir
-    from tailmem.llm.settings import read_settings
+    from tailmem.llm.settings import settings
+    from tailmem.settings.llm import cache_path
 
     with initialize_config_dir(config_dir=str(config_dir()), version_base="1.3"):
         cfg = compose("config", overrides=overrides)
-    llm = read_settings(cfg)
-    return llm.cache_path, llm.cache_layout
+    llm = settings(cfg)
+    return cache_path(llm), llm.cache_layout
 
 
 def table(rows) -> str:

@@ -19,6 +19,7 @@ from tailmem.llm.backends.base import kind_of
 from tailmem.llm.client import SHORT_RATIO
 from tailmem.llm.tokens import count_message_tokens, count_tokens
 from tailmem.roles import plays_model
+from tailmem.settings.llm import price as priced
 
 # A system prompt long enough that a server dropping it shows in the billed prompt tokens.
 SYSTEM = (
@@ -61,7 +62,7 @@ def check_role(client) -> RoleCheck:
     """Two requests through the role's backend (no cache, no budget): plain, then with a tool offered."""
     s, llm = client.settings, client._llm
     try:
-        p = llm.price(client.model)
+        p = priced(client._prices, client.model)
         price = f"${p.input}/{p.cached_input}/{p.output} per M"
     except TailmemError as exc:
         price = f"none ({exc})"
@@ -144,10 +145,10 @@ def _compose(overrides: list[str]):
 
 def run_checks(cfg) -> list[RoleCheck]:
     from tailmem.llm.client import get_client
-    from tailmem.llm.settings import read_settings
+    from tailmem.llm.settings import settings
 
     out, first = [], {}  # an error shared by several roles (one model file) is printed once
-    for role in read_settings(cfg).roles:
+    for role in settings(cfg).roles:
         try:
             client = get_client(cfg, role, stage="llm_check")
         except TailmemError as exc:

@@ -36,8 +36,9 @@ from tailmem.llm.pacing import pacer_for
 from tailmem.llm.parallel import run_units, workers_for
 from tailmem.llm.params import family_of, request_params
 from tailmem.llm.records import ChatResponse
-from tailmem.llm.settings import LLMSettings, RoleSettings, read_settings
+from tailmem.llm.settings import settings as llm_settings
 from tailmem.llm.tokens import count_message_tokens, count_tokens
+from tailmem.settings.llm import LLMGroup, Role, cache_path, families, price, prices, role_settings
 
 log = logging.getLogger("tailmem.llm")
 # An answer billed under this share of the client's prompt estimate means the server dropped part of the prompt
@@ -70,9 +71,9 @@ class LLMClient:
 
     def __init__(
         self,
-        settings: RoleSettings,
+        settings: Role,
         stage: str,
-        llm: LLMSettings,
+        llm: LLMGroup,
         cache: CallCache | ShardedCallCache | None,
         budget: Budget,
         backend_impl: Backend | None = None,
@@ -87,11 +88,12 @@ class LLMClient:
         self.cache = cache
         self.budget = budget
         self._llm = llm
+        self._prices = prices(llm)  # read once: `llm.prices_file` is a file
         self._impl = backend_impl
         self._kind = kind_of(self.backend)
         self._plays = playing_kind(settings)  # a replay re-computes the hashes the recording backend wrote
         self._hash_backend = self._plays.name
-        self.family = family_of(self.model, llm.families, settings.family) if self._plays.served else None
+        self.family = family_of(self.model, families(llm), settings.family) if self._plays.served else None
         self._endpoint: str | None = None
         self._lock = threading.Lock()
         self.hits = 0
@@ -146,7 +148,7 @@ class LLMClient:
         if hit is not None:
             return self._hit(hit)
         if self._kind.replays:
-            raise miss(self.role, self.stage, key, self._hash_backend, self.model, self._llm.cache_path)
+            raise miss(self.role, self.stage, key, self._hash_backend, self.model, cache_path(self._llm))
         flight = (str(self.cache.path), key)
         first, fut = _join(flight)
         if not first:  # a twin in this process is paying for it
@@ -176,7 +178,7 @@ class LLMClient:
             if paid:
                 self.budget.check(self.role, self.stage)
             response = run()
-            cost = dollars(response.usage, self._llm.price(self.model)) if paid else 0.0
+            cost = dollars(response.usage, price(self._prices, self.model)) if paid else 0.0
             if paid:
                 self.budget.spend(cost, response.usage.total_tokens)
             self.cache.put(key, self.role, self.stage, self.backend, request, response, cost)
@@ -379,29 +381,32 @@ _caches: dict[Path, CallCache | ShardedCallCache] = {}
 _budgets: dict[tuple, Budget] = {}
 
 
-def _cache(llm: LLMSettings) -> CallCache | ShardedCallCache:
+def _cache(llm: LLMGroup) -> CallCache | ShardedCallCache:
     """The one cache object of this process for `llm.cache_path`, in its configured layout."""
     if llm.cache_layout == "shards":
-        key = shards_dir(llm.cache_path).resolve()
+        key = shards_dir(cache_path(llm)).resolve()
         make = ShardedCallCache
     else:
-        key, make = llm.cache_path.resolve(), CallCache
+        key, make = cache_path(llm).resolve(), CallCache
     with _shared_lock:
         if key not in _caches:
             _caches[key] = make(key)
         return _caches[key]
 
 
-def _budget(llm: LLMSettings) -> Budget:
+def _budget(llm: LLMGroup) -> Budget:
     """One budget per run (process) and cache, shared by all roles and stages."""
-    key = (llm.cache_path.resolve(), llm.max_dollars, llm.max_tokens)
+    dollars_cap, tokens_cap = llm.budget.max_dollars, llm.budget.max_tokens
+    dollars_cap = None if dollars_cap is None else float(dollars_cap)
+    tokens_cap = None if tokens_cap is None else int(tokens_cap)
+    key = (cache_path(llm).resolve(), dollars_cap, tokens_cap)
     with _shared_lock:
         if key not in _budgets:
-            _budgets[key] = Budget(llm.max_dollars, llm.max_tokens)
+            _budgets[key] = Budget(dollars_cap, tokens_cap)
         return _budgets[key]
 
 
-def endpoint_base(settings: RoleSettings, model: str) -> str:
+def endpoint_base(settings: Role, model: str) -> str:
     """What a recorded endpoint is filed under: the server's base URL, or `embedded://<model>` for weights in this
     process, which have no URL (their endpoint id is the weights' sha256)."""
     if playing_kind(settings).embedded:
@@ -411,13 +416,13 @@ def endpoint_base(settings: RoleSettings, model: str) -> str:
     return base_url_of(settings)
 
 
-def _backend(settings: RoleSettings, llm: LLMSettings):
+def _backend(settings: Role, llm: LLMGroup):
     """The role's model, loaded; None for the backends that wrap the call cache (built once it is open)."""
     if settings.backend == "openai":
-        llm.price(settings.model)  # fail now, not after the first paid call
+        price(prices(llm), settings.model)  # fail now, not after the first paid call
         from tailmem.llm.backends.openai_backend import OpenAIBackend
 
-        return OpenAIBackend(settings, llm.encoding, family_of(settings.model, llm.families, settings.family))
+        return OpenAIBackend(settings, llm.encoding, family_of(settings.model, families(llm), settings.family))
     if settings.backend == "local":
         from tailmem.llm.backends.local import LocalBackend
 
@@ -429,7 +434,7 @@ def _backend(settings: RoleSettings, llm: LLMSettings):
     return None
 
 
-def _stand_in(settings: RoleSettings, stage: str, cache) -> Backend:
+def _stand_in(settings: Role, stage: str, cache) -> Backend:
     """The backend of a role no model is loaded for: a replay of the recording in `cache`, or the no-model one."""
     if kind_of(settings.backend).replays:
         return ReplayBackend(settings, cache, endpoint_base(settings, settings.model or settings.label))
@@ -440,17 +445,15 @@ def answers_constrained(cfg, role: str) -> bool:
     """Whether `role` answers only with an option its caller names (the embedded model's grammar, the scoring
     backend's choice, a programmatic rule), read from the config without loading a model: a plan may then know
     an answer without a call (a next-state predictor cannot name a state its prompt does not)."""
-    return playing_kind(read_settings(cfg).roles[role]).answers_within_options
+    return playing_kind(role_settings(llm_settings(cfg), role)).answers_within_options
 
 
 def get_client(cfg, role: str, stage: str) -> LLMClient:
     """The client for `role` in `stage`, configured by `cfg.llm` (cfg is the whole resolved config)."""
     if role not in roles.ROLES:
         raise ConfigError(f"unknown role {role!r}; expected one of {roles.ROLES}")
-    llm = read_settings(cfg)
-    if role not in llm.roles:
-        raise ConfigError(f"llm.roles.{role} is not configured in llm={llm.name}")
-    settings = llm.roles[role]
+    llm = llm_settings(cfg)
+    settings = role_settings(llm, role)
     backend = _backend(settings, llm)  # first: a model that cannot load must not leave an empty cache file behind
     cache = _cache(llm) if kind_of(settings.backend).plays_model else None
     if backend is None:

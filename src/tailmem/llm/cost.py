@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tailmem.llm.records import Usage
-from tailmem.llm.settings import Price
+from tailmem.settings.llm import Price
 
 
 def dollars(usage: Usage, price: Price) -> float:

@@ -42,17 +42,21 @@ def measured(db: Path) -> list[tuple]:
         ).fetchall()
 
 
-def estimate(rows: list[tuple], settings, times: dict[str, float]) -> list[Line]:
-    """Each measured (role, stage) priced with the role's configured model, scaled by times[stage] (default 1)."""
+def estimate(rows: list[tuple], llm, times: dict[str, float]) -> list[Line]:
+    """Each measured (role, stage) priced with the role's configured model (`llm`: the group, LLMGroup), scaled by
+    times[stage] (default 1)."""
+    from tailmem.settings.llm import price, prices, role_settings
+
+    table = prices(llm)
     out = []
     for role, stage, n, prompt, cached, output in rows:
         k = float(times.get(stage, 1.0))
-        spec = settings.roles.get(role)
+        spec = role_settings(llm, role) if role in llm.roles else None
         if spec is None or model_free(spec.backend):
             out.append(Line(role, stage, PROGRAMMATIC, n * k, prompt * k, cached * k, output * k, 0.0))
             continue
-        price = settings.price(spec.model)
-        dollars = ((prompt - cached) * price.input + cached * price.cached_input + output * price.output) / 1e6
+        p = price(table, spec.model)
+        dollars = ((prompt - cached) * p.input + cached * p.cached_input + output * p.output) / 1e6
         out.append(Line(role, stage, str(spec.model), n * k, prompt * k, cached * k, output * k, dollars * k))
     return out
 
@@ -94,8 +98,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the paid run (models, prices)")
     args = parser.parse_args(argv)
     from tailmem.llm.check import _compose
-    from tailmem.llm.settings import read_settings
+    from tailmem.llm.settings import settings
 
-    settings = read_settings(_compose(args.overrides))
-    print(render(estimate(measured(args.db), settings, parse_times(args.times))))
+    llm = settings(_compose(args.overrides))
+    print(render(estimate(measured(args.db), llm, parse_times(args.times))))
     return 0

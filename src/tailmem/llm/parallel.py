@@ -73,9 +73,10 @@ def llm_slots(cfg, roles) -> int:
     """The Snakemake resource `llm_slots` a job declares: the most calls it holds in flight to a shared endpoint,
     the largest `concurrency` among `roles` played there (a job's units call its roles in turn), 0 when none is
     (an in-process model, a programmatic agent, replay from the cache)."""
-    from tailmem.llm.settings import read_settings
+    from tailmem.llm.settings import settings as llm_settings
+    from tailmem.settings.llm import roles as played
 
-    settings = read_settings(cfg).roles
+    settings = played(llm_settings(cfg))
     return max(
         (int(settings[r].concurrency) for r in roles if r in settings and kind_of(settings[r].backend).served),
         default=0,

@@ -29,7 +29,7 @@ import json
 
 from tailmem.errors import LLMError
 from tailmem.llm.records import ToolCall
-from tailmem.llm.settings import STRUCTURED_OUTPUTS
+from tailmem.settings.llm import STRUCTURED_OUTPUTS
 
 MODES = STRUCTURED_OUTPUTS  # the values of llm.roles.<role>.structured_outputs
 # What a request names its closed set of answers by (the predictor's state codes); never sent as is.

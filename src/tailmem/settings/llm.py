@@ -1,46 +1,82 @@
 """The `llm` group: the model of each role (`roles`, a mapping role -> RoleGroup), prices, budget, cache.
 
-Every role key may also be set group-wide (`llm.<key>`): a role's unset key (MISSING) inherits it. That merge, and
-the rules tying roles, backends and models together, are `tailmem.llm.settings.read_settings`, which turns this
-group into the runtime `LLMSettings` (`plain` gives it the group without its unset keys); `check` runs both on
-the composed config. (Not `OmegaConf.to_object`: an unset role key is MISSING by design, which it refuses.)
+Every role key may also be set group-wide (`llm.<key>`): a role's unset key (MISSING) inherits it, and
+`role_settings` returns a role with that merge done. So this object keeps unset keys unset: it is built from the
+composed group by `read` (not `OmegaConf.to_object`, which refuses a MISSING value), and `__post_init__` checks the
+ranges of every key that is set, then the rules tying roles, backends and models together on each role's merged
+keys. Those rules, the merge and the price table live here, beside the schema, because the schema's checks run
+them: the model code (tailmem.llm) imports this module, and this module imports from tailmem.llm only the names
+its checks accept (backends, families, efforts), inside the checks, so no import closes a loop.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from omegaconf import MISSING
 
-from tailmem.settings.checks import Problems, plain  # noqa: F401  (plain: the group without its unset keys)
+from tailmem.errors import ConfigError
+from tailmem.roles import ROLES, model_free, player_label
+from tailmem.settings.checks import ComposedView, Problems, Unread, plain
+
+# The names the checks accept come from tailmem.llm (BACKENDS, KINDS, FAMILIES, EFFORTS) and are imported inside
+# the functions that read them: the package tailmem.llm loads its client, which imports this module, so an import
+# of it here would run while this module is half built.
+
+# How a served model takes the embedded backend's constraints (tailmem.llm.structured, which builds each request);
+# named here so that reading the settings never loads the embedded backend's grammar code.
+STRUCTURED_OUTPUTS = ("gbnf", "vllm", "json_schema")
+CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
+
+# The value of each role key that offline.yaml, the base every preset extends, leaves unset group-wide (a preset
+# that needs another value sets it, as embedded.yaml sets n_ctx). They are not written into offline.yaml because
+# the composed `llm` group is part of every model stage's config digest: a key added there changes the digests and
+# reruns every artifact. This is their only copy.
+UNSET_IN_PRESETS = {
+    "model": None,
+    "agent": None,
+    "api_key": None,
+    "recorded_backend": "openai",
+    "model_path": None,
+    "model_sha256": None,
+    "n_gpu_layers": 0,
+    "kv_prefix_cache": True,
+    "n_ctx": 2048,
+    "n_threads": 2,
+}
 
 
 @dataclass
 class RoleGroup:
-    """One role's model settings (llm.settings.RoleSettings says what each does); MISSING = inherit llm.<key>."""
+    """One role's model settings; MISSING = inherit llm.<key>. Where each key is read: configs/llm/offline.yaml."""
 
     backend: str = MISSING
     model: Optional[str] = MISSING
-    agent: Optional[str] = MISSING
-    base_url: Optional[str] = MISSING
+    agent: Optional[str] = MISSING  # programmatic agent that stands in when backend == programmatic
+    base_url: Optional[str] = MISSING  # openai: null -> $OPENAI_BASE_URL -> https://api.openai.com/v1
     api_key_env: str = MISSING
-    api_key: Optional[str] = MISSING
-    params: Dict[str, Any] = MISSING
-    family: Optional[str] = MISSING
-    temperature: Optional[float] = MISSING
-    max_output_tokens: Optional[int] = MISSING
-    task_max_output_tokens: Dict[str, int] = MISSING
-    reasoning_effort: Optional[str] = MISSING
-    endpoint_key: Optional[str] = MISSING
-    compact_prompt_tokens: Optional[int] = MISSING
-    tool_output_max_chars: int = MISSING
-    recorded_backend: str = MISSING
+    api_key: Optional[str] = MISSING  # prefer api_key_env; a literal key here ends up in saved configs
+    params: Dict[str, Any] = MISSING  # merged over the family's parameters (seed, extra_body...)
+    family: Optional[str] = MISSING  # reasoning | standard; null -> by llm.model_families (tailmem.llm.params)
+    temperature: Optional[float] = MISSING  # standard family only; null -> not sent
+    max_output_tokens: Optional[int] = MISSING  # max_tokens (standard) or max_completion_tokens (reasoning)
+    task_max_output_tokens: Dict[str, int] = MISSING  # per task, e.g. {restructure: 100000}
+    reasoning_effort: Optional[str] = MISSING  # reasoning family only; null -> not sent (the provider's default)
+    endpoint_key: Optional[str] = MISSING  # cache identity of the endpoint; null -> base URL + served model id
+    compact_prompt_tokens: Optional[int] = MISSING  # tool loop: compact the transcript past this many tokens
+    tool_output_max_chars: int = MISSING  # tool loop: safety cap on one tool output (file views are not clipped)
+    recorded_backend: str = MISSING  # replay: the backend whose recorded calls are answered
+    # openai: the embedded backend's constraints sent through the server's structured-output parameters
+    # (gbnf | vllm | json_schema; tailmem.llm.structured); null: the model answers freely
     structured_outputs: Optional[str] = MISSING
-    model_path: Optional[str] = MISSING
-    model_sha256: Optional[str] = MISSING
-    n_gpu_layers: int = MISSING
-    kv_prefix_cache: bool = MISSING
+    model_path: Optional[str] = MISSING  # local / instruct: GGUF file; null -> the shipped model named `model`
+    model_sha256: Optional[str] = MISSING  # instruct: sha256 of model_path (checked before loading; the cache key)
+    n_gpu_layers: int = MISSING  # instruct: layers offloaded to a GPU (a CUDA build of llama-cpp-python)
+    kv_prefix_cache: bool = MISSING  # instruct: the system prompt's KV saved on disk, shared by jobs (kv_prefix.py)
     n_ctx: int = MISSING
     n_threads: int = MISSING
     concurrency: int = MISSING
@@ -48,29 +84,58 @@ class RoleGroup:
     backoff_s: float = MISSING
     backoff_max_s: float = MISSING
     timeout_s: float = MISSING
-    requests_per_minute: Optional[int] = MISSING
-    tokens_per_minute: Optional[int] = MISSING
-    choose_retries: int = MISSING
+    requests_per_minute: Optional[int] = MISSING  # openai: sends per minute here (tailmem.llm.pacing); null: no cap
+    tokens_per_minute: Optional[int] = MISSING  # openai: prompt + output-cap tokens per minute; null: no cap
+    choose_retries: int = MISSING  # re-asks when a chat model's reply names no valid option
+
+    def check(self, p: Problems) -> None:
+        """The ranges of the keys that are set (unset ones are checked where they are inherited from)."""
+        from tailmem.llm.backends.base import BACKENDS
+        from tailmem.llm.params import EFFORTS, FAMILIES
+
+        p.one_of("backend", self.backend, BACKENDS)
+        p.one_of("recorded_backend", self.recorded_backend, BACKENDS)
+        if self.base_url is not None and not str(self.base_url).startswith(("http://", "https://", MISSING)):
+            p.check("base_url", self.base_url, "expected an http(s):// URL or null")
+        for name in ("n_gpu_layers", "retries", "choose_retries"):
+            p.integer(name, getattr(self, name), lo=0)
+        for name in ("n_ctx", "n_threads", "concurrency"):
+            p.integer(name, getattr(self, name), lo=1)
+        p.number("backoff_s", self.backoff_s, lo=0)
+        p.number("backoff_max_s", self.backoff_max_s, lo=0)
+        p.number("timeout_s", self.timeout_s, lo=0, lo_open=True)
+        p.one_of("family", self.family, FAMILIES, null=True)
+        p.one_of("reasoning_effort", self.reasoning_effort, EFFORTS, null=True)
+        p.one_of("structured_outputs", self.structured_outputs, STRUCTURED_OUTPUTS, null=True)
+        p.number("temperature", self.temperature, 0, 2, null=True)
+        p.integer("max_output_tokens", self.max_output_tokens, lo=1, null=True)
+        p.integer("compact_prompt_tokens", self.compact_prompt_tokens, lo=1000, null=True)
+        p.integer("tool_output_max_chars", self.tool_output_max_chars, lo=1000)
+        p.integer("requests_per_minute", self.requests_per_minute, lo=1, null=True)
+        p.integer("tokens_per_minute", self.tokens_per_minute, lo=1, null=True)
+        caps = self.task_max_output_tokens
+        if isinstance(caps, dict):
+            for task, cap in caps.items():
+                p.integer(f"task_max_output_tokens.{task}", cap, lo=1)
+        elif caps != MISSING:
+            p.check("task_max_output_tokens", caps, "expected a mapping task -> cap")
 
 
 ROLE_KEYS = tuple(f.name for f in fields(RoleGroup))
-
-
-def check_role(p: Problems, role: RoleGroup) -> None:
-    """The ranges of one role's (or the group-wide) keys that read_settings does not check itself."""
-    from tailmem.llm.settings import BACKENDS
-
-    p.one_of("backend", role.backend, BACKENDS)
-    p.one_of("recorded_backend", role.recorded_backend, BACKENDS)
-    if role.base_url is not None and not str(role.base_url).startswith(("http://", "https://", "???")):
-        p.check("base_url", role.base_url, "expected an http(s):// URL or null")
-    for name in ("n_gpu_layers", "retries", "choose_retries"):
-        p.integer(name, getattr(role, name), lo=0)
-    for name in ("n_ctx", "n_threads", "concurrency"):
-        p.integer(name, getattr(role, name), lo=1)
-    p.number("backoff_s", role.backoff_s, lo=0)
-    p.number("backoff_max_s", role.backoff_max_s, lo=0)
-    p.number("timeout_s", role.timeout_s, lo=0, lo_open=True)
+# Role keys whose null, written at the role, means "not sent" / "off" rather than "inherit the group's value".
+NULLABLE = frozenset(
+    {
+        "family",
+        "temperature",
+        "max_output_tokens",
+        "reasoning_effort",
+        "endpoint_key",
+        "compact_prompt_tokens",
+        "requests_per_minute",
+        "tokens_per_minute",
+        "structured_outputs",
+    }
+)
 
 
 @dataclass
@@ -88,49 +153,230 @@ class FamilyPattern:
 @dataclass
 class LLMGroup(RoleGroup):
     name: str = MISSING
-    cache_path: str = MISSING
+    cache_path: str = MISSING  # resolved (and `~` expanded) by `cache_path` below
     cache_layout: str = "file"
     encoding: str = MISSING
     # model -> {input, cached_input, output} in US dollars per million tokens. Not Dict[str, a Price dataclass]:
     # OmegaConf refuses a whole mapping assigned by an override (`+llm.prices.default={input: 1.0, ...}`) to a
-    # dataclass-typed value; `check` reads each number's range, read_settings that all three are there.
+    # dataclass-typed value; the checks read each number's range and that all three are there.
     prices: Dict[str, Any] = field(default_factory=dict)
     prices_file: Optional[str] = MISSING
     budget: Budget = MISSING
     model_families: Optional[List[FamilyPattern]] = MISSING
     roles: Dict[str, RoleGroup] = field(default_factory=dict)
 
-
-class _Keys:
-    """Attribute access to a role's keys, unset ones MISSING (what `check_role` reads)."""
-
-    def __init__(self, tree: dict):
-        self.tree = tree
-
-    def __getattr__(self, name):
-        return self.tree.get(name, MISSING)
-
-
-def check(llm: dict) -> list[str]:
-    """The ranges of the group-wide and every role's keys, then read_settings' rules (plain data: `plain`)."""
-    from tailmem.errors import ConfigError
-    from tailmem.llm.settings import read_settings
-
-    p = Problems("llm")
-    check_role(p, _Keys(llm))
-    for model, price in (llm.get("prices") or {}).items():
-        for name in ("input", "cached_input", "output"):
-            p.number(f"prices.{model}.{name}", (price or {}).get(name), lo=0)
-    budget = llm.get("budget") or {}
-    p.number("budget.max_dollars", budget.get("max_dollars"), lo=0, null=True)
-    p.integer("budget.max_tokens", budget.get("max_tokens"), lo=0, null=True)
-    for name, role in (llm.get("roles") or {}).items():
-        rp = Problems(f"llm.roles.{name}")
-        check_role(rp, _Keys(role or {}))
-        p.lines += rp.lines
-    if not p.lines:
+    def __post_init__(self) -> None:
+        """Every key's range (the group-wide ones and each role's), then the rules on each role's merged keys and
+        the prices (prices_file included), so a wrong setting fails at start-up and names itself."""
+        p = Problems("llm")
+        self.check(p)
+        for model, price in (self.prices or {}).items():
+            for name in ("input", "cached_input", "output"):
+                p.number(f"prices.{model}.{name}", (price or {}).get(name), lo=0)
+        if self.budget != MISSING:
+            p.number("budget.max_dollars", self.budget.max_dollars, lo=0, null=True)
+            p.integer("budget.max_tokens", self.budget.max_tokens, lo=0, null=True)
+        if self.cache_path == MISSING or not self.cache_path:
+            p.add("llm.cache_path is required (e.g. ${results_dir}/llm_cache.sqlite)")
+        p.one_of("cache_layout", self.cache_layout, CACHE_LAYOUTS)
+        for name, role in self.roles.items():
+            if name not in ROLES:
+                p.add(f"llm.roles.{name}: unknown role; expected one of {ROLES}")
+            else:
+                rp = Problems(f"llm.roles.{name}")
+                role.check(rp)
+                p.lines += rp.lines
+        p.raise_any()
         try:
-            read_settings({"llm": llm})
+            for name in self.roles:
+                role_settings(self, name)
+            prices(self)
         except ConfigError as exc:
             p.lines += str(exc).splitlines()
-    return p.lines
+        p.raise_any()
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: float
+    cached_input: float
+    output: float
+
+
+def _label(self) -> str:
+    """What a result row names: the model, or the programmatic agent."""
+    return player_label(self.role, self.backend, self.model, self.agent, served=bool(self.structured_outputs))
+
+
+# One role's keys after inheritance: the role's name and RoleGroup's fields (what each means is written there),
+# frozen, every value set. Built by `role_settings` only, so it has no defaults of its own.
+Role = dataclasses.make_dataclass(
+    "Role",
+    [("role", str), *((f.name, f.type) for f in dataclasses.fields(RoleGroup))],
+    frozen=True,
+    namespace={"label": property(_label), "__module__": __name__},
+)
+
+
+def _set(value) -> bool:
+    return not (isinstance(value, str) and value == MISSING)
+
+
+def role_settings(llm: LLMGroup, role: str) -> Role:
+    """`role`'s keys: its own where set, else the group's (`llm.<key>`), else `UNSET_IN_PRESETS`. A null at the
+    role inherits, except for the keys in NULLABLE, where it means "not sent" / "off". `params` and
+    `task_max_output_tokens` are the group's mapping updated by the role's."""
+    from tailmem.llm.backends.base import BACKENDS, KINDS, kind_of
+
+    spec = llm.roles.get(role)
+    if spec is None:
+        raise ConfigError(f"llm.roles.{role} is not configured in llm={llm.name}")
+    merged = {}
+    for key in ROLE_KEYS:
+        own, shared = getattr(spec, key), getattr(llm, key)
+        if _set(own) and (own is not None or key in NULLABLE):
+            merged[key] = own
+        elif _set(shared):
+            merged[key] = shared
+        elif key in UNSET_IN_PRESETS:
+            merged[key] = UNSET_IN_PRESETS[key]
+        elif key != "backend":
+            raise ConfigError(f"llm.roles.{role}.{key}: no value; set it at the role or group-wide as llm.{key}")
+    for key in ("params", "task_max_output_tokens"):
+        own, shared = getattr(spec, key), getattr(llm, key)
+        merged[key] = {**(shared if _set(shared) and shared else {}), **(own if _set(own) and own else {})}
+    backend = merged.get("backend")
+    if backend not in BACKENDS:
+        raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {BACKENDS}")
+    if not model_free(backend) and not merged["model"]:
+        raise ConfigError(f"llm.roles.{role}.model is required for backend {backend!r}")
+    mode = merged["structured_outputs"]
+    if mode is not None:
+        kind = kind_of(backend)
+        played = KINDS.get(merged["recorded_backend"]) if kind.replays else kind
+        if played is not None and played.embedded:  # weights in process: their grammar is their own
+            raise ConfigError(
+                f"llm.roles.{role}.structured_outputs={mode} is for a served model (backend openai); backend "
+                f"{backend!r} constrains its own decoding or none: set it to null"
+            )
+    return Role(role=role, **merged)
+
+
+def roles(llm: LLMGroup) -> dict[str, Role]:
+    """Every configured role's keys after inheritance (`role_settings`)."""
+    return {role: role_settings(llm, role) for role in llm.roles}
+
+
+def families(llm: LLMGroup) -> tuple[tuple[str, str], ...]:
+    """(glob, family) pairs from llm.model_families, first match wins (tailmem.llm.params)."""
+    from tailmem.llm.params import read_families
+
+    entries = llm.model_families
+    if not _set(entries) or entries is None:
+        return read_families(None)
+    return read_families([{"pattern": e.pattern, "family": e.family} for e in entries])
+
+
+def cache_path(llm: LLMGroup) -> Path:
+    """The call cache's file (`~` expanded; a shards layout keeps its folder beside it)."""
+    return Path(os.path.expanduser(str(llm.cache_path)))
+
+
+def price_entries(llm) -> dict:
+    """{model: {input, cached_input, output}}: `llm.prices`, overridden by the YAML file `llm.prices_file` (model
+    names with dots, such as gpt-5.4-nano, cannot be keys of a command-line override, but can be in a file).
+    `llm` is the group: LLMGroup, or plain data."""
+    if isinstance(llm, LLMGroup):
+        table, path = llm.prices, llm.prices_file
+    else:
+        llm = plain(llm) or {}
+        table, path = llm.get("prices"), llm.get("prices_file")
+    out = dict(table or {})
+    if path and _set(path):
+        import yaml
+
+        path = Path(os.path.expanduser(str(path)))
+        if not path.exists():
+            raise ConfigError(f"llm.prices_file: {path} not found")
+        try:
+            extra = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"llm.prices_file: {path} is not valid YAML ({exc})") from exc
+        if not isinstance(extra, dict):
+            raise ConfigError(f"llm.prices_file: {path} must map model names to {{input, cached_input, output}}")
+        out.update(extra)
+    return out
+
+
+def prices(llm) -> dict[str, Price]:
+    """The price table of the group (`price_entries`), each entry checked."""
+    out = {}
+    for model, p in price_entries(llm).items():
+        try:
+            out[model] = Price(float(p["input"]), float(p["cached_input"]), float(p["output"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"llm.prices.{model} needs numbers input, cached_input, output ({exc})") from exc
+    return out
+
+
+def price(table: dict[str, Price], model: str) -> Price:
+    """The price of `model` in `table` (`prices`), else the `default` entry; a model with neither is a config
+    error."""
+    if model in table:
+        return table[model]
+    if "default" in table:
+        return table["default"]
+    raise ConfigError(f"llm.prices has no entry for model {model!r} and no `default` entry")
+
+
+def read(cfg) -> LLMGroup:
+    """The `llm` group of `cfg` (the whole config: a composed one, a stage's settings, or plain data) as LLMGroup,
+    its unset keys unset and its checks run; a key the schema does not have raises ConfigError naming it (Hydra
+    refuses it at composition, plain data here)."""
+    if isinstance(cfg, ComposedView):  # a stage's settings: its `llm`, or Unread when its entry does not list it
+        node = cfg.llm
+    else:
+        node = cfg.get("llm") if hasattr(cfg, "get") else cfg["llm"]
+    if isinstance(node, Unread):
+        raise node.refusal()
+    if isinstance(node, LLMGroup):
+        return node
+    llm = plain(node) if node is not None else {}
+    if not llm:
+        raise ConfigError("config has no `llm` group; add `- llm: offline` to the defaults list")
+    llm.pop("defaults", None)
+    group_keys = sorted(f.name for f in fields(LLMGroup))
+    unknown = set(llm) - set(group_keys)
+    if unknown:
+        raise ConfigError(f"llm has unknown key(s) {sorted(unknown)}; expected some of {group_keys}")
+    roles = {}
+    for role, spec in (llm.pop("roles", None) or {}).items():
+        spec = dict(spec or {})
+        bad = set(spec) - set(ROLE_KEYS)
+        if bad:
+            raise ConfigError(
+                f"llm.roles.{role} has unknown key(s) {sorted(bad)}; expected some of {sorted(ROLE_KEYS)}"
+            )
+        roles[role] = RoleGroup(**spec)
+    budget = dict(llm.get("budget") or {})  # no budget: no cap
+    bad = set(budget) - {"max_dollars", "max_tokens"}
+    if bad:
+        raise ConfigError(f"llm.budget has unknown key(s) {sorted(bad)}; expected max_dollars, max_tokens")
+    llm["budget"] = Budget(**{"max_dollars": None, "max_tokens": None, **budget})
+    if llm.get("model_families") is not None:
+        from tailmem.llm.params import read_families
+
+        read_families(llm["model_families"])  # each entry is {pattern, family}, of a known family
+        llm["model_families"] = [FamilyPattern(str(e["pattern"]), str(e["family"])) for e in llm["model_families"]]
+    return LLMGroup(**llm, roles=roles)
+
+
+def check(cfg) -> list[str]:
+    """Every problem of the `llm` group of the composed config `cfg`, one line each (tailmem.settings.schema)."""
+    try:
+        read(cfg)
+    except ConfigError as exc:
+        return str(exc).splitlines()
+    return []

