@@ -21,16 +21,19 @@ def data_dir() -> Path:
     return path
 
 
-# The files that run longest (one or two DAGs or stage chains each, 35-90 s on 2 cores) start first, then the other
-# files with slow tests, then the rest, so that the two workers finish together (the smoke DAG's file used to start
-# late and end the run alone). pytest-xdist hands out whole files in this order (--no-loadscope-reorder in
-# pyproject.toml; it would otherwise start the files with the most tests first).
+# The files that run longest (one or two DAGs, stage chains or model sessions each) start first, longest first, then
+# the other files with slow tests, then the rest, so that the two workers finish together (the smoke DAG's file used
+# to start late and end the run alone). pytest-xdist hands out whole files in this order (--no-loadscope-reorder in
+# pyproject.toml; it would otherwise start the files with the most tests first). Seconds on 2 cores in the full
+# suite (quiet machine): test_workflow 558 (its smoke DAG), test_determinism 186, test_llm_instruct 145 (its two
+# model tests), fsmem_study_openai 122, alfworld_excluded 93, alfworld_determinism about 50 (117 with six games).
 LONGEST_FIRST = (
     "test_workflow.py",
-    "alfworld/test_alfworld_determinism.py",
+    "test_determinism.py",
+    "llm/test_llm_instruct.py",
     "pipeline/test_fsmem_study_openai.py",
     "alfworld/test_alfworld_excluded.py",
-    "test_determinism.py",
+    "alfworld/test_alfworld_determinism.py",
     "test_rerun_digests.py",
 )
 
