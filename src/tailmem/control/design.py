@@ -295,35 +295,34 @@ def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = 
         ),
         row("LongMemEval: arms on the same questions", "questions", questions),
     ]
+
+    def not_run(claim: str, unit: str, why: str) -> dict:
+        """A study this scale does not play: no units, and where its claims are decided instead."""
+        return {"claim": claim, "scope": unit, "runs": 0, "min_units": min_units, "smallest_p": 1.0, "plan": why}
+
     games = "ALFWorld: arms on the same games"
     if cfg.alfworld.subsets:
         out.append(row(games, "games", alfworld_games(cfg.alfworld)))
-    else:  # the slice plays no game: say so, and where the game claims are decided
+    else:
         out.append(
-            {
-                "claim": games,
-                "scope": "games",
-                "runs": 0,
-                "min_units": min_units,
-                "smallest_p": 1.0,
-                "plan": "not run at this scale (alfworld.subsets is empty): a game claim needs at least "
-                f"{min_units} games; scale paper_model plays them (benchmarks/plan_model_slice.py prints its cost)",
-            }
+            not_run(
+                games,
+                "games",
+                f"not run at this scale (alfworld.subsets is empty): a game claim needs at least {min_units} games; "
+                "scale paper_model plays them (benchmarks/plan_model_slice.py prints its cost)",
+            )
         )
     claim = "LLM policy vs random walk: tail shape"
     tails = getattr(s.control, "tail_policy", None) or s.control.policy
     if tails == "llm":  # a model plays the policy: its tails beside the random walk's, run by run
         out.append(row(claim, "runs", len(s.families) * len(s.sizes) * len(s.seeds)))
-    else:  # the trajectories come from the model-free proxy: say where the model's tails are decided instead
+    else:  # the trajectories come from the model-free proxy
         out.append(
-            {
-                "claim": claim,
-                "scope": "runs",
-                "runs": 0,
-                "min_units": min_units,
-                "smallest_p": 1.0,
-                "plan": f"not run at this scale (scale.control.tail_policy {tails}): scale paper_model runs "
-                "the LLM policy for 160 x 50 steps per run (benchmarks/plan_model_slice.py prints its cost)",
-            }
+            not_run(
+                claim,
+                "runs",
+                f"not run at this scale (scale.control.tail_policy {tails}): scale paper_model runs the LLM policy "
+                "for 160 x 50 steps per run (benchmarks/plan_model_slice.py prints its cost)",
+            )
         )
     return out
