@@ -22,7 +22,8 @@ from collections import defaultdict
 
 from omegaconf import OmegaConf
 
-from tailmem import targets
+from tailmem import graph_runs as targets
+from tailmem.audit.record import audit_counts
 from tailmem.configs import config_dir
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.run import rollout
@@ -30,7 +31,6 @@ from tailmem.rollout.semantic import Semantic
 from tailmem.settings.audit import settings as audit_settings
 from tailmem.settings.checks import typed
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
-from tailmem.stages.audit import audit_counts
 from tailmem.workflow import compose_config
 
 

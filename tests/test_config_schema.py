@@ -74,7 +74,7 @@ def test_controller_keys_are_the_controllers_fields():
     from tailmem.memory.controllers import CONTROLLERS
     from tailmem.settings.fsmem import ACCESS_UNITS
     from tailmem.settings.memory import known_keys as memory_keys
-    from tailmem.stages.fsmem_access import UNITS
+    from tailmem.studies.fsmem.access import UNITS
 
     controller_fields = {f for c in CONTROLLERS.values() for f in c.__dataclass_fields__ if not f.startswith("_")}
     assert set(memory_keys()) == controller_fields | {"name", "label"}

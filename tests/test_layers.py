@@ -44,11 +44,23 @@ def test_the_import_contracts_hold():
 def test_a_library_module_importing_a_stage_breaks_the_contract(tmp_path):
     """The check can fail: a memory module that imports a stage is reported, with the line that does it."""
     shutil.copytree(PACKAGE, tmp_path / "tailmem", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "tailmem" / "memory" / "planted.py").write_text('"""Planted."""\n\nfrom tailmem.stages import audit\n')
+    planted = '"""Planted."""\n\nfrom tailmem.studies.random_walk import audit\n'
+    (tmp_path / "tailmem" / "memory" / "planted.py").write_text(planted)
     run = _lint_imports(tmp_path)
     assert run.returncode != 0
-    assert "The library never imports the pipeline BROKEN" in run.stdout
-    assert "tailmem.memory.planted -> tailmem.stages.audit (l.3)" in run.stdout
+    assert "The library never imports a study, the stage kit or the pipeline BROKEN" in run.stdout
+    assert "tailmem.memory.planted -> tailmem.studies.random_walk.audit (l.3)" in run.stdout
+
+
+def test_a_study_importing_another_study_breaks_the_contract(tmp_path):
+    """The check can fail: the controller study reaching into the filesystem-memory study is reported."""
+    shutil.copytree(PACKAGE, tmp_path / "tailmem", ignore=shutil.ignore_patterns("__pycache__"))
+    planted = '"""Planted."""\n\nfrom tailmem.studies.fsmem import locomo\n'
+    (tmp_path / "tailmem" / "studies" / "controller" / "planted.py").write_text(planted)
+    run = _lint_imports(tmp_path)
+    assert run.returncode != 0
+    assert "No study imports another study BROKEN" in run.stdout
+    assert "tailmem.studies.controller.planted -> tailmem.studies.fsmem.locomo" in run.stdout
 
 
 def _top_level_modules() -> set[str]:
@@ -70,7 +82,11 @@ def test_no_import_is_excused():
 
 
 # -- the Snakemake files name their inputs through tailmem.dag, not through each other's globals ----------------
-WORKFLOW_FILES = [REPO / "Snakefile", *sorted((REPO / "workflows").glob("*.smk"))]
+WORKFLOW_FILES = [
+    REPO / "Snakefile",
+    *sorted((REPO / "workflows").glob("*.smk")),
+    *sorted((PACKAGE / "studies").glob("*/*.smk")),
+]
 # What Snakemake itself puts in a Snakefile's namespace (besides Python's builtins).
 SNAKEMAKE_GLOBALS = {
     "workflow",

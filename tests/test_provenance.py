@@ -232,7 +232,7 @@ def test_every_stage_table_gets_a_footer():
 
 def test_fsmem_stages_record_data_and_footer_end_to_end(tmp_path, data_dir, fresh_caches):
     """A real stage run: build and answer record the LoCoMo file's sha256; the table's Markdown ends in the footer."""
-    from tailmem.stages import locomo
+    from tailmem.studies.fsmem import locomo
 
     over = [
         f"results_dir={tmp_path}",
@@ -256,7 +256,8 @@ def test_fsmem_stages_record_data_and_footer_end_to_end(tmp_path, data_dir, fres
 # --- report/ is a pure layer --------------------------------------------------------------------------------
 
 FORBIDDEN_MODULES = (
-    "tailmem.stages",
+    "tailmem.stage",
+    "tailmem.site_stage",
     "tailmem.cli",
     "tailmem.provenance",
     "tailmem.configs",
@@ -264,7 +265,7 @@ FORBIDDEN_MODULES = (
     "tailmem.registry",
     "tailmem.stage_groups",
     "tailmem.runner",
-    "tailmem.targets",
+    "tailmem.graph_runs",
     "hydra",
     "omegaconf",
     "yaml",
@@ -289,10 +290,12 @@ def impurities(path: Path) -> list[str]:
     return found
 
 
-REPORT = sorted((SRC / "report").glob("*.py"))
+REPORT = sorted((SRC / "report").glob("*.py")) + sorted(
+    p for kind in ("tables", "figures", "figure", "text", "claims") for p in (SRC / "studies").glob(f"*/{kind}.py")
+)
 
 
-@pytest.mark.parametrize("path", REPORT, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", REPORT, ids=lambda p: p.relative_to(SRC).as_posix())
 def test_report_modules_are_pure(path):
     """report/ turns frames into tables and figures: it reads no config, writes no provenance, imports no stage.
     Its one YAML reader is report/data_files.py, which reads the papers' numbers and the tables' words that ship
@@ -305,11 +308,11 @@ def test_the_purity_scan_catches_what_it_should(tmp_path):
     """The scan is not vacuous: each forbidden pattern is found in a module written to contain it."""
     bad = tmp_path / "bad.py"
     bad.write_text(
-        "from tailmem.stages.tables import x\nimport tailmem.cli\nfrom omegaconf import OmegaConf\n"
+        "from tailmem.stage import x\nimport tailmem.cli\nfrom omegaconf import OmegaConf\n"
         "def f(cfg):\n    return cfg.scale\n"
     )
     found = impurities(bad)
-    assert {"imports tailmem.stages.tables", "imports tailmem.cli", "imports omegaconf"} <= set(found)
+    assert {"imports tailmem.stage", "imports tailmem.cli", "imports omegaconf"} <= set(found)
     assert any(f.startswith("takes cfg") for f in found) and any(f.startswith("uses cfg") for f in found)
 
 

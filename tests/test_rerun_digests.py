@@ -155,9 +155,9 @@ def test_the_dag_digest_equals_the_digest_the_stage_computes_from_its_own_config
 
 def test_code_digest_follows_imports_and_ignores_comments(tmp_path, monkeypatch):
     """ctmc.py is in the control stage's closure and not the world's; a comment does not change a digest."""
-    closure = {p.name for p in source_closure.import_closure("tailmem.stages.control")}
+    closure = {p.name for p in source_closure.import_closure("tailmem.studies.controller.control")}
     assert "ctmc.py" in closure
-    assert "ctmc.py" not in {p.name for p in source_closure.import_closure("tailmem.stages.graphworld")}
+    assert "ctmc.py" not in {p.name for p in source_closure.import_closure("tailmem.studies.random_walk.graphworld")}
     src = source_closure.PACKAGE_ROOT / "memory" / "ctmc.py"
     text = src.read_text()
     with_comment = tmp_path / "a.py"

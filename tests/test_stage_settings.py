@@ -59,7 +59,7 @@ def test_a_group_the_registry_does_not_list_is_refused_by_name():
 
 def test_a_stage_called_with_a_composed_config_gets_stage_settings(monkeypatch):
     """Tests and the CLI pass a composed config; the stage body sees StageSettings with the same values."""
-    from tailmem.stages import graphworld
+    from tailmem.studies.random_walk import graphworld
 
     seen = {}
     monkeypatch.setattr(graphworld, "make_world", lambda cfg: seen.setdefault("cfg", cfg) and 1 / 0)

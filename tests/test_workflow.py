@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tailmem.errors import ConfigError
-from tailmem.targets import random_walk_runs
+from tailmem.graph_runs import random_walk_runs
 from tailmem.workflow import compose_config, override_key, stage_overrides
 
 

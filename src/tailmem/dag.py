@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 
-from tailmem import outputs, paths, targets
+from tailmem import graph_runs as targets
+from tailmem import outputs, paths
 from tailmem.control import arms as control_arms
 from tailmem.fsmem import study as fsmem_study_runs
 from tailmem.fsmem.benchmarks import MAIN_BENCHMARK, conversation_ids

@@ -6,7 +6,7 @@ a stage importing it keeps its code digest (tailmem.stage_groups) independent of
 Each table stem is written as `<stem>.csv` and `<stem>.md` (tailmem.paths.TABLE), each figure as .png and .pdf.
 """
 
-# Paper 1, random walk (stages/tables.py, stages/figures.py)
+# Paper 1, random walk (studies/random_walk/report.py, studies/random_walk/plot.py)
 TABLE2_SIGMA_TOP10 = "table2_random_walk_sigma_top10"
 TABLE7_CONCENTRATION = "table7_random_walk_concentration"
 TABLE8_RETRIEVAL_DESIGNS = "table8_retrieval_designs"
@@ -20,24 +20,24 @@ RANDOM_WALK_TABLES = (
     CLAIMS_RANDOM_WALK,
 )
 TABLE7_CALIBRATION = (
-    "table7_calibration"  # which random-walk protocol reproduces Tables 7, 2, 8 (stages/calibration.py)
+    "table7_calibration"  # which random-walk protocol reproduces Tables 7, 2, 8 (studies/calibration/calibrate.py)
 )
 CALIBRATION_TABLES = (TABLE7_CALIBRATION,)
 FIG3_CCDF = "fig3_ccdf_random_walk"
 FIG5_CONCENTRATION = "fig5_concentration_random_walk"
 RANDOM_WALK_FIGURES = (FIG3_CCDF, FIG5_CONCENTRATION)
 
-# Paper 1, controller study (stages/control_report.py); the figures' data also as <figure stem>_data tables
+# Paper 1, controller study (studies/controller/report.py); the figures' data also as <figure stem>_data tables
 TABLE3_POLICY = "table3_tail_audit_policy"
 TABLE4_BASELINES = "table4_memory_baselines"
 TABLE5_GRAPH_VS_CTMC = "table5_graph_memory_vs_ctmc"
 TABLE6_ABLATION = "table6_allocation_ablation"
 CLAIMS_CTMC = "claims_ctmc"
 DESIGN_CHECK = "design_check"  # before any model call: can each claim pair's arms differ (stage design_check)
-MODEL_ROLES = "model_roles"  # a model slice: probe figures per role (stages/model_roles.py)
+MODEL_ROLES = "model_roles"  # a model slice: probe figures per role (studies/model_roles/probe.py)
 MODEL_CLAIMS = "model_claims"  # a model slice: every claims row with the roles it rests on (same stage)
 JUDGE_SENSITIVITY = (
-    "judge_sensitivity"  # the same answers under several judges, agreement (stages/judge_sensitivity.py)
+    "judge_sensitivity"  # the same answers under several judges, agreement (studies/judges/sensitivity.py)
 )
 JUDGE_VERDICTS = f"{JUDGE_SENSITIVITY}.verdicts.parquet"  # its per-answer verdicts, read by the claims stages
 CONTROL_TABLES = (TABLE3_POLICY, TABLE4_BASELINES, TABLE5_GRAPH_VS_CTMC, TABLE6_ABLATION, CLAIMS_CTMC)
@@ -46,7 +46,7 @@ FIG6_TAU = "fig6_tau_concentration"
 FIG7_REDUCTION = "fig7_ctmc_token_reduction"
 CONTROL_FIGURES = (FIG4_TAIL_AUDIT, FIG6_TAU, FIG7_REDUCTION)
 
-# Paper 1, LongMemEval (stages/longmemeval.py)
+# Paper 1, LongMemEval (studies/longmemeval/stages.py)
 LONGMEMEVAL_BY_TYPE = "longmemeval_by_type"
 LONGMEMEVAL_SUMMARY = "longmemeval_summary"
 LONGMEMEVAL_CTMC_VS_GRAPH = "longmemeval_ctmc_vs_graph"
@@ -63,11 +63,11 @@ LONGMEMEVAL_FIGURE = "fig8_longmemeval"
 
 
 def conversation_table(benchmark: str, conversation: str) -> str:
-    """Paper 2's main table for one conversation of a benchmark, e.g. locomo_conv-50 (stages/locomo.py)."""
+    """Paper 2's main table for one conversation of a benchmark, e.g. locomo_conv-50 (studies/fsmem/locomo.py)."""
     return f"{benchmark}_{conversation}"
 
 
-# Paper 2, the filesystem-memory study: study stage -> its table (stages/fsmem_study.py)
+# Paper 2, the filesystem-memory study: study stage -> its table (studies/fsmem/study_tables.py)
 FSMEM_STUDY_TABLES = {
     "fsmem_shape": "fsmem_rq1_store_shape",
     "fsmem_retrieval": "fsmem_rq2_retrieval",
@@ -76,7 +76,7 @@ FSMEM_STUDY_TABLES = {
     "fsmem_hierarchy": "fsmem_hierarchy",
     "fsmem_costs": "fsmem_costs",
     "fsmem_replicates": "fsmem_store_replicates",  # spread of store shape and F1 across replicate builds
-    "fsmem_claims": "claims_fsmem",  # paper 2's claims with paired intervals (stages/fsmem_claims.py)
+    "fsmem_claims": "claims_fsmem",  # paper 2's claims with paired intervals (studies/fsmem/claims_stage.py)
 }
 FSMEM_GROWTH = "fsmem_rq4_growth"  # table and figure; the atlas beside it as <stem>_atlas.csv
 FSMEM_ACCESS = "fsmem_access_audit"  # the CCDF points as fsmem_access_ccdf.csv
@@ -86,7 +86,7 @@ FSMEM_PERSONAMEM = "fsmem_personamem"
 TABLE13_LOCOMO_FILTERED = "table13_locomo_filtered"  # paper 2 Table 13: D.2's defective golds dropped
 
 
-# ALFWorld, per subset (stages/alfworld.py report)
+# ALFWorld, per subset (studies/alfworld/stages.py report)
 ALFWORLD_TABLES = ("memory", "memory_family", "skills", "skills_family")
 ALFWORLD_FIGURES = ("memory", "skills_growth")
 # Paper 2's skill-side analyses: the store each task was given, its taxonomy against growth, the curation

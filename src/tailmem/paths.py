@@ -36,7 +36,9 @@ CONTROL = "{results}/control/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{see
 DESIGN = "{results}/design_check/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"
 PLAN_FILE = "plan.json"
 PAIRS_FILE = "pairs.csv"
-CALIBRATION = "{results}/calibration"  # the protocol search (stages/calibration.py): walks/<digest>/ caches its walks
+CALIBRATION = (
+    "{results}/calibration"  # the protocol search (studies/calibration/calibrate.py): walks/<digest>/ caches its walks
+)
 CALIBRATION_PROTOCOLS = "protocols.csv"  # every searched protocol's scores, best first
 
 # -- filesystem memory (paper 2) -----------------------------------------------------------------------------

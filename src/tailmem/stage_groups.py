@@ -7,7 +7,7 @@ whether a job's artifact is still current.
   `tailmem` module the stage imports, found by a static walk of `import` statements from the stage module
   (imports inside functions included), plus the prompt files under `configs/prompts/<group>/` of its groups.
 
-The stage functions read their groups here (tailmem.stages.typed_stage), provenance records the same digests, and
+The stage functions read their groups here (tailmem.stage.typed_stage), provenance records the same digests, and
 the stage registry (tailmem.registry) puts each stage's function beside its groups. This module names no stage
 module, so a stage imports it without importing the table that dispatches to the stage.
 """

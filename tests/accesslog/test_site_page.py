@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tailmem.cli import main
-from tailmem.site.build import build_site
+from tailmem.site_build import build_site
 
 pytestmark = pytest.mark.slow
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "access_logs"

@@ -13,7 +13,7 @@ pytest.importorskip("textworld")
 
 from llm_testkit import FakeServer  # noqa: E402
 from tailmem.cli import main  # noqa: E402
-from tailmem.stages import alfworld as stage  # noqa: E402
+from tailmem.studies.alfworld import stages as stage  # noqa: E402
 
 GAMES = 4
 

@@ -112,7 +112,7 @@ def test_cell_folders_follow_the_templates_of_tailmem_paths(tmp_path):
 
 
 def test_alfworld_arms_are_configs_memory_with_overrides(tmp_path):
-    from tailmem.stages.alfworld import arm_settings
+    from tailmem.studies.alfworld.stages import arm_settings
 
     cfg = _cfg(tmp_path)
     ctmc_yaml = yaml.safe_load((REPO / "configs" / "memory" / "ctmc.yaml").read_text())
@@ -129,23 +129,28 @@ def test_alfworld_arms_are_configs_memory_with_overrides(tmp_path):
         arm_settings(cfg, "ctmc")
 
 
-@pytest.mark.parametrize("module", ["alfworld_tables", "alfworld_text", "alfworld_figures", "table_spec"])
+@pytest.mark.parametrize(
+    "module", ["studies/alfworld/tables", "studies/alfworld/text", "studies/alfworld/figures", "report/table_spec"]
+)
 def test_report_module_reads_no_config_and_writes_no_provenance(module):
-    src = (REPO / "src" / "tailmem" / "report" / f"{module}.py").read_text()
+    src = (REPO / "src" / "tailmem" / f"{module}.py").read_text()
     imported = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import) for a in n.names}
     assert not {
         m
         for m in imported
         if m
-        and (m.startswith("tailmem.stages") or m in ("tailmem.provenance", "omegaconf", "hydra", "tailmem.artifacts"))
+        and (
+            m.startswith(("tailmem.stage", "tailmem.studies"))
+            or m in ("tailmem.provenance", "omegaconf", "hydra", "tailmem.artifacts")
+        )
     }, imported
     assert "cfg" not in src and "write_" not in src
 
 
 def test_memory_table_from_a_frame():
     from tailmem.audit.concentration import concentration
-    from tailmem.report.alfworld_tables import memory_tables
+    from tailmem.studies.alfworld.tables import memory_tables
 
     def ep(arm, loaded, success, steps, mem, acc):
         return {
@@ -180,7 +185,7 @@ def test_memory_table_from_a_frame():
 
 
 def test_table_notes_say_how_many_listed_games_were_excluded():
-    from tailmem.report.alfworld_text import notes
+    from tailmem.studies.alfworld.text import notes
 
     with_excluded = notes("x", "b", "s", 50, "o200k_base", excluded=4)
     assert "4 listed game(s) excluded" in with_excluded["memory"] and "4 listed" in with_excluded["skills"]

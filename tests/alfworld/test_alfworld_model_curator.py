@@ -185,7 +185,7 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
     from tailmem.alfworld import speedup
     from tailmem.artifacts import read_json
     from tailmem.configs import config_dir
-    from tailmem.stages import alfworld as stage
+    from tailmem.studies.alfworld import stages as stage
 
     order = [Game("valid_seen", f"{FAMILY}-X-{i}/trial", FAMILY) for i in range(3)]
     monkeypatch.setattr(stage, "subset_games", lambda cfg, subset: order)

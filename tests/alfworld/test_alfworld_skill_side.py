@@ -10,7 +10,7 @@ from tailmem.alfworld.goal import parse_goal
 from tailmem.alfworld.retriever import retrieve
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.records.alfworld import AlfworldChain
-from tailmem.stages import alfworld as stage
+from tailmem.studies.alfworld import stages as stage
 
 
 def _cell(folder, variant, n=5):

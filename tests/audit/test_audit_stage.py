@@ -8,7 +8,7 @@ from record_kit import rollout_trace
 from tailmem.audit.bootstrap import sample_discrete_power_law
 from tailmem.errors import ArtifactError, ConfigError
 from tailmem.records.audit import Audit, CountsBlock
-from tailmem.stages import audit as stage
+from tailmem.studies.random_walk import audit as stage
 
 
 def make_cfg(tmp_path, **audit_overrides):

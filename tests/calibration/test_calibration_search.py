@@ -6,8 +6,8 @@ from calibkit import PLANTED, distance, fit, records
 
 from tailmem.calibration.protocol import Protocol, grid, sample
 from tailmem.calibration.search import WalkCache, run_search
-from tailmem.report import calibration_tables as ct
 from tailmem.settings.calibration import SpaceGroup
+from tailmem.studies.calibration import tables as ct
 
 SPACE = SpaceGroup(
     episodes=[5, 20, 50],

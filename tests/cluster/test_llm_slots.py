@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# the rules that run a stage calling a model role (tailmem.stages.*: get_client / client_for)
+# the rules that run a stage calling a model role (tailmem.studies.*: get_client / client_for)
 MODEL_RULES = {
     "control",
     "rollout",

@@ -10,9 +10,9 @@ import yaml
 from tailmem.cli import main
 from tailmem.control import arms
 from tailmem.records.control import ControlSummary
-from tailmem.report import control_figures as cf
-from tailmem.report import control_tables as ct
 from tailmem.report import plots
+from tailmem.studies.controller import figures as cf
+from tailmem.studies.controller import tables as ct
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 

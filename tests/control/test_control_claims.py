@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from tailmem.control import arms
-from tailmem.report import control_tables as ct
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
+from tailmem.studies.controller import tables as ct
 
 # six runs: the fewest on which a claim can be decided (stats.min_units); three runs are too few (issue 29,
 # tests/control/test_control_claims_clustered.py)

@@ -9,9 +9,9 @@ the runs; a row whose two readings differ says so. Synthetic per-step records wi
 import numpy as np
 import pandas as pd
 
-from tailmem.report import control_tables as ct
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
+from tailmem.studies.controller import tables as ct
 
 S = shipped(resamples=1000, seed=0)
 STATES, STEPS, BASE = 80, 2000, 0.5

@@ -194,7 +194,7 @@ def test_replies_are_read_in_both_encodings_forms():
 
 @pytest.mark.slow
 def test_control_stage_with_a_model_predictor_on_a_subset_of_steps(tmp_path, monkeypatch):
-    import tailmem.stages.control as stage
+    import tailmem.studies.controller.control as stage
 
     common = ["scale=smoke", f"results_dir={tmp_path}", "graph=modular", "graph.n=30", "policy=semantic", "seed=0"]
     assert main(["graphworld", *common]) == 0

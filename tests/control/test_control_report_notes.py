@@ -16,11 +16,11 @@ from tailmem import outputs, paths
 from tailmem.cli import main
 from tailmem.configs import config_dir
 from tailmem.control import arms
+from tailmem.graph_runs import control_runs, policy_runs
 from tailmem.memory.arm import Arm
 from tailmem.records.audit import Audit
 from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary
-from tailmem.report import control_tables as ct
-from tailmem.targets import control_runs, policy_runs
+from tailmem.studies.controller import tables as ct
 
 STATES, STEPS = 40, 60
 SETTINGS = ["scale=smoke", "stats.resamples=200", "audit.bootstrap=10"]
@@ -121,7 +121,7 @@ def test_table5_note_gives_each_arms_nominal_budget_and_not_the_matched_one(repo
 
 
 def test_nominal_budgets_lists_an_override_per_encoding():
-    from tailmem.stages.control_report import nominal_budgets
+    from tailmem.studies.controller.report import nominal_budgets
 
     gm_v, gm_c = arms.baseline("graph_memory", "verbose"), arms.baseline("graph_memory", "compact")
     ct_v, ct_c = arms.nominal_ctmc("verbose"), arms.nominal_ctmc("compact")

@@ -281,8 +281,8 @@ def test_a_planned_pair_difference_is_unbiased_and_knows_blind_steps():
     """Simulated model answers on every step of 8 runs; the planned estimate (pair draws weighted by stratum size /
     drawn, identical and blind steps known as 0) averages to the difference over every step, across plan seeds."""
     from tailmem.records.control import DesignPlan
-    from tailmem.report import control_tables as ct
     from tailmem.stats.settings import shipped
+    from tailmem.studies.controller import tables as ct
 
     pair = design.claim_pairs()[0]
     n, rng = 120, np.random.default_rng(3)
@@ -351,7 +351,7 @@ def test_a_planned_pair_difference_is_unbiased_and_knows_blind_steps():
 def test_the_tail_rows_policy_is_apart_from_the_controller_trajectories():
     """Finding: `scale.control.policy` set both the controller study's trajectories and the policy of Table 3's
     tail rows, so a slice that replays the semantic proxy for the predictor's claims ran no model policy at all."""
-    from tailmem import targets
+    from tailmem import graph_runs as targets
     from tailmem.workflow import compose_config
 
     paper = compose_config("paper_model")
@@ -369,7 +369,7 @@ def test_a_claims_only_scale_runs_every_claim_pair_s_arms_and_nothing_else():
     """Finding (default_model's measured run): the slice ran all 15 controller arms per run, 7 of them read by no
     claim (Table 4's other baselines, tau 2), each a model job that loads the model for one sampled call: 56 of
     its 120 model_control jobs. `scale.control.arms: claims` runs the claims' arms and the tau sweep's only."""
-    from tailmem import targets
+    from tailmem import graph_runs as targets
     from tailmem.workflow import compose_config
 
     cfg = compose_config("default_model")
@@ -385,7 +385,7 @@ def test_the_design_check_counts_the_locomo_questions_the_slice_can_ask():
     """Finding (default_model's measured run): the design check planned 12 LoCoMo questions from
     `fsmem.max_questions`, but the store keeps 3 sessions, which hold the evidence of 8 stratified questions of
     conv-50; 8 were asked, and the F1 row's smallest attainable p was then out of reach."""
-    from tailmem.stages.design_check import fsmem_questions
+    from tailmem.studies.controller.design_check import fsmem_questions
     from tailmem.workflow import compose_config
 
     cfg = compose_config("default_model", ["fsmem.max_sessions=3", "fsmem.max_questions=12"])

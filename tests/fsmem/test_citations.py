@@ -13,7 +13,8 @@ from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.management import management
 from tailmem.paths import ANSWERS_FILE
 from tailmem.records.fsmem import FsmemAnswers
-from tailmem.stages import fsmem_study, locomo
+from tailmem.studies.fsmem import locomo
+from tailmem.studies.fsmem import study_tables as fsmem_study
 
 HALLUCINATED = "/store/Calvin/Travel/Tokyo_1987.md#1"
 NOTES = "# Calvin\n## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari.\n"  # lines 4-6 of the file

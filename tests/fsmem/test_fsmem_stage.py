@@ -7,7 +7,7 @@ from hydra import compose, initialize_config_dir
 
 from tailmem.configs import config_dir
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
-from tailmem.stages import locomo
+from tailmem.studies.fsmem import locomo
 
 DATA = Path("/work/shared/data")
 
@@ -59,7 +59,7 @@ def test_answers_record_what_each_call_returned_and_readers_use_it(tmp_path, mon
     from tailmem.fsmem.benchmarks import conversation
     from tailmem.fsmem.store import Store
     from tailmem.fsmem.variants import search_harness
-    from tailmem.site import fsmem as site_fsmem
+    from tailmem.studies.fsmem import site as site_fsmem
 
     for v in ("closed_book", "verbatim", "agent_curated"):
         cfg = cfg_for(tmp_path, v, **{"data_dir": DATA})

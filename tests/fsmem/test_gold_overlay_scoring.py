@@ -13,7 +13,7 @@ from tailmem.errors import DataError
 from tailmem.llm.tokens import get_encoding
 from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.paths import ANSWERS_FILE, META_FILE
-from tailmem.stages import locomo
+from tailmem.studies.fsmem import locomo
 
 OVERLAY = """benchmark: locomo
 conversation: conv-50

@@ -20,7 +20,7 @@ from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.management import management
 from tailmem.fsmem.tools.shell import shell_builder
 from tailmem.records.fsmem import FsmemBuild
-from tailmem.stages import locomo
+from tailmem.studies.fsmem import locomo
 
 DATA = Path("/work/shared/data")
 needs_bwrap = pytest.mark.skipif(available() != "bwrap", reason="the Shell build harness needs bubblewrap")

@@ -8,7 +8,7 @@ from tailmem.data.locomo import QA, Conversation, Session, Turn
 from tailmem.errors import ConfigError
 from tailmem.fsmem.benchmarks import evidence_sessions, first_sessions
 from tailmem.fsmem.errors import FsmemError
-from tailmem.stages.locomo import select_questions, stratified
+from tailmem.fsmem.questions import select_questions, stratified
 
 
 def conv() -> Conversation:

@@ -15,7 +15,7 @@ from llm_testkit import FakeServer
 from tailmem.configs import config_dir
 from tailmem.fsmem.sandbox import available
 from tailmem.records.fsmem import FsmemAnswers
-from tailmem.stages import locomo
+from tailmem.studies.fsmem import locomo
 
 DATA = Path("/work/shared/data")
 KEY = "sk-E2E-CANARY-9f8e7d6c5b4a"

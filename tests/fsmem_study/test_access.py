@@ -6,7 +6,7 @@ from tailmem.fsmem.access import count_reads
 from tailmem.fsmem.agents import searcher
 from tailmem.fsmem.store import Store, render
 from tailmem.fsmem.tools.center import center
-from tailmem.stages.fsmem_access import audit_counts, ccdf_points
+from tailmem.studies.fsmem.access import audit_counts, ccdf_points
 
 
 def small_store(root):

@@ -14,9 +14,11 @@ from tailmem.fsmem import study
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.registry import STAGES
 from tailmem.report import paper2_values
-from tailmem.stages import fsmem_claims, fsmem_study, locomo
-from tailmem.stages.fsmem_study import with_paper
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
+from tailmem.studies.fsmem import claims_stage as fsmem_claims
+from tailmem.studies.fsmem import locomo
+from tailmem.studies.fsmem import study_tables as fsmem_study
+from tailmem.studies.fsmem.study_tables import with_paper
 
 DATA = "/work/shared/data"
 N = 40
@@ -83,7 +85,7 @@ def test_stage_writes_claims_fsmem_from_every_study(tmp_path):
 
 def test_claims_stage_is_registered_with_the_stats_group():
     stage = STAGES["fsmem_claims"]
-    assert stage.target == "tailmem.stages.fsmem_claims:run" and "stats" in stage.groups
+    assert stage.target == "tailmem.studies.fsmem.claims_stage:run" and "stats" in stage.groups
     assert outputs.FSMEM_STUDY_TABLES["fsmem_claims"] == "claims_fsmem"
 
 

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from tailmem.report import plots
-from tailmem.stages import fsmem_access, fsmem_growth
+from tailmem.studies.fsmem import access as fsmem_access
+from tailmem.studies.fsmem import growth as fsmem_growth
 
 
 def _atlas(chunks: int = 12) -> pd.DataFrame:

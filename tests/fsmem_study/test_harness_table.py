@@ -11,7 +11,8 @@ from tailmem.fsmem import study
 from tailmem.fsmem.sandbox import available
 from tailmem.paths import harness_dir, variant_dir
 from tailmem.records.fsmem import FsmemBuild
-from tailmem.stages import fsmem_study, locomo
+from tailmem.studies.fsmem import locomo
+from tailmem.studies.fsmem import study_tables as fsmem_study
 
 DATA = "/work/shared/data"
 

@@ -7,7 +7,7 @@ import json
 from test_personamem_stage import _cfg
 
 from llm_testkit import FakeServer
-from tailmem.stages import personamem as stage
+from tailmem.studies.fsmem import personamem as stage
 
 
 def _rows(results):

@@ -10,7 +10,7 @@ from hydra import compose, initialize_config_dir
 from tailmem.configs import config_dir
 from tailmem.errors import DataError
 from tailmem.fsmem.variants import VARIANTS
-from tailmem.stages import personamem as stage
+from tailmem.studies.fsmem import personamem as stage
 
 
 def _cfg(tmp_path, data, *overrides):

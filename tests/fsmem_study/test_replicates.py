@@ -15,7 +15,8 @@ from tailmem.configs import config_dir
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.paths import replicate_dir, variant_dir
-from tailmem.stages import fsmem_study, locomo
+from tailmem.studies.fsmem import locomo
+from tailmem.studies.fsmem import study_tables as fsmem_study
 
 OVER = [
     "fsmem.max_questions=2",

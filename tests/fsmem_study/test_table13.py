@@ -16,7 +16,7 @@ from tailmem.metrics.answer_length import answer_tokens
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.registry import STAGES
 from tailmem.report import paper2_values as paper
-from tailmem.stages import fsmem_gold
+from tailmem.studies.fsmem import gold as fsmem_gold
 
 DATA = "/work/shared/data"
 VARIANTS = ("closed_book", "verbatim", "agent_curated")
@@ -57,7 +57,7 @@ def write_main_answers(cfg, correct_of, overlay=None):
 
 
 def test_finding_table13_is_built_from_the_same_outcomes(tmp_path):
-    assert STAGES["fsmem_table13"].target == "tailmem.stages.fsmem_gold:table13"
+    assert STAGES["fsmem_table13"].target == "tailmem.studies.fsmem.gold:table13"
     cfg = cfg_for(tmp_path)
     bad = set(paper.LOCOMO_DEFECTIVE_GOLDS)
     # closed book right on every 3rd question and on the defective ones (it matched the defective gold, D.2);
@@ -115,14 +115,14 @@ def test_answers_under_an_overlay_are_refused(tmp_path):
 
 
 def test_rule_all_asks_for_table13():
-    """The DAG declares it (workflows/fsmem.smk) among the LoCoMo tables that `all` asks for (tailmem.dag)."""
+    """The DAG declares it (studies/fsmem/locomo.smk) among the LoCoMo tables that `all` asks for (tailmem.dag)."""
     from pathlib import Path
 
     from tailmem import outputs
     from tailmem.dag import dag_of
 
     repo = Path(__file__).resolve().parents[2]
-    assert "rule fsmem_table13:" in (repo / "workflows" / "fsmem.smk").read_text()
+    assert "rule fsmem_table13:" in (repo / "src" / "tailmem" / "studies" / "fsmem" / "locomo.smk").read_text()
     dag = dag_of({"scale": "smoke"}, str(repo))
     assert any(f.endswith(f"/{outputs.TABLE13_LOCOMO_FILTERED}.csv") for f in dag.benchmark_targets)
     assert answer_tokens("Shibuya crossing") > 0

@@ -8,9 +8,9 @@ import pytest
 
 from tailmem.errors import DataError
 from tailmem.judges.claims import ROBUST, SENSITIVE, with_sensitivity
-from tailmem.report.fsmem_claims import ANSWER_COLUMNS, claims
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD
+from tailmem.studies.fsmem.claims import ANSWER_COLUMNS, claims
 
 S = shipped(resamples=500, seed=0)
 N = 60

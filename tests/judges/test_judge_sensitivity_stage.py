@@ -17,8 +17,8 @@ from tailmem.configs import config_dir
 from tailmem.fsmem import study
 from tailmem.judges import panel
 from tailmem.records.fsmem import FsmemAnswers
-from tailmem.stages import judge_sensitivity as stage
 from tailmem.stats.settings import shipped
+from tailmem.studies.judges import sensitivity as stage
 
 GOLD = "Lena adopted a rescue dog named Biscuit"
 ANSWERS = [

@@ -458,7 +458,7 @@ def test_unparsable_judge_replies_are_counted_not_silent(tmp_path, caplog):
     from record_kit import placeholder
     from tailmem.fsmem.agents.judge import judge
     from tailmem.records.fsmem import FsmemBuild
-    from tailmem.stages.locomo import summarize
+    from tailmem.studies.fsmem.locomo import summarize
 
     replies = iter(['{"correct": 1}', "The answer looks right to me.", "I cannot tell.", '{"citation": 0.5}'])
     with FakeServer(reply=lambda body: next(replies)) as server:

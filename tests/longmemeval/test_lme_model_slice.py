@@ -171,7 +171,7 @@ def test_judge_prompts_put_the_response_last_so_arms_share_the_rest():
 
 
 def test_round_robin_caps_the_total_across_types():
-    from tailmem.stages.longmemeval import round_robin
+    from tailmem.studies.longmemeval.stages import round_robin
 
     class Q:
         def __init__(self, i, t):
@@ -186,7 +186,7 @@ def test_round_robin_caps_the_total_across_types():
 @pytest.mark.slow
 def test_stage_with_an_in_process_model_then_the_measured_reduction(tmp_path, data_dir, monkeypatch):
     import tailmem.llm
-    from tailmem.stages import longmemeval as stage
+    from tailmem.studies.longmemeval import stages as stage
 
     clients = {}
 

@@ -25,7 +25,7 @@ from tailmem.longmemeval.retrieval import (
     rank,
     recall_at_k,
 )
-from tailmem.report.longmemeval_tables import by_type, per_seed_summary
+from tailmem.studies.longmemeval.tables import by_type, per_seed_summary
 
 # ------------------------------------------------------------- independent reference (official definitions)
 

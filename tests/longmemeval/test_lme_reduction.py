@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from tailmem.longmemeval.reduction import AFTER_FAILURE, FAILED, PASSED, evaluate, measured
-from tailmem.report import longmemeval_tables as lt
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
+from tailmem.studies.longmemeval import tables as lt
 
 ST = shipped(resamples=1000, seed=0)
 MARGIN = 0.05

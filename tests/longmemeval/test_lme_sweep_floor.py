@@ -13,9 +13,9 @@ import pytest
 
 from tailmem.longmemeval import reduction
 from tailmem.longmemeval.reduction import evaluate
-from tailmem.report import longmemeval_tables as lt
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
+from tailmem.studies.longmemeval import tables as lt
 
 ST = shipped(resamples=1000, seed=0)
 MARGIN = 0.05

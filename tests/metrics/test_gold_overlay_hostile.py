@@ -13,7 +13,7 @@ from hydra import compose, initialize_config_dir
 from tailmem.configs import config_dir
 from tailmem.metrics import gold_overlay
 from tailmem.metrics.gold_overlay import GoldOverlayError
-from tailmem.stages import locomo
+from tailmem.studies.fsmem import locomo
 
 HEAD = "benchmark: locomo\nconversation: {conv}\nname: t\nversion: 1\ndescription: d\nsource: s\nentries:\n"
 ENTRY = "  - {question: 1, original_gold: x, corrected_gold: drop, reason: r, source: s}\n"

@@ -11,7 +11,7 @@ from tailmem.configs import config_dir
 from tailmem.metrics.locomo_f1 import locomo_f1
 from tailmem.paths import ANSWERS_FILE
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
-from tailmem.stages import locomo
+from tailmem.studies.fsmem import locomo
 
 
 def _cfg(tmp_path, data_dir, variant, **extra):

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from record_kit import placeholder
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
-from tailmem.stages.model_roles import builder_rows, searcher_rows
+from tailmem.studies.model_roles.probe import builder_rows, searcher_rows
 
 FLOORS = SimpleNamespace(searcher_looked_up=0.9, searcher_correct=0.2, malformed_per_round=0.2, capped=0.5)
 
@@ -56,7 +56,7 @@ def test_searcher_probe_leaves_out_the_variants_without_a_store_to_search(tmp_pa
 def test_every_claims_row_names_the_roles_it_rests_on_and_those_below_floor(tmp_path):
     import pandas as pd
 
-    from tailmem.stages.model_roles import claim_rows
+    from tailmem.studies.model_roles.probe import claim_rows
 
     pd.DataFrame(
         {

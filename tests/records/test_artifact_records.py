@@ -82,7 +82,16 @@ def test_non_finite_numbers_are_written_as_null_where_the_record_says_so(tmp_pat
 
 
 def test_every_record_names_a_rule_that_rebuilds_it():
-    rules = set(re.findall(r"^rule (\w+):", "".join(p.read_text() for p in (ROOT / "workflows").glob("*.smk")), re.M))
+    rules = set(
+        re.findall(
+            r"^rule (\w+):",
+            "".join(
+                p.read_text()
+                for p in [*(ROOT / "workflows").glob("*.smk"), *(ROOT / "src" / "tailmem" / "studies").glob("*/*.smk")]
+            ),
+            re.M,
+        )
+    )
     for cls in records():
         if cls is RunMeta:  # every stage writes one: its rebuild names the folder's rule as <rule>
             assert "--forcerun <rule>`" in cls.rebuild("x/meta.json")

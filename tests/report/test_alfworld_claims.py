@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from figkit import assert_readable, words
 
-from tailmem.report import alfworld_figures as F
-from tailmem.report import alfworld_tables as T
-from tailmem.report import alfworld_text as W
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
+from tailmem.studies.alfworld import figures as F
+from tailmem.studies.alfworld import tables as T
+from tailmem.studies.alfworld import text as W
 
 S = shipped(resamples=1000, seed=0)
 FAMS = ["pick_and_place_simple", "look_at_obj_in_light", "pick_heat_then_place_in_recep"]

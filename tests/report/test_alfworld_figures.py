@@ -9,9 +9,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from figkit import assert_lines_apart, assert_readable, words  # noqa: E402
 
-from tailmem.report import alfworld_figures as F  # noqa: E402
-from tailmem.report import alfworld_tables as T  # noqa: E402
-from tailmem.report import alfworld_text as W  # noqa: E402
+from tailmem.studies.alfworld import figures as F  # noqa: E402
+from tailmem.studies.alfworld import tables as T  # noqa: E402
+from tailmem.studies.alfworld import text as W  # noqa: E402
 
 VARIANTS = ["no_store", "episode_log", "curated_skills", "curated_skills_memory", "guidance_synthesis"]
 FAMILIES = ["pick_and_place_simple", "look_at_obj_in_light", "pick_heat_then_place_in_recep", "pick_two_obj_and_place"]

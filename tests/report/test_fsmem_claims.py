@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from tailmem.errors import DataError
-from tailmem.report.fsmem_claims import ANSWER_COLUMNS, claims, paired, select
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
+from tailmem.studies.fsmem.claims import ANSWER_COLUMNS, claims, paired, select
 
 S = shipped(resamples=1000, seed=0)
 MARGIN = 0.05

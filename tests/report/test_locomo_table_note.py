@@ -8,7 +8,7 @@ import pandas as pd
 from hydra import compose, initialize_config_dir
 
 from tailmem.configs import config_dir
-from tailmem.stages import locomo
+from tailmem.studies.fsmem import locomo
 
 
 def _frame(searcher: str, builder: str = "programmatic-builder", **extra) -> pd.DataFrame:

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from tailmem.longmemeval.arms import ctmc_name
-from tailmem.report import longmemeval_figure as F
 from tailmem.report.plots import MIN_FONT_PT, readability_problems, save_figure
+from tailmem.studies.longmemeval import figure as F
 
 RATIO = 0.5
 TYPES = ("single-session-user", "multi-session", "knowledge-update")

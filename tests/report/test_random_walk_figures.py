@@ -11,9 +11,9 @@ from figkit import assert_readable, words  # noqa: E402
 
 from record_kit import audit_record, rollout_trace  # noqa: E402
 from tailmem import outputs  # noqa: E402
-from tailmem.report import random_walk_figures as rwf  # noqa: E402
-from tailmem.stages import figures  # noqa: E402
-from tailmem.targets import figure_runs  # noqa: E402
+from tailmem.graph_runs import figure_runs  # noqa: E402
+from tailmem.studies.random_walk import figures as rwf  # noqa: E402
+from tailmem.studies.random_walk import plot as figures  # noqa: E402
 from tailmem.workflow import compose_config  # noqa: E402
 
 FAMILIES = ("modular", "scale_free")

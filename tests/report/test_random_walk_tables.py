@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from tailmem import outputs
-from tailmem.report import random_walk_tables as rw
 from tailmem.report.table_io import write_table
-from tailmem.stages import tables
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
+from tailmem.studies.random_walk import report as tables
+from tailmem.studies.random_walk import tables as rw
 from tailmem.workflow import compose_config
 
 S = shipped(resamples=1000, seed=0)

@@ -9,13 +9,16 @@ import pytest
 import yaml
 
 from tailmem import outputs
-from tailmem.report import control_tables as ct
 from tailmem.report import data_files, table_spec
-from tailmem.report import longmemeval_tables as lt
-from tailmem.report import random_walk_tables as rw
+from tailmem.report.audits import EXPLAIN
 from tailmem.report.data_files import ReportDataError
-from tailmem.stages import control_report, longmemeval, tables
 from tailmem.stats.settings import shipped
+from tailmem.studies.controller import report as control_report
+from tailmem.studies.controller import tables as ct
+from tailmem.studies.longmemeval import stages as longmemeval
+from tailmem.studies.longmemeval import tables as lt
+from tailmem.studies.random_walk import report as tables
+from tailmem.studies.random_walk import tables as rw
 from tailmem.workflow import compose_config
 
 S = shipped(resamples=1000, seed=0)
@@ -41,7 +44,7 @@ def filled(cfg) -> dict[str, dict[str, tuple[str, str]]]:
     """data file -> stem -> (title, note), as each stage fills them at smoke scale."""
     rw_notes = tables.notes(cfg, S)
     fits = rw.SPECS[rw.FITS]
-    rw_notes[rw.FITS] = (fits.title_text(), fits.note_text(explain=rw.EXPLAIN))  # as tables.table7_parts fills it
+    rw_notes[rw.FITS] = (fits.title_text(), fits.note_text(explain=EXPLAIN))  # as tables.table7_parts fills it
     common = longmemeval.report_note(cfg, "programmatic-answerer")
     measured = lt.reduction_note(0.05, S)
     lme_titles = lt.titles(float(cfg.longmemeval.primary_ratio))
@@ -90,7 +93,7 @@ def test_the_notes_still_say_what_the_tables_show(filled):
     """A few sentences each reader relies on, now read from the data files."""
     rw_notes, ct_notes, lt_notes = filled[rw.FILE], filled[ct.FILE], filled[lt.FILE]
     assert rw_notes[rw.FITS][0] == "Table 7, continued: scaling with graph size"
-    assert rw.EXPLAIN["slope_r2"] in rw_notes[rw.FITS][1]
+    assert EXPLAIN["slope_r2"] in rw_notes[rw.FITS][1]
     assert ct_notes[outputs.TABLE3_POLICY][0] == "Table 3: tail audit per topology under the `semantic` policy"
     assert ct.table4_note("programmatic") in ct_notes[outputs.TABLE4_BASELINES][1]
     assert "Graph Memory 160 tokens, CTMC 160 tokens" in ct_notes[outputs.TABLE5_GRAPH_VS_CTMC][1]
@@ -103,4 +106,4 @@ def test_the_notes_still_say_what_the_tables_show(filled):
 def test_a_shared_sentence_naming_a_field_nobody_gives_fails_naming_the_file():
     with pytest.raises(ReportDataError, match=r"random_walk.yaml: words.not_comparable names \{scale\}"):
         table_spec.text(rw.FILE, "not_comparable")
-    assert table_spec.text(rw.FILE, "explain.gini") == rw.EXPLAIN["gini"]  # a dotted key reaches into a mapping
+    assert table_spec.text(rw.FILE, "explain.gini") == EXPLAIN["gini"]  # a dotted key reaches into a mapping

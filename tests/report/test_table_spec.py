@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from tailmem.report import alfworld_tables as T
-from tailmem.report import alfworld_text as W
 from tailmem.report import data_files, table_spec
 from tailmem.report.data_files import ReportDataError
+from tailmem.studies.alfworld import tables as T
+from tailmem.studies.alfworld import text as W
 
 
 def test_every_spec_is_complete_and_every_template_field_is_given():

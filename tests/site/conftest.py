@@ -3,7 +3,7 @@
 import pytest
 from sitekit import make_results
 
-from tailmem.site.build import build_site
+from tailmem.site_build import build_site
 
 
 @pytest.fixture(scope="session")

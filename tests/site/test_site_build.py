@@ -6,7 +6,7 @@ import re
 
 from sitekit import MODEL, TOOL_OUTPUT, broken_links, items_of, parse
 
-from tailmem.site.build import build_site
+from tailmem.site_build import build_site
 
 
 def test_no_broken_internal_link(fixture_site):
@@ -106,7 +106,8 @@ def test_rebuild_replaces_the_site_whole(fixture_site, tmp_path):
 def test_long_lists_are_paginated_and_every_page_links_to_the_others(fixture_site, tmp_path, monkeypatch):
     """Issue 17: list pages are cut into pages (200 rows at the default); here 1 row a page, so the fixture's lists
     span several pages, each reachable from the others, with no broken link and every row on exactly one page."""
-    from tailmem.site import build, pages
+    from tailmem import site_build as build
+    from tailmem.site import pages
     from tailmem.site.pages import rel_link
 
     results, figures, cfg = fixture_site[2]

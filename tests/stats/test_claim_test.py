@@ -105,7 +105,7 @@ def test_weighted_units_are_tested_on_the_weighted_mean():
 
 
 def test_fsmem_noninferiority_rows_print_the_margin_test():
-    from tailmem.report.fsmem_claims import ANSWER_COLUMNS, claims
+    from tailmem.studies.fsmem.claims import ANSWER_COLUMNS, claims
 
     rng = np.random.default_rng(4)
     base = 0.5 + rng.normal(0, 0.2, 90)

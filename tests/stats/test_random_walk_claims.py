@@ -3,9 +3,9 @@
 import numpy as np
 import pandas as pd
 
-from tailmem.report import random_walk_tables as rw
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
+from tailmem.studies.random_walk import tables as rw
 
 S = shipped(resamples=1000, seed=0)
 FAMILIES, SIZES, SEEDS = ("uniform", "modular", "scale_free"), (100, 500, 1000), range(6)

@@ -18,4 +18,4 @@ def test_a_composition_after_the_warm_up_is_the_same_and_hydra_is_left_uninitial
 
 def test_the_server_warms_up_before_the_stage_modules():
     order = warmstart.preload_order()
-    assert order.index("tailmem.cli:warm_up") < order.index("tailmem.stages.control")
+    assert order.index("tailmem.cli:warm_up") < order.index("tailmem.studies.controller.control")

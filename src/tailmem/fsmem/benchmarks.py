@@ -3,7 +3,7 @@ shape (sessions of turns, QA scored by LoCoMo's F1), so a benchmark is one `Benc
 loader in `tailmem.data.<name>`: how to load a conversation, its ids, its categories and where its config block is.
 Everything else reads this table: the config checks of `fsmem.benchmark` and `fsmem.study.*benchmarks`, the
 Snakemake wildcard `bench` (`tailmem.workflow.wildcard_patterns`), the studies and the tables (docs/extending.md).
-PersonaMem (multiple choice over a shared context) has its own stage, `tailmem.stages.personamem`."""
+PersonaMem (multiple choice over a shared context) has its own stage, `tailmem.studies.fsmem.personamem`."""
 
 from __future__ import annotations
 

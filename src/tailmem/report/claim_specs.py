@@ -17,7 +17,7 @@ from tailmem.report import paper2_values as paper2
 from tailmem.report import paper_values as paper
 from tailmem.report.claims import EVERY_ROW_BEFORE, Claim
 
-# -- paper 1, the controller study (claims_ctmc; tailmem.report.control_tables.claims) --------------------------------
+# -- paper 1, the controller study (claims_ctmc; tailmem.studies.controller.tables.claims) --------------------------------
 # Evidence fields: a, b (the metric's mean over runs, arm and baseline), a_own, b_own (each arm's own-count tail),
 # a_tokens, b_tokens (tokens/step), margin_pct (the margin, % of the baseline's tokens/step), means (a trend's means).
 # margin "tokens": stats.margins.tokens_rel of the baseline's tokens/step.
@@ -187,7 +187,7 @@ CTMC = (
     ),
 )
 
-# -- paper 1, the random walk (claims_random_walk; tailmem.report.random_walk_tables.claims) --------------------------
+# -- paper 1, the random walk (claims_random_walk; tailmem.studies.random_walk.tables.claims) --------------------------
 # Each family on its own, then every family pooled (`columns` scope). Evidence fields: a, b (mean Gini of the arm
 # and baseline retrieval designs), margin (stats.margins.gini, absolute), slope, r2, means (the size rows' fit of the
 # means); for the tail shape: summary (R_tpl_ln over the fitted worlds), fitted, worlds, policy.
@@ -281,7 +281,7 @@ RANDOM_WALK_TAIL_SHAPE = (
     ),
 )
 
-# -- paper 1, LongMemEval (claims_longmemeval; tailmem.report.longmemeval_tables.claims) ------------------------------
+# -- paper 1, LongMemEval (claims_longmemeval; tailmem.studies.longmemeval.tables.claims) ------------------------------
 # One set per dataset (`columns` dataset), decided at the measured budget: the last CTMC budget of the sweep whose
 # accuracy and coverage stay non-inferior (margin "noninferiority": longmemeval.noninferiority_margin, absolute).
 # Evidence fields: head (the measured budget, or why there is none), measured (the comparison, `+d [lo, hi]`),
@@ -356,7 +356,7 @@ LONGMEMEVAL = (
     ),
 )
 
-# -- paper 2, the file-based memory study (claims_fsmem; tailmem.report.fsmem_claims.claims) --------------------------
+# -- paper 2, the file-based memory study (claims_fsmem; tailmem.studies.fsmem.claims.claims) --------------------------
 # Arms are `variant`s of the main study (RQ1/RQ2); the harness (RQ5) and strength (RQ3) claims are templates read
 # over the harnesses and searchers a run holds. Metric "score": the judge's verdict when both arms were judged on
 # every question, else token F1; "f1": token F1 always; "cost": search dollars when a model was billed, else the
@@ -481,7 +481,7 @@ FSMEM_STRENGTH = Claim(
 )
 
 
-# -- paper 2, the ALFWorld skill setting (claims_alfworld_<subset>; tailmem.report.alfworld_tables.skill_claims) ---
+# -- paper 2, the ALFWorld skill setting (claims_alfworld_<subset>; tailmem.studies.alfworld.tables.skill_claims) ---
 # every store variant a protocol ran against the control (`{variant}`, `{baseline}`; the paper's number per protocol
 # and variant: alfworld_text.paper_vs_control), then, where the reversed chain ran, each variant's full chain
 # against its reversed chain, within alfworld.claims.order_margin (a share of games)

@@ -1,0 +1,222 @@
+# The filesystem-memory study: one target per research question, each a table or figure.
+#   snakemake --cores 2 fsmem_study          # everything below
+#   snakemake --cores 2 fsmem_rq3_strength   # one study
+# Runs are enumerated by tailmem/fsmem/study.py from the same config the stages read (through tailmem.dag);
+# the main stores and answers are fsmem.smk's rules.
+from tailmem import roles
+from tailmem import paths
+from tailmem.dag import dag_of
+
+TAILMEM = dag_of(config, workflow.basedir)
+
+
+rule fsmem_study:
+    input:
+        TAILMEM.fsmem_study_targets,
+
+
+# -- RQ3: one store per builder model, one answer set per searcher model ------------------------------------
+_STRENGTH = paths.wild(paths.FSMEM_STRENGTH, results=TAILMEM.results)
+_HARNESS = paths.wild(paths.FSMEM_HARNESS, results=TAILMEM.results)
+
+
+rule fsmem_strength_store:
+    input:
+        TAILMEM.priced_strength_grid,
+    output:
+        f"{_STRENGTH}/{paths.BUILD_FILE}",
+    params:
+        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + TAILMEM.model(roles.BUILDER, wc.builder)),
+    log:
+        TAILMEM.log_of("fsmem_strength_store", "bench", "conv", "builder", "variant"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
+
+
+rule fsmem_strength_answers:
+    input:
+        f"{_STRENGTH}/{paths.BUILD_FILE}",
+    output:
+        f"{paths.wild(paths.ANSWERS, store=_STRENGTH)}/{paths.ANSWERS_FILE}",
+    params:
+        **TAILMEM.stage_params("fsmem_answer", lambda wc: TAILMEM.answer_args(wc) + TAILMEM.model(roles.SEARCHER, wc.searcher)),
+    log:
+        TAILMEM.log_of("fsmem_strength_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+
+
+# -- RQ5: one store per build harness, searched through the same harness ------------------------------------
+# (the main build's harness reuses the main store: tailmem.paths.harness_build_dir)
+rule fsmem_harness_store:
+    output:
+        f"{_HARNESS}/{paths.BUILD_FILE}",
+    params:
+        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + [f"fsmem.build_harness={wc.bharness}"]),
+    log:
+        TAILMEM.log_of("fsmem_harness_store", "bench", "conv", "builder", "bharness", "variant"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
+
+
+rule fsmem_harness_answers:
+    input:
+        f"{_HARNESS}/{paths.BUILD_FILE}",
+    output:
+        f"{paths.wild(paths.ANSWERS, store=_HARNESS)}/{paths.ANSWERS_FILE}",
+    params:
+        **TAILMEM.stage_params("fsmem_answer", TAILMEM.answer_args),
+    log:
+        TAILMEM.log_of("fsmem_harness_answers", "bench", "conv", "builder", "bharness", "variant", "harness", "searcher"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+
+
+# -- replicates: the same store built again with the builder's sampling seed set (replicate 0 = the main store) --
+_REPLICATE = paths.wild(paths.FSMEM_REPLICATE, results=TAILMEM.results)
+
+
+rule fsmem_replicate_store:
+    output:
+        f"{_REPLICATE}/{paths.BUILD_FILE}",
+    params:
+        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + [f"fsmem.replicate={wc.replicate}"]),
+    log:
+        TAILMEM.log_of("fsmem_replicate_store", "bench", "conv", "builder", "variant", "replicate"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
+
+
+rule fsmem_replicate_answers:
+    input:
+        f"{_REPLICATE}/{paths.BUILD_FILE}",
+    output:
+        f"{paths.wild(paths.ANSWERS, store=_REPLICATE)}/{paths.ANSWERS_FILE}",
+    params:
+        **TAILMEM.stage_params("fsmem_answer", TAILMEM.answer_args),
+    log:
+        TAILMEM.log_of("fsmem_replicate_answers", "bench", "conv", "builder", "variant", "replicate", "harness", "searcher"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+
+
+# -- the study tables ----------------------------------------------------------------------------------------
+for _stage, (_outs, _runs) in TAILMEM.fsmem_study.items():
+
+    rule:
+        name:
+            _stage
+        input:
+            TAILMEM.fsmem_files(_runs),
+            TAILMEM.judged_inputs if _stage == "fsmem_claims" else [],  # studies/judges/rules.smk
+        output:
+            _outs,
+        params:
+            **TAILMEM.stage_params(_stage),
+            out=TAILMEM.out_folder,
+        log:
+            TAILMEM.log_of(_stage),
+        conda:
+            TAILMEM.conda_env
+        shell:
+            "{params.cmd} out={params.out} > {log} 2>&1"
+
+
+rule fsmem_growth:
+    input:
+        TAILMEM.fsmem_files(r for r in TAILMEM.fsmem_main if r.variant == TAILMEM.cfg.fsmem.study.growth_variant),
+    output:
+        TAILMEM.fsmem_growth_outputs,
+    params:
+        **TAILMEM.stage_params("fsmem_growth"),
+        out=TAILMEM.out_folder,
+    log:
+        TAILMEM.log_of("fsmem_growth"),
+    conda:
+        TAILMEM.conda_env
+    shell:
+        "{params.cmd} out={params.out} > {log} 2>&1"
+
+
+rule fsmem_access:
+    input:
+        TAILMEM.fsmem_files(TAILMEM.fsmem_main + TAILMEM.fsmem_harness),
+    output:
+        TAILMEM.fsmem_access_outputs,
+    params:
+        **TAILMEM.stage_params("fsmem_access"),
+        out=TAILMEM.out_folder,
+    log:
+        TAILMEM.log_of("fsmem_access"),
+    conda:
+        TAILMEM.conda_env
+    shell:
+        "{params.cmd} out={params.out} > {log} 2>&1"
+
+
+rule fsmem_personamem:
+    input:
+        TAILMEM.personamem_data,
+    output:
+        TAILMEM.fsmem_personamem_outputs,
+    params:
+        **TAILMEM.stage_params("fsmem_personamem"),
+        out=TAILMEM.out_folder,
+    log:
+        TAILMEM.log_of("fsmem_personamem"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.BUILDER, roles.SEARCHER),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"
+
+
+# Target names per research question (the rules above are named after their stages).
+rule fsmem_rq1_store_shape:
+    input:
+        TAILMEM.fsmem_study["fsmem_shape"][0],
+
+
+rule fsmem_rq2_retrieval:
+    input:
+        TAILMEM.fsmem_study["fsmem_retrieval"][0],
+
+
+rule fsmem_rq3_strength:
+    input:
+        TAILMEM.fsmem_study["fsmem_strength"][0],
+
+
+rule fsmem_rq4_growth:
+    input:
+        TAILMEM.fsmem_growth_outputs,
+
+
+rule fsmem_rq5_harness:
+    input:
+        TAILMEM.fsmem_study["fsmem_harness"][0],

@@ -1,0 +1,47 @@
+# LongMemEval with the memory controllers (paper 1 Figure 8): one job per dataset (oracle, S sample) and seed,
+# every arm inside it (CTMC's budgets are read from Graph Memory's tokens on the same question), then the report.
+#   snakemake --cores 2 longmemeval
+from tailmem import roles
+from tailmem import paths
+from tailmem.dag import dag_of
+
+TAILMEM = dag_of(config, workflow.basedir)
+LME_RUN = paths.wild(paths.LONGMEMEVAL, results=TAILMEM.results)
+
+
+rule longmemeval:
+    input:
+        TAILMEM.longmemeval_targets,
+
+
+rule longmemeval_run:
+    output:
+        f"{LME_RUN}/{paths.SUMMARY_FILE}",
+    params:
+        **TAILMEM.stage_params("longmemeval", lambda wc: [f"longmemeval.dataset={wc.dataset}", f"seed={wc.seed}"]),
+    log:
+        TAILMEM.log_of("longmemeval", "dataset", "agent", "seed"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
+
+
+rule longmemeval_report:
+    input:
+        TAILMEM.longmemeval_summaries,
+        TAILMEM.judged_inputs,  # studies/judges/rules.smk (claims_longmemeval per judge)
+    output:
+        [report(t, category="LongMemEval", subcategory="tables") for t in TAILMEM.longmemeval_tables],
+        [report(f, category="LongMemEval", subcategory="figures") for f in TAILMEM.longmemeval_figures],
+    params:
+        **TAILMEM.stage_params("longmemeval_report"),
+        out=TAILMEM.out_folder,
+    log:
+        TAILMEM.log_of("longmemeval_report"),
+    conda:
+        TAILMEM.conda_env
+    shell:
+        "{params.cmd} out={params.out} > {log} 2>&1"

@@ -1,0 +1,308 @@
+"""Stages `longmemeval` (one dataset, one seed: every question under every arm) and `longmemeval_report`
+(Figure 8 and its tables over datasets and seeds).
+
+Artifacts: {results}/longmemeval/<dataset>/<agent>/seed<seed>/{rows.parquet, summary.json, hypotheses/<arm>.jsonl,
+retrieval/retrievallog_session_bm25.jsonl (LongMemEval's official retrieval log: tailmem.exports.longmemeval_retrieval)} (summary written last, so a
+killed run leaves nothing that looks complete); {results}/tables/longmemeval_*.{csv,md} and claims_longmemeval
+(the measured token reduction: tailmem.longmemeval.reduction); {figures}/fig8_longmemeval.{png,pdf}.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from tailmem import outputs
+from tailmem.data.longmemeval import load, select
+from tailmem.errors import ConfigError
+from tailmem.exports.longmemeval import write_hypotheses
+from tailmem.exports.longmemeval_retrieval import write_retrieval_log
+from tailmem.judges.verdicts import lme_answers_key, read_verdicts, verdict_map
+from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
+from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
+from tailmem.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
+from tailmem.longmemeval.reduction import context_response, evaluate, reached_failure
+from tailmem.longmemeval.rows import ROWS_FILE, load_rows, run_dir
+from tailmem.memory.tokens import TokenCounter
+from tailmem.paths import out_dir, tables_dir
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows, LongMemEvalSummary
+from tailmem.roles import JUDGE, SEARCHER, plays_model
+from tailmem.settings.stage import StageSettings
+from tailmem.stage import typed_stage
+from tailmem.stats.settings import settings as stats_settings
+
+log = logging.getLogger(__name__)
+SUMMARY_FILE = "summary.json"
+
+
+def _questions(cfg: StageSettings):
+    lme = cfg.longmemeval
+    dataset = str(lme.dataset)
+    if dataset not in lme.files:
+        raise ConfigError(f"longmemeval.dataset: {dataset!r} has no file; expected one of {list(lme.files)}")
+    limit = lme.max_per_type
+    if limit is not None and int(limit) < 1:
+        raise ConfigError(f"longmemeval.max_per_type: expected null or >= 1, got {limit}")
+    chosen = select(load(lme.files[dataset]), None if limit is None else int(limit))
+    total = lme.max_questions
+    if total is not None and int(total) < 1:
+        raise ConfigError(f"longmemeval.max_questions: expected null or >= 1, got {total}")
+    return dataset, chosen if total is None else round_robin(chosen, int(total))
+
+
+def round_robin(questions: list, n: int) -> list:
+    """The first `n` questions taking one of each type in turn (types in order of first appearance), so a cap
+    below the number of types still spans as many types as it can; the kept questions stay in their order."""
+    by_type: dict[str, list[int]] = {}
+    for i, q in enumerate(questions):
+        by_type.setdefault(q.qtype, []).append(i)
+    picked: list[int] = []
+    depth = 0
+    while len(picked) < min(n, len(questions)):
+        for idx in by_type.values():
+            if depth < len(idx) and len(picked) < n:
+                picked.append(idx[depth])
+        depth += 1
+    return [questions[i] for i in sorted(picked)]
+
+
+def context_checked(questions: list, limit) -> set[str]:
+    """The ids of the questions answered again without their gold evidence (`longmemeval.context_check`): the first
+    `limit` that have answer-bearing turns and are not abstention questions (None = all of them, 0 = none)."""
+    eligible = [q.qid for q in questions if q.evidence and not q.abstention]
+    return set(eligible if limit is None else eligible[: int(limit)])
+
+
+@typed_stage("longmemeval")
+def run(cfg: StageSettings) -> None:
+    from tailmem.llm import get_client
+    from tailmem.llm.parallel import in_process
+
+    lme = cfg.longmemeval
+    seed = int(cfg.seed)
+    dataset, questions = _questions(cfg)
+    arms = make_arms(lme)
+    counter = TokenCounter(encoding=cfg.llm.encoding)
+    searcher = get_client(cfg, SEARCHER, stage="longmemeval")
+    model = ModelAnswerer(searcher, seed) if plays_model(searcher) else None
+    programmatic = ProgrammaticAnswerer(float(lme.min_overlap))
+    turn_words = lme.turn_words
+    turn_words = None if turn_words is None else int(turn_words)
+    graph = next((a for a in arms if a.name == "graph_memory"), None)
+    checked = context_checked(questions, lme.context_check) if graph is not None else set()
+    rows, retrieval, asked = [], [], []
+    for q in questions:
+        built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
+        retrieval.append(built[0].retrieval)
+        if q.qid in checked:
+            built.append(
+                build_without_evidence(q, graph, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
+            )
+        if model is None:
+            rows.extend(evaluate_programmatic(q, built, programmatic))
+        else:
+            asked.append((q, built, [model.request(b.memory, q.question, q.date) for b in built]))
+    if model is not None:
+        # an in-process model: one question's arms together, their prompts share a prefix it reuses; an endpoint:
+        # every question's answers together, `llm.concurrency` in flight (the questions do not depend on each other)
+        batches = [r for _, _, r in asked] if in_process(searcher) else [[x for _, _, r in asked for x in r]]
+        answers = iter([a for batch in batches for a in model.answer_many(batch)])
+        for q, built, _ in asked:
+            rows.extend(score(q, b.row, a.text, a.agent, **a.accounting()) for b, a in zip(built, answers))
+    judge_client = _judge(cfg, questions, rows) if lme.judge else None
+    judge_label = None if judge_client is None else f"{judge_client.backend}:{judge_client.model}"
+    df = pd.DataFrame(rows)
+    df["dataset"] = dataset
+    out = out_dir(cfg, run_dir(cfg, dataset, seed))
+    LongMemEvalRows(df).write(out / ROWS_FILE)
+    write_hypotheses(
+        out, df[df.arm != NO_EVIDENCE]
+    )  # hypotheses/<arm>.jsonl, the file LongMemEval's evaluate_qa.py reads
+    write_retrieval_log(out, retrieval)  # retrieval/retrievallog_session_bm25.jsonl, LongMemEval's retrieval log format
+    agent = model.name if model else programmatic.name
+    save_provenance(
+        out,
+        cfg,
+        data_files=[lme.files[dataset]],
+        agent=agent,
+        model=None if model is None else model.name,
+        judge=judge_label,
+    )
+    summary = LongMemEvalSummary(
+        dataset=dataset,
+        seed=seed,
+        questions=len(questions),
+        answerer=agent,
+        judge=judge_label,
+        arms={
+            a.name: ArmStats(
+                prompt_tokens=float(df[df.arm == a.name].prompt_tokens.mean()),
+                accuracy=float(df[df.arm == a.name].correct.mean()),
+                coverage=float(df[df.arm == a.name].coverage.mean()),
+            )
+            for a in arms
+        },
+        context_check=ContextCheck(
+            questions=len(checked),
+            accuracy_without_evidence=float(df[df.arm == NO_EVIDENCE].correct.mean()) if checked else None,
+        ),
+        model=None if model is None else model_accounting(df, searcher, judge_client),
+    )
+    summary.write(out / SUMMARY_FILE)
+    for name, s in summary.arms.items():
+        log.info(
+            "%s seed %d %s: %.0f tokens/query, accuracy %.3f, coverage %.3f",
+            dataset,
+            seed,
+            name,
+            s.prompt_tokens,
+            s.accuracy,
+            s.coverage,
+        )
+
+
+def model_accounting(df: pd.DataFrame, searcher, judge) -> dict:
+    """What the model run cost: seconds per question and arm (answers), per judge call, and the prompt tokens an
+    in-process model was sent against those it evaluated (the rest came from the KV prefix of the previous call).
+    Seconds are the calls' latencies, the recorded ones when the call cache answered (`answers_from_cache`)."""
+    out: dict = {"answer_seconds_per_arm": {}, "answers_from_cache": 0}
+    if "answer_seconds" in df:
+        out["answer_seconds_per_arm"] = {
+            str(a): float(g.answer_seconds.mean()) for a, g in df.groupby("arm", sort=False)
+        }
+        out["answer_seconds_per_question"] = float(df.groupby("qid").answer_seconds.sum().mean())
+        out["answers_from_cache"] = int(df.answer_from_cache.fillna(False).astype(bool).sum())
+        out["answer_completion_tokens"] = float(df.answer_completion_tokens.mean())
+    if "judge_seconds" in df and df.judge_seconds.notna().any():
+        out["judge_seconds_per_call"] = float(df.judge_seconds.mean())
+    for role, client in ((SEARCHER, searcher), (JUDGE, judge)):
+        impl = getattr(client, "_impl", None)
+        if impl is not None and hasattr(impl, "evaluated"):  # in process: this role's calls paid in this run
+            out.setdefault("backend", {})[role] = {
+                "sent_tokens": int(impl.sent_tokens),
+                "evaluated_tokens": int(impl.evaluated),
+                "seconds_in_model": round(float(impl.seconds_in_model), 3),
+            }
+    return out
+
+
+def _judge(cfg: StageSettings, questions, rows: list[dict]):
+    """Add `judge_correct` (LongMemEval's reading, 1/0), `judge_correct_ours` (1/0, None when unparsed), the reply
+    and the call's seconds to every row when a judge model is configured; returns the judge's client (None
+    offline)."""
+    from tailmem.llm import get_client
+    from tailmem.longmemeval.judge import judge_many
+
+    client = get_client(cfg, JUDGE, stage="longmemeval")
+    if not plays_model(client):
+        for r in rows:
+            r.update(judge_correct=None, judge_correct_ours=None, judge_reply=None)
+        return None
+    by_id = {q.qid: q for q in questions}
+    verdicts = judge_many(client, [by_id[r["qid"]] for r in rows], [r["answer"] for r in rows])
+    for r, v in zip(rows, verdicts):  # official reading by default; ours (None = unparsed) kept beside it
+        r.update(
+            judge_correct=float(v.official),
+            judge_correct_ours=None if v.ours is None else float(v.ours),
+            judge_reply=v.reply,
+            judge_seconds=v.seconds,
+        )
+    return client
+
+
+def report_note(cfg: StageSettings, answerers: str) -> str:
+    """The sentences every LongMemEval table and Figure 8 share, from report/data/longmemeval.yaml."""
+    from tailmem.studies.longmemeval import tables as longmemeval_tables
+
+    lme = cfg.longmemeval
+    return longmemeval_tables.common_note(
+        datasets=list(lme.datasets),
+        max_per_type=lme.max_per_type,
+        seeds=list(lme.seeds),
+        answerers=answerers,
+        candidates=lme.candidates,
+        graph_budget=lme.graph_budget,
+        tau=lme.tau,
+        encoding=lme.encoding,
+        turn_words=lme.turn_words,
+    )
+
+
+@typed_stage("longmemeval_report")
+def report(cfg: StageSettings) -> None:
+    from tailmem.judges import claims as judge_claims
+    from tailmem.report.table_io import write_table
+    from tailmem.studies.longmemeval import figure as longmemeval_figure
+    from tailmem.studies.longmemeval import tables as longmemeval_tables
+
+    lme = cfg.longmemeval
+    every = load_rows(cfg, list(lme.datasets), list(lme.seeds))
+    rows = every[every.arm != NO_EVIDENCE]  # the context check is not an arm of the tables or the figure
+    out = out_dir(cfg, tables_dir(cfg))
+    answerers = ", ".join(sorted(rows.answerer.unique()))
+    note = report_note(cfg, answerers)
+    tables = longmemeval_tables.all_tables(rows, list(lme.recall_ks), float(lme.primary_ratio))
+    footer = table_footer(cfg)
+    for stem, (df, title) in tables.items():
+        write_table(out, stem, df, title, longmemeval_tables.note(stem, note), footer)
+        log.info("wrote %s", out / f"{stem}.md")
+    margin = float(lme.noninferiority_margin)
+    st = stats_settings(cfg)
+    results = evaluate(rows, margin, st)
+    context = {d: context_response(every[every.dataset == d], st) for d in dict.fromkeys(every.dataset)}
+    measured = longmemeval_tables.reduction_note(margin, st)
+    write_table(
+        out,
+        outputs.LONGMEMEVAL_REDUCTION,
+        longmemeval_tables.reduction(results),
+        longmemeval_tables.REDUCTION_TITLE,
+        longmemeval_tables.note(outputs.LONGMEMEVAL_REDUCTION, note, measured),
+        footer,
+    )
+    claims = longmemeval_tables.claims(results, margin, context)
+    judged = read_verdicts(cfg) if cfg.judges.claims else None
+    if judged is not None:  # the same claims under each judge's verdicts, to show which depend on the judge
+        claims = judge_claims.with_sensitivity(claims, lme_claims_by_judge(every, judged, margin, st))
+    write_table(
+        out,
+        outputs.CLAIMS_LONGMEMEVAL,
+        claims,
+        longmemeval_tables.CLAIMS_TITLE,
+        longmemeval_tables.note(
+            outputs.CLAIMS_LONGMEMEVAL, note, measured, judge_claims.NOTE if judged is not None else None
+        ),
+        footer,
+    )
+    for r in results:
+        if r.measured:
+            i = r.tokens.interval
+            bound = "measured" if reached_failure(results, r.dataset) else "at least (no budget failed)"
+            log.info("%s: reduction %s %.2f%% [%.2f, %.2f] at %s", r.dataset, bound, i.estimate, i.low, i.high, r.arm)
+    fig_dir = Path(cfg.figures_dir)
+    longmemeval_figure.figure8(rows, fig_dir / outputs.LONGMEMEVAL_FIGURE, float(lme.primary_ratio), note)
+    save_provenance(out, cfg, prefix="longmemeval.", agent=answerers)
+
+
+def lme_claims_by_judge(every: pd.DataFrame, verdicts: pd.DataFrame, margin: float, st) -> dict[str, pd.DataFrame]:
+    """claims_longmemeval recomputed with accuracy = each judge's verdict on the same rows (the evidence-removed
+    check included), by `longmemeval.reduction` and this study's `tables.claims` themselves."""
+    from tailmem.studies.longmemeval import tables as longmemeval_tables
+
+    keys = list(
+        zip(
+            (lme_answers_key(d, s, a) for d, s, a in zip(every["dataset"], every["seed"], every["arm"])),
+            every["qid"].astype(str),
+        )
+    )
+    out = {}
+    for judge in dict.fromkeys(verdicts[JUDGE]):
+        marks = verdict_map(verdicts[verdicts["source"] == "longmemeval"], judge)
+        col = f"judge_{judge}"
+        rows = every.assign(**{col: [marks.get(k, float("nan")) for k in keys]})
+        results = evaluate(rows[rows.arm != NO_EVIDENCE], margin, st, accuracy=col)
+        context = {d: context_response(rows[rows.dataset == d], st, accuracy=col) for d in dict.fromkeys(rows.dataset)}
+        out[judge] = longmemeval_tables.claims(results, margin, context)
+    return out

@@ -1,0 +1,127 @@
+"""Stage `tables`: the random-walk tables (paper 1 Tables 2, 7, 8, the Table 3 layout) and the claims check,
+including the tail-shape contrast of the random walk with the controller study's policy on the same worlds."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from tailmem import outputs, paths
+from tailmem.graph_runs import retrieval_runs, size_runs, tail_contrast_runs, tail_policy
+from tailmem.paths import TABLES, out_dir
+from tailmem.provenance import save_provenance, table_footer
+from tailmem.report.audits import EXPLAIN, load_audits, stats_note, table3
+from tailmem.report.table_io import write_table
+from tailmem.report.table_spec import text
+from tailmem.settings.stage import StageSettings
+from tailmem.settings.stats import StatsGroup
+from tailmem.stage import typed_stage
+from tailmem.stats.settings import settings as stats_settings
+from tailmem.studies.random_walk import tables as rw
+
+log = logging.getLogger(__name__)
+
+PAPER_SIZES = (100, 500, 1000)  # the graph sizes paper 1 reports (Tables 2 and 7)
+
+
+def _text(key: str, **fields) -> str:
+    return text(rw.FILE, key, **fields)
+
+
+def not_comparable(cfg: StageSettings) -> str:
+    """What keeps our random-walk numbers from being paper 1's, for every note of this stage."""
+    s = cfg.scale
+    sizes = " / ".join(str(int(n)) for n in s.sizes)
+    paper_sizes = " / ".join(f"{n:,}" for n in PAPER_SIZES)
+    return _text("not_comparable", scale=s.name, sizes=sizes, paper_sizes=paper_sizes)
+
+
+def produced_by(cfg: StageSettings, retrieval: str | None) -> str:
+    """Which runs and stages made a table's numbers; `retrieval` None: each row names its design."""
+    design = _text("design_one", retrieval=retrieval) if retrieval else _text("design_each")
+    return _text(
+        "produced_by",
+        design=design,
+        episodes=cfg.rollout.episodes,
+        steps=cfg.rollout.steps,
+        seeds=list(cfg.scale.seeds),
+    )
+
+
+def tail_shape_note(cfg: StageSettings) -> str:
+    """How the tail-shape rows of the claims table are read."""
+    c, policy = cfg.scale.control, tail_policy(cfg)
+    agent = paths.policy_agent(cfg, policy)
+    who = _text("who_llm", agent=agent) if policy == "llm" else _text("who_proxy")
+    return _text(
+        "tail_shape",
+        R_tpl_ln=EXPLAIN["R_tpl_ln"],
+        policy=policy,
+        who=who,
+        size=c.size,
+        seeds=list(c.seeds),
+        retrieval=c.retrieval,
+        min_tail=cfg.audit.min_tail,
+    )
+
+
+def notes(cfg: StageSettings, st: StatsGroup) -> dict[str, tuple[str, str]]:
+    """Table stem -> (title, note): what each table shows, what produced it and what is not comparable; the words
+    are the specs' in report/data/random_walk.yaml, the numbers the config's."""
+    s = cfg.scale
+    fields = {
+        "produced": produced_by(cfg, s.table_retrieval),
+        "unlike": not_comparable(cfg),
+        "explain": EXPLAIN,
+        "retrieval_size": s.retrieval_size,
+        "largest": max(int(n) for n in s.sizes),
+        "bootstrap": cfg.audit.bootstrap,
+        "gof_threshold": cfg.audit.gof_threshold,
+        "stats": stats_note(st),
+        "sizes": list(s.sizes),
+        "gini_margin": st.margins.gini,
+        "all": rw.ALL,
+        "tail_shape": tail_shape_note(cfg),
+    }
+    each = fields | {"produced": produced_by(cfg, None)}  # Table 8's rows are the designs
+    out = {}
+    for stem in outputs.RANDOM_WALK_TABLES:
+        spec, given = rw.SPECS[stem], each if stem == outputs.TABLE8_RETRIEVAL_DESIGNS else fields
+        out[stem] = (spec.title_text(**given), spec.note_text(**given))
+    return out
+
+
+def table7_parts(sizes: pd.DataFrame) -> dict:
+    """Table 7 as `write_table` takes it: the CSV keeps the wide frame (every size's mean, sd and paper value, and
+    the fits, one row per family); the Markdown shows a row per family and size, then the scaling fits."""
+    fits = rw.SPECS[rw.FITS]
+    return {
+        "df": rw.table7(sizes),
+        "shown": rw.table7_main(sizes),
+        "continued": [(rw.table7_fits(sizes), fits.title_text(), fits.note_text(explain=EXPLAIN))],
+    }
+
+
+@typed_stage("tables")
+def run(cfg: StageSettings) -> None:
+    st = stats_settings(cfg)
+    results = cfg.results_dir
+    out = out_dir(cfg, TABLES.format(results=results))
+    sizes = load_audits(size_runs(cfg), results)
+    designs = load_audits(retrieval_runs(cfg), results)
+    tails = load_audits(tail_contrast_runs(cfg), results)
+    largest = sizes[sizes.n == sizes.n.max()]
+    frames = {
+        outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),
+        outputs.TABLE8_RETRIEVAL_DESIGNS: rw.table8(designs),
+        outputs.TABLE3_RANDOM_WALK: table3(largest),
+        outputs.CLAIMS_RANDOM_WALK: rw.claims(sizes, designs, st, tails, tail_policy(cfg)),
+    }
+    footer = table_footer(cfg)
+    parts = {stem: {"df": df} for stem, df in frames.items()} | {outputs.TABLE7_CONCENTRATION: table7_parts(sizes)}
+    for stem, (title, note) in notes(cfg, st).items():
+        p = parts[stem]
+        write_table(out, stem, p["df"], title, note, footer, shown=p.get("shown"), continued=p.get("continued", ()))
+        log.info("wrote %s", out / f"{stem}.md")
+    save_provenance(out, cfg, prefix="random_walk.", agent="random_walk")
