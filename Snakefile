@@ -4,12 +4,12 @@
 #   snakemake --cores 2 --config scale=smoke              # tiny graphs (CI)
 #   snakemake --cores 2 --config 'overrides=["scale.sizes=[100,200]","retrieval.k=3"]'
 
-# How the rule files get their inputs: each starts with `TAILMEM = dag_of(config, workflow.basedir)` (tailmem/dag.py)
-# and names every target, run list, file pattern and job parameter through it, never through a name another
-# .smk file defines (tests/test_layers.py parses each file and checks this), so the include order below carries
-# no meaning. A new rule file does the same: its own target list becomes a property of tailmem.dag.DagInputs when
-# `all`, the site or another file must see it, and it is included here in any position. (Not `DAG`: Snakefiles run
-# in the namespace of snakemake.workflow, whose `DAG` is Snakemake's own class.)
+# Each study keeps its rules beside its code (src/tailmem/studies/<study>/*.smk). A rule file starts with
+# `<STUDY> = plan_of(config, workflow.basedir, "<study>")` and names every target, run list, file pattern and job
+# parameter through that plan (the study's plan.py), never through a name another .smk file defines
+# (tests/test_layers.py parses each file and checks this), so the include order below carries no meaning. The rules
+# that span studies (`all`, the site, the model slice's role probe) read `TAILMEM`, every plan together
+# (tailmem/dag.py). (Not `DAG`: Snakefiles run in the namespace of snakemake.workflow, whose `DAG` is Snakemake's.)
 from tailmem import roles
 from tailmem.dag import dag_of
 from tailmem.workflow import wildcard_patterns
@@ -77,22 +77,17 @@ rule role_probe:
 rule all:
     default_target: True
     input:
-        TAILMEM.slice_targets if TAILMEM.in_slice else [TAILMEM.graph_world_targets, TAILMEM.calibration_targets,
-                                                TAILMEM.benchmark_targets, TAILMEM.alfworld_all, TAILMEM.audit_log_targets,
-                                                TAILMEM.site_targets],
+        TAILMEM.all_targets,  # every study's targets and the site; inside the model slice, the slice's
         rules.model_all.input if TAILMEM.model_slice else [],
 
 
-# Everything but ALFWorld (for an install without the `alfworld` extra).
+# Everything but ALFWorld (for an install without the `alfworld` extra) and the site.
 rule all_but_alfworld:
     input:
-        TAILMEM.graph_world_targets,
-        TAILMEM.calibration_targets,
-        TAILMEM.benchmark_targets,
+        TAILMEM.all_but_alfworld,
 
 
 # The graph world alone (paper 1 Tables 2-8, Figures 3-7, the calibration study): no benchmark data needed.
 rule graph_world:
     input:
         TAILMEM.graph_world_targets,
-        TAILMEM.calibration_targets,

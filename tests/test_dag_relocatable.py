@@ -8,14 +8,14 @@ import os
 from pathlib import Path
 from types import SimpleNamespace
 
-from tailmem.dag import DagInputs
+from tailmem.dag import Pipeline
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_external_logs_are_named_relative_to_the_run(monkeypatch):
     monkeypatch.chdir(REPO)  # Snakemake builds the DAG in the run's working directory
-    dag = DagInputs("smoke", (), False, str(REPO))
+    dag = Pipeline("smoke", (), False, str(REPO)).plans["audit_log"]
     assert dag.audit_log_entries, "the shipped example logs are audited by default"
     for name, entry in dag.audit_log_entries.items():
         assert not os.path.isabs(entry["file"]) and (REPO / entry["file"]).is_file()
@@ -26,11 +26,11 @@ def test_external_logs_are_named_relative_to_the_run(monkeypatch):
 
 def test_the_same_checkout_elsewhere_gives_the_same_commands(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
-    here = DagInputs("smoke", (), False, str(REPO))
+    here = Pipeline("smoke", (), False, str(REPO)).plans["audit_log"]
     moved = tmp_path / "moved"
     moved.symlink_to(REPO, target_is_directory=True)
     monkeypatch.chdir(moved)
-    there = DagInputs("smoke", (), False, str(moved))
+    there = Pipeline("smoke", (), False, str(moved)).plans["audit_log"]
     for name in here.audit_log_entries:
         wc = SimpleNamespace(access_log=name)
         assert here.audit_log_entries[name]["file"] == there.audit_log_entries[name]["file"]
@@ -41,7 +41,7 @@ def test_the_same_checkout_elsewhere_gives_the_same_commands(tmp_path, monkeypat
 
 def test_site_inputs_are_a_stable_set_of_relative_paths(monkeypatch):
     monkeypatch.chdir(REPO)
-    first = DagInputs("smoke", (), False, str(REPO)).site_inputs
-    again = DagInputs("smoke", (), False, str(REPO)).site_inputs
+    first = Pipeline("smoke", (), False, str(REPO)).site_inputs
+    again = Pipeline("smoke", (), False, str(REPO)).site_inputs
     assert sorted(first) == sorted(again) and len(set(first)) == len(first)
     assert not [f for f in first if os.path.isabs(f)]

@@ -158,19 +158,32 @@ def _rules(tree) -> tuple[set[str], set[str]]:
     return defined, read
 
 
-@pytest.mark.parametrize("path", WORKFLOW_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", WORKFLOW_FILES, ids=lambda p: p.relative_to(REPO).as_posix())
 def test_a_workflow_file_uses_no_name_another_file_defines(path):
-    """Every name a rule file reads is bound in that file (mostly `TAILMEM = dag_of(...)` and its imports), a
+    """Every name a rule file reads is bound in that file (mostly its study's plan and its imports), a
     builtin or Snakemake's; every `rules.X` is its own rule: so no file depends on another one included first."""
     import builtins
 
     tree = _as_python(path)
     bound, read = _names(tree)
     foreign = read - bound - set(dir(builtins)) - SNAKEMAKE_GLOBALS
-    assert not foreign, f"{path.name} reads {sorted(foreign)}, defined in another file: name them through tailmem.dag"
+    assert not foreign, f"{path.name} reads {sorted(foreign)}, defined in another file: name them through its plan"
     defined, rules_read = _rules(tree)
     other = {r for r in rules_read if r not in defined and not any(r.startswith(p) for p in defined if p.endswith("_"))}
     assert not other, f"{path.name} reads rules.{sorted(other)} of another file: name the file through tailmem.dag"
+
+
+STUDY_RULE_FILES = sorted((PACKAGE / "studies").glob("*/*.smk"))
+
+
+@pytest.mark.parametrize("path", STUDY_RULE_FILES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_a_study_rule_file_reads_its_own_plan_only(path):
+    """A study's rules name their inputs through their own study's plan: `plan_of(..., "<its folder>")` and
+    nothing of tailmem.dag besides, so a rule reads alone beside its study's plan.py."""
+    text = path.read_text()
+    plans = re.findall(r'plan_of\(config, workflow\.basedir, "(\w+)"\)', text)
+    assert plans == [path.parent.name], (path.name, plans)
+    assert "dag_of" not in text
 
 
 def test_the_check_sees_a_name_from_another_file(tmp_path):

@@ -23,8 +23,9 @@ from hydra import compose, initialize_config_dir
 from tailmem import provenance
 from tailmem.configs import config_dir
 from tailmem.errors import DataError
+from tailmem.registry import STAGES
 from tailmem.report.table_io import write_table
-from tailmem.stage_groups import STAGE_GROUPS
+from tailmem.settings.stage import for_stage
 
 SRC = Path(provenance.__file__).resolve().parent
 
@@ -59,8 +60,8 @@ def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fr
     assert code["dirty"] is dirty
     assert (len(code["diff_sha256"]) == 64) if dirty else code["diff_sha256"] is None
 
-    assert meta["config_groups"] == list(STAGE_GROUPS["fsmem_build"].groups)
-    assert meta["config_digest"] == STAGE_GROUPS["fsmem_build"].config_digest(cfg)
+    assert meta["config_groups"] == list(STAGES["fsmem_build"].groups)
+    assert meta["config_digest"] == STAGES["fsmem_build"].config_digest(cfg)
 
     assert meta["data"] == {
         "locomo/locomo10.json": {"sha256": hashlib.sha256(data.read_bytes()).hexdigest(), "bytes": data.stat().st_size}
@@ -89,10 +90,14 @@ def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fr
 
 def test_config_digest_follows_the_stage_groups_only():
     """The digest changes with a value of a group the stage reads, not with one it does not read."""
-    base = compose_cfg("stage=fsmem_build")
-    digest = provenance.config_record(base)[1]
-    assert provenance.config_record(compose_cfg("stage=fsmem_build", "fsmem.chunk.max_turns=7"))[1] != digest
-    assert provenance.config_record(compose_cfg("stage=fsmem_build", "graph.degree=9"))[1] == digest
+    entry = STAGES["fsmem_build"]
+
+    def record(*overrides):
+        return provenance.config_record(for_stage(compose_cfg(*overrides), entry.name, entry.groups, entry.arms))
+
+    digest = record("stage=fsmem_build")[1]
+    assert record("stage=fsmem_build", "fsmem.chunk.max_turns=7")[1] != digest
+    assert record("stage=fsmem_build", "graph.degree=9")[1] == digest
     # a stage outside the registry: every top-level group but the folders
     groups, _ = provenance.config_record(compose_cfg("stage=someday"))
     assert "graph" in groups and "results_dir" not in groups and "hydra" not in groups
@@ -176,7 +181,7 @@ def test_table_footer_under_the_markdown_not_in_the_csv(tmp_path, fresh_caches):
     footer = provenance.table_footer(cfg)
     commit = git(provenance.REPO_ROOT, "rev-parse", "HEAD").strip()
     assert f"commit `{commit[:12]}`" in footer
-    assert STAGE_GROUPS["tables"].config_digest(cfg) in footer
+    assert STAGES["tables"].config_digest(cfg) in footer
     assert "policy programmatic-semantic" in footer and "judge programmatic-judge" in footer
     assert ("dirty, diff sha256" in footer) is bool(git(provenance.REPO_ROOT, "status", "--porcelain"))
     df = pd.DataFrame({"a": [1.0, 2.0], "a_sd": [0.1, 0.2]})

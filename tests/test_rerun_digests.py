@@ -15,8 +15,7 @@ import sys
 
 import pytest
 
-from tailmem import source_closure
-from tailmem.stage_groups import STAGE_GROUPS
+from tailmem import registry, source_closure
 from tailmem.workflow import Dag
 
 # One family, one size, one seed; the controller study with two taus: ~30 jobs.
@@ -150,7 +149,7 @@ def test_the_dag_digest_equals_the_digest_the_stage_computes_from_its_own_config
     )
     job = Dag("smoke").job("control", args, "modular")
     cfg = compose_config("smoke", [*args, "control.world=/somewhere/else", "out=/x"])
-    assert job.config == STAGE_GROUPS["control"].config_digest(cfg)
+    assert job.config == registry.STAGES["control"].config_digest(cfg)
 
 
 def test_code_digest_follows_imports_and_ignores_comments(tmp_path, monkeypatch):

@@ -12,7 +12,6 @@ from tailmem.runner import compose_stage
 from tailmem.settings import schema
 from tailmem.settings.llm import LLMGroup
 from tailmem.settings.stage import GraphSettings, MemorySettings, StageSettings, for_stage, known_groups, schemas
-from tailmem.stage_groups import STAGE_GROUPS
 
 BUILT_HERE = {"seed": int, "graph": GraphSettings, "memory": MemorySettings, "llm": LLMGroup}
 
@@ -27,9 +26,13 @@ def test_the_groups_are_the_settings_dataclass_own():
         assert cls is hints[group], group
 
 
-def test_every_stage_has_its_groups_and_its_function():
-    """The registry's targets and the stages' groups cover the same stages."""
-    assert list(registry.TARGETS) == list(STAGE_GROUPS)
+def test_every_stage_is_declared_by_one_study_and_names_a_function_in_its_folder():
+    """Each study's `STAGES` hold its own stages: no name twice, and each function lives in the study's folder."""
+    names = [name for study in registry.STUDIES for name in study.STAGES]
+    assert len(names) == len(set(names))
+    for study in registry.STUDIES:
+        for entry in study.STAGES.values():
+            assert entry.module.startswith(study.__name__ + "."), (study.__name__, entry.target)
 
 
 @pytest.mark.parametrize("name", sorted(registry.STAGES))
@@ -76,14 +79,14 @@ def test_a_stage_called_with_a_composed_config_gets_stage_settings(monkeypatch):
 def test_the_alfworld_episode_stages_rerun_when_the_seed_changes(name):
     """Found by the typed settings on the default DAG: these stages seed their controllers with `seed`
     (make_controller) but did not list it, so `seed=1` reran nothing."""
-    stage = STAGE_GROUPS[name]
+    stage = registry.STAGES[name]
     digests = {stage.config_digest(compose_stage(name, ["scale=smoke", f"seed={s}"])) for s in (0, 1)}
     assert len(digests) == 2
 
 
 def test_the_alfworld_report_reruns_when_the_interval_settings_change():
     """Found by the typed settings: the report draws its intervals with the `stats` group, which it did not list."""
-    stage = STAGE_GROUPS["alfworld_report"]
+    stage = registry.STAGES["alfworld_report"]
     digests = {
         stage.config_digest(compose_stage("alfworld_report", ["scale=smoke", f"stats.seed={s}"])) for s in (0, 1)
     }
@@ -104,6 +107,6 @@ def test_a_typed_read_of_an_unlisted_group_names_the_stage():
 def test_a_stage_s_typed_settings_have_the_digest_of_the_config_they_came_from(name):
     """Found by CI on the smoke DAG: the site stage digested the StageSettings it was handed (`.get` of a
     DictConfig) and failed; any stage body may ask for its own digest from what it receives."""
-    entry = STAGE_GROUPS[name]
+    entry = registry.STAGES[name]
     cfg = compose_stage(name, ["scale=smoke"])
     assert entry.config_digest(for_stage(cfg, name, entry.groups)) == entry.config_digest(cfg)

@@ -185,12 +185,16 @@ def data_records(files: Iterable[str | os.PathLike], data_dir: str | os.PathLike
 
 def config_record(cfg: DictConfig, groups: Sequence[str] | None = None) -> tuple[list[str], str]:
     """(groups, digest): `groups` with `stage_groups.config_digest`, else the stage's own groups and digest (its
-    memory arms included), else every top-level key but `hydra` and the global folder keys."""
-    cfg = composed(cfg)
+    memory arms included) when `cfg` is a stage's settings, else every top-level key but `hydra` and the global
+    folder keys."""
     from tailmem import stage_groups
+    from tailmem.settings.stage import StageSettings
 
+    if groups is None and isinstance(cfg, StageSettings):
+        return list(cfg.groups), stage_groups.config_digest(cfg.composed, cfg.groups, arms=cfg.arms)
+    cfg = composed(cfg)
     if groups is None:
-        st = stage_groups.STAGE_GROUPS.get(str(cfg.get("stage")))
+        st = stage_groups.DECLARED.get(str(cfg.get("stage")))  # a config naming a declared stage
         if st is not None:
             return list(st.groups), st.config_digest(cfg)
         groups = sorted(k for k in cfg.keys() if k != "hydra" and k not in stage_groups.GLOBAL_KEYS)

@@ -13,9 +13,12 @@ from tailmem.paths import out_dir
 from tailmem.provenance import code_state
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stage_groups import STAGE_GROUPS
+from tailmem.stage_groups import Stage, declare
 
 log = logging.getLogger("tailmem")
+
+# The one stage above the studies: the run's website shows every study's tables and pages.
+STAGES = declare(Stage("site", "tailmem.site_stage:run", ("scale", "llm")))
 
 
 @typed_stage("site")
@@ -41,7 +44,7 @@ def run(cfg: StageSettings) -> None:
         site_provenance={
             "commit": (code.get("commit") or "unknown")[:12],
             "dirty": code.get("dirty"),
-            "digest": STAGE_GROUPS["site"].config_digest(cfg),
+            "digest": STAGES["site"].config_digest(cfg),
         },
     )
     log.info(

@@ -7,9 +7,9 @@ whether a job's artifact is still current.
   `tailmem` module the stage imports, found by a static walk of `import` statements from the stage module
   (imports inside functions included), plus the prompt files under `configs/prompts/<group>/` of its groups.
 
-The stage functions read their groups here (tailmem.stage.typed_stage), provenance records the same digests, and
-the stage registry (tailmem.registry) puts each stage's function beside its groups. This module names no stage
-module, so a stage imports it without importing the table that dispatches to the stage.
+A study declares its stages with `Stage` records in its package (`tailmem.studies.<study>.STAGES`), each stage
+function is wrapped with its record (tailmem.stage.typed_stage), provenance records the same digests, and the
+registry (tailmem.registry) gathers every study's records. This module names no stage module.
 """
 
 from __future__ import annotations
@@ -32,63 +32,48 @@ PATH_KEYS = ("control.world", "control.budget_from", "control.plan_file")
 
 
 @dataclass(frozen=True)
-class StageGroups:
-    """What of the config can change one stage's artifacts: `groups`, the top-level config keys (Hydra groups or
-    plain sections) it reads, and for a stage that builds several memory arms, `arms`, the "module:function"
-    giving their settings from the config."""
+class Stage:
+    """One `python -m tailmem <name>` stage: `target` is its "module:function"; `groups` the top-level config keys
+    (Hydra groups or plain sections) it reads; for a stage that builds several memory arms, `arms`, the
+    "module:function" giving their settings from the config. Each study declares its stages in its package
+    (`STAGES`); the registry gathers them."""
 
+    name: str
+    target: str
     groups: tuple[str, ...]
     arms: str | None = None
+
+    @property
+    def module(self) -> str:
+        return self.target.split(":")[0]
+
+    def function(self):
+        return resolve(self.target)
 
     def config_digest(self, cfg) -> str:
         """This stage's config digest of `cfg` (see the module docstring)."""
         return config_digest(cfg, self.groups, arms=self.arms)
 
 
-POLICY_GROUP = "policy"  # the config group of the walk policy, not the role
-_FSMEM = ("fsmem", "llm")
-_ALF = ("alfworld", "llm")
-_ARMS = "tailmem.memory.arms:catalogue_payload"
+# Every stage declared so far, by name. A study's package declares its stages when it is imported, and Python
+# imports a package before any module in it, so a stage module finds its own record here without importing the
+# package that names it (tailmem.stage.typed_stage).
+DECLARED: dict[str, Stage] = {}
 
-# stage name -> its groups; tailmem.registry.TARGETS names each stage's function
-STAGE_GROUPS: dict[str, StageGroups] = {
-    "graphworld": StageGroups(("graph", "seed")),
-    "rollout": StageGroups(("graph", "seed", "rollout", POLICY_GROUP, "retrieval", "llm")),
-    "audit": StageGroups(("graph", "seed", POLICY_GROUP, "retrieval", "audit")),
-    "control": StageGroups(("graph", "seed", POLICY_GROUP, "retrieval", "memory", "control", "llm")),
-    "design_check": StageGroups(("graph", "seed", POLICY_GROUP, "retrieval", "control", "llm"), arms=_ARMS),
-    "design_check_report": StageGroups(("scale", "control", "llm", "stats", "fsmem", "longmemeval", "alfworld")),
-    "control_report": StageGroups(("scale", "audit", "control", "llm", "stats")),
-    "tables": StageGroups(("scale", "audit", "rollout", "llm", "stats")),
-    "figures": StageGroups(("scale", "audit", "rollout", "llm")),
-    "calibration": StageGroups(("calibration", "stats", "rollout", "retrieval")),
-    "fsmem_build": StageGroups(_FSMEM),
-    "fsmem_answer": StageGroups(_FSMEM),
-    "fsmem_table": StageGroups(("fsmem",)),
-    "fsmem_table13": StageGroups(("fsmem",)),  # paper 2 Table 13
-    "fsmem_shape": StageGroups(_FSMEM),
-    "fsmem_hierarchy": StageGroups(_FSMEM),
-    "fsmem_retrieval": StageGroups(_FSMEM),
-    "fsmem_strength": StageGroups(_FSMEM),
-    "fsmem_harness": StageGroups(_FSMEM),
-    "fsmem_costs": StageGroups(_FSMEM),
-    "fsmem_replicates": StageGroups(_FSMEM),
-    "fsmem_claims": StageGroups((*_FSMEM, "stats", "judges")),
-    "fsmem_growth": StageGroups(_FSMEM),
-    "fsmem_access": StageGroups((*_FSMEM, "audit", "seed")),
-    "fsmem_personamem": StageGroups(_FSMEM),
-    "longmemeval": StageGroups(("longmemeval", "seed", "llm"), arms="tailmem.longmemeval.arms:arm_payload"),
-    "longmemeval_report": StageGroups(("longmemeval", "stats", "judges")),
-    "judge_sensitivity": StageGroups((*_FSMEM, "longmemeval", "stats", "judges")),
-    "alfworld_games": StageGroups(_ALF),
-    # the episodes' controllers draw from `seed` (make_controller), so `seed` is in their digest
-    "alfworld_memory": StageGroups((*_ALF, "seed"), arms=_ARMS),
-    "alfworld_skills": StageGroups((*_ALF, "seed"), arms=_ARMS),
-    "alfworld_report": StageGroups((*_ALF, "stats")),  # its intervals: stats
-    "model_roles": StageGroups(("scale", "fsmem", "control", "llm", "model_roles")),
-    "audit_log": StageGroups(("audit_log", "audit", "seed")),  # external logs
-    "site": StageGroups(("scale", "llm")),  # the run's static website (tailmem.site)
-}
+
+def declare(*entries: Stage) -> dict[str, Stage]:
+    """A study's `STAGES`: its stages by name, in the order given, each also entered in `DECLARED`."""
+    for s in entries:
+        if DECLARED.setdefault(s.name, s) != s:
+            raise LookupError(f"stage {s.name} is declared twice: {DECLARED[s.name].target} and {s.target}")
+    return {s.name: s for s in entries}
+
+
+POLICY_GROUP = "policy"  # the config group of the walk policy, not the role
+GRAPH_RUN = ("graph", "seed", POLICY_GROUP, "retrieval")  # the keys naming one graph-world run
+FSMEM_GROUPS = ("fsmem", "llm")
+ALFWORLD_GROUPS = ("alfworld", "llm")
+MEMORY_ARMS = "tailmem.memory.arms:catalogue_payload"  # the controllers' settings a multi-arm stage builds
 
 
 # -- config digest -------------------------------------------------------------------------------------------

@@ -55,14 +55,14 @@ def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
 
 
 def test_the_strength_grid_keeps_served_folders_apart_and_sends_the_model_name():
-    from tailmem.dag import DagInputs
     from tailmem.fsmem.study import strength_runs
+    from tailmem.studies.fsmem.plan import FsmemPlan
 
     for overrides, suffix in ((["llm=served"], "-served"), ([], "")):
         (run,) = strength_runs(compose_config("smoke_model", overrides))
         assert run.builder == f"qwen2.5-coder-1.5b-instruct-q4_k_m{suffix}"
         assert run.build_dir.parts[-2] == run.builder  # the main store, built once, is the grid's
-    assert DagInputs.model(BUILDER, "qwen2.5-coder-1.5b-instruct-q4_k_m-served") == [
+    assert FsmemPlan.model(BUILDER, "qwen2.5-coder-1.5b-instruct-q4_k_m-served") == [
         "llm.roles.builder.model=qwen2.5-coder-1.5b-instruct-q4_k_m"
     ]
 

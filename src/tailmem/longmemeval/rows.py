@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tailmem import paths
 from tailmem.paths import SUMMARY_FILE, agent_label, longmemeval_dir
 from tailmem.records.longmemeval import LongMemEvalRows, LongMemEvalSummary
 from tailmem.roles import JUDGE, SEARCHER
@@ -31,3 +32,15 @@ def load_rows(cfg, datasets, seeds) -> pd.DataFrame:
             LongMemEvalSummary.read(folder / SUMMARY_FILE)
             frames.append(LongMemEvalRows.read(folder / ROWS_FILE).frame)
     return pd.concat(frames, ignore_index=True)
+
+
+def summary_files(cfg, results: str) -> list[str]:
+    """Every LongMemEval run's summary.json (one per dataset and seed), as the DAG names them: the study's report
+    and the judge panel read them."""
+    run = paths.wild(paths.LONGMEMEVAL, results=results)
+    agent = agent_label(cfg, SEARCHER, JUDGE)
+    return [
+        f"{run}/{paths.SUMMARY_FILE}".format(dataset=d, agent=agent, seed=s)
+        for d in cfg.longmemeval.datasets
+        for s in cfg.longmemeval.seeds
+    ]

@@ -89,8 +89,8 @@ class StageSettings(ComposedView):
     """The top-level keys and, as attributes, the typed object of every group in `groups` (built on first read;
     a group not in `groups` is `Unread`). `composed` is the config it came from."""
 
-    def __init__(self, stage: str, groups: tuple[str, ...], composed):
-        self.stage, self.groups, self.composed = stage, groups, composed
+    def __init__(self, stage: str, groups: tuple[str, ...], composed, arms: str | None = None):
+        self.stage, self.groups, self.composed, self.arms = stage, groups, composed, arms
         self.data_dir = None if composed.get("data_dir") is None else str(composed.data_dir)
         self.results_dir = None if composed.get("results_dir") is None else str(composed.results_dir)
         self.figures_dir = None if composed.get("figures_dir") is None else str(composed.figures_dir)
@@ -110,12 +110,13 @@ class StageSettings(ComposedView):
         return f"StageSettings(stage={self.stage!r}, groups={list(self.groups)})"
 
 
-def for_stage(cfg, stage: str, groups: Iterable[str]) -> StageSettings:
-    """The typed settings a stage reads from the composed config `cfg` (validated: tailmem.settings.schema)."""
+def for_stage(cfg, stage: str, groups: Iterable[str], arms: str | None = None) -> StageSettings:
+    """The typed settings a stage reads from the composed config `cfg` (validated: tailmem.settings.schema);
+    `arms` as the stage's record gives it (tailmem.stage_groups.Stage), for its config digest."""
     if isinstance(cfg, StageSettings):
         return cfg
     listed = tuple(groups)
     unknown = sorted(set(listed) - set(known_groups()))
     if unknown:
         raise ConfigError(f"stage {stage}: unknown config group(s) {unknown}; expected some of {list(known_groups())}")
-    return StageSettings(stage, listed, cfg)
+    return StageSettings(stage, listed, cfg, arms)

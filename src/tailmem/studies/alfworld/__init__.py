@@ -1,1 +1,19 @@
-"""The ALFWorld study (paper 1's ALFWorld rows, paper 2's skill setting): games, memory arms, skill chains, report."""
+"""The ALFWorld study (paper 1's ALFWorld rows, paper 2's skill setting): games, memory arms, skill chains, report.
+
+`STAGES` declares each of its stages: the function a rule runs and the config groups its digests cover; `PLAN`
+names its share of the DAG (the class its rule files read their inputs from).
+"""
+
+from tailmem.stage_groups import ALFWORLD_GROUPS, MEMORY_ARMS, Stage, declare
+
+# the episodes' controllers draw from `seed` (make_controller), so `seed` is in their digest
+STAGES = declare(
+    Stage("alfworld_games", "tailmem.studies.alfworld.stages:regenerate_games", ALFWORLD_GROUPS),
+    Stage("alfworld_memory", "tailmem.studies.alfworld.stages:memory", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
+    Stage("alfworld_skills", "tailmem.studies.alfworld.stages:skills", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
+    Stage(
+        "alfworld_report", "tailmem.studies.alfworld.stages:report", (*ALFWORLD_GROUPS, "stats")
+    ),  # its intervals: stats
+)
+
+PLAN = "tailmem.studies.alfworld.plan:AlfworldPlan"

@@ -6,31 +6,31 @@ import re
 from tailmem import roles
 from tailmem import paths
 from tailmem.alfworld.layout import agent_segments
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
+ALFWORLD = plan_of(config, workflow.basedir, "alfworld")  # alfworld/plan.py
 
-ALF_ARMS = list(TAILMEM.cfg.alfworld.arms_run)
-ALF_PROTOCOLS = list(TAILMEM.cfg.alfworld.protocols)
-ALF_VARIANTS = list(TAILMEM.cfg.alfworld.variants)
-ALF_SEEDS = [int(s) for s in TAILMEM.cfg.alfworld.seeds]  # chain seeds of the skill cells
-ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=TAILMEM.results)}/manifest.json"
-ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=TAILMEM.results)}/episodes.json"
-ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=TAILMEM.results)}/chain.json"
+ALF_ARMS = list(ALFWORLD.cfg.alfworld.arms_run)
+ALF_PROTOCOLS = list(ALFWORLD.cfg.alfworld.protocols)
+ALF_VARIANTS = list(ALFWORLD.cfg.alfworld.variants)
+ALF_SEEDS = [int(s) for s in ALFWORLD.cfg.alfworld.seeds]  # chain seeds of the skill cells
+ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=ALFWORLD.results)}/manifest.json"
+ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=ALFWORLD.results)}/episodes.json"
+ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=ALFWORLD.results)}/chain.json"
 # The agent of each role, as its folder segment: the cells this TAILMEM makes, and the only ones its rules will make
 # (a request for another model's folder finds no rule instead of a job that mislabels what it ran).
-ALF_AGENTS = agent_segments(TAILMEM.cfg)
+ALF_AGENTS = agent_segments(ALFWORLD.cfg)
 ALF_AGENT_CONSTRAINTS = {role: re.escape(seg) for role, seg in ALF_AGENTS.items()}
 
 
 rule alfworld:
     input:
-        TAILMEM.alfworld_targets,
+        ALFWORLD.targets,
 
 
 rule alfworld_smoke:
     input:
-        TAILMEM.alf_outputs("smoke"),
+        ALFWORLD.alf_outputs("smoke"),
 
 
 rule alfworld_games:
@@ -39,11 +39,11 @@ rule alfworld_games:
     threads: 2  # games regenerate in parallel (the result is the same for any count)
     priority: 20  # the head of the TAILMEM's longest chain (games -> cells -> report): first when two cores free up
     params:
-        **TAILMEM.stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
+        **ALFWORLD.stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
-        TAILMEM.log_of("alfworld_games", "subset"),
+        ALFWORLD.log_of("alfworld_games", "subset"),
     conda:
-        TAILMEM.conda_env
+        ALFWORLD.conda_env
     shell:
         "TAILMEM_WORKERS={threads} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -57,13 +57,13 @@ rule alfworld_memory:
     wildcard_constraints:
         executor=ALF_AGENT_CONSTRAINTS[roles.EXECUTOR],
     params:
-        **TAILMEM.stage_params("alfworld_memory", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.arm={wc.arm}"]),
+        **ALFWORLD.stage_params("alfworld_memory", lambda wc: [f"alfworld.subset={wc.subset}", f"alfworld.arm={wc.arm}"]),
     log:
-        TAILMEM.log_of("alfworld_memory", "subset", "executor", "arm"),
+        ALFWORLD.log_of("alfworld_memory", "subset", "executor", "arm"),
     conda:
-        TAILMEM.conda_env
+        ALFWORLD.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.EXECUTOR),  # calls in flight (docs/llm.md)
+        llm_slots=ALFWORLD.llm_slots(roles.EXECUTOR),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -77,16 +77,16 @@ rule alfworld_skills:
     wildcard_constraints:
         **ALF_AGENT_CONSTRAINTS,
     params:
-        **TAILMEM.stage_params("alfworld_skills", lambda wc: [f"alfworld.subset={wc.subset}",
+        **ALFWORLD.stage_params("alfworld_skills", lambda wc: [f"alfworld.subset={wc.subset}",
                                                       f"alfworld.protocol={wc.protocol}",
                                                       f"alfworld.variant={wc.skill_variant}",
                                                       f"alfworld.seed={wc.seed}"]),
     log:
-        TAILMEM.log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant", "seed"),
+        ALFWORLD.log_of("alfworld_skills", "subset", "executor", "builder", "searcher", "protocol", "skill_variant", "seed"),
     conda:
-        TAILMEM.conda_env
+        ALFWORLD.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.BUILDER, roles.SEARCHER, roles.EXECUTOR),  # calls in flight (docs/llm.md)
+        llm_slots=ALFWORLD.llm_slots(roles.BUILDER, roles.SEARCHER, roles.EXECUTOR),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -97,12 +97,12 @@ rule alfworld_report:
         lambda wc: expand(ALF_SKILLS, subset=wc.subset, **ALF_AGENTS, protocol=ALF_PROTOCOLS,
                           skill_variant=ALF_VARIANTS, seed=ALF_SEEDS),
     output:
-        TAILMEM.alf_outputs("{subset}"),
+        ALFWORLD.alf_outputs("{subset}"),
     params:
-        **TAILMEM.stage_params("alfworld_report", lambda wc: [f"alfworld.subset={wc.subset}"]),
+        **ALFWORLD.stage_params("alfworld_report", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
-        TAILMEM.log_of("alfworld_report", "subset"),
+        ALFWORLD.log_of("alfworld_report", "subset"),
     conda:
-        TAILMEM.conda_env
+        ALFWORLD.conda_env
     shell:
         "{params.cmd} > {log} 2>&1"

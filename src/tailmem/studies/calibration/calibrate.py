@@ -27,7 +27,7 @@ from tailmem.report.table_io import write_table
 from tailmem.settings.calibration import CalibrationGroup
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stage_groups import STAGE_GROUPS, code_digest
+from tailmem.stage_groups import DECLARED, code_digest
 from tailmem.stats.settings import settings as stats_settings
 from tailmem.studies.calibration import tables as ct
 
@@ -47,7 +47,7 @@ def cache_folder(cfg: StageSettings, s: CalibrationGroup, files: list[Path]) -> 
     h = hashlib.sha256()
     for f in files:
         h.update(hashlib.sha256(f.read_bytes()).digest())
-    code = code_digest(__name__, STAGE_GROUPS["calibration"].groups)
+    code = code_digest(__name__, DECLARED["calibration"].groups)
     h.update(json.dumps({"seeds": s.seeds, "table8_size": s.table8_size, "code": code}, sort_keys=True).encode())
     return Path(paths.CALIBRATION.format(results=cfg.results_dir)) / "walks" / h.hexdigest()[:16]
 

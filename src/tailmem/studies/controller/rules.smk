@@ -2,23 +2,23 @@
 # each claim's arms apart (a model slice's controller jobs predict there only). Each arm replays a semantic/LLM-policy
 # trajectory under one memory controller (paper 1 Tables 4-6, Figures 4, 6, 7). Target: `snakemake control_report`.
 from tailmem import roles
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
+CONTROLLER = plan_of(config, workflow.basedir, "controller")  # controller/plan.py
 
 
 rule design_check:
     input:
-        unpack(TAILMEM.design_inputs),
+        unpack(CONTROLLER.design_inputs),
     output:
-        plan=TAILMEM.design_plan_file,
-        pairs=TAILMEM.design_pairs_file,
+        plan=CONTROLLER.design_plan_file,
+        pairs=CONTROLLER.design_pairs_file,
     params:
-        **TAILMEM.stage_params("design_check", TAILMEM.run_args, family=TAILMEM.family),
+        **CONTROLLER.stage_params("design_check", CONTROLLER.run_args, family=CONTROLLER.family),
     log:
-        TAILMEM.log_of("design_check", "policy", "agent", "retrieval", "family", "n", "seed"),
+        CONTROLLER.log_of("design_check", "policy", "agent", "retrieval", "family", "n", "seed"),
     conda:
-        TAILMEM.conda_env
+        CONTROLLER.conda_env
     shell:
         "{params.cmd} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
         "out=$(dirname {output.plan}) > {log} 2>&1"
@@ -26,33 +26,33 @@ rule design_check:
 
 rule design_check_report:
     input:
-        TAILMEM.design_plans,
+        CONTROLLER.design_plans,
     output:
-        TAILMEM.tables_design,
+        CONTROLLER.tables_design,
     params:
-        **TAILMEM.stage_params("design_check_report"),
+        **CONTROLLER.stage_params("design_check_report"),
     log:
-        TAILMEM.log_of("design_check_report"),
+        CONTROLLER.log_of("design_check_report"),
     conda:
-        TAILMEM.conda_env
+        CONTROLLER.conda_env
     shell:
         "{params.cmd} > {log} 2>&1"
 
 
 rule control:
     input:
-        unpack(TAILMEM.control_inputs),
+        unpack(CONTROLLER.control_inputs),
     output:
-        TAILMEM.control_summary_file,
+        CONTROLLER.control_summary_file,
     params:
-        **TAILMEM.stage_params("control", TAILMEM.control_args, family=TAILMEM.family),
-        budget=TAILMEM.budget_arg,
+        **CONTROLLER.stage_params("control", CONTROLLER.control_args, family=CONTROLLER.family),
+        budget=CONTROLLER.budget_arg,
     log:
-        TAILMEM.log_of("control", "policy", "agent", "retrieval", "family", "n", "seed", "predictor", "arm"),
+        CONTROLLER.log_of("control", "policy", "agent", "retrieval", "family", "n", "seed", "predictor", "arm"),
     conda:
-        TAILMEM.conda_env
+        CONTROLLER.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.PREDICTOR),  # calls in flight (docs/llm.md)
+        llm_slots=CONTROLLER.llm_slots(roles.PREDICTOR),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} {params.budget} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
         "out=$(dirname {output}) > {log} 2>&1"
@@ -60,17 +60,17 @@ rule control:
 
 rule control_report:
     input:
-        [str(r.summary_file(TAILMEM.results)) for r in TAILMEM.control_runs],
-        [str(r.audit_file(TAILMEM.results)) for r in TAILMEM.policy_runs],
-        TAILMEM.design_plans if TAILMEM.cfg.control.plan else [],
+        [str(r.summary_file(CONTROLLER.results)) for r in CONTROLLER.control_runs],
+        [str(r.audit_file(CONTROLLER.results)) for r in CONTROLLER.policy_runs],
+        CONTROLLER.design_plans if CONTROLLER.cfg.control.plan else [],
     output:
-        [report(t, category="Controller study", subcategory="tables") for t in TAILMEM.tables_control],
-        [report(f, category="Controller study", subcategory="figures") for f in TAILMEM.figures_control],
+        [report(t, category="Controller study", subcategory="tables") for t in CONTROLLER.tables_control],
+        [report(f, category="Controller study", subcategory="figures") for f in CONTROLLER.figures_control],
     params:
-        **TAILMEM.stage_params("control_report"),
+        **CONTROLLER.stage_params("control_report"),
     log:
-        TAILMEM.log_of("control_report"),
+        CONTROLLER.log_of("control_report"),
     conda:
-        TAILMEM.conda_env
+        CONTROLLER.conda_env
     shell:
         "{params.cmd} > {log} 2>&1"

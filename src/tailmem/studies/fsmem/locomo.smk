@@ -4,83 +4,83 @@
 #   snakemake --cores 2 fsmem_locomo
 from tailmem import roles
 from tailmem import outputs, paths
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 from tailmem.fsmem.benchmarks import MAIN_BENCHMARK
 
-TAILMEM = dag_of(config, workflow.basedir)
-FSMEM_VARIANTS = list(TAILMEM.cfg.fsmem.variants)
-FSMEM_BUILDER = paths.role_label(TAILMEM.cfg, roles.BUILDER)
-FSMEM_SEARCHER = paths.role_label(TAILMEM.cfg, roles.SEARCHER)
+FSMEM = plan_of(config, workflow.basedir, "fsmem")  # fsmem/plan.py
+FSMEM_VARIANTS = list(FSMEM.cfg.fsmem.variants)
+FSMEM_BUILDER = paths.role_label(FSMEM.cfg, roles.BUILDER)
+FSMEM_SEARCHER = paths.role_label(FSMEM.cfg, roles.SEARCHER)
 
 
 rule fsmem_locomo:
     input:
-        TAILMEM.fsmem_tables,
+        FSMEM.fsmem_tables,
 
 
 rule fsmem_store:
     output:
-        f"{paths.wild(paths.FSMEM_VARIANT, results=TAILMEM.results)}/{paths.BUILD_FILE}",
+        f"{paths.wild(paths.FSMEM_VARIANT, results=FSMEM.results)}/{paths.BUILD_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_build", TAILMEM.store_args),
+        **FSMEM.stage_params("fsmem_build", FSMEM.store_args),
     log:
-        TAILMEM.log_of("fsmem_store", "bench", "conv", "builder", "variant"),
+        FSMEM.log_of("fsmem_store", "bench", "conv", "builder", "variant"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_answers:
     input:
-        f"{paths.wild(paths.FSMEM_VARIANT, results=TAILMEM.results)}/{paths.BUILD_FILE}",
+        f"{paths.wild(paths.FSMEM_VARIANT, results=FSMEM.results)}/{paths.BUILD_FILE}",
     output:
-        f"{paths.wild(paths.ANSWERS, store=paths.wild(paths.FSMEM_VARIANT, results=TAILMEM.results))}/{paths.ANSWERS_FILE}",
+        f"{paths.wild(paths.ANSWERS, store=paths.wild(paths.FSMEM_VARIANT, results=FSMEM.results))}/{paths.ANSWERS_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_answer", TAILMEM.answer_args),
+        **FSMEM.stage_params("fsmem_answer", FSMEM.answer_args),
     log:
-        TAILMEM.log_of("fsmem_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
+        FSMEM.log_of("fsmem_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 rule fsmem_table:
     input:
-        lambda wc: [f"{paths.answers_dir(paths.variant_dir(TAILMEM.results, MAIN_BENCHMARK, wc.conv, v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
+        lambda wc: [f"{paths.answers_dir(paths.variant_dir(FSMEM.results, MAIN_BENCHMARK, wc.conv, v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
                     for v in FSMEM_VARIANTS],
     output:
-        csv=paths.TABLE.format(results=TAILMEM.results, stem=outputs.conversation_table(MAIN_BENCHMARK, "{conv}"), ext="csv"),
-        md=paths.TABLE.format(results=TAILMEM.results, stem=outputs.conversation_table(MAIN_BENCHMARK, "{conv}"), ext="md"),
+        csv=paths.TABLE.format(results=FSMEM.results, stem=outputs.conversation_table(MAIN_BENCHMARK, "{conv}"), ext="csv"),
+        md=paths.TABLE.format(results=FSMEM.results, stem=outputs.conversation_table(MAIN_BENCHMARK, "{conv}"), ext="md"),
     params:
-        **TAILMEM.stage_params("fsmem_table", lambda wc: [f"fsmem.benchmark={MAIN_BENCHMARK}", "fsmem.harness=center",
+        **FSMEM.stage_params("fsmem_table", lambda wc: [f"fsmem.benchmark={MAIN_BENCHMARK}", "fsmem.harness=center",
                                                   f"fsmem.conversation={wc.conv}"]),
-        folder=lambda wc: f"{paths.FSMEM_CONV.format(results=TAILMEM.results, bench=MAIN_BENCHMARK, conv=wc.conv)}/{FSMEM_BUILDER}",
+        folder=lambda wc: f"{paths.FSMEM_CONV.format(results=FSMEM.results, bench=MAIN_BENCHMARK, conv=wc.conv)}/{FSMEM_BUILDER}",
     log:
-        TAILMEM.log_of("fsmem_table", "conv"),
+        FSMEM.log_of("fsmem_table", "conv"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     shell:
         "{params.cmd} input={params.folder} out=$(dirname {output.csv}) > {log} 2>&1"
 
 
 rule fsmem_table13:
     input:
-        [f"{paths.answers_dir(paths.variant_dir(TAILMEM.results, MAIN_BENCHMARK, 'conv-50', v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
+        [f"{paths.answers_dir(paths.variant_dir(FSMEM.results, MAIN_BENCHMARK, 'conv-50', v, FSMEM_BUILDER), 'center', FSMEM_SEARCHER)}/{paths.ANSWERS_FILE}"
          for v in FSMEM_VARIANTS],
     output:
-        TAILMEM.table13,
+        FSMEM.table13,
     params:
-        **TAILMEM.stage_params("fsmem_table13", lambda wc: [f"fsmem.benchmark={MAIN_BENCHMARK}", "fsmem.harness=center"]),
-        out=TAILMEM.out_folder,
+        **FSMEM.stage_params("fsmem_table13", lambda wc: [f"fsmem.benchmark={MAIN_BENCHMARK}", "fsmem.harness=center"]),
+        out=FSMEM.out_folder,
     log:
-        TAILMEM.log_of("fsmem_table13"),
+        FSMEM.log_of("fsmem_table13"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"

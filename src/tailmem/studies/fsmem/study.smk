@@ -5,34 +5,34 @@
 # the main stores and answers are fsmem.smk's rules.
 from tailmem import roles
 from tailmem import paths
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
+FSMEM = plan_of(config, workflow.basedir, "fsmem")  # fsmem/plan.py
 
 
 rule fsmem_study:
     input:
-        TAILMEM.fsmem_study_targets,
+        FSMEM.fsmem_study_targets,
 
 
 # -- RQ3: one store per builder model, one answer set per searcher model ------------------------------------
-_STRENGTH = paths.wild(paths.FSMEM_STRENGTH, results=TAILMEM.results)
-_HARNESS = paths.wild(paths.FSMEM_HARNESS, results=TAILMEM.results)
+_STRENGTH = paths.wild(paths.FSMEM_STRENGTH, results=FSMEM.results)
+_HARNESS = paths.wild(paths.FSMEM_HARNESS, results=FSMEM.results)
 
 
 rule fsmem_strength_store:
     input:
-        TAILMEM.priced_strength_grid,
+        FSMEM.priced_strength_grid,
     output:
         f"{_STRENGTH}/{paths.BUILD_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + TAILMEM.model(roles.BUILDER, wc.builder)),
+        **FSMEM.stage_params("fsmem_build", lambda wc: FSMEM.store_args(wc) + FSMEM.model(roles.BUILDER, wc.builder)),
     log:
-        TAILMEM.log_of("fsmem_strength_store", "bench", "conv", "builder", "variant"),
+        FSMEM.log_of("fsmem_strength_store", "bench", "conv", "builder", "variant"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -43,13 +43,13 @@ rule fsmem_strength_answers:
     output:
         f"{paths.wild(paths.ANSWERS, store=_STRENGTH)}/{paths.ANSWERS_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_answer", lambda wc: TAILMEM.answer_args(wc) + TAILMEM.model(roles.SEARCHER, wc.searcher)),
+        **FSMEM.stage_params("fsmem_answer", lambda wc: FSMEM.answer_args(wc) + FSMEM.model(roles.SEARCHER, wc.searcher)),
     log:
-        TAILMEM.log_of("fsmem_strength_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
+        FSMEM.log_of("fsmem_strength_answers", "bench", "conv", "builder", "variant", "harness", "searcher"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
@@ -60,13 +60,13 @@ rule fsmem_harness_store:
     output:
         f"{_HARNESS}/{paths.BUILD_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + [f"fsmem.build_harness={wc.bharness}"]),
+        **FSMEM.stage_params("fsmem_build", lambda wc: FSMEM.store_args(wc) + [f"fsmem.build_harness={wc.bharness}"]),
     log:
-        TAILMEM.log_of("fsmem_harness_store", "bench", "conv", "builder", "bharness", "variant"),
+        FSMEM.log_of("fsmem_harness_store", "bench", "conv", "builder", "bharness", "variant"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -77,32 +77,32 @@ rule fsmem_harness_answers:
     output:
         f"{paths.wild(paths.ANSWERS, store=_HARNESS)}/{paths.ANSWERS_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_answer", TAILMEM.answer_args),
+        **FSMEM.stage_params("fsmem_answer", FSMEM.answer_args),
     log:
-        TAILMEM.log_of("fsmem_harness_answers", "bench", "conv", "builder", "bharness", "variant", "harness", "searcher"),
+        FSMEM.log_of("fsmem_harness_answers", "bench", "conv", "builder", "bharness", "variant", "harness", "searcher"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- replicates: the same store built again with the builder's sampling seed set (replicate 0 = the main store) --
-_REPLICATE = paths.wild(paths.FSMEM_REPLICATE, results=TAILMEM.results)
+_REPLICATE = paths.wild(paths.FSMEM_REPLICATE, results=FSMEM.results)
 
 
 rule fsmem_replicate_store:
     output:
         f"{_REPLICATE}/{paths.BUILD_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_build", lambda wc: TAILMEM.store_args(wc) + [f"fsmem.replicate={wc.replicate}"]),
+        **FSMEM.stage_params("fsmem_build", lambda wc: FSMEM.store_args(wc) + [f"fsmem.replicate={wc.replicate}"]),
     log:
-        TAILMEM.log_of("fsmem_replicate_store", "bench", "conv", "builder", "variant", "replicate"),
+        FSMEM.log_of("fsmem_replicate_store", "bench", "conv", "builder", "variant", "replicate"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.BUILDER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
@@ -113,85 +113,85 @@ rule fsmem_replicate_answers:
     output:
         f"{paths.wild(paths.ANSWERS, store=_REPLICATE)}/{paths.ANSWERS_FILE}",
     params:
-        **TAILMEM.stage_params("fsmem_answer", TAILMEM.answer_args),
+        **FSMEM.stage_params("fsmem_answer", FSMEM.answer_args),
     log:
-        TAILMEM.log_of("fsmem_replicate_answers", "bench", "conv", "builder", "variant", "replicate", "harness", "searcher"),
+        FSMEM.log_of("fsmem_replicate_answers", "bench", "conv", "builder", "variant", "replicate", "harness", "searcher"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
 
 
 # -- the study tables ----------------------------------------------------------------------------------------
-for _stage, (_outs, _runs) in TAILMEM.fsmem_study.items():
+for _stage, (_outs, _runs) in FSMEM.fsmem_study.items():
 
     rule:
         name:
             _stage
         input:
-            TAILMEM.fsmem_files(_runs),
-            TAILMEM.judged_inputs if _stage == "fsmem_claims" else [],  # studies/judges/rules.smk
+            FSMEM.fsmem_files(_runs),
+            FSMEM.judged_inputs if _stage == "fsmem_claims" else [],  # studies/judges/rules.smk
         output:
             _outs,
         params:
-            **TAILMEM.stage_params(_stage),
-            out=TAILMEM.out_folder,
+            **FSMEM.stage_params(_stage),
+            out=FSMEM.out_folder,
         log:
-            TAILMEM.log_of(_stage),
+            FSMEM.log_of(_stage),
         conda:
-            TAILMEM.conda_env
+            FSMEM.conda_env
         shell:
             "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule fsmem_growth:
     input:
-        TAILMEM.fsmem_files(r for r in TAILMEM.fsmem_main if r.variant == TAILMEM.cfg.fsmem.study.growth_variant),
+        FSMEM.fsmem_files(r for r in FSMEM.fsmem_main if r.variant == FSMEM.cfg.fsmem.study.growth_variant),
     output:
-        TAILMEM.fsmem_growth_outputs,
+        FSMEM.fsmem_growth_outputs,
     params:
-        **TAILMEM.stage_params("fsmem_growth"),
-        out=TAILMEM.out_folder,
+        **FSMEM.stage_params("fsmem_growth"),
+        out=FSMEM.out_folder,
     log:
-        TAILMEM.log_of("fsmem_growth"),
+        FSMEM.log_of("fsmem_growth"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule fsmem_access:
     input:
-        TAILMEM.fsmem_files(TAILMEM.fsmem_main + TAILMEM.fsmem_harness),
+        FSMEM.fsmem_files(FSMEM.fsmem_main + FSMEM.fsmem_harness),
     output:
-        TAILMEM.fsmem_access_outputs,
+        FSMEM.fsmem_access_outputs,
     params:
-        **TAILMEM.stage_params("fsmem_access"),
-        out=TAILMEM.out_folder,
+        **FSMEM.stage_params("fsmem_access"),
+        out=FSMEM.out_folder,
     log:
-        TAILMEM.log_of("fsmem_access"),
+        FSMEM.log_of("fsmem_access"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule fsmem_personamem:
     input:
-        TAILMEM.personamem_data,
+        FSMEM.personamem_data,
     output:
-        TAILMEM.fsmem_personamem_outputs,
+        FSMEM.fsmem_personamem_outputs,
     params:
-        **TAILMEM.stage_params("fsmem_personamem"),
-        out=TAILMEM.out_folder,
+        **FSMEM.stage_params("fsmem_personamem"),
+        out=FSMEM.out_folder,
     log:
-        TAILMEM.log_of("fsmem_personamem"),
+        FSMEM.log_of("fsmem_personamem"),
     conda:
-        TAILMEM.conda_env
+        FSMEM.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.BUILDER, roles.SEARCHER),  # calls in flight (docs/llm.md)
+        llm_slots=FSMEM.llm_slots(roles.BUILDER, roles.SEARCHER),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"
 
@@ -199,24 +199,24 @@ rule fsmem_personamem:
 # Target names per research question (the rules above are named after their stages).
 rule fsmem_rq1_store_shape:
     input:
-        TAILMEM.fsmem_study["fsmem_shape"][0],
+        FSMEM.fsmem_study["fsmem_shape"][0],
 
 
 rule fsmem_rq2_retrieval:
     input:
-        TAILMEM.fsmem_study["fsmem_retrieval"][0],
+        FSMEM.fsmem_study["fsmem_retrieval"][0],
 
 
 rule fsmem_rq3_strength:
     input:
-        TAILMEM.fsmem_study["fsmem_strength"][0],
+        FSMEM.fsmem_study["fsmem_strength"][0],
 
 
 rule fsmem_rq4_growth:
     input:
-        TAILMEM.fsmem_growth_outputs,
+        FSMEM.fsmem_growth_outputs,
 
 
 rule fsmem_rq5_harness:
     input:
-        TAILMEM.fsmem_study["fsmem_harness"][0],
+        FSMEM.fsmem_study["fsmem_harness"][0],

@@ -2,25 +2,25 @@
 # `judges.names` (table judge_sensitivity); its per-answer verdicts feed claims_fsmem and claims_longmemeval.
 #   snakemake --cores 2 judge_sensitivity
 from tailmem import roles
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
+JUDGES = plan_of(config, workflow.basedir, "judges")  # judges/plan.py
 
 
 rule judge_sensitivity:
     input:
-        TAILMEM.judged_answers,
+        JUDGES.judged_answers,
     output:
-        TAILMEM.judge_sensitivity,
-        TAILMEM.judge_verdicts,
+        JUDGES.judge_sensitivity,
+        JUDGES.judge_verdicts,
     params:
-        **TAILMEM.stage_params("judge_sensitivity"),
-        out=TAILMEM.out_folder,
+        **JUDGES.stage_params("judge_sensitivity"),
+        out=JUDGES.out_folder,
     log:
-        TAILMEM.log_of("judge_sensitivity"),
+        JUDGES.log_of("judge_sensitivity"),
     conda:
-        TAILMEM.conda_env
+        JUDGES.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.JUDGE),  # calls in flight (docs/llm.md)
+        llm_slots=JUDGES.llm_slots(roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out={params.out} > {log} 2>&1"

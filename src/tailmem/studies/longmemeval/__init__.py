@@ -1,1 +1,19 @@
-"""The LongMemEval study (paper 1 Table 8 and Figure 8): memory arms answering over the haystacks, and the report."""
+"""The LongMemEval study (paper 1 Table 8 and Figure 8): memory arms answering over the haystacks, and the report.
+
+`STAGES` declares each of its stages: the function a rule runs and the config groups its digests cover; `PLAN`
+names its share of the DAG (the class its rule files read their inputs from).
+"""
+
+from tailmem.stage_groups import Stage, declare
+
+STAGES = declare(
+    Stage(
+        "longmemeval",
+        "tailmem.studies.longmemeval.stages:run",
+        ("longmemeval", "seed", "llm"),
+        arms="tailmem.longmemeval.arms:arm_payload",
+    ),
+    Stage("longmemeval_report", "tailmem.studies.longmemeval.stages:report", ("longmemeval", "stats", "judges")),
+)
+
+PLAN = "tailmem.studies.longmemeval.plan:LongMemEvalPlan"

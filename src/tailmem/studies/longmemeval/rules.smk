@@ -3,45 +3,45 @@
 #   snakemake --cores 2 longmemeval
 from tailmem import roles
 from tailmem import paths
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
-LME_RUN = paths.wild(paths.LONGMEMEVAL, results=TAILMEM.results)
+LONGMEMEVAL = plan_of(config, workflow.basedir, "longmemeval")  # longmemeval/plan.py
+LME_RUN = paths.wild(paths.LONGMEMEVAL, results=LONGMEMEVAL.results)
 
 
 rule longmemeval:
     input:
-        TAILMEM.longmemeval_targets,
+        LONGMEMEVAL.targets,
 
 
 rule longmemeval_run:
     output:
         f"{LME_RUN}/{paths.SUMMARY_FILE}",
     params:
-        **TAILMEM.stage_params("longmemeval", lambda wc: [f"longmemeval.dataset={wc.dataset}", f"seed={wc.seed}"]),
+        **LONGMEMEVAL.stage_params("longmemeval", lambda wc: [f"longmemeval.dataset={wc.dataset}", f"seed={wc.seed}"]),
     log:
-        TAILMEM.log_of("longmemeval", "dataset", "agent", "seed"),
+        LONGMEMEVAL.log_of("longmemeval", "dataset", "agent", "seed"),
     conda:
-        TAILMEM.conda_env
+        LONGMEMEVAL.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
+        llm_slots=LONGMEMEVAL.llm_slots(roles.SEARCHER, roles.JUDGE),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} out=$(dirname {output}) > {log} 2>&1"
 
 
 rule longmemeval_report:
     input:
-        TAILMEM.longmemeval_summaries,
-        TAILMEM.judged_inputs,  # studies/judges/rules.smk (claims_longmemeval per judge)
+        LONGMEMEVAL.longmemeval_summaries,
+        LONGMEMEVAL.judged_inputs,  # studies/judges/rules.smk (claims_longmemeval per judge)
     output:
-        [report(t, category="LongMemEval", subcategory="tables") for t in TAILMEM.longmemeval_tables],
-        [report(f, category="LongMemEval", subcategory="figures") for f in TAILMEM.longmemeval_figures],
+        [report(t, category="LongMemEval", subcategory="tables") for t in LONGMEMEVAL.longmemeval_tables],
+        [report(f, category="LongMemEval", subcategory="figures") for f in LONGMEMEVAL.longmemeval_figures],
     params:
-        **TAILMEM.stage_params("longmemeval_report"),
-        out=TAILMEM.out_folder,
+        **LONGMEMEVAL.stage_params("longmemeval_report"),
+        out=LONGMEMEVAL.out_folder,
     log:
-        TAILMEM.log_of("longmemeval_report"),
+        LONGMEMEVAL.log_of("longmemeval_report"),
     conda:
-        TAILMEM.conda_env
+        LONGMEMEVAL.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"

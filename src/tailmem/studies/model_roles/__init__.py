@@ -1,3 +1,14 @@
 """How the model played each role in a model slice: probe figures per role and every claims row beside the roles it
 rests on.
+
+`STAGES` declares each of its stages: the function a rule runs and the config groups its digests cover; `PLAN`
+names its share of the DAG (the class its rule files read their inputs from).
 """
+
+from tailmem.stage_groups import Stage, declare
+
+STAGES = declare(
+    Stage("model_roles", "tailmem.studies.model_roles.probe:run", ("scale", "fsmem", "control", "llm", "model_roles")),
+)
+
+PLAN = None  # its one rule (role_probe) reads every study's products: the Snakefile holds it

@@ -1,19 +1,19 @@
 # Stage 3: the tail audit of each access-count vector (concentration, tail fits, bootstrap goodness of fit).
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
+RANDOM_WALK = plan_of(config, workflow.basedir, "random_walk")  # random_walk/plan.py
 
 
 rule audit:
     input:
-        trace=TAILMEM.trace_file,
+        trace=RANDOM_WALK.trace_file,
     output:
-        TAILMEM.audit_file,
+        RANDOM_WALK.audit_file,
     params:
-        **TAILMEM.stage_params("audit", TAILMEM.run_args, family=TAILMEM.family),
+        **RANDOM_WALK.stage_params("audit", RANDOM_WALK.run_args, family=RANDOM_WALK.family),
     log:
-        TAILMEM.log_of("audit", "policy", "agent", "retrieval", "family", "n", "seed"),
+        RANDOM_WALK.log_of("audit", "policy", "agent", "retrieval", "family", "n", "seed"),
     conda:
-        TAILMEM.conda_env
+        RANDOM_WALK.conda_env
     shell:
         "{params.cmd} input=$(dirname {input.trace}) out=$(dirname {output}) > {log} 2>&1"

@@ -1,18 +1,18 @@
 # Stage 1: the Synthetic Graph World. One world per family x size x seed.
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
+RANDOM_WALK = plan_of(config, workflow.basedir, "random_walk")  # random_walk/plan.py
 
 
 rule graphworld:
     output:
-        TAILMEM.world_file,
+        RANDOM_WALK.world_file,
     params:
-        **TAILMEM.stage_params("graphworld", lambda wc: [f"graph={wc.family}", f"graph.n={wc.n}", f"seed={wc.seed}"],
-                       family=TAILMEM.family),
+        **RANDOM_WALK.stage_params("graphworld", lambda wc: [f"graph={wc.family}", f"graph.n={wc.n}", f"seed={wc.seed}"],
+                       family=RANDOM_WALK.family),
     log:
-        TAILMEM.log_of("graphworld", "family", "n", "seed"),
+        RANDOM_WALK.log_of("graphworld", "family", "n", "seed"),
     conda:
-        TAILMEM.conda_env
+        RANDOM_WALK.conda_env
     shell:
         "{params.cmd} out=$(dirname {output}) > {log} 2>&1"

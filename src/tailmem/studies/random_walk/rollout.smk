@@ -1,22 +1,22 @@
 # Stage 2: agent rollouts; each writes the per-step access trace and the access-count vector.
 from tailmem import roles
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
+RANDOM_WALK = plan_of(config, workflow.basedir, "random_walk")  # random_walk/plan.py
 
 
 rule rollout:
     input:
-        world=TAILMEM.world_file,
+        world=RANDOM_WALK.world_file,
     output:
-        TAILMEM.trace_file,
+        RANDOM_WALK.trace_file,
     params:
-        **TAILMEM.stage_params("rollout", TAILMEM.run_args, family=TAILMEM.family),
+        **RANDOM_WALK.stage_params("rollout", RANDOM_WALK.run_args, family=RANDOM_WALK.family),
     log:
-        TAILMEM.log_of("rollout", "policy", "agent", "retrieval", "family", "n", "seed"),
+        RANDOM_WALK.log_of("rollout", "policy", "agent", "retrieval", "family", "n", "seed"),
     conda:
-        TAILMEM.conda_env
+        RANDOM_WALK.conda_env
     resources:
-        llm_slots=TAILMEM.llm_slots(roles.POLICY),  # calls in flight (docs/llm.md)
+        llm_slots=RANDOM_WALK.llm_slots(roles.POLICY),  # calls in flight (docs/llm.md)
     shell:
         "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} input=$(dirname {input.world}) out=$(dirname {output}) > {log} 2>&1"

@@ -1,38 +1,38 @@
 # Stage 5: tables and figures. Targets reachable by name: `snakemake tables_random_walk figures_random_walk`.
-from tailmem.dag import dag_of
+from tailmem.dag import plan_of
 
-TAILMEM = dag_of(config, workflow.basedir)
+RANDOM_WALK = plan_of(config, workflow.basedir, "random_walk")  # random_walk/plan.py
 
 
 rule tables_random_walk:
     input:
-        [str(r.audit_file(TAILMEM.results)) for r in TAILMEM.random_walk_runs],
-        [str(r.audit_file(TAILMEM.results)) for r in TAILMEM.tail_contrast_runs],
+        [str(r.audit_file(RANDOM_WALK.results)) for r in RANDOM_WALK.random_walk_runs],
+        [str(r.audit_file(RANDOM_WALK.results)) for r in RANDOM_WALK.tail_contrast_runs],
     output:
-        [report(t, category="Random walk", subcategory="tables") for t in TAILMEM.tables_random_walk],
+        [report(t, category="Random walk", subcategory="tables") for t in RANDOM_WALK.tables_random_walk],
     params:
-        **TAILMEM.stage_params("tables"),
-        out=TAILMEM.out_folder,
+        **RANDOM_WALK.stage_params("tables"),
+        out=RANDOM_WALK.out_folder,
     log:
-        TAILMEM.log_of("tables_random_walk"),
+        RANDOM_WALK.log_of("tables_random_walk"),
     conda:
-        TAILMEM.conda_env
+        RANDOM_WALK.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"
 
 
 rule figures_random_walk:
     input:
-        [str(r.audit_file(TAILMEM.results)) for r in TAILMEM.figure_runs],
-        [str(r.trace_file(TAILMEM.results)) for r in TAILMEM.figure_runs],
+        [str(r.audit_file(RANDOM_WALK.results)) for r in RANDOM_WALK.figure_runs],
+        [str(r.trace_file(RANDOM_WALK.results)) for r in RANDOM_WALK.figure_runs],
     output:
-        [report(f, category="Random walk", subcategory="figures") for f in TAILMEM.figures_random_walk],
+        [report(f, category="Random walk", subcategory="figures") for f in RANDOM_WALK.figures_random_walk],
     params:
-        **TAILMEM.stage_params("figures"),
-        out=TAILMEM.out_folder,
+        **RANDOM_WALK.stage_params("figures"),
+        out=RANDOM_WALK.out_folder,
     log:
-        TAILMEM.log_of("figures_random_walk"),
+        RANDOM_WALK.log_of("figures_random_walk"),
     conda:
-        TAILMEM.conda_env
+        RANDOM_WALK.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"
