@@ -17,7 +17,9 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from fs_testkit import conv50_overrides
@@ -456,3 +458,303 @@ def test_a_toy_graph_family_is_checked_and_walked_through_the_stages(toy_family,
     assert (world.family, world.n, world.n_edges) == ("toy_ring", 40, 80)  # 40 states x 2 neighbours per side
     _stage("rollout", *run, "policy=random_walk", "retrieval=recency")
     assert next(results.rglob("trace.npz")).stat().st_size > 0
+
+
+# -- a study: its own folder plus two registrations ----------------------------------------------------------------
+# The recipe of docs/extending.md, "A study", followed in a copy of the repository: a toy study that counts the
+# degrees of every smoke world. Its folder holds its stage declaration and plan (`__init__.py`), its share of the
+# DAG (`plan.py`), its stage (`census.py`) and its rules (`rules.smk`); the registrations are one line in
+# `tailmem.registry.STUDIES` and one `include:` in the Snakefile.
+TOY_STUDY = {
+    "__init__.py": '''
+        """Toy study: each world's degree census (its states, their mean and largest degree)."""
+
+        from tailmem.stage_groups import Stage, declare
+
+        STAGES = declare(Stage("toy_census", "tailmem.studies.toy_census.census:run", ("scale",)))
+        PLAN = "tailmem.studies.toy_census.plan:ToyCensusPlan"
+    ''',
+    "plan.py": '''
+        """The toy study's share of the DAG: every world of the scale in, one table out."""
+
+        from functools import cached_property
+
+        from tailmem import paths
+        from tailmem.plan import StudyPlan
+
+
+        class ToyCensusPlan(StudyPlan):
+            @cached_property
+            def targets(self):
+                return self.table("toy_census")
+
+            @cached_property
+            def worlds(self):
+                s = self.cfg.scale
+                return [
+                    f"{paths.GRAPHWORLD.format(results=self.results, family=f, n=n, seed=seed)}/{paths.WORLD_FILE}"
+                    for f in s.families
+                    for n in s.sizes
+                    for seed in s.seeds
+                ]
+    ''',
+    "census.py": '''
+        """Stage toy_census: the degree census of every world of the scale."""
+
+        from pathlib import Path
+
+        import pandas as pd
+
+        from tailmem import paths
+        from tailmem.graphworld.world import World
+        from tailmem.provenance import table_footer
+        from tailmem.report.table_io import write_table
+        from tailmem.stage import typed_stage
+
+
+        @typed_stage("toy_census")
+        def run(cfg):
+            s, rows = cfg.scale, []
+            for family in s.families:
+                for n in s.sizes:
+                    for seed in s.seeds:
+                        keys = dict(results=cfg.results_dir, family=family, n=n, seed=seed)
+                        world = World.load(Path(paths.GRAPHWORLD.format(**keys)) / paths.WORLD_FILE)
+                        degrees = [world.degree(state) for state in range(world.n)]
+                        rows.append(dict(family=family, n=world.n, seed=seed, mean_degree=sum(degrees) / world.n,
+                                         max_degree=max(degrees)))
+            out = paths.out_dir(cfg, paths.tables_dir(cfg))
+            note = "Each world's states and their degrees, read from its world.json."
+            write_table(out, "toy_census", pd.DataFrame(rows), "Toy degree census", note, table_footer(cfg.composed))
+    ''',
+    "rules.smk": """
+        # The toy study: one table over every world of the scale.
+        from tailmem.dag import plan_of
+
+        TOY_CENSUS = plan_of(config, workflow.basedir, "toy_census")  # toy_census/plan.py
+
+
+        rule toy_census:
+            input:
+                TOY_CENSUS.worlds,
+            output:
+                TOY_CENSUS.targets,
+            params:
+                **TOY_CENSUS.stage_params("toy_census"),
+                out=TOY_CENSUS.out_folder,
+            log:
+                TOY_CENSUS.log_of("toy_census"),
+            conda:
+                TOY_CENSUS.conda_env
+            shell:
+                "{params.cmd} out={params.out} > {log} 2>&1"
+    """,
+}
+
+
+def _repo_copy(repo_root, tmp_path) -> Path:
+    """What a run needs of the repository (code, configs, rules, the examples the audit-log study reads), copied
+    under git so a recipe's edits can be counted."""
+    repo = tmp_path / "repo"
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for name in ("src", "configs", "workflows", "examples"):
+        shutil.copytree(repo_root / name, repo / name, ignore=ignore)
+    for name in ("Snakefile", "environment.yml", "pyproject.toml"):
+        shutil.copy(repo_root / name, repo / name)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "copy"], check=True)
+    return repo
+
+
+def _touched(repo: Path) -> set[str]:
+    """The files a recipe added or changed in the copy."""
+    out = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "-uall"], capture_output=True, text=True)
+    return {line[3:] for line in out.stdout.splitlines()}
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def _snakemake(repo: Path, data_dir, *args, overrides=()) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(repo / "src"), "TAILMEM_DATA_DIR": str(data_dir), "TAILMEM_WARMSTART": "0"}
+    config = ["scale=smoke", f"overrides={json.dumps(list(overrides))}"]
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args, "--config", *config],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def add_toy_study(repo: Path) -> None:
+    """The study recipe: the folder, then its name in the registry and its rules in the Snakefile."""
+    folder = repo / "src" / "tailmem" / "studies" / "toy_census"
+    folder.mkdir()
+    for name, text in TOY_STUDY.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    registry = repo / "src" / "tailmem" / "registry.py"
+    _edit(registry, "    random_walk,\n)", "    random_walk,\n    toy_census,\n)")
+    _edit(registry, "model_roles, audit_log)", "model_roles, audit_log, toy_census)")
+    _edit(
+        repo / "Snakefile",
+        'include: "workflows/site.smk"',
+        'include: "workflows/site.smk"\ninclude: "src/tailmem/studies/toy_census/rules.smk"',
+    )
+
+
+@pytest.mark.slow
+def test_a_toy_study_is_its_folder_plus_two_registrations(repo_root, tmp_path, data_dir):
+    """The toy study joins `all` and runs: Snakemake builds the worlds it reads and its table, from its own rules
+    and plan; the import contracts hold with it; and the recipe touched its folder plus two files."""
+    repo = _repo_copy(repo_root, tmp_path)
+    add_toy_study(repo)
+    touched = _touched(repo)
+    assert {t for t in touched if not t.startswith("src/tailmem/studies/toy_census/")} == {
+        "src/tailmem/registry.py",
+        "Snakefile",
+    }
+    assert len(touched) == 6  # 4 files in its folder + 2 registrations
+
+    dry = _snakemake(repo, data_dir, "-n", "--quiet", "rules")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert re.search(r"\btoy_census\b", dry.stdout + dry.stderr)  # `all` asks for the toy's table
+    worlds = ["scale.families=[uniform,modular]", "scale.sizes=[30,60]"]  # 4 worlds keep the run short
+    done = _snakemake(repo, data_dir, "--cores", "2", "toy_census", overrides=worlds)
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = pd.read_csv(repo / "results" / "smoke" / "tables" / "toy_census.csv")
+    assert sorted(zip(table.family, table.n)) == [("modular", 30), ("modular", 60), ("uniform", 30), ("uniform", 60)]
+    assert (table.max_degree >= table.mean_degree).all() and (table.mean_degree >= 1).all()
+    lint = subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--config", str(repo / "pyproject.toml"), "--no-cache"],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo / "src")},
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout[-3000:]
+
+
+# -- a stage in a study that exists: a function, its record, its rule -----------------------------------------------
+TOY_STAGE = '''
+    """Stage toy_degrees: one world's degree sequence, beside its world.json."""
+
+    import json
+    from pathlib import Path
+
+    from tailmem import paths
+    from tailmem.graphworld.world import World
+    from tailmem.stage import typed_stage
+
+
+    @typed_stage("toy_degrees")
+    def run(cfg):
+        world = World.load(Path(cfg.input) / paths.WORLD_FILE)
+        out = paths.out_dir(cfg, paths.graphworld_dir(cfg))
+        (out / "degrees.json").write_text(json.dumps([world.degree(s) for s in range(world.n)]))
+'''
+TOY_STAGE_RULE = """
+
+rule toy_degrees:
+    input:
+        RANDOM_WALK.world_file,
+    output:
+        RANDOM_WALK.world_file.replace("world.json", "degrees.json"),
+    params:
+        **RANDOM_WALK.stage_params("toy_degrees", lambda wc: [f"graph={wc.family}", f"graph.n={wc.n}", f"seed={wc.seed}"],
+                                   family=RANDOM_WALK.family),
+    log:
+        RANDOM_WALK.log_of("toy_degrees", "family", "n", "seed"),
+    conda:
+        RANDOM_WALK.conda_env
+    shell:
+        "{params.cmd} input=$(dirname {input}) out=$(dirname {output}) > {log} 2>&1"
+"""
+
+
+@pytest.mark.slow
+def test_a_toy_stage_is_a_function_its_record_and_its_rule(repo_root, tmp_path, data_dir):
+    """docs/extending.md, "A stage": a stage module in the study's folder, its `Stage` in the package's STAGES and
+    its rule in the study's rule file (3 files); Snakemake then runs it on a world it builds first."""
+    repo = _repo_copy(repo_root, tmp_path)
+    study = repo / "src" / "tailmem" / "studies" / "random_walk"
+    (study / "degrees.py").write_text(textwrap.dedent(TOY_STAGE).lstrip("\n"))
+    _edit(
+        study / "__init__.py",
+        '    Stage("graphworld",',
+        '    Stage("toy_degrees", "tailmem.studies.random_walk.degrees:run", ("graph", "seed")),\n    Stage("graphworld",',
+    )
+    (study / "graphworld.smk").write_text((study / "graphworld.smk").read_text() + TOY_STAGE_RULE)
+    assert _touched(repo) == {
+        f"src/tailmem/studies/random_walk/{f}" for f in ("degrees.py", "__init__.py", "graphworld.smk")
+    }
+
+    world = "results/smoke/graphworld/modular/n30/seed0"
+    done = _snakemake(repo, data_dir, "--cores", "2", f"{world}/degrees.json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    degrees = json.loads((repo / world / "degrees.json").read_text())
+    record = json.loads((repo / world / "world.json").read_text())
+    assert len(degrees) == 30 and sum(degrees) == len(record["targets"])  # each edge is an action at both ends
+
+
+# -- a table of a stage that exists: its stem, its spec, its function, one line in the stage -------------------------
+TOY_TABLE_SPEC = """
+  toy_gini_range:
+    source: the size runs' audits, one row per family (targets.size_runs)
+    columns: [family, sizes, gini_min, gini_max, gini_range]
+    title: "Toy: how far Gini moves across graph sizes"
+    note: >-
+      The spread of the mean Gini over the sizes run, per family. {produced} {explain[gini]} {unlike}
+"""
+TOY_TABLE_FUNCTION = '''
+
+
+def toy_gini_range(df: pd.DataFrame) -> pd.DataFrame:
+    """Per family, the smallest and largest mean Gini over the sizes run, and their difference."""
+    means = df.groupby(["family", "n"], sort=False).gini.mean().reset_index()
+    rows = [
+        {"family": fam, "sizes": len(sub), "gini_min": sub.gini.min(), "gini_max": sub.gini.max(),
+         "gini_range": sub.gini.max() - sub.gini.min()}
+        for fam, sub in means.groupby("family", sort=False)
+    ]
+    return SPECS["toy_gini_range"].check(pd.DataFrame(rows))
+'''
+
+
+@pytest.mark.slow
+def test_a_toy_table_is_a_stem_a_spec_a_function_and_a_line(repo_root, tmp_path, data_dir):
+    """docs/extending.md, "A table": the stem in `outputs`, its spec in the study's data file, the function that
+    makes its frame and the line of the stage that writes it (4 files). The study's rule then declares it, and its
+    numbers are the audits' own."""
+    repo = _repo_copy(repo_root, tmp_path)
+    src = repo / "src" / "tailmem"
+    _edit(src / "outputs.py", "    CLAIMS_RANDOM_WALK,\n)", '    CLAIMS_RANDOM_WALK,\n    "toy_gini_range",\n)')
+    _edit(src / "report" / "data" / "random_walk.yaml", "\ntables:\n", "\ntables:" + TOY_TABLE_SPEC)
+    tables = src / "studies" / "random_walk" / "tables.py"
+    tables.write_text(tables.read_text() + TOY_TABLE_FUNCTION)
+    _edit(
+        src / "studies" / "random_walk" / "report.py",
+        "        outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),\n",
+        '        outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),\n        "toy_gini_range": rw.toy_gini_range(sizes),\n',
+    )
+    assert len(_touched(repo)) == 4
+
+    scale = ["scale.families=[modular,uniform]", "scale.sizes=[30,60]", "scale.retrieval_families=[modular]"]
+    done = _snakemake(repo, data_dir, "--cores", "2", "tables_random_walk", overrides=scale)
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = pd.read_csv(repo / "results" / "smoke" / "tables" / "toy_gini_range.csv").set_index("family")
+    assert "Toy: how far Gini moves" in (repo / "results" / "smoke" / "tables" / "toy_gini_range.md").read_text()
+    for family in ("modular", "uniform"):
+        ginis = [
+            json.loads(p.read_text())["concentration"]["gini"]
+            for p in (repo / "results" / "smoke" / "audit" / "random_walk").glob(
+                f"*/recency/{family}/n*/seed0/audit.json"
+            )
+        ]
+        assert len(ginis) == 2 and table.loc[family, "gini_range"] == pytest.approx(max(ginis) - min(ginis))

@@ -140,8 +140,8 @@ def test_orderings_tokens_and_tau_rows():
 
 def test_a_claim_added_as_one_record_becomes_a_row(monkeypatch):
     """docs/extending.md, "A claim": one record appended to `claim_specs.CTMC`, no other edit."""
-    from tailmem.report import claim_specs
     from tailmem.report.claims import Claim
+    from tailmem.studies.controller import claim_specs
 
     added = Claim(
         "CTMC lowers overall error vs Graph Memory (compact)",

@@ -1,6 +1,6 @@
 """Claims as data: one `Claim` record per row of a claims table, and the one builder every claims table uses.
 
-A study's claims are a tuple of `Claim`s (`tailmem.report.claim_specs`): the claim's words, the arms it compares,
+A study's claims are a tuple of `Claim`s (its `claim_specs.py`, `tailmem.studies.<study>.claim_specs`): the claim's words, the arms it compares,
 the metric, the side of the threshold it names, a fixed threshold or the stats margin it reads, the unit, and the
 paper's value with where the paper gives it. A claim made of other claims (an ordering of four arms, a tie of every
 pair) lists their keys in `parts` and has no comparison of its own.

@@ -18,7 +18,6 @@ import pandas as pd
 from tailmem.alfworld.games import FAMILIES, SHORT
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
-from tailmem.report import claim_specs as specs_
 from tailmem.report import claims as claims_builder
 from tailmem.report.claims import Claim
 from tailmem.report.table_spec import TableSpec, specs
@@ -27,6 +26,7 @@ from tailmem.stats.compare import COLUMNS as COMPARE_COLUMNS
 from tailmem.stats.compare import compare, missing
 from tailmem.stats.paired_tests import sign_test
 from tailmem.stats.verdict import INCONCLUSIVE, claim_text, verdict
+from tailmem.studies.alfworld import claim_specs as specs_
 from tailmem.studies.alfworld import text
 
 SPECS: dict[str, TableSpec] = specs(text.FILE)

@@ -25,13 +25,13 @@ from tailmem.control import arms
 from tailmem.control.replay import error_rate, tail_states
 from tailmem.memory.arm import Arm
 from tailmem.records.control import ControlSummary
-from tailmem.report import claim_specs
 from tailmem.report import paper_values as paper
 from tailmem.report.claims import Claim, build, evidence
 from tailmem.report.table_spec import specs, text
 from tailmem.roles import PREDICTOR, PROGRAMMATIC
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import compare
+from tailmem.studies.controller import claim_specs
 
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
 OWN_TAIL = ("tail_error_own", "tail_coverage_own")  # each arm's own-count tail, kept beside the shared one

@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 
 from tailmem.errors import DataError
-from tailmem.report import claim_specs
 from tailmem.report.claims import Claim
 from tailmem.report.claims import rows as claim_rows
 from tailmem.roles import BUILDER, SEARCHER
@@ -39,6 +38,7 @@ from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS, compare, missing
 from tailmem.stats.paired_tests import sign_test
 from tailmem.stats.verdict import claim_text
+from tailmem.studies.fsmem import claim_specs
 
 ANSWER_COLUMNS = (
     "study",

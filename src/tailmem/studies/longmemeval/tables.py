@@ -24,13 +24,13 @@ from tailmem.longmemeval.arms import ctmc_name
 from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
 from tailmem.memory.arm import Arm
 from tailmem.metrics.answer_length import mean_answer_tokens
-from tailmem.report import claim_specs
 from tailmem.report.claims import Claim
 from tailmem.report.claims import rows as claim_rows
 from tailmem.report.table_spec import specs, text
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS, Comparison, missing
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, claim_text, combine
+from tailmem.studies.longmemeval import claim_specs
 
 PAPER_TOKEN_REDUCTION_PCT = claim_specs.LONGMEMEVAL_TOKEN_REDUCTION_PCT
 FILE = "longmemeval.yaml"  # these tables' words and column lists (report/data/longmemeval.yaml)

@@ -11,7 +11,6 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.audit.scaling import scaling_fit, semilog_fit
-from tailmem.report import claim_specs
 from tailmem.report import paper_values as paper
 from tailmem.report.claims import ALL_PARTS, Claim, evidence
 from tailmem.report.claims import rows as claim_rows
@@ -19,6 +18,7 @@ from tailmem.report.table_spec import specs
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import compare, missing
 from tailmem.stats.verdict import INCONCLUSIVE, claim_text
+from tailmem.studies.random_walk import claim_specs
 
 FILE = "random_walk.yaml"  # these tables' words and column lists (report/data/random_walk.yaml)
 SPECS = specs(FILE)

@@ -1,0 +1,35 @@
+"""The ALFWorld skill setting's claims as data (claims_alfworld_<subset>): templates read over the store variants a
+run holds.
+
+The records live in Python rather than in a report data file because they name arms through the functions that
+spell them (`tailmem.control.arms`) and paper values through the one module that reads them
+(`tailmem.report.paper_values`): a misspelt arm or a paper number moved in paper1.yaml fails at import, not as an
+empty row. Evidence templates are filled by the study's comparison function (`str.format` fields it names); the
+words and the paper columns are what the tables print. Adding a claim is adding one record to the tuple
+(docs/extending.md, "A claim").
+"""
+
+from __future__ import annotations
+
+from tailmem.report.claims import Claim
+
+# -- paper 2, the ALFWorld skill setting (claims_alfworld_<subset>; tailmem.studies.alfworld.tables.skill_claims) ---
+# every store variant a protocol ran against the control (`{variant}`, `{baseline}`; the paper's number per protocol
+# and variant: alfworld_text.paper_vs_control), then, where the reversed chain ran, each variant's full chain
+# against its reversed chain, within alfworld.claims.order_margin (a share of games)
+ALFWORLD_VS_CONTROL = Claim(
+    "A store ({variant}) wins more games than no store",
+    arm="{variant}",
+    baseline="{baseline}",
+    metric="success",
+    side="greater",
+    unit="game",
+)
+ALFWORLD_ORDER = Claim(
+    "The order of the chain does not change success ({variant})",
+    arm="full_chain/{variant}",
+    baseline="reversed_chain/{variant}",
+    metric="success",
+    side="within",
+    unit="game",
+)
