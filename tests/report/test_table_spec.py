@@ -1,4 +1,4 @@
-"""Tables as declarative specs (report/data/alfworld.yaml, issue 30): every ALFWorld table's columns, source and
+"""Tables as declarative specs (studies/alfworld/data/alfworld.yaml, issue 30): every ALFWorld table's columns, source and
 words come from its spec; a spec or template that cannot be used fails naming the file, the table and the key."""
 
 import string

@@ -28,7 +28,11 @@ def _frozen(value):
 
 
 def path(name: str):
-    """The data file `name` (e.g. "paper1.yaml") inside the package."""
+    """The data file `name` inside the package: "paper1.yaml" is the report toolkit's (`tailmem/report/data/`),
+    "<study>/<file>" a study's own words (`tailmem/studies/<study>/data/<file>`), beside the tables it fills."""
+    study, _, file = name.rpartition("/")
+    if study:
+        return resources.files("tailmem.studies") / study / "data" / file
     return resources.files("tailmem.report") / "data" / name
 
 

@@ -4,7 +4,7 @@ skill-side analyses (claims at the game unit, the store and the curation effort 
 family against the control). Every table says how many games ran of how many were listed.
 
 Pure computation: frames in, frames out. What each table is (its columns, source, title and note) is its spec in
-`report/data/alfworld.yaml` (`report.table_spec`); the words are filled by `report.alfworld_text`, the figures drawn
+`studies/alfworld/data/alfworld.yaml` (`report.table_spec`); the words are filled by `report.alfworld_text`, the figures drawn
 by `report.alfworld_figures`. The stage (`stages/alfworld.report`) reads the cells and writes the files.
 """
 

@@ -1,4 +1,4 @@
-"""The ALFWorld tables' titles, notes and paper cells, filled from `report/data/alfworld.yaml`.
+"""The ALFWorld tables' titles, notes and paper cells, filled from `studies/alfworld/data/alfworld.yaml`.
 
 The words live in the data file; this module only decides which sentences apply (a scripted executor, games left
 out, several chain seeds) and fills the templates. Pure: arguments in, strings out.
@@ -12,7 +12,7 @@ from tailmem.report.table_spec import specs
 from tailmem.roles import PROGRAMMATIC
 from tailmem.settings.stats import StatsGroup
 
-FILE = "alfworld.yaml"
+FILE = "alfworld/alfworld.yaml"  # the tables' words and the paper's numbers (this study's data folder)
 WORDS: dict = section(FILE, "words")
 SPECS = specs(FILE)
 VARIANT_WORDS: dict[str, str] = WORDS["variants"]

@@ -133,7 +133,7 @@ def nominal_budgets(df: pd.DataFrame) -> dict:
 
 
 def notes(cfg: StageSettings, st: StatsGroup, predictor: str, budgets: dict) -> dict[str, tuple[str, str]]:
-    """Table stem -> (title, note), the specs' words (report/data/control.yaml) filled with the config's numbers;
+    """Table stem -> (title, note), the specs' words (studies/controller/data/control.yaml) filled with the config's numbers;
     `predictor` names the predictors that ran, `budgets` is `nominal_budgets`."""
     c = cfg.scale.control
     study = text(

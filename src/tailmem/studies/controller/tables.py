@@ -36,7 +36,7 @@ from tailmem.studies.controller import claim_specs
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
 OWN_TAIL = ("tail_error_own", "tail_coverage_own")  # each arm's own-count tail, kept beside the shared one
 RUN = ["family", "seed"]  # one replayed trajectory
-FILE = "control.yaml"  # these tables' words and column lists (report/data/control.yaml)
+FILE = "controller/control.yaml"  # these tables' words and column lists (this study's data/control.yaml)
 SPECS = specs(FILE)
 # what the claims read of steps.parquet (`called` and `prompt_sha`: a planned model replay's uncalled steps are
 # those whose prompts the claims' arms share, so their difference is exactly 0)

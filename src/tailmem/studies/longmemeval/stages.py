@@ -214,7 +214,7 @@ def _judge(cfg: StageSettings, questions, rows: list[dict]):
 
 
 def report_note(cfg: StageSettings, answerers: str) -> str:
-    """The sentences every LongMemEval table and Figure 8 share, from report/data/longmemeval.yaml."""
+    """The sentences every LongMemEval table and Figure 8 share, from studies/longmemeval/data/longmemeval.yaml."""
     from tailmem.studies.longmemeval import tables as longmemeval_tables
 
     lme = cfg.longmemeval

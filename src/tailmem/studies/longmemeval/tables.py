@@ -33,7 +33,7 @@ from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, claim_text, comb
 from tailmem.studies.longmemeval import claim_specs
 
 PAPER_TOKEN_REDUCTION_PCT = claim_specs.LONGMEMEVAL_TOKEN_REDUCTION_PCT
-FILE = "longmemeval.yaml"  # these tables' words and column lists (report/data/longmemeval.yaml)
+FILE = "longmemeval/longmemeval.yaml"  # these tables' words and column lists (this study's data folder)
 SPECS = specs(FILE)
 JUDGE_NOTE = text(FILE, "judge")  # a note, not the role
 ARM_ORDER = ("graph_memory", "ctmc", "flat_retrieval", "full_history")
