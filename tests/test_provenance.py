@@ -26,6 +26,7 @@ from tailmem.errors import DataError
 from tailmem.registry import STAGES
 from tailmem.report.table_io import write_table
 from tailmem.settings.stage import for_stage
+from tailmem.stage_groups import config_digest
 
 SRC = Path(provenance.__file__).resolve().parent
 
@@ -33,6 +34,12 @@ SRC = Path(provenance.__file__).resolve().parent
 def compose_cfg(*overrides: str):
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
         return compose(config_name="config", overrides=list(overrides))
+
+
+def stage_settings(name: str, *overrides: str):
+    """What stage `name` receives when run with `overrides`: its settings, which the provenance reads."""
+    entry = STAGES[name]
+    return for_stage(compose_cfg(f"stage={name}", *overrides), entry.name, entry.groups, entry.arms)
 
 
 def git(root: Path, *args: str) -> str:
@@ -48,7 +55,7 @@ def fresh_caches():
 
 def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fresh_caches):
     """Finding 2: meta.json had only tailmem_version 0.1.0, Python and host."""
-    cfg = compose_cfg("stage=fsmem_build", f"data_dir={data_dir}")
+    cfg = stage_settings("fsmem_build", f"data_dir={data_dir}")
     data = data_dir / "locomo" / "locomo10.json"
     provenance.save_provenance(tmp_path, cfg, data_files=[data], agent="x")
     meta = json.loads((tmp_path / "meta.json").read_text())
@@ -61,7 +68,7 @@ def test_meta_json_names_code_config_packages_agents_data(tmp_path, data_dir, fr
     assert (len(code["diff_sha256"]) == 64) if dirty else code["diff_sha256"] is None
 
     assert meta["config_groups"] == list(STAGES["fsmem_build"].groups)
-    assert meta["config_digest"] == STAGES["fsmem_build"].config_digest(cfg)
+    assert meta["config_digest"] == STAGES["fsmem_build"].config_digest(cfg.composed)
 
     assert meta["data"] == {
         "locomo/locomo10.json": {"sha256": hashlib.sha256(data.read_bytes()).hexdigest(), "bytes": data.stat().st_size}
@@ -93,14 +100,15 @@ def test_config_digest_follows_the_stage_groups_only():
     entry = STAGES["fsmem_build"]
 
     def record(*overrides):
-        return provenance.config_record(for_stage(compose_cfg(*overrides), entry.name, entry.groups, entry.arms))
+        return provenance.config_record(stage_settings(entry.name, *overrides))
 
-    digest = record("stage=fsmem_build")[1]
-    assert record("stage=fsmem_build", "fsmem.chunk.max_turns=7")[1] != digest
-    assert record("stage=fsmem_build", "graph.degree=9")[1] == digest
-    # a stage outside the registry: every top-level group but the folders
-    groups, _ = provenance.config_record(compose_cfg("stage=someday"))
-    assert "graph" in groups and "results_dir" not in groups and "hydra" not in groups
+    groups, digest = record()
+    assert groups == list(entry.groups) and digest == entry.config_digest(compose_cfg("stage=fsmem_build"))
+    assert record("fsmem.chunk.max_turns=7")[1] != digest
+    assert record("graph.degree=9")[1] == digest
+    # a stage that records a narrower set of groups: those groups' digest, without the stage's memory arms
+    s = stage_settings(entry.name)
+    assert provenance.config_record(s, ["fsmem"]) == (["fsmem"], config_digest(s.composed, ["fsmem"]))
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -177,11 +185,11 @@ def test_data_sha256_is_cached_by_path_size_and_mtime(tmp_path):
 
 
 def test_table_footer_under_the_markdown_not_in_the_csv(tmp_path, fresh_caches):
-    cfg = compose_cfg("stage=tables")
+    cfg = stage_settings("tables")
     footer = provenance.table_footer(cfg)
     commit = git(provenance.REPO_ROOT, "rev-parse", "HEAD").strip()
     assert f"commit `{commit[:12]}`" in footer
-    assert STAGES["tables"].config_digest(cfg) in footer
+    assert STAGES["tables"].config_digest(cfg.composed) in footer
     assert "policy programmatic-semantic" in footer and "judge programmatic-judge" in footer
     assert ("dirty, diff sha256" in footer) is bool(git(provenance.REPO_ROOT, "status", "--porcelain"))
     df = pd.DataFrame({"a": [1.0, 2.0], "a_sd": [0.1, 0.2]})
@@ -198,7 +206,7 @@ def test_table_footer_names_package_versions_and_each_data_file_with_its_sha256(
     data = tmp_path / "data" / "bench.json"
     data.parent.mkdir()
     data.write_bytes(b'{"q": 1}')
-    cfg = compose_cfg("stage=tables", f"data_dir={data.parent}")
+    cfg = stage_settings("tables", f"data_dir={data.parent}")
     footer = provenance.table_footer(cfg, data_files=[data])
     assert f"bench.json sha256 `{hashlib.sha256(data.read_bytes()).hexdigest()[:12]}`" in footer
     assert "installed at their pin" in footer and "versions digest" in footer
@@ -248,7 +256,7 @@ def test_fsmem_stages_record_data_and_footer_end_to_end(tmp_path, data_dir, fres
     ]
     locomo.build(compose_cfg("stage=fsmem_build", *over))
     locomo.answer(compose_cfg("stage=fsmem_answer", *over))
-    cfg = compose_cfg("stage=fsmem_table", *over)
+    cfg = stage_settings("fsmem_table", *over)
     locomo.table(cfg)
     base = tmp_path / "fsmem/locomo/conv-50/programmatic/verbatim"
     want = hashlib.sha256((data_dir / "locomo/locomo10.json").read_bytes()).hexdigest()

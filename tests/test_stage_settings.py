@@ -106,7 +106,34 @@ def test_a_typed_read_of_an_unlisted_group_names_the_stage():
 @pytest.mark.parametrize("name", sorted(registry.STAGES))
 def test_a_stage_s_typed_settings_have_the_digest_of_the_config_they_came_from(name):
     """Found by CI on the smoke DAG: the site stage digested the StageSettings it was handed (`.get` of a
-    DictConfig) and failed; any stage body may ask for its own digest from what it receives."""
+    DictConfig) and failed. A stage records the digest of the config its settings came from, the one the DAG
+    computes for its job."""
+    from tailmem.provenance import config_record
+
     entry = registry.STAGES[name]
     cfg = compose_stage(name, ["scale=smoke"])
-    assert entry.config_digest(for_stage(cfg, name, entry.groups)) == entry.config_digest(cfg)
+    s = for_stage(cfg, name, entry.groups, entry.arms)
+    assert config_record(s) == (list(entry.groups), entry.config_digest(cfg))
+    assert entry.config_digest(s.composed) == entry.config_digest(cfg)
+
+
+def test_no_function_unwraps_typed_settings():
+    """A library function takes one type: the composed config (a stage passes `cfg.composed`) or a stage's
+    settings, never either. The helper that unwrapped one into the other is gone, and nothing under src/ defines
+    or calls it again."""
+    import re
+    from pathlib import Path
+
+    from tailmem.settings import checks
+
+    assert not hasattr(checks, "composed") and not hasattr(checks, "ComposedView")
+    src = Path(checks.__file__).resolve().parents[2]
+    pattern = re.compile(r"\bdef composed\(|(?<![\w.])composed\(|\bComposedView\b")
+    found = [
+        f"{path.relative_to(src)}:{i}"
+        for path in sorted(src.rglob("*"))
+        if path.suffix in (".py", ".smk")
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []

@@ -11,8 +11,12 @@ import os
 import re
 import string
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tailmem.roles import POLICY, PREDICTOR, PROGRAMMATIC, SERVED_SUFFIX, configured_model, configured_served
+
+if TYPE_CHECKING:
+    from omegaconf import DictConfig
 
 # -- file names ---------------------------------------------------------------------------------------------
 WORLD_FILE = "world.json"
@@ -104,16 +108,17 @@ def path_segment(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", str(name)) or "_"
 
 
-def role_label(cfg, role: str) -> str:
+def role_label(cfg: DictConfig, role: str) -> str:
     """The model that plays `role` (as a folder name), or `programmatic` where no model does. Read from the
-    composed config, so a stage and the DAG that scheduled it name the same folder."""
+    composed config (a stage passes its settings' `composed`), so a stage and the DAG that scheduled it name the
+    same folder."""
     model = configured_model(cfg, role)
     if model is None:
         return PROGRAMMATIC
     return path_segment(f"{model}{SERVED_SUFFIX}" if configured_served(cfg, role) else model)
 
 
-def agent_label(cfg, *roles: str) -> str:
+def agent_label(cfg: DictConfig, *roles: str) -> str:
     """The agents behind an artifact made by `roles`: `programmatic` if no model plays any of them, else the
     distinct labels in role order joined by `+` (a model-free role among model roles counts as programmatic)."""
     labels = list(dict.fromkeys(role_label(cfg, r) for r in roles))
@@ -122,7 +127,7 @@ def agent_label(cfg, *roles: str) -> str:
     return "+".join(labels)
 
 
-def policy_agent(cfg, policy: str) -> str:
+def policy_agent(cfg: DictConfig, policy: str) -> str:
     """The agent of a rollout: the policy role's model for the `llm` policy, else `programmatic`."""
     return role_label(cfg, POLICY) if policy == "llm" else PROGRAMMATIC
 
@@ -132,8 +137,9 @@ def graphworld_dir(cfg) -> Path:
     return Path(GRAPHWORLD.format(results=cfg.results_dir, family=cfg.graph.family, n=cfg.graph.n, seed=cfg.seed))
 
 
-def _run_keys(cfg) -> dict:
-    """The readable key of a run's folders: policy (and its agent), retrieval, family, size, seed."""
+def _run_keys(cfg: DictConfig) -> dict:
+    """The readable key of a run's folders under the composed config `cfg`: policy (and its agent), retrieval,
+    family, size, seed."""
     return dict(
         results=cfg.results_dir,
         policy=cfg.policy.name,
@@ -145,21 +151,21 @@ def _run_keys(cfg) -> dict:
     )
 
 
-def rollout_dir(cfg) -> Path:
+def rollout_dir(cfg: DictConfig) -> Path:
     return Path(ROLLOUT.format(**_run_keys(cfg)))
 
 
-def audit_dir(cfg) -> Path:
+def audit_dir(cfg: DictConfig) -> Path:
     return Path(AUDIT.format(**_run_keys(cfg)))
 
 
-def control_dir(cfg) -> Path:
+def control_dir(cfg: DictConfig) -> Path:
     return Path(
         CONTROL.format(**_run_keys(cfg), predictor=role_label(cfg, PREDICTOR), arm=cfg.control.arm or cfg.memory.name)
     )
 
 
-def design_dir(cfg) -> Path:
+def design_dir(cfg: DictConfig) -> Path:
     return Path(DESIGN.format(**_run_keys(cfg)))
 
 

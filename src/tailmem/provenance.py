@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -31,7 +31,9 @@ from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
 from tailmem.records.provenance import RunMeta
 from tailmem.roles import model_free
-from tailmem.settings.checks import composed
+
+if TYPE_CHECKING:
+    from tailmem.settings.stage import StageSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
 DISTRIBUTION = "tailmem"
@@ -183,32 +185,26 @@ def data_records(files: Iterable[str | os.PathLike], data_dir: str | os.PathLike
 # --- config: digest of the groups a stage reads (tailmem.stage_groups) -----------------------------------------
 
 
-def config_record(cfg: DictConfig, groups: Sequence[str] | None = None) -> tuple[list[str], str]:
-    """(groups, digest): `groups` with `stage_groups.config_digest`, else the stage's own groups and digest (its
-    memory arms included) when `cfg` is a stage's settings, else every top-level key but `hydra` and the global
-    folder keys."""
+def config_record(cfg: StageSettings, groups: Sequence[str] | None = None) -> tuple[list[str], str]:
+    """(groups, digest) of the stage's settings `cfg`: its own groups and digest (its memory arms included), the
+    pair the DAG computes for its jobs; or, for a stage that records a narrower set, `groups` with
+    `stage_groups.config_digest` of the composed config."""
     from tailmem import stage_groups
-    from tailmem.settings.stage import StageSettings
 
-    if groups is None and isinstance(cfg, StageSettings):
-        return list(cfg.groups), stage_groups.config_digest(cfg.composed, cfg.groups, arms=cfg.arms)
-    cfg = composed(cfg)
     if groups is None:
-        st = stage_groups.DECLARED.get(str(cfg.get("stage")))  # a config naming a declared stage
-        if st is not None:
-            return list(st.groups), st.config_digest(cfg)
-        groups = sorted(k for k in cfg.keys() if k != "hydra" and k not in stage_groups.GLOBAL_KEYS)
-    return list(groups), stage_groups.config_digest(cfg, groups)
+        return list(cfg.groups), stage_groups.config_digest(cfg.composed, cfg.groups, arms=cfg.arms)
+    return list(groups), stage_groups.config_digest(cfg.composed, groups)
 
 
 # --- agents: model or programmatic agent per role ------------------------------------------------------------
 
 
 def agents(cfg: DictConfig) -> dict:
-    """{role: {backend, agent, preset, structured_outputs}} from the llm group: agent = the model, or the programmatic
-    agent standing in; preset = the llm group's name (embedded, served, openai...), so a table from a served model
-    and one from the embedded model never read alike; structured_outputs = how a served model was constrained."""
-    cfg = composed(cfg)
+    """{role: {backend, agent, preset, structured_outputs}} from the llm group of the composed config `cfg`: agent =
+    the model, or the programmatic agent standing in; preset = the llm group's name (embedded, served, openai...),
+    so a table from a served model and one from the embedded model never read alike; structured_outputs = how a
+    served model was constrained. Read from the composed config, so a stage that does not list `llm` still names
+    the agents of its run."""
     if not cfg.get("llm"):
         return {}
     from tailmem.llm.settings import settings
@@ -237,18 +233,18 @@ def _played(a: dict) -> str:
 
 
 def provenance(
-    cfg: DictConfig, data_files: Iterable[str | os.PathLike] = (), groups: Sequence[str] | None = None
+    cfg: StageSettings, data_files: Iterable[str | os.PathLike] = (), groups: Sequence[str] | None = None
 ) -> dict:
-    """The machine-independent part of meta.json: code, config digest, packages, agents, data."""
-    cfg = composed(cfg)
+    """The machine-independent part of meta.json of the stage's settings `cfg`: code, config digest, packages,
+    agents, data."""
     used, digest = config_record(cfg, groups)
     return {
         "code": dict(code_state()),  # a copy: the cached record stays as git reported it
         "config_digest": digest,
         "config_groups": used,
         "packages": package_versions(),
-        "agents": agents(cfg),
-        "data": data_records(data_files, cfg.get("data_dir")),
+        "agents": agents(cfg.composed),
+        "data": data_records(data_files, cfg.composed.get("data_dir")),
     }
 
 
@@ -280,12 +276,11 @@ def data_line(records: dict | None) -> str:
 
 
 def table_footer(
-    cfg: DictConfig, groups: Sequence[str] | None = None, data_files: Iterable[str | os.PathLike] | None = None
+    cfg: StageSettings, groups: Sequence[str] | None = None, data_files: Iterable[str | os.PathLike] | None = None
 ) -> str:
     """One Markdown line under a table: commit, dirty flag (diff hash), config digest, the agent per role, the
     package versions and the sha256 of each data file read (`data_files`; None: not listed in the footer).
     A stage that reads benchmark files passes the same list to `save_provenance`."""
-    cfg = composed(cfg)
     code = code_state()
     if code["commit"] is None:
         where = f"commit unknown ({code['reason']})"
@@ -294,36 +289,36 @@ def table_footer(
             f" (dirty, diff sha256 `{code['diff_sha256'][:12]}`)" if code["dirty"] else " (clean)"
         )
     used, digest = config_record(cfg, groups)
-    roles = agents(cfg)
+    roles = agents(cfg.composed)
     preset = next(iter(roles.values()), {}).get("preset") if roles and "error" not in roles else None
     who = (
         (f"agents (llm={preset}): " + ", ".join(f"{r} {_played(a)}" for r, a in roles.items()))
         if roles and "error" not in roles
         else f"agents: {roles.get('error', 'no llm group')}"
     )
-    data = data_line(None if data_files is None else data_records(data_files, cfg.get("data_dir")))
+    data = data_line(None if data_files is None else data_records(data_files, cfg.composed.get("data_dir")))
     return f"Provenance: {where}; config digest `{digest}` ({', '.join(used)}); {who}; {packages_line()}; {data}."
 
 
 def save_provenance(
     out: Path,
-    cfg: DictConfig,
+    cfg: StageSettings,
     prefix: str = "",
     data_files: Iterable[str | os.PathLike] = (),
     groups: Sequence[str] | None = None,
     **extra: Any,
 ) -> None:
-    """Write `config.yaml` (resolved) and `meta.json` into `out`: stage, seed, code, config digest, packages,
-    agent per role, sha256 of each data file in `data_files`, host and time, plus `extra`.
+    """Write `config.yaml` (the stage's composed config, resolved) and `meta.json` into `out`: stage, seed, code,
+    config digest, packages, agent per role, sha256 of each data file in `data_files`, host and time, plus `extra`.
 
     `prefix` names them apart where several stages share one folder (`results/tables/`).
     """
-    cfg = composed(cfg)
+    composed = cfg.composed
     out.mkdir(parents=True, exist_ok=True)
-    write_text(out / f"{prefix}{CONFIG_FILE}", OmegaConf.to_yaml(cfg, resolve=True))
+    write_text(out / f"{prefix}{CONFIG_FILE}", OmegaConf.to_yaml(composed, resolve=True))
     meta = RunMeta(
-        stage=cfg.get("stage"),
-        seed=cfg.get("seed"),
+        stage=composed.get("stage"),
+        seed=composed.get("seed"),
         tailmem_version=tailmem.__version__,
         **provenance(cfg, data_files, groups),
         python=sys.version.split()[0],

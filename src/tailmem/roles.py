@@ -8,6 +8,11 @@ scheduled it and the table that reads its rows from disagreeing about a folder o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from omegaconf import DictConfig
+
 POLICY = "policy"  # picks the next action of a graph-world walk
 PREDICTOR = "predictor"  # predicts the next state for the controller
 BUILDER = "builder"  # builds a memory store (fsmem; ALFWorld's skill curator)
@@ -60,24 +65,23 @@ def client_label(client, role: str) -> str:
     return programmatic_agent(role) if client is None else str(client.model)
 
 
-def _entry(cfg, role: str):
-    """`llm.roles.<role>` of the composed config, None where the group or the role is absent."""
-    from tailmem.settings.checks import composed
-
-    cfg = composed(cfg)
-    llm = cfg.get("llm") if hasattr(cfg, "get") else None
+def _entry(cfg: DictConfig, role: str):
+    """`llm.roles.<role>` of the composed config `cfg` (or its plain data), None where the group or the role is
+    absent."""
+    llm = cfg.get("llm")
     roles = llm.get("roles") if llm is not None else None
     return roles.get(role) if roles is not None else None
 
 
-def configured_backend(cfg, role: str) -> str:
+def configured_backend(cfg: DictConfig, role: str) -> str:
     """The backend the config's llm group gives `role`; programmatic where the group or the role is absent (an
-    offline config has no models). Read from the composed config, so a stage and its DAG read the same."""
+    offline config has no models). Read from the composed config (a stage passes its settings' `composed`), so a
+    stage and its DAG read the same."""
     r = _entry(cfg, role)
     return PROGRAMMATIC if r is None else r.get("backend", PROGRAMMATIC)
 
 
-def configured_model(cfg, role: str) -> str | None:
+def configured_model(cfg: DictConfig, role: str) -> str | None:
     """The model the config's llm group puts in `role`, None where a programmatic agent plays it."""
     r = _entry(cfg, role)
     if r is None or model_free(r.get("backend", PROGRAMMATIC)):
@@ -85,7 +89,7 @@ def configured_model(cfg, role: str) -> str | None:
     return str(r.get("model"))
 
 
-def configured_served(cfg, role: str) -> bool:
+def configured_served(cfg: DictConfig, role: str) -> bool:
     """Whether a model plays `role` under the embedded backend's constraints sent to a server (`structured_outputs`,
     set at the role or for the whole llm group as llm=served does; a role's own null turns it off)."""
     r = _entry(cfg, role)
@@ -93,6 +97,4 @@ def configured_served(cfg, role: str) -> bool:
         return False
     if "structured_outputs" in r:
         return bool(r.get("structured_outputs"))
-    from tailmem.settings.checks import composed
-
-    return bool(composed(cfg).get("llm").get("structured_outputs"))
+    return bool(cfg.get("llm").get("structured_outputs"))

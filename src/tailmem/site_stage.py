@@ -44,7 +44,7 @@ def run(cfg: StageSettings) -> None:
         site_provenance={
             "commit": (code.get("commit") or "unknown")[:12],
             "dirty": code.get("dirty"),
-            "digest": STAGES["site"].config_digest(cfg),
+            "digest": STAGES["site"].config_digest(cfg.composed),
         },
     )
     log.info(

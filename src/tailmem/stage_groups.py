@@ -19,10 +19,13 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from tailmem.lazy import resolve
 from tailmem.source_closure import PACKAGE_ROOT, file_digest, import_closure
+
+if TYPE_CHECKING:
+    from omegaconf import DictConfig
 
 # Top-level keys that move artifacts or data but do not change a number: in a digest, a path derived from one
 # of them (`${data_dir}/locomo/...`) counts as the placeholder `<data_dir>/locomo/...`, the same on any machine.
@@ -50,8 +53,8 @@ class Stage:
     def function(self):
         return resolve(self.target)
 
-    def config_digest(self, cfg) -> str:
-        """This stage's config digest of `cfg` (see the module docstring)."""
+    def config_digest(self, cfg: DictConfig) -> str:
+        """This stage's config digest of the composed config `cfg` (see the module docstring)."""
         return config_digest(cfg, self.groups, arms=self.arms)
 
 
@@ -116,13 +119,11 @@ def digest_view(cfg):
     return cfg
 
 
-def base_payload(cfg, groups: Iterable[str], arms: str | None = None) -> dict:
-    """The resolved `groups` of `cfg` as plain data (global folders as placeholders, input-path keys dropped);
-    for a stage that builds several memory arms (`arms`), those arms' settings as it will build them. A stage's
-    typed settings count as the config they were composed from."""
-    from tailmem.settings.checks import composed
-
-    return view_payload(digest_view(composed(cfg)), groups, arms)
+def base_payload(cfg: DictConfig, groups: Iterable[str], arms: str | None = None) -> dict:
+    """The resolved `groups` of the composed config `cfg` as plain data (global folders as placeholders,
+    input-path keys dropped); for a stage that builds several memory arms (`arms`), those arms' settings as it will
+    build them. A stage digests the config its settings came from (`cfg.composed`), the one the DAG digests."""
+    return view_payload(digest_view(cfg), groups, arms)
 
 
 def view_payload(view, groups: Iterable[str], arms: str | None = None) -> dict:
@@ -159,7 +160,7 @@ def digest_of(payload: dict) -> str:
     return hashlib.sha256(_canonical(payload).encode()).hexdigest()[:16]
 
 
-def config_digest(cfg, groups: Iterable[str], arms: str | None = None) -> str:
+def config_digest(cfg: DictConfig, groups: Iterable[str], arms: str | None = None) -> str:
     """What a job's numbers depend on in the config, as a digest of `base_payload`. A stage computes it from
     the config it runs with; the workflow gets the same value from the DAG's config plus the job's overrides."""
     return digest_of(base_payload(cfg, groups, arms))

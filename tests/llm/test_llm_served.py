@@ -45,12 +45,14 @@ def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
         assert s.label == f"{e.model}-served"
     from tailmem.paths import role_label
     from tailmem.provenance import agents, table_footer
+    from tailmem.registry import STAGES
+    from tailmem.settings.stage import for_stage
 
     assert role_label(cfg, PREDICTOR) == "qwen2.5-coder-1.5b-instruct-q4_k_m-served"
     assert role_label(compose_config("smoke", ["llm=embedded"]), PREDICTOR) == "qwen2.5-coder-1.5b-instruct-q4_k_m"
     a = agents(cfg)[SEARCHER]
     assert (a["backend"], a["preset"], a["structured_outputs"]) == ("openai", "served", "gbnf")
-    footer = table_footer(cfg)
+    footer = table_footer(for_stage(cfg, "tables", STAGES["tables"].groups))
     assert "agents (llm=served): policy qwen2.5-coder-1.5b-instruct-q4_k_m-served (openai gbnf)" in footer
 
 

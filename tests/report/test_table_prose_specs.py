@@ -9,9 +9,11 @@ import pytest
 import yaml
 
 from tailmem import outputs
+from tailmem.registry import STAGES
 from tailmem.report import data_files, table_spec
 from tailmem.report.audits import EXPLAIN
 from tailmem.report.data_files import ReportDataError
+from tailmem.settings.stage import for_stage
 from tailmem.stats.settings import shipped
 from tailmem.studies.controller import report as control_report
 from tailmem.studies.controller import tables as ct
@@ -34,6 +36,11 @@ def _fields(template: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
+def settings_of(stage: str, cfg):
+    """What `stage` receives when it runs with `cfg`: the notes read its settings."""
+    return for_stage(cfg, stage, STAGES[stage].groups)
+
+
 @pytest.fixture(scope="module")
 def cfg():
     return compose_config("smoke")
@@ -42,7 +49,7 @@ def cfg():
 @pytest.fixture(scope="module")
 def filled(cfg) -> dict[str, dict[str, tuple[str, str]]]:
     """data file -> stem -> (title, note), as each stage fills them at smoke scale."""
-    rw_notes = tables.notes(cfg, S)
+    rw_notes = tables.notes(settings_of("tables", cfg), S)
     fits = rw.SPECS[rw.FITS]
     rw_notes[rw.FITS] = (fits.title_text(), fits.note_text(explain=EXPLAIN))  # as tables.table7_parts fills it
     common = longmemeval.report_note(cfg, "programmatic-answerer")
@@ -50,7 +57,9 @@ def filled(cfg) -> dict[str, dict[str, tuple[str, str]]]:
     lme_titles = lt.titles(float(cfg.longmemeval.primary_ratio))
     return {
         rw.FILE: rw_notes,
-        ct.FILE: control_report.notes(cfg, S, "programmatic-memory", {"graph_memory": "160", "ctmc": "160"}),
+        ct.FILE: control_report.notes(
+            settings_of("control_report", cfg), S, "programmatic-memory", {"graph_memory": "160", "ctmc": "160"}
+        ),
         lt.FILE: {s: (lme_titles[s], lt.note(s, common, measured, "judges ran")) for s in lt.SPECS},
     }
 
@@ -80,10 +89,10 @@ def test_shared_sentences_are_filled_in_every_branch(cfg):
     llm = OmegaConf.merge(cfg, {"scale": {"control": {"policy": "llm"}}})
     cut = OmegaConf.merge(cfg, {"longmemeval": {"turn_words": 40}})
     texts = [
-        tables.tail_shape_note(llm),
+        tables.tail_shape_note(settings_of("tables", llm)),
         ct.table4_note("gpt-4o-mini"),
         longmemeval.report_note(cut, "a"),
-        tables.produced_by(cfg, None),
+        tables.produced_by(settings_of("tables", cfg), None),
     ]
     assert "playing the policy role" in texts[0] and "first 40 words" in texts[2]
     assert not any(LEFT.search(t) for t in texts), texts

@@ -56,8 +56,9 @@ SPREADS = ("even", "last")
 
 
 def load_run(cfg):
-    """(world, trace) of the trajectory a controller or design-check job replays: `control.world` and `input`
-    when Snakemake sets them, else the folders the run's config derives; a trace of another world is refused."""
+    """(world, trace) of the trajectory a controller or design-check job replays, from the stage's settings `cfg`:
+    `control.world` and `input` when Snakemake sets them, else the folders the run's composed config derives; a
+    trace of another world is refused."""
     from pathlib import Path
 
     from tailmem import paths
@@ -65,7 +66,7 @@ def load_run(cfg):
     from tailmem.rollout.trace import Trace
 
     world_dir = Path(cfg.control.world) if cfg.control.world else paths.graphworld_dir(cfg)
-    trace_dir = Path(cfg.input) if cfg.input else paths.rollout_dir(cfg)
+    trace_dir = Path(cfg.input) if cfg.input else paths.rollout_dir(cfg.composed)
     world = World.load(world_dir / paths.WORLD_FILE)
     trace = Trace.load(trace_dir / paths.TRACE_FILE)
     if trace.n != world.n:

@@ -11,6 +11,9 @@ RQ3: the strength grid, one store per builder model and one answer set per searc
 backend is programmatic contributes the single label `programmatic`.
 Replicates: `fsmem.study.replicates.variant` built `count` times with sampling seeds 0..count-1 on the
 first `conversations` conversations, each searched with `harness`; replicate 0 is the main store.
+
+Every function here takes the composed config: the DAG's, or the one a stage's settings came from (`composed`),
+so a stage and the rules that scheduled it read the same keys the same way.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ class Run:
 def _role_models(cfg, role: str, models) -> list[str]:
     """The grid's labels for `role`: each model as role_label names it (a served model's with SERVED_SUFFIX, so the
     grid's folders are apart from the embedded run's and the main store is still recognised as the main one)."""
-    if model_free(configured_backend(cfg, role)):  # the DAG's config or a stage's: the same answer for both
+    if model_free(configured_backend(cfg, role)):
         return [PROGRAMMATIC]
     suffix = SERVED_SUFFIX if configured_served(cfg, role) else ""
     return [f"{m}{suffix}" for m in models]

@@ -6,7 +6,12 @@ them."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tailmem.settings.llm import LLMGroup, price_entries, read
+
+if TYPE_CHECKING:
+    from omegaconf import DictConfig
 
 
 def settings(cfg) -> LLMGroup:
@@ -14,12 +19,10 @@ def settings(cfg) -> LLMGroup:
     return read(cfg)
 
 
-def prices_of(cfg) -> dict:
-    """The price table of the whole config `cfg` (empty without an llm group), for stages that price episodes."""
-    from tailmem.settings.checks import composed
-
-    cfg = composed(cfg)
-    llm = cfg.get("llm") if hasattr(cfg, "get") else None
+def prices_of(cfg: DictConfig) -> dict:
+    """The price table of the composed config `cfg` (empty without an llm group), for stages that price episodes
+    (a stage passes its settings' `composed`)."""
+    llm = cfg.get("llm")
     return price_entries(llm) if llm else {}
 
 

@@ -7,8 +7,8 @@ its group's problems in `Problems` and raises one ConfigError with a line per pr
 
 The module sits below every group and imports nothing of the package but its errors and the resolver, so it also
 holds what the groups and the code their checks import share with a stage's typed settings (tailmem.settings.stage):
-reading a group (`typed`, `plain`), a registry's names (`registry`), the composed config behind typed settings
-(`composed`) and the stand-in for an unlisted group (`Unread`).
+reading a group (`typed`, `plain`), a registry's names (`registry`) and the stand-in for an unlisted group
+(`Unread`).
 """
 
 from __future__ import annotations
@@ -181,19 +181,6 @@ def expected_type(text: str) -> str:
         if word in text:
             return what
     return "a value of the key's type"
-
-
-class ComposedView:
-    """Typed settings read from a composed config, which they keep as `composed` (a stage's settings:
-    tailmem.settings.stage.StageSettings). Defined here, below every group, so that code a group's check imports
-    (roles, the llm and access-log settings) can reach the composed config without importing the stage module."""
-
-    composed: Any
-
-
-def composed(cfg):
-    """The composed config behind `cfg` (a ComposedView's, or `cfg` itself when it is already a config)."""
-    return cfg.composed if isinstance(cfg, ComposedView) else cfg
 
 
 class Unread:

@@ -21,7 +21,7 @@ from omegaconf import MISSING
 
 from tailmem.errors import ConfigError
 from tailmem.roles import ROLES, model_free, player_label
-from tailmem.settings.checks import ComposedView, Problems, Unread, plain
+from tailmem.settings.checks import Problems, Unread, plain
 
 # The names the checks accept come from tailmem.llm (BACKENDS, KINDS, FAMILIES, EFFORTS) and are imported inside
 # the functions that read them: the package tailmem.llm loads its client, which imports this module, so an import
@@ -334,11 +334,9 @@ def price(table: dict[str, Price], model: str) -> Price:
 def read(cfg) -> LLMGroup:
     """The `llm` group of `cfg` (the whole config: a composed one, a stage's settings, or plain data) as LLMGroup,
     its unset keys unset and its checks run; a key the schema does not have raises ConfigError naming it (Hydra
-    refuses it at composition, plain data here)."""
-    if isinstance(cfg, ComposedView):  # a stage's settings: its `llm`, or Unread when its entry does not list it
-        node = cfg.llm
-    else:
-        node = cfg.get("llm") if hasattr(cfg, "get") else cfg["llm"]
+    refuses it at composition, plain data here). The group is read as `typed` reads one: a mapping's `llm` key, or
+    the `llm` attribute of a stage's settings (its typed group, or Unread when its entry does not list it)."""
+    node = cfg.get("llm") if hasattr(cfg, "get") else cfg.llm
     if isinstance(node, Unread):
         raise node.refusal()
     if isinstance(node, LLMGroup):

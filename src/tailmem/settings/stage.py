@@ -11,7 +11,11 @@ The groups' dataclasses are those of `tailmem.settings.schema.Settings` (`schema
 `llm` group's reader are named here ("module:name", tailmem.lazy.resolve), not imported: a stage's code digest
 follows its import statements (tailmem.source_closure), and importing the schema would put every registry the
 checks consult (each controller, each harness) into every stage's digest. Nothing those modules import reads this
-one (the composed config behind typed settings is `checks.composed`), so naming them closes no import loop.
+one, so naming them closes no import loop.
+
+Library code that reads raw config keys (the provenance's agents, the roles' configured models, the folders the
+DAG derives, the digests) takes the composed config itself: a stage hands it `cfg.composed`, so no library
+function has to tell typed settings from a config.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Any, Iterable
 
 from tailmem.errors import ConfigError
 from tailmem.lazy import resolve
-from tailmem.settings.checks import ComposedView, Unread
+from tailmem.settings.checks import Unread
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ def _group(cfg, name: str):
     return typed(cfg, name, schemas()[name])
 
 
-class StageSettings(ComposedView):
+class StageSettings:
     """The top-level keys and, as attributes, the typed object of every group in `groups` (built on first read;
     a group not in `groups` is `Unread`). `composed` is the config it came from."""
 

@@ -31,7 +31,8 @@ WORKERS_ENV = "TAILMEM_WORKERS"
 
 
 def games_dir(cfg, split: str) -> Path:
-    """Regenerated game files, shared by every subset (a game is rebuilt once)."""
+    """Regenerated game files, shared by every subset (a game is rebuilt once). Like every folder here, named from
+    the composed config `cfg` (a stage passes its settings' `composed`), as the DAG names it."""
     return layout.game_files_dir(cfg, split)
 
 
@@ -85,14 +86,15 @@ def regenerate_games(cfg: StageSettings) -> None:
     from tailmem.alfworld import speedup
     from tailmem.alfworld.env import alfred_game_files
 
+    composed = cfg.composed
     speedup.install(
-        layout.sas_dir(cfg)
+        layout.sas_dir(composed)
     )  # same text, ~4x faster expert checks (tests/alfworld: the patch changes no observation)
     a = cfg.alfworld
     subset = a.subset
     split = split_of(subset)
-    out = out_dir(cfg, manifest_path(cfg, subset).parent)
-    files = games_dir(cfg, split)
+    out = out_dir(cfg, manifest_path(composed, subset).parent)
+    files = games_dir(composed, split)
     listed = listed_games(cfg, subset)
     gs = subset_games(cfg, subset)
     domain, grammar = R.installed_logic()
@@ -212,29 +214,30 @@ def memory(cfg: StageSettings) -> None:
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
 
-    speedup.install(layout.sas_dir(cfg))
+    composed = cfg.composed
+    speedup.install(layout.sas_dir(composed))
     a = cfg.alfworld
     arm = a.arm
     settings = arm_settings(cfg, arm)
-    out = out_dir(cfg, layout.memory_dir(cfg, a.subset, arm))
+    out = out_dir(cfg, layout.memory_dir(composed, a.subset, arm))
     gs = subset_games(cfg, a.subset)
-    _manifest(cfg, a.subset)  # the games stage ran
+    _manifest(composed, a.subset)  # the games stage ran
     client = get_client(cfg, EXECUTOR, "alfworld_memory")
     counter = _counter(cfg)
-    model = layout.plays_model(cfg, EXECUTOR, client)
-    cache_dir = None if model else layout.episodes_dir(cfg)
+    model = layout.plays_model(composed, EXECUTOR, client)
+    cache_dir = None if model else layout.episodes_dir(composed)
     progress = tqdm(total=len(gs), desc=f"alfworld memory {arm}")
 
     def play(g) -> dict:
         """One game with its own executor and memory: a cell's games do not depend on each other."""
-        ex = _executor(cfg, client)
+        ex = _executor(composed, client)
         key = episode_key(g, settings, "", a.max_steps, ex.agent)
         start = time.perf_counter()
         rec = cached(
             cache_dir,
             key,
             lambda: run_episode(
-                g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed), counter, "", a.max_steps
+                g, _game_file(composed, g), ex, make_controller(settings, cfg.seed), counter, "", a.max_steps
             ),
         )
         if not rec.loaded:
@@ -248,7 +251,7 @@ def memory(cfg: StageSettings) -> None:
         rows = run_units(play, gs, units_workers(len(gs), client) if model else 1, name="game")
     finally:
         progress.close()
-    agent = _executor_agent(cfg, client)
+    agent = _executor_agent(composed, client)
     save_provenance(out, cfg, executor=agent)
     # with a model: what the run cost (seconds per game are beside each episode)
     cost = {"executor_mode": str(a.model_executor or "react"), **_model_seconds(client)} if model else None
@@ -270,7 +273,8 @@ def skills(cfg: StageSettings) -> None:
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
 
-    speedup.install(layout.sas_dir(cfg))
+    composed = cfg.composed
+    speedup.install(layout.sas_dir(composed))
     a = cfg.alfworld
     if a.variant not in VARIANTS:
         raise ConfigError(f"alfworld.variant: {a.variant!r}; expected one of {VARIANTS}")
@@ -280,19 +284,19 @@ def skills(cfg: StageSettings) -> None:
     # seed > 0: a model role's requests carry the seed, so a replicate chain is its own sample (chain.seeded_order)
     builder = get_client(cfg, BUILDER, "alfworld_skills").sampled(seed)
     searcher = get_client(cfg, SEARCHER, "alfworld_skills").sampled(seed)
-    model_builder = layout.plays_model(cfg, BUILDER, builder)
-    model_searcher = layout.plays_model(cfg, SEARCHER, searcher)
-    out = out_dir(cfg, layout.skills_dir(cfg, a.subset, a.protocol, a.variant, seed))
+    model_builder = layout.plays_model(composed, BUILDER, builder)
+    model_searcher = layout.plays_model(composed, SEARCHER, searcher)
+    out = out_dir(cfg, layout.skills_dir(composed, a.subset, a.protocol, a.variant, seed))
     order = subset_games(cfg, a.subset)
-    manifest = _manifest(cfg, a.subset)
+    manifest = _manifest(composed, a.subset)
     settings = arm_settings(cfg, a.executor_arm)
     client = get_client(cfg, EXECUTOR, "alfworld_skills").sampled(seed)
     counter = _counter(cfg)
     # A programmatic executor's episode depends only on the game, settings, cap and guidance text (all in the
     # episode key), so episodes stay cached whoever wrote the guidance: a model curator or retriever changes the
     # text, hence the key. Only a model executor disables the cache.
-    model_executor = layout.plays_model(cfg, EXECUTOR, client)
-    cache_dir = None if model_executor else layout.episodes_dir(cfg)
+    model_executor = layout.plays_model(composed, EXECUTOR, client)
+    cache_dir = None if model_executor else layout.episodes_dir(composed)
     curator = (
         ModelCurator(a.variant, builder, int(a.curator_rounds)) if model_builder else ProgrammaticCurator(a.variant)
     )
@@ -320,13 +324,13 @@ def skills(cfg: StageSettings) -> None:
         return got
 
     def attempt(g, guidance):
-        ex = _executor(cfg, client)
+        ex = _executor(composed, client)
         key = episode_key(g, settings, guidance, a.max_steps, ex.agent)
         ep = cached(
             cache_dir,
             key,
             lambda: run_episode(
-                g, _game_file(cfg, g), ex, make_controller(settings, cfg.seed), counter, guidance, a.max_steps
+                g, _game_file(composed, g), ex, make_controller(settings, cfg.seed), counter, guidance, a.max_steps
             ),
         )
         played[g.id] = {
@@ -350,7 +354,7 @@ def skills(cfg: StageSettings) -> None:
         if not r.ran:
             log.warning("alfworld game %s could not be loaded: %s (skipped; the chain went on)", r.id, r.error)
     retriever = searcher.model if model_searcher else programmatic_agent("retriever")
-    executor = _executor_agent(cfg, client)
+    executor = _executor_agent(composed, client)
     save_provenance(out, cfg, curator=curator.agent, executor=executor, retriever=retriever)
     AlfworldChain(
         protocol=a.protocol,
@@ -497,14 +501,14 @@ def report(cfg: StageSettings) -> None:
     tables = out_dir(cfg, tables_dir(cfg))
     figures = Path(cfg.figures_dir)
     stem = f"alfworld_{subset}"
-    episodes = memory_episodes(cfg, subset, list(a.arms_run))
+    episodes = memory_episodes(cfg.composed, subset, list(a.arms_run))
     seeds = list(a.seeds)
-    tasks = skill_tasks(cfg, subset, list(a.protocols), list(a.variants), seeds)
+    tasks = skill_tasks(cfg.composed, subset, list(a.protocols), list(a.variants), seeds)
     first = tasks[tasks.seed == seeds[0]]  # per-task curves and tables follow one chain: the first seed's
     mem, mem_fam, counts = T.memory_tables(episodes)
     sk, sk_fam = T.skill_tables(tasks)
-    labels = layout.agent_labels(cfg)
-    excluded = len(AlfworldGames.read(manifest_path(cfg, subset)).excluded)
+    labels = layout.agent_labels(cfg.composed)
+    excluded = len(AlfworldGames.read(manifest_path(cfg.composed, subset)).excluded)
     arms = W.arm_words({arm: dict(a.arms[arm]) for arm in a.arms_run})
     notes = W.notes(
         labels[EXECUTOR], labels[BUILDER], labels[SEARCHER], int(a.max_steps), cfg.llm.encoding, excluded, arms
@@ -552,8 +556,8 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
         footer,
     )
     seed = int(a.seeds[0])
-    stores = skill_stores(cfg, subset, protocols, variants, seed)
-    effort = skill_effort(cfg, subset, protocols, variants, seed)
+    stores = skill_stores(cfg.composed, subset, protocols, variants, seed)
+    effort = skill_effort(cfg.composed, subset, protocols, variants, seed)
     running = T.family_running(tasks[tasks.seed == seed])
     frames = {
         "skills_store": T.store_table(stores),

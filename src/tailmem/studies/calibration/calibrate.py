@@ -96,7 +96,7 @@ def note(cfg: StageSettings, s: CalibrationGroup, result: SearchResult, searched
 def run(cfg: StageSettings) -> None:
     s = cfg.calibration
     margin = stats_settings(cfg).margins.gini
-    files = calibration_worlds(cfg)
+    files = calibration_worlds(cfg.composed)
     graphs = load_graphs(files)
     default = scale_protocol(cfg)
     protocols = list(dict.fromkeys([*sample(s.space, s.samples, s.search_seed), default]))

@@ -98,7 +98,7 @@ def run(cfg: StageSettings) -> None:
         tau=getattr(controller, "tau", None),
         order=getattr(controller, "order", None),
         predictor=predictor.name,
-        predictor_label=paths.role_label(cfg, PREDICTOR),  # the predictor's folder segment: its model
+        predictor_label=paths.role_label(cfg.composed, PREDICTOR),  # the predictor's folder segment: its model
         predict_steps=None if count is None else int(count),
         predict_spread=spread,
         replay_steps=None if cfg.control.replay_steps is None else int(cfg.control.replay_steps),
@@ -116,7 +116,7 @@ def run(cfg: StageSettings) -> None:
             else {}
         ),
     )
-    out = paths.out_dir(cfg, paths.control_dir(cfg))
+    out = paths.out_dir(cfg, paths.control_dir(cfg.composed))
     out.mkdir(parents=True, exist_ok=True)
     ControlSteps(result.steps).write(out / paths.STEPS_FILE)
     ControlCounts({"counts": result.counts}).write(out / paths.COUNTS_FILE)

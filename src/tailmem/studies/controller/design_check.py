@@ -79,7 +79,7 @@ def run(cfg: StageSettings) -> None:
     blind_exact = answers_constrained(cfg, PREDICTOR)
     pairs = pd.DataFrame([design.pair_counts(steps, in_tail, p, blind_exact) for p in design.claim_pairs()])
     planned = design.plan(steps, in_tail, cfg.control.plan_calls, cfg.control.plan_sample, int(cfg.seed), blind_exact)
-    out = paths.out_dir(cfg, paths.design_dir(cfg))
+    out = paths.out_dir(cfg, paths.design_dir(cfg.composed))
     out.mkdir(parents=True, exist_ok=True)
     with atomic_path(out / paths.PAIRS_FILE) as tmp:
         pairs.assign(family=world.family, seed=int(cfg.seed)).to_csv(tmp, index=False)
@@ -147,7 +147,7 @@ def fsmem_questions(cfg) -> int | None:
 def report(cfg: StageSettings) -> None:
     results = cfg.results_dir
     st = stats_settings(cfg)
-    runs = design_runs(cfg)
+    runs = design_runs(cfg.composed)
     rows = pd.concat([pd.read_csv(design_file(r, results, paths.PAIRS_FILE)) for r in runs])
     table = design.summarize_pairs(rows, st.min_units, st.alpha)
     asked = fsmem_questions(cfg)

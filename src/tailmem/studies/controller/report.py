@@ -53,7 +53,7 @@ def trajectory_counts(cfg: StageSettings, results: str) -> dict:
     """(family, seed) -> the trajectory's access counts over the steps the study replays (its rollout's
     trace.npz, `control.replay_steps`): the tail is the part of memory rarely used in what is replayed."""
     c = cfg.scale.control
-    agent = paths.policy_agent(cfg, c.policy)
+    agent = paths.policy_agent(cfg.composed, c.policy)
     out = {}
     for fam in c.families:
         for seed in c.seeds:
@@ -71,7 +71,10 @@ def load_pair_weights(cfg: StageSettings, results: str) -> pd.DataFrame | None:
     None when every step was predicted."""
     if not cfg.control.plan:
         return None
-    plans = [DesignPlan.read(Path(paths.DESIGN.format(**r.keys(results))) / paths.PLAN_FILE) for r in design_runs(cfg)]
+    plans = [
+        DesignPlan.read(Path(paths.DESIGN.format(**r.keys(results))) / paths.PLAN_FILE)
+        for r in design_runs(cfg.composed)
+    ]
     return ct.pair_weight_frame(plans)
 
 
@@ -102,8 +105,8 @@ def tau_concentration(cfg: StageSettings, results: str) -> pd.DataFrame:
                     int(c.size),
                     int(seed),
                     arms.ctmc(tau=tau),
-                    paths.policy_agent(cfg, c.policy),
-                    paths.role_label(cfg, PREDICTOR),
+                    paths.policy_agent(cfg.composed, c.policy),
+                    paths.role_label(cfg.composed, PREDICTOR),
                 )
                 counts = ControlCounts.read(run.counts_file(results))["counts"]
                 conc = concentration(counts, cfg.audit.top_fraction)
@@ -153,7 +156,7 @@ def notes(cfg: StageSettings, st: StatsGroup, predictor: str, budgets: dict) -> 
         "study": study,
         "explain": EXPLAIN,
         # Table 3 and Figure 4: the tails set beside the random walk
-        "policy": tail_policy(cfg),  # the walk policy, not the role
+        "policy": tail_policy(cfg.composed),  # the walk policy, not the role
         "bootstrap": cfg.audit.bootstrap,
         "gof_threshold": cfg.audit.gof_threshold,
         "table4": ct.table4_note(predictor),
@@ -171,13 +174,13 @@ def run(cfg: StageSettings) -> None:
     figures = Path(cfg.figures_dir)
     c = cfg.scale.control
     st = stats_settings(cfg)
-    runs = control_runs(cfg)
+    runs = control_runs(cfg.composed)
     steps = ct.shared_tail(load_steps(runs, results), trajectory_counts(cfg, results), cfg.control.tail_fraction)
     df = ct.with_shared_tail(load_summaries(runs, results), steps)
     pair_weights = load_pair_weights(cfg, results)
     if pair_weights is not None:
         log_flips(steps, pair_weights)
-    audits = load_audits(policy_runs(cfg), results)
+    audits = load_audits(policy_runs(cfg.composed), results)
     predictor = ", ".join(sorted(df.predictor.unique()))
     words = notes(cfg, st, predictor, nominal_budgets(df))
     t3 = table3(audits)
@@ -200,7 +203,7 @@ def run(cfg: StageSettings) -> None:
         t3,
         cfg.audit.gof_threshold,
         figures / outputs.FIG4_TAIL_AUDIT,
-        f"Figure 4: tail audit under the {tail_policy(cfg)} policy (n = {c.size})",
+        f"Figure 4: tail audit under the {tail_policy(cfg.composed)} policy (n = {c.size})",
     )
     cf.figure6(conc, figures / outputs.FIG6_TAU, "Figure 6: access concentration vs tau (CTMC)")
     cf.figure7(red, figures / outputs.FIG7_REDUCTION, "Figure 7: prompt-token reduction of CTMC vs Graph Memory")

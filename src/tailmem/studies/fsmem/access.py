@@ -138,7 +138,7 @@ def run(cfg) -> None:
 
     groups: dict[tuple, list] = {}
     seen = set()
-    for r in study.main_runs(cfg) + study.harness_runs(cfg):
+    for r in study.main_runs(cfg.composed) + study.harness_runs(cfg.composed):
         if r.variant != "closed_book" and r.answers_file not in seen:
             seen.add(r.answers_file)
             tools = "chunks" if r.variant == "chunk_retrieval" else r.harness  # chunk retrieval has its own tool

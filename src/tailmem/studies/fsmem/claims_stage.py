@@ -64,7 +64,7 @@ def run(cfg) -> None:
     s = settings(cfg)
     records, runs, keys = [], [], []
     for name, runs_of in STUDIES:
-        for r in runs_of(cfg):
+        for r in runs_of(cfg.composed):
             got = answers_of(r, name)
             records += got
             keys += [(judge_verdicts.fsmem_answers_key(cfg.results_dir, r.answers_file), str(a["qid"])) for a in got]
@@ -89,7 +89,7 @@ def run(cfg) -> None:
         stem,
         df.round(4),
         fsmem_claims.TITLE,
-        f"{fsmem_claims.note(s, s.margins.fsmem_tie)}{judge_note} {agents_note(cfg)}",
+        f"{fsmem_claims.note(s, s.margins.fsmem_tie)}{judge_note} {agents_note(cfg.composed)}",
         table_footer(cfg, data_files=files),
     )
     save_provenance(out / f"{stem}.provenance", cfg, data_files=files, agent=stem)

@@ -36,7 +36,8 @@ HARNESS = MAIN_HARNESS  # the main LoCoMo table's search harness (studies/fsmem/
 
 
 def answers_file(cfg, variant: str, conv: str) -> Path:
-    """Where the main LoCoMo run of a variant keeps its answers (the unfiltered table reads the same file)."""
+    """Where the main LoCoMo run of a variant of the composed config `cfg` keeps its answers (the unfiltered table
+    reads the same file)."""
     return answers_dir(variant_dir(cfg, variant, conv), HARNESS, role_label(cfg, SEARCHER)) / ANSWERS_FILE
 
 
@@ -45,7 +46,7 @@ def per_question(cfg, conv: str) -> pd.DataFrame:
     recs = []
     for variant in cfg.fsmem.variants:
         check_variant(variant)
-        path = answers_file(cfg, variant, conv)
+        path = answers_file(cfg.composed, variant, conv)
         if not path.exists():
             raise DataError(f"{path}: missing; run its Snakemake rule first (rule fsmem_answers)")
         data = FsmemAnswers.read(path)

@@ -114,7 +114,7 @@ def run(cfg) -> None:
     from tailmem.report import plots
 
     st = cfg.fsmem.study
-    runs = [r for r in study.main_runs(cfg) if r.variant == st.growth_variant]
+    runs = [r for r in study.main_runs(cfg.composed) if r.variant == st.growth_variant]
     summary, steps_all = [], []
     for r in runs:
         if not r.build_file.exists():

@@ -60,6 +60,8 @@ log = logging.getLogger("tailmem")
 
 
 def variant_dir(cfg, variant: str | None = None, conv: str | None = None) -> Path:
+    """The store folder of a variant of the composed config `cfg` (a stage passes its settings' `composed`): the
+    folder the DAG names, its builder segment read as the DAG reads it."""
     fs = cfg.fsmem
     return _variant_dir(
         cfg.results_dir, fs.benchmark, conv or fs.conversation, variant or fs.variant, role_label(cfg, BUILDER)
@@ -114,7 +116,7 @@ def build(cfg) -> None:
     fs = cfg.fsmem
     check_variant(fs.variant)
     harness = build_harness_name(fs)
-    out = out_dir(cfg, variant_dir(cfg))
+    out = out_dir(cfg, variant_dir(cfg.composed))
     conv = _conversation(cfg)
     replicate = int(fs.replicate or 0)
     client = client_for(cfg, BUILDER, "fsmem_build")
@@ -129,7 +131,7 @@ def build(cfg) -> None:
     partial.rename(out / "store")
     stats = Store(out / "store").stats()
     agent = label(client, BUILDER)
-    prices = prices_of(cfg)
+    prices = prices_of(cfg.composed)
     # The programmatic reorganizer always rewrites through the management tools (agents/reorganizer.py).
     reorganizer = (CENTER if client is None else harness) if fs.variant.startswith("reorganized") else None
     FsmemBuild(
@@ -162,9 +164,9 @@ def answer(cfg) -> None:
     """Stage fsmem_answer: the search agent answers the non-adversarial questions over a built store."""
     fs = cfg.fsmem
     check_variant(fs.variant)
-    src = Path(cfg.input) if cfg.input else variant_dir(cfg)
+    src = Path(cfg.input) if cfg.input else variant_dir(cfg.composed)
     built = FsmemBuild.read(src / BUILD_FILE)
-    out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg, SEARCHER)))
+    out = out_dir(cfg, answers_dir(src, fs.harness, role_label(cfg.composed, SEARCHER)))
     conv = _conversation(cfg)
     qs = select_questions(conv, fs, fs.benchmark)
     overlay = gold_overlay_of(cfg)  # corrected golds score the answers, dropped questions are not asked
@@ -180,7 +182,7 @@ def answer(cfg) -> None:
     store = Store(src / "store")
     s_client = client_for(cfg, SEARCHER, "fsmem_answer")
     j_client = client_for(cfg, JUDGE, "fsmem_answer") if fs.judge else None
-    prices = prices_of(cfg)
+    prices = prices_of(cfg.composed)
     asked = []  # (position among the selected questions, question, its correction or None, gold)
     for i, q in enumerate(qs):
         fix = fixes.get(numbers[i]) if fixes else None
@@ -373,14 +375,14 @@ def table(cfg) -> None:
     """Stage fsmem_table: one row per variant, F1 per category, costs per query, store structure."""
     fs = cfg.fsmem
     conv = fs.conversation
-    src = Path(cfg.input) if cfg.input else variant_dir(cfg).parent
+    src = Path(cfg.input) if cfg.input else variant_dir(cfg.composed).parent
     out = out_dir(cfg, tables_dir(cfg))
     records, answers, conv_data = [], {}, _conversation(cfg)
     overlay = overlay_record(gold_overlay_of(cfg, conv))
     for variant in fs.variants:
         check_variant(variant)
         built = FsmemBuild.read(src / variant / BUILD_FILE)
-        folder = answers_dir(src / variant, fs.harness, role_label(cfg, SEARCHER))
+        folder = answers_dir(src / variant, fs.harness, role_label(cfg.composed, SEARCHER))
         data = FsmemAnswers.read(folder / ANSWERS_FILE)
         if (data.gold_overlay or {}).get("sha256") != (overlay or {}).get("sha256"):
             raise DataError(

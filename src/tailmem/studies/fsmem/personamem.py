@@ -305,7 +305,7 @@ def run(cfg) -> None:
         SEARCHER: label(s_client, SEARCHER),
         BUILDER: label(b_client, BUILDER),
     }
-    prices = prices_of(cfg)
+    prices = prices_of(cfg.composed)
     recs, read = [], []
     for tier in pm.tiers:
         absent = missing(pm.data_dir, tier)

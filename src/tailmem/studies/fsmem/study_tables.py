@@ -48,7 +48,8 @@ ROLES = (BUILDER, SEARCHER, JUDGE)
 
 
 def agents_note(cfg) -> str:
-    """Who played each role: the offline note when nobody is a model, else the model per role."""
+    """Who played each role in the composed config `cfg`: the offline note when nobody is a model, else the model
+    per role."""
     names = {r: configured_model(cfg, r) or PROGRAMMATIC for r in ROLES}
     if set(names.values()) == {PROGRAMMATIC}:
         return OFFLINE_NOTE
@@ -141,7 +142,12 @@ def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=
     if ANSWER_TOKENS in df.columns:
         note = f"{note.strip()} {ANSWER_TOKENS_NOTE}"
     write_table(
-        out, stem, df.round(4), title, f"{note.strip()} {agents_note(cfg)}", table_footer(cfg, data_files=data_files)
+        out,
+        stem,
+        df.round(4),
+        title,
+        f"{note.strip()} {agents_note(cfg.composed)}",
+        table_footer(cfg, data_files=data_files),
     )
     save_provenance(out / f"{stem}.provenance", cfg, data_files=data_files, agent=stem)
     log.info("%s: wrote %s", stem, out / f"{stem}.md")
@@ -151,7 +157,7 @@ def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=
 def shape(cfg) -> None:
     """RQ1: store shape per builder and variant, averaged over each benchmark's conversations."""
     recs = []
-    for run in study.main_runs(cfg):
+    for run in study.main_runs(cfg.composed):
         if run.variant == "closed_book":
             continue
         built, _ = _load(run)
@@ -175,7 +181,7 @@ def shape(cfg) -> None:
         )
     df = pd.DataFrame(recs).groupby(["benchmark", BUILDER, "variant"], sort=False).mean(numeric_only=True).reset_index()
     df = with_paper(df, ["benchmark", "variant"], paper.shape_row, ["files", "sections", "cross-refs"])
-    n = Counter(r.benchmark for r in study.main_runs(cfg) if r.variant == cfg.fsmem.study.variants[0])
+    n = Counter(r.benchmark for r in study.main_runs(cfg.composed) if r.variant == cfg.fsmem.study.variants[0])
     _finish(
         cfg,
         outputs.FSMEM_STUDY_TABLES["fsmem_shape"],
@@ -184,7 +190,7 @@ def shape(cfg) -> None:
         f"Mean over conversations ({dict(n)}). bytes/input = store bytes over the rendered transcript's bytes; "
         "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. `*_paper` = "
         "paper 2's example LoCoMo conv-50 store (appendix B: a management agent's, 3 files), agent_curated only. ",
-        _data_files(cfg, (r for r in study.main_runs(cfg) if r.variant != "closed_book")),
+        _data_files(cfg, (r for r in study.main_runs(cfg.composed) if r.variant != "closed_book")),
     )
 
 
@@ -192,7 +198,7 @@ def shape(cfg) -> None:
 def hierarchy(cfg) -> None:
     """Paper 2 Table 14: the hierarchy panel per store, averaged over conversations."""
     recs = []
-    for run in study.main_runs(cfg) + study.harness_runs(cfg):
+    for run in study.main_runs(cfg.composed) + study.harness_runs(cfg.composed):
         if run.variant == "closed_book" or run.harness != harnesses.MAIN_HARNESS:
             continue
         built, _ = _load(run)
@@ -238,7 +244,7 @@ def hierarchy(cfg) -> None:
 def retrieval(cfg) -> None:
     """RQ2: correctness and search cost per variant per benchmark (question-weighted over conversations)."""
     recs = []
-    runs = study.main_runs(cfg)
+    runs = study.main_runs(cfg.composed)
     for bench in dict.fromkeys(r.benchmark for r in runs):
         for variant in dict.fromkeys(r.variant for r in runs):
             rows, files = [], []
@@ -274,7 +280,7 @@ def retrieval(cfg) -> None:
 def strength(cfg) -> None:
     """RQ3: the builder x searcher grid."""
     recs = []
-    for run in study.strength_runs(cfg):
+    for run in study.strength_runs(cfg.composed):
         built, rows = _load(run)
         df = pd.DataFrame(rows)
         recs.append(
@@ -290,9 +296,7 @@ def strength(cfg) -> None:
             }
         )
     s = cfg.fsmem.study.strength
-    grid = (
-        f"{len(study._role_models(cfg, BUILDER, s.builders))} x {len(study._role_models(cfg, SEARCHER, s.searchers))}"
-    )
+    grid = f"{len(study._role_models(cfg.composed, BUILDER, s.builders))} x {len(study._role_models(cfg.composed, SEARCHER, s.searchers))}"
     degenerate = (
         " Offline the grid degenerates to programmatic x programmatic (1 x 1): the configured models "
         f"{list(s.builders)} x {list(s.searchers)} run with llm=openai (any OpenAI-compatible endpoint)."
@@ -321,7 +325,7 @@ def strength(cfg) -> None:
 def harness(cfg) -> None:
     """RQ5: each store built AND searched through every harness of the study (paper 2 Tables 9 and 10, D.3)."""
     per_run, tools, rows_of = [], {}, {}
-    for run in study.harness_runs(cfg):
+    for run in study.harness_runs(cfg.composed):
         built, rows = _load(run)
         key = (run.benchmark, run.variant, run.harness)
         st, eps, chunks = built.store, built.episodes, _chunks(cfg, run.benchmark, run.conversation)
@@ -366,8 +370,8 @@ def harness(cfg) -> None:
         paper.harness_row,
         ["store files", "build rounds/chunk", "build tool calls/chunk", "judge correct low", "judge correct high"],
     )
-    n = Counter((r.benchmark, r.variant, r.harness) for r in study.harness_runs(cfg))
-    files = _data_files(cfg, study.harness_runs(cfg))
+    n = Counter((r.benchmark, r.variant, r.harness) for r in study.harness_runs(cfg.composed))
+    files = _data_files(cfg, study.harness_runs(cfg.composed))
     names = harnesses.study_harnesses(cfg.fsmem.study.harnesses)
     _finish(
         cfg,
@@ -408,7 +412,7 @@ def replicates(cfg) -> None:
     builder's sampling seed. One row per conversation and metric: mean, sample SD, min, max over replicates,
     and the values themselves."""
     recs = []
-    for run in study.replicate_runs(cfg):
+    for run in study.replicate_runs(cfg.composed):
         built, rows = _load(run)
         if int(built.replicate) != run.replicate:
             raise DataError(
@@ -463,7 +467,7 @@ def replicates(cfg) -> None:
             if programmatic
             else ""
         ),
-        _data_files(cfg, study.replicate_runs(cfg)),
+        _data_files(cfg, study.replicate_runs(cfg.composed)),
     )
 
 
@@ -483,7 +487,7 @@ def costs(cfg) -> None:
     from tailmem.llm.settings import prices_of
     from tailmem.settings.llm import Price
 
-    prices = prices_of(cfg)
+    prices = prices_of(cfg.composed)
 
     def price(agent: str) -> Price | None:
         p = prices.get(agent) or prices.get("default")
@@ -495,9 +499,9 @@ def costs(cfg) -> None:
 
     groups: dict[tuple, list] = {}
     seen_builds = set()
-    strength_files = {r.answers_file for r in study.strength_runs(cfg)}
-    replicate_files = {r.answers_file for r in study.replicate_runs(cfg) if r.replicate > 0}
-    for run in study.all_runs(cfg):
+    strength_files = {r.answers_file for r in study.strength_runs(cfg.composed)}
+    replicate_files = {r.answers_file for r in study.replicate_runs(cfg.composed) if r.replicate > 0}
+    for run in study.all_runs(cfg.composed):
         built, rows = _load(run)
         kind = (
             "strength"

@@ -45,7 +45,8 @@ def fsmem_answers(cfg) -> pd.DataFrame:
     from tailmem.metrics.locomo_f1 import locomo_f1
 
     recs, seen = [], set()
-    for run in study.main_runs(cfg) + study.harness_runs(cfg) + study.strength_runs(cfg):
+    composed = cfg.composed
+    for run in study.main_runs(composed) + study.harness_runs(composed) + study.strength_runs(composed):
         if run.answers_file in seen:
             continue
         seen.add(run.answers_file)
@@ -77,7 +78,7 @@ def lme_answers(cfg) -> pd.DataFrame:
     from tailmem.metrics.locomo_f1 import token_f1
 
     lme = cfg.longmemeval
-    rows = load_rows(cfg, list(lme.datasets), list(lme.seeds))
+    rows = load_rows(cfg.composed, list(lme.datasets), list(lme.seeds))
     recs = []
     for r in rows.itertuples(index=False):
         item = panel.Item(str(r.question), str(r.gold), str(r.answer or ""), str(r.qid), str(r.question_type))

@@ -116,7 +116,7 @@ def run(cfg: StageSettings) -> None:
     judge_label = None if judge_client is None else f"{judge_client.backend}:{judge_client.model}"
     df = pd.DataFrame(rows)
     df["dataset"] = dataset
-    out = out_dir(cfg, run_dir(cfg, dataset, seed))
+    out = out_dir(cfg, run_dir(cfg.composed, dataset, seed))
     LongMemEvalRows(df).write(out / ROWS_FILE)
     write_hypotheses(
         out, df[df.arm != NO_EVIDENCE]
@@ -239,7 +239,7 @@ def report(cfg: StageSettings) -> None:
     from tailmem.studies.longmemeval import tables as longmemeval_tables
 
     lme = cfg.longmemeval
-    every = load_rows(cfg, list(lme.datasets), list(lme.seeds))
+    every = load_rows(cfg.composed, list(lme.datasets), list(lme.seeds))
     rows = every[every.arm != NO_EVIDENCE]  # the context check is not an arm of the tables or the figure
     out = out_dir(cfg, tables_dir(cfg))
     answerers = ", ".join(sorted(rows.answerer.unique()))

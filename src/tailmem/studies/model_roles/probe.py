@@ -221,10 +221,10 @@ def run(cfg: StageSettings) -> None:
 
     mr = cfg.model_roles
     out = paths.out_dir(cfg, paths.tables_dir(cfg))
-    runs = list(dict.fromkeys(study.main_runs(cfg) + study.harness_runs(cfg)))
+    runs = list(dict.fromkeys(study.main_runs(cfg.composed) + study.harness_runs(cfg.composed)))
     answer_files = [r.answers_dir / paths.ANSWERS_FILE for r in runs]
     build_files = list(dict.fromkeys(r.build_dir / paths.BUILD_FILE for r in runs if r.variant == "agent_curated"))
-    step_files = [r.folder(cfg.results_dir) / paths.STEPS_FILE for r in control_runs(cfg)]
+    step_files = [r.folder(cfg.results_dir) / paths.STEPS_FILE for r in control_runs(cfg.composed)]
     rows = (
         searcher_rows(answer_files, mr.floors)
         + builder_rows(build_files, mr.floors)

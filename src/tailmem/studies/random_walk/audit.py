@@ -38,11 +38,11 @@ def summary(audit: Audit) -> str:
 @typed_stage("audit")
 def run(cfg: StageSettings) -> Path:
     s = settings(cfg)
-    src = Path(cfg.input) if cfg.input else rollout_dir(cfg)
+    src = Path(cfg.input) if cfg.input else rollout_dir(cfg.composed)
     trace = src / TRACE_FILE
     counts = read_counts(trace)
     audit = audit_counts(counts, s, int(cfg.seed))
-    out = out_dir(cfg, audit_dir(cfg))
+    out = out_dir(cfg, audit_dir(cfg.composed))
     save_provenance(out, cfg, agent=cfg.policy.name, trace=str(trace))
     audit.write(out / AUDIT_FILE)
     log.info("audit %s: %s", out, summary(audit))

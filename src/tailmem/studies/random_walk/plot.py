@@ -33,11 +33,11 @@ def load_trace(run: Run, results: str) -> rwf.Trace:
 def run(cfg: StageSettings) -> None:
     results = cfg.results_dir
     out = out_dir(cfg, cfg.figures_dir)
-    contrast_runs, largest_runs = figure_runs(cfg)
+    contrast_runs, largest_runs = figure_runs(cfg.composed)
     contrast = [load_trace(r, results) for r in contrast_runs]
     largest = [load_trace(r, results) for r in largest_runs]
     c = cfg.scale.control
-    names = " beside the ".join(rwf.policy_label(p) for p in contrast_policies(cfg))
+    names = " beside the ".join(rwf.policy_label(p) for p in contrast_policies(cfg.composed))
     design = (
         f"retrieval {c.retrieval}"
         if c.retrieval == cfg.scale.table_retrieval

@@ -51,8 +51,8 @@ def produced_by(cfg: StageSettings, retrieval: str | None) -> str:
 
 def tail_shape_note(cfg: StageSettings) -> str:
     """How the tail-shape rows of the claims table are read."""
-    c, policy = cfg.scale.control, tail_policy(cfg)
-    agent = paths.policy_agent(cfg, policy)
+    c, policy = cfg.scale.control, tail_policy(cfg.composed)
+    agent = paths.policy_agent(cfg.composed, policy)
     who = _text("who_llm", agent=agent) if policy == "llm" else _text("who_proxy")
     return _text(
         "tail_shape",
@@ -108,15 +108,16 @@ def run(cfg: StageSettings) -> None:
     st = stats_settings(cfg)
     results = cfg.results_dir
     out = out_dir(cfg, TABLES.format(results=results))
-    sizes = load_audits(size_runs(cfg), results)
-    designs = load_audits(retrieval_runs(cfg), results)
-    tails = load_audits(tail_contrast_runs(cfg), results)
+    composed = cfg.composed
+    sizes = load_audits(size_runs(composed), results)
+    designs = load_audits(retrieval_runs(composed), results)
+    tails = load_audits(tail_contrast_runs(composed), results)
     largest = sizes[sizes.n == sizes.n.max()]
     frames = {
         outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),
         outputs.TABLE8_RETRIEVAL_DESIGNS: rw.table8(designs),
         outputs.TABLE3_RANDOM_WALK: table3(largest),
-        outputs.CLAIMS_RANDOM_WALK: rw.claims(sizes, designs, st, tails, tail_policy(cfg)),
+        outputs.CLAIMS_RANDOM_WALK: rw.claims(sizes, designs, st, tails, tail_policy(composed)),
     }
     footer = table_footer(cfg)
     parts = {stem: {"df": df} for stem, df in frames.items()} | {outputs.TABLE7_CONCENTRATION: table7_parts(sizes)}
