@@ -525,7 +525,7 @@ TOY_STUDY = {
                                          max_degree=max(degrees)))
             out = paths.out_dir(cfg, paths.tables_dir(cfg))
             note = "Each world's states and their degrees, read from its world.json."
-            write_table(out, "toy_census", pd.DataFrame(rows), "Toy degree census", note, table_footer(cfg.composed))
+            write_table(out, "toy_census", pd.DataFrame(rows), "Toy degree census", note, table_footer(cfg))
     ''',
     "rules.smk": """
         # The toy study: one table over every world of the scale.
