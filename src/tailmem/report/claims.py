@@ -1,9 +1,15 @@
 """Claims as data: one `Claim` record per row of a claims table, and the one builder every claims table uses.
 
-A study's claims are a tuple of `Claim`s (its `claim_specs.py`, `tailmem.studies.<study>.claim_specs`): the claim's words, the arms it compares,
-the metric, the side of the threshold it names, a fixed threshold or the stats margin it reads, the unit, and the
-paper's value with where the paper gives it. A claim made of other claims (an ordering of four arms, a tie of every
-pair) lists their keys in `parts` and has no comparison of its own.
+A study's claims are a tuple of `Claim`s (its `claim_specs.py`, `tailmem.studies.<study>.claim_specs`): the claim's
+words, the arms it compares, the metric, the side of the threshold it names, a fixed threshold or the stats margin
+it reads, the unit, and the paper's value with where the paper gives it. A claim made of other claims (an ordering
+of four arms, a tie of every pair) lists their keys in `parts` and has no comparison of its own.
+
+The records live in Python rather than in a report data file because they name arms through the functions that
+spell them (`tailmem.control.arms`) and paper values through the one module that reads them
+(`tailmem.report.paper_values`): a misspelt arm or a paper number moved in paper1.yaml fails at import, not as an
+empty row. Evidence templates are filled by the study's comparison function (`str.format` fields it names); the
+words and the paper columns are what the tables print.
 
 How units are formed differs per study (steps within states within runs, seeds, questions within conversations),
 so each study keeps its own comparison function, `compare(claim) -> dict`: the row's columns after `claim` (the

@@ -1,10 +1,6 @@
 """The random-walk study's claims as data (claims_random_walk): one `Claim` record per row, in row order.
 
-The records live in Python rather than in a report data file because they name arms through the functions that
-spell them (`tailmem.control.arms`) and paper values through the one module that reads them
-(`tailmem.report.paper_values`): a misspelt arm or a paper number moved in paper1.yaml fails at import, not as an
-empty row. Evidence templates are filled by the study's comparison function (`str.format` fields it names); the
-words and the paper columns are what the tables print. Adding a claim is adding one record to the tuple
+Why records in Python, and how the study fills them: `tailmem.report.claims`. Adding a claim is adding one record
 (docs/extending.md, "A claim").
 """
 
