@@ -86,7 +86,7 @@ FSMEM_PERSONAMEM = "fsmem_personamem"
 TABLE13_LOCOMO_FILTERED = "table13_locomo_filtered"  # paper 2 Table 13: D.2's defective golds dropped
 
 
-# ALFWorld, per subset (studies/alfworld/stages.py report)
+# ALFWorld, per subset (studies/alfworld/report.py)
 ALFWORLD_TABLES = ("memory", "memory_family", "skills", "skills_family")
 ALFWORLD_FIGURES = ("memory", "skills_growth")
 # Paper 2's skill-side analyses: the store each task was given, its taxonomy against growth, the curation

@@ -162,7 +162,7 @@ def test_plays_model_needs_a_model_and_the_role_listed():
 
 
 def test_max_games_cuts_the_smoke_list_too(data_dir):
-    from tailmem.studies.alfworld.stages import subset_games
+    from tailmem.studies.alfworld.games import subset_games
 
     full = subset_games(compose_config("smoke", [f"data_dir={data_dir}"]), "smoke")
     two = subset_games(compose_config("smoke", [f"data_dir={data_dir}", "alfworld.max_games=2"]), "smoke")

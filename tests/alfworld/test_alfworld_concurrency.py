@@ -13,7 +13,7 @@ pytest.importorskip("textworld")
 
 from llm_testkit import FakeServer  # noqa: E402
 from tailmem.cli import main  # noqa: E402
-from tailmem.studies.alfworld import stages as stage  # noqa: E402
+from tailmem.studies.alfworld import episodes as stage  # noqa: E402
 
 GAMES = 4
 
@@ -45,8 +45,8 @@ def test_a_memory_cells_games_run_side_by_side(four_games, tmp_path, monkeypatch
     game's load and step (1.5 s, against a few hundred ms on a loaded machine) lets all four be in flight."""
     games, files = four_games
     monkeypatch.setattr(stage, "subset_games", lambda cfg, subset: games)
-    monkeypatch.setattr(stage, "_manifest", lambda cfg, subset: {})
-    monkeypatch.setattr(stage, "_game_file", lambda cfg, g: files[g.id])
+    monkeypatch.setattr(stage, "manifest_of", lambda cfg, subset: {})
+    monkeypatch.setattr(stage, "game_file", lambda cfg, g: files[g.id])
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.delenv("TAILMEM_LLM_SLOTS", raising=False)
     runs = {}

@@ -234,7 +234,7 @@ def test_alfworld_smoke_is_byte_identical_under_two_hash_seeds(data_dir, tmp_pat
 def test_a_split_plays_every_game_but_the_excluded_ones(data_dir, repo_root):
     from omegaconf import OmegaConf
 
-    from tailmem.studies.alfworld.stages import listed_games, subset_games
+    from tailmem.studies.alfworld.games import listed_games, subset_games
 
     alf = OmegaConf.load(repo_root / "configs" / "alfworld" / "default.yaml")
     cfg = OmegaConf.create({"data_dir": str(data_dir), "alfworld": alf})

@@ -13,7 +13,7 @@ from hydra import compose, initialize_config_dir  # noqa: E402
 from tailmem.configs import config_dir  # noqa: E402
 from tailmem.errors import ConfigError  # noqa: E402
 from tailmem.records.alfworld import AlfworldGames
-from tailmem.studies.alfworld import stages as S  # noqa: E402
+from tailmem.studies.alfworld import games as S  # noqa: E402
 
 GAMES = [
     "pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745514",

@@ -185,11 +185,11 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
     from tailmem.alfworld import speedup
     from tailmem.artifacts import read_json
     from tailmem.configs import config_dir
-    from tailmem.studies.alfworld import stages as stage
+    from tailmem.studies.alfworld import episodes as stage
 
     order = [Game("valid_seen", f"{FAMILY}-X-{i}/trial", FAMILY) for i in range(3)]
     monkeypatch.setattr(stage, "subset_games", lambda cfg, subset: order)
-    monkeypatch.setattr(stage, "_manifest", lambda cfg, subset: {g.id: {"goal": GOAL} for g in order})
+    monkeypatch.setattr(stage, "manifest_of", lambda cfg, subset: {g.id: {"goal": GOAL} for g in order})
     monkeypatch.setattr(speedup, "install", lambda *a, **k: None)
     played = []
 

@@ -7,10 +7,11 @@ from record_kit import placeholder
 from tailmem.alfworld.chain import run_chain, to_rows
 from tailmem.alfworld.curator import ProgrammaticCurator
 from tailmem.alfworld.goal import parse_goal
+from tailmem.alfworld.layout import snapshot_label
 from tailmem.alfworld.retriever import retrieve
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.records.alfworld import AlfworldChain
-from tailmem.studies.alfworld import stages as stage
+from tailmem.studies.alfworld import report as stage
 
 
 def _cell(folder, variant, n=5):
@@ -18,12 +19,12 @@ def _cell(folder, variant, n=5):
     curator = ProgrammaticCurator(variant)
 
     def retrieve_for(store, game):
-        snaps.take(store, stage.snapshot_label("before", game.id))
+        snaps.take(store, snapshot_label("before", game.id))
         return retrieve(variant, store, parse_goal(GOALS[game.family][0]), game.family)
 
     def curate(store, k, game_id, ep):
         written = curator.curate(store, k, game_id, ep)
-        snaps.take(store, stage.snapshot_label("after", game_id))
+        snaps.take(store, snapshot_label("after", game_id))
         return written
 
     recs = run_chain(games(n), "full_chain", folder / "store", retrieve_for, fake_attempt(), curate)

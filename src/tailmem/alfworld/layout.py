@@ -109,3 +109,8 @@ def skills_dir(cfg: DictConfig, subset: str, protocol: str, variant: str, seed: 
     """One skill cell: depends on the executor, the curator (builder) and the retriever (searcher), and the
     chain seed."""
     return _fill(paths.ALFWORLD_SKILLS, cfg, subset=subset, protocol=protocol, skill_variant=variant, seed=int(seed))
+
+
+def snapshot_label(when: str, game_id: str) -> str:
+    """A skill cell's snapshot of its store `before` a task (what the task was given) or `after` curating it."""
+    return f"{when}_{game_id.replace('/', '__')}"

@@ -8,11 +8,11 @@ from tailmem.stage_groups import ALFWORLD_GROUPS, MEMORY_ARMS, Stage, declare
 
 # the episodes' controllers draw from `seed` (make_controller), so `seed` is in their digest
 STAGES = declare(
-    Stage("alfworld_games", "tailmem.studies.alfworld.stages:regenerate_games", ALFWORLD_GROUPS),
-    Stage("alfworld_memory", "tailmem.studies.alfworld.stages:memory", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
-    Stage("alfworld_skills", "tailmem.studies.alfworld.stages:skills", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
+    Stage("alfworld_games", "tailmem.studies.alfworld.games:regenerate_games", ALFWORLD_GROUPS),
+    Stage("alfworld_memory", "tailmem.studies.alfworld.episodes:memory", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
+    Stage("alfworld_skills", "tailmem.studies.alfworld.episodes:skills", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
     Stage(
-        "alfworld_report", "tailmem.studies.alfworld.stages:report", (*ALFWORLD_GROUPS, "stats")
+        "alfworld_report", "tailmem.studies.alfworld.report:report", (*ALFWORLD_GROUPS, "stats")
     ),  # its intervals: stats
 )
 

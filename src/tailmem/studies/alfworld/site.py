@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from tailmem.alfworld.layout import snapshot_label
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
 from tailmem.roles import EXECUTOR, is_programmatic
@@ -34,10 +35,6 @@ def _steps(ep: dict) -> list[dict]:
             }
         )
     return out
-
-
-def _before_label(game_id: str) -> str:
-    return f"before_{game_id.replace('/', '__')}"  # the label tailmem.studies.alfworld.stages.skills gives a snapshot
 
 
 def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
@@ -167,10 +164,10 @@ def _draw_skill_cell(w: Writer, cell_dir: Path, data: dict, cell: str, folder: s
     played = data.get("episodes", {}) or {}
     agents = data.get("agents", {})
     for k, t in enumerate(tasks):
-        manifest = manifests / f"{_before_label(t['id'])}.json"
+        manifest = manifests / f"{snapshot_label('before', t['id'])}.json"
         store = None
         if manifest.is_file():
-            snap = SnapshotLog(cell_dir / "snapshots").load(_before_label(t["id"]))
+            snap = SnapshotLog(cell_dir / "snapshots").load(snapshot_label("before", t["id"]))
             store = []
             for p, digest in sorted(snap.files.items()):
                 page = f"{folder}/blob-{digest[:16]}.html"
