@@ -1,4 +1,4 @@
-# tailmem: the whole TAILMEM. Stages, in order: graph-world generation -> rollouts -> tail audits ->
+# tailmem: the whole workflow. Stages, in order: graph-world generation -> rollouts -> tail audits ->
 # benchmark evaluation -> tables and figures. Choose a scale and add Hydra overrides with --config:
 #   snakemake --cores 2                                   # default scale
 #   snakemake --cores 2 --config scale=smoke              # tiny graphs (CI)

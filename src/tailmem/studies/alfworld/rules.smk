@@ -17,7 +17,7 @@ ALF_SEEDS = [int(s) for s in ALFWORLD.cfg.alfworld.seeds]  # chain seeds of the 
 ALF_GAMES = f"{paths.wild(paths.ALFWORLD_GAMES, results=ALFWORLD.results)}/manifest.json"
 ALF_MEMORY = f"{paths.wild(paths.ALFWORLD_MEMORY, results=ALFWORLD.results)}/episodes.json"
 ALF_SKILLS = f"{paths.wild(paths.ALFWORLD_SKILLS, results=ALFWORLD.results)}/chain.json"
-# The agent of each role, as its folder segment: the cells this TAILMEM makes, and the only ones its rules will make
+# The agent of each role, as its folder segment: the cells this run makes, and the only ones its rules will make
 # (a request for another model's folder finds no rule instead of a job that mislabels what it ran).
 ALF_AGENTS = agent_segments(ALFWORLD.cfg)
 ALF_AGENT_CONSTRAINTS = {role: re.escape(seg) for role, seg in ALF_AGENTS.items()}
@@ -37,7 +37,7 @@ rule alfworld_games:
     output:
         ALF_GAMES,
     threads: 2  # games regenerate in parallel (the result is the same for any count)
-    priority: 20  # the head of the TAILMEM's longest chain (games -> cells -> report): first when two cores free up
+    priority: 20  # the head of the workflow's longest chain (games -> cells -> report): first when two cores free up
     params:
         **ALFWORLD.stage_params("alfworld_games", lambda wc: [f"alfworld.subset={wc.subset}"]),
     log:
