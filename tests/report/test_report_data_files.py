@@ -50,12 +50,21 @@ def test_a_missing_key_names_the_file(monkeypatch):
 
 
 def test_package_data_is_declared():
-    """A wheel carries the data files: pyproject lists them as package data of tailmem.report."""
+    """A wheel carries the data files: pyproject lists every package's `data/*.yaml` (the report toolkit's and
+    each study's) and the studies' rule files as package data, and each one it should carry exists."""
     import tomllib
     from pathlib import Path
 
-    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
-    assert "data/*.yaml" in pyproject["tool"]["setuptools"]["package-data"]["tailmem.report"]
+    root = Path(__file__).resolve().parents[2]
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+    assert {"data/*.yaml", "*.smk"} <= set(pyproject["tool"]["setuptools"]["package-data"]["*"])
+    package = root / "src" / "tailmem"
+    assert (package / "report" / "data" / "paper1.yaml").is_file()
+    assert {p.parent.parent.name for p in package.glob("studies/*/data/*.yaml")} == {
+        "controller",
+        "longmemeval",
+        "alfworld",
+    }
 
 
 def test_data_files_are_part_of_the_code_digest():
