@@ -68,6 +68,11 @@ class Run:
         return self.answers_dir / ANSWERS_FILE
 
 
+def run_files(runs) -> list[str]:
+    """The store and answers files of `runs`, each once, sorted: what a stage reading those runs depends on."""
+    return sorted({str(f) for r in runs for f in (r.build_file, r.answers_file)})
+
+
 def _role_models(cfg, role: str, models) -> list[str]:
     """The grid's labels for `role`: each model as role_label names it (a served model's with SERVED_SUFFIX, so the
     grid's folders are apart from the embedded run's and the main store is still recognised as the main one)."""

@@ -30,9 +30,7 @@ class FsmemPlan(StudyPlan):
     def answer_args(self, wc) -> list[str]:
         return self.store_args(wc) + [f"fsmem.harness={wc.harness}"]
 
-    @staticmethod
-    def fsmem_files(runs) -> list[str]:
-        return sorted({str(f) for r in runs for f in (r.build_file, r.answers_file)})
+    fsmem_files = staticmethod(fsmem_runs.run_files)
 
     @staticmethod
     def model(role, name) -> list[str]:

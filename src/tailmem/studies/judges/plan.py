@@ -37,5 +37,4 @@ class JudgesPlan(StudyPlan):
         """The answer sets the judges score again: the filesystem-memory study's and LongMemEval's."""
         cfg = self.cfg
         runs = fsmem_runs.main_runs(cfg) + fsmem_runs.harness_runs(cfg) + fsmem_runs.strength_runs(cfg)
-        answers = sorted({str(f) for r in runs for f in (r.build_file, r.answers_file)})
-        return answers + summary_files(cfg, self.results)
+        return fsmem_runs.run_files(runs) + summary_files(cfg, self.results)
