@@ -9,7 +9,16 @@ process, and prints per group the share with n_tail >= audit.min_tail. With `--c
 the graph-world tables read (bootstrap included) and prints the CPU seconds (time.process_time: a loaded machine
 does not inflate it) of the rollouts and audits by policy and size.
 
+With `--grid` it sizes the LLM policy before any model step is spent: the semantic proxy (the model-free stand-in
+for an LLM policy, the same goals, memory and tabu rule) is rolled out on every family of the scale at each
+`--sizes` world size for each `--lengths` trace length (episodes x steps), and the script prints, per (size,
+length), the share of runs whose tail can be fitted (n_tail >= audit.min_tail), the median n_tail, and what the
+runs would cost the model at `--step-seconds` per policy step (one core; the measured rate of
+benchmarks/bench_policy_step.py). The cheapest cell where at least `--share` of the runs fit is the smallest world
+and trace on which the tail-shape claims can be decided.
+
 Run: python benchmarks/bench_tail_sizes.py [--scale default] [--override rollout.episodes=10 ...] [--cost]
+     python benchmarks/bench_tail_sizes.py --grid --sizes 100 200 500 --lengths 20x50 40x50 80x50 [--step-seconds 1.5]
 It measures and prints; it asserts nothing (tests/rollout/test_decidable_scale.py holds the regression).
 """
 
@@ -74,8 +83,44 @@ class Runner:
         if bootstrap:
             self.cpu[("rollout", run.policy, run.n)] += middle - start
             self.cpu[("audit", run.policy, run.n)] += end - middle
-        self.cache[run] = {**result["tail"], "bootstrapped": bootstrap}
+        self.cache[run] = {**vars(result.tail), "bootstrapped": bootstrap}
         return self.cache[run]
+
+
+def grid(cfg, sizes: list[int], lengths: list[str], seeds: list[int], step_seconds: float, share: float) -> None:
+    """The semantic proxy's fittable share and the model's cost per (world size, trace length) (module docstring)."""
+    runner = Runner(cfg)
+    min_tail = runner.audit.min_tail
+    families = list(cfg.scale.families)
+    retrieval = str(cfg.scale.control.retrieval)
+    print(
+        f"semantic proxy on {families} x seeds {seeds}, retrieval {retrieval}, audit.min_tail={min_tail}; "
+        f"model cost at {step_seconds:g} s per policy step (one core)"
+    )
+    print(f"  {'size':>5} {'length':>8} {'steps':>6} {'fittable':>9} {'median n_tail':>14} {'core-h / run':>13}")
+    best = None
+    for length in lengths:
+        episodes, steps = (int(x) for x in length.split("x"))
+        sized = compose_config(cfg.scale.name, [f"rollout.episodes={episodes}", f"rollout.steps={steps}"])
+        runner.cfg = sized
+        for n in sizes:
+            runs = [targets.Run("semantic", retrieval, fam, n, seed) for fam in families for seed in seeds]
+            tails = [runner.tail(r, bootstrap=False)["n_tail"] for r in runs]
+            runner.cache.clear()
+            fit = sum(t >= min_tail for t in tails) / len(tails)
+            hours = episodes * steps * step_seconds / 3600
+            print(
+                f"  {n:>5} {length:>8} {episodes * steps:>6} {fit:>9.0%} {sorted(tails)[len(tails) // 2]:>14} "
+                f"{hours:>13.2f}"
+            )
+            if fit >= share and (best is None or hours < best[0]):
+                best = (hours, n, length, fit)
+    if best:
+        print(
+            f"  cheapest with >= {share:.0%} fittable: n={best[1]}, {best[2]} ({best[3]:.0%}), {best[0]:.2f} core-h a run"
+        )
+    else:
+        print(f"  no cell reaches {share:.0%} fittable: longer traces are needed")
 
 
 def main() -> None:
@@ -91,8 +136,17 @@ def main() -> None:
         help="time only the runs of these seeds and scale the sums to every seed (seeds are "
         "exchangeable: same worlds' families and sizes, other draws)",
     )
+    parser.add_argument("--grid", action="store_true", help="size the LLM policy's runs from the semantic proxy")
+    parser.add_argument("--sizes", type=int, nargs="*", default=[100, 200, 500])
+    parser.add_argument("--lengths", nargs="*", default=["20x50", "40x50", "80x50", "160x50"])
+    parser.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2])
+    parser.add_argument("--step-seconds", type=float, default=7.2, help="the model's seconds per policy step")
+    parser.add_argument("--share", type=float, default=0.8, help="the fittable share a cell must reach")
     a = parser.parse_args()
     cfg = compose_config(a.scale, a.override)
+    if a.grid:
+        grid(cfg, a.sizes, a.lengths, a.seeds, a.step_seconds, a.share)
+        return
     runner = Runner(cfg)
     min_tail = runner.audit.min_tail
     print(
