@@ -46,8 +46,9 @@ def correct_at(arm: str, step: int) -> float:
     return 1.0 if step < TAIL else float(step % 3 != 0)  # a shared prompt: one answer for every arm
 
 
-def planned():
-    """Every claim arm's rows of RUNS planned replays, and the plans' pair weights."""
+def planned(apart: str | None = None):
+    """Every claim arm's rows of RUNS planned replays, and the plans' pair weights; arm `apart`'s prompt at the
+    sampled shared step is its own (so its pairs sample no step whose prompts they share)."""
     rows, plans = [], []
     for seed in range(RUNS):
         pairs = [
@@ -81,7 +82,10 @@ def planned():
                         "mentions_next": True,
                         "prompt_tokens": 100,
                         "called": called,
-                        "prompt_sha": [f"{arm}-{s}" if s in DIFFERING else f"same-{s}" for s in t],
+                        "prompt_sha": [
+                            f"{arm}-{s}" if s in DIFFERING or (arm == apart and s == SAMPLED[1]) else f"same-{s}"
+                            for s in t
+                        ],
                         "weight": [calls.get(int(s), 0.0) for s in t],
                         "in_tail": t < TAIL,
                         "arm": arm,
@@ -158,3 +162,17 @@ def test_table5_and_table6_cells_agree_with_the_rows_and_say_what_they_rest_on()
     # a cell no claims row compares rests on the shared sample alone, and says on how few steps
     overall = t5.set_index("arm")["overall_error_steps"]
     assert (overall == RUNS * len(SAMPLED)).all()
+
+
+def test_a_chain_is_placed_by_the_pair_whose_shared_prompts_were_sampled():
+    """CTMC's pairs sample no shared-prompt step: its own level is unknown, so Table 6's chain is placed by the
+    next pair and CTMC's cell is uniform's minus their row's estimate."""
+    df, steps, weights = planned(apart=arms.table6_arms()[0])
+    first = ct.pair_levels(steps, arms.table6_arms()[1], arms.table6_arms()[0], "tail_error", weights)
+    assert first["sampled"] == 0 and np.isnan(first["a"]) and np.isfinite(first["estimate"])
+    t6 = ct.table6(df, ct.planned_cells(steps, weights)).set_index("arm")
+    chain = arms.table6_arms()
+    assert np.isfinite(t6.loc[chain, "tail_error"]).all()
+    for lo, hi in zip(chain, chain[1:]):
+        row = ct.compare_arms(steps, hi, lo, "tail_error", "greater", 0.0, shipped(resamples=200), weights)
+        assert t6.at[hi, "tail_error"] - t6.at[lo, "tail_error"] == pytest.approx(row["estimate"])

@@ -389,20 +389,23 @@ def level_chains() -> list[tuple[list[str], str]]:
 
 def planned_cells(steps: pd.DataFrame, pair_weights: pd.DataFrame) -> pd.DataFrame:
     """A planned replay's error cells (arm, metric, value, steps) for Tables 5 and 6, estimated as the claims rows
-    are: the first two arms of a chain (`level_chains`) at their pair's levels (`pair_levels`), then each next arm
-    at its neighbour's cell plus their row's estimate, so every two neighbouring cells differ by the row's
-    estimate. `steps`: the called steps the pair that places the arm read. An arm's own error (the plan's uniform
-    sample) rests on a few steps per run and could point the other way from the row."""
+    are: two neighbours of a chain (`level_chains`) at their pair's levels (`pair_levels`; the pair whose shared
+    prompts' error rests on the most sampled steps), then each other arm at its neighbour's cell plus or minus
+    their row's estimate, so every two neighbouring cells differ by the row's estimate. `steps`: the answered steps
+    of the pair that places the arm. An arm's own error (the plan's uniform sample) rests on a few steps per run
+    and could point the other way from the row."""
     rows = []
     for chain, metric in level_chains():
         if not all((steps.arm == a).any() for a in chain):
             continue
-        first = pair_levels(steps, chain[1], chain[0], metric, pair_weights)
-        value = {chain[0]: first["b"], chain[1]: first["a"]}
-        read = {chain[0]: first["steps"], chain[1]: first["steps"]}
-        for lo, hi in zip(chain[1:], chain[2:]):
-            link = pair_levels(steps, hi, lo, metric, pair_weights)
-            value[hi], read[hi] = value[lo] + link["estimate"], link["steps"]
+        links = [pair_levels(steps, hi, lo, metric, pair_weights) for lo, hi in zip(chain, chain[1:])]
+        k = max(range(len(links)), key=lambda i: np.inf if links[i]["sampled"] is None else links[i]["sampled"])
+        value = {chain[k]: links[k]["b"], chain[k + 1]: links[k]["a"]}
+        read = {chain[k]: links[k]["steps"], chain[k + 1]: links[k]["steps"]}
+        for i in range(k + 1, len(links)):  # up the chain: hi = lo + (hi - lo)
+            value[chain[i + 1]], read[chain[i + 1]] = value[chain[i]] + links[i]["estimate"], links[i]["steps"]
+        for i in range(k - 1, -1, -1):  # down the chain: lo = hi - (hi - lo)
+            value[chain[i]], read[chain[i]] = value[chain[i + 1]] - links[i]["estimate"], links[i]["steps"]
         rows += [{"arm": a, "metric": metric, "value": value[a], "steps": read[a]} for a in chain]
     return pd.DataFrame(rows, columns=["arm", "metric", "value", "steps"])
 
