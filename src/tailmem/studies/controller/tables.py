@@ -343,21 +343,22 @@ def pair_levels(steps: pd.DataFrame, a: str, b: str, metric: str, pair_weights: 
     steps the pair drew carry each arm's own answers; a blind step is wrong in both; a step whose prompts the arms
     share has one answer for both, read where either arm was called, and elsewhere the error of such steps in the
     plan's uniform sample (`control.plan_sample`, weight > 0): the same value in both arms, so it sets the pair's
-    level and leaves its difference alone. `steps`: the called steps these levels read; `sampled`: the sampled
-    shared-prompt steps the unread ones rest on (None when none had to be filled in, NaN levels when none was
-    sampled); `estimate`: the row's, a - b."""
+    level and leaves its difference alone. `steps`: the called steps these levels read; `blind`: the blind steps
+    known wrong in both without a call; `sampled`: the sampled shared-prompt steps the unread ones rest on (None
+    when none had to be filled in, NaN levels when none was sampled); `estimate`: the row's, a - b."""
     p = _pair_frame(steps, a, b, metric, pair_weights)
     col, sign = DIFFS[metric]
     d, w = _step_diff(p, col, sign)
     keep = d.notna().to_numpy()
     w = w.to_numpy(dtype=float)[keep]
     va, vb = (p[f"{col}_{x}"].to_numpy(dtype=float)[keep] for x in "ab")
-    read, sampled = int(keep.sum()), None
+    read, sampled, known = int(keep.sum()), None, 0
     if _planned(p, col):
         k = p[keep]
         called_a, called_b = k.called_a.to_numpy(bool), k.called_b.to_numpy(bool)
         read = int((called_a | called_b).sum())
         blind = _blind(k)
+        known = int(blind.sum())
         same = (k.prompt_sha_a == k.prompt_sha_b).to_numpy() & ~blind
         # a shared prompt's answer, read where either arm was called: one prompt, one answer
         common = np.where(called_a, va, vb)
@@ -376,7 +377,7 @@ def pair_levels(steps: pd.DataFrame, a: str, b: str, metric: str, pair_weights: 
         level_a, level_b = 1.0 - level_a, 1.0 - level_b
     d = d.to_numpy(dtype=float)[keep]
     estimate = float((w * d).sum() / total) if total > 0 else float("nan")
-    return {"a": level_a, "b": level_b, "estimate": estimate, "steps": read, "sampled": sampled}
+    return {"a": level_a, "b": level_b, "estimate": estimate, "steps": read, "blind": known, "sampled": sampled}
 
 
 def level_chains() -> list[tuple[list[str], str]]:
@@ -443,8 +444,9 @@ def _run_slopes(frame: pd.DataFrame, x: str, y: str, log: bool = False) -> pd.Da
 
 def read_note(levels: dict) -> str:
     """What a planned replay's pair levels (`pair_levels`) rest on, for the claims' evidence."""
+    blind = f", {levels['blind']} blind ones known wrong in both" if levels["blind"] else ""
     shared = "" if levels["sampled"] is None else f"; shared prompts' error from {levels['sampled']} sampled"
-    return f" (on {levels['steps']} answered steps{shared})"
+    return f" (on {levels['steps']} answered steps{blind}{shared})"
 
 
 def own_note(df: pd.DataFrame, c: Claim) -> str:
