@@ -165,14 +165,18 @@ def test_table5_and_table6_cells_agree_with_the_rows_and_say_what_they_rest_on()
 
 
 def test_a_chain_is_placed_by_the_pair_whose_shared_prompts_were_sampled():
-    """CTMC's pairs sample no shared-prompt step: its own level is unknown, so Table 6's chain is placed by the
-    next pair and CTMC's cell is uniform's minus their row's estimate."""
+    """CTMC's pairs sample no shared-prompt step: their common error falls back on every sampled step, so Table
+    6's chain is placed by the next pair, whose sample holds shared prompts, and CTMC's cell is uniform's minus
+    their row's estimate."""
     df, steps, weights = planned(apart=arms.table6_arms()[0])
-    first = ct.pair_levels(steps, arms.table6_arms()[1], arms.table6_arms()[0], "tail_error", weights)
-    assert first["sampled"] == 0 and np.isnan(first["a"]) and np.isfinite(first["estimate"])
-    t6 = ct.table6(df, ct.planned_cells(steps, weights)).set_index("arm")
     chain = arms.table6_arms()
-    assert np.isfinite(t6.loc[chain, "tail_error"]).all()
+    first = ct.pair_levels(steps, chain[1], chain[0], "tail_error", weights)
+    assert first["any_prompt"] and first["sampled"] == RUNS * len(SAMPLED)
+    second = ct.pair_levels(steps, chain[2], chain[1], "tail_error", weights)
+    assert not second["any_prompt"] and second["sampled"] == RUNS
+    t6 = ct.table6(df, ct.planned_cells(steps, weights)).set_index("arm")
+    assert t6.at[chain[1], "tail_error"] == pytest.approx(second["b"])
+    assert t6.at[chain[2], "tail_error"] == pytest.approx(second["a"])
     for lo, hi in zip(chain, chain[1:]):
         row = ct.compare_arms(steps, hi, lo, "tail_error", "greater", 0.0, shipped(resamples=200), weights)
         assert t6.at[hi, "tail_error"] - t6.at[lo, "tail_error"] == pytest.approx(row["estimate"])

@@ -342,42 +342,51 @@ def pair_levels(steps: pd.DataFrame, a: str, b: str, metric: str, pair_weights: 
     Where every step was predicted that is each arm's mean over the pair's steps. In a planned model replay the
     steps the pair drew carry each arm's own answers; a blind step is wrong in both; a step whose prompts the arms
     share has one answer for both, read where either arm was called, and elsewhere the error of such steps in the
-    plan's uniform sample (`control.plan_sample`, weight > 0): the same value in both arms, so it sets the pair's
-    level and leaves its difference alone. `steps`: the called steps these levels read; `blind`: the blind steps
-    known wrong in both without a call; `sampled`: the sampled shared-prompt steps the unread ones rest on (None
-    when none had to be filled in, NaN levels when none was sampled); `estimate`: the row's, a - b."""
+    plan's uniform sample (`control.plan_sample`, weight > 0), or when the sample holds none of them, the error of
+    every sampled step of the pair (both arms' answers): the same value in both arms, so it sets the pair's level
+    and leaves its difference alone. `steps`: the called steps these levels read; `blind`: the blind steps known
+    wrong in both without a call; `sampled`: the sampled steps the unread ones rest on (None when none had to be
+    filled in, NaN levels when the sample holds none); `any_prompt`: whether those are every sampled step rather
+    than the shared-prompt ones; `estimate`: the row's, a - b."""
     p = _pair_frame(steps, a, b, metric, pair_weights)
     col, sign = DIFFS[metric]
     d, w = _step_diff(p, col, sign)
     keep = d.notna().to_numpy()
-    w = w.to_numpy(dtype=float)[keep]
-    va, vb = (p[f"{col}_{x}"].to_numpy(dtype=float)[keep] for x in "ab")
-    read, sampled, known = int(keep.sum()), None, 0
+    va, vb = (p[f"{col}_{x}"].to_numpy(dtype=float) for x in "ab")
+    read, sampled, known, any_prompt = int(keep.sum()), None, 0, False
     if _planned(p, col):
-        k = p[keep]
-        called_a, called_b = k.called_a.to_numpy(bool), k.called_b.to_numpy(bool)
-        read = int((called_a | called_b).sum())
-        blind = _blind(k)
-        known = int(blind.sum())
-        same = (k.prompt_sha_a == k.prompt_sha_b).to_numpy() & ~blind
+        called_a, called_b = p.called_a.to_numpy(bool), p.called_b.to_numpy(bool)
+        read = int((keep & (called_a | called_b)).sum())
+        blind = _blind(p)
+        known = int((keep & blind).sum())
+        same = (p.prompt_sha_a == p.prompt_sha_b).to_numpy() & ~blind
         # a shared prompt's answer, read where either arm was called: one prompt, one answer
         common = np.where(called_a, va, vb)
-        in_sample = same & (
-            (called_a & (k.weight_a.to_numpy(float) > 0)) | (called_b & (k.weight_b.to_numpy(float) > 0))
-        )
-        unread = same & ~called_a & ~called_b
+        in_sample = called_a & called_b & (p.weight_a.to_numpy(float) > 0) & (p.weight_b.to_numpy(float) > 0)
+        unread = keep & same & ~called_a & ~called_b
         if unread.any():
-            sampled = int(in_sample.sum())
-            common = np.where(unread, common[in_sample].mean() if sampled else np.nan, common)
+            sampled = int((same & in_sample).sum())
+            any_prompt = not sampled
+            pool = (va + vb)[in_sample] / 2 if any_prompt else common[same & in_sample]
+            sampled = sampled or int(in_sample.sum())
+            common = np.where(unread, pool.mean() if sampled else np.nan, common)
         va = np.where(blind, 0.0, np.where(same, common, va))
         vb = np.where(blind, 0.0, np.where(same, common, vb))
+    w = w.to_numpy(dtype=float)[keep]
     total = w.sum()
-    level_a, level_b = (float((w * v).sum() / total) if total > 0 else float("nan") for v in (va, vb))
+    level_a, level_b = (float((w * v[keep]).sum() / total) if total > 0 else float("nan") for v in (va, vb))
     if sign < 0:  # error = 1 - correct
         level_a, level_b = 1.0 - level_a, 1.0 - level_b
-    d = d.to_numpy(dtype=float)[keep]
-    estimate = float((w * d).sum() / total) if total > 0 else float("nan")
-    return {"a": level_a, "b": level_b, "estimate": estimate, "steps": read, "blind": known, "sampled": sampled}
+    estimate = float((w * d.to_numpy(dtype=float)[keep]).sum() / total) if total > 0 else float("nan")
+    return {
+        "a": level_a,
+        "b": level_b,
+        "estimate": estimate,
+        "steps": read,
+        "blind": known,
+        "sampled": sampled,
+        "any_prompt": any_prompt,
+    }
 
 
 def level_chains() -> list[tuple[list[str], str]]:
@@ -388,19 +397,26 @@ def level_chains() -> list[tuple[list[str], str]]:
     return [*table5, *((arms.table6_arms(), m) for m in ERRORS)]
 
 
+def _anchor_rank(levels: dict) -> tuple:
+    """How well a pair's levels are placed: nothing to fill in, else shared-prompt samples before any-prompt
+    ones, then the more sampled steps."""
+    if levels["sampled"] is None:
+        return (2, 0)
+    return (0 if levels["any_prompt"] else 1, levels["sampled"])
+
+
 def planned_cells(steps: pd.DataFrame, pair_weights: pd.DataFrame) -> pd.DataFrame:
     """A planned replay's error cells (arm, metric, value, steps) for Tables 5 and 6, estimated as the claims rows
-    are: two neighbours of a chain (`level_chains`) at their pair's levels (`pair_levels`; the pair whose shared
-    prompts' error rests on the most sampled steps), then each other arm at its neighbour's cell plus or minus
-    their row's estimate, so every two neighbouring cells differ by the row's estimate. `steps`: the answered steps
-    of the pair that places the arm. An arm's own error (the plan's uniform sample) rests on a few steps per run
+    are: two neighbours of a chain (`level_chains`) at their pair's levels (`pair_levels`; the best placed pair,
+    `_anchor_rank`), then each other arm at its neighbour's cell plus or minus their row's estimate, so every two
+    neighbouring cells differ by the row's estimate. `steps`: the answered steps of the pair that places the arm. An arm's own error (the plan's uniform sample) rests on a few steps per run
     and could point the other way from the row."""
     rows = []
     for chain, metric in level_chains():
         if not all((steps.arm == a).any() for a in chain):
             continue
         links = [pair_levels(steps, hi, lo, metric, pair_weights) for lo, hi in zip(chain, chain[1:])]
-        k = max(range(len(links)), key=lambda i: np.inf if links[i]["sampled"] is None else links[i]["sampled"])
+        k = max(range(len(links)), key=lambda i: _anchor_rank(links[i]))
         value = {chain[k]: links[k]["b"], chain[k + 1]: links[k]["a"]}
         read = {chain[k]: links[k]["steps"], chain[k + 1]: links[k]["steps"]}
         for i in range(k + 1, len(links)):  # up the chain: hi = lo + (hi - lo)
@@ -445,7 +461,8 @@ def _run_slopes(frame: pd.DataFrame, x: str, y: str, log: bool = False) -> pd.Da
 def read_note(levels: dict) -> str:
     """What a planned replay's pair levels (`pair_levels`) rest on, for the claims' evidence."""
     blind = f", {levels['blind']} blind ones known wrong in both" if levels["blind"] else ""
-    shared = "" if levels["sampled"] is None else f"; shared prompts' error from {levels['sampled']} sampled"
+    kind = "steps of any prompt" if levels["any_prompt"] else "ones"
+    shared = "" if levels["sampled"] is None else f"; shared prompts' error from {levels['sampled']} sampled {kind}"
     return f" (on {levels['steps']} answered steps{blind}{shared})"
 
 
