@@ -188,3 +188,15 @@ def test_the_budget_binds_no_skipped_item_s_header_fits_the_room_left(order):
         left = budget - p.tokens - 1  # p.tokens counts no newline after the last line
         skipped = [counter(i.compact[0]) + 1 for i in ranked if i.id not in shown]
         assert not skipped or left < min(skipped), (trial, budget, p.text)
+
+
+def test_a_tail_item_shown_by_its_header_is_marked_tail():
+    """The last room's header lines belong to tail items: the site's marks say so, as for a summary."""
+    from tailmem.memory.marks import line_marks
+
+    counter = word_counter()
+    current = MemoryItem(0, ("State 0", "a b"), ("S0 x/y", "  w>y>S1"), "S0 x/y (1/2 exits known: S1/y)")
+    other = MemoryItem(1, ("State 1", "c d"), ("S1 p/q", "  v>q>S2"), "S1 p/q (0/3 exits known)")
+    p = ctmc.allocate([current, other], 8, 1.0, "compact", counter)
+    assert p.tail == (1,) and p.text.split("\n")[-1] == "S1 p/q"
+    assert line_marks(p, {0: current, 1: other}) == "cct"
