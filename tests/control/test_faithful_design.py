@@ -68,7 +68,8 @@ def test_the_note_never_evicts_the_current_item():
     other = MemoryItem(1, ("State 1", "c d"), ("S1 p/q", "  v>q>S2"), "S1 p/q (0/3 exits known)")
     for budget in (8,):  # its share buys its header and fact (5 tokens); the note (6) does not fit beside them
         p = ctmc.allocate([current, other], budget, 1.0, "compact", count)
-        assert p.core == (0,) and p.text == "S0 x/y\n  w>y>S1", (budget, p.text)
+        # the room left (3) takes the other item's header line, which names it: no note is needed
+        assert p.core == (0,) and p.text == "S0 x/y\n  w>y>S1\nS1 p/q", (budget, p.text)
         assert p.tokens <= budget
 
 

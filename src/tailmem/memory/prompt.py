@@ -9,8 +9,8 @@ from dataclasses import dataclass
 class Prompt:
     """The memory block of one API-calling step.
 
-    `core` items appear with at least one fact; `tail` items appear only as their summary line. Both count as
-    accessed (placed into context). `tokens` counts this block with the configured tokenizer.
+    `core` items appear with at least one fact; `tail` items appear only as their summary line, or their header
+    line alone where CTMC's last room had space for no more. Both count as accessed (placed into context). `tokens` counts this block with the configured tokenizer.
     """
 
     text: str

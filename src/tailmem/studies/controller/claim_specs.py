@@ -11,8 +11,11 @@ from tailmem.report import paper_values as paper
 from tailmem.report.claims import Claim
 
 # -- paper 1, the controller study (claims_ctmc; tailmem.studies.controller.tables.claims) --------------------------------
-# Evidence fields: a, b (the metric's mean over runs, arm and baseline), a_own, b_own (each arm's own-count tail),
-# a_tokens, b_tokens (tokens/step), margin_pct (the margin, % of the baseline's tokens/step), means (a trend's means).
+# Evidence fields: a, b (the arm's and the baseline's metric on the row's own steps and weights, so a - b is the row's
+# estimate: tables.pair_levels), read (in a planned model replay, the answered steps a and b rest on; else empty),
+# a_own, b_own (each arm's own-count tail, its mean over runs), own_read (in a planned model replay, the answered
+# steps of each own tail; else empty), a_tokens, b_tokens (tokens/step), margin_pct (the margin, % of the
+# baseline's tokens/step), means (a trend's means).
 # margin "tokens": stats.margins.tokens_rel of the baseline's tokens/step.
 
 
@@ -21,9 +24,11 @@ def _paper_pair(metric: str, enc: str) -> str:
     return f"paper: Graph Memory {gm:g}, CTMC {ct:g}"
 
 
-_TAIL = "shared tail: Graph Memory {b:.3f}, CTMC {a:.3f}; each arm's own tail: {b_own:.3f} vs {a_own:.3f}"
+_TAIL = (
+    "shared tail: Graph Memory {b:.3f}, CTMC {a:.3f}{read}; each arm's own tail: {b_own:.3f} vs {a_own:.3f}{own_read}"
+)
 _TOKENS = "tokens/step Graph Memory {b_tokens:.1f}, CTMC {a_tokens:.1f} (both nominal budgets)"
-_MATCHED = "shared tail: Graph Memory {b:.3f}, matched CTMC {a:.3f}; tokens/step {b_tokens:.1f} vs {a_tokens:.1f}"
+_MATCHED = "shared tail: Graph Memory {b:.3f}, matched CTMC {a:.3f}{read}; tokens/step {b_tokens:.1f} vs {a_tokens:.1f}"
 _GM = {enc: arms.baseline("graph_memory", enc) for enc in ("verbose", "compact")}
 _CT = {enc: arms.nominal_ctmc(enc) for enc in ("verbose", "compact")}
 _MATCHED_CT, _UNIFORM, _SHUFFLED, _REVERSED = arms.table6_arms()
@@ -43,7 +48,7 @@ def _ablation(metric: str) -> tuple[Claim, ...]:
             baseline=lo,
             metric=metric,
             side="greater",
-            evidence=f"{lo_name} {{b:.3f}}, {hi_name} {{a:.3f}}",
+            evidence=f"{lo_name} {{b:.3f}}, {hi_name} {{a:.3f}}{{read}}",
             page=_TABLE6,
             key=f"{metric}:{lo_name}<{hi_name}",
         )

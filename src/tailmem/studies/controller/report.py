@@ -49,6 +49,11 @@ def load_steps(runs: list[ControlRun], results: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def load_counts(runs: list[ControlRun], results: str) -> dict:
+    """(arm, family, seed) -> the arm's access counts (its counts.npz): each arm's own tail."""
+    return {(r.arm, r.family, r.seed): ControlCounts.read(r.counts_file(results))["counts"] for r in runs}
+
+
 def trajectory_counts(cfg: StageSettings, results: str) -> dict:
     """(family, seed) -> the trajectory's access counts over the steps the study replays (its rollout's
     trace.npz, `control.replay_steps`): the tail is the part of memory rarely used in what is replayed."""
@@ -161,6 +166,7 @@ def notes(cfg: StageSettings, st: StatsGroup, predictor: str, budgets: dict) -> 
         "gof_threshold": cfg.audit.gof_threshold,
         "table4": ct.table4_note(predictor),
         "table5": ct.table5_note(budgets),
+        "cells": text(ct.FILE, "cells_planned" if cfg.control.plan else "cells_every_step"),
         "stats": stats_note(st),
         "tokens_margin_pct": 100 * st.margins.tokens_rel,
     }
@@ -176,10 +182,14 @@ def run(cfg: StageSettings) -> None:
     st = stats_settings(cfg)
     runs = control_runs(cfg.composed)
     steps = ct.shared_tail(load_steps(runs, results), trajectory_counts(cfg, results), cfg.control.tail_fraction)
-    df = ct.with_shared_tail(load_summaries(runs, results), steps)
+    df = ct.with_shared_tail(
+        load_summaries(runs, results), steps, load_counts(runs, results), cfg.control.tail_fraction
+    )
     pair_weights = load_pair_weights(cfg, results)
+    cells = None
     if pair_weights is not None:
         log_flips(steps, pair_weights)
+        cells = ct.planned_cells(steps, pair_weights)
     audits = load_audits(policy_runs(cfg.composed), results)
     predictor = ", ".join(sorted(df.predictor.unique()))
     words = notes(cfg, st, predictor, nominal_budgets(df))
@@ -189,8 +199,8 @@ def run(cfg: StageSettings) -> None:
     out = {
         outputs.TABLE3_POLICY: t3,
         outputs.TABLE4_BASELINES: ct.table4(df),
-        outputs.TABLE5_GRAPH_VS_CTMC: ct.table5(df),
-        outputs.TABLE6_ABLATION: ct.table6(df),
+        outputs.TABLE5_GRAPH_VS_CTMC: ct.table5(df, cells),
+        outputs.TABLE6_ABLATION: ct.table6(df, cells),
         outputs.CLAIMS_CTMC: ct.claims(df, conc, steps, st, pair_weights),
         f"{outputs.FIG6_TAU}_data": conc,
         f"{outputs.FIG7_REDUCTION}_data": red,

@@ -35,6 +35,7 @@ from tailmem.studies.controller import claim_specs
 
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
 OWN_TAIL = ("tail_error_own", "tail_coverage_own")  # each arm's own-count tail, kept beside the shared one
+ERRORS = ("overall_error", "tail_error")  # the metrics a model's answers make: a planned replay reads them at few steps
 RUN = ["family", "seed"]  # one replayed trajectory
 FILE = "controller/control.yaml"  # these tables' words and column lists (this study's data/control.yaml)
 SPECS = specs(FILE)
@@ -83,23 +84,49 @@ def shared_tail(steps: pd.DataFrame, trajectory_counts: dict, fraction: float) -
     return pd.concat(parts, ignore_index=True)
 
 
-def with_shared_tail(df: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+def answered(rows: pd.DataFrame) -> int:
+    """The rows an arm's own error reads (`error_rate`): every row, or in a planned replay the called ones of its
+    uniform sample (weight > 0; a step called only for a pair's difference weighs 0 there)."""
+    if "weight" in rows and not rows.called.all():
+        return int((rows.called.astype(bool) & (rows.weight > 0)).sum())
+    return len(rows)
+
+
+def with_shared_tail(
+    df: pd.DataFrame, steps: pd.DataFrame, arm_counts: dict | None = None, fraction: float = 0.5
+) -> pd.DataFrame:
     """The summary frame with tail error and coverage scored on the shared tail (`shared_tail`); the
-    summaries' own-count values move to `tail_error_own` and `tail_coverage_own`."""
-    tail = steps[steps.in_tail]
+    summaries' own-count values move to `tail_error_own` and `tail_coverage_own`. `tail_error_steps` and
+    `overall_error_steps`: the answered steps each error rests on (`answered`); with `arm_counts` ((arm, family,
+    seed) -> the arm's access counts, its counts.npz) also `tail_error_own_steps`, those of the arm's own tail (the
+    least-accessed `fraction` of the states predicted at by its own counts, as its summary scored it)."""
+
+    def own(arm, fam, seed, g) -> dict:
+        if arm_counts is None:
+            return {}
+        tail = tail_states(g, np.asarray(arm_counts[(arm, fam, seed)]), fraction)
+        return {"tail_error_own_steps": answered(g[np.isin(g.state.to_numpy(), tail)])}
+
     shared = pd.DataFrame(
         [
-            {"arm": arm, "family": fam, "seed": seed, "tail_error": error_rate(g), "tail_coverage": g.covered.mean()}
-            | {"tail_steps": len(g)}
-            for (arm, fam, seed), g in tail.groupby(["arm", *RUN])
+            {"arm": arm, "family": fam, "seed": seed, "tail_error": error_rate(g[g.in_tail])}
+            | {"tail_coverage": g.covered[g.in_tail].mean(), "tail_steps": int(g.in_tail.sum())}
+            | {"tail_error_steps": answered(g[g.in_tail]), "overall_error_steps": answered(g)}
+            | own(arm, fam, seed, g)
+            for (arm, fam, seed), g in steps.groupby(["arm", *RUN])
         ]
     )
     out = df.rename(columns={"tail_error": "tail_error_own", "tail_coverage": "tail_coverage_own"})
     return out.merge(shared, on=["arm", *RUN], how="left")
 
 
-def _aggregate(df: pd.DataFrame, arm_list: list[str], metrics=METRICS) -> pd.DataFrame:
-    """Mean and sd over runs per arm of `arm_list` that ran (a scale may run only the claims' arms)."""
+def _aggregate(
+    df: pd.DataFrame, arm_list: list[str], metrics=METRICS, cells: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Mean and sd over runs per arm of `arm_list` that ran (a scale may run only the claims' arms), and per error
+    the answered steps it rests on over all runs (`<error>_steps`). `cells` (`planned_cells`): a planned replay's
+    errors estimated along the claims' pairs, which replace the arms' own (their sd then blank: one estimate
+    over every run, not a mean of runs)."""
     rows = []
     for arm in (a for a in arm_list if (df.arm == a).any()):
         sub = df[df.arm == arm]
@@ -107,6 +134,12 @@ def _aggregate(df: pd.DataFrame, arm_list: list[str], metrics=METRICS) -> pd.Dat
         for m in (*metrics, *(c for c in OWN_TAIL if c in sub)):
             row[m] = sub[m].mean()
             row[f"{m}_sd"] = sub[m].std(ddof=1)
+        for m in (*ERRORS, "tail_error_own"):
+            if f"{m}_steps" in sub:
+                row[f"{m}_steps"] = int(sub[f"{m}_steps"].sum())
+        mine = pd.DataFrame() if cells is None else cells[cells.arm == arm]
+        for cell in mine.itertuples():
+            row[cell.metric], row[f"{cell.metric}_sd"], row[f"{cell.metric}_steps"] = cell.value, np.nan, cell.steps
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -125,8 +158,9 @@ def table4(df: pd.DataFrame) -> pd.DataFrame:
     return SPECS[outputs.TABLE4_BASELINES].check(_with_paper(_aggregate(df, arms.table4_arms())))
 
 
-def table5(df: pd.DataFrame) -> pd.DataFrame:
-    return SPECS[outputs.TABLE5_GRAPH_VS_CTMC].check(_with_paper(_aggregate(df, arms.table5_arms())))
+def table5(df: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
+    """`cells`: a planned replay's errors along the claims' pairs (`planned_cells`)."""
+    return SPECS[outputs.TABLE5_GRAPH_VS_CTMC].check(_with_paper(_aggregate(df, arms.table5_arms(), cells=cells)))
 
 
 def table4_note(predictor: str) -> str:
@@ -144,8 +178,9 @@ def table5_note(budgets: dict) -> str:
 ABLATION_NAMES = ("ctmc", "uniform", "shuffled", "reversed")
 
 
-def table6(df: pd.DataFrame) -> pd.DataFrame:
-    out = _aggregate(df, arms.table6_arms())
+def table6(df: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
+    """`cells`: a planned replay's errors along the claims' pairs (`planned_cells`)."""
+    out = _aggregate(df, arms.table6_arms(), cells=cells)
     out.insert(1, "allocation", ["CTMC (tau=1)", "Uniform (tau=0)", "Shuffled ranks (tau=1)", "Reversed ranks (tau=1)"])
     for m in ("tokens_per_step", "overall_error", "tail_error"):
         out[f"{m}_paper"] = [paper.TABLE6[name][m] for name in ABLATION_NAMES]
@@ -192,6 +227,19 @@ def _paired_steps(steps: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     return steps[steps.arm == a].merge(right, on=keys, how="inner", suffixes=("_a", "_b"))
 
 
+def _planned(p: pd.DataFrame, col: str) -> bool:
+    """Whether `col` of the paired rows `p` is known at some steps only: a planned model replay's answers."""
+    return col == "correct" and "called_a" in p and not (p.called_a.all() and p.called_b.all())
+
+
+def _blind(p: pd.DataFrame) -> np.ndarray:
+    """Steps where neither block names the true next state and the plan knows both arms are wrong there
+    (`blind_exact`: the predictor answers only with a state its block names)."""
+    if "blind_exact" not in p or "mentions_next_a" not in p:
+        return np.zeros(len(p), bool)
+    return (p.blind_exact.astype(bool) & ~p.mentions_next_a.astype(bool) & ~p.mentions_next_b.astype(bool)).to_numpy()
+
+
 def _step_diff(p: pd.DataFrame, col: str, sign: float) -> tuple[pd.Series, pd.Series]:
     """(sign x (a - b) of `col`, weight) per paired step. In a planned model replay (`control.plan`) a step at
     which both arms sent the same prompt differs by exactly 0 (greedy decoding: one prompt, one answer), weight 1,
@@ -202,13 +250,9 @@ def _step_diff(p: pd.DataFrame, col: str, sign: float) -> tuple[pd.Series, pd.Se
     step called for both arms weighs its shared plan weight."""
     d = sign * (p[f"{col}_a"].astype(float) - p[f"{col}_b"].astype(float))
     w = pd.Series(1.0, index=p.index)
-    if col != "correct" or "called_a" not in p or (p.called_a.all() and p.called_b.all()):
+    if not _planned(p, col):
         return d, w
-    same = (p.prompt_sha_a == p.prompt_sha_b).to_numpy(copy=True)
-    if "blind_exact" in p and "mentions_next_a" in p:
-        same |= (
-            p.blind_exact.astype(bool) & ~p.mentions_next_a.astype(bool) & ~p.mentions_next_b.astype(bool)
-        ).to_numpy()
+    same = (p.prompt_sha_a == p.prompt_sha_b).to_numpy(copy=True) | _blind(p)
     called = (p.called_a.astype(bool) & p.called_b.astype(bool)).to_numpy()
     weight = p.pair_weight.astype(float) if "pair_weight" in p else p.weight_a.astype(float)
     drawn = called & weight.notna().to_numpy() & (weight.fillna(0) > 0).to_numpy()
@@ -248,15 +292,7 @@ def compare_arms(
     """Claims columns of metric(a) - metric(b) over the same steps, read on the runs (the verdict), with the
     state-level reading beside it (`state_*`, `n_states`). Tail metrics use the shared tail only. `pair_weights`
     (family, seed, a, b, step, pair_weight): a planned replay's draws per pair of arms (`pair_weight_frame`)."""
-    p = _paired_steps(steps, a, b)
-    if pair_weights is not None:
-        mine = pair_weights[
-            ((pair_weights.a == a) & (pair_weights.b == b)) | ((pair_weights.a == b) & (pair_weights.b == a))
-        ]
-        p = p.merge(mine[[*RUN, "step", "pair_weight"]], on=[*RUN, "step"], how="left")
-        p = p.merge(pair_weights.attrs["blind_exact"], on=RUN, how="left")
-    if metric.startswith("tail_"):
-        p = p[p.in_tail]
+    p = _pair_frame(steps, a, b, metric, pair_weights)
     col, sign = DIFFS[metric]
     d, w = _step_diff(p, col, sign)
     keep = d.notna().to_numpy()
@@ -281,6 +317,114 @@ def compare_arms(
 
 
 UNIT = "run (family x seed); states within"
+
+
+def _pair_frame(steps: pd.DataFrame, a: str, b: str, metric: str, pair_weights: pd.DataFrame | None) -> pd.DataFrame:
+    """Arm a's and arm b's rows of the steps `metric` scores (the shared tail for a tail metric) side by side, with
+    a planned replay's draws for this pair (`pair_weight`) and whether its blind steps are known (`blind_exact`)."""
+    p = _paired_steps(steps, a, b)
+    if pair_weights is not None:
+        mine = pair_weights[
+            ((pair_weights.a == a) & (pair_weights.b == b)) | ((pair_weights.a == b) & (pair_weights.b == a))
+        ]
+        p = p.merge(mine[[*RUN, "step", "pair_weight"]], on=[*RUN, "step"], how="left")
+        p = p.merge(pair_weights.attrs["blind_exact"], on=RUN, how="left")
+    if metric.startswith("tail_"):
+        p = p[p.in_tail]
+    return p
+
+
+def pair_levels(steps: pd.DataFrame, a: str, b: str, metric: str, pair_weights: pd.DataFrame | None = None) -> dict:
+    """Arm a's and arm b's `metric` estimated as their claims row estimates their difference: over the same steps
+    with the same weights (`_step_diff`), pooled over runs as the row's estimate is (each run weighs its steps), so
+    `a - b` is the row's `estimate` and the two can never point different ways.
+
+    Where every step was predicted that is each arm's mean over the pair's steps. In a planned model replay the
+    steps the pair drew carry each arm's own answers; a blind step is wrong in both; a step whose prompts the arms
+    share has one answer for both, read where either arm was called, and elsewhere the error of such steps in the
+    plan's uniform sample (`control.plan_sample`, weight > 0), or when the sample holds none of them, the error of
+    every sampled step of the pair (both arms' answers): the same value in both arms, so it sets the pair's level
+    and leaves its difference alone. `steps`: the called steps these levels read; `blind`: the blind steps known
+    wrong in both without a call; `sampled`: the sampled steps the unread ones rest on (None when none had to be
+    filled in, NaN levels when the sample holds none); `any_prompt`: whether those are every sampled step rather
+    than the shared-prompt ones; `estimate`: the row's, a - b."""
+    p = _pair_frame(steps, a, b, metric, pair_weights)
+    col, sign = DIFFS[metric]
+    d, w = _step_diff(p, col, sign)
+    keep = d.notna().to_numpy()
+    va, vb = (p[f"{col}_{x}"].to_numpy(dtype=float) for x in "ab")
+    read, sampled, known, any_prompt = int(keep.sum()), None, 0, False
+    if _planned(p, col):
+        called_a, called_b = p.called_a.to_numpy(bool), p.called_b.to_numpy(bool)
+        read = int((keep & (called_a | called_b)).sum())
+        blind = _blind(p)
+        known = int((keep & blind).sum())
+        same = (p.prompt_sha_a == p.prompt_sha_b).to_numpy() & ~blind
+        # a shared prompt's answer, read where either arm was called: one prompt, one answer
+        common = np.where(called_a, va, vb)
+        in_sample = called_a & called_b & (p.weight_a.to_numpy(float) > 0) & (p.weight_b.to_numpy(float) > 0)
+        unread = keep & same & ~called_a & ~called_b
+        if unread.any():
+            sampled = int((same & in_sample).sum())
+            any_prompt = not sampled
+            pool = (va + vb)[in_sample] / 2 if any_prompt else common[same & in_sample]
+            sampled = sampled or int(in_sample.sum())
+            common = np.where(unread, pool.mean() if sampled else np.nan, common)
+        va = np.where(blind, 0.0, np.where(same, common, va))
+        vb = np.where(blind, 0.0, np.where(same, common, vb))
+    w = w.to_numpy(dtype=float)[keep]
+    total = w.sum()
+    level_a, level_b = (float((w * v[keep]).sum() / total) if total > 0 else float("nan") for v in (va, vb))
+    if sign < 0:  # error = 1 - correct
+        level_a, level_b = 1.0 - level_a, 1.0 - level_b
+    estimate = float((w * d.to_numpy(dtype=float)[keep]).sum() / total) if total > 0 else float("nan")
+    return {
+        "a": level_a,
+        "b": level_b,
+        "estimate": estimate,
+        "steps": read,
+        "blind": known,
+        "sampled": sampled,
+        "any_prompt": any_prompt,
+    }
+
+
+def level_chains() -> list[tuple[list[str], str]]:
+    """(arms, metric) whose planned cells are read along claim pairs: each two neighbours are the arm and the
+    baseline of one claims row on that metric (Table 5's Graph Memory and CTMC per encoding on tail error; Table
+    6's ablation, CTMC < uniform < shuffled < reversed, on tail and overall error)."""
+    table5 = [([arms.baseline("graph_memory", enc), arms.nominal_ctmc(enc)], "tail_error") for enc in arms.ENCODINGS]
+    return [*table5, *((arms.table6_arms(), m) for m in ERRORS)]
+
+
+def _anchor_rank(levels: dict) -> tuple:
+    """How well a pair's levels are placed: nothing to fill in, else shared-prompt samples before any-prompt
+    ones, then the more sampled steps."""
+    if levels["sampled"] is None:
+        return (2, 0)
+    return (0 if levels["any_prompt"] else 1, levels["sampled"])
+
+
+def planned_cells(steps: pd.DataFrame, pair_weights: pd.DataFrame) -> pd.DataFrame:
+    """A planned replay's error cells (arm, metric, value, steps) for Tables 5 and 6, estimated as the claims rows
+    are: two neighbours of a chain (`level_chains`) at their pair's levels (`pair_levels`; the best placed pair,
+    `_anchor_rank`), then each other arm at its neighbour's cell plus or minus their row's estimate, so every two
+    neighbouring cells differ by the row's estimate. `steps`: the answered steps of the pair that places the arm. An arm's own error (the plan's uniform sample) rests on a few steps per run
+    and could point the other way from the row."""
+    rows = []
+    for chain, metric in level_chains():
+        if not all((steps.arm == a).any() for a in chain):
+            continue
+        links = [pair_levels(steps, hi, lo, metric, pair_weights) for lo, hi in zip(chain, chain[1:])]
+        k = max(range(len(links)), key=lambda i: _anchor_rank(links[i]))
+        value = {chain[k]: links[k]["b"], chain[k + 1]: links[k]["a"]}
+        read = {chain[k]: links[k]["steps"], chain[k + 1]: links[k]["steps"]}
+        for i in range(k + 1, len(links)):  # up the chain: hi = lo + (hi - lo)
+            value[chain[i + 1]], read[chain[i + 1]] = value[chain[i]] + links[i]["estimate"], links[i]["steps"]
+        for i in range(k - 1, -1, -1):  # down the chain: lo = hi - (hi - lo)
+            value[chain[i]], read[chain[i]] = value[chain[i + 1]] - links[i]["estimate"], links[i]["steps"]
+        rows += [{"arm": a, "metric": metric, "value": value[a], "steps": read[a]} for a in chain]
+    return pd.DataFrame(rows, columns=["arm", "metric", "value", "steps"])
 
 
 def pair_weight_frame(plans: list) -> pd.DataFrame:
@@ -314,6 +458,24 @@ def _run_slopes(frame: pd.DataFrame, x: str, y: str, log: bool = False) -> pd.Da
     return pd.DataFrame(rows, columns=["family", "seed", "slope"])
 
 
+def read_note(levels: dict) -> str:
+    """What a planned replay's pair levels (`pair_levels`) rest on, for the claims' evidence."""
+    blind = f", {levels['blind']} blind ones known wrong in both" if levels["blind"] else ""
+    kind = "steps of any prompt" if levels["any_prompt"] else "ones"
+    shared = "" if levels["sampled"] is None else f"; shared prompts' error from {levels['sampled']} sampled {kind}"
+    return f" (on {levels['steps']} answered steps{blind}{shared})"
+
+
+def own_note(df: pd.DataFrame, c: Claim) -> str:
+    """What a planned replay's own-tail errors rest on (the plan's uniform sample in each arm's own tail), for the
+    claims' evidence: they may point either way, so their steps stand beside them."""
+    col = f"{c.metric}_own_steps"
+    if col not in df:
+        return ""
+    b, a = (int(df.loc[df.arm == arm, col].sum()) for arm in (c.baseline, c.arm))
+    return f" (on {b} vs {a} answered steps)"
+
+
 def _mean(df: pd.DataFrame, arm: str, col: str) -> float:
     return float(df.loc[df.arm == arm, col].mean()) if col in df else float("nan")
 
@@ -330,7 +492,9 @@ def claims(
     (`tailmem.report.claims`).
 
     `df` is `with_shared_tail` of the summaries, `steps` is `shared_tail` of the per-step records, `pair_weights`
-    a planned model replay's draws per pair of arms (`pair_weight_frame`).
+    a planned model replay's draws per pair of arms (`pair_weight_frame`). A row's `a` and `b` are its arms'
+    levels on its own steps and weights (`pair_levels`): their difference is the row's estimate; in a planned
+    replay `read` says what they rest on.
     """
 
     def compared(c: Claim) -> dict:
@@ -340,9 +504,12 @@ def claims(
             cmp = compare(slopes.slope, slopes.seed, direction=c.side, threshold=c.threshold, settings=s)
             shown = ", ".join(f"tau {t:g}: {v:.3f}" for t, v in means.items())
             return {"unit": c.unit, **cmp.row(), "evidence": evidence(c, means=shown)}
+        levels = pair_levels(steps, c.arm, c.baseline, c.metric, pair_weights)
         fields = {
-            "a": _mean(df, c.arm, c.metric),
-            "b": _mean(df, c.baseline, c.metric),
+            "a": levels["a"],
+            "b": levels["b"],
+            "read": read_note(levels) if c.metric in ERRORS and pair_weights is not None else "",
+            "own_read": own_note(df, c) if c.metric in ERRORS and pair_weights is not None else "",
             "a_own": _mean(df, c.arm, f"{c.metric}_own"),
             "b_own": _mean(df, c.baseline, f"{c.metric}_own"),
             "a_tokens": _mean(df, c.arm, "tokens_per_step"),
