@@ -1,4 +1,5 @@
-"""What a model slice will cost, from a measured slice's per-call rates (prints, never asserts).
+"""What a model slice will cost, from a measured slice's per-call rates, and what its calls can decide (prints,
+never asserts).
 
 Why: a slice is sized before it runs. The calls a slice makes per unit (a policy step, a planned prediction, a
 question, a game) and the seconds each takes are measured in another slice's call cache (`latency_s` per row);
@@ -6,8 +7,14 @@ this script counts the target slice's units from its config and prints, per (rol
 and seconds per call, the factor from the measured slice's units to the target's, and the target's calls and
 hours (one core; divide by the jobs that run side by side).
 
+Then, per claim, what those calls buy: the controller claims' planned power at their model-free twin's effect
+(the design check's pairs.csv of `--twin-scale`, the target's own when it ran, read as if the target's runs were
+like them), the predictor calls and hours of the target's plan (`control.plan_calls`, or the calls
+`control.plan_budget_s` or `--budget-hours` buys to decide the most claims: tailmem.control.design.spend_budget),
+and the other studies' rows at their stated effects (`power.stated_effects`); and the total against the budget.
+
     python benchmarks/plan_model_slice.py --measured default_model --cache results/model/llm_cache.sqlite \
-        --target paper_model
+        --target paper_model --twin-scale default_model --budget-hours 16
 """
 
 from __future__ import annotations
@@ -62,6 +69,69 @@ def units(cfg, stage: str) -> float:
     return 1.0
 
 
+def claim_plan(target, twin_scale: str, budget_hours: float | None) -> None:
+    """Per claim: planned power, units, predictor calls and hours of the target's plan at its twin's effect, the
+    other studies' rows at their stated effects; the total against the budget."""
+    import pandas as pd
+
+    from tailmem import paths
+    from tailmem.control import design
+    from tailmem.graph_runs import design_runs
+    from tailmem.stats.settings import settings as stats_settings
+    from tailmem.workflow import compose_config
+
+    twin_cfg = compose_config(twin_scale)
+    files = [
+        Path(paths.DESIGN.format(**r.keys(twin_cfg.results_dir))) / paths.PAIRS_FILE for r in design_runs(twin_cfg)
+    ]
+    missing = [f for f in files if not f.exists()]
+    if missing:
+        print(
+            f"\nno per-claim plan: {len(missing)} of {len(files)} design-check pairs.csv of {twin_scale} missing "
+            f"(run `snakemake --config scale={twin_scale} -- design_check_report` first), e.g. {missing[0]}"
+        )
+        return
+    rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    twins = design.twins(rows)
+    c, pw, st = target.control, target.power, stats_settings(target)
+    units = len(design_runs(target))
+    seconds = budget_hours * 3600 if budget_hours is not None else c.plan_budget_s
+    b = design.Budget(seconds, float(pw.call_seconds.predictor), float(pw.target), float(pw.least), st.alpha)
+    calls = int(c.plan_calls) if seconds is None else design.spend_budget(twins, units, b)
+    how = f"control.plan_calls {c.plan_calls} per pair" if seconds is None else f"a budget of {seconds / 3600:.1f} h"
+    print(f"\n{target.scale.name}: {units} runs, planned by {how}; the twin of {twin_scale} ({len(files)} runs)")
+    print(
+        "| claim | twin effect | SD between runs | draws per run | predictor calls | hours (1 core) | planned power |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    total_s = decided = 0.0
+    for label, twin in twins.items():
+        key = (twin.pair.a, twin.pair.b)
+        tail, other = (calls, calls) if isinstance(calls, int) else calls.get(key, (0, 0))
+        draws = twin.draws(tail, other)
+        zero = twin.zero_by_design or (tail, other) == (0, 0)
+        p = 0.0 if zero else twin.power(units, draws, st.alpha)
+        n = 0.0 if zero else twin.calls(draws, units)
+        total_s, decided = total_s + n * b.rate, decided + p
+        word = " (zero by design)" if twin.zero_by_design else ""
+        print(
+            f"| {label}{word} | {twin.effect:+.3f} | {twin.sd_between:.3f} | {n / 2 / units:.0f} | {n:,.0f} | "
+            f"{n * b.rate / 3600:.1f} | {p:.2f} |"
+        )
+    for r in design.study_rows(target, st.min_units, st.alpha):
+        total_s += r["core_seconds"] if r["core_seconds"] == r["core_seconds"] else 0.0
+        print(
+            f"| {r['claim']} | {r['stated_effect']:+.3f} (stated) | {r['stated_sd']:.3f} | {r['calls_per_unit']:,.0f} "
+            f"per {r['scope'][:-1]} | {r['planned_calls']:,.0f} | {r['core_seconds'] / 3600:.1f} | "
+            f"{r['planned_power']:.2f} |"
+        )
+    against = f" against a budget of {seconds / 3600:.1f} h" if seconds is not None else ""
+    print(
+        f"\nthe plan: {total_s / 3600:.1f} core-hours{against} (predictor: controller claims; the other rows' "
+        f"roles at power.call_seconds); controller claims decided, expected: {decided:.1f} of {len(twins)}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--measured", default="default_model", help="the scale whose slice made the cache")
@@ -83,10 +153,26 @@ def main() -> None:
         help="executor calls per ALFWorld game step and seconds per call when the measured slice played no game "
         "(default_model at commit dd54d3e: 24 calls over 2 games x 10 steps, 17 at 12.6 s and 7 at 28.4 s)",
     )
+    ap.add_argument(
+        "--twin-scale",
+        default=None,
+        help="the scale whose design check's twin plans the claims (default: the target's)",
+    )
+    ap.add_argument(
+        "--budget-hours",
+        type=float,
+        default=None,
+        help="core-hours the controller claims' plan may "
+        "spend (default: the target's control.plan_budget_s; null there: control.plan_calls)",
+    )
     args = ap.parse_args()
     from tailmem.workflow import compose_config
 
     measured, target = compose_config(args.measured), compose_config(args.target)
+    if not args.cache.exists():
+        print(f"no call cache at {args.cache}: no measured rates (the per-claim plan below uses power.call_seconds)")
+        claim_plan(target, args.twin_scale or args.target, args.budget_hours)
+        return
     with sqlite3.connect(args.cache) as conn:
         rows = conn.execute(
             "SELECT role, stage, COUNT(*), AVG(latency_s), AVG(prompt_tokens) FROM calls GROUP BY role, stage"
@@ -122,6 +208,7 @@ def main() -> None:
         f"\n{args.target}: about {total_calls:,.0f} calls, {total_s / 3600:.1f} core-hours at {args.measured}'s "
         f"measured rates; {total_s / 3600 / args.jobs:.1f} h with {args.jobs} model jobs side by side"
     )
+    claim_plan(target, args.twin_scale or args.target, args.budget_hours)
 
 
 if __name__ == "__main__":

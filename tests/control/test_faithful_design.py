@@ -239,7 +239,7 @@ def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config
     assert two["ALFWorld"]["plan"] == "undecidable by design: 2 games planned, stats.min_units 6"
     enough = "decidable if at least 6 questions part the arms"  # 2^-6 <= 0.025
     assert rows["fsmem"]["plan"].startswith(enough) and rows["LongMemEval"]["plan"].startswith(enough)
-    # and each says its power at its stated effect (control.stated_effects): 22 questions, 6 questions
+    # and each says its power at its stated effect (power.stated_effects): 22 questions, 6 questions
     assert rows["fsmem"]["planned_power"] > 0.5 > rows["LongMemEval"]["planned_power"]
     assert "80% at 33 questions" in rows["fsmem"]["plan"]
     smoke = {r["claim"].split(":")[0]: r for r in design.study_rows(compose_config("smoke_model"), 6, 0.025)}

@@ -43,10 +43,11 @@ def test_the_planned_power_is_the_row_s_test_s_power(units, effect):
 
 
 def test_units_for_is_the_first_number_of_units_that_reaches_the_target():
-    n = power.units_for(0.5, 1.0, ALPHA, "greater", target=0.8)
-    assert power.power(0.5, 1.0, n, ALPHA, "greater") >= 0.8 > power.power(0.5, 1.0, n - 1, ALPHA, "greater")
-    assert power.units_for(-0.5, 1.0, ALPHA, "greater") is None  # the effect is on the other side
-    assert power.units_for(0.5, 1.0, ALPHA, "greater", least=40) == 40
+    n = power.units_for(0.5, 1.0, ALPHA, target=0.8)
+    assert power.decided(0.5, 1.0, n, ALPHA) >= 0.8 > power.decided(0.5, 1.0, n - 1, ALPHA)
+    assert power.units_for(-0.5, 1.0, ALPHA) == n  # a row is decided on either side (NOT HELD here)
+    assert power.units_for(0.0, 1.0, ALPHA) is None  # no effect: no number of units decides it
+    assert power.units_for(0.5, 1.0, ALPHA, least=40) == 40
 
 
 def test_the_draw_variance_is_the_stratified_estimate_s_variance():
@@ -207,3 +208,19 @@ def test_runs_of_two_families_with_one_seed_draw_different_keys():
         for f in ("modular", "scale_free")
     ]
     assert drawn[0].steps != drawn[1].steps
+
+
+def test_each_claims_row_gets_its_claim_pair_s_planned_power():
+    """The claims tables print a row's planned power beside its verdict: the error rows of claims_ctmc read their
+    claim pair's power from the plan (`design_check.claims_power`); model-free rows (coverage, tokens) get none."""
+    from tailmem.records.control import DesignPlan
+    from tailmem.studies.controller.design_check import claims_power
+
+    powers = {p.label: round(0.1 * i, 1) for i, p in enumerate(design.claim_pairs())}
+    plan = DesignPlan("f", 0, [], 1, 0, 0.1, [], [], [], True, planned_power=powers)
+    out = claims_power([plan])
+    assert out["CTMC lowers tail error vs Graph Memory (verbose)"] == powers["Table 5 (verbose): CTMC vs Graph Memory"]
+    assert out["At a matched budget overall error: ctmc < uniform"] == powers["Table 6 (overall): CTMC vs uniform"]
+    assert out["At a matched budget tail error: shuffled < reversed"] == powers["Table 6 (tail): shuffled vs reversed"]
+    assert "CTMC raises tail coverage vs Graph Memory (verbose)" not in out
+    assert len(out) == len(design.claim_pairs())  # one error row per claim pair

@@ -352,8 +352,14 @@ class ClaimTwin:
         return math.sqrt(self.sd_between**2 + float(np.mean(within))) if within else float("nan")
 
     def power(self, units: int, draws: np.ndarray | None, alpha: float) -> float:
-        """The chance the claims row decides the claim's side at the twin's effect with `units` runs."""
-        return power.power(self.effect, self.unit_sd(draws), units, alpha, self.pair.side)
+        """The chance the claims row is decided (HELD or NOT HELD, `power.decided`) at the twin's effect with
+        `units` runs and `draws` (runs x strata; None: every step called)."""
+        return power.decided(self.effect, self.unit_sd(draws), units, alpha)
+
+    @property
+    def expects(self) -> str:
+        """The verdict the twin's effect points to: HELD on the claim's side of 0, else NOT HELD."""
+        return "HELD" if (self.effect < 0) == (self.pair.side == "less") and self.effect != 0 else "NOT HELD"
 
     def calls(self, draws: np.ndarray, units: int) -> float:
         """Predictor calls for this claim over `units` runs: both arms at every drawn step the claim reads."""
@@ -480,16 +486,18 @@ def plan_text(
             f"twin effect zero by design (the arms' blocks differ in evidence on 0 of {int(twin.steps.sum()):,} "
             f"scored steps; twin effect {twin.effect:+.3f}): undecidable at any budget, {every}; no calls"
         )
+    expect = f"{twin.expects} expected at the twin's effect {twin.effect:+.3f}"
+    shown = f"{math.floor(100 * planned)}%"  # 79.9% is not 80%
     if planned >= budget.target:
-        return f"decidable: planned power {planned:.0%}"
+        return f"decidable: planned power {shown} ({expect})"
     if calls_80 is not None:
-        return f"underpowered: planned power {planned:.0%}; {at} at {calls_80} draws per run over {units} runs"
+        return f"underpowered: planned power {shown}; {at} at {calls_80} draws per run over {units} runs ({expect})"
     if every_80 is not None:
         return (
-            f"undecidable at this scale's {units} runs (planned power {planned:.0%}): {at} would take "
-            f"{every_80:,} runs with every step called"
+            f"undecidable at this scale's {units} runs, whatever it spends (planned power {shown}): {at} would take "
+            f"{every_80:,} runs with every step called ({expect})"
         )
-    return f"undecidable at any budget: the twin's effect {twin.effect:+.3f} does not reach {at} at any number of runs"
+    return f"undecidable at any budget: the twin's effect {twin.effect:+.3f} reaches {at} at no number of runs"
 
 
 def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: Budget, plans=()) -> pd.DataFrame:
@@ -505,9 +513,8 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: Budget, plans=()
         twin, units = twin_of[claim], len(g)
         draws = drawn(plans, twin.pair, twin.runs) if plans else None
         planned = 0.0 if twin.zero_by_design else twin.power(units, draws, alpha)
-        side = twin.pair.side
-        units_80 = power.units_for(twin.effect, twin.unit_sd(draws), alpha, side, target=budget.target, least=min_units)
-        every_80 = power.units_for(twin.effect, twin.sd_between, alpha, side, target=budget.target, least=min_units)
+        units_80 = power.units_for(twin.effect, twin.unit_sd(draws), alpha, target=budget.target, least=min_units)
+        every_80 = power.units_for(twin.effect, twin.sd_between, alpha, target=budget.target, least=min_units)
         per_run = twin.calls_for(units, alpha, budget.target)
         calls_80 = None if per_run is None else twin.calls(twin.draws(per_run, per_run), units)
         calls = 0.0 if twin.zero_by_design or draws is None else twin.calls(draws, units)
@@ -552,12 +559,12 @@ def alfworld_games(alf) -> int | None:
 
 def stated_row(stated, units: int | None, seconds, alpha: float, target: float, min_units: int, steps: int) -> dict:
     """A study's planned power, units for `target` and cost from its stated effect and per-unit SD (`stated`:
-    control.stated_effects.<study>) and the per-call `seconds` of each role; `steps` counts a policy role's calls
+    power.stated_effects.<study>) and the per-call `seconds` of each role; `steps` counts a policy role's calls
     per unit when the config leaves them null (the rollout's steps per run)."""
     calls = {role: (steps if n is None else float(n)) for role, n in stated.calls_per_unit.items()}
     per_unit = sum(calls.values())
     seconds_per_unit = sum(n * getattr(seconds, role) for role, n in calls.items())
-    planned = power.power(stated.effect, stated.sd, units, alpha, "greater") if units else float("nan")
+    planned = power.decided(stated.effect, stated.sd, units, alpha) if units else float("nan")
     return {
         "stated_effect": float(stated.effect),
         "stated_sd": float(stated.sd),
@@ -565,7 +572,7 @@ def stated_row(stated, units: int | None, seconds, alpha: float, target: float, 
         "calls_per_unit": per_unit,
         "planned_calls": per_unit * units if units is not None else float("nan"),
         "planned_power": planned,
-        "units_for_80": power.units_for(stated.effect, stated.sd, alpha, "greater", target=target, least=min_units),
+        "units_for_80": power.units_for(stated.effect, stated.sd, alpha, target=target, least=min_units),
         "calls_for_80": None,
         "core_seconds": seconds_per_unit * units if units is not None else float("nan"),
     }
@@ -574,16 +581,16 @@ def stated_row(stated, units: int | None, seconds, alpha: float, target: float, 
 def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = None) -> list[dict]:
     """The other model-played studies' paired claims, checked before any call: the independent units each plans
     (questions, games, runs) against `stats.min_units` and the smallest p, and its planned power, units for
-    `control.plan_power` and core-seconds from its stated effect (`stated_row`). A cap of None counts as the whole
+    `power.target` and core-seconds from its stated effect (`stated_row`). A cap of None counts as the whole
     benchmark (enough units; no power or cost is given); `fsmem_questions`, when the data was read, is the number
     of LoCoMo questions the answer stages ask (fewer than the cap when the kept sessions hold the evidence of
     fewer)."""
-    c = cfg.control
+    c = cfg.power
     policy_steps = int(cfg.rollout.episodes) * int(cfg.rollout.steps)
 
     def planned(study: str, units: int | None) -> dict:
         stated = c.stated_effects[study]
-        return stated_row(stated, units, c.call_seconds, alpha, float(c.plan_power), min_units, policy_steps)
+        return stated_row(stated, units, c.call_seconds, alpha, float(c.target), min_units, policy_steps)
 
     # a yes/no outcome (correct, won) is decided by the units where the arms part only: the exact paired test's
     # smallest p is 2^-k over k discordant units, so enough units is not enough when the arms rarely part
@@ -602,7 +609,7 @@ def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = 
         if ok and n is not None:
             need = more["units_for_80"]
             plan += f"; planned power {more['planned_power']:.0%} at the stated effect" + (
-                f", {c.plan_power:.0%} at {need:,} {unit}" if need else f", {c.plan_power:.0%} at no number of {unit}"
+                f", {c.target:.0%} at {need:,} {unit}" if need else f", {c.target:.0%} at no number of {unit}"
             )
         return {"claim": claim, "scope": unit, "runs": n, "min_units": min_units, "smallest_p": p, "plan": plan} | more
 

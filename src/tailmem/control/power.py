@@ -7,8 +7,9 @@ mean carries two spreads: the spread between units (`sd_between`: what the row w
 and, when a plan calls only a sample of a unit's steps, the sample's own (`draw_variance`: a stratified sample
 without replacement, each draw weighted by its stratum's size / drawn). The row's power is then that of a
 one-sided test of a mean over `units` values whose SD is sqrt(sd_between^2 + draw variance): the noncentral t
-(`power`), checked against the row's exact sign-flip test by simulation (tests/control/test_power.py). A test
-that cannot reach alpha with every unit on the claim's side (2^-units > alpha) has no power at any effect.
+(`power`), checked against the row's exact sign-flip test by simulation (tests/control/test_plan_power.py). A test
+that cannot reach alpha with every unit on the claim's side (2^-units > alpha) has no power at any effect. A row
+is decided when either side's test rejects (HELD or NOT HELD, `decided`): what a plan buys is decisions.
 
 A budget buys calls; `spend` picks, for each claim group, one of its plans (calls, expected claims decided) to
 maximise the decisions the budget buys (a multiple-choice knapsack, solved exactly on a grid of the budget).
@@ -76,20 +77,25 @@ def _flip_power(units: int, alpha: float, standardized: float) -> float:
     return float(np.interp(standardized, _CURVE, _flip_curve(units, alpha)))
 
 
+def decided(effect: float, sd: float, units: int, alpha: float, threshold: float = 0.0) -> float:
+    """The chance that a row is decided at all, HELD or NOT HELD: a one-sided test on either side of `threshold`
+    rejects (`power` on both sides). A claim whose effect lies on the other side is decided too (NOT HELD)."""
+    return sum(power(effect, sd, units, alpha, side, threshold) for side in DIRECTIONS)
+
+
 def units_for(
     effect: float,
     sd: float,
     alpha: float,
-    direction: str,
     threshold: float = 0.0,
     target: float = 0.8,
     least: int = 2,
 ) -> int | None:
-    """The fewest units (at least `least`) at which `power` reaches `target`; None when no number does (the
-    effect lies on the other side of the threshold, or reaching it would take more than MOST_UNITS)."""
+    """The fewest units (at least `least`) at which a row is `decided` with chance `target`; None when no number
+    does (no effect, or reaching it would take more than MOST_UNITS)."""
 
     def enough(n: int) -> bool:
-        return power(effect, sd, n, alpha, direction, threshold) >= target
+        return decided(effect, sd, n, alpha, threshold) >= target
 
     if not enough(MOST_UNITS):
         return None

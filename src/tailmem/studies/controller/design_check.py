@@ -103,14 +103,14 @@ def run(cfg: StageSettings) -> None:
 
 
 def budget(cfg) -> design.Budget:
-    """What the plan may spend (`control.plan_budget_s` at the predictor's `control.call_seconds`) and the power it
+    """What the plan may spend (`control.plan_budget_s` at the predictor's `power.call_seconds`) and the power it
     plans for, from the stage's settings."""
-    c = cfg.control
+    c, pw = cfg.control, cfg.power
     return design.Budget(
         seconds=None if c.plan_budget_s is None else float(c.plan_budget_s),
-        rate=float(c.call_seconds.predictor),
-        target=float(c.plan_power),
-        least=float(c.plan_least_power),
+        rate=float(pw.call_seconds.predictor),
+        target=float(pw.target),
+        least=float(pw.least),
         alpha=stats_settings(cfg).alpha,
     )
 
@@ -265,8 +265,8 @@ def report(cfg: StageSettings) -> None:
     calls = sum(len(p.arm_calls(a)) for p in plans for a in p.arms)  # at most: a shared prompt shares its call
     table["draws_per_run"] = [draws_per_run(plans, claim) for claim in table.claim]
     c = cfg.scale.control
-    rate = cfg.control.call_seconds
-    stated = "; ".join(f"{k}: {v.source}" for k, v in cfg.control.stated_effects.items())
+    rate = cfg.power.call_seconds
+    stated = "; ".join(f"{k}: {v.source}" for k, v in cfg.power.stated_effects.items())
     allotted = (
         f"{cfg.control.plan_calls} tail steps and {cfg.control.plan_calls} others where a claim scores every step"
         if b.seconds is None
@@ -292,12 +292,12 @@ def report(cfg: StageSettings) -> None:
         f"{b.target:.0%} at the plan's calls per run, `calls_for_80` the predictor calls over the planned runs that "
         f"reach it (empty: not even every step), `planned_calls` and `core_seconds` the plan's calls for the claim "
         f"(both arms at each draw; pairs of one arm share calls, so these are at most) at {rate.predictor:g} s a "
-        "predictor call (`control.call_seconds`). A claim whose arms never differ in evidence on its steps has a "
+        "predictor call (`power.call_seconds`). A claim whose arms never differ in evidence on its steps has a "
         "twin effect zero by design and gets no call; a claim the plan cannot decide says so before any model "
         "call. The last rows check the other studies' paired claims from the config alone: the questions, games "
         "or runs each plans (an empty count: the whole benchmark), and their power, units for 80% and "
-        f"core-seconds at a stated effect and SD per unit (`control.stated_effects`: {stated}) and "
-        f"`control.call_seconds` ({', '.join(f'{k} {getattr(rate, k):g} s' for k in ('searcher', 'judge', 'reader', 'executor', 'policy'))}). "
+        f"core-seconds at a stated effect and SD per unit (`power.stated_effects`: {stated}) and "
+        f"`power.call_seconds` ({', '.join(f'{k} {getattr(rate, k):g} s' for k in ('searcher', 'judge', 'reader', 'executor', 'policy'))}). "
         + (
             f"A model predictor is called at most {calls:,} times under `control.plan` "
             f"({len(plans)} runs x {len(plans[0].arms) if plans else 0} claim arms: per pair of arms "
