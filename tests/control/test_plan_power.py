@@ -224,3 +224,28 @@ def test_each_claims_row_gets_its_claim_pair_s_planned_power():
     assert out["At a matched budget tail error: shuffled < reversed"] == powers["Table 6 (tail): shuffled vs reversed"]
     assert "CTMC raises tail coverage vs Graph Memory (verbose)" not in out
     assert len(out) == len(design.claim_pairs())  # one error row per claim pair
+
+
+def test_the_plan_records_each_claim_pair_s_power_under_its_allotment():
+    """What plan.json records per claim pair (`design_check.planned_powers`): the power at the twin's effect under
+    the calls each pair was allotted; none for a pair the allotment leaves out or whose effect is zero by design."""
+    from tailmem.studies.controller.design_check import planned_powers
+
+    pairs = design.claim_pairs()
+    compact, verbose, matched = pairs[1], pairs[0], pairs[2]
+    rng = np.random.default_rng(2)
+    rows = pd.concat(
+        [
+            twin_rows(compact, 8, 0, 0.002 + rng.normal(0, 0.01, 8)),
+            twin_rows(verbose, 8, 20, -0.08 + rng.normal(0, 0.02, 8)),
+            twin_rows(matched, 8, 20, -0.08 + rng.normal(0, 0.02, 8)),
+        ]
+    )
+    twins = design.twins(rows)
+    fixed = planned_powers(twins, 10, 8, ALPHA)
+    assert fixed[compact.label] == 0.0 and fixed[verbose.label] > 0.5
+    assert fixed[verbose.label] == pytest.approx(
+        twins[verbose.label].power(8, twins[verbose.label].draws(10, 10), ALPHA)
+    )
+    budgeted = planned_powers(twins, {(verbose.a, verbose.b): (40, 0)}, 8, ALPHA)
+    assert budgeted[matched.label] == 0.0 and budgeted[verbose.label] > fixed[verbose.label]

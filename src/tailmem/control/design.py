@@ -463,6 +463,7 @@ def spend_budget(twin_of: dict[str, ClaimTwin], units: int, budget: Budget) -> d
 
 def plan_text(
     twin: ClaimTwin,
+    called: bool,
     units: int,
     planned: float,
     units_80: int | None,
@@ -472,7 +473,8 @@ def plan_text(
     designed: str,
 ) -> str:
     """What the plan can do for a claim, in words: the design check's reasons first (`feasibility`), then its
-    twin's: zero by design, out of reach at any budget, short of power at the plan's calls, or decidable."""
+    twin's: zero by design, decidable, left without calls by a budget (`called` False), short of power at the
+    plan's calls, out of reach at this scale's runs, or at any number of runs."""
     if designed != "decidable":
         return designed
     at = f"{budget.target:.0%} power"
@@ -490,11 +492,17 @@ def plan_text(
     shown = f"{math.floor(100 * planned)}%"  # 79.9% is not 80%
     if planned >= budget.target:
         return f"decidable: planned power {shown} ({expect})"
+    if not called:
+        every = twin.power(units, None, budget.alpha)
+        return (
+            f"no calls planned: the budget decides more claims elsewhere (every step called: power "
+            f"{math.floor(100 * every)}% over {units} runs; {expect})"
+        )
     if calls_80 is not None:
         return f"underpowered: planned power {shown}; {at} at {calls_80} draws per run over {units} runs ({expect})"
     if every_80 is not None:
         return (
-            f"undecidable at this scale's {units} runs, whatever it spends (planned power {shown}): {at} would take "
+            f"no budget of this scale's {units} runs reaches {at} (planned power {shown}): it would take "
             f"{every_80:,} runs with every step called ({expect})"
         )
     return f"undecidable at any budget: the twin's effect {twin.effect:+.3f} reaches {at} at no number of runs"
@@ -542,7 +550,9 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: Budget, plans=()
                 "units_for_80": units_80,
                 "calls_for_80": calls_80,
                 "core_seconds": calls * budget.rate,
-                "plan": plan_text(twin, units, planned, units_80, per_run, every_80, budget, designed),
+                "plan": plan_text(
+                    twin, calls > 0 or draws is None, units, planned, units_80, per_run, every_80, budget, designed
+                ),
             }
         )
     return pd.DataFrame(out)
