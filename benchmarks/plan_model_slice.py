@@ -69,18 +69,20 @@ def units(cfg, stage: str) -> float:
     return 1.0
 
 
-def claim_plan(target, twin_scale: str, budget_hours: float | None) -> None:
+def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrides=()) -> None:
     """Per claim: planned power, units, predictor calls and hours of the target's plan at its twin's effect, the
     other studies' rows at their stated effects; the total against the budget."""
     import pandas as pd
+    from omegaconf import OmegaConf
 
     from tailmem import paths
     from tailmem.control import design
     from tailmem.graph_runs import design_runs
     from tailmem.stats.settings import settings as stats_settings
+    from tailmem.studies.controller.design_check import allotment, budget, planned_powers
     from tailmem.workflow import compose_config
 
-    twin_cfg = compose_config(twin_scale)
+    twin_cfg = compose_config(twin_scale, list(twin_overrides))
     files = [
         Path(paths.DESIGN.format(**r.keys(twin_cfg.results_dir))) / paths.PAIRS_FILE for r in design_runs(twin_cfg)
     ]
@@ -93,42 +95,48 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None) -> None:
         return
     rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
     twins = design.twins(rows)
-    c, pw, st = target.control, target.power, stats_settings(target)
+    if budget_hours is not None:
+        target = OmegaConf.merge(target, {"control": {"plan_budget_s": budget_hours * 3600}})
+    st = stats_settings(target)
     units = len(design_runs(target))
-    seconds = budget_hours * 3600 if budget_hours is not None else c.plan_budget_s
-    b = design.Budget(seconds, float(pw.call_seconds.predictor), float(pw.target), float(pw.least), st.alpha)
-    calls = int(c.plan_calls) if seconds is None else design.spend_budget(twins, units, b)
-    how = f"control.plan_calls {c.plan_calls} per pair" if seconds is None else f"a budget of {seconds / 3600:.1f} h"
+    b = budget(target)
+    calls = allotment(target, twins, units)  # as the design_plan stage allots them (the shared sample first)
+    power = planned_powers(twins, calls, units, st.alpha)
+    how = f"control.plan_calls {calls} per pair" if b.seconds is None else f"a budget of {b.seconds / 3600:.1f} h"
     print(f"\n{target.scale.name}: {units} runs, planned by {how}; the twin of {twin_scale} ({len(files)} runs)")
     print(
         "| claim | twin effect | SD between runs | draws per run | predictor calls | hours (1 core) | planned power |"
     )
     print("|---|---|---|---|---|---|---|")
-    total_s = decided = 0.0
+    pair_calls: dict[tuple[str, str], float] = {}  # a pair of arms' calls: its overall claim's draws hold its tail's
     for label, twin in twins.items():
         key = (twin.pair.a, twin.pair.b)
         tail, other = (calls, calls) if isinstance(calls, int) else calls.get(key, (0, 0))
-        draws = twin.draws(tail, other)
-        zero = twin.zero_by_design or (tail, other) == (0, 0)
-        p = 0.0 if zero else twin.power(units, draws, st.alpha)
-        n = 0.0 if zero else twin.calls(draws, units)
-        total_s, decided = total_s + n * b.rate, decided + p
+        n = 0.0 if twin.zero_by_design or (tail, other) == (0, 0) else twin.calls(twin.draws(tail, other), units)
+        pair_calls[key] = max(pair_calls.get(key, 0.0), n)
         word = " (zero by design)" if twin.zero_by_design else ""
         print(
             f"| {label}{word} | {twin.effect:+.3f} | {twin.sd_between:.3f} | {n / 2 / units:.0f} | {n:,.0f} | "
-            f"{n * b.rate / 3600:.1f} | {p:.2f} |"
+            f"{n * b.rate / 3600:.1f} | {power[label]:.2f} |"
         )
+    c = target.control
+    every = [t.steps.mean() for t in twins.values() if t.pair.scope == "all"]
+    shared = units * c.plan_sample * (max(every) if every else 0.0) * len(design.claim_arms()) * b.rate
+    controller_s = sum(pair_calls.values()) * b.rate + shared
+    other_s = 0.0
     for r in design.study_rows(target, st.min_units, st.alpha):
-        total_s += r["core_seconds"] if r["core_seconds"] == r["core_seconds"] else 0.0
+        other_s += r["core_seconds"] if r["core_seconds"] == r["core_seconds"] else 0.0
         print(
             f"| {r['claim']} | {r['stated_effect']:+.3f} (stated) | {r['stated_sd']:.3f} | {r['calls_per_unit']:,.0f} "
             f"per {r['scope'][:-1]} | {r['planned_calls']:,.0f} | {r['core_seconds'] / 3600:.1f} | "
             f"{r['planned_power']:.2f} |"
         )
-    against = f" against a budget of {seconds / 3600:.1f} h" if seconds is not None else ""
+    against = f" against a budget of {b.seconds / 3600:.1f} h" if b.seconds is not None else ""
     print(
-        f"\nthe plan: {total_s / 3600:.1f} core-hours{against} (predictor: controller claims; the other rows' "
-        f"roles at power.call_seconds); controller claims decided, expected: {decided:.1f} of {len(twins)}"
+        f"\ncontroller claims: {controller_s / 3600:.1f} core-hours{against} (pairs of arms counted once, the shared "
+        f"{c.plan_sample:g} sample included, at most: pairs sharing an arm share calls); expected decisions "
+        f"{sum(power.values()):.1f} of {len(twins)}; the other studies' rows: {other_s / 3600:.1f} core-hours at "
+        "power.call_seconds"
     )
 
 
@@ -159,6 +167,12 @@ def main() -> None:
         help="the scale whose design check's twin plans the claims (default: the target's)",
     )
     ap.add_argument(
+        "--twin-override",
+        action="append",
+        default=[],
+        help="a Hydra override of the twin's scale (repeatable), e.g. results_dir=results/smoke8",
+    )
+    ap.add_argument(
         "--budget-hours",
         type=float,
         default=None,
@@ -171,7 +185,7 @@ def main() -> None:
     measured, target = compose_config(args.measured), compose_config(args.target)
     if not args.cache.exists():
         print(f"no call cache at {args.cache}: no measured rates (the per-claim plan below uses power.call_seconds)")
-        claim_plan(target, args.twin_scale or args.target, args.budget_hours)
+        claim_plan(target, args.twin_scale or args.target, args.budget_hours, args.twin_override)
         return
     with sqlite3.connect(args.cache) as conn:
         rows = conn.execute(
@@ -208,7 +222,7 @@ def main() -> None:
         f"\n{args.target}: about {total_calls:,.0f} calls, {total_s / 3600:.1f} core-hours at {args.measured}'s "
         f"measured rates; {total_s / 3600 / args.jobs:.1f} h with {args.jobs} model jobs side by side"
     )
-    claim_plan(target, args.twin_scale or args.target, args.budget_hours)
+    claim_plan(target, args.twin_scale or args.target, args.budget_hours, args.twin_override)
 
 
 if __name__ == "__main__":
