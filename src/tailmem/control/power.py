@@ -109,15 +109,32 @@ def units_for(
 
 
 def neyman(sizes: Sequence[float], sds: Sequence[float], calls: int) -> list[int]:
-    """Draws per stratum for `calls` draws in all, the integer Neyman allocation (each next draw goes where it
-    cuts the variance of the weighted mean most: size^2 x SD^2 / (k (k + 1)) at k drawn), at least one in each
-    non-empty stratum (an undrawn stratum would leave the unit's mean biased), never more than a stratum holds."""
+    """Draws per stratum for `calls` draws in all: the Neyman allocation (in proportion to size x SD, the least
+    variance of the weighted mean), never more than a stratum holds (a full stratum's share goes to the others),
+    rounded by largest remainder, and at least one in each non-empty stratum (an undrawn stratum would leave the
+    unit's mean biased; with fewer calls than strata that is one each)."""
     size = np.asarray(sizes, dtype=float)
-    sd = np.maximum(np.asarray(sds, dtype=float), 1e-9)  # a stratum of zero spread still takes its one draw first
-    out = (size > 0).astype(int) if calls > 0 else np.zeros(size.size, dtype=int)
-    for _ in range(int(min(calls, size.sum())) - int(out.sum())):
-        gain = np.where(out < size, (size * sd) ** 2 / (out * (out + 1.0)).clip(min=1.0), -1.0)
-        out[int(np.argmax(gain))] += 1
+    share = size * np.maximum(np.asarray(sds, dtype=float), 1e-9)  # a stratum of no spread still takes one draw
+    live = size > 0
+    n = float(min(max(calls, 0), size.sum()))
+    if n <= 0:
+        return [0] * size.size
+    exact = np.zeros(size.size)
+    free = live.copy()
+    while free.any():  # the continuous allocation, capped at each stratum's size
+        x = np.where(free, (n - exact[~free].sum()) * share / share[free].sum(), 0.0)
+        over = free & (x > size)
+        if not over.any():
+            exact[free] = x[free]
+            break
+        exact[over], free = size[over], free & ~over
+    out = np.where(live, np.maximum(np.floor(exact + 1e-9), 1), 0).astype(int)
+    order = np.argsort(-(exact - np.floor(exact + 1e-9)), kind="stable")  # largest remainder first
+    while out.sum() < n and (room := [i for i in order if out[i] < size[i]]):
+        out[room[0]] += 1
+        order = np.array([i for i in order if i != room[0]] + [room[0]])
+    while out.sum() > max(n, live.sum()):  # the one-draw floor overshot: take back from the largest
+        out[int(np.argmax(np.where(out > 1, out - exact, -np.inf)))] -= 1
     return out.tolist()
 
 
