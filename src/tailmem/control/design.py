@@ -18,8 +18,14 @@ A claim pair whose arms never differ on the steps it scores is undecidable by de
 The plan (`plan`) calls the predictor at a seeded sample of the steps some claim pair tells apart and at a
 smaller sample of the others, each called step weighted by the inverse of its inclusion probability, so each
 arm's error and each pair's difference stay unbiased (`control.replay.error_rate`,
-`report.control_tables.compare_arms`); a step whose prompts a pair's arms share is known exactly (difference 0)
-and needs no call.
+`studies.controller.tables.compare_arms`); a step whose prompts a pair's arms share is known exactly (difference
+0) and needs no call.
+
+Whether the calls can decide a claim is the twin's to say too (`ClaimTwin`): its per-run differences give the
+effect a claim is planned for and its spread between runs, its per-step differences per stratum the spread a
+sampled run's estimate adds, so each claim gets a planned power (`tailmem.control.power`), the runs and calls that
+would reach the target, and a cost. A claim whose arms never differ in evidence is zero by design and gets no
+call; with a budget (`spend_budget`) the plan buys the calls that decide the most claims.
 """
 
 from __future__ import annotations
