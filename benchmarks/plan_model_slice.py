@@ -1,4 +1,5 @@
-"""What a model slice will cost, from a measured slice's per-call rates (prints, never asserts).
+"""What a model slice will cost, from a measured slice's per-call rates, and what its calls can decide (prints,
+never asserts).
 
 Why: a slice is sized before it runs. The calls a slice makes per unit (a policy step, a planned prediction, a
 question, a game) and the seconds each takes are measured in another slice's call cache (`latency_s` per row);
@@ -6,8 +7,14 @@ this script counts the target slice's units from its config and prints, per (rol
 and seconds per call, the factor from the measured slice's units to the target's, and the target's calls and
 hours (one core; divide by the jobs that run side by side).
 
+Then, per claim, what those calls buy: the controller claims' planned power at their model-free twin's effect
+(the design check's pairs.csv of `--twin-scale`, the target's own when it ran, read as if the target's runs were
+like them), the predictor calls and hours of the target's plan (`control.plan_calls`, or the calls
+`control.plan_budget_s` or `--budget-hours` buys to decide the most claims: tailmem.control.design.spend_budget),
+and the other studies' rows at their stated effects (`power.stated_effects`); and the total against the budget.
+
     python benchmarks/plan_model_slice.py --measured default_model --cache results/model/llm_cache.sqlite \
-        --target paper_model
+        --target paper_model --twin-scale default_model --budget-hours 16
 """
 
 from __future__ import annotations
@@ -62,6 +69,77 @@ def units(cfg, stage: str) -> float:
     return 1.0
 
 
+def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrides=()) -> None:
+    """Per claim: planned power, units, predictor calls and hours of the target's plan at its twin's effect, the
+    other studies' rows at their stated effects; the total against the budget."""
+    import pandas as pd
+    from omegaconf import OmegaConf
+
+    from tailmem import paths
+    from tailmem.control import design
+    from tailmem.graph_runs import design_runs
+    from tailmem.stats.settings import settings as stats_settings
+    from tailmem.studies.controller.design_check import allotment, budget, planned_powers
+    from tailmem.workflow import compose_config
+
+    twin_cfg = compose_config(twin_scale, list(twin_overrides))
+    files = [
+        Path(paths.DESIGN.format(**r.keys(twin_cfg.results_dir))) / paths.PAIRS_FILE for r in design_runs(twin_cfg)
+    ]
+    missing = [f for f in files if not f.exists()]
+    if missing:
+        print(
+            f"\nno per-claim plan: {len(missing)} of {len(files)} design-check pairs.csv of {twin_scale} missing "
+            f"(run `snakemake --config scale={twin_scale} -- design_check_report` first), e.g. {missing[0]}"
+        )
+        return
+    rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    twins = design.twins(rows)
+    if budget_hours is not None:
+        target = OmegaConf.merge(target, {"control": {"plan_budget_s": budget_hours * 3600}})
+    st = stats_settings(target)
+    units = len(design_runs(target))
+    b = budget(target)
+    calls = allotment(target, twins, units)  # as the design_plan stage allots them (the shared sample first)
+    power = planned_powers(twins, calls, units, st.alpha)
+    how = f"control.plan_calls {calls} per pair" if b.seconds is None else f"a budget of {b.seconds / 3600:.1f} h"
+    print(f"\n{target.scale.name}: {units} runs, planned by {how}; the twin of {twin_scale} ({len(files)} runs)")
+    print(
+        "| claim | twin effect | SD between runs | draws per run | predictor calls | hours (1 core) | planned power |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    pair_calls: dict[tuple[str, str], float] = {}  # a pair of arms' calls: its overall claim's draws hold its tail's
+    for label, twin in twins.items():
+        key = (twin.pair.a, twin.pair.b)
+        tail, other = (calls, calls) if isinstance(calls, int) else calls.get(key, (0, 0))
+        n = 0.0 if twin.zero_by_design or (tail, other) == (0, 0) else twin.calls(twin.draws(tail, other), units)
+        pair_calls[key] = max(pair_calls.get(key, 0.0), n)
+        word = " (zero by design)" if twin.zero_by_design else ""
+        print(
+            f"| {label}{word} | {twin.effect:+.3f} | {twin.sd_between:.3f} | {n / 2 / units:.0f} | {n:,.0f} | "
+            f"{n * b.rate / 3600:.1f} | {power[label]:.2f} |"
+        )
+    c = target.control
+    every = [t.steps.mean() for t in twins.values() if t.pair.scope == "all"]
+    shared = units * c.plan_sample * (max(every) if every else 0.0) * len(design.claim_arms()) * b.rate
+    controller_s = sum(pair_calls.values()) * b.rate + shared
+    other_s = 0.0
+    for r in design.study_rows(target, st.min_units, st.alpha):
+        other_s += r["core_seconds"] if r["core_seconds"] == r["core_seconds"] else 0.0
+        print(
+            f"| {r['claim']} | {r['stated_effect']:+.3f} (stated) | {r['stated_sd']:.3f} | {r['calls_per_unit']:,.0f} "
+            f"per {r['scope'][:-1]} | {r['planned_calls']:,.0f} | {r['core_seconds'] / 3600:.1f} | "
+            f"{r['planned_power']:.2f} |"
+        )
+    against = f" against a budget of {b.seconds / 3600:.1f} h" if b.seconds is not None else ""
+    print(
+        f"\ncontroller claims: {controller_s / 3600:.1f} core-hours{against} (pairs of arms counted once, the shared "
+        f"{c.plan_sample:g} sample included, at most: pairs sharing an arm share calls); expected decisions "
+        f"{sum(power.values()):.1f} of {len(twins)}; the other studies' rows: {other_s / 3600:.1f} core-hours at "
+        "power.call_seconds"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--measured", default="default_model", help="the scale whose slice made the cache")
@@ -83,10 +161,32 @@ def main() -> None:
         help="executor calls per ALFWorld game step and seconds per call when the measured slice played no game "
         "(default_model at commit dd54d3e: 24 calls over 2 games x 10 steps, 17 at 12.6 s and 7 at 28.4 s)",
     )
+    ap.add_argument(
+        "--twin-scale",
+        default=None,
+        help="the scale whose design check's twin plans the claims (default: the target's)",
+    )
+    ap.add_argument(
+        "--twin-override",
+        action="append",
+        default=[],
+        help="a Hydra override of the twin's scale (repeatable), e.g. results_dir=results/smoke8",
+    )
+    ap.add_argument(
+        "--budget-hours",
+        type=float,
+        default=None,
+        help="core-hours the controller claims' plan may "
+        "spend (default: the target's control.plan_budget_s; null there: control.plan_calls)",
+    )
     args = ap.parse_args()
     from tailmem.workflow import compose_config
 
     measured, target = compose_config(args.measured), compose_config(args.target)
+    if not args.cache.exists():
+        print(f"no call cache at {args.cache}: no measured rates (the per-claim plan below uses power.call_seconds)")
+        claim_plan(target, args.twin_scale or args.target, args.budget_hours, args.twin_override)
+        return
     with sqlite3.connect(args.cache) as conn:
         rows = conn.execute(
             "SELECT role, stage, COUNT(*), AVG(latency_s), AVG(prompt_tokens) FROM calls GROUP BY role, stage"
@@ -122,6 +222,7 @@ def main() -> None:
         f"\n{args.target}: about {total_calls:,.0f} calls, {total_s / 3600:.1f} core-hours at {args.measured}'s "
         f"measured rates; {total_s / 3600 / args.jobs:.1f} h with {args.jobs} model jobs side by side"
     )
+    claim_plan(target, args.twin_scale or args.target, args.budget_hours, args.twin_override)
 
 
 if __name__ == "__main__":

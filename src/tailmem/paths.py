@@ -36,10 +36,12 @@ GRAPHWORLD = "{results}/graphworld/{family}/n{n}/seed{seed}"
 ROLLOUT = "{results}/rollout/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"  # agent: the policy role
 AUDIT = "{results}/audit/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"
 CONTROL = "{results}/control/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}/{predictor}/{arm}"
-# the design check of one replayed trajectory (stage design_check): plan.json and pairs.csv, model-free
+# the design check of one replayed trajectory (stage design_check: pairs.csv, twin.parquet; design_plan: plan.json),
+# model-free
 DESIGN = "{results}/design_check/{policy}/{agent}/{retrieval}/{family}/n{n}/seed{seed}"
 PLAN_FILE = "plan.json"
 PAIRS_FILE = "pairs.csv"
+TWIN_FILE = "twin.parquet"  # the design check's replay of every claim arm (stage design_plan reads it)
 CALIBRATION = (
     "{results}/calibration"  # the protocol search (studies/calibration/calibrate.py): walks/<digest>/ caches its walks
 )

@@ -238,8 +238,11 @@ def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config
     two = compose_config("default_model", ["alfworld.subsets=[valid_seen]", "alfworld.max_games=2"])
     two = {r["claim"].split(":")[0]: r for r in design.study_rows(two, 6, 0.025)}
     assert two["ALFWorld"]["plan"] == "undecidable by design: 2 games planned, stats.min_units 6"
-    assert rows["fsmem"]["plan"] == rows["LongMemEval"]["plan"]
-    assert rows["fsmem"]["plan"].startswith("decidable if at least 6 questions part the arms")  # 2^-6 <= 0.025
+    enough = "decidable if at least 6 questions part the arms"  # 2^-6 <= 0.025
+    assert rows["fsmem"]["plan"].startswith(enough) and rows["LongMemEval"]["plan"].startswith(enough)
+    # and each says its power at its stated effect (power.stated_effects): 22 questions, 6 questions
+    assert rows["fsmem"]["planned_power"] > 0.5 > rows["LongMemEval"]["planned_power"]
+    assert "80% at 33 questions" in rows["fsmem"]["plan"]
     smoke = {r["claim"].split(":")[0]: r for r in design.study_rows(compose_config("smoke_model"), 6, 0.025)}
     # finding: the smoke slice's ALFWorld row read "decidable" (no max_games) though it plays one listed game
     assert smoke["ALFWorld"]["plan"] == "undecidable by design: 1 games planned, stats.min_units 6"

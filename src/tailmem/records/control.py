@@ -5,7 +5,7 @@ per-step `steps.parquet` and its access `counts.npz`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tailmem.records.arrays import ArrayRecord
@@ -80,18 +80,33 @@ class ControlCounts(ArrayRecord):
     names: ClassVar[tuple[str, ...]] = ("counts",)
 
 
+@dataclass(frozen=True, eq=False)
+class DesignTwin(TableRecord):
+    """A run's `twin.parquet` from the design check (stage `design_check`): the model-free twin's replay of every
+    claim arm, one row per arm and step, and whether the step's state is in the run's tail (`in_tail`). The plan
+    (stage `design_plan`) draws the run's steps from it (tailmem.control.design.plan)."""
+
+    format_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "design-check twin.parquet"
+    rule: ClassVar[str] = "design_check"
+    columns: ClassVar[tuple[str, ...]] = ("arm", "step", "prompt_sha", "covered", "mentions_next", "correct", "in_tail")
+
+
 @dataclass(frozen=True)
 class DesignPlan(Record):
-    """A run's `plan.json` from the design check (stage `design_check`, tailmem.control.design.plan): a uniform
-    sample of steps shared by every arm (`steps`, `weights` 1/`control.plan_sample`: each arm's own error) and,
-    per pair of arms a claim compares, the steps drawn for its difference with their weights and strata
-    (`pairs`: a, b, steps, weights, strata), and whether a blind step (no block names the true next state)
-    is known without a call (`blind_exact`: the predictor answers only with a state its block names). The arms' controller jobs read it instead of predicting at every step;
-    the claims read each pair's weights."""
+    """A run's `plan.json` from the design check's plan (stage `design_plan`, tailmem.control.design.plan): a
+    uniform sample of steps shared by every arm (`steps`, `weights` 1/`control.plan_sample`: each arm's own error)
+    and, per pair of arms a claim compares, the steps drawn for its difference with their weights and strata
+    (`pairs`: a, b, steps, weights, strata), and whether a blind step (no block names the true next state) is known
+    without a call (`blind_exact`: the predictor answers only with a state its block names). `pair_calls` says what
+    each pair of arms was allotted per run (a, b, tail, other: `control.plan_calls`, or a budget's allocation,
+    `budget_s`), `planned_power` each claim pair's power at its twin's effect under that allotment over every run
+    of the study (claim pair label -> power; tailmem.control.design.ClaimTwin). The arms' controller jobs read it
+    instead of predicting at every step; the claims read each pair's weights."""
 
-    format_version: ClassVar[int] = 2  # 2: pairs
+    format_version: ClassVar[int] = 3  # 2: pairs; 3: pair_calls, planned_power, budget_s
     kind: ClassVar[str] = "design-check plan.json"
-    rule: ClassVar[str] = "design_check"
+    rule: ClassVar[str] = "design_plan"
 
     family: str
     seed: int
@@ -103,6 +118,9 @@ class DesignPlan(Record):
     weights: list[float]
     pairs: list[dict]
     blind_exact: bool  # a step where neither block names the true next state is wrong in both arms, uncalled
+    pair_calls: list[dict] = field(default_factory=list)
+    planned_power: dict[str, float] = field(default_factory=dict)
+    budget_s: float | None = None
 
     def arm_calls(self, arm: str) -> dict[int, float]:
         """Step -> weight of every step `arm`'s predictor is called at: the shared sample (its weight counts in the

@@ -1,14 +1,56 @@
-"""The `control` section (the controller study's matched replay) and `model_roles` (a model slice's role probe)."""
+"""The `control` section (the controller study's matched replay), `power` (what its design check plans for) and
+`model_roles` (a model slice's role probe)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Dict, Optional
 
 from omegaconf import MISSING
 
 from tailmem.errors import ConfigError
 from tailmem.settings.checks import Problems
+
+STUDY_ROWS = ("fsmem", "longmemeval", "alfworld", "policy_tails")  # the design check's rows for the other studies
+ROLES_TIMED = ("predictor", "searcher", "judge", "reader", "executor", "policy")
+
+
+@dataclass
+class CallSeconds:
+    """Measured seconds per model call of each role on one core (README, Language models), for the plan's cost."""
+
+    predictor: float = MISSING
+    searcher: float = MISSING
+    judge: float = MISSING
+    reader: float = MISSING
+    executor: float = MISSING
+    policy: float = MISSING  # one LLM-policy step
+
+    def __post_init__(self) -> None:
+        p = Problems("power.call_seconds")
+        for name in ROLES_TIMED:
+            p.number(name, getattr(self, name), lo=0, lo_open=True)
+        p.raise_any()
+
+
+@dataclass
+class StatedEffect:
+    """A study's paired claim as the design check plans it without a twin: the effect and per-unit SD it assumes
+    (or took from a measured run: the comment beside each value says which) and the model calls per unit."""
+
+    effect: float = MISSING
+    sd: float = MISSING
+    calls_per_unit: Dict[str, Optional[float]] = (
+        MISSING  # role -> calls per unit (policy: null = rollout episodes x steps)
+    )
+    source: str = MISSING  # where effect and sd come from: printed in the design_check table's note
+
+    def __post_init__(self) -> None:
+        p = Problems("power.stated_effects")
+        p.number("sd", self.sd, lo=0, lo_open=True)
+        for role in self.calls_per_unit or {}:
+            p.one_of("calls_per_unit", role, list(ROLES_TIMED))
+        p.raise_any()
 
 
 @dataclass
@@ -25,12 +67,15 @@ class ControlGroup:
     plan_file: Optional[str] = MISSING  # the run's plan.json; set by Snakemake
     plan_calls: int = MISSING  # informative steps per run a plan calls (drawn from those some claim pair tells apart)
     plan_sample: float = MISSING  # share of the steps no claim pair tells apart that a plan still calls
+    plan_budget_s: Optional[float] = MISSING  # core-seconds of predictor calls a plan spends for decisions (at
+    # power.call_seconds); null: plan_calls per pair of arms
 
     def __post_init__(self) -> None:
         p = Problems("control")
         p.one_of("budget_scope", self.budget_scope, ["prompt", "memory"])
         p.number("plan_sample", self.plan_sample, 0, 1, lo_open=True)
         p.integer("plan_calls", self.plan_calls, lo=1)
+        p.number("plan_budget_s", self.plan_budget_s, lo=0, null=True)
         p.number("tail_fraction", self.tail_fraction, 0, 1, lo_open=True)
         p.integer("replay_steps", self.replay_steps, lo=1, null=True)
         p.integer("predict_steps", self.predict_steps, lo=1, null=True)
@@ -43,6 +88,29 @@ class ControlGroup:
             except ConfigError as exc:  # what the arm parser says was expected
                 text = str(exc)
                 p.check("arm", self.arm, text[text.index("expected ") :] if "expected " in text else text)
+        p.raise_any()
+
+
+@dataclass
+class PowerGroup:
+    """The `power` section: what the design check plans a claim's power against (tailmem.control.power). Apart
+    from `control`, whose every key reruns the controller study: a new measured rate or stated effect changes the
+    design check's table and plan, not a replay."""
+
+    target: float = MISSING  # the power a claim is planned to reach (units_for_80 and calls_for_80 at 0.8)
+    least: float = MISSING  # a claim whose power stays below this at any affordable plan gets no call
+    call_seconds: CallSeconds = MISSING
+    stated_effects: Dict[str, StatedEffect] = MISSING  # fsmem, longmemeval, alfworld, policy_tails
+
+    def __post_init__(self) -> None:
+        p = Problems("power")
+        p.number("target", self.target, 0, 1, lo_open=True, hi_open=True)
+        p.number("least", self.least, 0, 1)
+        if isinstance(self.stated_effects, dict):
+            missing = [k for k in STUDY_ROWS if k not in self.stated_effects]
+            p.check(
+                "stated_effects", sorted(self.stated_effects), missing and f"expected a block for each of {missing}"
+            )
         p.raise_any()
 
 

@@ -23,7 +23,7 @@ from tailmem.settings.audit import AuditSettings
 from tailmem.settings.audit_log import AuditLogGroup
 from tailmem.settings.calibration import CalibrationGroup
 from tailmem.settings.checks import Problems, expected_type
-from tailmem.settings.control import ControlGroup, ModelRolesGroup
+from tailmem.settings.control import ControlGroup, ModelRolesGroup, PowerGroup
 from tailmem.settings.fsmem import FsmemGroup
 from tailmem.settings.judges import JudgesGroup
 from tailmem.settings.llm import ROLE_KEYS, LLMGroup
@@ -50,6 +50,7 @@ class Settings:
     input: Optional[str] = MISSING  # input artifact folder of this stage; null = derived from the config
     rollout: RolloutGroup = MISSING
     control: ControlGroup = MISSING
+    power: PowerGroup = MISSING
     model_roles: ModelRolesGroup = MISSING
     judges: JudgesGroup = MISSING
     graph: Dict[str, Any] = field(default_factory=dict)

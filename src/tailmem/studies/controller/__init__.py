@@ -12,9 +12,14 @@ STAGES = declare(
         "design_check", "tailmem.studies.controller.design_check:run", (*GRAPH_RUN, "control", "llm"), arms=MEMORY_ARMS
     ),
     Stage(
+        "design_plan",
+        "tailmem.studies.controller.design_check:plan_run",
+        (*GRAPH_RUN, "scale", "control", "power", "llm", "stats"),
+    ),
+    Stage(
         "design_check_report",
         "tailmem.studies.controller.design_check:report",
-        ("scale", "control", "llm", "stats", "fsmem", "longmemeval", "alfworld"),
+        ("scale", "control", "power", "llm", "stats", "fsmem", "longmemeval", "alfworld", "rollout"),
     ),
     Stage("control", "tailmem.studies.controller.control:run", (*GRAPH_RUN, "memory", "control", "llm")),
     Stage("control_report", "tailmem.studies.controller.report:run", ("scale", "audit", "control", "llm", "stats")),

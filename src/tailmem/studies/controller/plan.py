@@ -27,6 +27,16 @@ class ControllerPlan(GraphRunPlan):
     def design_pairs_file(self) -> str:
         return f"{paths.wild(paths.DESIGN, results=self.results)}/{paths.PAIRS_FILE}"
 
+    @property
+    def design_twin_file(self) -> str:
+        return f"{paths.wild(paths.DESIGN, results=self.results)}/{paths.TWIN_FILE}"
+
+    @cached_property
+    def design_pairs(self) -> list[str]:
+        """Every controller-study trajectory's pairs.csv: a plan reads them all (the twin's effect and its spread
+        between runs)."""
+        return [f"{paths.DESIGN.format(**r.keys(self.results))}/{paths.PAIRS_FILE}" for r in self.design_runs]
+
     def design_inputs(self, wc) -> dict:
         """A design check's world and trajectory."""
         keys = dict(results=self.results, family=wc.family, n=wc.n, seed=wc.seed)

@@ -11,7 +11,7 @@ rule design_check:
     input:
         unpack(CONTROLLER.design_inputs),
     output:
-        plan=CONTROLLER.design_plan_file,
+        twin=CONTROLLER.design_twin_file,
         pairs=CONTROLLER.design_pairs_file,
     params:
         **CONTROLLER.stage_params("design_check", CONTROLLER.run_args, family=CONTROLLER.family),
@@ -21,7 +21,24 @@ rule design_check:
         CONTROLLER.conda_env
     shell:
         "{params.cmd} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
-        "out=$(dirname {output.plan}) > {log} 2>&1"
+        "out=$(dirname {output.twin}) > {log} 2>&1"
+
+
+# the plan reads every run's twin: the effect a claim is planned for and its spread between runs
+rule design_plan:
+    input:
+        twin=CONTROLLER.design_twin_file,
+        pairs=CONTROLLER.design_pairs,
+    output:
+        plan=CONTROLLER.design_plan_file,
+    params:
+        **CONTROLLER.stage_params("design_plan", CONTROLLER.run_args, family=CONTROLLER.family),
+    log:
+        CONTROLLER.log_of("design_plan", "policy", "agent", "retrieval", "family", "n", "seed"),
+    conda:
+        CONTROLLER.conda_env
+    shell:
+        "{params.cmd} input=$(dirname {input.twin}) out=$(dirname {output.plan}) > {log} 2>&1"
 
 
 rule design_check_report:
