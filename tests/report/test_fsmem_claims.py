@@ -94,8 +94,10 @@ def test_shrinking_the_effect_below_the_noise_flips_held_to_inconclusive():
     assert verdicts[0] == HELD and verdicts[-1] == INCONCLUSIVE
 
 
-def harness_answers(gaps: dict[str, float]) -> pd.DataFrame:
-    base = np.clip(0.5 + noise(sd=0.25, seed=3), 0, 1)
+def harness_answers(gaps: dict[str, float], n: int = 150) -> pd.DataFrame:
+    """Harnesses answering the same `n` questions; a tie within 0.05 on F1 that never differs needs about 100 of
+    them (a bounded score's row merges draws: docs/stats.md)."""
+    base = np.clip(0.5 + noise(n=n, sd=0.25, seed=3), 0, 1)
     return pd.concat([arm(base + gap, study="harness", variant="agent_curated", harness=h) for h, gap in gaps.items()])
 
 
@@ -103,6 +105,8 @@ def test_identical_harnesses_tie_and_a_large_gap_does_not():
     tied = claims(harness_answers({"center": 0.0, "center_bm25": 0.0, "shell": 0.0}), S, MARGIN)
     pairs = tied[tied.claim.str.contains(" vs ")]
     assert len(pairs) == 3 and set(pairs.verdict) == {HELD} and set(pairs.side) == {"|d| < 0.05"}
+    few = claims(harness_answers({"center": 0.0, "shell": 0.0}, n=90), S, MARGIN)
+    assert few.iloc[0].verdict == INCONCLUSIVE and few.iloc[0].reason.startswith("uninformative")
     assert tied.iloc[-1].side == "all parts" and tied.iloc[-1].verdict == HELD
     gap = claims(harness_answers({"center": 0.0, "center_bm25": 0.0, "shell": 0.3}), S, MARGIN)
     by_pair = dict(zip(gap.claim, gap.verdict))
@@ -113,12 +117,14 @@ def test_identical_harnesses_tie_and_a_large_gap_does_not():
 
 
 def test_organization_rows_are_non_superiority_and_search_economy_uses_the_cost_proxy():
-    base = 0.5 + noise(seed=4)
+    base = 0.5 + noise(n=150, seed=4)
     answers = pd.concat(
         [
-            arm(base, variant="verbatim", chars=np.full(90, 5000.0)),
+            arm(base, variant="verbatim", chars=np.full(150, 5000.0)),
             arm(
-                base + noise(sd=0.01, seed=5), variant="agent_curated", chars=np.full(90, 1000.0) + noise(sd=50, seed=6)
+                base + noise(n=150, sd=0.01, seed=5),
+                variant="agent_curated",
+                chars=np.full(150, 1000.0) + noise(n=150, sd=50, seed=6),
             ),
             arm(base + 0.3, variant="foldered"),
         ]

@@ -21,11 +21,12 @@ The kind of outcome (`outcome`), because the test must be valid on it:
   random flips above; groups above that range: the percentile bootstrap, groups first. It assumes the units'
   differences are symmetric about the threshold under the null, as means over many steps or seeds nearly are.
 - "binary": each observation is yes/no in both arms, so a difference is -1, 0 or 1; "bounded": each arm's value
-  lies in [0, 1] (a share, F1), so a difference lies in [-1, 1]. Neither is symmetric about a margin. Each
-  independent unit (an observation, or a group's mean) is drawn to -1, 0 or 1 with its own expectation
-  (`stats.binarize`; yes/no units are kept as they are) and read by the exact test and interval of paired
-  proportions (`stats.paired_proportions`), valid on any bounded outcome; each independent unit counts once.
-  Arms that never disagree carry no evidence of a tie: an undecided row says "uninformative".
+  lies in [0, 1] (a share, F1), so a difference lies in [-1, 1]. Neither is symmetric about a margin. Yes/no
+  units (binary, one observation each) are read by the exact test and interval of paired proportions
+  (`stats.paired_proportions`). Shares, and yes/no averaged within groups, are drawn to -1, 0 or 1 with their own
+  expectation, 21 times, and the draws' exact tests merged by their median p, doubled (`stats.binarize`): valid
+  on any bounded outcome. Each independent unit counts once. Arms that never disagree carry no evidence of a tie:
+  an undecided row says "uninformative".
 Their level on data of each kind the claims tables read is simulated by benchmarks/bench_verdict.py.
 """
 
@@ -55,7 +56,7 @@ COLUMNS = (
 )
 EXACT = "exact (sign flips)"
 PAIRED_PROPORTIONS = "paired proportions (exact score)"
-DRAWN = "paired proportions (exact score) of shares drawn to yes/no"
+DRAWN = f"paired proportions (exact score) of shares drawn to yes/no ({binarize.DRAWS} draws)"
 OUTCOMES = ("continuous", "binary", "bounded")
 UNINFORMATIVE = "uninformative: the arms never disagree (no evidence of a tie)"
 
@@ -163,7 +164,8 @@ def compare(
     values, unit_w = _by_group(d, groups, w) if grouped else (d, w)
     if outcome != "continuous":
         _check_bounded(d, w, outcome)
-        return _paired_proportions(values, n_groups, direction, float(threshold), s, sample)
+        drawn = outcome == "bounded" or values.size < d.size  # shares, or yes/no averaged within groups
+        return _paired_proportions(values, drawn, n_groups, direction, float(threshold), s, sample)
     n = int(values.size)
     estimate = float(np.sum(unit_w * values) / np.sum(unit_w)) if n and np.sum(unit_w) > 0 else float("nan")
     if n < 2:  # no spread to read: undefined, never a point that would pass for certainty
@@ -197,24 +199,36 @@ def _check_bounded(d: np.ndarray, w: np.ndarray, outcome: str) -> None:
 
 
 def _paired_proportions(
-    values: np.ndarray, n_groups: int, direction: str, threshold: float, s: StatsGroup, sample: Sample
+    values: np.ndarray, drawn: bool, n_groups: int, direction: str, threshold: float, s: StatsGroup, sample: Sample
 ) -> Comparison:
-    """The claims row of bounded differences `values`, one per independent unit: each drawn to -1, 0 or 1 with
-    its own expectation (`stats.binarize`), then the exact score interval and tests of p10 - p01."""
-    x = binarize.draw(values, s.seed)
-    n10, n01, n = paired_proportions.counts(x)
+    """The claims row of bounded differences `values`, one per independent unit: the exact score interval and
+    tests of p10 - p01, on the yes/no units themselves or, when `drawn`, merged over draws of them to yes/no
+    (`stats.binarize`)."""
+    n = int(values.size)
     nan = float("nan")
-    low, high = paired_proportions.interval(n10, n01, n, s.confidence) if n >= 2 else (nan, nan)
-    method = PAIRED_PROPORTIONS if np.allclose(x, values, rtol=0, atol=1e-9) else DRAWN
-    estimate = float(np.mean(values)) if n else nan
-    interval = Interval(estimate, low, high, s.confidence, 0, n, n_groups, method)
+    if drawn:
+        share = binarize.SHARE
+        pairs = [paired_proportions.counts(x)[:2] for x in binarize.draws(values, s.seed)]
+        confidence = 1.0 - 2.0 * s.alpha * share  # each draw read at one-sided SHARE x alpha
+        ends = [paired_proportions.interval(a, b, n, confidence) for a, b in pairs] if n >= 2 else [(nan, nan)]
+        low, high = binarize.merged_interval(ends)
+        method = DRAWN
 
-    def p(alternative: str, t: float) -> float:
-        return paired_proportions.p_value(n10, n01, n, t, alternative)
+        def p(alternative: str, t: float) -> float:
+            return binarize.merged_p([paired_proportions.p_value(a, b, n, t, alternative) for a, b in pairs])
 
+    else:
+        n10, n01, _ = paired_proportions.counts(np.round(values, 9) + 0.0)
+        low, high = paired_proportions.interval(n10, n01, n, s.confidence) if n >= 2 else (nan, nan)
+        method = PAIRED_PROPORTIONS
+
+        def p(alternative: str, t: float) -> float:
+            return paired_proportions.p_value(n10, n01, n, t, alternative)
+
+    interval = Interval(float(np.mean(values)) if n else nan, low, high, s.confidence, 0, n, n_groups, method)
     p_held, p_not_held = _tests(p, direction, threshold)
     v, reason = decide(verdict(low, high, direction, threshold), p_held, p_not_held, n, s)
-    if v == INCONCLUSIVE and n >= s.min_units and n10 + n01 == 0:  # rather than "interval crosses the threshold"
+    if v == INCONCLUSIVE and n >= s.min_units and not np.any(values):  # rather than "interval crosses the threshold"
         reason = UNINFORMATIVE
     return Comparison(interval, direction, threshold, p_held, p_not_held, v, reason, s, sample)
 
