@@ -1,30 +1,38 @@
-"""Realised coverage and false-HELD rate of the claims rule against planted effects, beside the old rule.
+"""False-HELD rate and power of the claims rule on every kind of outcome the claims tables read; beside it, the
+realised coverage of the sign-flip rule and the exact level of paired yes/no outcomes.
 
-For each n (units) and planted mean difference, many data sets are drawn; each is read as a claim "> 0" by
-`tailmem.stats.compare` (the rule: exact interval and sign-flip test up to 15 units, bootstrap above, at least
-`stats.min_units` units, interval and test agreeing) and by the old rule (percentile bootstrap interval alone).
-Printed per cell: how often the 95% interval holds the planted mean (nominal 0.95), and how often the claim is
-HELD: with no effect that is a false HELD (nominal at most 0.025, the one-sided level of the interval), with an
-effect it is the power. A last block plants the truth on the margin of an equivalence claim "|d| < m", where every
-HELD is false. Normal differences, and skewed ones (exponential, centred) that the sign-flip test's symmetry
-assumption does not hold for.
+1. Outcome kinds (`tailmem.stats.simulate.KINDS`; the default section). For each kind (yes/no per question, yes/no
+   over three seeds, coverage shares, token F1, yes/no in conversations or chain seeds, continuous values in seeds,
+   per-seed values normal and skewed, controller runs of 100 steps), `--reps` data sets are drawn with the truth on
+   the claim's boundary, where every HELD is false (target <= 0.025 plus simulation error), and with the truth at
+   the kind's stated effect (the power), and each is read by `stats.compare` with the outcome and groups the claims
+   tables pass. Printed: the rate and its simulation sd, sqrt(r (1 - r) / reps). `--before` passes the `outcome=`
+   the callers passed before bounded shares had their own kind (coverage "binary", F1 "continuous"); it is for
+   running this file against that commit's `src` (with `tailmem/stats/simulate.py` copied in), which is how the
+   "before" column of docs/stats.md was made. Beside it, for the kinds whose units are drawn to yes/no, how often
+   a data set's verdict changes with `stats.seed` alone (0-9).
+2. `--all`: paired yes/no outcomes measured exactly rather than by drawing data sets: n units give (n + 1)(n + 2) / 2
+   possible counts (won by a alone, by b alone), each is decided once, and the chance of a verdict under a truth
+   (p10, p01) is the multinomial sum over the counts that reach it. Every claim form is read with its truth on the
+   boundary over a grid of the nuisance ("yes/no": independent arms at accuracies 0.05-0.95; "three-valued": every
+   share of discordant units); the worst of each is printed beside the old sign-flip reading of the same counts.
+3. `--all`: the sign-flip rule's coverage and false HELD against planted effects, beside the old percentile
+   bootstrap (normal and skewed differences, claim "> 0", and an equivalence claim with its truth on the margin).
 
-Paired yes/no outcomes (`compare(..., outcome="binary")`) are measured exactly rather than by drawing data sets: n
-units give (n + 1)(n + 2) / 2 possible counts (won by a alone, by b alone), each is decided once, and the chance
-of a verdict under a truth (p10, p01) is the multinomial sum over the counts that reach it. Every claim form is
-read with its truth on the boundary (where every HELD is false) over a grid of the nuisance: "yes/no" arms
-answer independently at accuracies from 0.05 to 0.95; "three-valued" differences range over every share of
-discordant units the truth allows; the table prints the worst of each, beside the old sign-flip reading of the
-same counts. The rows marked "reported" plant the two cases that were found HELD: a difference of +-0.25, every
-discordant unit one way. It measures, it does not assert.
+It measures, it does not assert (tests/stats/test_verdict_level.py asserts a modest version).
 
-    python benchmarks/bench_verdict.py [--reps 1000] [--resamples 2000] [--binary-only]
+    python benchmarks/bench_verdict.py [--reps 1000] [--resamples 2000] [--before] [--all]
+
+On a 2-core machine shared with other jobs, one process: the default section takes about 1 minute of wall time at
+1,000 data sets per cell (paired proportions' p is cached per count pair); `--all` about 2 minutes (the exact
+yes/no tables 20 s, the sign-flip cells 20 s more). `--before`, on the old code without that cache, 7 minutes.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 from scipy.special import gammaln, xlogy
@@ -33,7 +41,10 @@ from tailmem.settings.stats import StatsGroup
 from tailmem.stats.bootstrap import mean_interval
 from tailmem.stats.compare import compare
 from tailmem.stats.settings import shipped
-from tailmem.stats.verdict import HELD, verdict
+from tailmem.stats.simulate import KINDS, Kind
+from tailmem.stats.verdict import HELD, claim_text, verdict
+
+BEFORE = {"coverage share": "binary", "F1, tie": "continuous", "F1, > 0": "continuous"}  # outcome= before
 
 SIZES = (2, 3, 5, 10, 30)
 DRAWS = {
@@ -160,18 +171,95 @@ def binary_tables(s: StatsGroup) -> None:
             print(f"| {label} | {truth:+g} | {n} | {cells} |", flush=True)
 
 
+def held_rate(k: Kind, n: int, truth: float, s: StatsGroup, reps: int, outcome: str, seed: int) -> float:
+    """Share of `reps` data sets of kind `k` (n independent units, mean difference `truth`) the rule HOLDS."""
+    rng = np.random.default_rng(seed)
+    held = 0
+    for _ in range(reps):
+        d, groups, clustered = k.draw(rng, truth, n)
+        c = compare(
+            d, groups, direction=k.direction, threshold=k.threshold, settings=s, clustered=clustered, outcome=outcome
+        )
+        held += c.verdict == HELD
+    return held / reps
+
+
+def kinds_table(s: StatsGroup, reps: int, before: bool) -> None:
+    print(
+        f"\noutcome kinds: false HELD with the truth on the claim's boundary (target <= 0.025 + sd) and power at "
+        f"the stated truth; {reps} data sets per cell; +- is the simulation sd"
+    )
+    print("| kind | claims rows | outcome= | claim (truth) | units | false HELD | power | at truth |")
+    print("|---|---|---|---|---|---|---|---|")
+    for i, k in enumerate(KINDS):
+        outcome = BEFORE.get(k.name, k.outcome) if before else k.outcome
+        for n in k.units:
+            false, power = (
+                held_rate(k, n, truth, s, reps, outcome, 1000 * i + 10 * n + j)
+                for j, truth in enumerate((k.boundary, k.effect))
+            )
+            sd = [np.sqrt(r * (1 - r) / reps) for r in (false, power)]
+            units = f"{n}" + (f" x {k.group_size}" if k.group_size > 1 else "")
+            print(
+                f"| {k.name} | {k.rows} | {outcome} | {claim_text(k.direction, k.threshold)} ({k.boundary:+g}) | "
+                f"{units} | {false:.3f} +- {sd[0]:.3f} | {power:.3f} +- {sd[1]:.3f} | {k.effect:+g} |",
+                flush=True,
+            )
+
+
+def seed_table(s: StatsGroup, reps: int, seeds: int = 10) -> None:
+    """How often a row drawn to yes/no changes verdict with `stats.seed` alone (the draw is a randomised test)."""
+    print(
+        f"\nbounded rows: share of {reps} data sets (at the stated truth, largest size) whose verdict differs "
+        f"between stats.seed 0-{seeds - 1}; the share HELD under every seed and under at least one"
+    )
+    print("| kind | units | verdict changes with the seed | HELD under every seed | under some seed |")
+    print("|---|---|---|---|---|")
+    for i, k in enumerate(KINDS):
+        n = max(k.units)
+        if not (k.outcome == "bounded" or (k.outcome == "binary" and k.group_size > 1)):
+            continue  # nothing is drawn
+        rng = np.random.default_rng(77 + i)
+        changes = every = some = 0
+        for _ in range(reps):
+            d, groups, clustered = k.draw(rng, k.effect, n)
+            held = [
+                compare(
+                    d,
+                    groups,
+                    direction=k.direction,
+                    threshold=k.threshold,
+                    settings=replace(s, seed=seed),
+                    clustered=clustered,
+                    outcome=k.outcome,
+                ).verdict
+                for seed in range(seeds)
+            ]
+            changes += len(set(held)) > 1
+            every += all(v == HELD for v in held)
+            some += any(v == HELD for v in held)
+        units = f"{n}" + (f" x {k.group_size}" if k.group_size > 1 else "")
+        print(f"| {k.name} | {units} | {changes / reps:.3f} | {every / reps:.3f} | {some / reps:.3f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=1000, help="data sets per cell")
     ap.add_argument("--resamples", type=int, default=2000, help="stats.resamples")
-    ap.add_argument("--binary-only", action="store_true", help="only the paired yes/no tables")
+    ap.add_argument("--before", action="store_true", help="the outcome= callers passed before bounded shares")
+    ap.add_argument("--all", action="store_true", help="also the exact yes/no and the sign-flip tables")
     a = ap.parse_args()
     s = shipped(resamples=a.resamples)
     t0 = time.perf_counter()
+    kinds_table(s, a.reps, a.before)
+    if not a.before:
+        seed_table(s, max(20, a.reps // 5))
+    print(f"\n{time.perf_counter() - t0:.0f} s")
+    if not a.all:
+        return
+    t0 = time.perf_counter()
     binary_tables(s)
     print(f"\n{time.perf_counter() - t0:.0f} s")
-    if a.binary_only:
-        return
     se = np.sqrt(0.95 * 0.05 / a.reps)
     print(
         f"{a.reps} data sets per cell, stats.resamples {a.resamples}, min_units {s.min_units}; Monte Carlo sd of a "

@@ -73,9 +73,12 @@ def test_stage_writes_claims_fsmem_from_every_study(tmp_path):
     verdict = dict(zip(df.claim, df.verdict))
     assert verdict["A file-based store (agent_curated) answers better than closed book"] == HELD
     assert verdict["A file-based store (verbatim) answers better than closed book"] == HELD
-    assert verdict["Organization does not buy better answers: agent_curated no better than verbatim"] == HELD
+    # identical F1 on 40 questions says little of a 0.05 margin (0.95^40 = 0.13): open, not HELD
+    reason = dict(zip(df.claim, df.reason))
+    no_better = "Organization does not buy better answers: agent_curated no better than verbatim"
+    assert verdict[no_better] == INCONCLUSIVE and reason[no_better].startswith("uninformative")
     assert verdict["Organization buys search economy: agent_curated costs less to search than verbatim"] == HELD
-    assert verdict["The harnesses tie (agent_curated): every pair within the margin"] == HELD
+    assert verdict["The harnesses tie (agent_curated): every pair within the margin"] == INCONCLUSIVE
     assert verdict["A stronger search model answers better"] == INCONCLUSIVE  # offline: a 1 x 1 grid
     assert set(df.unit.dropna()) == {"question"} and (df.n_units.dropna() <= N).all()
     md = table.with_suffix(".md").read_text()

@@ -1,6 +1,8 @@
 """claims_fsmem on synthetic per-question answers where the truth is planted: a clear difference is HELD, the
 reversed one NOT HELD, one far below the noise INCONCLUSIVE; identical harnesses tie, a large gap does not."""
 
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +14,7 @@ from tailmem.studies.fsmem.claims import ANSWER_COLUMNS, claims, paired, select
 
 S = shipped(resamples=1000, seed=0)
 MARGIN = 0.05
-CONVS = ("conv-a", "conv-b", "conv-c")
+CONVS = ("conv-a",)  # one conversation: its questions are the units (several: the conversations are)
 
 
 def arm(
@@ -28,14 +30,15 @@ def arm(
     dollars=None,
     judge=None,
 ) -> pd.DataFrame:
-    """One arm's answers: question i of conversation CONVS[i % 3], with per-question F1 `f1`."""
-    f1 = np.asarray(f1, dtype=float)
+    """One arm's answers: question i of conversation CONVS[i % len(CONVS)], with per-question F1 `f1` (clipped
+    to [0, 1], where F1 lies)."""
+    f1 = np.clip(np.asarray(f1, dtype=float), 0.0, 1.0)
     n = f1.size
     return pd.DataFrame(
         {
             "study": study,
             "benchmark": benchmark,
-            "conversation": [CONVS[i % 3] for i in range(n)],
+            "conversation": [CONVS[i % len(CONVS)] for i in range(n)],
             "variant": variant,
             "harness": harness,
             "builder": builder,
@@ -71,10 +74,19 @@ def test_planted_difference_held_reversed_not_held_tiny_inconclusive():
     held = beats_closed_book(0.3)
     assert held.verdict == HELD and held.unit == "question" and held.side == "> 0"
     assert held.ci_low > 0 and held.estimate == pytest.approx(0.3, abs=0.08)
-    assert held.n_units == 90 and held.n_seeds == 3  # conversations are the outer level
+    assert held.n_units == 90 and held.n_seeds == 1
     assert held.sign_p_1s < 0.001 and "closed_book" in held.evidence
     assert beats_closed_book(-0.3).verdict == NOT_HELD
     assert beats_closed_book(0.002).verdict == INCONCLUSIVE
+
+
+def test_questions_of_three_conversations_rest_on_three_units(monkeypatch):
+    """The conversations are the independent units (a conversation's questions share its store): 90 questions in
+    three of them are too few units, however clear the difference on the questions."""
+    monkeypatch.setattr(sys.modules[__name__], "CONVS", ("conv-a", "conv-b", "conv-c"))
+    r = beats_closed_book(0.3)
+    assert r.n_units == 3 and r.n_seeds == 3
+    assert r.verdict == INCONCLUSIVE and r.reason.startswith("too few units")
 
 
 def test_shrinking_the_effect_below_the_noise_flips_held_to_inconclusive():
@@ -82,8 +94,10 @@ def test_shrinking_the_effect_below_the_noise_flips_held_to_inconclusive():
     assert verdicts[0] == HELD and verdicts[-1] == INCONCLUSIVE
 
 
-def harness_answers(gaps: dict[str, float]) -> pd.DataFrame:
-    base = np.clip(0.5 + noise(sd=0.25, seed=3), 0, 1)
+def harness_answers(gaps: dict[str, float], n: int = 150) -> pd.DataFrame:
+    """Harnesses answering the same `n` questions; a tie within 0.05 on F1 that never differs needs about 100 of
+    them (a bounded score's row merges draws: docs/stats.md)."""
+    base = np.clip(0.5 + noise(n=n, sd=0.25, seed=3), 0, 1)
     return pd.concat([arm(base + gap, study="harness", variant="agent_curated", harness=h) for h, gap in gaps.items()])
 
 
@@ -91,6 +105,8 @@ def test_identical_harnesses_tie_and_a_large_gap_does_not():
     tied = claims(harness_answers({"center": 0.0, "center_bm25": 0.0, "shell": 0.0}), S, MARGIN)
     pairs = tied[tied.claim.str.contains(" vs ")]
     assert len(pairs) == 3 and set(pairs.verdict) == {HELD} and set(pairs.side) == {"|d| < 0.05"}
+    few = claims(harness_answers({"center": 0.0, "shell": 0.0}, n=90), S, MARGIN)
+    assert few.iloc[0].verdict == INCONCLUSIVE and few.iloc[0].reason.startswith("uninformative")
     assert tied.iloc[-1].side == "all parts" and tied.iloc[-1].verdict == HELD
     gap = claims(harness_answers({"center": 0.0, "center_bm25": 0.0, "shell": 0.3}), S, MARGIN)
     by_pair = dict(zip(gap.claim, gap.verdict))
@@ -101,12 +117,14 @@ def test_identical_harnesses_tie_and_a_large_gap_does_not():
 
 
 def test_organization_rows_are_non_superiority_and_search_economy_uses_the_cost_proxy():
-    base = 0.5 + noise(seed=4)
+    base = 0.5 + noise(n=150, seed=4)
     answers = pd.concat(
         [
-            arm(base, variant="verbatim", chars=np.full(90, 5000.0)),
+            arm(base, variant="verbatim", chars=np.full(150, 5000.0)),
             arm(
-                base + noise(sd=0.01, seed=5), variant="agent_curated", chars=np.full(90, 1000.0) + noise(sd=50, seed=6)
+                base + noise(n=150, sd=0.01, seed=5),
+                variant="agent_curated",
+                chars=np.full(150, 1000.0) + noise(n=150, sd=50, seed=6),
             ),
             arm(base + 0.3, variant="foldered"),
         ]
@@ -144,9 +162,8 @@ def test_judge_verdicts_replace_f1_when_every_question_is_judged():
 
 def test_one_sided_sign_test_reproduces_paper_2_d1():
     """9 gains, 3 losses, 20 ties: paper 2 reports one-sided p = 0.073 for exactly this split."""
-    before = np.zeros(32)
-    after = np.r_[np.ones(9), np.zeros(20), -np.ones(3)] + 1.0
-    before += 1.0
+    before = np.full(32, 0.5)
+    after = 0.5 + 0.5 * np.r_[np.ones(9), np.zeros(20), -np.ones(3)]
     answers = pd.concat([arm(before), arm(after, variant="agent_curated")])
     r = row(claims(answers, S, MARGIN), "A file-based store (agent_curated)")
     assert r.sign_p_1s == pytest.approx(0.073, abs=0.0005)

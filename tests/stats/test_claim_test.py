@@ -108,7 +108,7 @@ def test_fsmem_noninferiority_rows_print_the_margin_test():
     from tailmem.studies.fsmem.claims import ANSWER_COLUMNS, claims
 
     rng = np.random.default_rng(4)
-    base = 0.5 + rng.normal(0, 0.2, 90)
+    base = np.clip(0.5 + rng.normal(0, 0.2, 150), 0, 1)
 
     def arm(f1, variant):
         n = f1.size
@@ -116,7 +116,7 @@ def test_fsmem_noninferiority_rows_print_the_margin_test():
             {
                 "study": "main",
                 "benchmark": "locomo",
-                "conversation": [f"c{i % 3}" for i in range(n)],
+                "conversation": "c0",  # one conversation: its questions are the units
                 "variant": variant,
                 "harness": "center",
                 "builder": "programmatic",
@@ -130,7 +130,8 @@ def test_fsmem_noninferiority_rows_print_the_margin_test():
             }
         )[list(ANSWER_COLUMNS)]
 
-    curated = base + 0.01 + rng.normal(0, 0.02, 90)
+    curated = base.copy()  # the same answers but on 4 of 150 questions, 2 better and 2 worse by 0.4
+    curated[:4] += [0.4, 0.4, -0.4, -0.4]
     df = claims(pd.concat([arm(base, "verbatim"), arm(curated, "agent_curated")]), S, MARGIN)
     r = df[df.claim == "Organization does not buy better answers: agent_curated no better than verbatim"].iloc[0]
     assert r.verdict == HELD and r.p_held <= ALPHA

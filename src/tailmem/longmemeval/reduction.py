@@ -50,7 +50,7 @@ class Paired:
     seeds: np.ndarray
     questions: np.ndarray
     weights: np.ndarray | None = None
-    outcome: str = "continuous"  # "binary": differences of 0/1 outcomes or of shares (accuracy, coverage)
+    outcome: str = "continuous"  # "binary": of 0/1 outcomes (accuracy); "bounded": of shares (coverage)
 
     def compare(self, direction: str, threshold: float, settings: StatsGroup) -> Comparison:
         """The claims rule with the question as the independent unit (its seeds resampled within it)."""
@@ -106,7 +106,7 @@ def _pairs(w: pd.DataFrame, arm: str, reference: str) -> pd.DataFrame:
 
 def paired_metric(rows: pd.DataFrame, arm: str, column: str, reference: str = REFERENCE) -> Paired:
     """Per-question differences arm - reference of a 0/1 or share column; pairs with a missing side dropped. Its
-    claims read paired proportions where every question's difference is -1, 0 or 1 (`stats.compare`)."""
+    claims read paired proportions of the questions (`stats.compare`), coverage as a bounded share."""
     pair = _pairs(_wide(rows.assign(**{column: rows[column].astype(float)}), column), arm, reference)
     if pair.empty:
         return EMPTY
@@ -115,7 +115,7 @@ def paired_metric(rows: pd.DataFrame, arm: str, column: str, reference: str = RE
         (pair[arm] - pair[reference]).to_numpy(float),
         index.get_level_values("seed").to_numpy(),
         index.get_level_values("qid").astype(str).to_numpy(),
-        outcome="binary",
+        outcome="bounded" if column == "coverage" else "binary",
     )
 
 

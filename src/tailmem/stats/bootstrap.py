@@ -14,7 +14,7 @@ so the replicate is the mean over observations while the resampling respects the
 Vectorised: a replicate's draws inside a seed are indices; `np.bincount` sums them per replicate, in chunks of
 replicates so memory stays bounded at any scale. The interval is the percentile interval of the replicates.
 
-Used above `sign_flip.EXACT_MAX` units only: with fewer, a percentile interval rests on a handful of distinct
+Used above `sign_flip.EXACT_MAX` groups (or units) only: with fewer, a percentile interval rests on a handful of distinct
 resamples (3 units have 10) and undercovers; `stats.compare` then uses the exact interval of `sign_flip`.
 """
 

@@ -73,6 +73,7 @@ def _cutoffs(n: int, t: float, z_obs: float) -> np.ndarray:
     return lo
 
 
+@lru_cache(maxsize=65536)
 def p_value(n10: int, n01: int, n: int, threshold: float = 0.0, alternative: str = "greater") -> float:
     """One-sided exact p that p10 - p01 lies `alternative` of `threshold`: the largest chance, over the p01 that
     delta = threshold allows, of a statistic at least as far that way as the observed one. nan without units."""

@@ -223,9 +223,8 @@ def _compared(settings: StatsGroup, c: Claim, a: pd.DataFrame, b: pd.DataFrame, 
         )
     d = (p.success_a - p.success_b).to_numpy()
     # one chain: games are independent yes/no pairs; several chains: each chain's order is shared by its games,
-    # so the seeds stay the bootstrap's outer level
-    outcome = "binary" if p.seed.nunique() == 1 else "continuous"
-    cmp = compare(d, p.seed.to_numpy(), direction=direction, threshold=threshold, settings=settings, outcome=outcome)
+    # so the chain seeds are the independent units (stats.compare)
+    cmp = compare(d, p.seed.to_numpy(), direction=direction, threshold=threshold, settings=settings, outcome="binary")
     margin = f"; margin {threshold:g} (alfworld.claims.order_margin)" if direction == "within" else ""
     evidence = (
         f"success {c.arm} {100 * p.success_a.mean():.1f}% vs {c.baseline} {100 * p.success_b.mean():.1f}% over "

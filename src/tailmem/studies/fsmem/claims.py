@@ -167,7 +167,8 @@ def _compared(c: Claim, a: pd.DataFrame, b: pd.DataFrame, labels: tuple[str, str
             | missing(claim_text(direction, threshold), "no shared question")
             | {"sign_p_1s": float("nan"), "evidence": "no question answered by both arms"}
         )
-    outcome = "binary" if metric == "judge_correct" else "continuous"  # a verdict is yes/no, an F1 is not
+    # a judge's verdict is yes/no, an F1 a score in [0, 1], a cost neither
+    outcome = {"judge_correct": "binary", "f1": "bounded"}.get(metric, "continuous")
     cmp = compare(p.diff, p.groups, direction=direction, threshold=threshold, settings=settings, outcome=outcome)
     others = "" if p.answered_a == p.answered_b == p.n else f"; answered {p.answered_a} and {p.answered_b}"
     shown = f"; margin {threshold:g} (stats.margins.fsmem_tie)" if threshold else ""
