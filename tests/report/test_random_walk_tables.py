@@ -63,7 +63,8 @@ def test_the_paper_s_contrast_is_held_when_planted_and_its_numbers_are_in_the_ro
     pol_row = parts.loc["tail shape: semantic policy R_tpl_ln > 0 (truncated power law favoured)"]
     assert rw_row.verdict == HELD and rw_row.ci_high < 0 and abs(rw_row.estimate + 3.0) < 0.5
     assert pol_row.verdict == HELD and pol_row.ci_low > 0 and abs(pol_row.estimate - 3.0) < 0.5
-    assert rw_row.n_units == 6 == rw_row.n_seeds  # a seed's worlds share its walk: the seeds are the units
+    # each world's walk streams are its own (rollout.randomness.world_seed): the worlds are the units
+    assert rw_row.n_units == 24 == rw_row.n_seeds
     assert rw_row.p_held <= 0.025 and rw_row.p_not_held > 0.5 and rw_row.reason == ""
     diff = parts.loc["tail shape: R_tpl_ln of semantic minus random walk > 0 (same world)"]
     assert diff.verdict == HELD and abs(diff.estimate - 6.0) < 0.7
@@ -72,12 +73,12 @@ def test_the_paper_s_contrast_is_held_when_planted_and_its_numbers_are_in_the_ro
     assert "24/24 fitted worlds" in row.evidence and "modular" in row.evidence
 
 
-def test_the_contrast_on_three_seeds_is_too_few_units_however_many_worlds():
-    """12 worlds in 3 seeds were read as 12 independent units (exact sign flips, p = 1/4096); the worlds of one seed
-    share its walk stream, so the row rests on 3 seeds, too few to decide."""
+def test_the_contrast_on_three_seeds_rests_on_its_twelve_independent_worlds():
+    """12 worlds in 3 seeds: each world walks on streams keyed by its family, size and seed, so the worlds, not the
+    seeds, are the independent units (tests/rollout/test_world_streams.py shows the streams differ)."""
     table = rows_of(tails_frame(-3.0, 3.0))
-    assert combined(table).verdict == INCONCLUSIVE
-    assert (table.n_units.iloc[:3] == 3).all() and table.iloc[0].reason.startswith("too few units")
+    assert combined(table).verdict == HELD
+    assert (table.n_units.iloc[:3] == 12).all()
 
 
 def test_the_reversed_contrast_is_not_held():

@@ -61,7 +61,8 @@ def test_a_planted_rise_with_size_is_held_per_family_and_pooled():
         assert r.verdict == HELD and r.ci_low > 0 and abs(r.estimate - 0.2) < 0.05
     assert pick(table, "gini rises with graph size", "uniform").n_units == len(SEEDS)
     pooled = pick(table, "sigma_top10 rises with graph size", rw.ALL)
-    assert pooled.n_units == len(SEEDS) == pooled.n_seeds  # a seed's graphs share it: the seeds are the units
+    # each graph series walks on streams of its own (rollout.randomness.world_seed): the graphs are the units
+    assert pooled.n_units == len(SEEDS) * len(FAMILIES) == pooled.n_seeds
 
 
 def test_no_rise_is_inconclusive_and_a_fall_is_not_held():

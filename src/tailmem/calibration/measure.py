@@ -18,7 +18,7 @@ from tailmem.audit.concentration import gini, sigma_top, top_share
 from tailmem.audit.scaling import semilog_fit
 from tailmem.calibration.protocol import Protocol, Walk
 from tailmem.calibration.targets import CELL_KEYS, METRICS, SLOPE, TABLE8_DESIGNS
-from tailmem.rollout.randomness import draw_uniforms
+from tailmem.rollout.randomness import draw_uniforms, world_seed
 from tailmem.rollout.run import kernel_rollout
 from tailmem.rollout.settings import SAMPLING_DESIGNS
 from tailmem.settings.calibration import ITEMS, SIGMA_UNITS
@@ -57,7 +57,7 @@ def measure_walk(walk: Walk, graphs: list[Graph], table8_size: int) -> list[dict
         designs = TABLE8_DESIGNS if g.n == table8_size else ("recency",)
         for design in designs:
             draws = walk.k if design in SAMPLING_DESIGNS else 0
-            uniforms = draw_uniforms(g.seed, walk.episodes, walk.steps, draws)
+            uniforms = draw_uniforms(world_seed(g.seed, g.family, g.n), walk.episodes, walk.steps, draws)
             trace = kernel_rollout(g.indptr, g.targets, design, walk.k, uniforms, progress=False, start=walk.start)
             records.append(
                 {"design": design, "family": g.family, "n": g.n, "seed": g.seed, **count_metrics(trace.counts)}

@@ -4,6 +4,11 @@ Three streams with their own derived seeds: episode starts, policy choices (one 
 (`retrieval_draws` per step, unused ones included, so step t always reads row t). Because the walk streams do not
 depend on the retrieval design, a random walk is the same walk under every design for a seed: the retrieval
 controls of Table 8 are matched on states and transitions.
+
+The streams are keyed by the world as well as the seed (`world_seed`): worlds of two families (or sizes) with one
+seed walk on streams of their own, so each world is an independent unit of the claims that pool worlds (the
+random-walk rows over every family). Keyed by the seed alone, every family's episodes started at the same
+fraction of its states and took the same policy draws.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tailmem.graphworld.seeds import derive_rng
+from tailmem.graphworld.seeds import derive_rng, derive_seed
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,6 +36,11 @@ class Uniforms:
     def steps(self) -> int:
         """Steps per episode."""
         return len(self.policy) // len(self.start)
+
+
+def world_seed(seed: int, family: str, n: int) -> int:
+    """The seed of one world's streams (walk, retrieval, goals): named by the run (family, size, seed)."""
+    return derive_seed(int(seed), "world streams", str(family), int(n))
 
 
 def draw_uniforms(seed: int, episodes: int, steps: int, retrieval_draws: int) -> Uniforms:

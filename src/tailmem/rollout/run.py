@@ -9,7 +9,7 @@ from tailmem.graphworld.world import World
 from tailmem.rollout.kernel import DESIGN_CODES, START_CODES, walk_kernel
 from tailmem.rollout.loop import run_loop
 from tailmem.rollout.policy import Policy
-from tailmem.rollout.randomness import Uniforms, draw_uniforms
+from tailmem.rollout.randomness import Uniforms, draw_uniforms, world_seed
 from tailmem.rollout.retrieval import Retriever
 from tailmem.rollout.trace import Trace
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
@@ -90,12 +90,12 @@ def rollout(
     progress: bool | None = None,
 ) -> Trace:
     """The trace of `length.episodes` x `length.steps` steps with the `retrieval` design on `world`: deterministic
-    for `seed`.
+    for `seed` and the world (`randomness.world_seed`).
 
     The random walk (`policy=None`) runs in the numba kernel; any other `policy` object runs step by step in Python
     with the same retrieval rules and the same uniforms.
     """
-    uniforms = draw_uniforms(seed, length.episodes, length.steps, retrieval.draws)
+    uniforms = draw_uniforms(world_seed(seed, world.family, world.n), length.episodes, length.steps, retrieval.draws)
     if policy is None:
         return kernel_rollout(
             world.indptr, world.targets, retrieval.name, retrieval.k, uniforms, progress, length.start

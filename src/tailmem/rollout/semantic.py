@@ -11,6 +11,7 @@ from tailmem.agents.graphworld import POLICY_AGENT, choose_action, format_transi
 from tailmem.graphworld.seeds import derive_rng
 from tailmem.graphworld.world import World
 from tailmem.rollout.policy import Observation, Policy
+from tailmem.rollout.randomness import world_seed
 
 
 class GoalDirected(Policy):
@@ -18,7 +19,7 @@ class GoalDirected(Policy):
 
     def __init__(self, world: World, seed: int):
         self.world = world
-        self._rng = derive_rng(seed, "goals")
+        self._rng = derive_rng(world_seed(seed, world.family, world.n), "goals")
         self._goal: dict[int, int] = {}
         self.known: dict[int, dict[int, int]] = {}  # state -> {action index: next state}
 

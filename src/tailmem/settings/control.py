@@ -9,10 +9,11 @@ from typing import Dict, Optional
 from omegaconf import MISSING
 
 from tailmem.errors import ConfigError
+from tailmem.roles import EXECUTOR, JUDGE, POLICY, PREDICTOR, SEARCHER
 from tailmem.settings.checks import Problems
 
 STUDY_ROWS = ("fsmem", "longmemeval", "alfworld", "policy_tails")  # the design check's rows for the other studies
-ROLES_TIMED = ("predictor", "searcher", "judge", "reader", "executor", "policy")
+ROLES_TIMED = (PREDICTOR, SEARCHER, JUDGE, "reader", EXECUTOR, POLICY)  # "reader": LongMemEval's answering searcher
 
 
 @dataclass

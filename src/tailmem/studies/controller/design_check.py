@@ -38,6 +38,7 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import DesignPlan, DesignTwin
 from tailmem.report.table_io import write_table
 from tailmem.roles import PREDICTOR
+from tailmem.settings.control import ROLES_TIMED
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings as stats_settings
@@ -297,7 +298,7 @@ def report(cfg: StageSettings) -> None:
         "call. The last rows check the other studies' paired claims from the config alone: the questions, games "
         "or runs each plans (an empty count: the whole benchmark), and their power, units for 80% and "
         f"core-seconds at a stated effect and SD per unit (`power.stated_effects`: {stated}) and "
-        f"`power.call_seconds` ({', '.join(f'{k} {getattr(rate, k):g} s' for k in ('searcher', 'judge', 'reader', 'executor', 'policy'))}). "
+        f"`power.call_seconds` ({', '.join(f'{k} {getattr(rate, k):g} s' for k in ROLES_TIMED[1:])}). "
         + (
             f"A model predictor is called at most {calls:,} times under `control.plan` "
             f"({len(plans)} runs x {len(plans[0].arms) if plans else 0} claim arms: per pair of arms "

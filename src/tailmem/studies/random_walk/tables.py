@@ -187,6 +187,13 @@ def claims(
     return SPECS[outputs.CLAIMS_RANDOM_WALK].check(pd.DataFrame(rows))
 
 
+def _units(frame: pd.DataFrame) -> pd.Series:
+    """The independent units of a row: each world (family x seed; a size row's slope is one per family and seed).
+    A world's graph and its walk, retrieval and goal streams are keyed by its family, size and seed
+    (`rollout.randomness.world_seed`), so two families' worlds of one seed are independent, not nested in it."""
+    return frame.family.astype(str) + "/" + frame.seed.astype(str)
+
+
 def _size_row(c: Claim, sizes: pd.DataFrame, slopes: pd.DataFrame, s: StatsGroup) -> dict:
     """A size row of scope `c.columns["scope"]`: the seeds' log-log slopes of the metric over the sizes (pooled:
     every family's graphs, seeds as the outer level)."""
@@ -194,7 +201,7 @@ def _size_row(c: Claim, sizes: pd.DataFrame, slopes: pd.DataFrame, s: StatsGroup
     frame = sizes if scope == ALL else sizes[sizes.family == scope]
     slope, r2 = _scaling(frame.assign(family=scope), scope, c.metric)
     means = ", ".join(f"{int(n)}: {v:.3f}" for n, v in frame.groupby("n")[c.metric].mean().items())
-    cmp = compare(slopes.slope, slopes.seed, direction=c.side, threshold=c.threshold, settings=s)
+    cmp = compare(slopes.slope, _units(slopes), direction=c.side, threshold=c.threshold, settings=s)
     return {
         "unit": "seed" if scope != ALL else "graph (family x seed)",
         **cmp.row(),
@@ -206,7 +213,7 @@ def _design_row(c: Claim, wide: pd.DataFrame, s: StatsGroup) -> dict:
     """A design row: the Gini difference of two retrieval designs on the same world and seed (`wide`: one column
     per design); margin "gini" is stats.margins.gini."""
     threshold = s.margins.gini if c.margin == "gini" else c.threshold
-    cmp = compare(wide[c.arm] - wide[c.baseline], wide.seed, direction=c.side, threshold=threshold, settings=s)
+    cmp = compare(wide[c.arm] - wide[c.baseline], _units(wide), direction=c.side, threshold=threshold, settings=s)
     return {
         "unit": "seed" if c.columns["scope"] != ALL else "world (family x seed)",
         **cmp.row(),
@@ -294,7 +301,7 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsGroup) -> list[d
         if fitted.empty:
             row = missing(claim_text(c.side, c.threshold), "no fitted tail")
         else:
-            row = compare(fitted.R, fitted.seed, direction=c.side, threshold=c.threshold, settings=s).row()
+            row = compare(fitted.R, _units(fitted), direction=c.side, threshold=c.threshold, settings=s).row()
         return {"unit": unit, **row, "evidence": evidence(c, **fields)}
 
     def combined(c: Claim) -> dict:
