@@ -93,9 +93,9 @@ def split_chain(text: str) -> list[str]:
     return [p.strip() for p in [*parts, current] if p.strip()]
 
 
-def extract(path: Path) -> list[Command]:
-    """The commands `path` gives: in Markdown, each fenced block's lines and each inline code span that is a
-    command; in a YAML preset, the command in a comment line (from `python -m` to the line's end)."""
+def extract(path: Path, programs=("python", "snakemake", "pip")) -> list[Command]:
+    """The commands of `programs` `path` gives: in Markdown, each fenced block's lines and each inline code span
+    that is a command; in a YAML preset, the command in a comment line (from `python -m` to the line's end)."""
     rel = path.relative_to(ROOT)
     lines = path.read_text().splitlines()
     found: list[Command] = []
@@ -120,7 +120,7 @@ def extract(path: Path) -> list[Command]:
             for span in re.findall(r"`([^`]+)`", line):
                 if span.startswith(STARTS):
                     found.append(Command(f"{rel}:{i}", span))
-    return [c for c in found if _words(c.text) and _words(c.text)[0] in ("python", "snakemake", "pip")]
+    return [c for c in found if _words(c.text) and _words(c.text)[0] in programs]
 
 
 def _words(text: str) -> list[str]:
@@ -376,3 +376,16 @@ def test_the_preset_comment_of_the_served_model_is_read_from_its_yaml(tmp_path, 
     (command,) = extract(preset)
     assert command.text == "python -m llama_cpp.server --model <the GGUF> --n_ctx 8192 --n_parallel 4"
     assert problems_of(command, monkeypatch) == ["llama_cpp.server: unrecognized arguments: --n_parallel 4"]
+
+
+def test_the_readme_set_up_installs_what_ci_installs():
+    """A newcomer's `pytest` skips nothing CI runs: the README's set-up installs every system package .ci/run does
+    (bubblewrap for the Shell harness, chromium for the site's browser test)."""
+    ci = set(re.findall(r"need\+=\((\S+)\)", (ROOT / ".ci" / "run").read_text()))
+    assert {"bubblewrap", "chromium"} <= ci
+    installs = [
+        set(w for w in _words(c.text)[3:] if not w.startswith("-"))
+        for c in extract(ROOT / "README.md", programs=("apt-get",))
+        if _words(c.text)[:3] == ["apt-get", "install", "-y"]
+    ]
+    assert installs and ci <= installs[0], (ci, installs)
