@@ -212,19 +212,25 @@ def check_llama_server(args: list[str]) -> list[str]:
 
 def compose_problems(overrides: list[str], stage: str | None = None, scale: str | None = None) -> list[str]:
     """Whether Hydra composes the config with these overrides (at `scale`, for `stage`)."""
+    overrides = [o for o in overrides if not placeholder(o)]
+    if scale is not None:
+        overrides = [f"scale={scale}", *overrides]
+    return list(_composes(tuple(overrides), stage or "workflow"))
+
+
+@cache
+def _composes(overrides: tuple[str, ...], stage: str) -> tuple[str, ...]:
+    """Hydra's refusal of these overrides, or nothing (each distinct command line composed once)."""
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
     from tailmem.runner import compose_stage
 
-    overrides = [o for o in overrides if not placeholder(o)]
-    if scale is not None:
-        overrides = [f"scale={scale}", *overrides]
     try:
-        compose_stage(stage or "workflow", overrides)
+        compose_stage(stage, list(overrides))
     except (HydraException, OmegaConfBaseException) as exc:
-        return [f"overrides {overrides} do not compose: {str(exc).splitlines()[0]}"]
-    return []
+        return (f"overrides {list(overrides)} do not compose: {str(exc).splitlines()[0]}",)
+    return ()
 
 
 def check_tailmem(args: list[str], monkeypatch) -> list[str]:
