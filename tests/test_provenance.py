@@ -190,7 +190,8 @@ def test_table_footer_under_the_markdown_not_in_the_csv(tmp_path, fresh_caches):
     commit = git(provenance.REPO_ROOT, "rev-parse", "HEAD").strip()
     assert f"commit `{commit[:12]}`" in footer
     assert STAGES["tables"].config_digest(cfg.composed) in footer
-    assert "policy programmatic-semantic" in footer and "judge programmatic-judge" in footer
+    played, idle = agents_part(footer)  # the random walk and the semantic proxy walked: the judge judged nothing
+    assert "policy programmatic-semantic" in played and "judge" not in played and "judge" in idle.split(", ")
     assert ("dirty, diff sha256" in footer) is bool(git(provenance.REPO_ROOT, "status", "--porcelain"))
     df = pd.DataFrame({"a": [1.0, 2.0], "a_sd": [0.1, 0.2]})
     write_table(tmp_path, "t", df, "T", "note", footer)
@@ -333,3 +334,45 @@ def test_library_code_finds_configs_without_the_cli():
     from tailmem import runner
 
     assert runner.config_dir is config_dir and (config_dir() / "config.yaml").exists()
+
+
+# -- who played: a table's agents line names the roles its rows rest on ------------------------------------------
+# The default scale's model slice configures the embedded model for every role (llm=embedded), but its controller
+# study walks the semantic proxy (scale.control.policy: semantic): Table 3's rows are the proxy's, and no policy step
+# was played by the model. Every table's footer said "policy qwen2.5-coder-1.5b-instruct-q4_k_m" all the same.
+MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def agents_part(footer: str) -> tuple[str, str]:
+    """(the agents that played, the roles configured but not played) of a footer's agents line."""
+    line = footer.split("agents (llm=", 1)[1].split("; packages:", 1)[0]
+    played, _, rest = line.partition("; configured, not played: ")
+    return played, rest
+
+
+def test_the_slices_table3_names_the_proxy_not_a_model_policy(fresh_caches):
+    played, idle = agents_part(provenance.table_footer(stage_settings("control_report", "scale=default_model")))
+    assert played.startswith("embedded): ")
+    assert "policy programmatic-semantic" in played and f"policy {MODEL}" not in played
+    assert f"predictor {MODEL} (instruct)" in played
+    assert idle.split(", ") == ["builder", "searcher", "executor", "judge"]
+
+
+def test_a_model_policy_is_named_where_the_model_walked(fresh_caches):
+    """paper_model: Table 3's rows are the model policy's (tail_policy llm), the controller arms replay the proxy."""
+    played, _ = agents_part(provenance.table_footer(stage_settings("control_report", "scale=paper_model")))
+    assert f"policy {MODEL} (instruct) and programmatic-semantic" in played
+    rollout = stage_settings("rollout", "scale=smoke_model", "policy=llm")
+    assert f"policy {MODEL} (instruct)" in agents_part(provenance.table_footer(rollout))[0]
+
+
+def test_each_study_names_its_own_roles(fresh_caches):
+    played, idle = agents_part(provenance.table_footer(stage_settings("fsmem_answer", "scale=default_model")))
+    assert [p.split()[0] for p in played.split(": ", 1)[1].split(", ")] == ["builder", "searcher", "judge"]
+    assert idle.split(", ") == ["policy", "predictor", "executor"]
+    calibration = agents_part(provenance.table_footer(stage_settings("calibration", "scale=default_model")))
+    assert calibration[0] == "embedded): none played"  # random walks only
+    probe = provenance.table_footer(
+        stage_settings("model_roles", "scale=default_model"), ("llm", "fsmem", "model_roles")
+    )
+    assert agents_part(probe)[1] == "policy"  # the role probe measures every role but the policy

@@ -30,7 +30,7 @@ from tailmem.artifacts import write_text
 from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
 from tailmem.records.provenance import RunMeta
-from tailmem.roles import model_free
+from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, SEARCHER, model_free
 
 if TYPE_CHECKING:
     from tailmem.settings.stage import StageSettings
@@ -229,6 +229,53 @@ def _played(a: dict) -> str:
     return f"{a['agent']} ({how})"
 
 
+# The roles whose outputs a stage's rows rest on, by the config groups the stage reads (each names its study's
+# players). The policy role is not here: whether it played depends on which graph-world policies walked
+# (`walked_policies`): the random walk is no agent, the semantic proxy is the programmatic one whatever the llm
+# group configures, and only the `llm` policy is the configured policy role.
+GROUP_ROLES = {
+    "control": (PREDICTOR,),  # the controller study's predictions
+    "fsmem": (BUILDER, SEARCHER, JUDGE),  # stores, answers, verdicts
+    "longmemeval": (SEARCHER, JUDGE),
+    "alfworld": (BUILDER, SEARCHER, EXECUTOR),  # the skill curator and retriever, the ReAct executor
+    "judges": (JUDGE,),
+    "model_roles": (PREDICTOR, BUILDER, SEARCHER, EXECUTOR, JUDGE),  # the roles the role probe measures
+}
+
+
+def walked_policies(cfg: DictConfig, groups: Sequence[str]) -> set[str]:
+    """The graph-world policies whose walks the rows of a stage reading `groups` come from: a run's own policy (the
+    `policy` group); the runs a report enumerates from the scale: the random-walk tables' tail contrast (`rollout`),
+    the controller study's trajectories and Table 3's tail policy (`control`)."""
+    from tailmem.graph_runs import contrast_policies, tail_policy
+    from tailmem.stage_groups import POLICY_GROUP
+
+    walked = set()
+    if POLICY_GROUP in groups and cfg.get(POLICY_GROUP) is not None:
+        walked.add(str(cfg[POLICY_GROUP].name))
+    if "scale" in groups and "rollout" in groups:
+        walked.update(contrast_policies(cfg))
+    if "scale" in groups and "control" in groups:
+        walked.update({tail_policy(cfg), str(cfg.scale.control.policy)})
+    return walked
+
+
+def players(cfg: DictConfig, groups: Sequence[str], roles: dict) -> dict[str, str]:
+    """{role: who played it} for the roles the rows of a stage reading `groups` rest on (`roles`: `agents` of the
+    config): the configured agent, or for the policy the agents of the policies that walked (the configured policy
+    role for `llm`, the programmatic semantic agent for the `semantic` proxy, none for the random walk)."""
+    from tailmem.agents.graphworld import POLICY_AGENT
+
+    resting = {r for g in groups for r in GROUP_ROLES.get(g, ())}
+    out = {r: _played(roles[r]) for r in roles if r in resting and r != POLICY}
+    walked = walked_policies(cfg, groups)
+    policy = [_played(roles[POLICY])] if "llm" in walked and POLICY in roles else []
+    policy += [POLICY_AGENT] if "semantic" in walked else []
+    if policy:
+        out[POLICY] = " and ".join(dict.fromkeys(policy))
+    return {r: out[r] for r in roles if r in out}  # in the config's role order
+
+
 # --- what gets written -----------------------------------------------------------------------------------------
 
 
@@ -278,8 +325,9 @@ def data_line(records: dict | None) -> str:
 def table_footer(
     cfg: StageSettings, groups: Sequence[str] | None = None, data_files: Iterable[str | os.PathLike] | None = None
 ) -> str:
-    """One Markdown line under a table: commit, dirty flag (diff hash), config digest, the agent per role, the
-    package versions and the sha256 of each data file read (`data_files`; None: not listed in the footer).
+    """One Markdown line under a table: commit, dirty flag (diff hash), config digest, the agent of each role the
+    table's rows rest on (`players`; the other configured roles named as not played), the package versions and the
+    sha256 of each data file read (`data_files`; None: not listed in the footer).
     A stage that reads benchmark files passes the same list to `save_provenance`."""
     code = code_state()
     if code["commit"] is None:
@@ -290,12 +338,14 @@ def table_footer(
         )
     used, digest = config_record(cfg, groups)
     roles = agents(cfg.composed)
-    preset = next(iter(roles.values()), {}).get("preset") if roles and "error" not in roles else None
-    who = (
-        (f"agents (llm={preset}): " + ", ".join(f"{r} {_played(a)}" for r, a in roles.items()))
-        if roles and "error" not in roles
-        else f"agents: {roles.get('error', 'no llm group')}"
-    )
+    if roles and "error" not in roles:
+        preset = next(iter(roles.values())).get("preset")
+        played = players(cfg.composed, used, roles)
+        idle = [r for r in roles if r not in played]
+        who = f"agents (llm={preset}): " + (", ".join(f"{r} {a}" for r, a in played.items()) or "none played")
+        who += f"; configured, not played: {', '.join(idle)}" if idle else ""
+    else:
+        who = f"agents: {roles.get('error', 'no llm group')}"
     data = data_line(None if data_files is None else data_records(data_files, cfg.composed.get("data_dir")))
     return f"Provenance: {where}; config digest `{digest}` ({', '.join(used)}); {who}; {packages_line()}; {data}."
 

@@ -93,6 +93,7 @@ def cfg(tmp_path, base):
         retries=3,
         timeout_s=120.0,
         concurrency=2,
+        server_slots=1,  # llama-cpp-python's server decodes one request at a time: the others wait in the client
     )
 
 

@@ -52,8 +52,8 @@ def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
     assert role_label(compose_config("smoke", ["llm=embedded"]), PREDICTOR) == "qwen2.5-coder-1.5b-instruct-q4_k_m"
     a = agents(cfg)[SEARCHER]
     assert (a["backend"], a["preset"], a["structured_outputs"]) == ("openai", "served", "gbnf")
-    footer = table_footer(for_stage(cfg, "tables", STAGES["tables"].groups))
-    assert "agents (llm=served): policy qwen2.5-coder-1.5b-instruct-q4_k_m-served (openai gbnf)" in footer
+    footer = table_footer(for_stage(cfg, "fsmem_answer", STAGES["fsmem_answer"].groups))
+    assert "agents (llm=served): builder qwen2.5-coder-1.5b-instruct-q4_k_m-served (openai gbnf)" in footer
 
 
 def test_the_strength_grid_keeps_served_folders_apart_and_sends_the_model_name():

@@ -20,11 +20,14 @@ from tailmem.data.manifest import MANIFEST, Entry, file_sha256, problems
 from tailmem.errors import DataError
 
 COMMAND = "python -m tailmem data"
-DEFAULT_DATA_DIR = "../shared/data"  # as configs/config.yaml's data_dir
+DEFAULT_DATA_DIR = "../shared/data"  # as configs/config.yaml's data_dir: from the checkout
 
 
 def data_dir_default() -> Path:
-    return Path(os.environ.get("TAILMEM_DATA_DIR", DEFAULT_DATA_DIR))
+    """$TAILMEM_DATA_DIR, else ../shared/data from the checkout (not the working directory), as the config's."""
+    from tailmem.settings.schema import from_checkout
+
+    return Path(os.environ.get("TAILMEM_DATA_DIR") or from_checkout(DEFAULT_DATA_DIR))
 
 
 def download(url: str, dest: Path, entry: Entry, timeout: float = 30.0, chunk: int = 1 << 16) -> int:
@@ -100,7 +103,10 @@ def report(bad: list[tuple[Entry, str]], data_dir: Path, total: int = len(MANIFE
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--data-dir", type=Path, default=None, help="data folder (default: $TAILMEM_DATA_DIR or ../shared/data)"
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="data folder (default: $TAILMEM_DATA_DIR or ../shared/data beside the checkout)",
     )
     ap.add_argument(
         "--mirror",

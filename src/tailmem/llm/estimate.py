@@ -1,11 +1,13 @@
-"""`python -m tailmem llm_cost --db SMOKE_CACHE [--times STAGE=N ...] [overrides...]`: about what a run will cost.
+"""`python -m tailmem llm_cost [--db SMOKE_CACHE] [--times STAGE=N ...] [overrides...]`: about what a run will cost.
 
 Why: a user should see "about $X" before the first paid call. The calls a target makes and their token sizes are
 measured, not guessed: run the target at smoke scale first (against the scripted loopback agent, a free local
 server, or the real endpoint under a small `llm.budget.max_dollars`), then price that call cache's calls per
 (role, stage) with the models and prices the paid run is configured with, times how many more calls each stage
 will make at the target scale (`--times fsmem_answer=15.8` for 158 questions instead of 10). Cached input tokens
-are priced as measured. The budget guard (`llm.budget`) still stops the real run at its cap.
+are priced as measured. The budget guard (`llm.budget`) still stops the real run at its cap. Without --db the calls
+are those of every call cache the run of the overrides' scale recorded, its model slice's included
+(tailmem.llm.cache_cli.run_caches), summed per (role, stage).
 """
 
 from __future__ import annotations
@@ -31,15 +33,35 @@ class Line:
     dollars: float
 
 
-def measured(db: Path) -> list[tuple]:
-    """(role, stage, calls, prompt, cached, output tokens) summed over the recorded calls of a cache file."""
-    if not db.exists():
-        raise LLMError(f"no call cache at {db}; run the target at smoke scale first to measure its calls")
-    with sqlite3.connect(db) as conn:
-        return conn.execute(
-            "SELECT role, stage, COUNT(*), SUM(prompt_tokens), SUM(cached_tokens), "
-            "SUM(completion_tokens) FROM calls GROUP BY role, stage ORDER BY role, stage"
-        ).fetchall()
+def measured(*dbs: Path) -> list[tuple]:
+    """(role, stage, calls, prompt, cached, output tokens) summed over the recorded calls of the cache files."""
+    sums: dict[tuple, list] = {}
+    for db in dbs:
+        if not db.exists():
+            raise LLMError(f"no call cache at {db}; run the target at smoke scale first to measure its calls")
+        with sqlite3.connect(db) as conn:
+            for role, stage, *numbers in conn.execute(
+                "SELECT role, stage, COUNT(*), SUM(prompt_tokens), SUM(cached_tokens), "
+                "SUM(completion_tokens) FROM calls GROUP BY role, stage"
+            ):
+                total = sums.setdefault((role, stage), [0, 0, 0, 0])
+                for i, n in enumerate(numbers):
+                    total[i] += n or 0
+    return [(role, stage, *numbers) for (role, stage), numbers in sorted(sums.items())]
+
+
+def run_files(overrides: list[str]) -> list[Path]:
+    """The cache files of every call cache the run of `overrides` recorded (a sharded one once merged)."""
+    from tailmem.llm.cache_cli import recorded, run_caches
+
+    files = []
+    for c in recorded(run_caches(overrides)):
+        if c.layout == "shards" and not c.path.exists():
+            raise LLMError(
+                f"{c.location} is a sharded cache: fold it into {c.path} first (python -m tailmem cache merge)"
+            )
+        files.append(c.path)
+    return files
 
 
 def estimate(rows: list[tuple], llm, times: dict[str, float]) -> list[Line]:
@@ -87,7 +109,9 @@ def render(lines: list[Line]) -> str:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tailmem llm_cost", description=__doc__.splitlines()[0])
-    parser.add_argument("--db", type=Path, required=True, help="call cache of the target's smoke-scale run")
+    parser.add_argument(
+        "--db", type=Path, help="call cache of the target's smoke-scale run (default: every cache of the run)"
+    )
     parser.add_argument(
         "--times",
         action="append",
@@ -101,5 +125,6 @@ def main(argv: list[str]) -> int:
     from tailmem.llm.settings import settings
 
     llm = settings(_compose(args.overrides))
-    print(render(estimate(measured(args.db), llm, parse_times(args.times))))
+    dbs = [args.db] if args.db else run_files(args.overrides)
+    print(render(estimate(measured(*dbs), llm, parse_times(args.times))))
     return 0

@@ -5,9 +5,11 @@ harness trace and its judge calls, a game) hands them to `run_units` with `worke
 answers come back in unit order and every request is the one the sequential loop sends, so the rows, their order
 and the call cache's hashes do not depend on the concurrency: only the wall time does.
 
-How many at once, one knob: `llm.concurrency` of the role (or the group), capped by the number of units and by
-the share of the run-wide cap this job was granted (`TAILMEM_LLM_SLOTS`, which a model rule sets from its
-Snakemake resource `llm_slots`; `snakemake --resources llm_slots=N` caps the calls in flight across all jobs).
+How many at once, one knob: `llm.concurrency` of the role (or the group), capped by the number of units, by the
+requests its server decodes at once where the preset states them (`server_slots`: a unit beyond them would only
+wait for a slot, and its turns would evict the prompt prefix the server keeps for the next call of the unit before
+it), and by the share of the run-wide cap this job was granted (`TAILMEM_LLM_SLOTS`, which a model rule sets from
+its Snakemake resource `llm_slots`; `snakemake --resources llm_slots=N` caps the calls in flight across all jobs).
 
 In-process models take one unit at a time. The embedded llama.cpp model (backend `instruct`, and the scoring
 backend `local`) is one process-local object that is not thread-safe: its calls already serialize on a lock, and
@@ -50,12 +52,20 @@ def in_process(client) -> bool:
     return kind is not None and kind.embedded
 
 
+def in_flight(settings) -> int:
+    """The calls a role's settings allow in flight at once: its `concurrency`, capped by `server_slots` (the
+    requests its server decodes at once) where the preset states them."""
+    cap = int(getattr(settings, "concurrency", 1) or 1)
+    server = getattr(settings, "server_slots", None)
+    return min(cap, int(server)) if server is not None else cap
+
+
 def workers_for(client, units: int) -> int:
-    """Threads for `units` independent units of `client`'s role: min(concurrency, units, granted slots), at
-    least 1; 1 for an in-process model or no client (a programmatic agent calls no model)."""
+    """Threads for `units` independent units of `client`'s role: min(concurrency, server slots, units, granted
+    slots), at least 1; 1 for an in-process model or no client (a programmatic agent calls no model)."""
     if client is None or units <= 1 or in_process(client):
         return 1
-    cap = int(getattr(getattr(client, "settings", None), "concurrency", 1) or 1)
+    cap = in_flight(getattr(client, "settings", None))
     slots = granted_slots()
     if slots is not None:
         cap = min(cap, slots)
@@ -71,14 +81,14 @@ def units_workers(units: int, *clients) -> int:
 
 def llm_slots(cfg, roles) -> int:
     """The Snakemake resource `llm_slots` a job declares: the most calls it holds in flight to a shared endpoint,
-    the largest `concurrency` among `roles` played there (a job's units call its roles in turn), 0 when none is
+    the largest `in_flight` among `roles` played there (a job's units call its roles in turn), 0 when none is
     (an in-process model, a programmatic agent, replay from the cache)."""
     from tailmem.llm.settings import settings as llm_settings
     from tailmem.settings.llm import roles as played
 
     settings = played(llm_settings(cfg))
     return max(
-        (int(settings[r].concurrency) for r in roles if r in settings and kind_of(settings[r].backend).served),
+        (in_flight(settings[r]) for r in roles if r in settings and kind_of(settings[r].backend).served),
         default=0,
     )
 

@@ -47,6 +47,7 @@ UNSET_IN_PRESETS = {
     "kv_prefix_cache": True,
     "n_ctx": 2048,
     "n_threads": 2,
+    "server_slots": None,
 }
 
 
@@ -84,6 +85,9 @@ class RoleGroup:
     backoff_s: float = MISSING
     backoff_max_s: float = MISSING
     timeout_s: float = MISSING
+    # openai: the requests the server decodes at once (llama-cpp-python's server: 1); no more are in flight, and
+    # each waits for its answer without a read time-out (tailmem.llm.slots). null: not known (a hosted API)
+    server_slots: Optional[int] = MISSING
     requests_per_minute: Optional[int] = MISSING  # openai: sends per minute here (tailmem.llm.pacing); null: no cap
     tokens_per_minute: Optional[int] = MISSING  # openai: prompt + output-cap tokens per minute; null: no cap
     choose_retries: int = MISSING  # re-asks when a chat model's reply names no valid option
@@ -113,6 +117,7 @@ class RoleGroup:
         p.integer("tool_output_max_chars", self.tool_output_max_chars, lo=1000)
         p.integer("requests_per_minute", self.requests_per_minute, lo=1, null=True)
         p.integer("tokens_per_minute", self.tokens_per_minute, lo=1, null=True)
+        p.integer("server_slots", self.server_slots, lo=1, null=True)
         caps = self.task_max_output_tokens
         if isinstance(caps, dict):
             for task, cap in caps.items():
@@ -134,6 +139,7 @@ NULLABLE = frozenset(
         "requests_per_minute",
         "tokens_per_minute",
         "structured_outputs",
+        "server_slots",
     }
 )
 

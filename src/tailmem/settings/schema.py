@@ -71,11 +71,33 @@ class Settings:
 TOP_KEYS = ("stage", "seed", "data_dir", "results_dir", "figures_dir", "out", "input")
 
 
+CHECKOUT_RESOLVER = "checkout"  # ${checkout:../shared/data} in configs/config.yaml: the default data folder
+
+
+def from_checkout(path: str) -> str:
+    """`path` (relative) taken from the checkout, the folder that holds the config folder (`$TAILMEM_CONFIGS`'s
+    parent when that moves the configs), not from the working directory: a workflow run from another folder
+    (`snakemake --directory`, a test's workdir) reads the same default data folder. Written relative to the working
+    directory, as the workflow's paths are: run from the checkout it is `path` itself, so the rules' inputs and
+    commands name no absolute folder and a checkout moved with its results stays finished. An absolute `path` is
+    itself."""
+    import os
+
+    from tailmem.config_files import config_folder
+
+    if os.path.isabs(path):
+        return path
+    return os.path.relpath(os.path.normpath(config_folder().parent / path))
+
+
 def register() -> None:
-    """Put `Settings` in Hydra's ConfigStore (idempotent: the CLI, the workflow and the tests all call it)."""
+    """Put `Settings` in Hydra's ConfigStore and the `checkout` resolver the config's paths use in OmegaConf
+    (idempotent: the CLI, the workflow and the tests all call it)."""
     from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
 
     ConfigStore.instance().store(name=SCHEMA, node=Settings)
+    OmegaConf.register_new_resolver(CHECKOUT_RESOLVER, from_checkout, replace=True)
 
 
 # ---------------------------------------------------------------- Hydra's errors as one line

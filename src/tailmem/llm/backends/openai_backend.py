@@ -1,15 +1,22 @@
 """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, ollama, a llama.cpp server) through the `openai` package.
 
 Retries are ours, not the SDK's (its max_retries is 0), so they are counted and their backoff is set in config:
-429, 5xx, time-outs and dropped connections wait backoff_s * 2^attempt (jittered, capped, or the server's
-Retry-After) and try again; any other error fails at once with the role, model and status in the message. A 5xx
+429, 5xx, a connection that could not be made and one the server dropped wait backoff_s * 2^attempt (jittered,
+capped, or the server's Retry-After) and try again; any other error fails at once with the role, model and status in
+the message. A request that timed out waiting for its answer is never sent again: the server may still be working
+on it, and a copy would wait in its queue behind the original (under load, the queue fills with copies). A 5xx
 whose body is a request-validation error (llama.cpp's server answers a malformed request with a 500) is the
 request's fault, so it fails at once too: the same request would fail the same way every time. A 400 naming a
 parameter the model refuses names the config key that put it there (tailmem.llm.params).
+
+A role whose preset states the server's decoding slots (`server_slots`, tailmem.llm.slots) holds one of them for
+each request, so no more of its requests are in flight than the server decodes at once, and waits for the answer
+as long as it takes (no read time-out: the request it sent is the one being decoded).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -23,6 +30,7 @@ from tailmem.errors import LLMError
 from tailmem.llm import structured
 from tailmem.llm.params import config_key, refused_parameter
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
+from tailmem.llm.slots import slots_for
 from tailmem.llm.tokens import count_message_tokens, count_tokens
 from tailmem.settings.llm import Role
 
@@ -40,6 +48,27 @@ CONTEXT_KEYS = ("context_window", "context_length", "max_model_len", "n_ctx", "m
 def base_url_of(settings: Role) -> str:
     """The endpoint a role talks to: its base_url, else $OPENAI_BASE_URL, else OpenAI's; no trailing slash."""
     return (settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+
+
+# The time-outs of a request the server has (or is being sent): httpx's, and httpx2's (openai 3 sends with it).
+UNANSWERED = frozenset({"ReadTimeout", "WriteTimeout"})
+
+
+def unanswered(exc: Exception) -> bool:
+    """Whether a request failed by timing out while waiting for its answer (sent, perhaps being decoded), rather
+    than before the server had it (connecting, waiting for a pooled connection) or by a dropped connection. By the
+    HTTP error's class names, the same in httpx and httpx2, whichever the SDK wraps."""
+    cause = exc.__cause__
+    return cause is not None and any(c.__name__ in UNANSWERED for c in type(cause).__mro__)
+
+
+def timeouts(settings: Role):
+    """The HTTP time-outs of a role: `timeout_s` for each phase, but no read time-out where the preset states the
+    server's slots (`server_slots`): the request holds a slot, so the server is decoding it."""
+    import openai
+
+    read = None if settings.server_slots is not None else settings.timeout_s
+    return openai.Timeout(settings.timeout_s, read=read)
 
 
 def validation_error(exc: Exception) -> bool:
@@ -69,7 +98,8 @@ class OpenAIBackend:
                 )
             key = "unused"  # local servers (vLLM, ollama, llama.cpp) ignore the key
         self._openai = openai
-        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=settings.timeout_s, max_retries=0)
+        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeouts(settings), max_retries=0)
+        self._slots = slots_for(self.base_url, settings.server_slots)
         self._retryable = (
             openai.RateLimitError,
             openai.InternalServerError,
@@ -153,11 +183,19 @@ class OpenAIBackend:
             try:
                 if on_send is not None:
                     on_send()
-                resp = self._client.chat.completions.create(model=model, messages=messages_sent, **kwargs)
+                with self._slots.held() if self._slots is not None else contextlib.nullcontext():
+                    resp = self._client.chat.completions.create(model=model, messages=messages_sent, **kwargs)
                 break
             except self._retryable as exc:
                 if isinstance(exc, self._openai.InternalServerError) and validation_error(exc):
                     raise self._refused(exc, model) from exc
+                if unanswered(exc):
+                    raise LLMError(
+                        f"role {s.role}, model {model} at {self.base_url}: no answer within {s.timeout_s:g} s "
+                        f"(llm.roles.{s.role}.timeout_s); not sent again, since the server may still be working on "
+                        f"it: raise timeout_s, or state how many requests the server decodes at once "
+                        f"(llm.roles.{s.role}.server_slots) so that requests wait their turn here"
+                    ) from exc
                 if attempt == s.retries:
                     raise LLMError(
                         f"role {s.role}, model {model} at {self.base_url}: gave up after "
