@@ -232,20 +232,13 @@ def fsmem_questions(cfg) -> int | None:
 
 def claims_power(plans: list[DesignPlan]) -> dict[str, float]:
     """The planned power of each claims_ctmc row a claim pair decides (the row's words -> power at the twin's
-    effect under the plans' allotment, `DesignPlan.planned_power`): the tail-error rows of a tail pair, the
-    overall-error rows of a pair scoring every step. What the claims tables print beside a verdict; rows no
-    claim pair plans (tokens, coverage: model-free) are absent."""
+    effect under the plans' allotment, `DesignPlan.planned_power` of the row's `Claim.planned`): the tail-error rows
+    of a tail pair, the overall-error rows of a pair scoring every step. What the claims tables print beside a
+    verdict; rows no claim pair plans (tokens, coverage: model-free) are absent."""
     from tailmem.studies.controller.claim_specs import CTMC
 
     power = plans[0].planned_power if plans else {}
-    pair_of = {(p.a, p.b, p.scope): p.label for p in design.claim_pairs()}
-    out = {}
-    for claim in CTMC:
-        scope = {"tail_error": "tail", "overall_error": "all"}.get(claim.metric)
-        label = pair_of.get((claim.arm, claim.baseline, scope))
-        if label in power:
-            out[claim.words] = power[label]
-    return out
+    return {claim.words: power[claim.planned] for claim in CTMC if claim.planned in power}
 
 
 @typed_stage("design_check_report")
