@@ -89,6 +89,10 @@ def test_fsmem_prints_its_plan_beside_the_locomo_token_f1_rows_only():
     }
     assert (shown.benchmark == "locomo").all() and (shown[PLANNED_POWER] == 0.87).all()
     assert (shown.verdict == HELD).all()
+    # a run that did not play the verbatim store: its row has no plan (it does not count against the plan)
+    unplayed = fsmem_claims(pd.concat(frames[:2]), S, 0.05, planned=planned)
+    assert unplayed[PLANNED_POWER].notna().sum() == 1
+    assert unplayed.loc[unplayed[PLANNED_POWER].notna(), "claim"].str.contains("agent_curated").all()
 
 
 def test_longmemeval_prints_its_plan_beside_the_accuracy_row():
@@ -115,6 +119,10 @@ def test_alfworld_prints_its_plan_beside_each_store_against_no_store():
     tasks = pd.concat([cell("no_store", rng.random(20) < 0.3), cell("episode_log", rng.random(20) < 0.8)])
     df = alf.skill_claims(tasks, S, 0.1, planned={STUDY_CLAIMS["alfworld"]: 0.66})
     assert df[PLANNED_POWER].tolist() == [0.66]
+    lonely = alf.skill_claims(
+        cell("episode_log", rng.random(20) < 0.8), S, 0.1, planned={STUDY_CLAIMS["alfworld"]: 0.66}
+    )
+    assert lonely.reason.tolist() == ["a cell was not run"] and lonely[PLANNED_POWER].isna().all()
     assert list(alf.CLAIM_COLUMNS).index(PLANNED_POWER) == list(alf.CLAIM_COLUMNS).index("verdict") + 1
 
 

@@ -40,6 +40,9 @@ from tailmem.stats.verdict import DIRECTIONS, HELD, NOT_HELD, combine, combine_r
 ALL_PARTS = "all parts"  # the `side` of a combined row
 EVERY_ROW_BEFORE = "*"  # a combined claim's part: every row before it (a tie of however many pairs a run holds)
 PLANNED_POWER = "planned_power"  # the column beside `verdict`: the power the design check planned the row for
+# a row whose arm the run did not play: no plan covers it, whatever the study's plan says of its claim (so it does
+# not count against the plan in `planned_vs_decided`)
+NOT_PLAYED = {PLANNED_POWER: float("nan")}
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,7 @@ def rows(
     no comparison of its own), then unit "", side "all parts", the verdict and reason of its parts (by key, among
     the rows before it; `EVERY_ROW_BEFORE`: all of them) and its evidence (the study's, else the claim's). Every
     row has `planned_power` beside its verdict (`power_of`: `planned` maps the design check's rows to their
-    planned power)."""
+    planned power), unless the study's columns give it (`NOT_PLAYED`: an arm the run did not play)."""
     out: list[dict] = []
     verdicts: dict[str, str] = {}
     for c in spec:
@@ -147,7 +150,7 @@ def rows(
             row |= compare(c)
         if c.key:
             verdicts[c.key] = row["verdict"]
-        out.append(beside_verdict(row, power_of(c, planned)))
+        out.append(beside_verdict(row, row.get(PLANNED_POWER, power_of(c, planned))))
     return out
 
 

@@ -20,7 +20,7 @@ from tailmem.alfworld.games import FAMILIES, SHORT
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.report import claims as claims_builder
-from tailmem.report.claims import Claim
+from tailmem.report.claims import NOT_PLAYED, Claim
 from tailmem.report.table_spec import TableSpec, specs
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS as COMPARE_COLUMNS
@@ -214,6 +214,7 @@ def _compared(settings: StatsGroup, c: Claim, a: pd.DataFrame, b: pd.DataFrame, 
             head
             | missing(claim_text(direction, threshold), "a cell was not run")
             | {"sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no tasks in this run"}
+            | NOT_PLAYED
         )
     p = paired_games(a, b)
     if not len(p):

@@ -33,7 +33,7 @@ import pandas as pd
 
 from tailmem.errors import DataError
 from tailmem.fsmem.benchmarks import MAIN_BENCHMARK
-from tailmem.report.claims import Claim, with_power
+from tailmem.report.claims import NOT_PLAYED, Claim, with_power
 from tailmem.report.claims import rows as claim_rows
 from tailmem.roles import BUILDER, SEARCHER
 from tailmem.settings.stats import StatsGroup
@@ -172,6 +172,7 @@ def _compared(c: Claim, a: pd.DataFrame, b: pd.DataFrame, labels: tuple[str, str
             head
             | missing(claim_text(direction, threshold), "an arm was not run")
             | {"sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no answers in this run"}
+            | NOT_PLAYED
         )
     p = paired(a, b, metric)
     if p.n == 0:
