@@ -25,7 +25,7 @@ def test_rows_follow_the_spec_and_a_combined_row_reads_its_parts():
         Claim("both rise", parts=("x", "y"), evidence="combines the two rows above"),
     )
     df = build([c.at(scope="A") for c in spec], _verdicts({"x": HELD, "y": INCONCLUSIVE}))
-    assert list(df.columns) == ["claim", "scope", "unit", "side", "verdict", "reason", "evidence"]
+    assert list(df.columns) == ["claim", "scope", "unit", "side", "verdict", "planned_power", "reason", "evidence"]
     assert list(df.claim) == ["x rises", "y rises", "both rise"]
     last = df.iloc[-1]
     assert (last.side, last.verdict, last.reason, last.unit) == (

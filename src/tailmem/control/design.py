@@ -594,25 +594,57 @@ def stated_row(stated, units: int | None, seconds, alpha: float, target: float, 
     }
 
 
-def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = None) -> list[dict]:
+# the design check's row of each other model-played study (its key in `power.stated_effects` -> the row's words):
+# the claims rows a study's stated effect plans name it (`tailmem.report.claims.Claim.planned`)
+STUDY_CLAIMS = {
+    "fsmem": "fsmem: arms on the same LoCoMo questions",
+    "longmemeval": "LongMemEval: arms on the same questions",
+    "alfworld": "ALFWorld: arms on the same games",
+    "policy_tails": "LLM policy vs random walk: tail shape",
+}
+
+
+def study_powers(cfg, min_units: int, alpha: float, study: str) -> dict[str, float]:
+    """`study`'s planned power as the design check's table gives it (`study_rows`; `study` a key of
+    `STUDY_CLAIMS`; for fsmem the LoCoMo questions counted from the data, `tailmem.fsmem.questions.asked`): its
+    row's words -> power, empty when the row has none (a study the scale does not play, a whole benchmark). What
+    the study's claims table prints beside the verdicts its plan covers; it reads the config groups of that study
+    alone (power and the study's own), so a claims stage's digest does not follow the other studies."""
+    asked = None
+    if study == "fsmem":
+        from tailmem.fsmem.questions import asked as count
+
+        asked = count(cfg.fsmem)
+    (row,) = study_rows(cfg, min_units, alpha, fsmem_questions=asked, only=study)
+    p = float(row["planned_power"])
+    return {row["claim"]: p} if math.isfinite(p) else {}
+
+
+def study_rows(
+    cfg, min_units: int, alpha: float, fsmem_questions: int | None = None, only: str | None = None
+) -> list[dict]:
     """The other model-played studies' paired claims, checked before any call: the independent units each plans
     (questions, games, runs) against `stats.min_units` and the smallest p, and its planned power, units for
     `power.target` and core-seconds from its stated effect (`stated_row`). A cap of None counts as the whole
     benchmark (enough units; no power or cost is given); `fsmem_questions`, when the data was read, is the number
     of LoCoMo questions the answer stages ask (fewer than the cap when the kept sessions hold the evidence of
-    fewer)."""
+    fewer). `only`: that study's row alone (a key of `STUDY_CLAIMS`), read from its own config groups."""
+    if only is not None and only not in STUDY_CLAIMS:
+        raise KeyError(f"study {only!r}: the design check plans {sorted(STUDY_CLAIMS)}")
     c = cfg.power
-    policy_steps = int(cfg.rollout.episodes) * int(cfg.rollout.steps)
 
     def planned(study: str, units: int | None) -> dict:
         stated = c.stated_effects[study]
-        return stated_row(stated, units, c.call_seconds, alpha, float(c.target), min_units, policy_steps)
+        # a role without a count (the policy) is called once a step: rollout.episodes x rollout.steps per run
+        unset = any(n is None for n in stated.calls_per_unit.values())
+        steps = int(cfg.rollout.episodes) * int(cfg.rollout.steps) if unset else 0
+        return stated_row(stated, units, c.call_seconds, alpha, float(c.target), min_units, steps)
 
     # a yes/no outcome (correct, won) is decided by the units where the arms part only: the exact paired test's
     # smallest p is 2^-k over k discordant units, so enough units is not enough when the arms rarely part
     discordant = next(k for k in range(1, 64) if 0.5**k <= alpha)
 
-    def row(study: str, claim: str, unit: str, units) -> dict:
+    def row(study: str, unit: str, units) -> dict:
         n = int(units) if units is not None else None
         ok = n is None or (n >= min_units and smallest_p(n) <= alpha)
         plan = (
@@ -627,53 +659,48 @@ def study_rows(cfg, min_units: int, alpha: float, fsmem_questions: int | None = 
             plan += f"; planned power {more['planned_power']:.0%} at the stated effect" + (
                 f", {c.target:.0%} at {need:,} {unit}" if need else f", {c.target:.0%} at no number of {unit}"
             )
+        claim = STUDY_CLAIMS[study]
         return {"claim": claim, "scope": unit, "runs": n, "min_units": min_units, "smallest_p": p, "plan": plan} | more
 
-    s, lme = cfg.scale, cfg.longmemeval
-    questions = None if lme.max_per_type is None else int(lme.max_per_type) * 6  # LongMemEval's six question types
-    if lme.max_questions is not None:
-        questions = int(lme.max_questions) if questions is None else min(questions, int(lme.max_questions))
-    out = [
-        row(
-            "fsmem",
-            "fsmem: arms on the same LoCoMo questions",
-            "questions",
-            fsmem_questions if fsmem_questions is not None else cfg.fsmem.max_questions,
-        ),
-        row("longmemeval", "LongMemEval: arms on the same questions", "questions", questions),
-    ]
-
-    def not_run(study: str, claim: str, unit: str, why: str) -> dict:
+    def not_run(study: str, unit: str, why: str) -> dict:
         """A study this scale does not play: no units, and where its claims are decided instead (with the units
         its stated effect needs)."""
+        claim = STUDY_CLAIMS[study]
         row = {"claim": claim, "scope": unit, "runs": 0, "min_units": min_units, "smallest_p": 1.0, "plan": why}
         return row | planned(study, 0)
 
-    games = "ALFWorld: arms on the same games"
-    if cfg.alfworld.subsets:
-        out.append(row("alfworld", games, "games", alfworld_games(cfg.alfworld)))
-    else:
-        out.append(
-            not_run(
-                "alfworld",
-                games,
-                "games",
-                f"not run at this scale (alfworld.subsets is empty): a game claim needs at least {min_units} games; "
-                "scale paper_model plays them (benchmarks/plan_model_slice.py prints its cost)",
-            )
+    def fsmem() -> dict:
+        asked = fsmem_questions if fsmem_questions is not None else cfg.fsmem.max_questions
+        return row("fsmem", "questions", asked)
+
+    def longmemeval() -> dict:
+        lme = cfg.longmemeval
+        questions = None if lme.max_per_type is None else int(lme.max_per_type) * 6  # its six question types
+        if lme.max_questions is not None:
+            questions = int(lme.max_questions) if questions is None else min(questions, int(lme.max_questions))
+        return row("longmemeval", "questions", questions)
+
+    def alfworld() -> dict:
+        if cfg.alfworld.subsets:
+            return row("alfworld", "games", alfworld_games(cfg.alfworld))
+        return not_run(
+            "alfworld",
+            "games",
+            f"not run at this scale (alfworld.subsets is empty): a game claim needs at least {min_units} games; "
+            "scale paper_model plays them (benchmarks/plan_model_slice.py prints its cost)",
         )
-    claim = "LLM policy vs random walk: tail shape"
-    tails = getattr(s.control, "tail_policy", None) or s.control.policy
-    if tails == "llm":  # a model plays the policy: its tails beside the random walk's, run by run
-        out.append(row("policy_tails", claim, "runs", len(s.families) * len(s.sizes) * len(s.seeds)))
-    else:  # the trajectories come from the model-free proxy
-        out.append(
-            not_run(
-                "policy_tails",
-                claim,
-                "runs",
-                f"not run at this scale (scale.control.tail_policy {tails}): scale paper_model runs the LLM policy "
-                "for 160 x 50 steps per run (benchmarks/plan_model_slice.py prints its cost)",
-            )
+
+    def policy_tails() -> dict:
+        s = cfg.scale
+        tails = getattr(s.control, "tail_policy", None) or s.control.policy
+        if tails == "llm":  # a model plays the policy: its tails beside the random walk's, run by run
+            return row("policy_tails", "runs", len(s.families) * len(s.sizes) * len(s.seeds))
+        return not_run(  # the trajectories come from the model-free proxy
+            "policy_tails",
+            "runs",
+            f"not run at this scale (scale.control.tail_policy {tails}): scale paper_model runs the LLM policy "
+            "for 160 x 50 steps per run (benchmarks/plan_model_slice.py prints its cost)",
         )
-    return out
+
+    rows = {"fsmem": fsmem, "longmemeval": longmemeval, "alfworld": alfworld, "policy_tails": policy_tails}
+    return [rows[study]() for study in (STUDY_CLAIMS if only is None else (only,))]

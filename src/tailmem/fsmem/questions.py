@@ -5,9 +5,13 @@ The answer stage asks them, and the controller study's design check counts them 
 
 from __future__ import annotations
 
+import logging
+
 from tailmem.data.locomo import questions
-from tailmem.errors import ConfigError
-from tailmem.fsmem.benchmarks import categories
+from tailmem.errors import ConfigError, DataError
+from tailmem.fsmem.benchmarks import MAIN_BENCHMARK, categories, conversation, conversation_ids
+
+log = logging.getLogger(__name__)
 
 
 def stratified(qs: list, limit: int, cats) -> list:
@@ -34,3 +38,17 @@ def select_questions(conv, fs, benchmark: str) -> list:
     if limit is not None and fs.stratified:
         return stratified(questions(conv, cats), int(limit), cats)
     return questions(conv, cats, None if limit is None else int(limit))
+
+
+def asked(fs) -> int | None:
+    """The LoCoMo questions the answer stages ask over every configured conversation: the cap, the categories and
+    the sessions kept together decide it (3 sessions hold the evidence of only 8 stratified questions of conv-50,
+    whatever `fsmem.max_questions`). None when the data is not there (a plan then counts the cap)."""
+    try:
+        return sum(
+            len(select_questions(conversation(fs, MAIN_BENCHMARK, c), fs, MAIN_BENCHMARK))
+            for c in conversation_ids(fs, MAIN_BENCHMARK)
+        )
+    except (OSError, DataError) as e:
+        log.warning("LoCoMo questions not counted from the data (%s); the config's cap counts", e)
+        return None

@@ -12,7 +12,7 @@ STAGES = declare(
     Stage("alfworld_memory", "tailmem.studies.alfworld.episodes:memory", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
     Stage("alfworld_skills", "tailmem.studies.alfworld.episodes:skills", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
     Stage(
-        "alfworld_report", "tailmem.studies.alfworld.report:report", (*ALFWORLD_GROUPS, "stats")
+        "alfworld_report", "tailmem.studies.alfworld.report:report", (*ALFWORLD_GROUPS, "stats", "power")
     ),  # its intervals: stats
 )
 

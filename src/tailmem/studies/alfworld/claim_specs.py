@@ -7,12 +7,14 @@ Why records in Python, and how the study fills them: `tailmem.report.claims`. Ad
 
 from __future__ import annotations
 
+from tailmem.control.design import STUDY_CLAIMS
 from tailmem.report.claims import Claim
 
 # -- paper 2, the ALFWorld skill setting (claims_alfworld_<subset>; tailmem.studies.alfworld.tables.skill_claims) ---
 # every store variant a protocol ran against the control (`{variant}`, `{baseline}`; the paper's number per protocol
 # and variant: alfworld_text.paper_vs_control), then, where the reversed chain ran, each variant's full chain
-# against its reversed chain, within alfworld.claims.order_margin (a share of games)
+# against its reversed chain, within alfworld.claims.order_margin (a share of games). planned: the design check plans
+# a store against no store at one stated effect per game (power.stated_effects.alfworld, stated for the episode log)
 ALFWORLD_VS_CONTROL = Claim(
     "A store ({variant}) wins more games than no store",
     arm="{variant}",
@@ -20,6 +22,7 @@ ALFWORLD_VS_CONTROL = Claim(
     metric="success",
     side="greater",
     unit="game",
+    planned=STUDY_CLAIMS["alfworld"],
 )
 ALFWORLD_ORDER = Claim(
     "The order of the chain does not change success ({variant})",

@@ -172,6 +172,7 @@ def report(cfg: StageSettings) -> None:
 def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: dict, footer: str) -> None:
     """Paper 2's skill-side analyses: claims at the game unit with chain seeds as the outer level; the
     store, the curation effort and running success by goal family against no store along the first seed's chain."""
+    from tailmem.control.design import study_powers
     from tailmem.report.plots import save_figure
     from tailmem.report.table_io import write_table
     from tailmem.stats.settings import settings as stats_settings
@@ -185,7 +186,10 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     margin = float(a.claims.order_margin)
     protocols, variants = list(a.protocols), list(a.variants)
     executor = labels[EXECUTOR]
-    claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games))
+    planned = study_powers(
+        cfg, st.min_units, st.alpha, "alfworld"
+    )  # as the design check plans them, beside the verdicts
+    claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games), planned=planned)
     write_table(
         tables,
         outputs.claims_alfworld(subset),

@@ -10,6 +10,7 @@ by `report.alfworld_figures`. The stage (`stages/alfworld.report`) reads the cel
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -19,7 +20,7 @@ from tailmem.alfworld.games import FAMILIES, SHORT
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.report import claims as claims_builder
-from tailmem.report.claims import Claim
+from tailmem.report.claims import NOT_PLAYED, Claim
 from tailmem.report.table_spec import TableSpec, specs
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import COLUMNS as COMPARE_COLUMNS
@@ -177,7 +178,7 @@ CLAIM_COLUMNS = (
     "baseline",
     "metric",
     "unit",
-    *COMPARE_COLUMNS,
+    *claims_builder.with_power(COMPARE_COLUMNS),  # the design check's planned power beside the verdict
     "sign_p_1s",
     "evidence",
     "paper",
@@ -213,6 +214,7 @@ def _compared(settings: StatsGroup, c: Claim, a: pd.DataFrame, b: pd.DataFrame, 
             head
             | missing(claim_text(direction, threshold), "a cell was not run")
             | {"sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no tasks in this run"}
+            | NOT_PLAYED
         )
     p = paired_games(a, b)
     if not len(p):
@@ -247,13 +249,18 @@ def _over_seeds(p: pd.DataFrame) -> str:
 
 
 def skill_claims(
-    tasks: pd.DataFrame, settings: StatsGroup, order_margin: float, baseline: str = BASELINE, min_tie_games: int = 1
+    tasks: pd.DataFrame,
+    settings: StatsGroup,
+    order_margin: float,
+    baseline: str = BASELINE,
+    min_tie_games: int = 1,
+    planned: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Paper 2's skill-setting claims on our chains (`claim_specs.ALFWORLD_VS_CONTROL`, `ALFWORLD_ORDER` read over
     the cells the run holds), one paired comparison at the game unit per row: every store variant wins more games
     than the control (`baseline`) under each protocol ("> 0"); and, where the reversed chain ran, each variant's
     success does not depend on the order of the chain: full chain and reversed chain within `order_margin` (a share
-    of games) on the same games."""
+    of games) on the same games. `planned`: the design check's planned powers (`design.study_powers`)."""
     _require(tasks, PAIR_COLUMNS, "skill tasks")
     protocols = list(pd.unique(tasks.protocol))
     cell = {(p, v): t for (p, v), t in tasks.groupby(["protocol", "variant"], sort=False)}
@@ -276,7 +283,7 @@ def skill_claims(
     def one(c: Claim) -> dict:
         return _compared(settings, c, *cells[c.words, c.columns["protocol"]], min_tie_games)
 
-    df = SPECS["claims"].check(claims_builder.build(spec, one, columns=CLAIM_COLUMNS))
+    df = SPECS["claims"].check(claims_builder.build(spec, one, columns=CLAIM_COLUMNS, planned=planned))
     return df.astype({"n_units": "Int64", "n_seeds": "Int64"})
 
 

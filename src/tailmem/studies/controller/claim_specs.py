@@ -6,7 +6,9 @@ Why records in Python, and how the study fills them: `tailmem.report.claims`. Ad
 
 from __future__ import annotations
 
-from tailmem.control import arms
+from dataclasses import replace
+
+from tailmem.control import arms, design
 from tailmem.report import paper_values as paper
 from tailmem.report.claims import Claim
 
@@ -17,6 +19,7 @@ from tailmem.report.claims import Claim
 # steps of each own tail; else empty), a_tokens, b_tokens (tokens/step), margin_pct (the margin, % of the
 # baseline's tokens/step), means (a trend's means).
 # margin "tokens": stats.margins.tokens_rel of the baseline's tokens/step.
+# planned: the design check's claim pair whose planned power (plan.json) stands beside the row (`_planned`).
 
 
 def _paper_pair(metric: str, enc: str) -> str:
@@ -32,6 +35,16 @@ _MATCHED = "shared tail: Graph Memory {b:.3f}, matched CTMC {a:.3f}{read}; token
 _GM = {enc: arms.baseline("graph_memory", enc) for enc in ("verbose", "compact")}
 _CT = {enc: arms.nominal_ctmc(enc) for enc in ("verbose", "compact")}
 _MATCHED_CT, _UNIFORM, _SHUFFLED, _REVERSED = arms.table6_arms()
+_SCOPE = {"tail_error": "tail", "overall_error": "all"}  # the errors a model's answers make, and the steps each scores
+_PAIRS = {(p.a, p.b, p.scope): p.label for p in design.claim_pairs()}
+
+
+def _planned(arm: str, baseline: str, metric: str) -> str:
+    """The label of the design check's claim pair that plans a row comparing `arm` with `baseline` on `metric`
+    (`design.claim_pairs`); empty for a model-free metric (tokens, coverage: known without a call)."""
+    return _PAIRS.get((arm, baseline, _SCOPE.get(metric)), "")
+
+
 _TABLE5 = "Table 5"
 _TABLE6 = "Table 6"
 
@@ -65,7 +78,7 @@ def _ablation(metric: str) -> tuple[Claim, ...]:
     )
 
 
-CTMC = (
+_CTMC = (
     # Table 5's arms: each at its own nominal budget, so tokens/step is a measured outcome with a side per encoding
     # as the paper reports it (compact: about equal, 155.7 vs 156.4; verbose: more, 200.3 vs 170.7).
     Claim(
@@ -184,3 +197,5 @@ CTMC = (
         for metric in ("gini", "skew", "max_median")
     ),
 )
+# each compared error row planned by its claim pair
+CTMC = tuple(replace(c, planned=_planned(c.arm, c.baseline, c.metric)) for c in _CTMC)

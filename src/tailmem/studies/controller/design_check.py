@@ -27,6 +27,7 @@ from tailmem.artifacts import atomic_path
 from tailmem.control import design
 from tailmem.control.predict import ProgrammaticPredictor
 from tailmem.control.replay import load_run, replay, replayed, retrieved_per_step, tail_states, window_counts
+from tailmem.fsmem.questions import asked
 from tailmem.graph_runs import Run, design_runs
 from tailmem.llm.client import answers_constrained
 from tailmem.memory.arm import Arm
@@ -213,40 +214,19 @@ def draws_per_run(plans: list[DesignPlan], claim: str) -> float:
 
 
 def fsmem_questions(cfg) -> int | None:
-    """The LoCoMo questions the slice's answer stages ask (over every configured conversation): the cap, the
-    categories and the sessions kept together decide it (3 sessions hold the evidence of only 8 stratified
-    questions of conv-50, whatever `fsmem.max_questions`). None when the data is not there (the cap counts)."""
-    from tailmem.errors import DataError
-    from tailmem.fsmem.benchmarks import MAIN_BENCHMARK, conversation, conversation_ids
-    from tailmem.fsmem.questions import select_questions
-
-    fs = cfg.fsmem
-    try:
-        return sum(
-            len(select_questions(conversation(fs, MAIN_BENCHMARK, c), fs, MAIN_BENCHMARK))
-            for c in conversation_ids(fs, MAIN_BENCHMARK)
-        )
-    except (OSError, DataError) as e:
-        log.warning("design check: LoCoMo questions not counted from the data (%s); the config's cap counts", e)
-        return None
+    """The LoCoMo questions the slice's answer stages ask (`tailmem.fsmem.questions.asked`)."""
+    return asked(cfg.fsmem)
 
 
 def claims_power(plans: list[DesignPlan]) -> dict[str, float]:
     """The planned power of each claims_ctmc row a claim pair decides (the row's words -> power at the twin's
-    effect under the plans' allotment, `DesignPlan.planned_power`): the tail-error rows of a tail pair, the
-    overall-error rows of a pair scoring every step. What the claims tables print beside a verdict; rows no
-    claim pair plans (tokens, coverage: model-free) are absent."""
+    effect under the plans' allotment, `DesignPlan.planned_power` of the row's `Claim.planned`): the tail-error rows
+    of a tail pair, the overall-error rows of a pair scoring every step. What the claims tables print beside a
+    verdict; rows no claim pair plans (tokens, coverage: model-free) are absent."""
     from tailmem.studies.controller.claim_specs import CTMC
 
     power = plans[0].planned_power if plans else {}
-    pair_of = {(p.a, p.b, p.scope): p.label for p in design.claim_pairs()}
-    out = {}
-    for claim in CTMC:
-        scope = {"tail_error": "tail", "overall_error": "all"}.get(claim.metric)
-        label = pair_of.get((claim.arm, claim.baseline, scope))
-        if label in power:
-            out[claim.words] = power[label]
-    return out
+    return {claim.words: power[claim.planned] for claim in CTMC if claim.planned in power}
 
 
 @typed_stage("design_check_report")

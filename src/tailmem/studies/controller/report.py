@@ -71,16 +71,15 @@ def trajectory_counts(cfg: StageSettings, results: str) -> dict:
     return out
 
 
-def load_pair_weights(cfg: StageSettings, results: str) -> pd.DataFrame | None:
-    """A planned model replay's draws per pair of arms (`control.plan`), from every run's design-check plan.json;
-    None when every step was predicted."""
+def load_plans(cfg: StageSettings, results: str) -> list[DesignPlan] | None:
+    """A planned model replay's plans (`control.plan`), every run's design-check plan.json; None when every step
+    was predicted (no plan governs the calls, so no row has a planned power)."""
     if not cfg.control.plan:
         return None
-    plans = [
+    return [
         DesignPlan.read(Path(paths.DESIGN.format(**r.keys(results))) / paths.PLAN_FILE)
         for r in design_runs(cfg.composed)
     ]
-    return ct.pair_weight_frame(plans)
 
 
 def log_flips(steps: pd.DataFrame, pair_weights: pd.DataFrame) -> None:
@@ -185,7 +184,9 @@ def run(cfg: StageSettings) -> None:
     df = ct.with_shared_tail(
         load_summaries(runs, results), steps, load_counts(runs, results), cfg.control.tail_fraction
     )
-    pair_weights = load_pair_weights(cfg, results)
+    plans = load_plans(cfg, results)
+    pair_weights = None if plans is None else ct.pair_weight_frame(plans)
+    planned = plans[0].planned_power if plans else None  # every run's plan records the same powers (all runs')
     cells = None
     if pair_weights is not None:
         log_flips(steps, pair_weights)
@@ -201,7 +202,7 @@ def run(cfg: StageSettings) -> None:
         outputs.TABLE4_BASELINES: ct.table4(df),
         outputs.TABLE5_GRAPH_VS_CTMC: ct.table5(df, cells),
         outputs.TABLE6_ABLATION: ct.table6(df, cells),
-        outputs.CLAIMS_CTMC: ct.claims(df, conc, steps, st, pair_weights),
+        outputs.CLAIMS_CTMC: ct.claims(df, conc, steps, st, pair_weights, planned),
         f"{outputs.FIG6_TAU}_data": conc,
         f"{outputs.FIG7_REDUCTION}_data": red,
     }

@@ -17,6 +17,8 @@ sign-flip test on each run's mean), and the state-level reading (states as if in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -26,11 +28,11 @@ from tailmem.control.replay import error_rate, tail_states
 from tailmem.memory.arm import Arm
 from tailmem.records.control import ControlSummary
 from tailmem.report import paper_values as paper
-from tailmem.report.claims import Claim, build, evidence
+from tailmem.report.claims import Claim, build, evidence, power_of
 from tailmem.report.table_spec import specs, text
 from tailmem.roles import PREDICTOR, PROGRAMMATIC
 from tailmem.settings.stats import StatsGroup
-from tailmem.stats.compare import compare
+from tailmem.stats.compare import compare, missing
 from tailmem.studies.controller import claim_specs
 
 METRICS = ("tokens_per_step", "overall_error", "tail_error", "overall_coverage", "tail_coverage")
@@ -441,7 +443,46 @@ def pair_weight_frame(plans: list) -> pd.DataFrame:
     out.attrs["blind_exact"] = pd.DataFrame(
         [(plan.family, int(plan.seed), bool(plan.blind_exact)) for plan in plans], columns=[*RUN, "blind_exact"]
     )
+    # per run and pair of arms: the calls the plan allotted (read by `planned_calls`)
+    out.attrs["pair_calls"] = pd.DataFrame(
+        [
+            (plan.family, int(plan.seed), c["a"], c["b"], int(c["tail"]), int(c["other"]))
+            for plan in plans
+            for c in plan.pair_calls
+        ],
+        columns=[*RUN, "a", "b", "tail", "other"],
+    )
     return out
+
+
+def planned_calls(pair_weights: pd.DataFrame, a: str, b: str, metric: str) -> int | None:
+    """The calls per run a planned replay allotted arms a and b (either order) on the steps `metric` scores (the
+    tail's for a tail metric, tail and other for an overall one), summed over runs; None when the plans record
+    no allotment for the pair (an older plan)."""
+    calls = pair_weights.attrs.get("pair_calls")
+    if calls is None:
+        return None
+    mine = calls[((calls.a == a) & (calls.b == b)) | ((calls.a == b) & (calls.b == a))]
+    if mine.empty:
+        return None
+    return int(mine["tail"].sum() + (0 if metric.startswith("tail_") else mine["other"].sum()))
+
+
+def not_planned(row: dict, power: float) -> dict:
+    """A compared row whose pair of arms the plan gave no calls: read anyway, its runs would rest on the steps whose
+    prompts the arms share (difference exactly 0), an interval of [0, 0] that measures nothing. INCONCLUSIVE with
+    the plan's power instead, the state-level reading blank as well."""
+    reason = (
+        f"not planned: planned power {power:.2f} (the plan allots this pair of arms no calls on the steps the "
+        "claim scores; only the steps whose prompts they share, exactly 0, could be read)"
+    )
+    nan = float("nan")
+    return (
+        row
+        | missing(row["side"], reason)
+        | {"n_states": 0, "state_ci_low": nan, "state_ci_high": nan}
+        | {"state_verdict": missing()["verdict"]}
+    )
 
 
 def _run_slopes(frame: pd.DataFrame, x: str, y: str, log: bool = False) -> pd.DataFrame:
@@ -486,15 +527,17 @@ def claims(
     steps: pd.DataFrame,
     s: StatsGroup,
     pair_weights: pd.DataFrame | None = None,
+    planned: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Paper 1's CTMC claims (`claim_specs.CTMC`), one compared metric per row with its interval, tests and
     verdict; a claim made of several compared metrics gets a closing row that combines their verdicts
     (`tailmem.report.claims`).
 
     `df` is `with_shared_tail` of the summaries, `steps` is `shared_tail` of the per-step records, `pair_weights`
-    a planned model replay's draws per pair of arms (`pair_weight_frame`). A row's `a` and `b` are its arms'
+    a planned model replay's draws per pair of arms (`pair_weight_frame`), `planned` its plan's power per claim
+    pair (`DesignPlan.planned_power`), printed beside each error row's verdict. A row's `a` and `b` are its arms'
     levels on its own steps and weights (`pair_levels`): their difference is the row's estimate; in a planned
-    replay `read` says what they rest on.
+    replay `read` says what they rest on. A row whose pair the plan allotted no calls is `not_planned`.
     """
 
     def compared(c: Claim) -> dict:
@@ -520,6 +563,8 @@ def claims(
             fields["margin_pct"] = 100 * s.margins.tokens_rel
             threshold = s.margins.tokens_rel * fields["b_tokens"]
         row = compare_arms(steps, c.arm, c.baseline, c.metric, c.side, threshold, s, pair_weights)
+        if c.planned and pair_weights is not None and planned_calls(pair_weights, c.arm, c.baseline, c.metric) == 0:
+            row = not_planned(row, power_of(c, planned))
         return {**row, "evidence": evidence(c, **fields)}
 
-    return SPECS[outputs.CLAIMS_CTMC].check(build(claim_specs.CTMC, compared))
+    return SPECS[outputs.CLAIMS_CTMC].check(build(claim_specs.CTMC, compared, planned=planned))

@@ -7,6 +7,7 @@ Why records in Python, and how the study fills them: `tailmem.report.claims`. Ad
 
 from __future__ import annotations
 
+from tailmem.control.design import STUDY_CLAIMS
 from tailmem.report import paper2_values as paper2
 from tailmem.report.claims import EVERY_ROW_BEFORE, Claim
 
@@ -15,7 +16,8 @@ from tailmem.report.claims import EVERY_ROW_BEFORE, Claim
 # over the harnesses and searchers a run holds. Metric "score": the judge's verdict when both arms were judged on
 # every question, else token F1; "f1": token F1 always; "cost": search dollars when a model was billed, else the
 # characters of tool output. margin "fsmem_tie": stats.margins.fsmem_tie, absolute. Evidence is the same sentence
-# on every row (the study fills it), so these claims hold none.
+# on every row (the study fills it), so these claims hold none. planned: the design check plans the token-F1 rows of
+# a store against closed book on LoCoMo (power.stated_effects.fsmem: an F1 effect per question); no other row.
 
 FSMEM_NO_NUMBER = "the summary gives no number for this comparison"
 
@@ -72,6 +74,7 @@ FSMEM_MAIN = (
             side="greater",
             unit="question",
             paper=FSMEM_NO_NUMBER,
+            planned=STUDY_CLAIMS["fsmem"] if metric == "f1" else "",
         )
         for v in ("verbatim", "agent_curated")
         for metric, label in (("score", ""), ("f1", " (token F1, the benchmark's scorer)"))

@@ -24,6 +24,7 @@ was billed, else the characters of tool output returned to the searcher (the off
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -31,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from tailmem.errors import DataError
-from tailmem.report.claims import Claim
+from tailmem.fsmem.benchmarks import MAIN_BENCHMARK
+from tailmem.report.claims import NOT_PLAYED, Claim, with_power
 from tailmem.report.claims import rows as claim_rows
 from tailmem.roles import BUILDER, SEARCHER
 from tailmem.settings.stats import StatsGroup
@@ -55,7 +57,18 @@ ANSWER_COLUMNS = (
     "search_chars_read",
     "search_dollars",
 )
-CLAIM_COLUMNS = ("claim", "benchmark", "arm", "baseline", "metric", "unit", *COLUMNS, "sign_p_1s", "evidence", "paper")
+CLAIM_COLUMNS = (
+    "claim",
+    "benchmark",
+    "arm",
+    "baseline",
+    "metric",
+    "unit",
+    *with_power(COLUMNS),  # the design check's planned power beside the verdict (`tailmem.report.claims`)
+    "sign_p_1s",
+    "evidence",
+    "paper",
+)
 
 
 @dataclass(frozen=True)
@@ -159,6 +172,7 @@ def _compared(c: Claim, a: pd.DataFrame, b: pd.DataFrame, labels: tuple[str, str
             head
             | missing(claim_text(direction, threshold), "an arm was not run")
             | {"sign_p_1s": float("nan"), "evidence": f"{' and '.join(absent)}: no answers in this run"}
+            | NOT_PLAYED
         )
     p = paired(a, b, metric)
     if p.n == 0:
@@ -180,11 +194,16 @@ def _compared(c: Claim, a: pd.DataFrame, b: pd.DataFrame, labels: tuple[str, str
 
 
 def claims(
-    answers: pd.DataFrame, settings: StatsGroup, margin: float, searcher_ladder: list[str] | None = None
+    answers: pd.DataFrame,
+    settings: StatsGroup,
+    margin: float,
+    searcher_ladder: list[str] | None = None,
+    planned: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """The `claims_fsmem` rows (`claim_specs.FSMEM_*`) from the per-question answers (`ANSWER_COLUMNS`); `margin`
     is the absolute tie margin of correctness (stats.margins.fsmem_tie); `searcher_ladder` orders the RQ3
-    searchers weakest first (default: their order in `answers`)."""
+    searchers weakest first (default: their order in `answers`); `planned`: the design check's planned powers
+    (`tailmem.control.design.study_powers`), beside the LoCoMo rows it plans."""
     lacking = [c for c in ANSWER_COLUMNS if c not in answers.columns]
     if lacking:
         raise DataError(f"answers frame: missing columns {lacking} (expected {list(ANSWER_COLUMNS)})")
@@ -198,6 +217,7 @@ def claims(
             lambda c: _compared(
                 c, select(at, variant=c.arm), select(at, variant=c.baseline), (c.arm, c.baseline), margin, settings
             ),
+            planned=planned if bench == MAIN_BENCHMARK else None,  # the plan counts LoCoMo's questions
         )
     rq5 = select(answers, study="harness")
     for (bench, variant), at in rq5.groupby(["benchmark", "variant"], sort=False):
@@ -282,7 +302,9 @@ def note(settings: StatsGroup, margin: float) -> str:
         f"matching p <= {settings.alpha:g} and at least "
         f"{settings.min_units} questions (stats.min_units), else INCONCLUSIVE with the `reason`. sign_p_1s: the "
         "one-sided sign test paper 2 reports (D.1), in the claim's direction, on rows without a margin (an extra). "
-        "A row with an arm that was not run is INCONCLUSIVE with the reason in `evidence`. "
+        "A row with an arm that was not run is INCONCLUSIVE with the reason in `evidence`. planned_power: the "
+        "chance the design check planned a LoCoMo token-F1 row of a store against closed book to be decided at its "
+        "stated effect (power.stated_effects.fsmem; table design_check); blank where no plan covers the row. "
         "Not comparable in level: offline numbers come from programmatic agents (llm=offline: every role) scored by "
         "token F1, while paper 2's numbers (`paper`) are model-judged accuracy (a gpt-5.4-mini judge on the answers "
         "of model agents); only the direction of a comparison carries over, never its size."

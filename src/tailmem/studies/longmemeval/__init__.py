@@ -13,7 +13,9 @@ STAGES = declare(
         ("longmemeval", "seed", "llm"),
         arms="tailmem.longmemeval.arms:arm_payload",
     ),
-    Stage("longmemeval_report", "tailmem.studies.longmemeval.stages:report", ("longmemeval", "stats", "judges")),
+    Stage(
+        "longmemeval_report", "tailmem.studies.longmemeval.stages:report", ("longmemeval", "stats", "judges", "power")
+    ),
 )
 
 PLAN = "tailmem.studies.longmemeval.plan:LongMemEvalPlan"

@@ -6,6 +6,7 @@ Why records in Python, and how the study fills them: `tailmem.report.claims`. Ad
 
 from __future__ import annotations
 
+from tailmem.control.design import STUDY_CLAIMS
 from tailmem.report.claims import Claim
 
 # -- paper 1, LongMemEval (claims_longmemeval; tailmem.studies.longmemeval.tables.claims) ------------------------------
@@ -13,6 +14,7 @@ from tailmem.report.claims import Claim
 # accuracy and coverage stay non-inferior (margin "noninferiority": longmemeval.noninferiority_margin, absolute).
 # Evidence fields: head (the measured budget, or why there is none), measured (the comparison, `+d [lo, hi]`),
 # sweep (the measured reduction or its lower bound), check (the context check's comparison, when it ran).
+# planned: the design check plans the accuracy row (power.stated_effects.longmemeval: accuracy per question).
 
 LONGMEMEVAL_TOKEN_REDUCTION_PCT = 24.48  # CTMC vs Graph Memory on LongMemEval, "while maintaining aggregate accuracy"
 _LME_PAPER = f"{LONGMEMEVAL_TOKEN_REDUCTION_PCT}% fewer prompt tokens, aggregate accuracy maintained"
@@ -29,6 +31,7 @@ LONGMEMEVAL = (
         evidence="{head}; accuracy CTMC - Graph Memory {measured}",
         paper=_LME_PAPER,
         key="accuracy",
+        planned=STUDY_CLAIMS["longmemeval"],
     ),
     Claim(
         "CTMC evidence coverage non-inferior to Graph Memory (margin {margin:g})",

@@ -233,6 +233,7 @@ def report_note(cfg: StageSettings, answerers: str) -> str:
 
 @typed_stage("longmemeval_report")
 def report(cfg: StageSettings) -> None:
+    from tailmem.control.design import study_powers
     from tailmem.judges import claims as judge_claims
     from tailmem.report.table_io import write_table
     from tailmem.studies.longmemeval import figure as longmemeval_figure
@@ -262,7 +263,10 @@ def report(cfg: StageSettings) -> None:
         longmemeval_tables.note(outputs.LONGMEMEVAL_REDUCTION, note, measured),
         footer,
     )
-    claims = longmemeval_tables.claims(results, margin, context)
+    planned = study_powers(
+        cfg, st.min_units, st.alpha, "longmemeval"
+    )  # as the design check plans them, beside the verdicts
+    claims = longmemeval_tables.claims(results, margin, context, planned)
     judged = read_verdicts(cfg) if cfg.judges.claims else None
     if judged is not None:  # the same claims under each judge's verdicts, to show which depend on the judge
         claims = judge_claims.with_sensitivity(claims, lme_claims_by_judge(every, judged, margin, st))

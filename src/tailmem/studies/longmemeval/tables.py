@@ -15,6 +15,8 @@ question (tailmem.longmemeval.retrieval).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -24,7 +26,7 @@ from tailmem.longmemeval.arms import ctmc_name
 from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
 from tailmem.memory.arm import Arm
 from tailmem.metrics.answer_length import mean_answer_tokens
-from tailmem.report.claims import Claim
+from tailmem.report.claims import Claim, with_power
 from tailmem.report.claims import rows as claim_rows
 from tailmem.report.table_spec import specs, text
 from tailmem.settings.stats import StatsGroup
@@ -276,11 +278,15 @@ def _sweep_text(results: list[ArmResult], dataset: str, best: ArmResult) -> str:
 
 
 def claims(
-    results: list[ArmResult], margin: float, context: dict[str, Comparison | None] | None = None
+    results: list[ArmResult],
+    margin: float,
+    context: dict[str, Comparison | None] | None = None,
+    planned: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Paper 1's LongMemEval claim per dataset, at the measured budget: accuracy and coverage non-inferior, fewer
     tokens, and at least paper 1's 24.48% fewer; the reader's response to its context (`context`: per dataset,
-    `reduction.context_response`); the last row combines the parts that make the paper's sentence."""
+    `reduction.context_response`); the last row combines the parts that make the paper's sentence. `planned`: the
+    design check's planned powers (`tailmem.control.design.study_powers`), beside the rows it plans."""
     context = context or {}
     out = []
     for dataset in dict.fromkeys(r.dataset for r in results):
@@ -319,8 +325,8 @@ def claims(
         def combined(c: Claim) -> dict:
             return _claim(c, dataset, shown.arm if best else "", None, c.evidence)
 
-        out += claim_rows(spec, compared, combined)
-    cols = [*SPECS[outputs.CLAIMS_LONGMEMEVAL].columns, *COLUMNS, "evidence", "paper"]
+        out += claim_rows(spec, compared, combined, planned)
+    cols = [*SPECS[outputs.CLAIMS_LONGMEMEVAL].columns, *with_power(COLUMNS), "evidence", "paper"]
     return pd.DataFrame(out, columns=cols)
 
 

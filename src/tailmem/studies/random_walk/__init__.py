@@ -15,7 +15,7 @@ STAGES = declare(
         ("graph", "seed", "rollout", POLICY_GROUP, "retrieval", "llm"),
     ),
     Stage("audit", "tailmem.studies.random_walk.audit:run", (*GRAPH_RUN, "audit")),
-    Stage("tables", "tailmem.studies.random_walk.report:run", ("scale", "audit", "rollout", "llm", "stats")),
+    Stage("tables", "tailmem.studies.random_walk.report:run", ("scale", "audit", "rollout", "llm", "stats", "power")),
     Stage("figures", "tailmem.studies.random_walk.plot:run", ("scale", "audit", "rollout", "llm")),
 )
 

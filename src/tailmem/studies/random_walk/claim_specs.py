@@ -6,6 +6,7 @@ Why records in Python, and how the study fills them: `tailmem.report.claims`. Ad
 
 from __future__ import annotations
 
+from tailmem.control.design import STUDY_CLAIMS
 from tailmem.report.claims import Claim
 
 # -- paper 1, the random walk (claims_random_walk; tailmem.studies.random_walk.tables.claims) --------------------------
@@ -64,7 +65,8 @@ RANDOM_WALK_DESIGNS = (
     ),
 )
 # Paper 1's central contrast (`{policy}`: the policy whose tails are set beside the random walk's): arm alone, its
-# R_tpl_ln against 0; arm and baseline, their difference on the worlds fitted under both.
+# R_tpl_ln against 0; arm and baseline, their difference on the worlds fitted under both. planned: the design check
+# plans the paired difference when a model plays the policy (power.stated_effects.policy_tails, per run).
 RANDOM_WALK_TAIL_SHAPE = (
     Claim(
         "tail shape: random walk R_tpl_ln < 0 (log-normal favoured)",
@@ -92,6 +94,7 @@ RANDOM_WALK_TAIL_SHAPE = (
         side="greater",
         evidence="{fitted}/{worlds} worlds fitted under both policies",
         page="Table 3",
+        planned=STUDY_CLAIMS["policy_tails"],
     ),
     Claim(
         "tail shape: random walk favours log-normal, {policy} policy favours truncated power law",

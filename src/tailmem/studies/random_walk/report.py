@@ -8,6 +8,7 @@ import logging
 import pandas as pd
 
 from tailmem import outputs, paths
+from tailmem.control.design import study_powers
 from tailmem.graph_runs import retrieval_runs, size_runs, tail_contrast_runs, tail_policy
 from tailmem.paths import TABLES, out_dir
 from tailmem.provenance import save_provenance, table_footer
@@ -117,7 +118,9 @@ def run(cfg: StageSettings) -> None:
         outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),
         outputs.TABLE8_RETRIEVAL_DESIGNS: rw.table8(designs),
         outputs.TABLE3_RANDOM_WALK: table3(largest),
-        outputs.CLAIMS_RANDOM_WALK: rw.claims(sizes, designs, st, tails, tail_policy(composed)),
+        outputs.CLAIMS_RANDOM_WALK: rw.claims(
+            sizes, designs, st, tails, tail_policy(composed), study_powers(cfg, st.min_units, st.alpha, "policy_tails")
+        ),
     }
     footer = table_footer(cfg)
     parts = {stem: {"df": df} for stem, df in frames.items()} | {outputs.TABLE7_CONCENTRATION: table7_parts(sizes)}

@@ -6,13 +6,15 @@ numeric columns for the CSV; `report.table_io.markdown` renders mean +- sd over 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
 from tailmem import outputs
 from tailmem.audit.scaling import scaling_fit, semilog_fit
 from tailmem.report import paper_values as paper
-from tailmem.report.claims import ALL_PARTS, Claim, evidence
+from tailmem.report.claims import ALL_PARTS, PLANNED_POWER, Claim, evidence
 from tailmem.report.claims import rows as claim_rows
 from tailmem.report.table_spec import specs
 from tailmem.settings.stats import StatsGroup
@@ -161,6 +163,7 @@ def claims(
     s: StatsGroup,
     tails: pd.DataFrame | None = None,
     policy: str = "semantic",
+    planned: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Paper 1's random-walk claims, one compared metric per row with its bootstrap interval over seeds (and
     graphs, pooled), the claim's one-sided test and a HELD / NOT HELD / INCONCLUSIVE verdict with its reason
@@ -170,7 +173,8 @@ def claims(
     retrieval designs on the same world and seed, ordered as the paper says; recency and state-mate count as
     equal within `s.margins.gini`. Tail-shape rows (with `tails`, the audit frame of the random walk and `policy`
     on the same worlds): see `tail_shape_claims`. A claim with several parts ends with a row combining their
-    verdicts.
+    verdicts. `planned`: the design check's planned powers (`tailmem.control.design.study_powers`), beside the
+    tail-shape row it plans.
     """
     rows = []
     for claim in claim_specs.RANDOM_WALK_SIZE:
@@ -183,7 +187,7 @@ def claims(
             spec = [c.at(scope=scope) for c in claim_specs.RANDOM_WALK_DESIGNS]
             rows += claim_rows(spec, lambda c: _design_row(c, sub, s))
     if tails is not None:
-        rows += tail_shape_claims(tails, policy, s)
+        rows += tail_shape_claims(tails, policy, s, planned)
     return SPECS[outputs.CLAIMS_RANDOM_WALK].check(pd.DataFrame(rows))
 
 
@@ -262,7 +266,9 @@ def _unfitted(frame: pd.DataFrame) -> str:
     return f"{len(rest)}{span}"
 
 
-def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsGroup) -> list[dict]:
+def tail_shape_claims(
+    tails: pd.DataFrame, policy: str, s: StatsGroup, planned: Mapping[str, float] | None = None
+) -> list[dict]:
     """Paper 1's central contrast: random-walk tails favour the log-normal (R_tpl_ln < 0), `policy` tails the
     truncated power law (R_tpl_ln > 0). `tails` is the audit frame (`report.audits.audit_frame`) of both policies on
     the same worlds (`targets.tail_contrast_runs`).
@@ -283,6 +289,7 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsGroup) -> list[d
                 "unit": "",
                 "side": ALL_PARTS,
                 "verdict": INCONCLUSIVE,
+                PLANNED_POWER: float("nan"),
                 "reason": "nothing to contrast",
                 "evidence": "the controller study's policy is the random walk itself: nothing to contrast",
             }
@@ -315,4 +322,4 @@ def tail_shape_claims(tails: pd.DataFrame, policy: str, s: StatsGroup) -> list[d
         )
         return {"evidence": text}
 
-    return claim_rows(spec, compared, combined)
+    return claim_rows(spec, compared, combined, planned)
