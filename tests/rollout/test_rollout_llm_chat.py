@@ -124,7 +124,7 @@ def test_each_step_appends_one_user_turn_after_the_previous_reply(world, chat_ru
     assert len(calls) == trace.total_steps == 60 and {kind for kind, _, _ in calls} == {"chat"}
     starts = 0
     for k, (_, messages, _) in enumerate(calls):
-        assert messages[0] == {"role": "system", "content": LLMPolicy.INSTRUCTION}
+        assert messages[0] == {"role": "system", "content": LLMPolicy.SYSTEM}
         assert messages[-1]["role"] == "user"
         if len(messages) == 2:  # a fresh chat: each episode's first step, opening with the goal
             assert messages[1]["content"].startswith("Goal: ")

@@ -81,7 +81,7 @@ class LLMPolicy(GoalDirected):
     model (`local`) from a one-turn prompt.
 
     The chat (why: a step should cost what llama.cpp needs, the tokens it has not seen). The system turn holds the
-    instruction; each step appends one user turn: the goal (on the chat's first turn, and again when a reached
+    instruction (and asks for an option's number); each step appends one user turn: the goal (on the chat's first turn, and again when a reached
     goal is replaced), the memory lines of this step's retrieved memory (the semantic proxy's lines,
     `memory_texts`) that the chat has not shown yet, oldest first, where the agent is, and the numbered options.
     The model's reply, its option's number (decoded under a grammar of the numbers where the backend can: 1-2
@@ -108,6 +108,7 @@ class LLMPolicy(GoalDirected):
         "memory of the paths taken and where you are now, choose the path that brings you closer to "
         "the goal."
     )
+    SYSTEM = f"{INSTRUCTION} Reply with the number of one option only."  # the chat's first turn
     REPLY_TOKENS = 8  # room kept for the reply (an option's number) and its framing
 
     def __init__(self, world: World, seed: int, client, one_turn: bool | None = None, max_chat_tokens=None):
@@ -119,7 +120,7 @@ class LLMPolicy(GoalDirected):
         if max_chat_tokens is None and not self.one_turn:
             max_chat_tokens = client.settings.compact_prompt_tokens
         self.max_chat_tokens: int | None = max_chat_tokens
-        self.calls = 0  # steps the model was asked (a state with one action asks nothing)
+        self.calls = 0  # chat steps the model was asked (a state with one action asks nothing)
         self.malformed = 0  # replies that named no option (0 under a grammar)
         self._chat: list[dict] = []
         self._chat_tokens = 0  # estimated prompt tokens of the chat so far
@@ -168,7 +169,7 @@ class LLMPolicy(GoalDirected):
         return "\n".join(parts)
 
     def _open_chat(self, episode: int) -> None:
-        system = {"role": "system", "content": self.INSTRUCTION}
+        system = {"role": "system", "content": self.SYSTEM}
         self._chat, self._chat_tokens = [system], count_message_tokens([system])
         self._chat_episode, self._stated_goal, self._shown = episode, None, set()
 
