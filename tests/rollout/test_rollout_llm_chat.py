@@ -210,7 +210,7 @@ def test_a_constrained_model_is_sent_the_option_numbers_as_its_only_answers(chat
     backend, policy, _ = chat_run
     for _, messages, params in backend.requests:
         n = len(_OPTION.findall(messages[-1]["content"]))
-        assert params["answer_choices"] == [str(i) for i in range(1, n + 1)]
+        assert params["answer_choices"] == [str(i) for i in range(1, n + 1)] and params["max_tokens"] == 4
     assert policy.calls == 60 and policy.malformed == 0
 
 

@@ -45,6 +45,7 @@ log = logging.getLogger("tailmem.llm")
 # (a system prompt or the tools it cannot render); estimates under SHORT_MIN_TOKENS are too small to judge.
 SHORT_RATIO = 0.25
 SHORT_MIN_TOKENS = 64
+NUMBER_TOKENS = 4  # output cap of a reply decoded under the option numbers (as the embedded choose's)
 
 # Identical requests in flight in this process: (cache file, request hash) -> the Future of the one paying call.
 _flight_lock = threading.Lock()
@@ -334,14 +335,18 @@ class LLMClient:
         number; always a valid index.
 
         A model that decodes under named answers (the embedded grammar, a served role's structured outputs) is
-        sent the numbers 1..n as its only answers; any other answers freely and is re-asked
+        sent the numbers 1..n as its only answers (and NUMBER_TOKENS as its output cap); any other answers freely and is re-asked
         (llm.roles.<role>.choose_retries) while its reply names no option, the last reply then read by word
         overlap. Each reply is a chat request keyed by the whole chat, so a re-run replays it from the cache.
         A reply in `replies` that `choose.parse` cannot read is one the model got wrong (malformed or out of
         range)."""
         if not options:
             raise LLMError(f"role {self.role} (stage {self.stage}): choose_in_chat() needs at least one option")
-        extra = {"answer_choices": [str(i) for i in range(1, len(options) + 1)]} if self.constrains_answers else {}
+        extra: dict = {}
+        if self.constrains_answers:
+            extra["answer_choices"] = [str(i) for i in range(1, len(options) + 1)]
+            if "max_tokens" in self.params():  # a number takes a token or two: the role's cap would only hold
+                extra["max_tokens"] = NUMBER_TOKENS  # context back (the embedded model reserves it in n_ctx)
         replies: list[str] = []
         for _ in range(self.settings.choose_retries + 1):
             reply = self.chat(messages, **extra).content or ""
