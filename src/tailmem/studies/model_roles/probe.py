@@ -166,7 +166,7 @@ def judge_probe(cfg: StageSettings, items: int, floors) -> list[dict]:
     ]
 
 
-WARM_UP_EPISODES = 15  # episodes a random walk plays before the model, so that its memory holds paths
+WARM_UP_PER_STATE = 2  # random-walk steps per state of the world before the model plays, so its memory holds paths
 
 
 def _reference(role: str, figure: str, value: float | None, n: int) -> dict:
@@ -194,6 +194,8 @@ class ProbedPolicy(LLMPolicy):
         known = dict(self.known.get(obs.state, {}))
         proxy = self.proxy.choose(obs, 1.0)  # its choice, never its uniform exploration
         chosen = super().choose(obs, u)
+        if len(obs.actions) == 1:
+            return chosen  # the model was not asked
         self.asked.append((obs.state, goal, known, len(obs.actions), chosen, proxy))
         return chosen
 
@@ -204,7 +206,7 @@ class ProbedPolicy(LLMPolicy):
 
 def policy_figures(world, retrieval, seed: int, client, steps: int) -> dict:
     """The policy's own figures on a rollout whose last `steps` steps the model plays (`ProbedPolicy`), one
-    episode after WARM_UP_EPISODES of a random walk.
+    episode after about WARM_UP_PER_STATE x n steps of a random walk (whole episodes of `steps` steps).
 
     A step counts where the memory holds an option that leads closer to the goal: among the options whose next
     state the memory holds (the current state's known transitions, which every prompt shows), one whose next state
@@ -215,8 +217,9 @@ def policy_figures(world, retrieval, seed: int, client, steps: int) -> dict:
     from tailmem.rollout.run import rollout
     from tailmem.settings.rollout import RolloutGroup
 
-    policy = ProbedPolicy(world, seed, client, warm_up=WARM_UP_EPISODES * steps)
-    length = RolloutGroup(episodes=WARM_UP_EPISODES + 1, steps=steps, start="continue")
+    warm_up = -(-WARM_UP_PER_STATE * world.n // steps)  # episodes
+    policy = ProbedPolicy(world, seed, client, warm_up=warm_up * steps)
+    length = RolloutGroup(episodes=warm_up + 1, steps=steps, start="continue")
     rollout(world, length, retrieval, seed, policy=policy)
     graph, distance = world.to_networkx(), {}
     model, proxy, uniform = [], [], []
