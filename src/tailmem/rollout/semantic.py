@@ -141,8 +141,8 @@ class LLMPolicy(GoalDirected):
 
     def observe(self, obs: Observation, action: int, next_state: int) -> None:
         self._learned.setdefault((obs.state, action), len(self._learned))
-        if self._asked == obs.t:  # the chat itself shows this move: its turn, the reply, the next "You are at"
-            self._shown.add(self._line(obs.state, action, next_state))
+        if self._asked == obs.t and self._chat[-1]["content"] == str(action + 1):  # the move the chat replied:
+            self._shown.add(self._line(obs.state, action, next_state))  # its turn, the reply, the next "You are at"
         super().observe(obs, action, next_state)
 
     def prompt(self, obs: Observation) -> str:
