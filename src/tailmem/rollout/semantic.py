@@ -100,6 +100,11 @@ class LLMPolicy(GoalDirected):
     with no model call, and a replay backend plays it with none at all. A served model receives the same
     messages; one answering freely is re-asked when its reply names no option, and the chat keeps the number it
     finally named (`malformed` counts the replies that named none).
+
+    Measured (benchmarks/bench_policy_step.py: the shipped modular world, 80 states, 2 x 30 steps, both layouts
+    asked on the same observations, one thread on a shared machine): 140 prompt tokens evaluated per call against
+    296 for the one-turn prompt, 10.5 s against 16.5. The new turn is the bound: the place and its options alone
+    are about 90 tokens.
     """
 
     name = "llm"
