@@ -1,4 +1,4 @@
-"""The LLM policy's prompt: the semantic proxy's memory lines, laid out stable-prefix first (instruction, goal,
+"""The LLM policy's one-turn prompt (a scoring-only model's): the semantic proxy's memory lines, laid out stable-prefix first (instruction, goal,
 memory oldest first, current state last), so a model that keeps its KV prefix evaluates only what changed."""
 
 import numpy as np
@@ -17,9 +17,10 @@ def world():
 
 
 class FakeClient:
-    """Picks an action from the policy uniform's stream (a seeded generator), recording every prompt."""
+    """A scoring-only model (as the `local` backend): picks an action from a seeded generator, recording every
+    prompt. Such a model gets the one-turn prompt (a chat model's episode chat: test_rollout_llm_chat.py)."""
 
-    backend, model = "fake", "fake-model"
+    backend, model, chats = "fake", "fake-model", False
 
     def __init__(self):
         self.calls: list[tuple[str, list[str]]] = []

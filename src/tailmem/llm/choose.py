@@ -7,8 +7,13 @@ import re
 _WORD = re.compile(r"\w+")
 
 
+def listing(options: list[str]) -> str:
+    """The options numbered from 1, one a line: what a reply names by number."""
+    return "\n".join(f"{i + 1}. {o}" for i, o in enumerate(options))
+
+
 def question(prompt: str, options: list[str]) -> str:
-    listed = "\n".join(f"{i + 1}. {o}" for i, o in enumerate(options))
+    listed = listing(options)
     return f"{prompt}\n\nOptions:\n{listed}\n\nAnswer with the number of one option (1-{len(options)}) only."
 
 

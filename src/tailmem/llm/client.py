@@ -45,6 +45,7 @@ log = logging.getLogger("tailmem.llm")
 # (a system prompt or the tools it cannot render); estimates under SHORT_MIN_TOKENS are too small to judge.
 SHORT_RATIO = 0.25
 SHORT_MIN_TOKENS = 64
+NUMBER_TOKENS = 4  # output cap of a reply decoded under the option numbers (as the embedded choose's)
 
 # Identical requests in flight in this process: (cache file, request hash) -> the Future of the one paying call.
 _flight_lock = threading.Lock()
@@ -258,6 +259,11 @@ class LLMClient:
             )
 
     @property
+    def chats(self) -> bool:
+        """Whether the role's model holds a chat (every backend but the scoring-only base model, `local`)."""
+        return self._plays.chats
+
+    @property
     def constrains_answers(self) -> bool:
         """Whether a chat may name its allowed answers (`answer_choices`) and have the reply decoded under them:
         the embedded model's grammar. Other backends answer freely and the caller parses the reply."""
@@ -322,28 +328,47 @@ class LLMClient:
 
             index = int(self._call(request, run).content)
             return index if 0 <= index < len(options) else 0
-        messages = [{"role": "user", "content": choosing.question(prompt, options)}]
-        reply = None
+        return self.choose_in_chat([{"role": "user", "content": choosing.question(prompt, options)}], options)[0]
+
+    def choose_in_chat(self, messages: list[dict], options: list[str]) -> tuple[int, list[str]]:
+        """(index of the chosen option, the replies read) for a chat whose last user turn lists `options` by
+        number; always a valid index.
+
+        A model that decodes under named answers (the embedded grammar, a served role's structured outputs) is
+        sent the numbers 1..n as its only answers (and NUMBER_TOKENS as its output cap); any other answers freely and is re-asked
+        (llm.roles.<role>.choose_retries) while its reply names no option, the last reply then read by word
+        overlap. Each reply is a chat request keyed by the whole chat, so a re-run replays it from the cache.
+        A reply in `replies` that `choose.parse` cannot read is one the model got wrong (malformed or out of
+        range)."""
+        if not options:
+            raise LLMError(f"role {self.role} (stage {self.stage}): choose_in_chat() needs at least one option")
+        extra: dict = {}
+        if self.constrains_answers:
+            extra["answer_choices"] = [str(i) for i in range(1, len(options) + 1)]
+            if "max_tokens" in self.params():  # a number takes a token or two: the role's cap would only hold
+                extra["max_tokens"] = NUMBER_TOKENS  # context back (the embedded model reserves it in n_ctx)
+        replies: list[str] = []
         for _ in range(self.settings.choose_retries + 1):
-            reply = self.chat(messages).content
+            reply = self.chat(messages, **extra).content or ""
+            replies.append(reply)
             index = choosing.parse(reply, options)
             if index is not None:
-                return index
+                return index, replies
             messages = [
                 *messages,
-                {"role": "assistant", "content": reply or ""},
+                {"role": "assistant", "content": reply},
                 {"role": "user", "content": choosing.reask(len(options))},
             ]
-        index = choosing.closest(reply, options)
+        index = choosing.closest(replies[-1], options)
         log.warning(
             "role %s, stage %s: no option number in %r after %d re-asks; chose %d by word overlap",
             self.role,
             self.stage,
-            reply,
+            replies[-1],
             self.settings.choose_retries,
             index,
         )
-        return index
+        return index, replies
 
     def chat_many(self, requests: list[dict]) -> list[ChatResponse]:
         """Many independent chats, at most `concurrency` at once (one at a time for an in-process model:

@@ -148,9 +148,11 @@ class Floors:
 @dataclass
 class ModelRolesGroup:
     judge_probe_items: int = MISSING
+    policy_probe_steps: int = MISSING
     floors: Floors = MISSING
 
     def __post_init__(self) -> None:
         p = Problems("model_roles")
         p.integer("judge_probe_items", self.judge_probe_items, lo=0)
+        p.integer("policy_probe_steps", self.policy_probe_steps, lo=0)
         p.raise_any()

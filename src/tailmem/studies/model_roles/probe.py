@@ -13,7 +13,10 @@ agreement with those labels is what its judged accuracies are worth.
 - builder: the management agent's store-building rounds: malformed or missing calls per round;
 - predictor: the controller study's steps whose prompt held the needed transition (evidence coverage): accuracy;
 - judge: agreement with the labels above;
-- executor: ALFWorld games won and admissible actions (where the episodes record them).
+- executor: ALFWorld games won and admissible actions (where the episodes record them);
+- policy: its own probe (`policy_probe`), a short rollout on the first world of the slice's policy runs: how often
+  it takes a path its memory says leads closer to the goal, beside the semantic proxy asked on the same
+  observations and a uniform pick (reference rows), and the replies that named no option.
 A row whose figure is on the wrong side of its floor says `below floor`; the note names those roles. A second
 table, `model_claims`, lists every row of the slice's claims tables with its verdict, interval and units, the roles
 the model played to produce it, and which of those are below floor, so no verdict is read without the roles
@@ -32,7 +35,8 @@ from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import ControlSteps
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
-from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, PROGRAMMATIC, SEARCHER
+from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, PROGRAMMATIC, SEARCHER, plays_model
+from tailmem.rollout.semantic import LLMPolicy, Semantic
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 
@@ -162,6 +166,129 @@ def judge_probe(cfg: StageSettings, items: int, floors) -> list[dict]:
     ]
 
 
+WARM_UP_PER_STATE = 2  # random-walk steps per state of the world before the model plays, so its memory holds paths
+
+
+def _reference(role: str, figure: str, value: float | None, n: int) -> dict:
+    """A row that stands beside a role's figure (another player on the same items): it has no floor."""
+    return {**_row(role, figure, value, n, 0.0), "floor": "-", "verdict": "reference" if n else "no items"}
+
+
+class ProbedPolicy(LLMPolicy):
+    """The LLM policy, with the semantic proxy asked on every observation the model is asked (its answer is
+    recorded, not taken). A random walk plays the first `warm_up` steps (the proxy, goal-directed, circles near
+    its start and leaves little memory), so the memory the model then reads holds paths. Both policies draw their
+    goals from the same seed at the same steps and see the same moves, so they pursue the same goal."""
+
+    def __init__(self, world, seed: int, client, warm_up: int):
+        super().__init__(world, seed, client)
+        self.proxy = Semantic(world, seed)
+        self.warm_up = warm_up
+        self.asked: list[tuple[int, int, dict[int, int], int, int, int]] = []  # state, goal, known, degree, picks
+
+    def choose(self, obs, u: float) -> int:
+        goal = self.goal(obs.episode)
+        if obs.t < self.warm_up:
+            self.proxy.goal(obs.episode)  # draws as the proxy's choose would, so the two goals stay the same
+            return min(int(u * len(obs.actions)), len(obs.actions) - 1)  # the random walk's rule
+        known = dict(self.known.get(obs.state, {}))
+        proxy = self.proxy.choose(obs, 1.0)  # its choice, never its uniform exploration
+        chosen = super().choose(obs, u)
+        if len(obs.actions) == 1:
+            return chosen  # the model was not asked
+        self.asked.append((obs.state, goal, known, len(obs.actions), chosen, proxy))
+        return chosen
+
+    def observe(self, obs, action: int, next_state: int) -> None:
+        self.proxy.observe(obs, action, next_state)
+        super().observe(obs, action, next_state)
+
+
+def policy_figures(world, retrieval, seed: int, client, steps: int) -> dict:
+    """The policy's own figures on a rollout whose last `steps` steps the model plays (`ProbedPolicy`), one
+    episode after about WARM_UP_PER_STATE x n steps of a random walk (whole episodes of `steps` steps).
+
+    A step counts where the memory holds an option that leads closer to the goal: among the options whose next
+    state the memory holds (the current state's known transitions, which every prompt shows), one whose next state
+    is fewer shortest-path steps from the goal than the current state. On those steps: the share of the model's
+    choices that are such an option, of the proxy's, and a uniform pick's expected share (such options / all)."""
+    import networkx as nx
+
+    from tailmem.rollout.run import rollout
+    from tailmem.settings.rollout import RolloutGroup
+
+    warm_up = -(-WARM_UP_PER_STATE * world.n // steps)  # episodes
+    policy = ProbedPolicy(world, seed, client, warm_up=warm_up * steps)
+    length = RolloutGroup(episodes=warm_up + 1, steps=steps, start="continue")
+    rollout(world, length, retrieval, seed, policy=policy)
+    graph, distance = world.to_networkx(), {}
+    model, proxy, uniform = [], [], []
+    for state, goal, known, degree, chosen, proxied in policy.asked:
+        if goal not in distance:
+            distance[goal] = nx.single_source_shortest_path_length(graph, goal)
+        d = distance[goal]
+        closer = {a for a, nxt in known.items() if d[nxt] < d[state]}
+        if closer:
+            model.append(chosen in closer)
+            proxy.append(proxied in closer)
+            uniform.append(len(closer) / degree)
+    mean = (lambda xs: sum(xs) / len(xs)) if model else (lambda xs: None)
+    return {
+        "steps": len(model),
+        "model": mean(model),
+        "proxy": mean(proxy),
+        "uniform": mean(uniform),
+        "calls": policy.calls,
+        "malformed": policy.malformed,
+    }
+
+
+def probe_world(scale):
+    """The first world of the slice's policy runs (graph_runs.tail_contrast_runs: the first family at the control
+    size and first control seed, under the control retrieval design), with its family's and design's shipped keys
+    (configs/graph/<family>.yaml, configs/retrieval/<design>.yaml), as the rollout stage composes them."""
+    import yaml
+
+    from tailmem.config_files import config_folder
+    from tailmem.graphworld.build import world_from_config
+    from tailmem.settings.rollout import RetrievalGroup
+
+    c = scale.control
+    family, design = scale.families[0], c.retrieval
+    keys = yaml.safe_load((config_folder() / "graph" / f"{family}.yaml").read_text())
+    k = yaml.safe_load((config_folder() / "retrieval" / f"{design}.yaml").read_text())["k"]
+    seed = int(c.seeds[0])
+    world = world_from_config({**keys, "family": family, "n": int(c.size)}, seed=seed)
+    return world, RetrievalGroup(name=design, k=int(k)), seed
+
+
+def policy_probe(cfg: StageSettings, steps: int, floors) -> list[dict]:
+    """The policy's rows (`policy_figures`): the model's share against a uniform pick's as its floor, the proxy's
+    and the uniform pick's as references, and the replies that named no option (0 under the embedded grammar)."""
+    from tailmem.llm import get_client
+
+    client = get_client(cfg, POLICY, "model_roles")
+    got = {"steps": 0, "model": None, "proxy": None, "uniform": None, "calls": 0, "malformed": 0}
+    if plays_model(client) and steps > 0:
+        world, retrieval, seed = probe_world(cfg.scale)
+        got = policy_figures(world, retrieval, seed, client, steps)
+    n, calls = got["steps"], got["calls"]
+    closer = "a path its memory says leads closer to the goal (share of steps where one is offered)"
+    return [
+        _row(POLICY, f"took {closer}", got["model"], n, got["uniform"] or 0.0),
+        _reference(POLICY, f"the semantic proxy on the same observations took {closer}", got["proxy"], n),
+        _reference(POLICY, f"a uniform pick takes {closer} (expected)", got["uniform"], n),
+        _row(
+            POLICY,
+            "replies that named no option (share of calls)",
+            got["malformed"] / calls if calls else None,
+            calls,
+            floors.unreadable,
+            False,
+        ),
+    ]
+
+
 # claims table (name prefix) -> the roles the model plays in its rows; a row's own text narrows some of them
 CLAIM_ROLES = {
     outputs.CLAIMS_RANDOM_WALK: (POLICY,),
@@ -230,6 +357,7 @@ def run(cfg: StageSettings) -> None:
         + builder_rows(build_files, mr.floors)
         + predictor_rows(step_files, mr.floors)
         + judge_probe(cfg, int(mr.judge_probe_items), mr.floors)
+        + policy_probe(cfg, int(mr.policy_probe_steps), mr.floors)
     )
     df = pd.DataFrame(rows)
     below = sorted({r["role"] for r in rows if r["verdict"] == "below floor"})
@@ -238,7 +366,9 @@ def run(cfg: StageSettings) -> None:
         "searcher on the slice's LoCoMo questions over filesystem stores (answer only in the store), the builder "
         "on its store-building rounds, the predictor on the controller-study steps whose prompt held the needed "
         "transition, the judge on its own probe (gold answers labelled correct, another question's gold of the "
-        "same category labelled wrong). `below floor`: the claims this role plays in this slice rest on a role "
+        "same category labelled wrong), the policy on its own probe (a short rollout after a random walk "
+        "filled its memory: its floor is a uniform pick's share; the proxy asked on the same observations is a "
+        "reference). `below floor`: the claims this role plays in this slice rest on a role "
         f"the model did not play adequately. Roles below floor: {', '.join(below) or 'none'}."
     )
     write_table(
