@@ -51,3 +51,11 @@ def pytest_collection_modifyitems(config, items):
         return (1 if f in with_slow else 2), 0
 
     items.sort(key=rank)  # stable: each file keeps its own order
+
+
+@pytest.fixture(scope="session")
+def smoke(tmp_path_factory, repo_root, data_dir):
+    """The session's one finished smoke DAG (tests/smoke_run.py), shared by every test and worker that reads it."""
+    from smoke_run import smoke_run
+
+    return smoke_run(tmp_path_factory, repo_root, data_dir)
