@@ -72,6 +72,15 @@ def snakemake(
 
 
 @dataclass(frozen=True)
+class Job:
+    """One job of a run, as Snakemake's log names it."""
+
+    rule: str
+    outputs: tuple[str, ...]
+    wildcards: dict[str, str]
+
+
+@dataclass(frozen=True)
 class SmokeRun:
     """A finished smoke run: its folder, seconds, the checkout's state when it started, and Snakemake's log."""
 
@@ -88,19 +97,21 @@ class SmokeRun:
         [path] = sorted((self.workdir / ".snakemake" / "log").glob("*.snakemake.log"))
         return path.read_text()
 
-    def jobs(self) -> list[tuple[str, list[str]]]:
-        """(rule, output files) of every job the run made, in the order it started them."""
+    def jobs(self) -> list[Job]:
+        """Every job the run made, in the order it started them."""
         out = []
         for block in re.split(r"\n(?=(?:local)?rule \w+:\n)", self.log()):
             m = re.match(r"(?:local)?rule (\w+):\n", block)
             files = re.search(r"^\s+output: (.*)$", block, re.M)
             if m and files:
-                out.append((m.group(1), files.group(1).split(", ")))
+                given = re.search(r"^\s+wildcards: (.*)$", block, re.M)
+                pairs = [w.split("=", 1) for w in given.group(1).split(", ")] if given else []
+                out.append(Job(m.group(1), tuple(files.group(1).split(", ")), dict(pairs)))
         return out
 
     def rules(self) -> Counter:
         """Jobs run, counted by rule."""
-        return Counter(rule for rule, _ in self.jobs())
+        return Counter(job.rule for job in self.jobs())
 
 
 def shared_root(tmp_path_factory) -> Path:
