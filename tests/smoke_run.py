@@ -78,6 +78,23 @@ class Job:
     rule: str
     outputs: tuple[str, ...]
     wildcards: dict[str, str]
+    reason: str  # why Snakemake ran it
+
+
+def jobs_in(log: str) -> list[Job]:
+    """The jobs a Snakemake log (or a run's printed output) shows, in the order it started them."""
+    out = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:\n)", log):
+        m = re.match(r"(?:local)?rule (\w+):\n", block)
+        files = re.search(r"^\s+output: (.*)$", block, re.M)
+        if m and files:
+            given = re.search(r"^\s+wildcards: (.*)$", block, re.M)
+            pairs = [w.split("=", 1) for w in given.group(1).split(", ")] if given else []
+            reason = re.search(r"^\s+reason: (.*)$", block, re.M)
+            out.append(
+                Job(m.group(1), tuple(files.group(1).split(", ")), dict(pairs), reason.group(1) if reason else "")
+            )
+    return out
 
 
 @dataclass(frozen=True)
@@ -99,15 +116,7 @@ class SmokeRun:
 
     def jobs(self) -> list[Job]:
         """Every job the run made, in the order it started them."""
-        out = []
-        for block in re.split(r"\n(?=(?:local)?rule \w+:\n)", self.log()):
-            m = re.match(r"(?:local)?rule (\w+):\n", block)
-            files = re.search(r"^\s+output: (.*)$", block, re.M)
-            if m and files:
-                given = re.search(r"^\s+wildcards: (.*)$", block, re.M)
-                pairs = [w.split("=", 1) for w in given.group(1).split(", ")] if given else []
-                out.append(Job(m.group(1), tuple(files.group(1).split(", ")), dict(pairs)))
-        return out
+        return jobs_in(self.log())
 
     def rules(self) -> Counter:
         """Jobs run, counted by rule."""
