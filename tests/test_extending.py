@@ -609,36 +609,11 @@ def add_toy_study(repo: Path) -> None:
     )
 
 
-@pytest.mark.slow
-def test_a_toy_study_is_its_folder_plus_two_registrations(repo_root, tmp_path, data_dir):
-    """The toy study joins `all` and runs: Snakemake builds the worlds it reads and its table, from its own rules
-    and plan; the import contracts hold with it; and the recipe touched its folder plus two files."""
-    repo = _repo_copy(repo_root, tmp_path)
-    add_toy_study(repo)
-    touched = _touched(repo)
-    assert {t for t in touched if not t.startswith("src/tailmem/studies/toy_census/")} == {
-        "src/tailmem/registry.py",
-        "Snakefile",
-    }
-    assert len(touched) == 6  # 4 files in its folder + 2 registrations
-
-    dry = _snakemake(repo, data_dir, "-n", "--quiet", "rules")
-    assert dry.returncode == 0, dry.stderr[-3000:]
-    assert re.search(r"\btoy_census\b", dry.stdout + dry.stderr)  # `all` asks for the toy's table
-    worlds = ["scale.families=[uniform,modular]", "scale.sizes=[30,60]"]  # 4 worlds keep the run short
-    done = _snakemake(repo, data_dir, "--cores", "2", "toy_census", overrides=worlds)
-    assert done.returncode == 0, done.stderr[-3000:]
-    table = pd.read_csv(repo / "results" / "smoke" / "tables" / "toy_census.csv")
-    assert sorted(zip(table.family, table.n)) == [("modular", 30), ("modular", 60), ("uniform", 30), ("uniform", 60)]
-    assert (table.max_degree >= table.mean_degree).all() and (table.mean_degree >= 1).all()
-    lint = subprocess.run(
-        [str(Path(sys.executable).with_name("lint-imports")), "--config", str(repo / "pyproject.toml"), "--no-cache"],
-        cwd=repo,
-        env={**os.environ, "PYTHONPATH": str(repo / "src")},
-        capture_output=True,
-        text=True,
-    )
-    assert lint.returncode == 0, lint.stdout[-3000:]
+def _commit(repo: Path, message: str) -> None:
+    """Commit a recipe's edits in the copy, so that the next recipe's edits are counted on their own."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", message], check=True)
 
 
 # -- a stage in a study that exists: a function, its record, its rule -----------------------------------------------
@@ -678,11 +653,9 @@ rule toy_degrees:
 """
 
 
-@pytest.mark.slow
-def test_a_toy_stage_is_a_function_its_record_and_its_rule(repo_root, tmp_path, data_dir):
-    """docs/extending.md, "A stage": a stage module in the study's folder, its `Stage` in the package's STAGES and
-    its rule in the study's rule file (3 files); Snakemake then runs it on a world it builds first."""
-    repo = _repo_copy(repo_root, tmp_path)
+def add_toy_stage(repo: Path) -> None:
+    """The stage recipe (docs/extending.md, "A stage"): a stage module in the study's folder, its `Stage` in the
+    package's STAGES and its rule in the study's rule file."""
     study = repo / "src" / "tailmem" / "studies" / "random_walk"
     (study / "degrees.py").write_text(textwrap.dedent(TOY_STAGE).lstrip("\n"))
     _edit(
@@ -691,16 +664,6 @@ def test_a_toy_stage_is_a_function_its_record_and_its_rule(repo_root, tmp_path, 
         '    Stage("toy_degrees", "tailmem.studies.random_walk.degrees:run", ("graph", "seed")),\n    Stage("graphworld",',
     )
     (study / "graphworld.smk").write_text((study / "graphworld.smk").read_text() + TOY_STAGE_RULE)
-    assert _touched(repo) == {
-        f"src/tailmem/studies/random_walk/{f}" for f in ("degrees.py", "__init__.py", "graphworld.smk")
-    }
-
-    world = "results/smoke/graphworld/modular/n30/seed0"
-    done = _snakemake(repo, data_dir, "--cores", "2", f"{world}/degrees.json")
-    assert done.returncode == 0, done.stderr[-3000:]
-    degrees = json.loads((repo / world / "degrees.json").read_text())
-    record = json.loads((repo / world / "world.json").read_text())
-    assert len(degrees) == 30 and sum(degrees) == len(record["targets"])  # each edge is an action at both ends
 
 
 # -- a table of a stage that exists: its stem, its spec, its function, one line in the stage -------------------------
@@ -727,12 +690,9 @@ def toy_gini_range(df: pd.DataFrame) -> pd.DataFrame:
 '''
 
 
-@pytest.mark.slow
-def test_a_toy_table_is_a_stem_a_spec_a_function_and_a_line(repo_root, tmp_path, data_dir):
-    """docs/extending.md, "A table": the stem in `outputs`, its spec in the study's data file, the function that
-    makes its frame and the line of the stage that writes it (4 files). The study's rule then declares it, and its
-    numbers are the audits' own."""
-    repo = _repo_copy(repo_root, tmp_path)
+def add_toy_table(repo: Path) -> None:
+    """The table recipe (docs/extending.md, "A table"): the stem in `outputs`, its spec in the study's data file,
+    the function that makes its frame and the line of the stage that writes it."""
     src = repo / "src" / "tailmem"
     _edit(src / "outputs.py", "    CLAIMS_RANDOM_WALK,\n)", '    CLAIMS_RANDOM_WALK,\n    "toy_gini_range",\n)')
     _edit(src / "report" / "data" / "random_walk.yaml", "\ntables:\n", "\ntables:" + TOY_TABLE_SPEC)
@@ -743,17 +703,95 @@ def test_a_toy_table_is_a_stem_a_spec_a_function_and_a_line(repo_root, tmp_path,
         "        outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),\n",
         '        outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),\n        "toy_gini_range": rw.toy_gini_range(sizes),\n',
     )
-    assert len(_touched(repo)) == 4
 
+
+@dataclass
+class Recipes:
+    """The copy of the repository the study, stage and table recipes were followed in, one after another."""
+
+    repo: Path
+    touched: dict[str, set[str]]  # recipe -> the files its edits added or changed (each committed before the next)
+    dry: subprocess.CompletedProcess  # a dry run of `all` with all three
+    run: subprocess.CompletedProcess  # one Snakemake run of what the three added, on 4 worlds
+    world: str  # the world the toy stage ran on
+
+
+@pytest.fixture(scope="module")
+def recipes(repo_root, tmp_path_factory, data_dir) -> Recipes:
+    """One copy of the repository for the three recipes that edit the package (a copy, and a Snakemake run, each:
+    the recipes touch disjoint files and the worlds they read are shared), and one run of what they added."""
+    repo = _repo_copy(repo_root, tmp_path_factory.mktemp("recipes"))
+    touched = {}
+    for name, follow in (("study", add_toy_study), ("stage", add_toy_stage), ("table", add_toy_table)):
+        follow(repo)
+        touched[name] = _touched(repo)
+        _commit(repo, f"the {name} recipe")
+    dry = _snakemake(repo, data_dir, "-n", "--quiet", "rules")
+    # 4 worlds keep the run short: the toy study's census reads them all, the tables their audits, the toy stage one
     scale = ["scale.families=[modular,uniform]", "scale.sizes=[30,60]", "scale.retrieval_families=[modular]"]
-    done = _snakemake(repo, data_dir, "--cores", "2", "tables_random_walk", overrides=scale)
-    assert done.returncode == 0, done.stderr[-3000:]
-    table = pd.read_csv(repo / "results" / "smoke" / "tables" / "toy_gini_range.csv").set_index("family")
-    assert "Toy: how far Gini moves" in (repo / "results" / "smoke" / "tables" / "toy_gini_range.md").read_text()
+    world = "results/smoke/graphworld/modular/n30/seed0"
+    run = _snakemake(
+        repo, data_dir, "--cores", "2", "toy_census", "tables_random_walk", f"{world}/degrees.json", overrides=scale
+    )
+    return Recipes(repo, touched, dry, run, world)
+
+
+@pytest.mark.slow
+def test_a_toy_study_is_its_folder_plus_two_registrations(recipes):
+    """The toy study joins `all` and runs: Snakemake builds the worlds it reads and its table, from its own rules
+    and plan; the import contracts hold with it; and the recipe touched its folder plus two files."""
+    touched = recipes.touched["study"]
+    assert {t for t in touched if not t.startswith("src/tailmem/studies/toy_census/")} == {
+        "src/tailmem/registry.py",
+        "Snakefile",
+    }
+    assert len(touched) == 6  # 4 files in its folder + 2 registrations
+
+    assert recipes.dry.returncode == 0, recipes.dry.stderr[-3000:]
+    assert re.search(r"\btoy_census\b", recipes.dry.stdout + recipes.dry.stderr)  # `all` asks for the toy's table
+    assert recipes.run.returncode == 0, recipes.run.stderr[-3000:]
+    table = pd.read_csv(recipes.repo / "results" / "smoke" / "tables" / "toy_census.csv")
+    assert sorted(zip(table.family, table.n)) == [("modular", 30), ("modular", 60), ("uniform", 30), ("uniform", 60)]
+    assert (table.max_degree >= table.mean_degree).all() and (table.mean_degree >= 1).all()
+    repo = recipes.repo
+    lint = subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--config", str(repo / "pyproject.toml"), "--no-cache"],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo / "src")},
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_a_toy_stage_is_a_function_its_record_and_its_rule(recipes):
+    """docs/extending.md, "A stage": a stage module in the study's folder, its `Stage` in the package's STAGES and
+    its rule in the study's rule file (3 files); Snakemake then runs it on a world it builds first."""
+    assert recipes.touched["stage"] == {
+        f"src/tailmem/studies/random_walk/{f}" for f in ("degrees.py", "__init__.py", "graphworld.smk")
+    }
+    assert recipes.run.returncode == 0, recipes.run.stderr[-3000:]
+    world = recipes.repo / recipes.world
+    degrees = json.loads((world / "degrees.json").read_text())
+    record = json.loads((world / "world.json").read_text())
+    assert len(degrees) == 30 and sum(degrees) == len(record["targets"])  # each edge is an action at both ends
+
+
+@pytest.mark.slow
+def test_a_toy_table_is_a_stem_a_spec_a_function_and_a_line(recipes):
+    """docs/extending.md, "A table": the stem in `outputs`, its spec in the study's data file, the function that
+    makes its frame and the line of the stage that writes it (4 files). The study's rule then declares it, and its
+    numbers are the audits' own."""
+    assert len(recipes.touched["table"]) == 4
+    assert recipes.run.returncode == 0, recipes.run.stderr[-3000:]
+    tables = recipes.repo / "results" / "smoke" / "tables"
+    table = pd.read_csv(tables / "toy_gini_range.csv").set_index("family")
+    assert "Toy: how far Gini moves" in (tables / "toy_gini_range.md").read_text()
     for family in ("modular", "uniform"):
         ginis = [
             json.loads(p.read_text())["concentration"]["gini"]
-            for p in (repo / "results" / "smoke" / "audit" / "random_walk").glob(
+            for p in (recipes.repo / "results" / "smoke" / "audit" / "random_walk").glob(
                 f"*/recency/{family}/n*/seed0/audit.json"
             )
         ]

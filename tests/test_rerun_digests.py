@@ -1,61 +1,39 @@
 """Results follow their config and code (issue 12, finding 1): editing a default in `configs/` or a module reruns
 exactly the jobs that depend on it, a comment-only edit reruns nothing, and a no-op rerun schedules 0 jobs.
 
-The slow test runs a graph-world slice of the smoke DAG for real (so Snakemake has stored each job's params), edits
-a copy of `configs/` or of a source module, and reads which jobs a dry run schedules, by rule.
+The slow tests read the session's finished smoke run (tests/smoke_run.py: Snakemake has stored each job's params),
+edit a copy of `configs/`, and read which jobs a dry run of that run schedules, by rule.
 """
 
 import collections
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 
+import smoke_run
 from tailmem import registry, source_closure
 from tailmem.workflow import Dag
 
-# One family, one size, one seed; the controller study with two taus: ~30 jobs.
-SLICE = [
-    "scale.families=[modular]",
-    "scale.sizes=[60]",
-    "scale.retrieval_families=[modular]",
-    "scale.retrieval_size=60",
-    "scale.control.families=[modular]",
-    "scale.control.taus=[1.0]",
-    "audit.bootstrap=5",
-]
-TARGETS = ["tables_random_walk", "figures_random_walk", "control_report"]
+# The rules of the random-walk study and the controller study (the smoke scale's programmatic part).
+RANDOM_WALK_AND_CONTROL = {
+    "graphworld",
+    "rollout",
+    "audit",
+    "tables_random_walk",
+    "figures_random_walk",
+    "control",
+    "control_report",
+}
 
 
-def _run(workdir, repo_root, configs, *extra):
-    overrides = "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]"
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        *TARGETS,
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        *extra,
-        "--config",
-        "scale=smoke",
-        overrides,
-    ]
-    env = dict(os.environ, TAILMEM_CONFIGS=str(configs))
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root, env=env)
-
-
-def _scheduled(workdir, repo_root, configs) -> collections.Counter:
-    """Jobs a dry run would run, counted by rule (from Snakemake's job-stats table)."""
-    out = _run(workdir, repo_root, configs, "-n", "--quiet", "rules")
+def _scheduled(smoke, repo_root, data_dir, configs) -> collections.Counter:
+    """Jobs a dry run of the shared smoke run would run with `configs` as the config folder, counted by rule (from
+    Snakemake's job-stats table)."""
+    out = smoke_run.snakemake(
+        smoke.workdir, repo_root, data_dir, "-n", "--quiet", "rules", environ={"TAILMEM_CONFIGS": str(configs)}
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout + out.stderr
     if "Nothing to be done" in text:
@@ -70,54 +48,63 @@ def _scheduled(workdir, repo_root, configs) -> collections.Counter:
 
 
 @pytest.fixture(scope="module")
-def ran_slice(tmp_path_factory, repo_root):
-    """A finished run of the slice, in its own folder, against its own copy of configs/."""
-    work = tmp_path_factory.mktemp("rerun")
-    configs = work / "configs"
-    shutil.copytree(repo_root / "configs", configs)
-    first = _run(work, repo_root, configs)
-    assert first.returncode == 0, first.stderr[-4000:]
-    return work, configs
+def configs(tmp_path_factory, repo_root):
+    """A copy of configs/ that a test edits (and restores); the shared smoke run was made with configs/ itself."""
+    copy = tmp_path_factory.mktemp("rerun") / "configs"
+    shutil.copytree(repo_root / "configs", copy)
+    return copy
 
 
-def _scheduled_after_edit(ran_slice, repo_root, relpath, old, new):
+def _scheduled_after_edit(smoke, repo_root, data_dir, configs, relpath, old, new):
     """The jobs a dry run schedules with one config file edited (the file is restored afterwards)."""
-    work, configs = ran_slice
     path = configs / relpath
     text = path.read_text()
     assert old in text, f"{path}: {old!r} not found"
     path.write_text(text.replace(old, new, 1))
     try:
-        return _scheduled(work, repo_root, configs)
+        return _scheduled(smoke, repo_root, data_dir, configs)
     finally:
         path.write_text(text)
 
 
 @pytest.mark.slow
-def test_noop_rerun_schedules_nothing(ran_slice, repo_root):
-    work, configs = ran_slice
-    assert _scheduled(work, repo_root, configs) == collections.Counter()
+def test_noop_rerun_schedules_nothing(smoke, repo_root, data_dir, configs):
+    """The same config read from another folder: nothing to do."""
+    assert _scheduled(smoke, repo_root, data_dir, configs) == collections.Counter()
 
 
 @pytest.mark.slow
-def test_comment_only_edit_reruns_nothing(ran_slice, repo_root):
+def test_comment_only_edit_reruns_nothing(smoke, repo_root, data_dir, configs):
     jobs = _scheduled_after_edit(
-        ran_slice, repo_root, "memory/graph_memory.yaml", "budget: 156", "budget: 156   # a comment changes no number"
+        smoke,
+        repo_root,
+        data_dir,
+        configs,
+        "memory/graph_memory.yaml",
+        "budget: 156",
+        "budget: 156   # a comment changes no number",
     )
     assert jobs == collections.Counter()
 
 
 @pytest.mark.slow
-def test_memory_default_edit_reruns_the_controller_study_and_its_report_only(ran_slice, repo_root):
-    jobs = _scheduled_after_edit(ran_slice, repo_root, "memory/graph_memory.yaml", "budget: 156", "budget: 140")
-    assert set(jobs) == {"control", "control_report"}, jobs
+def test_memory_default_edit_reruns_the_controller_study_and_its_report_only(smoke, repo_root, data_dir, configs):
+    jobs = _scheduled_after_edit(
+        smoke, repo_root, data_dir, configs, "memory/graph_memory.yaml", "budget: 156", "budget: 140"
+    )
+    # Of the random-walk and controller rules, only the controller study and its report rerun ...
+    assert {r for r in jobs if r in RANDOM_WALK_AND_CONTROL} == {"control", "control_report"}, jobs
+    # ... and of the rest of the DAG nothing that reads no memory setting (worlds, rollouts, audits, tables,
+    # filesystem memory, LongMemEval), in either slice
+    unrelated = ("graphworld", "rollout", "audit", "tables_", "figures_", "fsmem", "longmemeval")
+    assert not [r for r in jobs if r.removeprefix("model_").startswith(unrelated)], jobs
     # Graph Memory's arms (2 encodings) and the CTMC arms matched to them rerun; the baselines do not.
-    assert 2 <= jobs["control"] < 14, jobs
+    assert 2 <= jobs["control"] < smoke.rules()["control"], jobs
 
 
 @pytest.mark.slow
-def test_steps_edit_reruns_rollouts_and_what_follows_but_no_world(ran_slice, repo_root):
-    jobs = _scheduled_after_edit(ran_slice, repo_root, "scale/smoke.yaml", "  steps: 40", "  steps: 30")
+def test_steps_edit_reruns_rollouts_and_what_follows_but_no_world(smoke, repo_root, data_dir, configs):
+    jobs = _scheduled_after_edit(smoke, repo_root, data_dir, configs, "scale/smoke.yaml", "  steps: 40", "  steps: 30")
     assert "graphworld" not in jobs
     assert {"rollout", "audit", "control", "tables_random_walk", "control_report"} <= set(jobs), jobs
 

@@ -1,12 +1,10 @@
-"""The Snakemake-Hydra glue: config composition, override routing, and the smoke DAG end to end."""
-
-import subprocess
-import sys
-import time
+"""The Snakemake-Hydra glue: config composition, override routing, and the smoke DAG end to end (the session's
+shared run, tests/smoke_run.py)."""
 
 import pandas as pd
 import pytest
 
+import smoke_run
 from tailmem.errors import ConfigError
 from tailmem.graph_runs import random_walk_runs
 from tailmem.workflow import compose_config, override_key, stage_overrides
@@ -40,33 +38,10 @@ def test_run_enumeration_has_no_duplicates_and_covers_every_design():
     assert {r.retrieval for r in runs} == set(cfg.scale.retrieval_designs)
 
 
-def _snakemake(workdir, repo_root, data_dir, *extra, overrides=()):
-    overrides = "overrides=[" + ",".join(f'"{o}"' for o in [f"data_dir={data_dir}", *overrides]) + "]"
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        "--config",
-        "scale=smoke",
-        overrides,
-        *extra,
-    ]
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root)
-
-
 @pytest.mark.slow
-def test_smoke_dag_end_to_end_then_nothing_to_do(tmp_path, repo_root, data_dir):
-    t0 = time.time()
-    first = _snakemake(tmp_path, repo_root, data_dir)
-    elapsed = time.time() - t0
-    assert first.returncode == 0, first.stderr[-4000:]
-    tables = tmp_path / "results" / "smoke" / "tables"
+def test_smoke_dag_end_to_end(smoke):
+    """The session's smoke run (tests/smoke_run.py) finished every target, the model slice's included."""
+    tables = smoke.workdir / "results" / "smoke" / "tables"
     for stem in (
         "table2_random_walk_sigma_top10",
         "table7_random_walk_concentration",
@@ -77,14 +52,14 @@ def test_smoke_dag_end_to_end_then_nothing_to_do(tmp_path, repo_root, data_dir):
         assert (tables / f"{stem}.csv").stat().st_size > 0
         assert (tables / f"{stem}.md").read_text().startswith("# ")
     for stem in ("fig3_ccdf_random_walk", "fig5_concentration_random_walk"):
-        assert (tmp_path / "figures" / "smoke" / f"{stem}.png").stat().st_size > 1000
+        assert (smoke.workdir / "figures" / "smoke" / f"{stem}.png").stat().st_size > 1000
     # ALFWorld's 6-game smoke subset (one game per family) is part of the same DAG
     mem = pd.read_csv(tables / "alfworld_smoke_memory.csv")
     skills = pd.read_csv(tables / "alfworld_smoke_skills.csv")
     assert set(mem.arm) >= {"graph_memory", "ctmc"} and (mem.games == 6).all()
     assert len(skills) == 10 and (skills.tasks == 6).all() and (skills.leakage == "no").all()
     # the model slice (scale.model_slice: smoke_model): the embedded model played every role, named in the rows
-    model = tmp_path / "results" / "smoke" / "model" / "tables"
+    model = smoke.workdir / "results" / "smoke" / "model" / "tables"
     roles = pd.read_csv(model / "model_roles.csv")
     assert {"searcher", "builder", "predictor", "judge"} <= set(roles.role)
     judge = roles[roles.figure.str.startswith("agreement")].iloc[0]
@@ -94,12 +69,22 @@ def test_smoke_dag_end_to_end_then_nothing_to_do(tmp_path, repo_root, data_dir):
     claims = pd.read_csv(model / "model_claims.csv")
     assert {"claims_ctmc", "claims_fsmem", "claims_random_walk"} <= set(claims.table)
     assert "predictor" in set(claims[claims.table == "claims_ctmc"].roles.str.split(", ").sum())
-    print(f"smoke DAG: {elapsed:.1f} s")
-    second = _snakemake(tmp_path, repo_root, data_dir, "--dry-run")
-    assert second.returncode == 0, second.stderr[-2000:]
-    assert "Nothing to be done" in second.stdout + second.stderr
-    # Changing an audit value reruns the audits and the tables, never the worlds or the rollouts.
-    changed = _snakemake(tmp_path, repo_root, data_dir, "--dry-run", overrides=["audit.bootstrap=20"])
+    # with the data, every benchmark's rules ran (a clone without it: the test below), and no fetch was asked for
+    assert {"fsmem_store", "longmemeval_run", "alfworld_games", "fsmem_table", "fsmem_table13"} <= set(smoke.rules())
+    assert "python -m tailmem data" not in smoke.output()
+    print(f"smoke DAG: {smoke.seconds:.1f} s")
+
+
+@pytest.mark.slow
+def test_a_finished_smoke_run_has_nothing_to_do(smoke, repo_root, data_dir):
+    again = smoke_run.snakemake(smoke.workdir, repo_root, data_dir, "--dry-run")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.slow
+def test_an_audit_value_reruns_the_audits_and_tables_never_the_worlds_or_rollouts(smoke, repo_root, data_dir):
+    changed = smoke_run.snakemake(smoke.workdir, repo_root, data_dir, "--dry-run", overrides=["audit.bootstrap=20"])
     out = changed.stdout + changed.stderr
     assert changed.returncode == 0, out[-2000:]
     assert "audit" in out and "tables_random_walk" in out
@@ -119,7 +104,7 @@ def test_a_clone_without_benchmark_data_still_runs_the_graph_world(tmp_path, rep
     """Issue 16: one message listing what is missing and the fetch command; the DAG keeps the graph-world jobs."""
     empty = tmp_path / "no-data"
     empty.mkdir()
-    run = _snakemake(tmp_path / "work", repo_root, empty, "-n", "--quiet", "rules")
+    run = smoke_run.snakemake(tmp_path / "work", repo_root, empty, "-n", "--quiet", "rules")
     assert run.returncode == 0, run.stderr[-3000:]
     text = run.stdout + run.stderr
     assert text.count("python -m tailmem data") == 1
@@ -127,12 +112,3 @@ def test_a_clone_without_benchmark_data_still_runs_the_graph_world(tmp_path, rep
     scheduled = {line.split()[0] for line in run.stdout.splitlines() if line.strip()}
     assert {"graphworld", "rollout", "audit", "control", "tables_random_walk"} <= scheduled
     assert not scheduled & {"fsmem_store", "longmemeval_run", "alfworld_games", "fsmem_table"}, scheduled
-
-
-@pytest.mark.slow
-def test_with_the_data_the_dag_schedules_every_benchmark(tmp_path, repo_root, data_dir):
-    run = _snakemake(tmp_path, repo_root, data_dir, "-n", "--quiet", "rules")
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert "python -m tailmem data" not in run.stdout + run.stderr
-    scheduled = {line.split()[0] for line in run.stdout.splitlines() if line.strip()}
-    assert {"fsmem_store", "longmemeval_run", "alfworld_games", "fsmem_table", "fsmem_table13"} <= scheduled
