@@ -26,7 +26,11 @@ def data_dir() -> Path:
 # whole files in this order (--no-loadscope-reorder in pyproject.toml; it would otherwise start the files with the
 # most tests first). test_workflow.py's smoke tests make the session's shared smoke run (tests/smoke_run.py); the
 # other files that read it come last, so that the run is finished when they ask for it (a worker that asks
-# earlier waits for it). Seconds on 2 cores in the full suite (quiet machine): see the closing note of issue 51.
+# earlier waits for it). Seconds measured file by file on this shared machine (load 2-7 on 2 cores, so quiet-machine
+# seconds are lower): the shared smoke run 243 (load 2-3.5; 969 at load 4-11), test_llm_instruct 280 (its three model
+# tests), fsmem_study_openai 107, test_determinism 50-78 (a re-run of 45-70 of the shared run's jobs),
+# test_extending 73 (its slow tests), alfworld_determinism 60, alfworld_excluded 50, test_rerun_digests 25 (dry
+# runs of the shared run).
 LONGEST_FIRST = (
     "test_workflow.py",
     "llm/test_llm_instruct.py",
