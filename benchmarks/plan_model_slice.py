@@ -32,7 +32,8 @@ def units(cfg, stage: str) -> float:
     """How many units of work `stage` does at this config's scale (the factor's numerator or denominator)."""
     s = cfg.scale
     if stage == "rollout":  # the policy's steps: every LLM-policy run (the tail rows' runs, the trajectories')
-        from tailmem.graph_runs import policy_runs, tail_policy
+        from tailmem.graph_runs import policy_runs
+        from tailmem.roles import tail_policy
 
         if tail_policy(cfg) != "llm" and s.control.policy != "llm":
             return 0.0

@@ -8,7 +8,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from tailmem import paths
-from tailmem.roles import PREDICTOR, PROGRAMMATIC
+from tailmem.roles import PREDICTOR, PROGRAMMATIC, contrast_policies, tail_policy
 
 
 @dataclass(frozen=True)
@@ -76,18 +76,6 @@ def largest_size_runs(cfg: DictConfig) -> list[Run]:
     s = cfg.scale
     n = max(int(x) for x in s.sizes)
     return [Run("random_walk", s.table_retrieval, fam, n, int(s.seeds[0])) for fam in s.families]
-
-
-def tail_policy(cfg: DictConfig) -> str:
-    """The policy whose tails stand beside the random walk's: `scale.control.tail_policy`, else the controller
-    study's trajectory source (`semantic`, or `llm` where a model plays the policy role)."""
-    c = cfg.scale.control
-    return str(getattr(c, "tail_policy", None) or c.policy)
-
-
-def contrast_policies(cfg: DictConfig) -> list[str]:
-    """The policies whose tails paper 1 contrasts: the random walk, then `tail_policy`."""
-    return list(dict.fromkeys(["random_walk", tail_policy(cfg)]))
 
 
 def tail_contrast_runs(cfg: DictConfig) -> list[Run]:

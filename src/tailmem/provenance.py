@@ -30,7 +30,17 @@ from tailmem.artifacts import write_text
 from tailmem.errors import DataError, TailmemError
 from tailmem.paths import CONFIG_FILE, META_FILE
 from tailmem.records.provenance import RunMeta
-from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, SEARCHER, model_free
+from tailmem.roles import (
+    BUILDER,
+    EXECUTOR,
+    JUDGE,
+    POLICY,
+    PREDICTOR,
+    SEARCHER,
+    contrast_policies,
+    model_free,
+    tail_policy,
+)
 
 if TYPE_CHECKING:
     from tailmem.settings.stage import StageSettings
@@ -247,7 +257,6 @@ def walked_policies(cfg: DictConfig, groups: Sequence[str]) -> set[str]:
     """The graph-world policies whose walks the rows of a stage reading `groups` come from: a run's own policy (the
     `policy` group); the runs a report enumerates from the scale: the random-walk tables' tail contrast (`rollout`),
     the controller study's trajectories and Table 3's tail policy (`control`)."""
-    from tailmem.graph_runs import contrast_policies, tail_policy
     from tailmem.stage_groups import POLICY_GROUP
 
     walked = set()

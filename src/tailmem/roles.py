@@ -98,3 +98,15 @@ def configured_served(cfg: DictConfig, role: str) -> bool:
     if "structured_outputs" in r:
         return bool(r.get("structured_outputs"))
     return bool(cfg.get("llm").get("structured_outputs"))
+
+
+def tail_policy(cfg: "DictConfig") -> str:
+    """The policy whose tails stand beside the random walk's: `scale.control.tail_policy`, else the controller
+    study's trajectory source (`semantic`, or `llm` where a model plays the policy role)."""
+    c = cfg.scale.control
+    return str(getattr(c, "tail_policy", None) or c.policy)
+
+
+def contrast_policies(cfg: "DictConfig") -> list[str]:
+    """The policies whose tails paper 1 contrasts: the random walk, then `tail_policy`."""
+    return list(dict.fromkeys(["random_walk", tail_policy(cfg)]))

@@ -58,7 +58,7 @@ def answers(variant: str, f1, benchmark: str = "locomo") -> pd.DataFrame:
         {
             "study": "main",
             "benchmark": benchmark,
-            "conversation": [f"conv-{i % 3}" for i in range(n)],
+            "conversation": "conv-0",  # one conversation: its questions are the units
             "variant": variant,
             "harness": "center",
             "builder": "programmatic",

@@ -34,23 +34,29 @@ def option(group: str, name: str) -> dict:
 @pytest.mark.parametrize("family", ["scale_free", "modular"])
 @pytest.mark.parametrize("policy", ["random_walk", pytest.param("semantic", marks=pytest.mark.slow)])
 def test_the_default_length_gives_fittable_tails(cfg, family, policy):
+    """On all but at most one of the controller study's seeds (each world walks on streams of its own, so one seed
+    can draw a trace that stays in a corner of its world)."""
     c = cfg.scale.control
     graph = {**option("graph", family), "n": int(c.size)}
-    seed = int(c.seeds[0])
-    world = world_from_config(graph, seed)
     k = int(option("retrieval", str(c.retrieval))["k"])
     length = typed(cfg, "rollout", RolloutGroup)
-    walker = Semantic(world, seed) if policy == "semantic" else None
-    trace = rollout(world, length, RetrievalGroup(name=str(c.retrieval), k=k), seed, policy=walker, progress=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tail = fit_tail(
-            trace.counts,
-            pl_alpha_max=cfg.audit.pl_alpha_max,
-            tpl_alpha_max=cfg.audit.tpl_alpha_max,
-            min_tail=cfg.audit.min_tail,
-        )
-    assert tail.n_tail >= cfg.audit.min_tail, (
-        f"{policy} on {family} n={c.size} seed {seed}, {cfg.rollout.episodes} x {cfg.rollout.steps} steps: "
-        f"{tail.n_tail} tail states < audit.min_tail {cfg.audit.min_tail} ({tail.reason})"
+    small = {}
+    for seed in (int(s) for s in c.seeds):
+        world = world_from_config(graph, seed)
+        walker = Semantic(world, seed) if policy == "semantic" else None
+        retrieval = RetrievalGroup(name=str(c.retrieval), k=k)
+        trace = rollout(world, length, retrieval, seed, policy=walker, progress=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tail = fit_tail(
+                trace.counts,
+                pl_alpha_max=cfg.audit.pl_alpha_max,
+                tpl_alpha_max=cfg.audit.tpl_alpha_max,
+                min_tail=cfg.audit.min_tail,
+            )
+        if tail.n_tail < cfg.audit.min_tail:
+            small[seed] = f"{tail.n_tail} tail states ({tail.reason})"
+    assert len(small) <= 1, (
+        f"{policy} on {family} n={c.size}, {cfg.rollout.episodes} x {cfg.rollout.steps} steps: tails below "
+        f"audit.min_tail {cfg.audit.min_tail} on seeds {small}"
     )

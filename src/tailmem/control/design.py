@@ -604,18 +604,15 @@ STUDY_CLAIMS = {
 }
 
 
-def study_powers(cfg, min_units: int, alpha: float, study: str) -> dict[str, float]:
+def study_powers(cfg, min_units: int, alpha: float, study: str, fsmem_questions: int | None = None) -> dict[str, float]:
     """`study`'s planned power as the design check's table gives it (`study_rows`; `study` a key of
-    `STUDY_CLAIMS`; for fsmem the LoCoMo questions counted from the data, `tailmem.fsmem.questions.asked`): its
-    row's words -> power, empty when the row has none (a study the scale does not play, a whole benchmark). What
-    the study's claims table prints beside the verdicts its plan covers; it reads the config groups of that study
-    alone (power and the study's own), so a claims stage's digest does not follow the other studies."""
-    asked = None
-    if study == "fsmem":
-        from tailmem.fsmem.questions import asked as count
-
-        asked = count(cfg.fsmem)
-    (row,) = study_rows(cfg, min_units, alpha, fsmem_questions=asked, only=study)
+    `STUDY_CLAIMS`; for fsmem, `fsmem_questions` the LoCoMo questions its stage counted from the data,
+    `tailmem.fsmem.questions.asked`): its row's words -> power, empty when the row has none (a study the scale does
+    not play, a whole benchmark). What the study's claims table prints beside the verdicts its plan covers; it reads
+    the config groups of that study alone (power and the study's own), so a claims stage's digest does not follow
+    the other studies, and this module imports no study's library (the graph-world stage's code closure reaches it
+    through `graph_runs`)."""
+    (row,) = study_rows(cfg, min_units, alpha, fsmem_questions=fsmem_questions, only=study)
     p = float(row["planned_power"])
     return {row["claim"]: p} if math.isfinite(p) else {}
 

@@ -13,7 +13,7 @@ from tailmem import outputs, paths
 from tailmem.audit.concentration import concentration
 from tailmem.control import arms
 from tailmem.control.replay import window_counts
-from tailmem.graph_runs import ControlRun, Run, control_runs, design_runs, policy_runs, tail_policy
+from tailmem.graph_runs import ControlRun, Run, control_runs, design_runs, policy_runs
 from tailmem.memory.arm import Arm
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
@@ -22,7 +22,7 @@ from tailmem.records.rollout import RolloutTrace
 from tailmem.report.audits import EXPLAIN, load_audits, stats_note, table3
 from tailmem.report.table_io import write_table
 from tailmem.report.table_spec import text
-from tailmem.roles import PREDICTOR
+from tailmem.roles import PREDICTOR, tail_policy
 from tailmem.settings.stage import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage

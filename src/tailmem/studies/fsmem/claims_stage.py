@@ -16,6 +16,7 @@ from tailmem.control.design import study_powers
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.fsmem.benchmarks import conversation_file
+from tailmem.fsmem.questions import asked
 from tailmem.judges import claims as judge_claims
 from tailmem.judges import verdicts as judge_verdicts
 from tailmem.paths import out_dir, tables_dir
@@ -72,7 +73,9 @@ def run(cfg) -> None:
             runs.append(r)
     answers = pd.DataFrame(records, columns=list(fsmem_claims.ANSWER_COLUMNS))
     # the strength runs come in fsmem.study.strength.searchers order, weakest first: the ladder claims_fsmem walks
-    planned = study_powers(cfg, s.min_units, s.alpha, "fsmem")  # as the design check plans them, beside the verdicts
+    planned = study_powers(
+        cfg, s.min_units, s.alpha, "fsmem", fsmem_questions=asked(cfg.fsmem)
+    )  # as the design check plans them, beside the verdicts
     df = fsmem_claims.claims(answers, s, s.margins.fsmem_tie, planned=planned)
     judged = judge_verdicts.read_verdicts(cfg) if cfg.judges.claims else None
     if judged is not None:  # the same claims with correctness from each judge (tailmem.judges.claims)

@@ -8,12 +8,13 @@ import logging
 from dataclasses import asdict
 
 from tailmem import outputs
-from tailmem.graph_runs import Run, contrast_policies, figure_runs
+from tailmem.graph_runs import Run, figure_runs
 from tailmem.paths import out_dir
 from tailmem.provenance import save_provenance
 from tailmem.records.audit import Audit
 from tailmem.records.rollout import RolloutTrace
 from tailmem.report import plots
+from tailmem.roles import contrast_policies
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.random_walk import figures as rwf

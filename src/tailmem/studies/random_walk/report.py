@@ -9,12 +9,13 @@ import pandas as pd
 
 from tailmem import outputs, paths
 from tailmem.control.design import study_powers
-from tailmem.graph_runs import retrieval_runs, size_runs, tail_contrast_runs, tail_policy
+from tailmem.graph_runs import retrieval_runs, size_runs, tail_contrast_runs
 from tailmem.paths import TABLES, out_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.audits import EXPLAIN, load_audits, stats_note, table3
 from tailmem.report.table_io import write_table
 from tailmem.report.table_spec import text
+from tailmem.roles import tail_policy
 from tailmem.settings.stage import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage
