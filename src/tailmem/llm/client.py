@@ -18,7 +18,6 @@ import dataclasses
 import json
 import logging
 import threading
-import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -199,8 +198,8 @@ class LLMClient:
     def _paced_send(self, messages: list[dict], tools: list[dict] | None, params: dict):
         """(on_send, settle) for one call: on_send counts each HTTP request and, under llm.roles.<role>.
         requests_per_minute / tokens_per_minute, holds it until the endpoint's minute has room (retries too);
-        settle(response) replaces the reserved tokens with the billed ones. A send that comes a whole timeout
-        after the one before it retries a request the server may still be working on: it is logged."""
+        settle(response) replaces the reserved tokens with the billed ones. (A request that timed out waiting for its
+        answer is never sent again: the backend says so, `openai_backend.timeouts`.)"""
         s = self.settings
         pacer = None
         if self._kind.served:
@@ -212,27 +211,15 @@ class LLMClient:
             reserve = count_message_tokens(messages, self._llm.encoding)
             reserve += count_tokens(json.dumps(tools), self._llm.encoding) if tools else 0
             reserve += int(params.get("max_completion_tokens") or params.get("max_tokens") or 0)
-        sends: list = []
+        entries: list = []  # the pacer's reservation of each send; the last one is settled
 
         def on_send() -> None:
-            now = time.monotonic()
-            if sends and now - sends[-1][0] >= s.timeout_s:
-                log.warning(
-                    "role %s, stage %s, model %s: a request timed out after %.0f s and is sent again while the "
-                    "server may still be working on it; raise llm.roles.%s.timeout_s for a queued server",
-                    self.role,
-                    self.stage,
-                    self.model,
-                    now - sends[-1][0],
-                    self.role,
-                )
-            entry = pacer.acquire(reserve) if pacer is not None else None
-            sends.append((time.monotonic(), entry))
+            entries.append(pacer.acquire(reserve) if pacer is not None else None)
             self._sent()
 
         def settle(response: ChatResponse) -> None:
-            if pacer is not None and sends and sends[-1][1] is not None:
-                pacer.settle(sends[-1][1], response.usage.total_tokens)
+            if entries and entries[-1] is not None:
+                pacer.settle(entries[-1], response.usage.total_tokens)
 
         return on_send, settle
 
