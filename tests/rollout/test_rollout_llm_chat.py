@@ -86,23 +86,31 @@ def world():
 
 
 class Seeing(LLMPolicy):
-    """Keeps each step's observation, the proxy's memory lines (GoalDirected.memory_texts), the goal and the
-    one-turn prompt of the same observation."""
+    """Keeps, for each step the model is asked at, its observation, the proxy's memory lines
+    (GoalDirected.memory_texts), the goal, the one-turn prompt of the same observation and the actions offered
+    (the tabu rule's; an exploring step or one left action asks nothing and the chat does not see it)."""
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
-        self.seen, self.one_turn_prompts = [], []
+        self.seen, self.one_turn_prompts, self.offered, self.asked_steps = [], [], [], []
 
     def choose(self, obs, u):
-        if len(obs.actions) > 1:  # a step with one path is not asked (the chat does not see it)
-            self.seen.append((obs, GoalDirected.memory_texts(self, obs), self.goal(obs.episode)))
-            self.one_turn_prompts.append(self.prompt(obs))  # today's one-turn layout of the same observation
-        return super().choose(obs, u)
+        calls = self.calls
+        seen = (obs, GoalDirected.memory_texts(self, obs), self.goal(obs.episode))
+        prompt = self.prompt(obs)  # today's one-turn layout of the same observation
+        chosen = super().choose(obs, u)
+        if self.calls > calls:
+            self.seen.append(seen)
+            self.one_turn_prompts.append(prompt)
+            self.offered.append(self.allowed(obs))
+            self.asked_steps.append(obs.t)
+        return chosen
 
 
-def asked(world, trace) -> list[int]:
-    """The steps the model is asked at: those with more than one path."""
-    return [t for t in range(trace.total_steps) if len(world.actions(int(trace.states[t]))) > 1]
+def asked(policy) -> int:
+    """How many steps the model must have been asked at: every step but the exploring ones and those with one
+    action left."""
+    return LENGTH.total_steps - policy.explored_steps - policy.one_path
 
 
 def play(world, client, **kw):
@@ -126,8 +134,8 @@ def _user_text(messages) -> str:
 def test_each_step_appends_one_user_turn_after_the_previous_reply(world, chat_run):
     backend, policy, trace = chat_run
     offsets = np.concatenate([[0], np.cumsum([len(world.actions(s)) for s in range(world.n)])])
-    calls, steps = backend.requests, asked(world, trace)
-    assert len(calls) == len(steps) > 50 and {kind for kind, _, _ in calls} == {"chat"}
+    calls, steps = backend.requests, policy.asked_steps
+    assert len(calls) == len(steps) == asked(policy) > 50 and {kind for kind, _, _ in calls} == {"chat"}
     starts = 0
     for k, (_, messages, _) in enumerate(calls):
         assert messages[0] == {"role": "system", "content": LLMPolicy.SYSTEM}
@@ -138,7 +146,8 @@ def test_each_step_appends_one_user_turn_after_the_previous_reply(world, chat_ru
             continue
         _, before, _ = calls[k - 1]
         t = steps[k - 1]
-        reply = str(int(trace.actions[t] - offsets[trace.states[t]]) + 1)  # the option taken, by number
+        taken = int(trace.actions[t] - offsets[trace.states[t]])
+        reply = str(policy.offered[k - 1].index(taken) + 1)  # the option taken, by its number among those offered
         assert messages[: len(before)] == before  # the previous step's prompt is this one's prefix
         assert messages[len(before)] == {"role": "assistant", "content": reply}  # then the model's own reply
         assert len(messages) == len(before) + 2  # and one new user turn
@@ -162,8 +171,8 @@ def test_a_step_appends_a_fraction_of_what_the_one_turn_layout_re_sends(world, c
 def test_the_model_sees_its_retrieved_memory_and_nothing_else(world, chat_run):
     backend, policy, trace = chat_run
     start = 0
-    for (_, messages, _), (obs, lines, goal) in zip(backend.requests, policy.seen):
-        t = obs.t  # the step (a step with one path is not asked)
+    for (_, messages, _), (obs, lines, goal), offered in zip(backend.requests, policy.seen, policy.offered):
+        t = obs.t  # the step
         if len(messages) == 2:
             start = t
         shown = _user_text(messages)
@@ -181,7 +190,8 @@ def test_the_model_sees_its_retrieved_memory_and_nothing_else(world, chat_run):
         new = [x for x in messages[-1]["content"].split("\n") if x.startswith("From: ")]
         assert set(new) <= set(lines)  # a new turn's memory lines are this step's retrieved memory
         assert f"You are at: {world.state_texts[obs.state]}" in messages[-1]["content"]
-        assert messages[-1]["content"].endswith("\n".join(f"{i + 1}. {a}" for i, a in enumerate(obs.actions)))
+        options = [obs.actions[a] for a in offered]
+        assert messages[-1]["content"].endswith("\n".join(f"{i + 1}. {a}" for i, a in enumerate(options)))
         assert world.state_texts[goal] in shown
 
 
@@ -219,7 +229,7 @@ def test_a_constrained_model_is_sent_the_option_numbers_as_its_only_answers(worl
     for _, messages, params in backend.requests:
         n = len(_OPTION.findall(messages[-1]["content"]))
         assert params["answer_choices"] == [str(i) for i in range(1, n + 1)] and params["max_tokens"] == 4
-    assert policy.calls == len(asked(world, trace)) > 50 and policy.malformed == 0
+    assert policy.calls == len(backend.requests) == asked(policy) > 50 and policy.malformed == 0
 
 
 def test_a_served_model_gets_the_same_messages_and_a_free_reply_is_read_or_counted(world, tmp_path, chat_run):
@@ -230,7 +240,7 @@ def test_a_served_model_gets_the_same_messages_and_a_free_reply_is_read_or_count
     # the same layout: the first step's messages are the embedded model's, word for word
     assert served.requests[0][1] == constrained.requests[0][1]
     asked_ = [m for _, m, _ in served.requests if not m[-1]["content"].startswith("That was not")]
-    assert len(asked_) == policy.calls == len(asked(world, served_trace))
+    assert len(asked_) == policy.calls == asked(policy)
     # each re-ask follows a reply that named no option: counted as malformed, and the history keeps the number
     assert policy.malformed == len(served.requests) - len(asked_) > 0
     assert all(m[-2]["content"].isdigit() for m in asked_ if len(m) > 2)
@@ -239,5 +249,5 @@ def test_a_served_model_gets_the_same_messages_and_a_free_reply_is_read_or_count
 def test_a_scoring_model_that_cannot_chat_gets_the_one_turn_prompt(world, tmp_path):
     backend = Recorder("local")
     policy, trace = play(world, make_client(tmp_path, backend))
-    assert {kind for kind, _, _ in backend.requests} == {"choose"} and len(backend.requests) == len(asked(world, trace))
+    assert {kind for kind, _, _ in backend.requests} == {"choose"} and len(backend.requests) == asked(policy)
     assert backend.requests[0][1][0]["content"].startswith(LLMPolicy.INSTRUCTION + "\nGoal: ")

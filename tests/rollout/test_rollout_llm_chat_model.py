@@ -31,10 +31,10 @@ class Measured(LLMPolicy):
             self.goal(obs.episode)
             return min(int(u * len(obs.actions)), len(obs.actions) - 1)
         backend = self.client._impl
-        before, one_turn = backend.evaluated, choose_messages(self.prompt(obs), list(obs.actions))
-        messages = self.messages(obs)
+        before, one_turn, calls = backend.evaluated, choose_messages(self.prompt(obs), list(obs.actions)), self.calls
         chosen = super().choose(obs, u)
-        self.steps.append((messages, backend.evaluated - before, one_turn))
+        if self.calls > calls:  # asked: the chat now ends with this step's turn and the reply
+            self.steps.append((self._chat[:-1], backend.evaluated - before, one_turn))
         return chosen
 
 
@@ -49,7 +49,7 @@ def test_a_step_evaluates_its_new_turn_and_less_than_the_one_turn_prompt(tmp_pat
     policy = Measured(world, 0, client)
     length = RolloutGroup(episodes=1, steps=WARM_UP + ASKED, start="uniform")
     rollout(world, length, RetrievalGroup(name="recency", k=5), 0, policy=policy)
-    assert len(policy.steps) == ASKED and policy.malformed == 0
+    assert len(policy.steps) == policy.calls >= 2 and policy.malformed == 0  # exploring steps ask nothing
     tokens = backend.llm.tokenize
 
     def ids(messages):

@@ -39,8 +39,11 @@ class Recording(LLMPolicy):
         self.seen = []
 
     def choose(self, obs, u):
-        self.seen.append((obs, GoalDirected.memory_texts(self, obs), self.goal(obs.episode)))
-        return super().choose(obs, u)
+        calls, seen = self.calls, (obs, GoalDirected.memory_texts(self, obs), self.goal(obs.episode))
+        chosen = super().choose(obs, u)
+        if self.calls > calls:  # asked (an exploring step or one action left asks nothing)
+            self.seen.append((*seen, [obs.actions[a] for a in self.allowed(obs)]))
+        return chosen
 
 
 @pytest.fixture(scope="module")
@@ -63,14 +66,14 @@ def _common_prefix(a: str, b: str) -> int:
 
 def test_the_prompt_is_instruction_goal_memory_then_the_current_state(world, run):
     client, policy, trace = run
-    assert policy.agent == "fake:fake-model" and len(client.calls) == trace.total_steps == 60
-    for (prompt, options), (obs, proxy_lines, goal) in zip(client.calls, policy.seen):
+    assert policy.agent == "fake:fake-model" and len(client.calls) == len(policy.seen) == policy.calls > 40
+    for (prompt, options), (obs, proxy_lines, goal, offered) in zip(client.calls, policy.seen):
         head, rest = prompt.split("\nGoal: ", 1)
         assert head == LLMPolicy.INSTRUCTION
         goal_line, rest = rest.split("\nMemory of paths taken (oldest first):\n", 1)
         assert goal_line == world.state_texts[goal]
         memory, here = rest.rsplit("\nYou are at: ", 1)
-        assert here == world.state_texts[obs.state] and options == list(obs.actions)
+        assert here == world.state_texts[obs.state] and options == offered
         lines = [] if memory == "(nothing yet)" else memory.split("\n")
         assert sorted(lines) == sorted(proxy_lines)  # the proxy's lines, no more and no fewer
 
@@ -92,7 +95,7 @@ def test_consecutive_prompts_of_an_episode_share_the_instruction_and_goal(run):
     shared = []
     for k in range(1, len(client.calls)):
         (a, _), (b, _) = client.calls[k - 1], client.calls[k]
-        (_, _, goal_a), (_, _, goal_b) = policy.seen[k - 1], policy.seen[k]
+        (_, _, goal_a, _), (_, _, goal_b, _) = policy.seen[k - 1], policy.seen[k]
         if goal_a == goal_b:
             assert a.split("Memory of paths taken", 1)[0] == b.split("Memory of paths taken", 1)[0]
             shared.append(_common_prefix(a, b) / len(b))

@@ -19,11 +19,30 @@ from tailmem.rollout.randomness import world_seed
 class GoalDirected(Policy):
     """Base: a goal per episode (a new one once reached), memory of observed transitions, memory texts."""
 
-    def __init__(self, world: World, seed: int):
+    def __init__(self, world: World, seed: int, explore: float = 0.1, tabu: int = 4):
         self.world = world
         self._rng = derive_rng(world_seed(seed, world.family, world.n), "goals")
         self._goal: dict[int, int] = {}
         self.known: dict[int, dict[int, int]] = {}  # state -> {action index: next state}
+        self.explore, self.tabu = explore, tabu
+        self._recent: list[int] = []
+
+    def explored(self, obs: Observation, u: float) -> int | None:
+        """The uniformly chosen action of an exploring step (the step's policy uniform below `explore`), else None.
+
+        Every goal-directed policy explores on the same steps and keeps the same tabu list, so the semantic proxy
+        and the model differ in the chooser alone: a greedy chooser (a scorer, or a model decoded greedily)
+        would otherwise loop between two places it rates alike."""
+        self._recent = (self._recent + [obs.state])[-self.tabu :]
+        if u < self.explore:
+            return min(int(u / self.explore * len(obs.actions)), len(obs.actions) - 1)
+        return None
+
+    def allowed(self, obs: Observation) -> list[int]:
+        """The actions not remembered to lead back to the last `tabu` states (all of them if none is left)."""
+        known = self.known.get(obs.state, {})
+        n = len(obs.actions)
+        return [a for a in range(n) if known.get(a) not in self._recent] or list(range(n))
 
     def goal(self, episode: int) -> int:
         if episode not in self._goal:
@@ -49,27 +68,18 @@ class GoalDirected(Policy):
 class Semantic(GoalDirected):
     """The model-free proxy for an LLM policy, always labelled as such.
 
-    Like a sampled model it is not a pure argmax: with probability `explore` (the step's policy uniform) it takes
-    a uniformly chosen action, and it avoids actions it remembers leading back to the last `tabu` states, which
-    would otherwise trap a deterministic scorer in back-and-forth loops.
+    Like a sampled model it is not a pure argmax: it explores and keeps a tabu list (`GoalDirected.explored`,
+    `GoalDirected.allowed`), as the LLM policy does.
     """
 
     name = "semantic"
     agent = POLICY_AGENT
 
-    def __init__(self, world: World, seed: int, explore: float = 0.1, tabu: int = 4):
-        super().__init__(world, seed)
-        self.explore, self.tabu = explore, tabu
-        self._recent: list[int] = []
-
     def choose(self, obs: Observation, u: float) -> int:
-        self._recent = (self._recent + [obs.state])[-self.tabu :]
-        if u < self.explore:
-            return min(int(u / self.explore * len(obs.actions)), len(obs.actions) - 1)
-        known = self.known.get(obs.state, {})
-        allowed = [a for a in range(len(obs.actions)) if known.get(a) not in self._recent] or list(
-            range(len(obs.actions))
-        )
+        uniform = self.explored(obs, u)
+        if uniform is not None:
+            return uniform
+        allowed = self.allowed(obs)
         goal = self.world.state_texts[self.goal(obs.episode)]
         pick = choose_action(
             self.world.state_texts[obs.state], [obs.actions[a] for a in allowed], goal, self.memory_texts(obs)
@@ -126,7 +136,7 @@ class LLMPolicy(GoalDirected):
         if max_chat_tokens is None and not self.one_turn:
             max_chat_tokens = client.settings.compact_prompt_tokens
         self.max_chat_tokens: int | None = max_chat_tokens
-        self.calls = 0  # chat steps the model was asked (a state with one action asks nothing)
+        self.calls = 0  # steps the model was asked
         self.malformed = 0  # replies that named no option (0 under a grammar)
         self._chat: list[dict] = []
         self._chat_tokens = 0  # estimated prompt tokens of the chat so far
@@ -134,6 +144,9 @@ class LLMPolicy(GoalDirected):
         self._stated_goal: int | None = None
         self._shown: set[str] = set()  # memory lines the chat holds
         self._asked: int | None = None  # the last step the chat asked the model about
+        self._asked_action: int | None = None  # the action its reply chose
+        self.explored_steps = 0  # exploring steps (a uniform action, no call)
+        self.one_path = 0  # steps the tabu rule or the world left one action (no call)
 
     def memory_texts(self, obs: Observation) -> list[str]:
         """The proxy's memory lines (transitions known from the current and retrieved states), oldest first."""
@@ -147,7 +160,7 @@ class LLMPolicy(GoalDirected):
 
     def observe(self, obs: Observation, action: int, next_state: int) -> None:
         self._learned.setdefault((obs.state, action), len(self._learned))
-        if self._asked == obs.t and self._chat[-1]["content"] == str(action + 1):  # the move the chat replied:
+        if self._asked == obs.t and self._asked_action == action:  # the move the chat replied:
             self._shown.add(self._line(obs.state, action, next_state))  # its turn, the reply, the next "You are at"
         super().observe(obs, action, next_state)
 
@@ -161,7 +174,7 @@ class LLMPolicy(GoalDirected):
             f"You are at: {self.world.state_texts[obs.state]}"
         )
 
-    def _turn(self, obs: Observation) -> str:
+    def _turn(self, obs: Observation, options: list[str]) -> str:
         """This step's user turn: the goal if the chat has not stated it, new memory lines, place and options."""
         parts = []
         goal = self.goal(obs.episode)
@@ -171,7 +184,7 @@ class LLMPolicy(GoalDirected):
         new = [line for line in self.memory_texts(obs) if line not in self._shown]
         if new:
             parts.append("Memory of paths taken:\n" + "\n".join(new))
-        parts.append(f"You are at: {self.world.state_texts[obs.state]}\nOptions:\n{choosing.listing(obs.actions)}")
+        parts.append(f"You are at: {self.world.state_texts[obs.state]}\nOptions:\n{choosing.listing(options)}")
         return "\n".join(parts)
 
     def _open_chat(self, episode: int) -> None:
@@ -179,25 +192,32 @@ class LLMPolicy(GoalDirected):
         self._chat, self._chat_tokens = [system], count_message_tokens([system])
         self._chat_episode, self._stated_goal, self._shown = episode, None, set()
 
-    def messages(self, obs: Observation) -> list[dict]:
+    def messages(self, obs: Observation, options: list[str]) -> list[dict]:
         """The episode's chat with this step's user turn appended (not yet kept: `choose` keeps it with the reply);
         a fresh chat at a new episode or where the turn would take the chat past `max_chat_tokens`."""
         if obs.episode != self._chat_episode:
             self._open_chat(obs.episode)
-        turn = {"role": "user", "content": self._turn(obs)}
+        turn = {"role": "user", "content": self._turn(obs, options)}
         full = self._chat_tokens + count_message_tokens([turn]) + self.REPLY_TOKENS
         if self.max_chat_tokens and full > self.max_chat_tokens:
             self._open_chat(obs.episode)
-            turn = {"role": "user", "content": self._turn(obs)}
+            turn = {"role": "user", "content": self._turn(obs, options)}
         return [*self._chat, turn]
 
     def choose(self, obs: Observation, u: float) -> int:
-        options = list(obs.actions)
+        uniform = self.explored(obs, u)
+        if uniform is not None:
+            self.explored_steps += 1  # the proxy's exploring step: no call, the chat does not see it
+            return uniform
+        allowed = self.allowed(obs)
+        if len(allowed) == 1:
+            self.one_path += 1  # nothing to ask: the chat does not see this step
+            return allowed[0]
+        options = [obs.actions[a] for a in allowed]
         if self.one_turn:
-            return self.client.choose(self.prompt(obs), options)
-        if len(options) == 1:
-            return 0  # nothing to ask: the chat does not see this step
-        messages = self.messages(obs)
+            self.calls += 1
+            return allowed[self.client.choose(self.prompt(obs), options)]
+        messages = self.messages(obs, options)
         index, replies = self.client.choose_in_chat(messages, options)
         self.calls += 1
         self.malformed += sum(choosing.parse(r, options) is None for r in replies)
@@ -206,5 +226,5 @@ class LLMPolicy(GoalDirected):
         self._chat_tokens += count_message_tokens([messages[-1], reply])
         self._stated_goal = self.goal(obs.episode)
         self._shown.update(self.memory_texts(obs))
-        self._asked = obs.t
-        return index
+        self._asked, self._asked_action = obs.t, allowed[index]
+        return allowed[index]

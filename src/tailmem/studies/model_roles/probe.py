@@ -184,7 +184,7 @@ class ProbedPolicy(LLMPolicy):
         super().__init__(world, seed, client)
         self.proxy = Semantic(world, seed)
         self.warm_up = warm_up
-        self.asked: list[tuple[int, int, dict[int, int], int, int, int]] = []  # state, goal, known, degree, picks
+        self.asked: list[tuple[int, int, dict[int, int], int, int, int]] = []  # state, goal, known, offered, picks
 
     def choose(self, obs, u: float) -> int:
         goal = self.goal(obs.episode)
@@ -193,10 +193,13 @@ class ProbedPolicy(LLMPolicy):
             return min(int(u * len(obs.actions)), len(obs.actions) - 1)  # the random walk's rule
         known = dict(self.known.get(obs.state, {}))
         proxy = self.proxy.choose(obs, 1.0)  # its choice, never its uniform exploration
+        calls = self.calls
         chosen = super().choose(obs, u)
-        if len(obs.actions) == 1:
-            return chosen  # the model was not asked
-        self.asked.append((obs.state, goal, known, len(obs.actions), chosen, proxy))
+        if self.calls == calls:
+            return chosen  # the model was not asked (an exploring step, or one action left)
+        offered = self.allowed(obs)  # the options the model was offered (the tabu rule's)
+        known = {a: nxt for a, nxt in known.items() if a in offered}
+        self.asked.append((obs.state, goal, known, len(offered), chosen, proxy))
         return chosen
 
     def observe(self, obs, action: int, next_state: int) -> None:
