@@ -98,7 +98,7 @@ def figures(world, tmp_path, toward: bool) -> dict:
 
 def test_a_player_that_takes_the_nearest_remembered_path_scores_one(world, tmp_path):
     got = figures(world, tmp_path, toward=True)
-    assert STEPS - 3 <= got["calls"] <= STEPS and got["malformed"] == 0  # a state with one path asks nothing
+    assert STEPS // 2 <= got["calls"] < STEPS and got["malformed"] == 0  # exploring or one-option steps ask nothing
     assert got["steps"] >= 4  # the warm-up left paths in memory
     assert got["model"] == 1.0 and 0 < got["uniform"] < 1
     assert 0 <= got["proxy"] <= 1
