@@ -601,7 +601,12 @@ STUDY_CLAIMS = {
     "longmemeval": "LongMemEval: arms on the same questions",
     "alfworld": "ALFWorld: arms on the same games",
     "policy_tails": "LLM policy vs random walk: tail shape",
+    "policy_concentration": "LLM policy vs random walk: concentration over the same steps",
 }
+# policy steps a run needs before its tail can be fitted at all (n_tail >= audit.min_tail): the semantic proxy's
+# tails fit in 33-50% of runs at 2,000 steps on 150-500 states and in 77% on 1,000 states
+# (benchmarks/bench_tail_sizes.py --grid); fewer steps plan no tail-shape claim, whatever the runs
+TAIL_FIT_STEPS = 2000
 
 
 def study_powers(cfg, min_units: int, alpha: float, study: str, fsmem_questions: int | None = None) -> dict[str, float]:
@@ -634,12 +639,17 @@ def study_rows(
         stated = c.stated_effects[study]
         # a role without a count (the policy) is called once a step: rollout.episodes x rollout.steps per run
         unset = any(n is None for n in stated.calls_per_unit.values())
-        steps = int(cfg.rollout.episodes) * int(cfg.rollout.steps) if unset else 0
+        steps = model_steps() if unset else 0
         return stated_row(stated, units, c.call_seconds, alpha, float(c.target), min_units, steps)
 
     # a yes/no outcome (correct, won) is decided by the units where the arms part only: the exact paired test's
     # smallest p is 2^-k over k discordant units, so enough units is not enough when the arms rarely part
     discordant = next(k for k in range(1, 64) if 0.5**k <= alpha)
+
+    def model_steps() -> int:
+        """Policy steps a run the model plays takes (RolloutGroup.for_policy: rollout.model_episodes)."""
+        r = cfg.rollout
+        return int(r.get("model_episodes") or r.episodes) * int(r.steps)
 
     def row(study: str, unit: str, units) -> dict:
         n = int(units) if units is not None else None
@@ -690,8 +700,16 @@ def study_rows(
     def policy_tails() -> dict:
         s = cfg.scale
         tails = getattr(s.control, "tail_policy", None) or s.control.policy
+        runs = len(s.families) * len(s.control.seeds)  # graph_runs.policy_runs
+        if tails == "llm" and model_steps() < TAIL_FIT_STEPS:  # too short to fit: the calls decide no tail row
+            return row("policy_tails", "runs", runs) | {
+                "plan": f"undecidable by design: {model_steps():,} policy steps a run, a fittable tail takes about "
+                f"{TAIL_FIT_STEPS:,} (benchmarks/bench_tail_sizes.py --grid); the concentration row reads these "
+                "runs",
+                "planned_power": 0.0,
+            }
         if tails == "llm":  # a model plays the policy: its tails beside the random walk's on the same worlds
-            return row("policy_tails", "runs", len(s.families) * len(s.control.seeds))  # graph_runs.policy_runs
+            return row("policy_tails", "runs", runs)
         return not_run(  # the trajectories come from the model-free proxy
             "policy_tails",
             "runs",
@@ -701,5 +719,23 @@ def study_rows(
             "(benchmarks/plan_model_slice.py prints their cost)",
         )
 
-    rows = {"fsmem": fsmem, "longmemeval": longmemeval, "alfworld": alfworld, "policy_tails": policy_tails}
+    def policy_concentration() -> dict:
+        s = cfg.scale
+        tails = getattr(s.control, "tail_policy", None) or s.control.policy
+        if tails == "llm":  # no fit needed: the model's traces beside the walk's first as many steps
+            return row("policy_concentration", "runs", len(s.families) * len(s.control.seeds))
+        return not_run(
+            "policy_concentration",
+            "runs",
+            f"not run at this scale (scale.control.tail_policy {tails}): the model plays the policy where "
+            "tail_policy is llm (default_model, smoke_model, paper_model)",
+        )
+
+    rows = {
+        "fsmem": fsmem,
+        "longmemeval": longmemeval,
+        "alfworld": alfworld,
+        "policy_tails": policy_tails,
+        "policy_concentration": policy_concentration,
+    }
     return [rows[study]() for study in (STUDY_CLAIMS if only is None else (only,))]

@@ -55,6 +55,11 @@ class Trace:
         """Visits per state (the accesses a design with no retrieval would make)."""
         return np.bincount(self.states, minlength=self.n)
 
+    def counts_over(self, steps: int) -> np.ndarray:
+        """Accesses per item over the first `steps` steps (the whole trace's `counts` at its length): the walk's
+        concentration over a shorter trace's steps, on the same world."""
+        return np.bincount(self.access_item[self.access_step < steps], minlength=self.n)
+
     def save(self, path: str | Path) -> Path:
         """Write `trace.npz` atomically, through its record (the format version in the file)."""
         return RolloutTrace({name: getattr(self, name) for name in FIELDS}).write(path)

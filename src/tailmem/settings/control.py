@@ -12,7 +12,13 @@ from tailmem.errors import ConfigError
 from tailmem.roles import EXECUTOR, JUDGE, POLICY, PREDICTOR, SEARCHER
 from tailmem.settings.checks import Problems
 
-STUDY_ROWS = ("fsmem", "longmemeval", "alfworld", "policy_tails")  # the design check's rows for the other studies
+STUDY_ROWS = (
+    "fsmem",
+    "longmemeval",
+    "alfworld",
+    "policy_tails",
+    "policy_concentration",
+)  # the design check's rows for the other studies
 ROLES_TIMED = (PREDICTOR, SEARCHER, JUDGE, "reader", EXECUTOR, POLICY)  # "reader": LongMemEval's answering searcher
 
 

@@ -4,7 +4,8 @@ policies, start rules) live in tailmem.rollout.settings."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Optional
 
 from omegaconf import MISSING
 
@@ -16,6 +17,7 @@ class RolloutGroup:
     episodes: int = MISSING  # episodes per run; memory persists across episodes
     steps: int = MISSING  # steps per episode
     start: str = MISSING  # start-state rule of every episode (rollout.settings.STARTS)
+    model_episodes: Optional[int] = None  # episodes of a rollout a model plays (policy llm); None = `episodes`
 
     def __post_init__(self) -> None:
         from tailmem.rollout.settings import STARTS
@@ -24,7 +26,17 @@ class RolloutGroup:
         p.integer("episodes", self.episodes, lo=1)
         p.integer("steps", self.steps, lo=1)
         p.one_of("start", self.start, STARTS)
+        if self.model_episodes is not None:
+            p.integer("model_episodes", self.model_episodes, lo=1)
         p.raise_any()
+
+    def for_policy(self, policy: str) -> "RolloutGroup":
+        """The length a rollout of `policy` plays. A model's step costs seconds where the random walk's costs
+        microseconds, so a scale sizes the model's traces by its budget (`model_episodes`); the claims that set
+        the model beside the random walk read the walk's trace over the model's steps (same world, same length)."""
+        if policy != "llm" or self.model_episodes is None:
+            return self
+        return replace(self, episodes=int(self.model_episodes), model_episodes=None)
 
     @property
     def total_steps(self) -> int:

@@ -104,3 +104,21 @@ RANDOM_WALK_TAIL_SHAPE = (
         page="Table 3",
     ),
 )
+
+# The same contrast read without a tail fit, at the length a model can afford: a world's access concentration
+# under `{policy}` against the random walk's over the same steps on the same world (the walk's trace cut to the
+# policy trace's length; `tables.concentration_frame`). Evidence fields: a, b (mean of policy and walk), steps,
+# worlds. planned: the design check's row of this contrast (power.stated_effects.policy_concentration).
+RANDOM_WALK_CONCENTRATION = tuple(
+    Claim(
+        f"concentration: {label} of {{policy}} minus random walk > 0 (same world, same steps)",
+        arm="{policy}",
+        baseline="random_walk",
+        metric=metric,
+        side="greater",
+        evidence="{policy} {a:.3f}, random walk {b:.3f} over the first {steps} steps of {worlds} worlds",
+        page="Table 3",
+        planned=STUDY_CLAIMS["policy_concentration"] if metric == "gini" else "",
+    )
+    for metric, label in (("gini", "Gini"), ("top10_share", "top-10% share"))
+)

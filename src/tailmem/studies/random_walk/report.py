@@ -9,6 +9,7 @@ import pandas as pd
 
 from tailmem import outputs, paths
 from tailmem.control.design import study_powers
+from tailmem.errors import ArtifactError
 from tailmem.graph_runs import retrieval_runs, size_runs, tail_contrast_runs
 from tailmem.paths import TABLES, out_dir
 from tailmem.provenance import save_provenance, table_footer
@@ -16,6 +17,7 @@ from tailmem.report.audits import EXPLAIN, load_audits, stats_note, table3
 from tailmem.report.table_io import write_table
 from tailmem.report.table_spec import text
 from tailmem.roles import tail_policy
+from tailmem.rollout.trace import Trace
 from tailmem.settings.stage import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage
@@ -105,6 +107,28 @@ def table7_parts(sizes: pd.DataFrame) -> dict:
     }
 
 
+def same_steps_concentration(contrast, results: str, top_fraction: float) -> pd.DataFrame | None:
+    """`rw.concentration_frame` of the tail-contrast runs: each world's policy trace beside the random walk's
+    trace on it cut to the policy trace's steps. None when the contrast policy is the random walk itself."""
+    walks = {(r.family, r.n, r.seed): r for r in contrast if r.policy == rw.RANDOM_WALK}
+    policy_counts, walk_counts = {}, {}
+    for r in contrast:
+        if r.policy == rw.RANDOM_WALK:
+            continue
+        trace = Trace.load(r.trace_file(results))
+        key = (r.family, r.n, r.seed, trace.total_steps)
+        policy_counts[key] = trace.counts
+        walk = Trace.load(walks[key[:3]].trace_file(results))
+        if walk.total_steps < trace.total_steps:
+            raise ArtifactError(
+                f"{walks[key[:3]].trace_file(results)}: {walk.total_steps} random-walk steps, fewer than the "
+                f"{trace.total_steps} of {r.trace_file(results)} it is set beside (rollout.model_episodes is meant "
+                "to shorten the model's traces, not lengthen them)"
+            )
+        walk_counts[key] = walk.counts_over(trace.total_steps)
+    return rw.concentration_frame(policy_counts, walk_counts, top_fraction) if policy_counts else None
+
+
 @typed_stage("tables")
 def run(cfg: StageSettings) -> None:
     st = stats_settings(cfg)
@@ -113,14 +137,24 @@ def run(cfg: StageSettings) -> None:
     composed = cfg.composed
     sizes = load_audits(size_runs(composed), results)
     designs = load_audits(retrieval_runs(composed), results)
-    tails = load_audits(tail_contrast_runs(composed), results)
+    contrast = tail_contrast_runs(composed)
+    tails = load_audits(contrast, results)
     largest = sizes[sizes.n == sizes.n.max()]
     frames = {
         outputs.TABLE2_SIGMA_TOP10: rw.table2(sizes),
         outputs.TABLE8_RETRIEVAL_DESIGNS: rw.table8(designs),
         outputs.TABLE3_RANDOM_WALK: table3(largest),
         outputs.CLAIMS_RANDOM_WALK: rw.claims(
-            sizes, designs, st, tails, tail_policy(composed), study_powers(cfg, st.min_units, st.alpha, "policy_tails")
+            sizes,
+            designs,
+            st,
+            tails,
+            tail_policy(composed),
+            {
+                **study_powers(cfg, st.min_units, st.alpha, "policy_tails"),
+                **study_powers(cfg, st.min_units, st.alpha, "policy_concentration"),
+            },
+            same_steps_concentration(contrast, results, cfg.audit.top_fraction),
         ),
     }
     footer = table_footer(cfg)

@@ -69,7 +69,7 @@ def run(cfg: StageSettings) -> Path:
     world, world_path = load_world(cfg)
     policy = make_policy(cfg, world)
     retrieval = cfg.retrieval
-    trace = rollout(world, cfg.rollout, retrieval, cfg.seed, policy=policy, progress=None)
+    trace = rollout(world, cfg.rollout.for_policy(cfg.policy.name), retrieval, cfg.seed, policy=policy, progress=None)
     out = out_dir(cfg, rollout_dir(cfg.composed))
     path = trace.save(out / TRACE_FILE)
     agent = cfg.policy.name if policy is None else policy.agent

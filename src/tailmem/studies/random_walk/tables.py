@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from tailmem import outputs
+from tailmem.audit.concentration import gini, top_share
 from tailmem.audit.scaling import scaling_fit, semilog_fit
 from tailmem.report import paper_values as paper
 from tailmem.report.claims import ALL_PARTS, PLANNED_POWER, Claim, evidence
@@ -164,6 +165,7 @@ def claims(
     tails: pd.DataFrame | None = None,
     policy: str = "semantic",
     planned: Mapping[str, float] | None = None,
+    concentration: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Paper 1's random-walk claims, one compared metric per row with its bootstrap interval over seeds (and
     graphs, pooled), the claim's one-sided test and a HELD / NOT HELD / INCONCLUSIVE verdict with its reason
@@ -172,7 +174,8 @@ def claims(
     Size rows: a seed's log-log slope of the metric over the sizes, > 0. Design rows: the Gini difference of two
     retrieval designs on the same world and seed, ordered as the paper says; recency and state-mate count as
     equal within `s.margins.gini`. Tail-shape rows (with `tails`, the audit frame of the random walk and `policy`
-    on the same worlds): see `tail_shape_claims`. A claim with several parts ends with a row combining their
+    on the same worlds): see `tail_shape_claims`; concentration rows (with `concentration`,
+    `concentration_frame`'s): see `concentration_claims`. A claim with several parts ends with a row combining their
     verdicts. `planned`: the design check's planned powers (`tailmem.control.design.study_powers`), beside the
     tail-shape row it plans.
     """
@@ -188,6 +191,8 @@ def claims(
             rows += claim_rows(spec, lambda c: _design_row(c, sub, s))
     if tails is not None:
         rows += tail_shape_claims(tails, policy, s, planned)
+    if concentration is not None and policy != RANDOM_WALK:
+        rows += concentration_claims(concentration, policy, s, planned)
     return SPECS[outputs.CLAIMS_RANDOM_WALK].check(pd.DataFrame(rows))
 
 
@@ -323,3 +328,51 @@ def tail_shape_claims(
         return {"evidence": text}
 
     return claim_rows(spec, compared, combined, planned)
+
+
+def concentration_frame(
+    policy_counts: Mapping[tuple, np.ndarray], walk_counts: Mapping[tuple, np.ndarray], top_fraction: float
+) -> pd.DataFrame:
+    """One row per world (family, n, seed): the Gini and top-share of `policy`'s access counts and of the random
+    walk's on the same world over the same number of steps (`walk_counts` already cut to the policy trace's
+    steps, `trace_counts`), with those steps. Why cut the walk: a short trace leaves most states unread, which
+    raises both metrics, so a model's 100-step trace set beside the walk's 8,000 steps would compare lengths."""
+    rows = []
+    for key, counts in policy_counts.items():
+        (family, n, seed), steps = key[:3], key[3]
+        walk = walk_counts[key]
+        rows.append(
+            {
+                "family": family,
+                "n": n,
+                "seed": seed,
+                "steps": steps,
+                "gini_a": gini(counts),
+                "gini_b": gini(walk),
+                "top10_share_a": top_share(counts, top_fraction),
+                "top10_share_b": top_share(walk, top_fraction),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def concentration_claims(
+    frame: pd.DataFrame, policy: str, s: StatsGroup, planned: Mapping[str, float] | None = None
+) -> list[dict]:
+    """The policy's concentration minus the random walk's on the same world and steps, > 0: one row per metric,
+    worlds (family x seed) as units. No fit is needed, so a trace a model can afford decides it."""
+    spec = [c.filled(policy=policy).at(scope=ALL) for c in claim_specs.RANDOM_WALK_CONCENTRATION]
+
+    def compared(c: Claim) -> dict:
+        a, b = frame[f"{c.metric}_a"], frame[f"{c.metric}_b"]
+        diff = (a - b).dropna()
+        fields = {"policy": policy, "a": a.mean(), "b": b.mean(), "worlds": len(diff)}
+        fields["steps"] = ", ".join(str(int(x)) for x in sorted(set(frame.steps)))
+        if diff.empty:
+            row = missing(claim_text(c.side, c.threshold), "no world")
+        else:
+            row = compare(diff, _units(frame.loc[diff.index]), direction=c.side, threshold=c.threshold, settings=s)
+            row = row.row()
+        return {"unit": "world (family x seed)", **row, "evidence": evidence(c, **fields)}
+
+    return claim_rows(spec, compared, planned=planned)

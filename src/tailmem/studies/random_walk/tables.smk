@@ -8,6 +8,7 @@ rule tables_random_walk:
     input:
         [str(r.audit_file(RANDOM_WALK.results)) for r in RANDOM_WALK.random_walk_runs],
         [str(r.audit_file(RANDOM_WALK.results)) for r in RANDOM_WALK.tail_contrast_runs],
+        [str(r.trace_file(RANDOM_WALK.results)) for r in RANDOM_WALK.tail_contrast_runs],
     output:
         [report(t, category="Random walk", subcategory="tables") for t in RANDOM_WALK.tables_random_walk],
     params:
