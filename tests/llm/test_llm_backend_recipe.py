@@ -226,12 +226,16 @@ def test_a_toy_backend_in_a_copy_of_the_repository_takes_the_files_the_recipe_li
     follow_the_recipe(repo)
     touched = {line[3:] for line in _git(repo, "status", "--porcelain", "-uall").splitlines()}
     row = RECIPE_ROW.search((repo_root / "docs" / "extending.md").read_text()).group(0)
-    listed = {p.replace("<name>", "toy").replace("<preset>", "toy") for p in re.findall(r"`([\w/<>.]+)`", row)}
-    assert touched == listed == {
-        "src/tailmem/llm/backends/toy.py",
-        "src/tailmem/llm/backends/base.py",
-        "configs/llm/toy.yaml",
-    }
+    listed = {p.replace("<name>", "toy").replace("<preset>", "toy") for p in re.findall(r"`([\w<>.]+/[\w/<>.]+)`", row)}
+    assert (
+        touched
+        == listed
+        == {
+            "src/tailmem/llm/backends/toy.py",
+            "src/tailmem/llm/backends/base.py",
+            "configs/llm/toy.yaml",
+        }
+    )
     count = re.match(r"\| backend\s*\|\s*(\d+)\s*(?:\(\+(\d+)\))?", row)
     assert int(count.group(1)) + int(count.group(2) or 0) == len(touched)
 
