@@ -19,3 +19,8 @@ class DataError(TailmemError):
 
 class LLMError(TailmemError):
     """A language-model call failed or is not allowed (budget, replay miss)."""
+
+
+class ContextOverflow(LLMError):
+    """A prompt that does not fit the model's context window (the client adds the stage). Callers that run many
+    items catch it to lose one item, not the stage."""

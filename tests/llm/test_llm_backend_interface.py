@@ -10,7 +10,8 @@ import pytest
 import tailmem.llm.client as client_mod
 from llm_testkit import llm_cfg
 from tailmem.errors import LLMError
-from tailmem.llm.backends.base import BACKENDS, KINDS, Backend, Chooser, ContextOverflow, kind_of
+from tailmem.lazy import resolve
+from tailmem.llm.backends.base import KINDS, Backend, Chooser, ContextOverflow, kind_of
 from tailmem.llm.backends.instruct import InstructBackend
 from tailmem.llm.backends.local import LocalBackend
 from tailmem.llm.backends.openai_backend import OpenAIBackend
@@ -40,8 +41,20 @@ def test_every_backend_class_has_the_interface(cls):
 
 
 def test_every_backend_name_has_a_class_and_traits():
-    assert set(BACKENDS) == {cls.name for cls in CLASSES} == set(KINDS)
+    assert {cls.name for cls in CLASSES} == set(KINDS)
     assert issubclass(ContextOverflow, LLMError)
+
+
+@pytest.mark.parametrize("kind", list(KINDS.values()), ids=lambda k: k.name)
+def test_every_row_opens_its_backend_or_is_a_stand_in(kind):
+    """A row that loads a model names a callable taking (settings, llm) in its backend's module (resolved, not
+    called, so no model loads); the stand-ins the client makes itself (a replay, the no-model one) name none."""
+    if kind.replays or not kind.plays_model:
+        assert kind.build is None
+        return
+    opener = resolve(kind.build)
+    assert list(inspect.signature(opener).parameters) == ["settings", "llm"]
+    assert opener.__module__ == next(cls.__module__ for cls in CLASSES if cls.name == kind.name)
 
 
 def test_the_stand_ins_are_backends_at_run_time(tmp_path):

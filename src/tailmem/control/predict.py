@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 
 from tailmem.control.world_memory import short_action
+from tailmem.llm.backends.base import client_kind
 from tailmem.llm.parallel import workers_for
 from tailmem.roles import programmatic_agent
 
@@ -173,7 +174,7 @@ class ModelPredictor:
     def predict(self, memory_block: str, state: int, state_text: str, action: str) -> Prediction:
         prompt = full_prompt(memory_block, state, state_text, action)
         self._count("calls")
-        if self.client.backend == "local":
+        if not client_kind(self.client).chats:  # a scoring-only model ranks the options itself
             options = [f"S{s}" for s in mentioned_regions(memory_block) if s != state] + ["UNKNOWN"]
             choice = options[self.client.choose(prompt + "\nAnswer:", options)]
             if choice == "UNKNOWN":

@@ -24,6 +24,7 @@ from pathlib import Path
 import tailmem.llm.choose as choosing
 from tailmem import roles
 from tailmem.errors import ConfigError, LLMError
+from tailmem.lazy import resolve
 from tailmem.llm.backends.base import Backend, ContextOverflow, kind_of, playing_kind
 from tailmem.llm.backends.programmatic import ProgrammaticBackend, no_model
 from tailmem.llm.backends.replay import ReplayBackend, miss
@@ -33,11 +34,11 @@ from tailmem.llm.cache_shards import ShardedCallCache, shards_dir
 from tailmem.llm.cost import dollars
 from tailmem.llm.pacing import pacer_for
 from tailmem.llm.parallel import run_units, workers_for
-from tailmem.llm.params import family_of, request_params
+from tailmem.llm.params import families, family_of, request_params
 from tailmem.llm.records import ChatResponse
 from tailmem.llm.settings import settings as llm_settings
 from tailmem.llm.tokens import count_message_tokens, count_tokens
-from tailmem.settings.llm import LLMGroup, Role, cache_path, families, price, prices, role_settings
+from tailmem.settings.llm import LLMGroup, Role, cache_path, price, prices, role_settings
 
 log = logging.getLogger("tailmem.llm")
 # An answer billed under this share of the client's prompt estimate means the server dropped part of the prompt
@@ -266,7 +267,7 @@ class LLMClient:
             raise no_model(self.role, self.stage, self.label, "chat()")
         if not self._plays.chats:
             raise LLMError(
-                f"role {self.role} (stage {self.stage}): backend local runs a base model that cannot "
+                f"role {self.role} (stage {self.stage}): backend {self._hash_backend} runs a base model that cannot "
                 f"chat or call tools; use choose(), a programmatic agent, or an openai backend"
             )
         merged = {**self.params(task), **self.call_params, **params}
@@ -429,21 +430,14 @@ def endpoint_base(settings: Role, model: str) -> str:
 
 
 def _backend(settings: Role, llm: LLMGroup):
-    """The role's model, loaded; None for the backends that wrap the call cache (built once it is open)."""
-    if settings.backend == "openai":
+    """The role's model, opened by its kind's row (`Kind.build`); None for the stand-ins, which wrap the call cache
+    (made once it is open)."""
+    kind = kind_of(settings.backend)
+    if kind.build is None:
+        return None
+    if kind.paid:
         price(prices(llm), settings.model)  # fail now, not after the first paid call
-        from tailmem.llm.backends.openai_backend import OpenAIBackend
-
-        return OpenAIBackend(settings, llm.encoding, family_of(settings.model, families(llm), settings.family))
-    if settings.backend == "local":
-        from tailmem.llm.backends.local import LocalBackend
-
-        return LocalBackend(settings)
-    if settings.backend == "instruct":
-        from tailmem.llm.backends.instruct import InstructBackend
-
-        return InstructBackend(settings)
-    return None
+    return resolve(kind.build)(settings, llm)
 
 
 def _stand_in(settings: Role, stage: str, cache) -> Backend:

@@ -51,6 +51,15 @@ def read_families(entries) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def families(llm) -> tuple[tuple[str, str], ...]:
+    """(glob, family) pairs of the llm group's `model_families` (tailmem.settings.llm.LLMGroup, whose checks read
+    each entry), first match wins; DEFAULT_FAMILIES where the group leaves it null or unset."""
+    entries = llm.model_families
+    if not isinstance(entries, (list, tuple)):
+        return read_families(None)
+    return read_families([{"pattern": e.pattern, "family": e.family} for e in entries])
+
+
 def family_of(model: str, families=DEFAULT_FAMILIES, override: str | None = None) -> str:
     """The family of `model`: the role's explicit `family`, else the first matching pattern, else standard."""
     if override is not None:

@@ -29,9 +29,8 @@ import json
 
 from tailmem.errors import LLMError
 from tailmem.llm.records import ToolCall
-from tailmem.settings.llm import STRUCTURED_OUTPUTS
 
-MODES = STRUCTURED_OUTPUTS  # the values of llm.roles.<role>.structured_outputs
+MODES = ("gbnf", "vllm", "json_schema")  # the values of llm.roles.<role>.structured_outputs
 # What a request names its closed set of answers by (the predictor's state codes); never sent as is.
 CHOICES = "answer_choices"
 ANSWER_REGEX = r"[^<{\[ \n\x00][\s\S]*"  # the embedded answer grammar: opens neither a tag nor a JSON-looking call

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from string import Template
 
 from tailmem.errors import ConfigError, DataError
-from tailmem.llm.backends.base import ContextOverflow
+from tailmem.llm.backends.base import KINDS, ContextOverflow, client_kind
+from tailmem.llm.parallel import in_process
 from tailmem.roles import programmatic_agent
 
 log = logging.getLogger("tailmem")
@@ -95,12 +96,13 @@ def chat_in_prefix_order(client, requests: list[dict]) -> list:
     """Responses to `requests`, in request order, sent in prefix order (None where the prompt overflowed the
     embedded model's context window).
 
-    llama.cpp keeps the KV cache of the longest prefix a call shares with the previous one, so the embedded model
-    (backend `instruct`, in process) is called one request at a time in `prefix_order`: chat_many's threads would
-    reach its lock in any order. Other backends get chat_many in the same order (a server's prefix cache may use it).
+    llama.cpp keeps the KV cache of the longest prefix a call shares with the previous one, so a model in this
+    process (its kind `embedded`: tailmem.llm.parallel.in_process) is called one request at a time in
+    `prefix_order`: chat_many's threads would reach its lock in any order. Other backends get chat_many in the same
+    order (a server's prefix cache may use it).
     """
     order = prefix_order([prompt_key(r) for r in requests])
-    if getattr(client, "backend", None) == "instruct":
+    if in_process(client):
         out: list = [None] * len(requests)
         for i in order:
             req = dict(requests[i])
@@ -144,11 +146,12 @@ class ModelAnswerer:
     Sampling parameters and the output cap are the searcher role's (tailmem.llm.params), never set here."""
 
     def __init__(self, client, seed: int = 0):
-        if client.backend == "local" or getattr(client, "_hash_backend", None) == "local":
+        kind = client_kind(client)
+        if not kind.chats:
+            chat = [k.name for k in KINDS.values() if k.plays_model and k.chats]
             raise ConfigError(
-                "llm.roles.searcher: LongMemEval answering needs a chat model (openai, instruct or "
-                "replay), not the local scoring-only model; use the programmatic backend or "
-                "llm=embedded offline"
+                f"llm.roles.searcher: LongMemEval answering needs a chat model ({', '.join(chat)}), not backend "
+                f"{kind.name!r}, which only scores options; use the programmatic backend or llm=embedded offline"
             )
         self.client = client
         self.seed = seed

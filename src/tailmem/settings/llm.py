@@ -6,7 +6,8 @@ composed group by `read` (not `OmegaConf.to_object`, which refuses a MISSING val
 ranges of every key that is set, then the rules tying roles, backends and models together on each role's merged
 keys. Those rules, the merge and the price table live here, beside the schema, because the schema's checks run
 them: the model code (tailmem.llm) imports this module, and this module imports from tailmem.llm only the names
-its checks accept (backends, families, efforts), inside the checks, so no import closes a loop.
+its checks accept (the backends `KINDS` registers, families, efforts, structured-output modes), inside the checks,
+so no import closes a loop.
 """
 
 from __future__ import annotations
@@ -20,16 +21,12 @@ from typing import Any, Dict, List, Optional
 from omegaconf import MISSING
 
 from tailmem.errors import ConfigError
-from tailmem.roles import ROLES, model_free, player_label
+from tailmem.roles import ROLES, player_label
 from tailmem.settings.checks import Problems, Unread, plain
 
-# The names the checks accept come from tailmem.llm (BACKENDS, KINDS, FAMILIES, EFFORTS) and are imported inside
-# the functions that read them: the package tailmem.llm loads its client, which imports this module, so an import
-# of it here would run while this module is half built.
-
-# How a served model takes the embedded backend's constraints (tailmem.llm.structured, which builds each request);
-# named here so that reading the settings never loads the embedded backend's grammar code.
-STRUCTURED_OUTPUTS = ("gbnf", "vllm", "json_schema")
+# The names the checks accept come from tailmem.llm (the backends `KINDS` registers, FAMILIES, EFFORTS, the
+# structured-output modes) and are imported inside the functions that read them: the package tailmem.llm loads its
+# client, which imports this module, so an import of it here would run while this module is half built.
 CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
 
 # The value of each role key that offline.yaml, the base every preset extends, leaves unset group-wide (a preset
@@ -94,11 +91,12 @@ class RoleGroup:
 
     def check(self, p: Problems) -> None:
         """The ranges of the keys that are set (unset ones are checked where they are inherited from)."""
-        from tailmem.llm.backends.base import BACKENDS
+        from tailmem.llm.backends.base import KINDS
         from tailmem.llm.params import EFFORTS, FAMILIES
+        from tailmem.llm.structured import MODES
 
-        p.one_of("backend", self.backend, BACKENDS)
-        p.one_of("recorded_backend", self.recorded_backend, BACKENDS)
+        p.one_of("backend", self.backend, list(KINDS))
+        p.one_of("recorded_backend", self.recorded_backend, list(KINDS))
         if self.base_url is not None and not str(self.base_url).startswith(("http://", "https://", MISSING)):
             p.check("base_url", self.base_url, "expected an http(s):// URL or null")
         for name in ("n_gpu_layers", "retries", "choose_retries"):
@@ -110,7 +108,7 @@ class RoleGroup:
         p.number("timeout_s", self.timeout_s, lo=0, lo_open=True)
         p.one_of("family", self.family, FAMILIES, null=True)
         p.one_of("reasoning_effort", self.reasoning_effort, EFFORTS, null=True)
-        p.one_of("structured_outputs", self.structured_outputs, STRUCTURED_OUTPUTS, null=True)
+        p.one_of("structured_outputs", self.structured_outputs, MODES, null=True)
         p.number("temperature", self.temperature, 0, 2, null=True)
         p.integer("max_output_tokens", self.max_output_tokens, lo=1, null=True)
         p.integer("compact_prompt_tokens", self.compact_prompt_tokens, lo=1000, null=True)
@@ -234,7 +232,7 @@ def role_settings(llm: LLMGroup, role: str) -> Role:
     """`role`'s keys: its own where set, else the group's (`llm.<key>`), else `UNSET_IN_PRESETS`. A null at the
     role inherits, except for the keys in NULLABLE, where it means "not sent" / "off". `params` and
     `task_max_output_tokens` are the group's mapping updated by the role's."""
-    from tailmem.llm.backends.base import BACKENDS, KINDS, kind_of
+    from tailmem.llm.backends.base import KINDS, kind_of
 
     spec = llm.roles.get(role)
     if spec is None:
@@ -254,13 +252,13 @@ def role_settings(llm: LLMGroup, role: str) -> Role:
         own, shared = getattr(spec, key), getattr(llm, key)
         merged[key] = {**(shared if _set(shared) and shared else {}), **(own if _set(own) and own else {})}
     backend = merged.get("backend")
-    if backend not in BACKENDS:
-        raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {BACKENDS}")
-    if not model_free(backend) and not merged["model"]:
+    if backend not in KINDS:
+        raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {list(KINDS)}")
+    kind = kind_of(backend)
+    if kind.plays_model and not merged["model"]:
         raise ConfigError(f"llm.roles.{role}.model is required for backend {backend!r}")
     mode = merged["structured_outputs"]
     if mode is not None:
-        kind = kind_of(backend)
         played = KINDS.get(merged["recorded_backend"]) if kind.replays else kind
         if played is not None and played.embedded:  # weights in process: their grammar is their own
             raise ConfigError(
@@ -273,16 +271,6 @@ def role_settings(llm: LLMGroup, role: str) -> Role:
 def roles(llm: LLMGroup) -> dict[str, Role]:
     """Every configured role's keys after inheritance (`role_settings`)."""
     return {role: role_settings(llm, role) for role in llm.roles}
-
-
-def families(llm: LLMGroup) -> tuple[tuple[str, str], ...]:
-    """(glob, family) pairs from llm.model_families, first match wins (tailmem.llm.params)."""
-    from tailmem.llm.params import read_families
-
-    entries = llm.model_families
-    if not _set(entries) or entries is None:
-        return read_families(None)
-    return read_families([{"pattern": e.pattern, "family": e.family} for e in entries])
 
 
 def cache_path(llm: LLMGroup) -> Path:

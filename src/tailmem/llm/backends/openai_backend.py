@@ -28,11 +28,10 @@ import time
 
 from tailmem.errors import LLMError
 from tailmem.llm import structured
-from tailmem.llm.params import config_key, refused_parameter
+from tailmem.llm.params import config_key, families, family_of, refused_parameter
 from tailmem.llm.records import ChatResponse, ToolCall, Usage
 from tailmem.llm.slots import slots_for
 from tailmem.llm.tokens import count_message_tokens, count_tokens
-from tailmem.settings.llm import Role
 
 log = logging.getLogger("tailmem.llm")
 OPENAI_URL = "https://api.openai.com/v1"
@@ -45,7 +44,7 @@ VALIDATION = re.compile(
 CONTEXT_KEYS = ("context_window", "context_length", "max_model_len", "n_ctx", "max_context_length")
 
 
-def base_url_of(settings: Role) -> str:
+def base_url_of(settings) -> str:
     """The endpoint a role talks to: its base_url, else $OPENAI_BASE_URL, else OpenAI's; no trailing slash."""
     return (settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
 
@@ -62,7 +61,7 @@ def unanswered(exc: Exception) -> bool:
     return cause is not None and any(c.__name__ in UNANSWERED for c in type(cause).__mro__)
 
 
-def timeouts(settings: Role):
+def timeouts(settings):
     """The HTTP time-outs of a role: `timeout_s` for each phase, but no read time-out where the preset states the
     server's slots (`server_slots`): the request holds a slot, so the server is decoding it."""
     import openai
@@ -81,7 +80,7 @@ def validation_error(exc: Exception) -> bool:
 class OpenAIBackend:
     name = "openai"
 
-    def __init__(self, settings: Role, encoding: str = "o200k_base", family: str = "standard"):
+    def __init__(self, settings, encoding: str = "o200k_base", family: str = "standard"):
         import openai
 
         self.settings = settings
@@ -264,3 +263,8 @@ class OpenAIBackend:
             from_cache=False,
             latency_s=latency,
         )
+
+
+def open_backend(settings, llm) -> OpenAIBackend:
+    """The role's endpoint client (its `Kind.build`), with the family of its model (tailmem.llm.params)."""
+    return OpenAIBackend(settings, llm.encoding, family_of(settings.model, families(llm), settings.family))
