@@ -649,7 +649,7 @@ def study_rows(
     def model_steps() -> int:
         """Policy steps a run the model plays takes (RolloutGroup.for_policy: rollout.model_episodes)."""
         r = cfg.rollout
-        return int(r.get("model_episodes") or r.episodes) * int(r.steps)
+        return int(getattr(r, "model_episodes", None) or r.episodes) * int(r.steps)
 
     def row(study: str, unit: str, units) -> dict:
         n = int(units) if units is not None else None
