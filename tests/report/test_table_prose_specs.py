@@ -113,6 +113,6 @@ def test_the_notes_still_say_what_the_tables_show(filled):
 
 
 def test_a_shared_sentence_naming_a_field_nobody_gives_fails_naming_the_file():
-    with pytest.raises(ReportDataError, match=r"random_walk.yaml: words.not_comparable names \{scale\}"):
+    with pytest.raises(ReportDataError, match=r"random_walk.yaml: words.not_comparable names \{agents\}"):
         table_spec.text(rw.FILE, "not_comparable")
     assert table_spec.text(rw.FILE, "explain.gini") == EXPLAIN["gini"]  # a dotted key reaches into a mapping

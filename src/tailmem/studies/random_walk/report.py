@@ -38,7 +38,13 @@ def not_comparable(cfg: StageSettings) -> str:
     s = cfg.scale
     sizes = " / ".join(str(int(n)) for n in s.sizes)
     paper_sizes = " / ".join(f"{n:,}" for n in PAPER_SIZES)
-    return _text("not_comparable", scale=s.name, sizes=sizes, paper_sizes=paper_sizes)
+    policy = tail_policy(cfg.composed)
+    if policy == "llm":
+        steps = cfg.rollout.for_policy(policy).total_steps
+        agents = _text("agents_model", agent=paths.policy_agent(cfg.composed, policy), policy_steps=steps)
+    else:
+        agents = _text("agents_programmatic")
+    return _text("not_comparable", agents=agents, scale=s.name, sizes=sizes, paper_sizes=paper_sizes)
 
 
 def produced_by(cfg: StageSettings, retrieval: str | None) -> str:
@@ -67,6 +73,7 @@ def tail_shape_note(cfg: StageSettings) -> str:
         seeds=list(c.seeds),
         retrieval=c.retrieval,
         min_tail=cfg.audit.min_tail,
+        policy_steps=cfg.rollout.for_policy(policy).total_steps,
     )
 
 
