@@ -1,0 +1,78 @@
+"""A study's config key reruns that study's jobs only: the design check's rows of the fsmem, LongMemEval, ALFWorld
+and policy-tail studies were once decided by the controller study's `design_check_report`, which therefore read
+their config groups, so editing an fsmem setting reran a controller job.
+
+The slow test runs the design check's table on the smoke scale in a folder of its own (about 20 s: one world, one
+trajectory, its twin and plan), edits `fsmem.max_questions` in a copy of `configs/`, and reads which jobs a dry run
+schedules.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+import smoke_run
+from tailmem import outputs, paths
+from tailmem.stage_groups import DECLARED
+from tailmem.studies import controller
+from tailmem.workflow import compose_config
+
+# the smoke scale's own cap, a line of configs/scale/smoke.yaml
+SMOKE_CAP = "  max_questions: 10                 # LoCoMo questions per variant"
+
+
+def _rules(out) -> set[str]:
+    """The rules a dry run (`--quiet rules`) schedules, from Snakemake's job-stats table."""
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-3000:]
+    if "Nothing to be done" in text:
+        return set()
+    return {
+        m.group(1)
+        for m in (re.fullmatch(r"\s*([A-Za-z_]\w*)\s+(\d+)\s*", line) for line in text.splitlines())
+        if m and m.group(1) not in ("total", "job", "count")
+    }
+
+
+def test_no_controller_stage_reads_another_studys_config_group():
+    """The controller study's stages read the graph world's, the controller's and the shared groups, never the
+    config group of a benchmark study."""
+    others = {"fsmem", "longmemeval", "alfworld"}
+    for name, stage in controller.STAGES.items():
+        assert not others & set(stage.groups), (name, stage.groups)
+
+
+def test_each_study_declares_its_design_rows_stage_with_its_own_groups():
+    """Each benchmark study's design row is made by a stage of its own that reads its study's config group."""
+    for study, group in (("fsmem", "fsmem"), ("longmemeval", "longmemeval"), ("alfworld", "alfworld")):
+        stage = DECLARED[f"{study}_design_rows"]
+        assert stage.target.startswith(f"tailmem.studies.{study}."), stage.target
+        assert group in stage.groups, stage.groups
+        assert not ({"fsmem", "longmemeval", "alfworld"} - {group}) & set(stage.groups), stage.groups
+
+
+@pytest.mark.slow
+def test_an_fsmem_edit_reruns_no_controller_job(tmp_path, repo_root, data_dir):
+    configs = tmp_path / "configs"
+    shutil.copytree(repo_root / "configs", configs)
+    env = {"TAILMEM_CONFIGS": str(configs)}
+    results = compose_config("smoke").results_dir
+    table = f"{paths.TABLES.format(results=results)}/{outputs.DESIGN_CHECK}.csv"
+    made = smoke_run.snakemake(tmp_path / "run", repo_root, data_dir, table, environ=env)
+    assert made.returncode == 0, (made.stdout + made.stderr)[-3000:]
+    assert (tmp_path / "run" / table).is_file()
+    again = smoke_run.snakemake(tmp_path / "run", repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env)
+    assert _rules(again) == set()  # the run is complete: nothing to do before the edit
+
+    smoke = configs / "scale" / "smoke.yaml"
+    text = smoke.read_text()
+    assert SMOKE_CAP in text, f"{smoke}: the fsmem cap line moved"
+    smoke.write_text(text.replace(SMOKE_CAP, SMOKE_CAP.replace("10", "9", 1)))
+    rules = _rules(
+        smoke_run.snakemake(tmp_path / "run", repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env)
+    )
+    assert rules, "the fsmem edit reran nothing: the design check's fsmem row did not follow its cap"
+    assert not rules & set(controller.STAGES), rules
