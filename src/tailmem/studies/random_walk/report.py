@@ -8,7 +8,7 @@ import logging
 import pandas as pd
 
 from tailmem import outputs, paths
-from tailmem.control.design import study_powers
+from tailmem.control.stated import planned_power
 from tailmem.graph_runs import retrieval_runs, size_runs, tail_contrast_runs
 from tailmem.paths import TABLES, out_dir
 from tailmem.provenance import save_provenance, table_footer
@@ -20,6 +20,7 @@ from tailmem.settings.stage import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings as stats_settings
+from tailmem.studies.random_walk import design_rows
 from tailmem.studies.random_walk import tables as rw
 
 log = logging.getLogger(__name__)
@@ -120,7 +121,12 @@ def run(cfg: StageSettings) -> None:
         outputs.TABLE8_RETRIEVAL_DESIGNS: rw.table8(designs),
         outputs.TABLE3_RANDOM_WALK: table3(largest),
         outputs.CLAIMS_RANDOM_WALK: rw.claims(
-            sizes, designs, st, tails, tail_policy(composed), study_powers(cfg, st.min_units, st.alpha, "policy_tails")
+            sizes,
+            designs,
+            st,
+            tails,
+            tail_policy(composed),
+            planned_power(design_rows.row(cfg, st.min_units, st.alpha)),
         ),
     }
     footer = table_footer(cfg)
