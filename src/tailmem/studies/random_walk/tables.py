@@ -173,8 +173,8 @@ def claims(
     retrieval designs on the same world and seed, ordered as the paper says; recency and state-mate count as
     equal within `s.margins.gini`. Tail-shape rows (with `tails`, the audit frame of the random walk and `policy`
     on the same worlds): see `tail_shape_claims`. A claim with several parts ends with a row combining their
-    verdicts. `planned`: the design check's planned powers (`tailmem.control.stated.planned_power` of the study's `design_rows.row`), beside the
-    tail-shape row it plans.
+    verdicts. `planned`: the design check's planned powers (`tailmem.control.stated.planned_power` of the study's
+    `design_rows.row`), beside the tail-shape row it plans.
     """
     rows = []
     for claim in claim_specs.RANDOM_WALK_SIZE:
