@@ -18,7 +18,7 @@ from tailmem import outputs
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
-from tailmem.exports.longmemeval_retrieval import write_retrieval_log
+from tailmem.exports.longmemeval_retrieval import retrieval_record, write_retrieval_log
 from tailmem.judges.verdicts import lme_answers_key, read_verdicts, verdict_map
 from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
 from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
@@ -96,7 +96,7 @@ def run(cfg: StageSettings) -> None:
     rows, retrieval, asked = [], [], []
     for q in questions:
         built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
-        retrieval.append(built[0].retrieval)
+        retrieval.append(retrieval_record(q, built[0].haystack, built[0].ranking))
         if q.qid in checked:
             built.append(
                 build_without_evidence(q, graph, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
