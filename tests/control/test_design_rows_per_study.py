@@ -3,8 +3,8 @@ and policy-tail studies were once decided by the controller study's `design_chec
 their config groups, so editing an fsmem setting reran a controller job.
 
 The slow test runs the design check's table on the smoke scale in a folder of its own (about 20 s: one world, one
-trajectory, its twin and plan), edits `fsmem.max_questions` in a copy of `configs/`, and reads which jobs a dry run
-schedules.
+trajectory, its twin and plan), edits `fsmem.max_questions` (then a LongMemEval key, then an ALFWorld key) in a copy
+of `configs/`, and reads which jobs a dry run schedules: that study's rows and the table, no controller job.
 """
 
 from __future__ import annotations
@@ -20,8 +20,20 @@ from tailmem.stage_groups import DECLARED
 from tailmem.studies import controller
 from tailmem.workflow import compose_config
 
-# the smoke scale's own cap, a line of configs/scale/smoke.yaml
-SMOKE_CAP = "  max_questions: 10                 # LoCoMo questions per variant"
+# lines of configs/scale/smoke.yaml, each edited in turn, and the rule of the study whose row must follow it
+EDITS = (
+    (
+        "  max_questions: 10                 # LoCoMo",
+        "  max_questions: 9                 # LoCoMo",
+        "fsmem_design_rows",
+    ),
+    (
+        "  max_per_type: 1                   # LongMemEval",
+        "  max_per_type: 2   # LongMemEval",
+        "longmemeval_design_rows",
+    ),
+    ("  subsets: [smoke]               # what", "  subsets: []               # what", "alfworld_design_rows"),
+)
 
 
 def _rules(out) -> set[str]:
@@ -55,7 +67,7 @@ def test_each_study_declares_its_design_rows_stage_with_its_own_groups():
 
 
 @pytest.mark.slow
-def test_an_fsmem_edit_reruns_no_controller_job(tmp_path, repo_root, data_dir):
+def test_an_edit_of_another_studys_key_reruns_no_controller_job(tmp_path, repo_root, data_dir):
     configs = tmp_path / "configs"
     shutil.copytree(repo_root / "configs", configs)
     env = {"TAILMEM_CONFIGS": str(configs)}
@@ -69,10 +81,15 @@ def test_an_fsmem_edit_reruns_no_controller_job(tmp_path, repo_root, data_dir):
 
     smoke = configs / "scale" / "smoke.yaml"
     text = smoke.read_text()
-    assert SMOKE_CAP in text, f"{smoke}: the fsmem cap line moved"
-    smoke.write_text(text.replace(SMOKE_CAP, SMOKE_CAP.replace("10", "9", 1)))
-    rules = _rules(
-        smoke_run.snakemake(tmp_path / "run", repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env)
-    )
-    assert "fsmem_design_rows" in rules, f"the design check's fsmem row did not follow its cap: {rules}"
-    assert not rules & set(controller.STAGES), rules
+    for line, edited, rows in EDITS:
+        assert line in text, f"{smoke}: the line {line!r} moved"
+        smoke.write_text(text.replace(line, edited))
+        try:
+            dry = smoke_run.snakemake(
+                tmp_path / "run", repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env
+            )
+        finally:
+            smoke.write_text(text)
+        rules = _rules(dry)
+        assert rows in rules, f"{edited.strip()!r}: the study's design row did not follow it: {rules}"
+        assert not rules & set(controller.STAGES), (edited, rules)
