@@ -84,7 +84,7 @@ def test_fsmem_prints_its_plan_beside_the_locomo_token_f1_rows_only():
     closed = rng.random(30) * 0.3
     frames = [answers(v, closed + d) for v, d in (("closed_book", 0.0), ("agent_curated", 0.3), ("verbatim", 0.3))]
     frames += [answers(v, closed + d, "realtalk") for v, d in (("closed_book", 0.0), ("agent_curated", 0.3))]
-    planned = {fsmem_specs.DESIGN_ROW: 0.87}
+    planned = {fsmem_specs.DESIGN_CLAIM: 0.87}
     df = fsmem_claims(pd.concat(frames), S, 0.05, planned=planned)
     columns = list(df.columns)
     assert columns[columns.index("verdict") + 1] == PLANNED_POWER
@@ -107,7 +107,7 @@ def test_longmemeval_prints_its_plan_beside_the_accuracy_row():
     from tailmem.longmemeval.reduction import evaluate
 
     rows, _ = planted({1.0: 0.0, 0.5: 0.4}, questions=60, seeds=(0,))
-    df = lt.claims(evaluate(rows, 0.05, S), 0.05, planned={lme_specs.DESIGN_ROW: 0.42})
+    df = lt.claims(evaluate(rows, 0.05, S), 0.05, planned={lme_specs.DESIGN_CLAIM: 0.42})
     powers = df.set_index("claim")[PLANNED_POWER]
     assert powers.notna().sum() == 1
     assert powers[powers.notna()].index[0].startswith("CTMC accuracy non-inferior") and powers.max() == 0.42
@@ -123,9 +123,9 @@ def test_alfworld_prints_its_plan_beside_each_store_against_no_store():
 
     rng = np.random.default_rng(1)
     tasks = pd.concat([cell("no_store", rng.random(20) < 0.3), cell("episode_log", rng.random(20) < 0.8)])
-    df = alf.skill_claims(tasks, S, 0.1, planned={alf_specs.DESIGN_ROW: 0.66})
+    df = alf.skill_claims(tasks, S, 0.1, planned={alf_specs.DESIGN_CLAIM: 0.66})
     assert df[PLANNED_POWER].tolist() == [0.66]
-    lonely = alf.skill_claims(cell("episode_log", rng.random(20) < 0.8), S, 0.1, planned={alf_specs.DESIGN_ROW: 0.66})
+    lonely = alf.skill_claims(cell("episode_log", rng.random(20) < 0.8), S, 0.1, planned={alf_specs.DESIGN_CLAIM: 0.66})
     assert lonely.reason.tolist() == ["a cell was not run"] and lonely[PLANNED_POWER].isna().all()
     assert list(alf.CLAIM_COLUMNS).index(PLANNED_POWER) == list(alf.CLAIM_COLUMNS).index("verdict") + 1
 
@@ -133,7 +133,7 @@ def test_alfworld_prints_its_plan_beside_each_store_against_no_store():
 def test_the_random_walk_prints_the_policy_plan_beside_the_paired_tail_shape_row():
     from tests.report.test_random_walk_tables import tails_frame
 
-    df = pd.DataFrame(rw.tail_shape_claims(tails_frame(-3.0, 3.0), "llm", S, {rw_specs.DESIGN_ROW: 0.9}))
+    df = pd.DataFrame(rw.tail_shape_claims(tails_frame(-3.0, 3.0), "llm", S, {rw_specs.DESIGN_CLAIM: 0.9}))
     shown = df[df[PLANNED_POWER].notna()]
     assert shown.claim.tolist() == ["tail shape: R_tpl_ln of llm minus random walk > 0 (same world)"]
     assert shown[PLANNED_POWER].iloc[0] == 0.9
@@ -148,8 +148,8 @@ def test_a_study_the_scale_does_not_play_has_no_planned_power():
     tails = rw_rows.row(cfg, 6, 0.025)
     assert tails["plan"].startswith("not run at this scale") and planned_power(tails) == {}
     row = lme_rows.row(cfg, 6, 0.025)
-    assert row["claim"] == lme_specs.DESIGN_ROW and 0 < row["planned_power"] < 1
-    assert planned_power(row) == {lme_specs.DESIGN_ROW: pytest.approx(row["planned_power"])}
+    assert row["claim"] == lme_specs.DESIGN_CLAIM and 0 < row["planned_power"] < 1
+    assert planned_power(row) == {lme_specs.DESIGN_CLAIM: pytest.approx(row["planned_power"])}
 
 
 def claims_table(powers, verdicts) -> pd.DataFrame:

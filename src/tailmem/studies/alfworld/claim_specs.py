@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from tailmem.report.claims import Claim
 
-# the words of the study's row of the design check (design_rows.py), which the claims it plans name
-DESIGN_ROW = "ALFWorld: arms on the same games"
+# the claim column of the study's row of the design check (design_rows.py): the claims rows it plans name it
+DESIGN_CLAIM = "ALFWorld: arms on the same games"
 
 # -- paper 2, the ALFWorld skill setting (claims_alfworld_<subset>; tailmem.studies.alfworld.tables.skill_claims) ---
 # every store variant a protocol ran against the control (`{variant}`, `{baseline}`; the paper's number per protocol
@@ -24,7 +24,7 @@ ALFWORLD_VS_CONTROL = Claim(
     metric="success",
     side="greater",
     unit="game",
-    planned=DESIGN_ROW,
+    planned=DESIGN_CLAIM,
 )
 ALFWORLD_ORDER = Claim(
     "The order of the chain does not change success ({variant})",

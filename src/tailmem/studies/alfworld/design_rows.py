@@ -13,7 +13,7 @@ from tailmem.records.design import DesignRows
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings as stats_settings
-from tailmem.studies.alfworld.claim_specs import DESIGN_ROW
+from tailmem.studies.alfworld.claim_specs import DESIGN_CLAIM
 
 
 def games(alf) -> int | None:
@@ -28,12 +28,12 @@ def games(alf) -> int | None:
 def row(cfg, min_units: int, alpha: float) -> dict:
     """The study's design-check row: its games, or why this scale plays none."""
     if cfg.alfworld.subsets:
-        return stated.claim_row(cfg.power, "alfworld", DESIGN_ROW, "games", games(cfg.alfworld), min_units, alpha)
+        return stated.claim_row(cfg.power, "alfworld", DESIGN_CLAIM, "games", games(cfg.alfworld), min_units, alpha)
     why = (
         f"not run at this scale (alfworld.subsets is empty): a game claim needs at least {min_units} games; "
         "scale paper_model plays them (benchmarks/plan_model_slice.py prints its cost)"
     )
-    return stated.unplayed_row(cfg.power, "alfworld", DESIGN_ROW, "games", why, min_units, alpha)
+    return stated.unplayed_row(cfg.power, "alfworld", DESIGN_CLAIM, "games", why, min_units, alpha)
 
 
 @typed_stage("alfworld_design_rows")

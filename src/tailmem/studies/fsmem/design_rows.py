@@ -16,14 +16,14 @@ from tailmem.records.design import DesignRows
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings as stats_settings
-from tailmem.studies.fsmem.claim_specs import DESIGN_ROW
+from tailmem.studies.fsmem.claim_specs import DESIGN_CLAIM
 
 
 def row(cfg, min_units: int, alpha: float, questions: int | None = None) -> dict:
     """The study's design-check row; `questions`: the LoCoMo questions the answer stages ask
     (`tailmem.fsmem.questions.asked`; None: `fsmem.max_questions`, None again for every question)."""
     units = questions if questions is not None else cfg.fsmem.max_questions
-    return stated.claim_row(cfg.power, "fsmem", DESIGN_ROW, "questions", units, min_units, alpha)
+    return stated.claim_row(cfg.power, "fsmem", DESIGN_CLAIM, "questions", units, min_units, alpha)
 
 
 @typed_stage("fsmem_design_rows")

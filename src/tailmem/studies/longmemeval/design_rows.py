@@ -13,7 +13,7 @@ from tailmem.records.design import DesignRows
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings as stats_settings
-from tailmem.studies.longmemeval.claim_specs import DESIGN_ROW
+from tailmem.studies.longmemeval.claim_specs import DESIGN_CLAIM
 
 QUESTION_TYPES = 6  # `longmemeval.max_per_type` caps each of the benchmark's six question types
 
@@ -29,7 +29,7 @@ def questions(lme) -> int | None:
 def row(cfg, min_units: int, alpha: float) -> dict:
     """The study's design-check row."""
     return stated.claim_row(
-        cfg.power, "longmemeval", DESIGN_ROW, "questions", questions(cfg.longmemeval), min_units, alpha
+        cfg.power, "longmemeval", DESIGN_CLAIM, "questions", questions(cfg.longmemeval), min_units, alpha
     )
 
 

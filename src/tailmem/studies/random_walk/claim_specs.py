@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from tailmem.report.claims import Claim
 
-# the words of the study's row of the design check (design_rows.py), which the claims it plans name
-DESIGN_ROW = "LLM policy vs random walk: tail shape"
+# the claim column of the study's row of the design check (design_rows.py): the claims rows it plans name it
+DESIGN_CLAIM = "LLM policy vs random walk: tail shape"
 
 # -- paper 1, the random walk (claims_random_walk; tailmem.studies.random_walk.tables.claims) --------------------------
 # Each family on its own, then every family pooled (`columns` scope). Evidence fields: a, b (mean Gini of the arm
@@ -96,7 +96,7 @@ RANDOM_WALK_TAIL_SHAPE = (
         side="greater",
         evidence="{fitted}/{worlds} worlds fitted under both policies",
         page="Table 3",
-        planned=DESIGN_ROW,
+        planned=DESIGN_CLAIM,
     ),
     Claim(
         "tail shape: random walk favours log-normal, {policy} policy favours truncated power law",

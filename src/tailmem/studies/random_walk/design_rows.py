@@ -16,7 +16,7 @@ from tailmem.roles import tail_policy
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings as stats_settings
-from tailmem.studies.random_walk.claim_specs import DESIGN_ROW
+from tailmem.studies.random_walk.claim_specs import DESIGN_CLAIM
 
 
 def row(cfg, min_units: int, alpha: float) -> dict:
@@ -27,14 +27,14 @@ def row(cfg, min_units: int, alpha: float) -> dict:
     tails = tail_policy(cfg)
     if tails == "llm":
         units = len(s.families) * len(s.control.seeds)
-        return stated.claim_row(cfg.power, "policy_tails", DESIGN_ROW, "runs", units, min_units, alpha, steps)
+        return stated.claim_row(cfg.power, "policy_tails", DESIGN_CLAIM, "runs", units, min_units, alpha, steps)
     why = (
         f"not run at this scale (scale.control.tail_policy {tails}): a fittable tail (audit.min_tail states) "
         "takes about 2,000 policy steps on a world of 1,000 states in 77-83% of the semantic proxy's runs "
         "(benchmarks/bench_tail_sizes.py --grid); scales overnight_model and paper_model run the LLM policy "
         "(benchmarks/plan_model_slice.py prints their cost)"
     )
-    return stated.unplayed_row(cfg.power, "policy_tails", DESIGN_ROW, "runs", why, min_units, alpha, steps)
+    return stated.unplayed_row(cfg.power, "policy_tails", DESIGN_CLAIM, "runs", why, min_units, alpha, steps)
 
 
 @typed_stage("random_walk_design_rows")
