@@ -93,3 +93,29 @@ def test_an_edit_of_another_studys_key_reruns_no_controller_job(tmp_path, repo_r
         rules = _rules(dry)
         assert rows in rules, f"{edited.strip()!r}: the study's design row did not follow it: {rules}"
         assert not rules & set(controller.STAGES), (edited, rules)
+
+
+def test_a_stated_role_called_once_a_step_needs_the_units_steps():
+    """A null call count means a call a step: a study whose row gives no steps says which key to set."""
+    from tailmem.errors import ConfigError
+    from tailmem.studies.fsmem import design_rows
+
+    cfg = compose_config("smoke", ["power.stated_effects.fsmem.calls_per_unit.searcher=null"])
+    with pytest.raises(ConfigError, match=r"power\.stated_effects\.fsmem\.calls_per_unit"):
+        design_rows.row(cfg, 6, 0.025)
+
+
+def test_the_table_keeps_the_studies_order_and_puts_the_plans_draws_last():
+    """The design_check table: the controller's claim pairs, then each study's row, in `STUDIES` order, with the
+    columns as they first appear and `draws_per_run` (the controller plan's; empty for a stated row) last."""
+    import math
+
+    from tailmem.design_table.stage import table
+    from tailmem.records.design import DesignRows
+
+    pair = {"claim": "Table 5", "runs": 6, "draws_per_run": 4.0, "planned_power": 0.9}
+    stated = {"claim": "fsmem: arms", "runs": None, "planned_power": float("nan"), "stated_effect": 0.2}
+    df = table([DesignRows("controller", [pair], "twin"), DesignRows("fsmem", [stated])])
+    assert df.claim.tolist() == ["Table 5", "fsmem: arms"]
+    assert list(df.columns) == ["claim", "runs", "planned_power", "stated_effect", "draws_per_run"]
+    assert df.draws_per_run.iloc[0] == 4.0 and math.isnan(df.draws_per_run.iloc[1])
