@@ -81,19 +81,21 @@ class Pipeline(StudyPlan):
     # -- what the rules spanning studies ask for --------------------------------------------------------------
     @cached_property
     def all_targets(self) -> list[str]:
-        """`all`: every study's targets and the site; inside a model slice, the slice's."""
+        """`all`: every study's targets, the design check's table and the site; inside a model slice, the slice's."""
         if self.in_slice:
             return self.slice_targets
         return [t for p in self.ready for t in p.targets] + self.design_targets + self.site_targets
 
     @cached_property
     def all_but_alfworld(self) -> list[str]:
-        """Every study's targets but those needing an install extra (ALFWorld), without the site."""
+        """Every study's targets but those needing an install extra (ALFWorld), and the design check's table (its
+        ALFWorld row reads the config alone), without the site."""
         return [t for p in self.ready if not getattr(p, "extra", None) for t in p.targets] + self.design_targets
 
     @cached_property
     def graph_world_targets(self) -> list[str]:
-        """Paper 1's graph world: the random-walk, controller and calibration studies (no benchmark data)."""
+        """Paper 1's graph world: the random-walk, controller and calibration studies and the design check's table
+        (no benchmark data)."""
         studies = ("random_walk", "controller", "calibration")
         return [t for name in studies for t in self.plans[name].targets] + self.design_targets
 
@@ -130,7 +132,7 @@ class Pipeline(StudyPlan):
     @cached_property
     def slice_claims(self) -> list[str]:
         """A slice's headline tables: each study's claims (paper 1's graph world, LoCoMo, claims_fsmem,
-        LongMemEval, the judges, ALFWorld)."""
+        LongMemEval, the judges, ALFWorld) and the design check's table."""
         return [t for p in self.ready for t in p.claims] + self.design_targets
 
     @cached_property
