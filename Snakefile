@@ -34,6 +34,7 @@ include: "src/tailmem/studies/alfworld/rules.smk"
 include: "src/tailmem/studies/random_walk/tables.smk"
 include: "src/tailmem/studies/calibration/rules.smk"
 include: "src/tailmem/studies/audit_log/rules.smk"
+include: "workflows/design.smk"
 include: "workflows/site.smk"
 
 

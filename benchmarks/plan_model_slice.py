@@ -80,7 +80,11 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
     from tailmem.control import design
     from tailmem.graph_runs import design_runs
     from tailmem.stats.settings import settings as stats_settings
+    from tailmem.studies.alfworld import design_rows as alfworld_rows
     from tailmem.studies.controller.design_check import allotment, budget, planned_powers
+    from tailmem.studies.fsmem import design_rows as fsmem_rows
+    from tailmem.studies.longmemeval import design_rows as longmemeval_rows
+    from tailmem.studies.random_walk import design_rows as policy_rows
     from tailmem.workflow import compose_config
 
     twin_cfg = compose_config(twin_scale, list(twin_overrides))
@@ -91,7 +95,7 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
     if missing:
         print(
             f"\nno per-claim plan: {len(missing)} of {len(files)} design-check pairs.csv of {twin_scale} missing "
-            f"(run `snakemake --config scale={twin_scale} -- design_check_report` first), e.g. {missing[0]}"
+            f"(run `snakemake --config scale={twin_scale} -- controller_design_rows` first), e.g. {missing[0]}"
         )
         return
     rows = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
@@ -125,7 +129,8 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
     shared = units * c.plan_sample * (max(every) if every else 0.0) * len(design.claim_arms()) * b.rate
     controller_s = sum(pair_calls.values()) * b.rate + shared
     other_s = 0.0
-    for r in design.study_rows(target, st.min_units, st.alpha):
+    studies = (fsmem_rows, longmemeval_rows, alfworld_rows, policy_rows)  # each study's design-check row
+    for r in (study.row(target, st.min_units, st.alpha) for study in studies):
         other_s += r["core_seconds"] if r["core_seconds"] == r["core_seconds"] else 0.0
         print(
             f"| {r['claim']} | {r['stated_effect']:+.3f} (stated) | {r['stated_sd']:.3f} | {r['calls_per_unit']:,.0f} "

@@ -13,6 +13,7 @@ import os
 from functools import cache, cached_property
 
 from tailmem import outputs
+from tailmem.design_table import rows as design_rows
 from tailmem.lazy import resolve
 from tailmem.plan import StudyPlan
 from tailmem.registry import STUDIES
@@ -80,20 +81,35 @@ class Pipeline(StudyPlan):
     # -- what the rules spanning studies ask for --------------------------------------------------------------
     @cached_property
     def all_targets(self) -> list[str]:
-        """`all`: every study's targets and the site; inside a model slice, the slice's."""
+        """`all`: every study's targets, the design check's table and the site; inside a model slice, the slice's."""
         if self.in_slice:
             return self.slice_targets
-        return [t for p in self.ready for t in p.targets] + self.site_targets
+        return [t for p in self.ready for t in p.targets] + self.design_targets + self.site_targets
 
     @cached_property
     def all_but_alfworld(self) -> list[str]:
-        """Every study's targets but those needing an install extra (ALFWorld), without the site."""
-        return [t for p in self.ready if not getattr(p, "extra", None) for t in p.targets]
+        """Every study's targets but those needing an install extra (ALFWorld), and the design check's table (its
+        ALFWorld row reads the config alone), without the site."""
+        return [t for p in self.ready if not getattr(p, "extra", None) for t in p.targets] + self.design_targets
 
     @cached_property
     def graph_world_targets(self) -> list[str]:
-        """Paper 1's graph world: the random-walk, controller and calibration studies (no benchmark data)."""
-        return [t for name in ("random_walk", "controller", "calibration") for t in self.plans[name].targets]
+        """Paper 1's graph world: the random-walk, controller and calibration studies and the design check's table
+        (no benchmark data)."""
+        studies = ("random_walk", "controller", "calibration")
+        return [t for name in studies for t in self.plans[name].targets] + self.design_targets
+
+    # -- the design check's table: every model-played study's rows -------------------------------------------
+    @cached_property
+    def design_targets(self) -> list[str]:
+        """The design_check table (stage design_table), made before any model call from the config alone (no
+        benchmark data needed: the fsmem row counts the config's cap without it)."""
+        return self.table(outputs.DESIGN_CHECK)
+
+    @cached_property
+    def design_rows_files(self) -> list[str]:
+        """Every study's rows of the design_check table (`tailmem.design_table.rows.STUDIES`), the table's inputs."""
+        return design_rows.rows_files(self.results)
 
     @property
     def site_dir(self) -> str:
@@ -106,7 +122,7 @@ class Pipeline(StudyPlan):
     @cached_property
     def site_inputs(self) -> list[str]:
         """The products of `all` the site shows: a rerun of any stage rewrites the tables it feeds."""
-        return [t for p in self.ready for t in p.shown]
+        return [t for p in self.ready for t in p.shown] + self.design_targets
 
     @cached_property
     def model_roles(self) -> list[str]:
@@ -116,8 +132,8 @@ class Pipeline(StudyPlan):
     @cached_property
     def slice_claims(self) -> list[str]:
         """A slice's headline tables: each study's claims (paper 1's graph world, LoCoMo, claims_fsmem,
-        LongMemEval, the judges, ALFWorld)."""
-        return [t for p in self.ready for t in p.claims]
+        LongMemEval, the judges, ALFWorld) and the design check's table."""
+        return [t for p in self.ready for t in p.claims] + self.design_targets
 
     @cached_property
     def slice_targets(self) -> list[str]:

@@ -33,7 +33,8 @@ TABLE4_BASELINES = "table4_memory_baselines"
 TABLE5_GRAPH_VS_CTMC = "table5_graph_memory_vs_ctmc"
 TABLE6_ABLATION = "table6_allocation_ablation"
 CLAIMS_CTMC = "claims_ctmc"
-DESIGN_CHECK = "design_check"  # before any model call: can each claim pair's arms differ (stage design_check)
+# before any model call, can each study's paired claims be decided (stage design_table gathers every study's rows)
+DESIGN_CHECK = "design_check"
 MODEL_ROLES = "model_roles"  # a model slice: probe figures per role (studies/model_roles/probe.py)
 MODEL_CLAIMS = "model_claims"  # a model slice: every claims row with the roles it rests on (same stage)
 JUDGE_SENSITIVITY = (

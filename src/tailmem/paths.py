@@ -42,6 +42,8 @@ DESIGN = "{results}/design_check/{policy}/{agent}/{retrieval}/{family}/n{n}/seed
 PLAN_FILE = "plan.json"
 PAIRS_FILE = "pairs.csv"
 TWIN_FILE = "twin.parquet"  # the design check's replay of every claim arm (stage design_plan reads it)
+# a study's rows of the design check's table (stage <study>_design_rows; the table's stage design_table reads them)
+DESIGN_ROWS = "{results}/design_check/rows/{study}.json"
 CALIBRATION = (
     "{results}/calibration"  # the protocol search (studies/calibration/calibrate.py): walks/<digest>/ caches its walks
 )

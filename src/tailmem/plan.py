@@ -94,6 +94,10 @@ class StudyPlan:
         """The log file of the jobs of `name`: `<results>/logs/<name>/<key>_<key>.log` (keys are wildcard names)."""
         return paths.log_file(self.results, name, *[f"{{{k}}}" for k in keys])
 
+    def design_rows(self, study: str) -> str:
+        """The file of `study`'s rows of the design check's table (stage `<study>_design_rows`)."""
+        return paths.DESIGN_ROWS.format(results=self.results, study=study)
+
     def table(self, stem) -> list[str]:
         return paths.table_files(self.results, stem)
 

@@ -7,7 +7,7 @@ package declares its `STAGES` without importing a stage module, so importing the
 
 from __future__ import annotations
 
-from tailmem import site_stage
+from tailmem import design_table, site_stage
 from tailmem.stage_groups import Stage
 from tailmem.studies import (
     alfworld,
@@ -25,8 +25,11 @@ from tailmem.studies import (
 # `include:` in the Snakefile.
 STUDIES = (random_walk, controller, calibration, fsmem, longmemeval, judges, alfworld, model_roles, audit_log)
 
-# every study's stages, then the site's (tailmem.site_stage: the one stage above the studies)
-STAGES: dict[str, Stage] = {name: s for study in (*STUDIES, site_stage) for name, s in study.STAGES.items()}
+# every study's stages, then the two above the studies: the design check's table (tailmem.design_table) and the
+# site (tailmem.site_stage)
+STAGES: dict[str, Stage] = {
+    name: s for study in (*STUDIES, design_table, site_stage) for name, s in study.STAGES.items()
+}
 
 
 def stage(name: str) -> Stage:

@@ -13,11 +13,28 @@ from tailmem.control import arms, design
 from tailmem.control.predict import ProgrammaticPredictor, full_prompt, known_exits
 from tailmem.control.replay import replay, tail_states, window_counts
 from tailmem.control.world_memory import WorldMemory
+from tailmem.fsmem.questions import asked
 from tailmem.graphworld.build import build_world
 from tailmem.memory import ctmc
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.items import MemoryItem
 from tailmem.memory.tokens import TokenCounter
+from tailmem.studies.alfworld import design_rows as alfworld_rows
+from tailmem.studies.fsmem import design_rows as fsmem_rows
+from tailmem.studies.longmemeval import design_rows as longmemeval_rows
+from tailmem.studies.random_walk import design_rows as policy_rows
+
+
+def stated_rows(cfg, min_units: int, alpha: float, questions: int | None = None) -> dict[str, dict]:
+    """Each model-played study's design-check row but the controller's (its `design_rows.row`), by the row's
+    words up to the colon."""
+    rows = [
+        fsmem_rows.row(cfg, min_units, alpha, questions),
+        longmemeval_rows.row(cfg, min_units, alpha),
+        alfworld_rows.row(cfg, min_units, alpha),
+        policy_rows.row(cfg, min_units, alpha),
+    ]
+    return {r["claim"].split(":")[0]: r for r in rows}
 
 
 @pytest.fixture(scope="module")
@@ -233,17 +250,17 @@ def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config
     enough); the smoke slice's LLM policy walks one world."""
     from tailmem.workflow import compose_config
 
-    rows = {r["claim"].split(":")[0]: r for r in design.study_rows(compose_config("default_model"), 6, 0.025)}
+    rows = stated_rows(compose_config("default_model"), 6, 0.025)
     assert rows["ALFWorld"]["plan"].startswith("not run at this scale (alfworld.subsets is empty)")
     two = compose_config("default_model", ["alfworld.subsets=[valid_seen]", "alfworld.max_games=2"])
-    two = {r["claim"].split(":")[0]: r for r in design.study_rows(two, 6, 0.025)}
+    two = stated_rows(two, 6, 0.025)
     assert two["ALFWorld"]["plan"] == "undecidable by design: 2 games planned, stats.min_units 6"
     enough = "decidable if at least 6 questions part the arms"  # 2^-6 <= 0.025
     assert rows["fsmem"]["plan"].startswith(enough) and rows["LongMemEval"]["plan"].startswith(enough)
     # and each says its power at its stated effect (power.stated_effects): 22 questions, 6 questions
     assert rows["fsmem"]["planned_power"] > 0.5 > rows["LongMemEval"]["planned_power"]
     assert "80% at 33 questions" in rows["fsmem"]["plan"]
-    smoke = {r["claim"].split(":")[0]: r for r in design.study_rows(compose_config("smoke_model"), 6, 0.025)}
+    smoke = stated_rows(compose_config("smoke_model"), 6, 0.025)
     # finding: the smoke slice's ALFWorld row read "decidable" (no max_games) though it plays one listed game
     assert smoke["ALFWorld"]["plan"] == "undecidable by design: 1 games planned, stats.min_units 6"
     assert smoke["LLM policy vs random walk"]["plan"] == "undecidable by design: 1 runs planned, stats.min_units 6"
@@ -365,8 +382,7 @@ def test_the_tail_rows_policy_is_apart_from_the_controller_trajectories():
     assert targets.contrast_policies(paper) == ["random_walk", "llm"]
     default = compose_config("default_model")  # the model plays 100 steps on 6 worlds: too short for a tail fit
     assert targets.contrast_policies(default) == ["random_walk", "llm"] and len(targets.policy_runs(default)) == 6
-    rows = {r["claim"]: r for r in design.study_rows(default, 6, 0.025)}
-    tails, concentration = (rows[design.STUDY_CLAIMS[k]] for k in ("policy_tails", "policy_concentration"))
+    tails, concentration = policy_rows.rows(default, 6, 0.025)
     assert tails["plan"].startswith("undecidable by design: 100 policy steps") and tails["planned_power"] == 0
     assert concentration["planned_units"] == 6 and concentration["planned_power"] > 0.5
     assert concentration["planned_calls"] == 6 * 100
@@ -392,16 +408,15 @@ def test_the_design_check_counts_the_locomo_questions_the_slice_can_ask():
     """Finding (default_model's measured run): the design check planned 12 LoCoMo questions from
     `fsmem.max_questions`, but the store keeps 3 sessions, which hold the evidence of 8 stratified questions of
     conv-50; 8 were asked, and the F1 row's smallest attainable p was then out of reach."""
-    from tailmem.studies.controller.design_check import fsmem_questions
     from tailmem.workflow import compose_config
 
     cfg = compose_config("default_model", ["fsmem.max_sessions=3", "fsmem.max_questions=12"])
-    asked = fsmem_questions(cfg)
-    assert asked == 8 < cfg.fsmem.max_questions
-    rows = {r["claim"].split(":")[0]: r for r in design.study_rows(cfg, 6, 0.025, fsmem_questions=asked)}
+    questions = asked(cfg.fsmem)
+    assert questions == 8 < cfg.fsmem.max_questions
+    rows = stated_rows(cfg, 6, 0.025, questions)
     assert rows["fsmem"]["runs"] == 8
     # the slice now keeps 6 sessions: 22 of its 24 questions have their evidence in the store
-    assert fsmem_questions(compose_config("default_model")) == 22
+    assert asked(compose_config("default_model").fsmem) == 22
 
 
 def test_a_pair_scoring_every_step_draws_as_many_other_steps_as_tail_steps():

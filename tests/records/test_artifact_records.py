@@ -15,6 +15,7 @@ from tailmem.records.arrays import ArrayRecord
 from tailmem.records.audit import Audit
 from tailmem.records.base import Record, Versioned
 from tailmem.records.control import ControlSummary
+from tailmem.records.design import DesignRows
 from tailmem.records.fsmem import SnapshotManifest
 from tailmem.records.provenance import RunMeta
 from tailmem.records.table import TableRecord
@@ -95,6 +96,12 @@ def test_every_record_names_a_rule_that_rebuilds_it():
     for cls in records():
         if cls is RunMeta:  # every stage writes one: its rebuild names the folder's rule as <rule>
             assert "--forcerun <rule>`" in cls.rebuild("x/meta.json")
+            continue
+        if cls is DesignRows:  # each study writes its own: rule <study>_design_rows, one per study with a row
+            from tailmem.design_table.rows import STUDIES
+
+            assert "--forcerun <study>_design_rows`" in cls.rebuild("x/fsmem.json")
+            assert {f"{s}_design_rows" for s in STUDIES} <= rules
             continue
         assert cls.rule in rules, (cls.__name__, cls.rule)
         assert f"--forcerun {cls.rule}`" in cls.rebuild("x/summary.json") or (

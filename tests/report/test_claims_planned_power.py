@@ -1,15 +1,15 @@
 """Every claims table prints, beside each verdict, the power the design check planned the row for, and a scale can
 check its verdicts against its plan (of the rows planned at 80% power or more, the share decided).
 
-The other studies' rows are planned at their stated effects (`tailmem.control.design.study_rows`, the design check's
-last rows); a row names the design-check row that plans it (`Claim.planned`), and a row no plan covers (a model-free
+The other studies' rows are planned at their stated effects (`tailmem.control.stated`: each study's
+`design_rows.row`, the design check's last rows); a row names the design-check row that plans it (`Claim.planned`), and a row no plan covers (a model-free
 metric, a combined row, another benchmark) is blank."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tailmem.control.design import STUDY_CLAIMS, study_powers, study_rows
+from tailmem.control.stated import planned_power
 from tailmem.report.claims import (
     PLANNED_POWER,
     SHARED,
@@ -22,10 +22,16 @@ from tailmem.report.claims import (
 from tailmem.stats.compare import COLUMNS
 from tailmem.stats.settings import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
+from tailmem.studies.alfworld import claim_specs as alf_specs
 from tailmem.studies.alfworld import tables as alf
+from tailmem.studies.fsmem import claim_specs as fsmem_specs
 from tailmem.studies.fsmem.claims import ANSWER_COLUMNS
 from tailmem.studies.fsmem.claims import claims as fsmem_claims
+from tailmem.studies.longmemeval import claim_specs as lme_specs
+from tailmem.studies.longmemeval import design_rows as lme_rows
 from tailmem.studies.longmemeval import tables as lt
+from tailmem.studies.random_walk import claim_specs as rw_specs
+from tailmem.studies.random_walk import design_rows as rw_rows
 from tailmem.studies.random_walk import tables as rw
 
 S = shipped(resamples=200, seed=0)
@@ -78,7 +84,7 @@ def test_fsmem_prints_its_plan_beside_the_locomo_token_f1_rows_only():
     closed = rng.random(30) * 0.3
     frames = [answers(v, closed + d) for v, d in (("closed_book", 0.0), ("agent_curated", 0.3), ("verbatim", 0.3))]
     frames += [answers(v, closed + d, "realtalk") for v, d in (("closed_book", 0.0), ("agent_curated", 0.3))]
-    planned = {STUDY_CLAIMS["fsmem"]: 0.87}
+    planned = {fsmem_specs.DESIGN_CLAIM: 0.87}
     df = fsmem_claims(pd.concat(frames), S, 0.05, planned=planned)
     columns = list(df.columns)
     assert columns[columns.index("verdict") + 1] == PLANNED_POWER
@@ -101,7 +107,7 @@ def test_longmemeval_prints_its_plan_beside_the_accuracy_row():
     from tailmem.longmemeval.reduction import evaluate
 
     rows, _ = planted({1.0: 0.0, 0.5: 0.4}, questions=60, seeds=(0,))
-    df = lt.claims(evaluate(rows, 0.05, S), 0.05, planned={STUDY_CLAIMS["longmemeval"]: 0.42})
+    df = lt.claims(evaluate(rows, 0.05, S), 0.05, planned={lme_specs.DESIGN_CLAIM: 0.42})
     powers = df.set_index("claim")[PLANNED_POWER]
     assert powers.notna().sum() == 1
     assert powers[powers.notna()].index[0].startswith("CTMC accuracy non-inferior") and powers.max() == 0.42
@@ -117,11 +123,9 @@ def test_alfworld_prints_its_plan_beside_each_store_against_no_store():
 
     rng = np.random.default_rng(1)
     tasks = pd.concat([cell("no_store", rng.random(20) < 0.3), cell("episode_log", rng.random(20) < 0.8)])
-    df = alf.skill_claims(tasks, S, 0.1, planned={STUDY_CLAIMS["alfworld"]: 0.66})
+    df = alf.skill_claims(tasks, S, 0.1, planned={alf_specs.DESIGN_CLAIM: 0.66})
     assert df[PLANNED_POWER].tolist() == [0.66]
-    lonely = alf.skill_claims(
-        cell("episode_log", rng.random(20) < 0.8), S, 0.1, planned={STUDY_CLAIMS["alfworld"]: 0.66}
-    )
+    lonely = alf.skill_claims(cell("episode_log", rng.random(20) < 0.8), S, 0.1, planned={alf_specs.DESIGN_CLAIM: 0.66})
     assert lonely.reason.tolist() == ["a cell was not run"] and lonely[PLANNED_POWER].isna().all()
     assert list(alf.CLAIM_COLUMNS).index(PLANNED_POWER) == list(alf.CLAIM_COLUMNS).index("verdict") + 1
 
@@ -129,7 +133,7 @@ def test_alfworld_prints_its_plan_beside_each_store_against_no_store():
 def test_the_random_walk_prints_the_policy_plan_beside_the_paired_tail_shape_row():
     from tests.report.test_random_walk_tables import tails_frame
 
-    df = pd.DataFrame(rw.tail_shape_claims(tails_frame(-3.0, 3.0), "llm", S, {STUDY_CLAIMS["policy_tails"]: 0.9}))
+    df = pd.DataFrame(rw.tail_shape_claims(tails_frame(-3.0, 3.0), "llm", S, {rw_specs.DESIGN_CLAIM: 0.9}))
     shown = df[df[PLANNED_POWER].notna()]
     assert shown.claim.tolist() == ["tail shape: R_tpl_ln of llm minus random walk > 0 (same world)"]
     assert shown[PLANNED_POWER].iloc[0] == 0.9
@@ -141,12 +145,11 @@ def test_a_study_the_scale_does_not_play_has_no_planned_power():
     from tailmem.workflow import compose_config
 
     cfg = compose_config("smoke")
-    assert study_powers(cfg, 6, 0.025, "policy_tails") == {}
-    rows = {r["claim"]: r for r in study_rows(cfg, 6, 0.025)}
-    lme = study_powers(cfg, 6, 0.025, "longmemeval")
-    assert lme == {STUDY_CLAIMS["longmemeval"]: pytest.approx(rows[STUDY_CLAIMS["longmemeval"]]["planned_power"])}
-    with pytest.raises(KeyError, match="plans"):
-        study_powers(cfg, 6, 0.025, "controller")
+    tails = rw_rows.row(cfg, 6, 0.025)
+    assert tails["plan"].startswith("not run at this scale") and planned_power(tails) == {}
+    row = lme_rows.row(cfg, 6, 0.025)
+    assert row["claim"] == lme_specs.DESIGN_CLAIM and 0 < row["planned_power"] < 1
+    assert planned_power(row) == {lme_specs.DESIGN_CLAIM: pytest.approx(row["planned_power"])}
 
 
 def claims_table(powers, verdicts) -> pd.DataFrame:

@@ -7,27 +7,11 @@ never touched is part of the inequality we measure, not missing data.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import stats
 
-
-@dataclass(frozen=True)
-class Concentration:
-    """Concentration of one count vector (paper 1 Tables 2, 7, 8)."""
-
-    gini: float
-    top_share: float  # fraction (0..1) of all accesses that go to the top `top_fraction` of items
-    sigma_top10: float  # std of the top items' counts in units of the mean count (see sigma_top)
-    max_median: float
-    median_basis: str  # "all": median over all items; "nonzero": all-item median was 0, so nonzero items only
-    skew: float  # Fisher-Pearson moment skewness (scipy default, biased); nan if all counts are equal
-    top_fraction: float
-    n_top: int  # how many items make up the "top" group
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+from tailmem.records.audit import Concentration  # the audit record's block: its schema lives with the record
 
 
 def top_count(n_items: int, top_fraction: float) -> int:

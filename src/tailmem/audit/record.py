@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from tailmem.audit.bootstrap import bootstrap_gof
-from tailmem.audit.concentration import Concentration, concentration
+from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.errors import ArtifactError
-from tailmem.records.audit import Audit, CountsBlock, Gof, TailBlock
+from tailmem.records.audit import Audit, Concentration, CountsBlock, Gof, TailBlock
 from tailmem.records.rollout import RolloutTrace
 from tailmem.settings.audit import AuditSettings
 

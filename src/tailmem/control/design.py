@@ -271,11 +271,6 @@ def _twin_diff(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
     return b.correct.to_numpy(float) - a.correct.to_numpy(float)
 
 
-def smallest_p(units: int) -> float:
-    """The smallest one-sided p the runs' exact sign-flip test can reach: every run on the claim's side."""
-    return 0.5 ** max(int(units), 0)
-
-
 def feasibility(units: int, informative_units: int, informative_steps: int, min_units: int, alpha: float) -> str:
     """Can the plan reach a verdict? `units`: independent runs planned; `informative_units`: runs with at least one
     step that tells the arms apart. Every reason that blocks a verdict is named, so that fixing one does not
@@ -285,8 +280,8 @@ def feasibility(units: int, informative_units: int, informative_steps: int, min_
         reasons.append("0 informative steps")
     if units < min_units:
         reasons.append(f"{units} runs planned, stats.min_units {min_units}")
-    elif smallest_p(units) > alpha:
-        reasons.append(f"smallest p {smallest_p(units):.3g} > {alpha:g}")
+    elif power.smallest_p(units) > alpha:
+        reasons.append(f"smallest p {power.smallest_p(units):.3g} > {alpha:g}")
     if informative_steps and informative_units < min_units:
         reasons.append(f"{informative_units} runs with an informative step, stats.min_units {min_units}")
     return f"undecidable by design: {'; '.join(reasons)}" if reasons else "decidable"
@@ -545,7 +540,7 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: Budget, plans=()
                 "informative_per_run": float(g.informative.mean()),
                 "runs_informative": informative_units,
                 "min_units": min_units,
-                "smallest_p": smallest_p(units),
+                "smallest_p": power.smallest_p(units),
                 "twin_coverage_diff": float(g.twin_coverage_diff.mean()),
                 "twin_effect": twin.effect,
                 "sd_between": twin.sd_between,
@@ -562,180 +557,3 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: Budget, plans=()
             }
         )
     return pd.DataFrame(out)
-
-
-def alfworld_games(alf) -> int | None:
-    """The games each ALFWorld subset's chain plays, at most (its claims table is per subset): the `smoke`
-    subset plays its listed `smoke_games`, a real split its first `max_games` (None: the whole split)."""
-    counts = [len(alf.smoke_games) if subset == "smoke" else alf.max_games for subset in alf.subsets]
-    counts = [c if alf.max_games is None or c is None else min(c, alf.max_games) for c in counts]
-    known = [c for c in counts if c is not None]
-    return min(known) if known else None
-
-
-def stated_row(stated, units: int | None, seconds, alpha: float, target: float, min_units: int, steps: int) -> dict:
-    """A study's planned power, units for `target` and cost from its stated effect and per-unit SD (`stated`:
-    power.stated_effects.<study>) and the per-call `seconds` of each role; `steps` counts a policy role's calls
-    per unit when the config leaves them null (the rollout's steps per run)."""
-    calls = {role: (steps if n is None else float(n)) for role, n in stated.calls_per_unit.items()}
-    per_unit = sum(calls.values())
-    seconds_per_unit = sum(n * getattr(seconds, role) for role, n in calls.items())
-    planned = power.decided(stated.effect, stated.sd, units, alpha) if units else float("nan")
-    return {
-        "stated_effect": float(stated.effect),
-        "stated_sd": float(stated.sd),
-        "planned_units": units,
-        "calls_per_unit": per_unit,
-        "planned_calls": per_unit * units if units is not None else float("nan"),
-        "planned_power": planned,
-        "units_for_80": power.units_for(stated.effect, stated.sd, alpha, target=target, least=min_units),
-        "calls_for_80": None,
-        "core_seconds": seconds_per_unit * units if units is not None else float("nan"),
-    }
-
-
-# the design check's row of each other model-played study (its key in `power.stated_effects` -> the row's words):
-# the claims rows a study's stated effect plans name it (`tailmem.report.claims.Claim.planned`)
-STUDY_CLAIMS = {
-    "fsmem": "fsmem: arms on the same LoCoMo questions",
-    "longmemeval": "LongMemEval: arms on the same questions",
-    "alfworld": "ALFWorld: arms on the same games",
-    "policy_tails": "LLM policy vs random walk: tail shape",
-    "policy_concentration": "LLM policy vs random walk: concentration over the same steps",
-}
-# policy steps a run needs before its tail can be fitted at all (n_tail >= audit.min_tail): the semantic proxy's
-# tails fit in 33-50% of runs at 2,000 steps on 150-500 states and in 77% on 1,000 states
-# (benchmarks/bench_tail_sizes.py --grid); fewer steps plan no tail-shape claim, whatever the runs
-TAIL_FIT_STEPS = 2000
-
-
-def study_powers(cfg, min_units: int, alpha: float, study: str, fsmem_questions: int | None = None) -> dict[str, float]:
-    """`study`'s planned power as the design check's table gives it (`study_rows`; `study` a key of
-    `STUDY_CLAIMS`; for fsmem, `fsmem_questions` the LoCoMo questions its stage counted from the data,
-    `tailmem.fsmem.questions.asked`): its row's words -> power, empty when the row has none (a study the scale does
-    not play, a whole benchmark). What the study's claims table prints beside the verdicts its plan covers; it reads
-    the config groups of that study alone (power and the study's own), so a claims stage's digest does not follow
-    the other studies, and this module imports no study's library (the graph-world stage's code closure reaches it
-    through `graph_runs`)."""
-    (row,) = study_rows(cfg, min_units, alpha, fsmem_questions=fsmem_questions, only=study)
-    p = float(row["planned_power"])
-    return {row["claim"]: p} if math.isfinite(p) else {}
-
-
-def study_rows(
-    cfg, min_units: int, alpha: float, fsmem_questions: int | None = None, only: str | None = None
-) -> list[dict]:
-    """The other model-played studies' paired claims, checked before any call: the independent units each plans
-    (questions, games, runs) against `stats.min_units` and the smallest p, and its planned power, units for
-    `power.target` and core-seconds from its stated effect (`stated_row`). A cap of None counts as the whole
-    benchmark (enough units; no power or cost is given); `fsmem_questions`, when the data was read, is the number
-    of LoCoMo questions the answer stages ask (fewer than the cap when the kept sessions hold the evidence of
-    fewer). `only`: that study's row alone (a key of `STUDY_CLAIMS`), read from its own config groups."""
-    if only is not None and only not in STUDY_CLAIMS:
-        raise KeyError(f"study {only!r}: the design check plans {sorted(STUDY_CLAIMS)}")
-    c = cfg.power
-
-    def planned(study: str, units: int | None) -> dict:
-        stated = c.stated_effects[study]
-        # a role without a count (the policy) is called once a step: rollout.episodes x rollout.steps per run
-        unset = any(n is None for n in stated.calls_per_unit.values())
-        steps = model_steps() if unset else 0
-        return stated_row(stated, units, c.call_seconds, alpha, float(c.target), min_units, steps)
-
-    # a yes/no outcome (correct, won) is decided by the units where the arms part only: the exact paired test's
-    # smallest p is 2^-k over k discordant units, so enough units is not enough when the arms rarely part
-    discordant = next(k for k in range(1, 64) if 0.5**k <= alpha)
-
-    def model_steps() -> int:
-        """Policy steps a run the model plays takes (RolloutGroup.for_policy: rollout.model_episodes)."""
-        r = cfg.rollout
-        return int(getattr(r, "model_episodes", None) or r.episodes) * int(r.steps)
-
-    def row(study: str, unit: str, units) -> dict:
-        n = int(units) if units is not None else None
-        ok = n is None or (n >= min_units and smallest_p(n) <= alpha)
-        plan = (
-            f"decidable if at least {discordant} {unit} part the arms (yes/no outcomes; a score such as F1: any)"
-            if ok
-            else f"undecidable by design: {n} {unit} planned, stats.min_units {min_units}"
-        )
-        p = smallest_p(n if n is not None else 10**6)
-        more = planned(study, n)
-        if ok and n is not None:
-            need = more["units_for_80"]
-            plan += f"; planned power {more['planned_power']:.0%} at the stated effect" + (
-                f", {c.target:.0%} at {need:,} {unit}" if need else f", {c.target:.0%} at no number of {unit}"
-            )
-        claim = STUDY_CLAIMS[study]
-        return {"claim": claim, "scope": unit, "runs": n, "min_units": min_units, "smallest_p": p, "plan": plan} | more
-
-    def not_run(study: str, unit: str, why: str) -> dict:
-        """A study this scale does not play: no units, and where its claims are decided instead (with the units
-        its stated effect needs)."""
-        claim = STUDY_CLAIMS[study]
-        row = {"claim": claim, "scope": unit, "runs": 0, "min_units": min_units, "smallest_p": 1.0, "plan": why}
-        return row | planned(study, 0)
-
-    def fsmem() -> dict:
-        asked = fsmem_questions if fsmem_questions is not None else cfg.fsmem.max_questions
-        return row("fsmem", "questions", asked)
-
-    def longmemeval() -> dict:
-        lme = cfg.longmemeval
-        questions = None if lme.max_per_type is None else int(lme.max_per_type) * 6  # its six question types
-        if lme.max_questions is not None:
-            questions = int(lme.max_questions) if questions is None else min(questions, int(lme.max_questions))
-        return row("longmemeval", "questions", questions)
-
-    def alfworld() -> dict:
-        if cfg.alfworld.subsets:
-            return row("alfworld", "games", alfworld_games(cfg.alfworld))
-        return not_run(
-            "alfworld",
-            "games",
-            f"not run at this scale (alfworld.subsets is empty): a game claim needs at least {min_units} games; "
-            "scale paper_model plays them (benchmarks/plan_model_slice.py prints its cost)",
-        )
-
-    def policy_tails() -> dict:
-        s = cfg.scale
-        tails = getattr(s.control, "tail_policy", None) or s.control.policy
-        runs = len(s.families) * len(s.control.seeds)  # graph_runs.policy_runs
-        if tails == "llm" and model_steps() < TAIL_FIT_STEPS:  # too short to fit: the calls decide no tail row
-            return row("policy_tails", "runs", runs) | {
-                "plan": f"undecidable by design: {model_steps():,} policy steps a run, a fittable tail takes about "
-                f"{TAIL_FIT_STEPS:,} (benchmarks/bench_tail_sizes.py --grid); the concentration row reads these "
-                "runs",
-                "planned_power": 0.0,
-            }
-        if tails == "llm":  # a model plays the policy: its tails beside the random walk's on the same worlds
-            return row("policy_tails", "runs", runs)
-        return not_run(  # the trajectories come from the model-free proxy
-            "policy_tails",
-            "runs",
-            f"not run at this scale (scale.control.tail_policy {tails}): a fittable tail (audit.min_tail states) "
-            "takes about 2,000 policy steps on a world of 1,000 states in 77-83% of the semantic proxy's runs "
-            "(benchmarks/bench_tail_sizes.py --grid); scales overnight_model and paper_model run the LLM policy "
-            "(benchmarks/plan_model_slice.py prints their cost)",
-        )
-
-    def policy_concentration() -> dict:
-        s = cfg.scale
-        tails = getattr(s.control, "tail_policy", None) or s.control.policy
-        if tails == "llm":  # no fit needed: the model's traces beside the walk's first as many steps
-            return row("policy_concentration", "runs", len(s.families) * len(s.control.seeds))
-        return not_run(
-            "policy_concentration",
-            "runs",
-            f"not run at this scale (scale.control.tail_policy {tails}): the model plays the policy where "
-            "tail_policy is llm (default_model, smoke_model, paper_model)",
-        )
-
-    rows = {
-        "fsmem": fsmem,
-        "longmemeval": longmemeval,
-        "alfworld": alfworld,
-        "policy_tails": policy_tails,
-        "policy_concentration": policy_concentration,
-    }
-    return [rows[study]() for study in (STUDY_CLAIMS if only is None else (only,))]

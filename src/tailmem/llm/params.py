@@ -20,6 +20,10 @@ from fnmatch import fnmatchcase
 
 from tailmem.errors import ConfigError
 
+# the values of llm.roles.<role>.structured_outputs (how tailmem.llm.structured sends a constraint); here, beside
+# the other request parameters, so the settings check reads it without importing the request builders
+STRUCTURED_MODES = ("gbnf", "vllm", "json_schema")
+
 FAMILIES = ("reasoning", "standard")
 EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "none")
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 import json
 
 from tailmem.errors import LLMError
+from tailmem.llm.params import STRUCTURED_MODES as MODES
 from tailmem.llm.records import ToolCall
 
-MODES = ("gbnf", "vllm", "json_schema")  # the values of llm.roles.<role>.structured_outputs
 # What a request names its closed set of answers by (the predictor's state codes); never sent as is.
 CHOICES = "answer_choices"
 ANSWER_REGEX = r"[^<{\[ \n\x00][\s\S]*"  # the embedded answer grammar: opens neither a tag nor a JSON-looking call

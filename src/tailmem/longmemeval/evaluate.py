@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tailmem.data.longmemeval import Question
-from tailmem.exports.longmemeval_retrieval import retrieval_record
+from tailmem.data.longmemeval import Question, Session
 from tailmem.longmemeval import metrics
 from tailmem.longmemeval.answer import ProgrammaticAnswerer, full_prompt
 from tailmem.longmemeval.arms import NO_EVIDENCE, Arm
 from tailmem.longmemeval.haystack_memory import build_store
 from tailmem.longmemeval.retrieval import (
+    Ranking,
     correct_sessions,
     official_metrics,
     official_retrieval_question,
@@ -38,7 +38,10 @@ class Built:
 
     row: dict
     memory: str
-    retrieval: dict | None = None  # the question's line of the official retrieval log (exports.longmemeval_retrieval)
+    # the question's sessions in haystack order and their BM25 ranking: its line of the official retrieval log
+    # (`tailmem.exports.longmemeval_retrieval.retrieval_record`, which the stage writes)
+    haystack: tuple[Session, ...] = ()
+    ranking: Ranking | None = None
 
 
 def without_evidence(question: Question) -> Question:
@@ -79,7 +82,6 @@ def build_prompts(
     for k in recall_ks:
         recall |= official_metrics(ranked_ids, correct, int(k))
     recall["retrieval_scored"] = official_retrieval_question(question.qid, sessions)
-    record = retrieval_record(question, sessions, ranking)
     built, graph_tokens = [], None
     for arm in arms:
         settings = dict(arm.memory)
@@ -115,7 +117,8 @@ def build_prompts(
                     "marks": line_marks(prompt, store.items),
                 },
                 memory=prompt.text,
-                retrieval=record,
+                haystack=sessions,
+                ranking=ranking,
             )
         )
     return built

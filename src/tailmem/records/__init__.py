@@ -8,7 +8,7 @@ loaders, which read benchmark inputs, not pipeline artifacts); this package is t
 the required columns checked) and `records.arrays.ArrayRecord` (npz: a `format_version` array, the required
 arrays checked), all on `records.base.Versioned`. One module per area: `graphworld` (world.json), `rollout`
 (trace.npz), `audit` (audit.json; an access log's audit.json and trace.npz), `control` (summary.json,
-steps.parquet, counts.npz), `longmemeval` (summary.json, rows.parquet), `judges` (the verdicts parquet), `fsmem`
+steps.parquet, counts.npz), `design` (a study's rows of the design check), `longmemeval` (summary.json, rows.parquet), `judges` (the verdicts parquet), `fsmem`
 (build.json, answers.json, PersonaMem's caches, snapshot manifests), `alfworld` (manifest, episodes, chain, the
 regenerate and episode caches), `calibration` (the walk cache), `provenance` (meta.json).
 """

@@ -4,12 +4,28 @@ external access log's audit (rule `audit_log_one`) writes its own audit.json and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import ClassVar
 
-from tailmem.audit.concentration import Concentration
 from tailmem.records.arrays import ArrayRecord
 from tailmem.records.base import Record
+
+
+@dataclass(frozen=True)
+class Concentration:
+    """`audit.concentration.concentration`: how concentrated one count vector is (paper 1 Tables 2, 7, 8)."""
+
+    gini: float
+    top_share: float  # fraction (0..1) of all accesses that go to the top `top_fraction` of items
+    sigma_top10: float  # std of the top items' counts in units of the mean count (see sigma_top)
+    max_median: float
+    median_basis: str  # "all": median over all items; "nonzero": all-item median was 0, so nonzero items only
+    skew: float  # Fisher-Pearson moment skewness (scipy default, biased); nan if all counts are equal
+    top_fraction: float
+    n_top: int  # how many items make up the "top" group
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 @dataclass(frozen=True)

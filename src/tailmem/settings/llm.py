@@ -93,7 +93,7 @@ class RoleGroup:
         """The ranges of the keys that are set (unset ones are checked where they are inherited from)."""
         from tailmem.llm.backends.base import KINDS
         from tailmem.llm.params import EFFORTS, FAMILIES
-        from tailmem.llm.structured import MODES
+        from tailmem.llm.params import STRUCTURED_MODES as MODES
 
         p.one_of("backend", self.backend, list(KINDS))
         p.one_of("recorded_backend", self.recorded_backend, list(KINDS))

@@ -11,6 +11,7 @@ STAGES = declare(
     Stage("alfworld_games", "tailmem.studies.alfworld.games:regenerate_games", ALFWORLD_GROUPS),
     Stage("alfworld_memory", "tailmem.studies.alfworld.episodes:memory", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
     Stage("alfworld_skills", "tailmem.studies.alfworld.episodes:skills", (*ALFWORLD_GROUPS, "seed"), arms=MEMORY_ARMS),
+    Stage("alfworld_design_rows", "tailmem.studies.alfworld.design_rows:run", ("alfworld", "power", "stats")),
     Stage(
         "alfworld_report", "tailmem.studies.alfworld.report:report", (*ALFWORLD_GROUPS, "stats", "power")
     ),  # its intervals: stats

@@ -7,8 +7,10 @@ Why records in Python, and how the study fills them: `tailmem.report.claims`. Ad
 
 from __future__ import annotations
 
-from tailmem.control.design import STUDY_CLAIMS
 from tailmem.report.claims import Claim
+
+# the claim column of the study's row of the design check (design_rows.py): the claims rows it plans name it
+DESIGN_CLAIM = "ALFWorld: arms on the same games"
 
 # -- paper 2, the ALFWorld skill setting (claims_alfworld_<subset>; tailmem.studies.alfworld.tables.skill_claims) ---
 # every store variant a protocol ran against the control (`{variant}`, `{baseline}`; the paper's number per protocol
@@ -22,7 +24,7 @@ ALFWORLD_VS_CONTROL = Claim(
     metric="success",
     side="greater",
     unit="game",
-    planned=STUDY_CLAIMS["alfworld"],
+    planned=DESIGN_CLAIM,
 )
 ALFWORLD_ORDER = Claim(
     "The order of the chain does not change success ({variant})",

@@ -172,10 +172,11 @@ def report(cfg: StageSettings) -> None:
 def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: dict, footer: str) -> None:
     """Paper 2's skill-side analyses: claims at the game unit with chain seeds as the outer level; the
     store, the curation effort and running success by goal family against no store along the first seed's chain."""
-    from tailmem.control.design import study_powers
+    from tailmem.control.stated import planned_power
     from tailmem.report.plots import save_figure
     from tailmem.report.table_io import write_table
     from tailmem.stats.settings import settings as stats_settings
+    from tailmem.studies.alfworld import design_rows
     from tailmem.studies.alfworld import figures as F
     from tailmem.studies.alfworld import tables as T
     from tailmem.studies.alfworld import text as W
@@ -186,9 +187,7 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     margin = float(a.claims.order_margin)
     protocols, variants = list(a.protocols), list(a.variants)
     executor = labels[EXECUTOR]
-    planned = study_powers(
-        cfg, st.min_units, st.alpha, "alfworld"
-    )  # as the design check plans them, beside the verdicts
+    planned = planned_power(design_rows.row(cfg, st.min_units, st.alpha))  # as the design check plans them
     claims = T.skill_claims(tasks, st, margin, min_tie_games=int(a.claims.min_tie_games), planned=planned)
     write_table(
         tables,

@@ -106,3 +106,17 @@ rule alfworld_report:
         ALFWORLD.conda_env
     shell:
         "{params.cmd} > {log} 2>&1"
+
+
+# the study's row of the design check (tables/design_check), from its own config groups
+rule alfworld_design_rows:
+    output:
+        ALFWORLD.design_rows("alfworld"),
+    params:
+        **ALFWORLD.stage_params("alfworld_design_rows"),
+    log:
+        ALFWORLD.log_of("alfworld_design_rows"),
+    conda:
+        ALFWORLD.conda_env
+    shell:
+        "{params.cmd} > {log} 2>&1"

@@ -17,9 +17,9 @@ STAGES = declare(
         (*GRAPH_RUN, "scale", "control", "power", "llm", "stats"),
     ),
     Stage(
-        "design_check_report",
+        "controller_design_rows",
         "tailmem.studies.controller.design_check:report",
-        ("scale", "control", "power", "llm", "stats", "fsmem", "longmemeval", "alfworld", "rollout"),
+        ("scale", "control", "power", "stats"),  # the study's own groups: another study's setting reruns nothing here
     ),
     Stage("control", "tailmem.studies.controller.control:run", (*GRAPH_RUN, "memory", "control", "llm")),
     Stage("control_report", "tailmem.studies.controller.report:run", ("scale", "audit", "control", "llm", "stats")),

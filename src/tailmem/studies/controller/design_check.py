@@ -1,4 +1,4 @@
-"""Stages `design_check`, `design_plan` and `design_check_report`: the controller study's model-free twin and the
+"""Stages `design_check`, `design_plan` and `controller_design_rows`: the controller study's model-free twin and the
 plan it makes, before any model call.
 
 `design_check` replays one trajectory under every arm a claim of claims_ctmc compares, with the programmatic
@@ -8,10 +8,12 @@ the twin's per-step difference; the twin's own differences) and `twin.parquet` (
 `design_plan` reads every run's pairs.csv (the twin's effect and its spread between runs need them all) and writes
 the run's `plan.json`: the steps a model predictor must be called at, with weights (tailmem.control.design.plan),
 `control.plan_calls` per pair of arms or, with `control.plan_budget_s`, the calls a budget buys to decide the
-most claims (`design.spend_budget`), and each claim pair's planned power. `design_check_report` gathers every run
-into the `design_check` table: per claim, the runs planned against `stats.min_units`, the smallest p their test
-can reach, the share of informative steps, the twin's effect and spread, the planned power, units, calls and
-core-seconds, what 80% power would take, and whether the plan can decide it.
+most claims (`design.spend_budget`), and each claim pair's planned power. `controller_design_rows` gathers every
+run into the study's rows of the `design_check` table (`records.design.DesignRows`; stage `design_table` adds the
+other studies' rows): per claim, the runs planned against `stats.min_units`, the smallest p their test can reach,
+the share of informative steps, the twin's effect and spread, the planned power, units, calls and core-seconds,
+what 80% power would take, and whether the plan can decide it. It reads the controller study's config groups
+only: another study's setting reruns none of these stages.
 """
 
 from __future__ import annotations
@@ -22,24 +24,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from tailmem import outputs, paths
+from tailmem import paths
 from tailmem.artifacts import atomic_path
 from tailmem.control import design
 from tailmem.control.predict import ProgrammaticPredictor
 from tailmem.control.replay import load_run, replay, replayed, retrieved_per_step, tail_states, window_counts
-from tailmem.fsmem.questions import asked
 from tailmem.graph_runs import Run, design_runs
 from tailmem.llm.client import answers_constrained
 from tailmem.memory.arm import Arm
 from tailmem.memory.arms import arm_settings
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
-from tailmem.paths import TABLES
-from tailmem.provenance import save_provenance, table_footer
+from tailmem.provenance import save_provenance
 from tailmem.records.control import DesignPlan, DesignTwin
-from tailmem.report.table_io import write_table
+from tailmem.records.design import DesignRows
 from tailmem.roles import PREDICTOR
-from tailmem.settings.control import ROLES_TIMED
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings as stats_settings
@@ -213,11 +212,6 @@ def draws_per_run(plans: list[DesignPlan], claim: str) -> float:
     return n / len(plans)
 
 
-def fsmem_questions(cfg) -> int | None:
-    """The LoCoMo questions the slice's answer stages ask (`tailmem.fsmem.questions.asked`)."""
-    return asked(cfg.fsmem)
-
-
 def claims_power(plans: list[DesignPlan]) -> dict[str, float]:
     """The planned power of each claims_ctmc row a claim pair decides (the row's words -> power at the twin's
     effect under the plans' allotment, `DesignPlan.planned_power` of the row's `Claim.planned`): the tail-error rows
@@ -229,7 +223,7 @@ def claims_power(plans: list[DesignPlan]) -> dict[str, float]:
     return {claim.words: power[claim.planned] for claim in CTMC if claim.planned in power}
 
 
-@typed_stage("design_check_report")
+@typed_stage("controller_design_rows")
 def report(cfg: StageSettings) -> None:
     results = cfg.results_dir
     st = stats_settings(cfg)
@@ -238,16 +232,10 @@ def report(cfg: StageSettings) -> None:
     plans = [DesignPlan.read(design_file(r, results, paths.PLAN_FILE)) for r in runs]
     b = budget(cfg)
     table = design.summarize_pairs(rows, st.min_units, b, plans)
-    asked = fsmem_questions(cfg)
-    table = pd.concat(
-        [table, pd.DataFrame(design.study_rows(cfg, st.min_units, st.alpha, fsmem_questions=asked))],
-        ignore_index=True,
-    )
     calls = sum(len(p.arm_calls(a)) for p in plans for a in p.arms)  # at most: a shared prompt shares its call
     table["draws_per_run"] = [draws_per_run(plans, claim) for claim in table.claim]
     c = cfg.scale.control
     rate = cfg.power.call_seconds
-    stated = "; ".join(f"{k}: {v.source}" for k, v in cfg.power.stated_effects.items())
     allotted = (
         f"{cfg.control.plan_calls} tail steps and {cfg.control.plan_calls} others where a claim scores every step"
         if b.seconds is None
@@ -275,10 +263,7 @@ def report(cfg: StageSettings) -> None:
         f"(both arms at each draw; pairs of one arm share calls, so these are at most) at {rate.predictor:g} s a "
         "predictor call (`power.call_seconds`). A claim whose arms never differ in evidence on its steps has a "
         "twin effect zero by design and gets no call; a claim the plan cannot decide says so before any model "
-        "call. The last rows check the other studies' paired claims from the config alone: the questions, games "
-        "or runs each plans (an empty count: the whole benchmark), and their power, units for 80% and "
-        f"core-seconds at a stated effect and SD per unit (`power.stated_effects`: {stated}) and "
-        f"`power.call_seconds` ({', '.join(f'{k} {getattr(rate, k):g} s' for k in ROLES_TIMED[1:])}). "
+        "call. "
         + (
             f"A model predictor is called at most {calls:,} times under `control.plan` "
             f"({len(plans)} runs x {len(plans[0].arms) if plans else 0} claim arms: per pair of arms "
@@ -287,13 +272,9 @@ def report(cfg: StageSettings) -> None:
             "prompt share its call)."
         )
     )
-    write_table(
-        Path(TABLES.format(results=results)),
-        outputs.DESIGN_CHECK,
-        table,
-        "Design check: can each claim pair's arms differ?",
-        note,
-        table_footer(cfg),
+    # NaN stays NaN (JSON's NaN): the table reads back the numbers summarize_pairs gave
+    DesignRows("controller", table.to_dict("records"), note).write(
+        paths.DESIGN_ROWS.format(results=results, study="controller")
     )
     log.info(
         "design check: %d claims, %d decidable; a planned model replay makes at most %d predictor calls; "

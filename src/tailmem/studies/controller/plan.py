@@ -13,7 +13,7 @@ from tailmem.plan import GraphRunPlan
 class ControllerPlan(GraphRunPlan):
     @cached_property
     def targets(self) -> list[str]:
-        return self.tables_design + self.tables_control + self.figures_control
+        return self.tables_control + self.figures_control
 
     @property
     def control_summary_file(self) -> str:
@@ -48,16 +48,12 @@ class ControllerPlan(GraphRunPlan):
 
     @cached_property
     def design_plans(self) -> list[str]:
-        """Every controller-study trajectory's plan.json (the design check's table reads their pairs.csv)."""
+        """Every controller-study trajectory's plan.json (the study's design-check rows read their pairs.csv)."""
         return [f"{paths.DESIGN.format(**r.keys(self.results))}/{paths.PLAN_FILE}" for r in self.design_runs]
 
     @cached_property
     def design_runs(self):
         return graph_runs.design_runs(self.cfg)
-
-    @cached_property
-    def tables_design(self) -> list[str]:
-        return self.table(outputs.DESIGN_CHECK)
 
     @cached_property
     def control_runs(self):

@@ -41,15 +41,16 @@ rule design_plan:
         "{params.cmd} input=$(dirname {input.twin}) out=$(dirname {output.plan}) > {log} 2>&1"
 
 
-rule design_check_report:
+# the study's rows of the design check's table (tables/design_check: stage design_table adds the other studies')
+rule controller_design_rows:
     input:
         CONTROLLER.design_plans,
     output:
-        CONTROLLER.tables_design,
+        CONTROLLER.design_rows("controller"),
     params:
-        **CONTROLLER.stage_params("design_check_report"),
+        **CONTROLLER.stage_params("controller_design_rows"),
     log:
-        CONTROLLER.log_of("design_check_report"),
+        CONTROLLER.log_of("controller_design_rows"),
     conda:
         CONTROLLER.conda_env
     shell:

@@ -20,6 +20,7 @@ STAGES = declare(
     Stage("fsmem_harness", f"{_TABLES}:harness", FSMEM_GROUPS),
     Stage("fsmem_costs", f"{_TABLES}:costs", FSMEM_GROUPS),
     Stage("fsmem_replicates", f"{_TABLES}:replicates", FSMEM_GROUPS),
+    Stage("fsmem_design_rows", "tailmem.studies.fsmem.design_rows:run", ("fsmem", "power", "stats")),
     Stage("fsmem_claims", "tailmem.studies.fsmem.claims_stage:run", (*FSMEM_GROUPS, "stats", "judges", "power")),
     Stage("fsmem_growth", "tailmem.studies.fsmem.growth:run", FSMEM_GROUPS),
     Stage("fsmem_access", "tailmem.studies.fsmem.access:run", (*FSMEM_GROUPS, "audit", "seed")),

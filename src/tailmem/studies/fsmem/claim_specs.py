@@ -7,9 +7,11 @@ Why records in Python, and how the study fills them: `tailmem.report.claims`. Ad
 
 from __future__ import annotations
 
-from tailmem.control.design import STUDY_CLAIMS
 from tailmem.report import paper2_values as paper2
 from tailmem.report.claims import EVERY_ROW_BEFORE, Claim
+
+# the claim column of the study's row of the design check (design_rows.py): the claims rows it plans name it
+DESIGN_CLAIM = "fsmem: arms on the same LoCoMo questions"
 
 # -- paper 2, the file-based memory study (claims_fsmem; tailmem.studies.fsmem.claims.claims) --------------------------
 # Arms are `variant`s of the main study (RQ1/RQ2); the harness (RQ5) and strength (RQ3) claims are templates read
@@ -74,7 +76,7 @@ FSMEM_MAIN = (
             side="greater",
             unit="question",
             paper=FSMEM_NO_NUMBER,
-            planned=STUDY_CLAIMS["fsmem"] if metric == "f1" else "",
+            planned=DESIGN_CLAIM if metric == "f1" else "",
         )
         for v in ("verbatim", "agent_curated")
         for metric, label in (("score", ""), ("f1", " (token F1, the benchmark's scorer)"))

@@ -12,7 +12,7 @@ import logging
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.control.design import study_powers
+from tailmem.control.stated import planned_power
 from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.fsmem.benchmarks import conversation_file
@@ -27,6 +27,7 @@ from tailmem.roles import BUILDER, JUDGE, SEARCHER
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings
 from tailmem.studies.fsmem import claims as fsmem_claims
+from tailmem.studies.fsmem import design_rows
 from tailmem.studies.fsmem.study_tables import agents_note
 
 log = logging.getLogger("tailmem")
@@ -73,9 +74,8 @@ def run(cfg) -> None:
             runs.append(r)
     answers = pd.DataFrame(records, columns=list(fsmem_claims.ANSWER_COLUMNS))
     # the strength runs come in fsmem.study.strength.searchers order, weakest first: the ladder claims_fsmem walks
-    planned = study_powers(
-        cfg, s.min_units, s.alpha, "fsmem", fsmem_questions=asked(cfg.fsmem)
-    )  # as the design check plans them, beside the verdicts
+    # as the design check plans them, beside the verdicts
+    planned = planned_power(design_rows.row(cfg, s.min_units, s.alpha, asked(cfg.fsmem)))
     df = fsmem_claims.claims(answers, s, s.margins.fsmem_tie, planned=planned)
     judged = judge_verdicts.read_verdicts(cfg) if cfg.judges.claims else None
     if judged is not None:  # the same claims with correctness from each judge (tailmem.judges.claims)

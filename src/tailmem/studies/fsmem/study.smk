@@ -220,3 +220,17 @@ rule fsmem_rq4_growth:
 rule fsmem_rq5_harness:
     input:
         FSMEM.fsmem_study["fsmem_harness"][0],
+
+
+# the study's row of the design check (tables/design_check), from its own config groups
+rule fsmem_design_rows:
+    output:
+        FSMEM.design_rows("fsmem"),
+    params:
+        **FSMEM.stage_params("fsmem_design_rows"),
+    log:
+        FSMEM.log_of("fsmem_design_rows"),
+    conda:
+        FSMEM.conda_env
+    shell:
+        "{params.cmd} > {log} 2>&1"

@@ -13,6 +13,7 @@ STAGES = declare(
         ("longmemeval", "seed", "llm"),
         arms="tailmem.longmemeval.arms:arm_payload",
     ),
+    Stage("longmemeval_design_rows", "tailmem.studies.longmemeval.design_rows:run", ("longmemeval", "power", "stats")),
     Stage(
         "longmemeval_report", "tailmem.studies.longmemeval.stages:report", ("longmemeval", "stats", "judges", "power")
     ),

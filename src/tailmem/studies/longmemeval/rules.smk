@@ -45,3 +45,17 @@ rule longmemeval_report:
         LONGMEMEVAL.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"
+
+
+# the study's row of the design check (tables/design_check), from its own config groups
+rule longmemeval_design_rows:
+    output:
+        LONGMEMEVAL.design_rows("longmemeval"),
+    params:
+        **LONGMEMEVAL.stage_params("longmemeval_design_rows"),
+    log:
+        LONGMEMEVAL.log_of("longmemeval_design_rows"),
+    conda:
+        LONGMEMEVAL.conda_env
+    shell:
+        "{params.cmd} > {log} 2>&1"

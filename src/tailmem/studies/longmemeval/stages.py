@@ -18,7 +18,7 @@ from tailmem import outputs
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
-from tailmem.exports.longmemeval_retrieval import write_retrieval_log
+from tailmem.exports.longmemeval_retrieval import retrieval_record, write_retrieval_log
 from tailmem.judges.verdicts import lme_answers_key, read_verdicts, verdict_map
 from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
 from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
@@ -96,7 +96,7 @@ def run(cfg: StageSettings) -> None:
     rows, retrieval, asked = [], [], []
     for q in questions:
         built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
-        retrieval.append(built[0].retrieval)
+        retrieval.append(retrieval_record(q, built[0].haystack, built[0].ranking))
         if q.qid in checked:
             built.append(
                 build_without_evidence(q, graph, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
@@ -233,9 +233,10 @@ def report_note(cfg: StageSettings, answerers: str) -> str:
 
 @typed_stage("longmemeval_report")
 def report(cfg: StageSettings) -> None:
-    from tailmem.control.design import study_powers
+    from tailmem.control.stated import planned_power
     from tailmem.judges import claims as judge_claims
     from tailmem.report.table_io import write_table
+    from tailmem.studies.longmemeval import design_rows
     from tailmem.studies.longmemeval import figure as longmemeval_figure
     from tailmem.studies.longmemeval import tables as longmemeval_tables
 
@@ -263,9 +264,7 @@ def report(cfg: StageSettings) -> None:
         longmemeval_tables.note(outputs.LONGMEMEVAL_REDUCTION, note, measured),
         footer,
     )
-    planned = study_powers(
-        cfg, st.min_units, st.alpha, "longmemeval"
-    )  # as the design check plans them, beside the verdicts
+    planned = planned_power(design_rows.row(cfg, st.min_units, st.alpha))  # as the design check plans them
     claims = longmemeval_tables.claims(results, margin, context, planned)
     judged = read_verdicts(cfg) if cfg.judges.claims else None
     if judged is not None:  # the same claims under each judge's verdicts, to show which depend on the judge

@@ -16,6 +16,9 @@ STAGES = declare(
     ),
     Stage("audit", "tailmem.studies.random_walk.audit:run", (*GRAPH_RUN, "audit")),
     Stage("tables", "tailmem.studies.random_walk.report:run", ("scale", "audit", "rollout", "llm", "stats", "power")),
+    Stage(
+        "random_walk_design_rows", "tailmem.studies.random_walk.design_rows:run", ("scale", "rollout", "power", "stats")
+    ),
     Stage("figures", "tailmem.studies.random_walk.plot:run", ("scale", "audit", "rollout", "llm")),
 )
 

@@ -6,8 +6,11 @@ Why records in Python, and how the study fills them: `tailmem.report.claims`. Ad
 
 from __future__ import annotations
 
-from tailmem.control.design import STUDY_CLAIMS
 from tailmem.report.claims import Claim
+
+# the claim column of the study's row of the design check (design_rows.py): the claims rows it plans name it
+DESIGN_CLAIM = "LLM policy vs random walk: tail shape"
+CONCENTRATION_CLAIM = "LLM policy vs random walk: concentration over the same steps"
 
 # -- paper 1, the random walk (claims_random_walk; tailmem.studies.random_walk.tables.claims) --------------------------
 # Each family on its own, then every family pooled (`columns` scope). Evidence fields: a, b (mean Gini of the arm
@@ -94,7 +97,7 @@ RANDOM_WALK_TAIL_SHAPE = (
         side="greater",
         evidence="{fitted}/{worlds} worlds fitted under both policies",
         page="Table 3",
-        planned=STUDY_CLAIMS["policy_tails"],
+        planned=DESIGN_CLAIM,
     ),
     Claim(
         "tail shape: random walk favours log-normal, {policy} policy favours truncated power law",
@@ -118,7 +121,7 @@ RANDOM_WALK_CONCENTRATION = tuple(
         side="greater",
         evidence="{policy} {a:.3f}, random walk {b:.3f} over the first {steps} steps of {worlds} worlds",
         page="Table 3",
-        planned=STUDY_CLAIMS["policy_concentration"] if metric == "gini" else "",
+        planned=CONCENTRATION_CLAIM if metric == "gini" else "",
     )
     for metric, label in (("gini", "Gini"), ("top10_share", "top-10% share"))
 )

@@ -8,7 +8,7 @@ import logging
 import pandas as pd
 
 from tailmem import outputs, paths
-from tailmem.control.design import study_powers
+from tailmem.control.stated import planned_power
 from tailmem.errors import ArtifactError
 from tailmem.graph_runs import retrieval_runs, size_runs, tail_contrast_runs
 from tailmem.paths import TABLES, out_dir
@@ -22,6 +22,7 @@ from tailmem.settings.stage import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage
 from tailmem.stats.settings import settings as stats_settings
+from tailmem.studies.random_walk import design_rows
 from tailmem.studies.random_walk import tables as rw
 
 log = logging.getLogger(__name__)
@@ -157,10 +158,7 @@ def run(cfg: StageSettings) -> None:
             st,
             tails,
             tail_policy(composed),
-            {
-                **study_powers(cfg, st.min_units, st.alpha, "policy_tails"),
-                **study_powers(cfg, st.min_units, st.alpha, "policy_concentration"),
-            },
+            {k: v for r in design_rows.rows(cfg, st.min_units, st.alpha) for k, v in planned_power(r).items()},
             same_steps_concentration(contrast, results, cfg.audit.top_fraction),
         ),
     }

@@ -176,8 +176,8 @@ def claims(
     equal within `s.margins.gini`. Tail-shape rows (with `tails`, the audit frame of the random walk and `policy`
     on the same worlds): see `tail_shape_claims`; concentration rows (with `concentration`,
     `concentration_frame`'s): see `concentration_claims`. A claim with several parts ends with a row combining their
-    verdicts. `planned`: the design check's planned powers (`tailmem.control.design.study_powers`), beside the
-    tail-shape row it plans.
+    verdicts. `planned`: the design check's planned powers (`tailmem.control.stated.planned_power` of the study's
+    `design_rows.rows`), beside the rows they plan.
     """
     rows = []
     for claim in claim_specs.RANDOM_WALK_SIZE:

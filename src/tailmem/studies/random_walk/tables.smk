@@ -37,3 +37,17 @@ rule figures_random_walk:
         RANDOM_WALK.conda_env
     shell:
         "{params.cmd} out={params.out} > {log} 2>&1"
+
+
+# the LLM policy's tail-shape row of the design check (tables/design_check), from the study's config groups
+rule random_walk_design_rows:
+    output:
+        RANDOM_WALK.design_rows("random_walk"),
+    params:
+        **RANDOM_WALK.stage_params("random_walk_design_rows"),
+    log:
+        RANDOM_WALK.log_of("random_walk_design_rows"),
+    conda:
+        RANDOM_WALK.conda_env
+    shell:
+        "{params.cmd} > {log} 2>&1"
