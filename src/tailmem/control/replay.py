@@ -119,8 +119,9 @@ def replay(
 
     `budget`: the arm's resolved budget (tailmem.memory.budget.resolve); each step's query carries the memory
     tokens it leaves that step (`MemoryBudget.for_step`: what the step's instruction and question leave of a
-    whole-prompt budget, paper 1's). None: the controller's own budget caps the memory block alone. `retrieved[t]`: the items the rollout's retrieval design placed in context at step t (the
-    trace's accesses after the visit); they join the current state's known neighbours as candidates, so the design
+    whole-prompt budget, paper 1's). None: the controller's own budget caps the memory block alone.
+    `retrieved[t]`: the items the rollout's retrieval design placed in context at step t (the trace's accesses
+    after the visit); they join the current state's known neighbours as candidates, so the design
     that defines the access counts, and so the tail, also shapes the candidate pool. `plan`: step -> weight of the
     steps the predictor is called at (a design check's plan); every step is then a row, `called` says which were
     predicted and `weight` is the inverse of a sampled step's inclusion probability (0 for a step not called).
