@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # of them (`${data_dir}/locomo/...`) counts as the placeholder `<data_dir>/locomo/...`, the same on any machine.
 GLOBAL_KEYS = ("results_dir", "figures_dir", "data_dir")
 # Keys that only point a job at its input artifacts (set by Snakemake); never part of a digest.
-PATH_KEYS = ("control.world", "control.budget_from", "control.plan_file")
+PATH_KEYS = ("control.world", "control.matched_from", "control.plan_file")
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ def test_control_stage_matched_budget_end_to_end(tmp_path):
                 "control",
                 *arms.overrides(arm),
                 f"control.arm={arm}",
-                f"control.budget_from={base}/graph_memory-compact/summary.json",
+                f"control.matched_from={base}/graph_memory-compact/summary.json",
                 *common,
             ]
         )

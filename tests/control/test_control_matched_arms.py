@@ -18,6 +18,7 @@ from tailmem.control.replay import replay, replayed, retrieved_per_step, summari
 from tailmem.graphworld.build import world_from_config
 from tailmem.memory.arm import Arm
 from tailmem.memory.arms import arm_settings
+from tailmem.memory.budget import MemoryBudget
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.rollout.run import rollout
@@ -52,7 +53,7 @@ def spend(world, trace, arm: str, budget: int | None, counter: TokenCounter, see
         controller,
         ProgrammaticPredictor(),
         counter,
-        prompt_budget=controller.budget,
+        budget=MemoryBudget(controller.budget, whole_prompt=True),
         retrieved=retrieved_per_step(trace, len(states)),
     )
     return summarize(result)["tokens_per_step"]

@@ -16,6 +16,7 @@ from tailmem.control.world_memory import WorldMemory
 from tailmem.fsmem.questions import asked
 from tailmem.graphworld.build import build_world
 from tailmem.memory import ctmc
+from tailmem.memory.budget import MemoryBudget
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.items import MemoryItem
 from tailmem.memory.tokens import TokenCounter
@@ -57,7 +58,9 @@ def test_the_whole_prompt_budget_binds_and_caps_every_prompt(world, trajectory):
     states, edges = trajectory
     gm = make_controller({"name": "graph_memory", "budget": 156})
     free = make_controller({"name": "graph_memory", "budget": None})
-    capped = replay(world, states, edges, gm, ProgrammaticPredictor(), tokens(), prompt_budget=156)
+    capped = replay(
+        world, states, edges, gm, ProgrammaticPredictor(), tokens(), budget=MemoryBudget(156, whole_prompt=True)
+    )
     unbounded = replay(world, states, edges, free, ProgrammaticPredictor(), tokens())
     assert capped.steps.prompt_tokens.max() <= 156 + 2  # the line-sum count may differ by a token or two
     assert (capped.steps.n_core < unbounded.steps.n_core).mean() > 0.1  # the cap binds on many steps
@@ -122,7 +125,9 @@ def _steps(world, states, edges, arm_settings, budget_of_matched=None):
     out = {}
     for arm, settings in arm_settings.items():
         c = make_controller(settings)
-        out[arm] = replay(world, states, edges, c, ProgrammaticPredictor(), tokens(), prompt_budget=c.budget).steps
+        out[arm] = replay(
+            world, states, edges, c, ProgrammaticPredictor(), tokens(), budget=MemoryBudget(c.budget, whole_prompt=True)
+        ).steps
     return out
 
 

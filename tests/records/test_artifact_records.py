@@ -113,7 +113,7 @@ def test_every_record_names_a_rule_that_rebuilds_it():
 def test_no_stage_table_or_site_module_reads_a_typed_artifact_as_a_bare_dict():
     """summary.json, audit.json, build.json and answers.json are read through their records (issue 30)."""
     bare = re.compile(
-        r"read_json\([^)]*(summary_file|audit_file|build_file|answers_file|budget_from|"
+        r"read_json\([^)]*(summary_file|audit_file|build_file|answers_file|matched_from|"
         r"SUMMARY_FILE|AUDIT_FILE|BUILD_FILE|ANSWERS_FILE)"
     )
     src = ROOT / "src" / "tailmem"

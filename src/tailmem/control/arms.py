@@ -14,6 +14,7 @@ sweep of Figure 6 pin CTMC to Graph Memory's measured tokens (`-matched`), so al
 from __future__ import annotations
 
 from tailmem.errors import ConfigError
+from tailmem.memory import budget
 from tailmem.memory.arm import ENCODINGS, Arm
 
 PAPER_BASELINES = (
@@ -57,7 +58,7 @@ def overrides(arm: str) -> list[str]:
     if a.order is not None:
         out.append(f"memory.order={a.order}")
     if a.matched:
-        out.append("memory.budget=matched")
+        out.append(f"memory.{budget.KEY}={budget.MATCHED}")  # resolved by tailmem.memory.budget.resolve
     return out
 
 

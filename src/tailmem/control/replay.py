@@ -34,6 +34,7 @@ from tailmem.control.world_memory import WorldMemory
 from tailmem.graphworld.world import World
 from tailmem.llm.backends.base import ContextOverflow
 from tailmem.llm.parallel import run_units
+from tailmem.memory.budget import MemoryBudget
 from tailmem.memory.controllers import Controller
 from tailmem.memory.marks import line_marks
 from tailmem.memory.query import Query
@@ -110,16 +111,17 @@ def replay(
     counter: TokenCounter,
     progress: bool = False,
     predict_at: list[int] | None = None,
-    prompt_budget: int | None = None,
+    budget: MemoryBudget | None = None,
     retrieved: Sequence[Sequence[int]] | None = None,
     plan: Mapping[int, float] | None = None,
 ) -> ReplayResult:
     """`predict_at`: the steps the predictor runs at (`predict_steps`); None = every step.
 
-    `prompt_budget`: the whole prompt's tokens per step (instruction, memory and question, paper 1's budget); the
-    controller's memory block gets what this step's fixed text leaves. None: the controller's own budget caps the
-    memory block alone. `retrieved[t]`: the items the rollout's retrieval design placed in context at step t (the
-    trace's accesses after the visit); they join the current state's known neighbours as candidates, so the design
+    `budget`: the arm's resolved budget (tailmem.memory.budget.resolve); each step's query carries the memory
+    tokens it leaves that step (`MemoryBudget.for_step`: what the step's instruction and question leave of a
+    whole-prompt budget, paper 1's). None: the controller's own budget caps the memory block alone.
+    `retrieved[t]`: the items the rollout's retrieval design placed in context at step t (the trace's accesses
+    after the visit); they join the current state's known neighbours as candidates, so the design
     that defines the access counts, and so the tail, also shapes the candidate pool. `plan`: step -> weight of the
     steps the predictor is called at (a design check's plan); every step is then a row, `called` says which were
     predicted and `weight` is the inverse of a sampled step's inclusion probability (0 for a step not called).
@@ -147,8 +149,8 @@ def replay(
             related = tuple(
                 sorted(set(related) | {int(i) for i in retrieved[t] if int(i) != s and int(i) in mem.store})
             )
-        budget = None if prompt_budget is None else int(prompt_budget) - counter(full_prompt("", s, text, action))
-        query = Query(step=t, current=s, related=related, text=f"{text} {action}", budget=budget)
+        cap = None if budget is None else budget.for_step(counter(full_prompt("", s, text, action)))
+        query = Query(step=t, current=s, related=related, text=f"{text} {action}", budget=cap)
         prompt = controller.build(mem.store, query, counter)
         prompt_tokens = counter.exact(full_prompt(prompt.text, s, text, action))
         row = scored is None or t in scored

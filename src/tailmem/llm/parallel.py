@@ -52,24 +52,21 @@ def in_process(client) -> bool:
     return kind is not None and kind.embedded
 
 
-def in_flight(settings) -> int:
-    """The calls a role's settings allow in flight at once: its `concurrency`, capped by `server_slots` (the
-    requests its server decodes at once) where the preset states them."""
-    cap = int(getattr(settings, "concurrency", 1) or 1)
-    server = getattr(settings, "server_slots", None)
-    return min(cap, int(server)) if server is not None else cap
+def in_flight(settings, *limits: int | None) -> int:
+    """The calls a role may hold in flight at once, at least 1: the least of its `concurrency`, its server's
+    `server_slots` (where the preset states them) and `limits` (None: none). The one place the cap is taken: a rule
+    declares it with no limits (`llm_slots`), the job takes it with its units and its granted slots (`workers_for`),
+    so a job never runs more units than its rule asked slots for."""
+    bounds = (getattr(settings, "concurrency", 1) or 1, getattr(settings, "server_slots", None), *limits)
+    return max(1, min(int(b) for b in bounds if b is not None))
 
 
 def workers_for(client, units: int) -> int:
-    """Threads for `units` independent units of `client`'s role: min(concurrency, server slots, units, granted
-    slots), at least 1; 1 for an in-process model or no client (a programmatic agent calls no model)."""
+    """Threads for `units` independent units of `client`'s role: `in_flight` of its settings, its units and this
+    job's granted slots; 1 for an in-process model or no client (a programmatic agent calls no model)."""
     if client is None or units <= 1 or in_process(client):
         return 1
-    cap = in_flight(getattr(client, "settings", None))
-    slots = granted_slots()
-    if slots is not None:
-        cap = min(cap, slots)
-    return max(1, min(cap, units))
+    return in_flight(getattr(client, "settings", None), units, granted_slots())
 
 
 def units_workers(units: int, *clients) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from tailmem.errors import ConfigError
 from tailmem.memory.arm import Arm as ArmName
 from tailmem.memory.arms import arm_settings
+from tailmem.memory.budget import MATCHED
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Arm:
     name: str
     label: str
     memory: dict = field(hash=False)  # settings for memory.controllers.make_controller
-    ratio: float | None = None  # CTMC only: budget = ratio x Graph Memory's memory tokens
+    ratio: float | None = None  # CTMC only: its `matched` budget is ratio x Graph Memory's memory tokens
 
 
 # The arm families `longmemeval.arms` may list, in the order they run (CTMC's budgets are read from Graph Memory).
@@ -68,7 +69,7 @@ def make_arms(lme) -> list[Arm]:
     for ratio in lme.ctmc_ratios if "ctmc" in run else []:
         if not 0 < float(ratio) <= 1:
             raise ConfigError(f"longmemeval.ctmc_ratios: expected ratios in (0, 1], got {ratio}")
-        c = arm_settings("ctmc", encoding=enc, budget=None, tau=float(lme.tau), rank_by="query")
+        c = arm_settings("ctmc", encoding=enc, budget=MATCHED, tau=float(lme.tau), rank_by="query")
         label = c.pop("label")
         arms.append(Arm(ctmc_name(ratio), f"{label} ({float(ratio):g}x)", c, float(ratio)))
     if "full_history" in run:

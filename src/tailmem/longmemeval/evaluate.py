@@ -26,6 +26,7 @@ from tailmem.longmemeval.retrieval import (
     rank,
     recall_at_k,
 )
+from tailmem.memory.budget import SpentPerStep, controller_settings, resolve
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.marks import line_marks
 from tailmem.memory.query import Query
@@ -82,17 +83,17 @@ def build_prompts(
     for k in recall_ks:
         recall |= official_metrics(ranked_ids, correct, int(k))
     recall["retrieval_scored"] = official_retrieval_question(question.qid, sessions)
-    built, graph_tokens = [], None
+    built, graph = [], None
     for arm in arms:
-        settings = dict(arm.memory)
-        if arm.ratio is not None:
-            if graph_tokens is None:
-                raise ValueError("longmemeval arms: Graph Memory must precede the CTMC arms it sets budgets for")
-            settings["budget"] = int(round(arm.ratio * graph_tokens))
+        # CTMC's `matched` budget: its ratio of Graph Memory's memory tokens on this question (arms.make_arms
+        # puts Graph Memory first; a matched arm before it has no reference and raises)
+        budget = resolve(arm.memory, reference=graph, ratio=1.0 if arm.ratio is None else arm.ratio)
+        settings = controller_settings(arm.memory, budget)
         prompt = make_controller(settings, seed=seed).build(store, query, counter)
-        if arm.name == "graph_memory":
-            graph_tokens = prompt.tokens
         text = full_prompt(prompt.text, question.question, question.date)
+        prompt_tokens = counter.exact(text)
+        if arm.name == "graph_memory":
+            graph = SpentPerStep(prompt_tokens, prompt.tokens)
         built.append(
             Built(
                 row={
@@ -102,9 +103,9 @@ def build_prompts(
                     "seed": seed,
                     "arm": arm.name,
                     "label": arm.label,
-                    "budget": settings.get("budget"),
+                    "budget": budget.tokens,
                     "sessions": len(sessions),
-                    "prompt_tokens": counter.exact(text),
+                    "prompt_tokens": prompt_tokens,
                     "memory_tokens": prompt.tokens,
                     "n_core": len(prompt.core),
                     "n_tail": len(prompt.tail),

@@ -19,11 +19,11 @@ import math
 from dataclasses import dataclass
 
 from tailmem.errors import ConfigError
+from tailmem.memory.budget import MATCHED  # the part `-matched` asks for `memory.budget: matched`
 
 SEPARATOR = "-"
 ENCODINGS = ("verbose", "compact")
 ORDERS = ("rank", "shuffled", "reversed")  # memory.ctmc.ORDERS (checked equal in tests/memory/test_arm.py)
-MATCHED = "matched"
 NO_EVIDENCE = "no_evidence"
 GRAMMAR = "<controller>[-<encoding>][-tau<tau>][-<order>][-matched][-r<ratio>][-no_evidence]"
 

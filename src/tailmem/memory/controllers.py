@@ -30,7 +30,9 @@ def words(text: str) -> frozenset[str]:
 
 @dataclass
 class Controller(ABC):
-    """Common settings: the encoding of items and a token budget for the memory block (None = unbounded)."""
+    """Common settings: the encoding of items and a token budget for the memory block (None = unbounded), as
+    tailmem.memory.budget.resolve gives it (a budget counting the whole prompt reaches `build` per step, in
+    `Query.budget`)."""
 
     encoding: str = "compact"
     budget: int | None = field(default=None, metadata={"min": 1})  # a field's range: tailmem.settings.memory
@@ -41,8 +43,9 @@ class Controller(ABC):
     def build(self, store: MemoryStore, query: Query, counter: TokenCounter) -> Prompt: ...
 
     def cap(self, query: Query) -> int | None:
-        """This step's budget for the memory block: the query's when the caller fixes one, else the controller's."""
-        return self.budget if query.budget is None else max(int(query.budget), 0)
+        """This step's budget for the memory block: the query's when the caller fixes one (the controller study's
+        replay: `MemoryBudget.for_step`, already floored at 0), else the controller's."""
+        return self.budget if query.budget is None else int(query.budget)
 
 
 @dataclass

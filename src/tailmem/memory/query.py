@@ -9,8 +9,9 @@ from dataclasses import dataclass
 class Query:
     """The step, the item the agent is at, the items related to it (nearest first), and text to match.
 
-    `budget`, when set, is this step's cap on the memory block and replaces the controller's own: a caller whose
-    budget counts the whole prompt (the controller study) passes what the fixed text of this step leaves.
+    `budget`, when set, is this step's cap on the memory block in tokens and replaces the controller's own: the
+    controller study's replay passes `MemoryBudget.for_step` (tailmem.memory.budget), what a whole-prompt budget
+    leaves the block once this step's instruction and question are counted.
     """
 
     step: int

@@ -64,7 +64,7 @@ class StatedEffect:
 class ControlGroup:
     arm: Optional[str] = MISSING  # readable arm name (tailmem.control.arms); set by Snakemake
     world: Optional[str] = MISSING  # world folder; null = derived from graph/seed
-    budget_from: Optional[str] = MISSING  # summary.json whose tokens a `memory.budget=matched` spends
+    matched_from: Optional[str] = MISSING  # summary.json whose tokens a `memory.budget=matched` spends
     tail_fraction: float = MISSING
     replay_steps: Optional[int] = MISSING
     predict_steps: Optional[int] = MISSING

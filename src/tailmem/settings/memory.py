@@ -4,7 +4,8 @@ Why not one dataclass: a controller's settings are the fields of its class in `m
 adding a controller with a new setting touches its code and its `configs/memory/<name>.yaml` only (docs/extending.md).
 `check` reads the keys against those fields (`make_controller` refuses the others), each value against its field's
 type, and each range against the field's `metadata` (`field(default=5, metadata={"min": 1})`); `name` and `label`
-are the config's own keys, and `budget` may be `matched` (Graph Memory's measured tokens, the control stage).
+are the config's own keys. `budget` is read by tailmem.memory.budget (`problem`: tokens, null or `matched`, which
+only `resolve` turns into tokens, once a reference arm has run), so the check builds the controller without it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 
+from tailmem.memory import budget
 from tailmem.settings.checks import integer_problem, number_problem
 
 LABELS = ("name", "label")
@@ -42,7 +44,10 @@ def _field_problems(cls, settings: dict, prefix: str) -> list[str]:
         if f.name not in settings or f.name.startswith("_"):
             continue
         value = settings[f.name]
-        if f.name == "budget" and value in ("matched", None):
+        if f.name == budget.KEY:
+            bad = budget.problem(value)
+            if bad:
+                out.append(f"{prefix}.{f.name}={value!r}: {bad}")
             continue
         bad = _type_problem(hints.get(f.name), value)
         lo = f.metadata.get("min")
@@ -85,8 +90,7 @@ def check(settings: dict, prefix: str = "memory", arm: bool = False) -> list[str
             problems = _field_problems(cls, full, prefix)
             if problems:
                 return problems
-        built = {k: (1 if k == "budget" and v == "matched" else v) for k, v in full.items()}
-        make_controller(built)
+        make_controller({k: v for k, v in full.items() if k != budget.KEY})
     except ConfigError as exc:
         return [rename(line) for line in str(exc).splitlines()]
     return []

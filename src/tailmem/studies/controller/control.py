@@ -17,6 +17,7 @@ from tailmem import paths
 from tailmem.control.predict import ModelPredictor, ProgrammaticPredictor
 from tailmem.control.replay import load_run, predict_steps, replay, replayed, retrieved_per_step, summarize
 from tailmem.errors import ConfigError
+from tailmem.memory.budget import MemoryBudget, controller_settings, is_matched, resolve
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
@@ -28,15 +29,17 @@ from tailmem.stage import typed_stage
 log = logging.getLogger(__name__)
 
 
-def matched_budget(cfg: StageSettings) -> int:
-    """Graph Memory's measured tokens per step on the same replay (the whole prompt's or the memory block's, as
-    `control.budget_scope` counts a budget): the budget a matched arm spends."""
-    source = cfg.control.budget_from
-    if not source:
-        raise ConfigError("control.budget_from: memory.budget=matched needs the Graph Memory arm's summary.json")
-    summary = ControlSummary.read(source)
-    spent = summary.tokens_per_step if cfg.control.budget_scope == "prompt" else summary.memory_tokens_per_step
-    return int(round(spent))
+def arm_budget(cfg: StageSettings) -> MemoryBudget:
+    """The arm's memory budget (tailmem.memory.budget.resolve): its nominal `memory.budget`, or for a `-matched`
+    arm the tokens per step of the Graph Memory arm whose summary.json Snakemake names in `control.matched_from`;
+    counting the whole prompt or the memory block as `control.budget_scope` says."""
+    settings = cfg.memory.settings
+    reference = None
+    if is_matched(settings):
+        if not cfg.control.matched_from:
+            raise ConfigError("control.matched_from: memory.budget=matched needs the Graph Memory arm's summary.json")
+        reference = ControlSummary.read(cfg.control.matched_from)
+    return resolve(settings, whole_prompt=cfg.control.budget_scope == "prompt", reference=reference)
 
 
 def read_plan(cfg: StageSettings) -> dict[int, float] | None:
@@ -61,10 +64,8 @@ def make_predictor(cfg: StageSettings):
 
 @typed_stage("control")
 def run(cfg: StageSettings) -> None:
-    mem_cfg = dict(cfg.memory.settings)
-    if mem_cfg.get("budget") == "matched":
-        mem_cfg["budget"] = matched_budget(cfg)
-    controller = make_controller(mem_cfg, seed=int(cfg.seed))
+    budget = arm_budget(cfg)
+    controller = make_controller(controller_settings(cfg.memory.settings, budget), seed=int(cfg.seed))
     world, trace = load_run(cfg)
     predictor = make_predictor(cfg)
     counter = TokenCounter(encoding=cfg.llm.encoding)
@@ -72,7 +73,6 @@ def run(cfg: StageSettings) -> None:
     count, spread = cfg.control.predict_steps, cfg.control.predict_spread
     at = predict_steps(len(states), count, spread)
     at = None if len(at) == len(states) else at  # every step: the plain replay
-    whole_prompt = cfg.control.budget_scope == "prompt" and controller.budget is not None
     started = time.perf_counter()
     result = replay(
         world,
@@ -83,7 +83,7 @@ def run(cfg: StageSettings) -> None:
         counter,
         progress=None,
         predict_at=at,
-        prompt_budget=controller.budget if whole_prompt else None,
+        budget=budget,
         retrieved=retrieved_per_step(trace, len(states)),
         plan=read_plan(cfg),
     )
@@ -93,8 +93,8 @@ def run(cfg: StageSettings) -> None:
         controller=controller.name,
         label=cfg.memory.label,
         encoding=controller.encoding,
-        budget=controller.budget,
-        budget_scope="prompt" if whole_prompt else "memory",
+        budget=budget.tokens,
+        budget_scope=budget.scope,
         tau=getattr(controller, "tau", None),
         order=getattr(controller, "order", None),
         predictor=predictor.name,

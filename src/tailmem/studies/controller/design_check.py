@@ -33,6 +33,7 @@ from tailmem.graph_runs import Run, design_runs
 from tailmem.llm.client import answers_constrained
 from tailmem.memory.arm import Arm
 from tailmem.memory.arms import arm_settings
+from tailmem.memory.budget import MATCHED, SpentPerStep, controller_settings, resolve
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
@@ -46,13 +47,15 @@ from tailmem.stats.settings import settings as stats_settings
 log = logging.getLogger(__name__)
 
 
-def _controller(arm: str, matched: int | None, seed: int):
+def _arm(arm: str, reference: SpentPerStep | None, whole_prompt: bool, seed: int):
+    """(controller, budget) of a claim arm; a `-matched` arm spends `reference`'s tokens (Graph Memory's)."""
     a = Arm.parse(arm)
     extra = {k: v for k, v in (("tau", a.tau), ("order", a.order)) if v is not None}
     settings = arm_settings(a.controller, encoding=a.encoding, **extra)
     if a.matched:
-        settings["budget"] = matched
-    return make_controller(settings, seed=seed)
+        settings["budget"] = MATCHED
+    budget = resolve(settings, whole_prompt=whole_prompt, reference=reference)
+    return make_controller(controller_settings(settings, budget), seed=seed), budget
 
 
 @typed_stage("design_check")
@@ -63,9 +66,9 @@ def run(cfg: StageSettings) -> None:
     retrieved = retrieved_per_step(trace, len(states))
     whole_prompt = cfg.control.budget_scope == "prompt"
     steps: dict[str, pd.DataFrame] = {}
-    matched = None
+    reference = None
     for arm in design.claim_arms():  # Graph Memory first: the matched arms spend its measured tokens
-        controller = _controller(arm, matched, int(cfg.seed))
+        controller, budget = _arm(arm, reference, whole_prompt, int(cfg.seed))
         result = replay(
             world,
             states,
@@ -73,13 +76,12 @@ def run(cfg: StageSettings) -> None:
             controller,
             ProgrammaticPredictor(),
             counter,
-            prompt_budget=controller.budget if whole_prompt and controller.budget is not None else None,
+            budget=budget,
             retrieved=retrieved,
         )
         steps[arm] = result.steps
-        if matched is None:
-            col = "prompt_tokens" if whole_prompt else "memory_tokens"
-            matched = int(round(result.steps[col].mean()))
+        if reference is None:
+            reference = SpentPerStep(result.steps.prompt_tokens.mean(), result.steps.memory_tokens.mean())
     first = steps[design.claim_arms()[0]]
     counts = window_counts(trace.access_step, trace.access_item, trace.n, len(states))
     in_tail = first.state.isin(tail_states(first, counts, cfg.control.tail_fraction)).to_numpy()

@@ -1,5 +1,6 @@
 """The controller study's share of the DAG: the design check per trajectory, one controller job per arm, the
-report; and the artifacts each job reads (world, trajectory, the matched arm's budget, the plan)."""
+report; and the artifacts each job reads (world, trajectory, the summary a matched arm's budget
+spends, the plan)."""
 
 from __future__ import annotations
 
@@ -72,14 +73,15 @@ class ControllerPlan(GraphRunPlan):
         return self.figures_of(outputs.CONTROL_FIGURES)
 
     def control_inputs(self, wc) -> dict:
-        """A controller job's world and trajectory, and the matched arm whose tokens set its budget, if any."""
+        """A controller job's world and trajectory, and the summary of the arm whose tokens a `-matched` arm's
+        budget spends (`matched_from`), if any."""
         run = dict(results=self.results, family=wc.family, n=wc.n, seed=wc.seed)
         run |= dict(policy=wc.policy, agent=wc.agent, retrieval=wc.retrieval)
         inputs = self.design_inputs(wc)
         reference = control_arms.matched_reference(wc.arm)
         if reference:
-            budget = paths.CONTROL.format(**run, predictor=wc.predictor, arm=reference)
-            inputs["budget"] = f"{budget}/{paths.SUMMARY_FILE}"
+            folder = paths.CONTROL.format(**run, predictor=wc.predictor, arm=reference)
+            inputs["matched_from"] = f"{folder}/{paths.SUMMARY_FILE}"
         if self.cfg.control.plan:  # the predictor is called where the design check says a claim can be decided
             inputs["plan"] = f"{paths.DESIGN.format(**run)}/{paths.PLAN_FILE}"
         return inputs
@@ -89,9 +91,10 @@ class ControllerPlan(GraphRunPlan):
         return self.run_args(wc) + control_arms.overrides(wc.arm) + [f"control.arm={wc.arm}"]
 
     @staticmethod
-    def budget_arg(wc, input) -> str:
-        """The input artifacts a controller job reads beside its run: the matched budget's arm, the plan."""
-        args = [f"control.budget_from={input.budget}"] if "budget" in input.keys() else []
+    def artifact_args(wc, input) -> str:
+        """The input artifacts a controller job reads beside its run, as overrides: the summary a matched budget
+        spends (`control.matched_from`), the plan."""
+        args = [f"control.matched_from={input.matched_from}"] if "matched_from" in input.keys() else []
         if "plan" in input.keys():
             args.append(f"control.plan_file={input.plan}")
         return " ".join(args)

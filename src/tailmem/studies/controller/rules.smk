@@ -64,7 +64,7 @@ rule control:
         CONTROLLER.control_summary_file,
     params:
         **CONTROLLER.stage_params("control", CONTROLLER.control_args, family=CONTROLLER.family),
-        budget=CONTROLLER.budget_arg,
+        artifacts=CONTROLLER.artifact_args,
     log:
         CONTROLLER.log_of("control", "policy", "agent", "retrieval", "family", "n", "seed", "predictor", "arm"),
     conda:
@@ -72,7 +72,7 @@ rule control:
     resources:
         llm_slots=CONTROLLER.llm_slots(roles.PREDICTOR),  # calls in flight (docs/llm.md)
     shell:
-        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} {params.budget} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} {params.artifacts} control.world=$(dirname {input.world}) input=$(dirname {input.trace}) "
         "out=$(dirname {output}) > {log} 2>&1"
 
 
