@@ -109,19 +109,21 @@ RANDOM_WALK_TAIL_SHAPE = (
 )
 
 # The same contrast read without a tail fit, at the length a model can afford: a world's access concentration
-# under `{policy}` against the random walk's over the same steps on the same world (the walk's trace cut to the
-# policy trace's length; `tables.concentration_frame`). Evidence fields: a, b (mean of policy and walk), steps,
-# worlds. planned: the design check's row of this contrast (power.stated_effects.policy_concentration).
-RANDOM_WALK_CONCENTRATION = tuple(
+# (Gini) under `{policy}` against the random walk's over the same steps on the same world (the walk's trace cut to
+# the policy trace's length; `tables.concentration_frame`). Evidence fields: a, b (mean of policy and walk), steps,
+# worlds. Why Gini alone: on the semantic twin's per-world differences (30 worlds of 500 states, 100 steps;
+# benchmarks/bench_concentration_verdict.py) the sign-flip rule at 6 worlds holds its level for Gini (false HELD
+# 2.8% +- 0.8, skew -0.1) but not for the top-10% share (4.0% +- 1.0: its differences are skewed, -0.7).
+# planned: the design check's row of this contrast (power.stated_effects.policy_concentration).
+RANDOM_WALK_CONCENTRATION = (
     Claim(
-        f"concentration: {label} of {{policy}} minus random walk > 0 (same world, same steps)",
+        "concentration: Gini of {policy} minus random walk > 0 (same world, same steps)",
         arm="{policy}",
         baseline="random_walk",
-        metric=metric,
+        metric="gini",
         side="greater",
         evidence="{policy} {a:.3f}, random walk {b:.3f} over the first {steps} steps of {worlds} worlds",
         page="Table 3",
-        planned=CONCENTRATION_CLAIM if metric == "gini" else "",
-    )
-    for metric, label in (("gini", "Gini"), ("top10_share", "top-10% share"))
+        planned=CONCENTRATION_CLAIM,
+    ),
 )

@@ -359,8 +359,9 @@ def concentration_frame(
 def concentration_claims(
     frame: pd.DataFrame, policy: str, s: StatsGroup, planned: Mapping[str, float] | None = None
 ) -> list[dict]:
-    """The policy's concentration minus the random walk's on the same world and steps, > 0: one row per metric,
-    worlds (family x seed) as units. No fit is needed, so a trace a model can afford decides it."""
+    """The policy's concentration minus the random walk's on the same world and steps, > 0: one row per claim of
+    `claim_specs.RANDOM_WALK_CONCENTRATION` (Gini), worlds (family x seed) as units. No fit is needed, so a trace
+    a model can afford decides it."""
     spec = [c.filled(policy=policy).at(scope=ALL) for c in claim_specs.RANDOM_WALK_CONCENTRATION]
 
     def compared(c: Claim) -> dict:
