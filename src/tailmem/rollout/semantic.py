@@ -89,7 +89,9 @@ class Semantic(GoalDirected):
 
 class LLMPolicy(GoalDirected):
     """A configured model chooses among the action names: a chat model in one chat per episode, a scoring-only
-    model (`local`) from a one-turn prompt.
+    model (`local`) from a one-turn prompt. It explores on the proxy's steps and is offered only the actions the
+    proxy's tabu rule allows (`GoalDirected.explored`, `allowed`); neither kind of step left with one action asks
+    the model anything.
 
     The chat (why: a step should cost what llama.cpp needs, the tokens it has not seen). The system turn holds the
     instruction (and asks for an option's number); each step appends one user turn: the goal (on the chat's first turn, and again when a reached
