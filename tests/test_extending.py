@@ -737,15 +737,15 @@ def recipes(repo_root, tmp_path_factory, data_dir) -> Recipes:
 
 
 @pytest.mark.slow
-def test_a_toy_study_is_its_folder_plus_two_registrations(recipes):
+def test_a_toy_study_is_its_folder_plus_two_registrations(recipes, repo_root):
     """The toy study joins `all` and runs: Snakemake builds the worlds it reads and its table, from its own rules
-    and plan; the import contracts hold with it; and the recipe touched its folder plus two files."""
+    and plan; the import contracts hold with it; and the recipe touched its folder plus two files, as the recipe's
+    row in docs/extending.md lists and counts them."""
     touched = recipes.touched["study"]
-    assert {t for t in touched if not t.startswith("src/tailmem/studies/toy_census/")} == {
-        "src/tailmem/registry.py",
-        "Snakefile",
-    }
-    assert len(touched) == 6  # 4 files in its folder + 2 registrations
+    count, in_folder, listed = _recipe_files(_recipe_row(repo_root, "study"), {"study": "toy_census"})
+    folder = {t for t in touched if t.startswith("src/tailmem/studies/toy_census/")}
+    assert touched - folder == listed == {"src/tailmem/registry.py", "Snakefile"}
+    assert len(folder) == in_folder == 4 and len(touched) == count == 6
 
     assert recipes.dry.returncode == 0, recipes.dry.stderr[-3000:]
     assert re.search(r"\btoy_census\b", recipes.dry.stdout + recipes.dry.stderr)  # `all` asks for the toy's table
@@ -796,3 +796,273 @@ def test_a_toy_table_is_a_stem_a_spec_a_function_and_a_line(recipes):
             )
         ]
         assert len(ginis) == 2 and table.loc[family, "gini_range"] == pytest.approx(max(ginis) - min(ginis))
+
+
+# -- the recipes' counts, as docs/extending.md's table states them ----------------------------------------------------
+def _recipe_row(repo_root: Path, label: str) -> str:
+    """docs/extending.md's table row for `label` (the "Adding a ..." cell)."""
+    text = (repo_root / "docs" / "extending.md").read_text()
+    row = re.search(rf"^\| {re.escape(label)}\s*\|.*$", text, re.M)
+    assert row, f"docs/extending.md: no table row for {label!r}"
+    return row.group(0)
+
+
+def _recipe_files(row: str, names: dict[str, str]) -> tuple[int, int, set[str]]:
+    """What a row promises: its count, the files in the study's folder, and every other file it lists (each
+    `<placeholder>` filled from `names`); a trailing `(+ ...)` lists optional files a toy does not touch."""
+    _, _, count, where, _ = (cell.strip() for cell in row.split("|"))
+    where = where.split(" (+", 1)[0]
+    folder = re.search(r"`src/tailmem/studies/<study>/` \((\d+) files", where)
+    listed = set()
+    for path in re.findall(r"`([^`]+)`", where):
+        if path == "Snakefile" or ("/" in path and not path.endswith("/")):
+            for key, value in names.items():
+                path = path.replace(f"<{key}>", value)
+            listed.add(path)
+    return int(count), int(folder.group(1)) if folder else 0, listed
+
+
+# -- a benchmark study: a study that reads a data file of its own, with its own settings -----------------------------
+# The toy reads one JSON file under the data folder (`toy_quiz/quiz.json`) through its loader in the data layer,
+# pinned in the data manifest; its config group says where the file is and how many questions a run reads.
+TOY_QUIZ = {
+    "questions": [
+        {"id": "q1", "question": "Where does Ana live?", "answer": "in Lisbon", "category": "place"},
+        {"id": "q2", "question": "What is Ben's job?", "answer": "he repairs old clocks", "category": "fact"},
+        {"id": "q3", "question": "Where did they meet?", "answer": "at the harbour market", "category": "place"},
+        {"id": "q4", "question": "Which year did Ana move?", "answer": 2019, "category": "fact"},
+        {"id": "q5", "question": "Who owns the boat?", "answer": "Ben's sister Clara", "category": "fact"},
+    ]
+}
+TOY_QUIZ_FILES = {
+    "src/tailmem/data/toy_quiz.py": '''
+        """The toy quiz benchmark: questions with an answer and a category, in one JSON file."""
+
+        from __future__ import annotations
+
+        from dataclasses import dataclass
+
+        from tailmem.data import read_json, records
+
+
+        @dataclass(frozen=True)
+        class Question:
+            id: str
+            question: str
+            answer: str
+            category: str
+
+
+        def load(path) -> tuple[Question, ...]:
+            """Every question of the quiz file, checked field by field (a bad one names the file and the field)."""
+            quiz = records.mapping(read_json(path, "toy quiz not found (toy_quiz.file)"), str(path))
+            out = []
+            for i, q in enumerate(records.items(quiz, "questions", str(path))):
+                where = f"{path}: question {i}"
+                q = records.mapping(q, where)
+                out.append(
+                    Question(
+                        records.text(q, "id", where),
+                        records.text(q, "question", where),
+                        records.text(q, "answer", where, numbers=True),
+                        records.text(q, "category", where),
+                    )
+                )
+            return tuple(out)
+    ''',
+    "src/tailmem/settings/toy_quiz.py": '''
+        """The `toy_quiz` group: the quiz file and how many of its questions a run reads."""
+
+        from __future__ import annotations
+
+        from dataclasses import dataclass
+        from typing import Optional
+
+        from omegaconf import MISSING
+
+        from tailmem.settings.checks import Problems
+
+
+        @dataclass
+        class ToyQuizGroup:
+            file: str = MISSING
+            max_questions: Optional[int] = MISSING
+
+            def __post_init__(self) -> None:
+                p = Problems("toy_quiz")
+                p.integer("max_questions", self.max_questions, lo=1, null=True)
+                p.raise_any()
+    ''',
+    "configs/toy_quiz/default.yaml": """
+        # The toy quiz (tests/test_extending.py): one JSON file of questions under the data folder.
+        file: ${data_dir}/toy_quiz/quiz.json
+        max_questions: null       # null = every question
+    """,
+    "src/tailmem/studies/toy_quiz/__init__.py": '''
+        """The toy quiz study: how many of the quiz's questions fall in each category, and how long their answers are."""
+
+        from tailmem.stage_groups import Stage, declare
+
+        STAGES = declare(Stage("toy_quiz", "tailmem.studies.toy_quiz.categories:run", ("toy_quiz",)))
+        PLAN = "tailmem.studies.toy_quiz.plan:ToyQuizPlan"
+    ''',
+    "src/tailmem/studies/toy_quiz/plan.py": '''
+        """The toy quiz study's share of the DAG: the quiz file in, one table out."""
+
+        from functools import cached_property
+
+        from tailmem.plan import StudyPlan
+
+
+        class ToyQuizPlan(StudyPlan):
+            needs_data = True
+
+            @cached_property
+            def targets(self):
+                return self.table("toy_quiz")
+
+            @property
+            def quiz_file(self) -> str:
+                return str(self.cfg.toy_quiz.file)
+    ''',
+    "src/tailmem/studies/toy_quiz/categories.py": '''
+        """Stage toy_quiz: the questions and the mean answer length of each category of the quiz."""
+
+        import pandas as pd
+
+        from tailmem import paths
+        from tailmem.data import toy_quiz
+        from tailmem.provenance import table_footer
+        from tailmem.report.table_io import write_table
+        from tailmem.stage import typed_stage
+
+
+        @typed_stage("toy_quiz")
+        def run(cfg):
+            quiz = cfg.toy_quiz
+            questions = toy_quiz.load(quiz.file)[: quiz.max_questions]
+            frame = pd.DataFrame([dict(category=q.category, words=len(q.answer.split())) for q in questions])
+            table = frame.groupby("category", sort=True).words.agg(questions="size", answer_words="mean").reset_index()
+            out = paths.out_dir(cfg, paths.tables_dir(cfg))
+            note = "Each category's questions in the quiz file, and the mean words of their answers."
+            footer = table_footer(cfg, data_files=[quiz.file])
+            write_table(out, "toy_quiz", table, "Toy quiz by category", note, footer)
+    ''',
+    "src/tailmem/studies/toy_quiz/rules.smk": """
+        # The toy quiz study: the quiz file in, one table out.
+        from tailmem.dag import plan_of
+
+        TOY_QUIZ = plan_of(config, workflow.basedir, "toy_quiz")  # toy_quiz/plan.py
+
+
+        rule toy_quiz:
+            input:
+                TOY_QUIZ.quiz_file,
+            output:
+                TOY_QUIZ.targets,
+            params:
+                **TOY_QUIZ.stage_params("toy_quiz"),
+                out=TOY_QUIZ.out_folder,
+            log:
+                TOY_QUIZ.log_of("toy_quiz"),
+            conda:
+                TOY_QUIZ.conda_env
+            shell:
+                "{params.cmd} out={params.out} > {log} 2>&1"
+    """,
+}
+
+
+def add_toy_benchmark_study(repo: Path, quiz: Path) -> None:
+    """docs/extending.md, "A benchmark study": the study's folder and its two registrations, its loader in the data
+    layer and its file's pin in the manifest, its settings group and its place in the config."""
+    for name, text in TOY_QUIZ_FILES.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    src = repo / "src" / "tailmem"
+    _edit(src / "registry.py", "    random_walk,\n)", "    random_walk,\n    toy_quiz,\n)")
+    _edit(src / "registry.py", "model_roles, audit_log)", "model_roles, audit_log, toy_quiz)")
+    _edit(
+        repo / "Snakefile",
+        'include: "workflows/site.smk"',
+        'include: "workflows/site.smk"\ninclude: "src/tailmem/studies/toy_quiz/rules.smk"',
+    )
+    from tailmem.data.manifest import file_sha256
+
+    pin = (
+        f'    Entry("toy_quiz/quiz.json", "{file_sha256(quiz)}", {quiz.stat().st_size}, "Toy quiz", "CC0", '
+        '"written by tests/test_extending.py"),\n)\n\n\ndef file_sha256'
+    )
+    _edit(src / "data" / "manifest.py", "\n)\n\n\ndef file_sha256", "\n" + pin)
+    schema = src / "settings" / "schema.py"
+    _edit(
+        schema,
+        "from tailmem.settings.stats import StatsGroup\n",
+        "from tailmem.settings.stats import StatsGroup\nfrom tailmem.settings.toy_quiz import ToyQuizGroup\n",
+    )
+    _edit(
+        schema,
+        "    scale: ScaleGroup = MISSING\n",
+        "    toy_quiz: ToyQuizGroup = MISSING\n    scale: ScaleGroup = MISSING\n",
+    )
+    _edit(
+        repo / "configs" / "config.yaml",
+        "  - calibration: default\n",
+        "  - calibration: default\n  - toy_quiz: default\n",
+    )
+
+
+@dataclass
+class BenchmarkStudy:
+    """The copy of the repository the benchmark-study recipe was followed in, and what Snakemake made of it."""
+
+    repo: Path
+    touched: set[str]
+    dry: subprocess.CompletedProcess  # a dry run of `all` on the smoke scale, the benchmark data all there
+    run: subprocess.CompletedProcess  # the toy's stage, run by Snakemake
+
+
+@pytest.fixture(scope="module")
+def benchmark_study(repo_root, tmp_path_factory, data_dir) -> BenchmarkStudy:
+    """A data folder holding the shared benchmark files (linked) and the toy's quiz file, and a copy of the
+    repository with the benchmark-study recipe followed in it."""
+    tmp = tmp_path_factory.mktemp("benchmark_study")
+    data = tmp / "data"
+    data.mkdir()
+    for entry in Path(data_dir).iterdir():
+        (data / entry.name).symlink_to(entry)
+    quiz = data / "toy_quiz" / "quiz.json"
+    quiz.parent.mkdir()
+    quiz.write_text(json.dumps(TOY_QUIZ))
+    repo = _repo_copy(repo_root, tmp)
+    add_toy_benchmark_study(repo, quiz)
+    touched = _touched(repo)
+    dry = _snakemake(repo, data, "-n", "--quiet", "rules")
+    run = _snakemake(repo, data, "--cores", "1", "toy_quiz")
+    return BenchmarkStudy(repo, touched, dry, run)
+
+
+@pytest.mark.slow
+def test_a_toy_benchmark_study_touches_the_files_the_recipe_lists_joins_all_and_runs(benchmark_study, repo_root):
+    """The recipe's row for a benchmark study lists exactly the files the toy touched, and its count is theirs; with
+    the toy's file pinned, `all` asks for its table, and Snakemake's run of its stage reads the file through the
+    loader and writes the table from it."""
+    touched = benchmark_study.touched
+    count, in_folder, listed = _recipe_files(
+        _recipe_row(repo_root, "benchmark study"), {"study": "toy_quiz", "bench": "toy_quiz"}
+    )
+    folder = {t for t in touched if t.startswith("src/tailmem/studies/toy_quiz/")}
+    assert touched - folder == listed
+    assert len(folder) == in_folder and len(touched) == count
+
+    assert benchmark_study.dry.returncode == 0, benchmark_study.dry.stderr[-3000:]
+    assert re.search(r"\btoy_quiz\b", benchmark_study.dry.stdout + benchmark_study.dry.stderr)
+    assert benchmark_study.run.returncode == 0, benchmark_study.run.stderr[-3000:]
+    tables = benchmark_study.repo / "results" / "smoke" / "tables"
+    table = pd.read_csv(tables / "toy_quiz.csv").set_index("category")
+    assert table.questions.to_dict() == {"fact": 3, "place": 2}
+    assert table.answer_words.to_dict() == pytest.approx({"fact": (4 + 1 + 3) / 3, "place": (2 + 4) / 2})
+    from tailmem.data.manifest import file_sha256
+
+    quiz = Path(benchmark_study.repo.parent / "data" / "toy_quiz" / "quiz.json")
+    assert file_sha256(quiz)[:12] in (tables / "toy_quiz.md").read_text()  # the footer names the file read
