@@ -16,6 +16,12 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# Threads of every model a test decodes (in process, or in a llama.cpp server the test starts). The suite runs one
+# pytest-xdist worker per core, so a decode always has another busy process beside it, and llama.cpp's threads wait
+# for each other at every layer by spinning: two calls of the embedded model with 2 threads beside busy processes
+# took 93 s of CPU (374 s wall), with 1 thread 14 s (68 s wall), on the 2-core machine (n_threads_batch too).
+MODEL_THREADS = 1
+
 
 class FakeServer:
     def __init__(

@@ -581,7 +581,9 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def _snakemake(repo: Path, data_dir, *args, overrides=()) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(repo / "src"), "TAILMEM_DATA_DIR": str(data_dir), "TAILMEM_WARMSTART": "0"}
+    # The jobs go through the copy's own warm server (tailmem.warmstart keys it by the checkout): the stack is imported
+    # once, not once per job; the recipes' run took 48.8 s of CPU with every job cold, 27.4 s warm (server included).
+    env = {**os.environ, "PYTHONPATH": str(repo / "src"), "TAILMEM_DATA_DIR": str(data_dir)}
     config = ["scale=smoke", f"overrides={json.dumps(list(overrides))}"]
     return subprocess.run(
         [sys.executable, "-m", "snakemake", *args, "--config", *config],

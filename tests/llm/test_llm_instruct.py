@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from llm_testkit import MODEL_THREADS
 from tailmem.errors import LLMError
 from tailmem.llm.backends.instruct import available, call_schema, grammar_text, parse_reply
 from tailmem.llm.settings import shipped_tree
@@ -73,7 +74,7 @@ def embedded_cfg(tmp_path, n_ctx=2048):
         "backend": "instruct",
         "model": "qwen2.5-coder-1.5b-instruct-q4_k_m",
         "n_ctx": n_ctx,
-        "n_threads": 2,
+        "n_threads": MODEL_THREADS,
         "max_output_tokens": 48,
     }
     return {"llm": shipped_tree(cache_path=str(tmp_path / "c.sqlite"), prices={}, roles={"searcher": role})}

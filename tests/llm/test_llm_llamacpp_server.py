@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from llm_testkit import free_port, llm_cfg, server_packages_missing
+from llm_testkit import MODEL_THREADS, free_port, llm_cfg, server_packages_missing
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.backends.local import available
@@ -52,7 +52,9 @@ def _serve(folder, *extra):
                 "--n_ctx",
                 "2048",
                 "--n_threads",
-                "2",
+                str(MODEL_THREADS),
+                "--n_threads_batch",
+                str(MODEL_THREADS),
                 *extra,
             ],
             stdout=out,

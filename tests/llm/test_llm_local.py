@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from llm_testkit import MODEL_THREADS
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.backends.local import available
@@ -21,7 +22,7 @@ pytestmark = [
 
 
 def local_cfg(tmp_path):
-    role = {"backend": "local", "model": "gemma-3-270m-q4_k_m", "n_ctx": 512, "n_threads": 2}
+    role = {"backend": "local", "model": "gemma-3-270m-q4_k_m", "n_ctx": 512, "n_threads": MODEL_THREADS}
     roles = {"policy": role, "predictor": role, "judge": {"backend": "programmatic"}}
     return {"llm": shipped_tree(cache_path=str(tmp_path / "c.sqlite"), prices={}, roles=roles)}
 

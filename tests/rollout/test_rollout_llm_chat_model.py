@@ -3,6 +3,7 @@ kept), and fewer tokens than the one-turn prompt of the same observation re-eval
 
 import pytest
 
+from llm_testkit import MODEL_THREADS
 from tailmem.graphworld.build import world_from_config
 from tailmem.llm.backends.instruct import available, choose_messages
 from tailmem.llm.settings import shipped_tree
@@ -41,7 +42,12 @@ class Measured(LLMPolicy):
 def test_a_step_evaluates_its_new_turn_and_less_than_the_one_turn_prompt(tmp_path):
     from tailmem.llm import get_client
 
-    role = {"backend": "instruct", "model": "qwen2.5-coder-1.5b-instruct-q4_k_m", "n_ctx": 4096, "n_threads": 2}
+    role = {
+        "backend": "instruct",
+        "model": "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        "n_ctx": 4096,
+        "n_threads": MODEL_THREADS,
+    }
     cfg = {"llm": shipped_tree(cache_path=str(tmp_path / "c.sqlite"), prices={}, roles={POLICY: role})}
     client = get_client(cfg, POLICY, "test")
     backend = client._impl
