@@ -50,7 +50,14 @@ def _load(path: str, n_ctx: int, n_threads: int):
     except ImportError as exc:
         raise LLMError(f"backend local needs llama-cpp-python; {EXTRA}") from exc
     model = llama_cpp.Llama(
-        model_path=path, n_ctx=n_ctx, n_threads=n_threads, logits_all=False, verbose=False, swa_full=True, seed=0
+        model_path=path,
+        n_ctx=n_ctx,
+        n_threads=n_threads,
+        n_threads_batch=n_threads,
+        logits_all=False,
+        verbose=False,
+        swa_full=True,
+        seed=0,
     )
     atexit.register(model.close)  # free it while the interpreter is whole; llama.cpp's __del__ fails at teardown
     return model, threading.Lock()
