@@ -484,7 +484,7 @@ def transcripts_of(role: str, episodes: list[dict]) -> list[list]:
 def costs(cfg) -> None:
     """Tokens per role (uncached input, cached input, output), dollars and paper 2's intrinsic-efficiency share."""
     from tailmem.llm.cost import bounds
-    from tailmem.llm.settings import prices_of
+    from tailmem.llm.group import prices_of
     from tailmem.settings.llm import Price
 
     prices = prices_of(cfg.composed)
