@@ -9,7 +9,7 @@ import pytest
 
 from tailmem import outputs
 from tailmem.report.table_io import write_table
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.random_walk import report as tables
 from tailmem.studies.random_walk import tables as rw

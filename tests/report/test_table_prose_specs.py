@@ -14,7 +14,7 @@ from tailmem.report import data_files, table_spec
 from tailmem.report.audits import EXPLAIN
 from tailmem.report.data_files import ReportDataError
 from tailmem.settings.stage import for_stage
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.studies.controller import report as control_report
 from tailmem.studies.controller import tables as ct
 from tailmem.studies.longmemeval import stages as longmemeval

@@ -42,7 +42,7 @@ from tailmem.records.design import DesignRows
 from tailmem.roles import PREDICTOR
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from tailmem.roles import PREDICTOR, tail_policy
 from tailmem.settings.stage import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.controller import figures as cf
 from tailmem.studies.controller import tables as ct
 

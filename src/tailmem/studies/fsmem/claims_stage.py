@@ -25,7 +25,7 @@ from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report.table_io import write_table
 from tailmem.roles import BUILDER, JUDGE, SEARCHER
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings
+from tailmem.stats.group import settings
 from tailmem.studies.fsmem import claims as fsmem_claims
 from tailmem.studies.fsmem import design_rows
 from tailmem.studies.fsmem.study_tables import agents_note

@@ -244,7 +244,7 @@ def note(judges: list[str], threshold: float, st, offline: bool) -> str:
 def run(cfg) -> None:
     from tailmem.fsmem.agents.models import client_for, label
     from tailmem.report.table_io import write_table
-    from tailmem.stats.settings import settings
+    from tailmem.stats.group import settings
 
     judges = panel.check_judges(cfg.judges.names)
     threshold = float(cfg.judges.f1_threshold)

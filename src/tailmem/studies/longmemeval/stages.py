@@ -32,7 +32,7 @@ from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows,
 from tailmem.roles import JUDGE, SEARCHER, plays_model
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 
 log = logging.getLogger(__name__)
 SUMMARY_FILE = "summary.json"
