@@ -34,7 +34,7 @@ class SpaceGroup:
     sigma_unit: List[str] = MISSING
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.settings import STARTS
+        from tailmem.rollout.choices import STARTS
 
         p = Problems("calibration.space")
         for name in ("episodes", "steps", "k"):
