@@ -237,7 +237,7 @@ def report(cfg: StageSettings) -> None:
     from tailmem.judges import claims as judge_claims
     from tailmem.report.table_io import write_table
     from tailmem.studies.longmemeval import design_rows
-    from tailmem.studies.longmemeval import figure as longmemeval_figure
+    from tailmem.studies.longmemeval import figures as longmemeval_figures
     from tailmem.studies.longmemeval import tables as longmemeval_tables
 
     lme = cfg.longmemeval
@@ -285,7 +285,7 @@ def report(cfg: StageSettings) -> None:
             bound = "measured" if reached_failure(results, r.dataset) else "at least (no budget failed)"
             log.info("%s: reduction %s %.2f%% [%.2f, %.2f] at %s", r.dataset, bound, i.estimate, i.low, i.high, r.arm)
     fig_dir = Path(cfg.figures_dir)
-    longmemeval_figure.figure8(rows, fig_dir / outputs.LONGMEMEVAL_FIGURE, float(lme.primary_ratio), note)
+    longmemeval_figures.figure8(rows, fig_dir / outputs.LONGMEMEVAL_FIGURE, float(lme.primary_ratio), note)
     save_provenance(out, cfg, prefix="longmemeval.", agent=answerers)
 
 
