@@ -47,7 +47,7 @@ FIG6_TAU = "fig6_tau_concentration"
 FIG7_REDUCTION = "fig7_ctmc_token_reduction"
 CONTROL_FIGURES = (FIG4_TAIL_AUDIT, FIG6_TAU, FIG7_REDUCTION)
 
-# Paper 1, LongMemEval (studies/longmemeval/stages.py)
+# Paper 1, LongMemEval (studies/longmemeval/run.py, report.py)
 LONGMEMEVAL_BY_TYPE = "longmemeval_by_type"
 LONGMEMEVAL_SUMMARY = "longmemeval_summary"
 LONGMEMEVAL_CTMC_VS_GRAPH = "longmemeval_ctmc_vs_graph"
