@@ -68,7 +68,7 @@ def conversation_table(benchmark: str, conversation: str) -> str:
     return f"{benchmark}_{conversation}"
 
 
-# Paper 2, the filesystem-memory study: study stage -> its table (studies/fsmem/study_tables.py)
+# Paper 2, the filesystem-memory study: study stage -> its table (studies/fsmem/report.py)
 FSMEM_STUDY_TABLES = {
     "fsmem_shape": "fsmem_rq1_store_shape",
     "fsmem_retrieval": "fsmem_rq2_retrieval",

@@ -28,7 +28,7 @@ from tailmem.stage import typed_stage
 from tailmem.stats.group import settings
 from tailmem.studies.fsmem import claims as fsmem_claims
 from tailmem.studies.fsmem import design_rows
-from tailmem.studies.fsmem.study_tables import agents_note
+from tailmem.studies.fsmem.report import agents_note
 
 log = logging.getLogger("tailmem")
 STUDIES = (("main", study.main_runs), ("harness", study.harness_runs), ("strength", study.strength_runs))
