@@ -22,16 +22,13 @@ wildcard_constraints:  # every rule's, whichever file defines it (Snakemake appl
 
 
 include: "workflows/data.smk"
-include: "src/tailmem/studies/random_walk/graphworld.smk"
-include: "src/tailmem/studies/random_walk/rollout.smk"
-include: "src/tailmem/studies/random_walk/audit.smk"
+include: "src/tailmem/studies/random_walk/rules.smk"
 include: "src/tailmem/studies/controller/rules.smk"
 include: "src/tailmem/studies/fsmem/locomo.smk"
 include: "src/tailmem/studies/fsmem/study.smk"
 include: "src/tailmem/studies/longmemeval/rules.smk"
 include: "src/tailmem/studies/judges/rules.smk"
 include: "src/tailmem/studies/alfworld/rules.smk"
-include: "src/tailmem/studies/random_walk/tables.smk"
 include: "src/tailmem/studies/calibration/rules.smk"
 include: "src/tailmem/studies/audit_log/rules.smk"
 include: "workflows/design.smk"
