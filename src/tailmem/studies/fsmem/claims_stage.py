@@ -37,7 +37,7 @@ STUDIES = (("main", study.main_runs), ("harness", study.harness_runs), ("strengt
 def answers_of(run: study.Run, study_name: str) -> list[dict]:
     """One record per question of a run's answers.json, in the columns `fsmem_claims.ANSWER_COLUMNS`."""
     if not run.answers_file.exists():
-        raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/study.smk)")
+        raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/rules.smk)")
     rows = FsmemAnswers.read(run.answers_file).rows
     arm = {
         "study": study_name,

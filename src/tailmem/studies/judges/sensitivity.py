@@ -51,7 +51,7 @@ def fsmem_answers(cfg) -> pd.DataFrame:
             continue
         seen.add(run.answers_file)
         if not run.answers_file.exists():
-            raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/study.smk)")
+            raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/rules.smk)")
         key = fsmem_answers_key(cfg.results_dir, run.answers_file)
         for i, r in enumerate(FsmemAnswers.read(run.answers_file).rows):
             lacking = [c for c in ("question", "gold", "answer", "category") if c not in r]
