@@ -3,7 +3,7 @@
 An arm name is readable and canonical, so it can be a folder name and a Snakemake wildcard:
 `<controller>-<encoding>` for the baselines and Graph Memory, `ctmc-<encoding>-tau<tau>-<order>` for CTMC,
 with `-matched` when CTMC's budget is Graph Memory's measured tokens on the same replay (the grammar, parsed and
-written in one place: tailmem.memory.arm).
+written in one place: tailmem.memory.arm_names).
 
 Which arms spend which budget: Table 5 and Figure 7 set CTMC beside Graph Memory at each one's own nominal
 budget (`memory.budget` in configs/memory/ctmc.yaml and graph_memory.yaml), so their tokens per step are measured
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from tailmem.errors import ConfigError
 from tailmem.memory import budget
-from tailmem.memory.arm import ENCODINGS, Arm
+from tailmem.memory.arm_names import ENCODINGS, Arm
 
 PAPER_BASELINES = (
     "full_history",
@@ -46,7 +46,7 @@ def ctmc(encoding: str = "compact", tau: float = 1.0, order: str = "rank", match
 
 
 def overrides(arm: str) -> list[str]:
-    """Hydra overrides for an arm name (tailmem.memory.arm's grammar); a bad name raises ConfigError naming it."""
+    """Hydra overrides for an arm name (tailmem.memory.arm_names's grammar); a bad name raises ConfigError naming it."""
     a = Arm.parse(arm)
     if a.ratio is not None or a.no_evidence:
         raise ConfigError(f"arm {arm!r}: r<ratio> and no_evidence are LongMemEval's parts, not the graph world's")

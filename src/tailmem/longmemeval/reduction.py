@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from tailmem.longmemeval.arms import NO_EVIDENCE
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import Arm
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import Comparison, compare
 from tailmem.stats.verdict import HELD, combine

@@ -31,7 +31,7 @@ from tailmem.control.predict import ProgrammaticPredictor
 from tailmem.control.replay import load_run, replay, replayed, retrieved_per_step, tail_states, window_counts
 from tailmem.graph_runs import Run, design_runs
 from tailmem.llm.client import answers_constrained
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import Arm
 from tailmem.memory.arms import arm_settings
 from tailmem.memory.budget import MATCHED, SpentPerStep, controller_settings, resolve
 from tailmem.memory.controllers import make_controller

@@ -14,7 +14,7 @@ from tailmem.audit.concentration import concentration
 from tailmem.control import arms
 from tailmem.control.replay import window_counts
 from tailmem.graph_runs import ControlRun, Run, control_runs, design_runs, policy_runs
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import Arm
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary, DesignPlan

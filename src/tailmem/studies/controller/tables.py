@@ -25,7 +25,7 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.control import arms
 from tailmem.control.replay import error_rate, tail_states
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import Arm
 from tailmem.records.control import ControlSummary
 from tailmem.report import paper1_values as paper
 from tailmem.report.claims import Claim, build, evidence, power_of

@@ -24,7 +24,7 @@ from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
 from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import Arm
 from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.report.claims import Claim, with_power
 from tailmem.report.claims import rows as claim_rows
