@@ -1,7 +1,7 @@
 """Issue 12: where ALFWorld cells live and what builds them.
 
 - The model (or programmatic agent) of each role a cell depends on is part of its folder (finding 5).
-- The memory arms come from configs/memory/ through tailmem.memory.arms, not restated inline (finding 4).
+- The memory arms come from configs/memory/ through tailmem.memory.catalogue, not restated inline (finding 4).
 - report/alfworld_tables is a pure layer: frames in, tables and figures out (finding 4).
 """
 

@@ -31,7 +31,7 @@ PAPER_BASELINES = (
 def baselines() -> list[str]:
     """Table 4's controllers: the paper's, in its order, then every other `configs/memory/` option that is not
     CTMC (so a new controller joins the table by its config file alone)."""
-    from tailmem.memory.arms import catalogue
+    from tailmem.memory.catalogue import catalogue
 
     extra = sorted(n for n in catalogue() if n not in PAPER_BASELINES and n != "ctmc")
     return [*PAPER_BASELINES, *extra]
