@@ -4,7 +4,7 @@ is named by its module (nothing in the file is silently unused), and a broken fi
 import pytest
 import yaml
 
-from tailmem.report import data_files, paper2_values, paper1_values
+from tailmem.report import data_files, paper1_values, paper2_values
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from tailmem.errors import ConfigError
 from tailmem.memory.arm_names import Arm as ArmName
-from tailmem.memory.catalogue import arm_settings
 from tailmem.memory.budget import MATCHED
+from tailmem.memory.catalogue import arm_settings
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ from tailmem.control.replay import load_run, replay, replayed, retrieved_per_ste
 from tailmem.graph_runs import Run, design_runs
 from tailmem.llm.client import answers_constrained
 from tailmem.memory.arm_names import Arm
-from tailmem.memory.catalogue import arm_settings
 from tailmem.memory.budget import MATCHED, SpentPerStep, controller_settings, resolve
+from tailmem.memory.catalogue import arm_settings
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance

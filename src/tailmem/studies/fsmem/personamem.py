@@ -50,8 +50,8 @@ from tailmem.fsmem.personamem import build_context, open_store
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.terms import terms
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
-from tailmem.llm.parallel import run_units, units_workers
 from tailmem.llm.group import prices_of
+from tailmem.llm.parallel import run_units, units_workers
 from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
 from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
 from tailmem.metrics.answer_length import mean_answer_tokens
