@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from tailmem.errors import ConfigError
 from tailmem.memory import budget
-from tailmem.memory.arm_names import ENCODINGS, Arm
+from tailmem.memory.arm_names import ENCODINGS, ArmName
 
 PAPER_BASELINES = (
     "full_history",
@@ -38,16 +38,16 @@ def baselines() -> list[str]:
 
 
 def baseline(name: str, encoding: str = "compact") -> str:
-    return str(Arm(name, encoding))
+    return str(ArmName(name, encoding))
 
 
 def ctmc(encoding: str = "compact", tau: float = 1.0, order: str = "rank", matched: bool = True) -> str:
-    return str(Arm("ctmc", encoding, float(tau), order, matched))
+    return str(ArmName("ctmc", encoding, float(tau), order, matched))
 
 
 def overrides(arm: str) -> list[str]:
     """Hydra overrides for an arm name (tailmem.memory.arm_names's grammar); a bad name raises ConfigError naming it."""
-    a = Arm.parse(arm)
+    a = ArmName.parse(arm)
     if a.ratio is not None or a.no_evidence:
         raise ConfigError(f"arm {arm!r}: r<ratio> and no_evidence are LongMemEval's parts, not the graph world's")
     out = [f"memory={a.controller}"]
@@ -64,7 +64,7 @@ def overrides(arm: str) -> list[str]:
 
 def matched_reference(arm: str) -> str | None:
     """The Graph Memory arm whose measured memory tokens a `-matched` CTMC arm spends, else None."""
-    a = Arm.parse(arm)
+    a = ArmName.parse(arm)
     return baseline("graph_memory", a.encoding) if a.matched else None
 
 
