@@ -4,7 +4,7 @@
 #   snakemake --cores 2 --config scale=smoke              # tiny graphs (CI)
 #   snakemake --cores 2 --config 'overrides=["scale.sizes=[100,200]","retrieval.k=3"]'
 
-# Each study keeps its rules beside its code (src/tailmem/studies/<study>/*.smk). A rule file starts with
+# Each study keeps its rules beside its code (src/tailmem/studies/<study>/rules.smk). A rule file starts with
 # `<STUDY> = plan_of(config, workflow.basedir, "<study>")` and names every target, run list, file pattern and job
 # parameter through that plan (the study's plan.py), never through a name another .smk file defines
 # (tests/test_layers.py parses each file and checks this), so the include order below carries no meaning. The rules
@@ -22,16 +22,12 @@ wildcard_constraints:  # every rule's, whichever file defines it (Snakemake appl
 
 
 include: "workflows/data.smk"
-include: "src/tailmem/studies/random_walk/graphworld.smk"
-include: "src/tailmem/studies/random_walk/rollout.smk"
-include: "src/tailmem/studies/random_walk/audit.smk"
+include: "src/tailmem/studies/random_walk/rules.smk"
 include: "src/tailmem/studies/controller/rules.smk"
-include: "src/tailmem/studies/fsmem/locomo.smk"
-include: "src/tailmem/studies/fsmem/study.smk"
+include: "src/tailmem/studies/fsmem/rules.smk"
 include: "src/tailmem/studies/longmemeval/rules.smk"
 include: "src/tailmem/studies/judges/rules.smk"
 include: "src/tailmem/studies/alfworld/rules.smk"
-include: "src/tailmem/studies/random_walk/tables.smk"
 include: "src/tailmem/studies/calibration/rules.smk"
 include: "src/tailmem/studies/audit_log/rules.smk"
 include: "workflows/design.smk"

@@ -16,7 +16,7 @@ import time
 import bm25s
 
 from tailmem.fsmem.store import Store, render
-from tailmem.fsmem.tokens import terms
+from tailmem.fsmem.terms import terms
 from tailmem.fsmem.tools.center import center_bm25
 
 VOCAB = [f"w{i}" for i in range(5000)] + "car music travel tokyo ferrari concert shop guitar family dog".split()

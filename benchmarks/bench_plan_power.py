@@ -156,7 +156,7 @@ def held_rate(pair, effect: float, calls: int | dict, reps: int, seed: int, stat
 
 
 def main() -> None:
-    from tailmem.stats.settings import shipped
+    from tailmem.stats.group import shipped
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=300)

@@ -40,7 +40,7 @@ from scipy.special import gammaln, xlogy
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.bootstrap import mean_interval
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.simulate import KINDS, Kind
 from tailmem.stats.verdict import HELD, claim_text, verdict
 

@@ -79,7 +79,7 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
     from tailmem import paths
     from tailmem.control import design
     from tailmem.graph_runs import design_runs
-    from tailmem.stats.settings import settings as stats_settings
+    from tailmem.stats.group import settings as stats_settings
     from tailmem.studies.alfworld import design_rows as alfworld_rows
     from tailmem.studies.controller.design_check import allotment, budget, planned_powers
     from tailmem.studies.fsmem import design_rows as fsmem_rows

@@ -203,8 +203,8 @@ class FakeServer:
 
 def llm_cfg(tmp_path, base_url: str, **over) -> dict:
     """A whole-config dict with every role on the test server: the shipped offline group's keys
-    (tailmem.llm.settings.shipped_tree) with these; `over` overrides llm keys."""
-    from tailmem.llm.settings import shipped_tree
+    (tailmem.llm.group.shipped_tree) with these; `over` overrides llm keys."""
+    from tailmem.llm.group import shipped_tree
 
     llm = {
         "name": "test",

@@ -665,7 +665,7 @@ def add_toy_stage(repo: Path) -> None:
         '    Stage("graphworld",',
         '    Stage("toy_degrees", "tailmem.studies.random_walk.degrees:run", ("graph", "seed")),\n    Stage("graphworld",',
     )
-    (study / "graphworld.smk").write_text((study / "graphworld.smk").read_text() + TOY_STAGE_RULE)
+    (study / "rules.smk").write_text((study / "rules.smk").read_text() + TOY_STAGE_RULE)
 
 
 # -- a table of a stage that exists: its stem, its spec, its function, one line in the stage -------------------------
@@ -771,7 +771,7 @@ def test_a_toy_stage_is_a_function_its_record_and_its_rule(recipes):
     """docs/extending.md, "A stage": a stage module in the study's folder, its `Stage` in the package's STAGES and
     its rule in the study's rule file (3 files); Snakemake then runs it on a world it builds first."""
     assert recipes.touched["stage"] == {
-        f"src/tailmem/studies/random_walk/{f}" for f in ("degrees.py", "__init__.py", "graphworld.smk")
+        f"src/tailmem/studies/random_walk/{f}" for f in ("degrees.py", "__init__.py", "rules.smk")
     }
     assert recipes.run.returncode == 0, recipes.run.stderr[-3000:]
     world = recipes.repo / recipes.world

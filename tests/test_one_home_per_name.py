@@ -4,6 +4,7 @@
 Both are checked on the parsed source (Python's own `ast`), so a comment or a docstring mentioning them is fine."""
 
 import ast
+import re
 from pathlib import Path
 
 import tailmem
@@ -46,7 +47,7 @@ def test_out_folder_rule_lives_in_paths_only():
 # Modules where the word means something else: a Matplotlib alignment or location, a Markdown column alignment.
 OTHER_MEANING = {
     "report/plots.py",
-    "studies/longmemeval/figure.py",
+    "studies/longmemeval/figures.py",
     "site/markdown.py",
     "accesslog/audit_write.py",
 }  # text alignment, not the harness
@@ -63,3 +64,93 @@ def test_main_harness_name_is_spelled_once():
     ]
     assert spelled == [], f"read the name from tailmem.fsmem.harnesses (CENTER / MAIN_HARNESS): {spelled}"
     assert harnesses.CENTER in harnesses.HARNESSES and harnesses.MAIN_HARNESS in harnesses.HARNESSES
+
+
+# One name, one meaning; one meaning, one name. Checked on the file tree, so a new module that brings a confusion
+# back fails here with the names to choose between.
+
+SCHEMA_FOLDER = "settings"  # settings/<group>.py: a config group's schema, and nothing else is named "settings"
+
+
+def _stems(pattern: str) -> list[Path]:
+    return sorted(p.relative_to(PACKAGE) for p in PACKAGE.rglob(pattern) if "__pycache__" not in p.parts)
+
+
+def test_settings_names_a_group_schema_only():
+    """Before: `llm/settings.py` beside `settings/llm.py` (and the same pair for stats, calibration and rollout):
+    one stem for the schema and for the accessor that reads it, so "the llm settings" named two modules. A group's
+    accessor is `<package>/group.py`; `settings/<group>.py` is its schema."""
+    elsewhere = [p.as_posix() for p in _stems("settings.py") if p.parts[0] != SCHEMA_FOLDER]
+    assert elsewhere == [], f"a module named settings.py outside settings/ (name it for what it holds): {elsewhere}"
+    schemas = {p.stem for p in _stems(f"{SCHEMA_FOLDER}/*.py")}
+    mirrored = [f"{x}/settings.py" for x in schemas if (PACKAGE / x / "settings.py").exists()]
+    assert mirrored == [], f"shares a stem with its schema settings/<x>.py: {mirrored}"
+
+
+def test_no_two_modules_of_a_folder_one_letter_apart():
+    """Before: `memory/arm.py` (the arm-name grammar) beside `memory/arms.py` (the controllers' settings): a
+    singular and a plural that hold different things read as the same module."""
+    pairs = [
+        f"{folder.relative_to(PACKAGE).as_posix()}/{{{stem}, {stem}s}}"
+        for folder in [PACKAGE, *(p for p in PACKAGE.rglob("*") if p.is_dir())]
+        for stem in sorted({p.stem for p in folder.glob("*.py")})
+        if (folder / f"{stem}s.py").exists()
+    ]
+    assert pairs == [], f"modules one letter apart: {pairs}"
+
+
+def test_each_paper_s_values_name_their_paper():
+    """Before: `report/paper_values.py` (paper 1) beside `report/paper2_values.py`: the unnumbered one read as
+    every paper's numbers. Each module of a paper's published values carries the paper's number."""
+    values = [p.name for p in _stems("report/paper*_values.py")]
+    assert len(values) >= 2, values  # paper 1 and paper 2 each have one
+    assert all(re.fullmatch(r"paper\d+_values\.py", v) for v in values), values
+
+
+# A study module that plays one part has one name in every study (the majority's), so a reader who knows one study
+# finds the same part in another. The other spellings are the names studies gave the same part before.
+STUDY_PARTS = {
+    "rules.smk": ("study.smk", "locomo.smk", "graphworld.smk", "rollout.smk", "audit.smk", "tables.smk"),
+    "figures.py": ("figure.py",),  # pure drawing: frames in, figures out
+    "report.py": ("study_tables.py", "stages.py"),  # the report stages: artifacts in, tables/figures/claims written
+}
+# A stage module is named for the stage's work (control.py, rollout.py, calibrate.py, audit.py), not "stage".
+GENERIC_STAGE_NAMES = ("stage.py", "stages.py")
+
+
+def _study_folders() -> list[Path]:
+    return sorted(p for p in (PACKAGE / "studies").iterdir() if (p / "__init__.py").exists())
+
+
+def test_study_modules_that_play_one_part_share_its_name():
+    """Before: LongMemEval's `figure.py` and `stages.py`, fsmem's `study_tables.py` and `study.smk`, random_walk's
+    four rule files: the same part under a name each study chose."""
+    odd = [
+        f"{study.name}/{f.name} (the part every study names {part})"
+        for study in _study_folders()
+        for f in sorted(study.iterdir())
+        for part, others in STUDY_PARTS.items()
+        if f.name in others
+    ]
+    odd += [
+        f"{study.name}/{f.name}"
+        for study in _study_folders()
+        for f in study.glob("*.py")
+        if f.name in GENERIC_STAGE_NAMES
+    ]
+    assert odd == [], f"rename to the part's shared name: {odd}"
+    rule_files = {study.name: sorted(f.name for f in study.glob("*.smk")) for study in _study_folders()}
+    assert all(files in ([], ["rules.smk"]) for files in rule_files.values()), rule_files
+
+
+def test_a_study_s_report_stage_lives_in_its_report_module():
+    """The registry says which function each stage runs: every `<study>_report` stage runs from the study's
+    `report.py` (before: LongMemEval's from `stages.py`, beside its answer stage)."""
+    from tailmem.registry import STAGES
+
+    reports = {name: s.module for name, s in STAGES.items() if name.endswith("_report")}
+    assert len(reports) >= 3, reports  # control_report, longmemeval_report, alfworld_report at least
+    elsewhere = {
+        name: m for name, m in reports.items() if not (m.startswith("tailmem.studies.") and m.endswith(".report"))
+    }
+    assert elsewhere == {}, f"a study's report stage outside its report.py: {elsewhere}"

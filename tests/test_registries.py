@@ -14,7 +14,7 @@ from tailmem.cli import main
 from tailmem.configs import config_dir
 from tailmem.fsmem.harnesses import HARNESSES
 from tailmem.judges import panel
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import ArmName as Arm
 from tailmem.memory.controllers import CONTROLLERS
 from tailmem.records.control import ControlSteps, ControlSummary
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild

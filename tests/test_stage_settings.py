@@ -94,7 +94,7 @@ def test_the_alfworld_report_reruns_when_the_interval_settings_change():
 
 
 def test_a_typed_read_of_an_unlisted_group_names_the_stage():
-    """Library code reading a whole group (stats.settings(cfg), say) gets the same clear refusal."""
+    """Library code reading a whole group (stats.group.settings(cfg), say) gets the same clear refusal."""
     from tailmem.settings.checks import typed
     from tailmem.settings.stats import StatsGroup
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from tailmem.accesslog.settings import FORMATS, RESULT_PARSERS
+from tailmem.accesslog.group import FORMATS, RESULT_PARSERS
 from tailmem.runner import run_hydra
 
 

@@ -47,7 +47,7 @@ FIG6_TAU = "fig6_tau_concentration"
 FIG7_REDUCTION = "fig7_ctmc_token_reduction"
 CONTROL_FIGURES = (FIG4_TAIL_AUDIT, FIG6_TAU, FIG7_REDUCTION)
 
-# Paper 1, LongMemEval (studies/longmemeval/stages.py)
+# Paper 1, LongMemEval (studies/longmemeval/run.py, report.py)
 LONGMEMEVAL_BY_TYPE = "longmemeval_by_type"
 LONGMEMEVAL_SUMMARY = "longmemeval_summary"
 LONGMEMEVAL_CTMC_VS_GRAPH = "longmemeval_ctmc_vs_graph"
@@ -68,7 +68,7 @@ def conversation_table(benchmark: str, conversation: str) -> str:
     return f"{benchmark}_{conversation}"
 
 
-# Paper 2, the filesystem-memory study: study stage -> its table (studies/fsmem/study_tables.py)
+# Paper 2, the filesystem-memory study: study stage -> its table (studies/fsmem/report.py)
 FSMEM_STUDY_TABLES = {
     "fsmem_shape": "fsmem_rq1_store_shape",
     "fsmem_retrieval": "fsmem_rq2_retrieval",

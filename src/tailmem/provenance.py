@@ -217,7 +217,7 @@ def agents(cfg: DictConfig) -> dict:
     the agents of its run."""
     if not cfg.get("llm"):
         return {}
-    from tailmem.llm.settings import settings
+    from tailmem.llm.group import settings
     from tailmem.settings.llm import roles
 
     try:

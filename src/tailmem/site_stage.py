@@ -23,7 +23,7 @@ STAGES = declare(Stage("site", "tailmem.site_stage:run", ("scale", "llm")))
 
 @typed_stage("site")
 def run(cfg: StageSettings) -> None:
-    from tailmem.llm.settings import settings
+    from tailmem.llm.group import settings
     from tailmem.settings.llm import cache_path
     from tailmem.site_build import build_site
 

@@ -76,7 +76,7 @@ POLICY_GROUP = "policy"  # the config group of the walk policy, not the role
 GRAPH_RUN = ("graph", "seed", POLICY_GROUP, "retrieval")  # the keys naming one graph-world run
 FSMEM_GROUPS = ("fsmem", "llm")
 ALFWORLD_GROUPS = ("alfworld", "llm")
-MEMORY_ARMS = "tailmem.memory.arms:catalogue_payload"  # the controllers' settings a multi-arm stage builds
+MEMORY_ARMS = "tailmem.memory.catalogue:catalogue_payload"  # the controllers' settings a multi-arm stage builds
 
 
 # -- config digest -------------------------------------------------------------------------------------------

@@ -206,7 +206,7 @@ def wildcard_patterns() -> dict[str, str]:
     from tailmem.fsmem.harnesses import HARNESSES
     from tailmem.fsmem.variants import VARIANTS
     from tailmem.graphworld.families import FAMILIES
-    from tailmem.rollout.settings import DESIGNS, POLICIES
+    from tailmem.rollout.choices import DESIGNS, POLICIES
 
     def one_of(names) -> str:
         return "|".join(sorted(map(str, names), key=len, reverse=True))

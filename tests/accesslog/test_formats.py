@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from tailmem.accesslog.events import LogError
+from tailmem.accesslog.group import settings
 from tailmem.accesslog.jsonl import events_text, read_jsonl
 from tailmem.accesslog.longmemeval import read_longmemeval
 from tailmem.accesslog.mem0 import read_mem0
-from tailmem.accesslog.settings import settings
 from tailmem.errors import ConfigError
 from tailmem.settings.audit_log import LogSpec
 

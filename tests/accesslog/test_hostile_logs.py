@@ -104,7 +104,7 @@ def test_a_name_with_spaces_is_judged_by_the_settings_not_hydras_lexer(tmp_path,
 )
 def test_a_name_derived_from_the_file_is_one_the_option_accepts(file, name):
     from tailmem.settings.audit_log import AuditLogGroup
-    from tailmem.studies.audit_log.stage import log_name
+    from tailmem.studies.audit_log.audit import log_name
 
     assert log_name(file, None) == name
     AuditLogGroup(file=None, format="jsonl", name=name, top_k=5, tools=None, logs=None)

@@ -131,7 +131,7 @@ def test_the_stage_audits_the_eval_log(eval_logs, tmp_path):
     from omegaconf import OmegaConf
 
     from tailmem.runner import compose_stage
-    from tailmem.studies.audit_log.stage import run
+    from tailmem.studies.audit_log.audit import run
 
     cfg = compose_stage(
         "audit_log",

@@ -1,7 +1,7 @@
 """Issue 12: where ALFWorld cells live and what builds them.
 
 - The model (or programmatic agent) of each role a cell depends on is part of its folder (finding 5).
-- The memory arms come from configs/memory/ through tailmem.memory.arms, not restated inline (finding 4).
+- The memory arms come from configs/memory/ through tailmem.memory.catalogue, not restated inline (finding 4).
 - report/alfworld_tables is a pure layer: frames in, tables and figures out (finding 4).
 """
 
@@ -20,14 +20,14 @@ from omegaconf import OmegaConf
 from tailmem import paths
 from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
-from tailmem.llm.settings import shipped_tree
+from tailmem.llm.group import shipped_tree
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _cfg(tmp_path, **roles):
     """A config with the three ALFWorld roles: programmatic, or the model named in `roles`; every other llm key is
-    the shipped offline group's (tailmem.llm.settings.shipped_tree)."""
+    the shipped offline group's (tailmem.llm.group.shipped_tree)."""
     llm = shipped_tree(
         name="t",
         cache_path=str(tmp_path / "c.sqlite"),

@@ -4,7 +4,7 @@ from scipy import stats
 
 from tailmem.audit.concentration import concentration, gini, max_median, sigma_top, top_count, top_share
 from tailmem.audit.scaling import scaling_fit, semilog_fit
-from tailmem.report import paper_values as paper
+from tailmem.report import paper1_values as paper
 
 
 def test_gini_equal_counts_is_zero():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tailmem.calibration.protocol import Walk
 from tailmem.calibration.search import Fit
 from tailmem.calibration.targets import cells
-from tailmem.report import paper_values as paper
+from tailmem.report import paper1_values as paper
 from tailmem.settings.calibration import ITEMS, SIGMA_UNITS
 
 FAMILIES = ("uniform", "scale_free", "modular")

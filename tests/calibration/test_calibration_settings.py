@@ -3,7 +3,7 @@
 import pytest
 import yaml
 
-from tailmem.calibration.settings import settings
+from tailmem.calibration.group import settings
 from tailmem.errors import ConfigError
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from tailmem.control import arms
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.controller import tables as ct
 

@@ -9,7 +9,7 @@ the runs; a row whose two readings differ says so. Synthetic per-step records wi
 import numpy as np
 import pandas as pd
 
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 from tailmem.studies.controller import tables as ct
 

@@ -15,7 +15,7 @@ from tailmem.control import arms, design
 from tailmem.control.replay import error_rate
 from tailmem.records.control import DesignPlan
 from tailmem.report.claims import PLANNED_POWER
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import INCONCLUSIVE
 from tailmem.studies.controller import tables as ct
 

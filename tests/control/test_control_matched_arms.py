@@ -16,9 +16,9 @@ from tailmem.control import arms
 from tailmem.control.predict import ProgrammaticPredictor
 from tailmem.control.replay import replay, replayed, retrieved_per_step, summarize
 from tailmem.graphworld.build import world_from_config
-from tailmem.memory.arm import Arm
-from tailmem.memory.arms import arm_settings
+from tailmem.memory.arm_names import ArmName as Arm
 from tailmem.memory.budget import MemoryBudget
+from tailmem.memory.catalogue import arm_settings
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.rollout.run import rollout

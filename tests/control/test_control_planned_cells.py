@@ -15,7 +15,7 @@ import pytest
 from tailmem.control import arms, design
 from tailmem.control.replay import error_rate
 from tailmem.records.control import DesignPlan
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.studies.controller import tables as ct
 
 RUNS, STEPS, TAIL = 6, 40, 20

@@ -17,7 +17,7 @@ from tailmem.cli import main
 from tailmem.configs import config_dir
 from tailmem.control import arms
 from tailmem.graph_runs import control_runs, policy_runs
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import ArmName as Arm
 from tailmem.records.audit import Audit
 from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary
 from tailmem.studies.controller import tables as ct

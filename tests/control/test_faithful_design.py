@@ -307,7 +307,7 @@ def test_a_planned_pair_difference_is_unbiased_and_knows_blind_steps():
     """Simulated model answers on every step of 8 runs; the planned estimate (pair draws weighted by stratum size /
     drawn, identical and blind steps known as 0) averages to the difference over every step, across plan seeds."""
     from tailmem.records.control import DesignPlan
-    from tailmem.stats.settings import shipped
+    from tailmem.stats.group import shipped
     from tailmem.studies.controller import tables as ct
 
     pair = design.claim_pairs()[0]

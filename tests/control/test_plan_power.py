@@ -11,7 +11,7 @@ import pytest
 
 from tailmem.control import design, power
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 
 ALPHA = 0.025
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_plan_power.py"

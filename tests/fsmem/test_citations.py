@@ -14,7 +14,7 @@ from tailmem.fsmem.tools.management import management
 from tailmem.paths import ANSWERS_FILE
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.studies.fsmem import locomo
-from tailmem.studies.fsmem import study_tables as fsmem_study
+from tailmem.studies.fsmem import report as fsmem_study
 
 HALLUCINATED = "/store/Calvin/Travel/Tokyo_1987.md#1"
 NOTES = "# Calvin\n## 25 May, 2023 (session 3)\n- [D3:1] Calvin: I bought a Ferrari.\n"  # lines 4-6 of the file

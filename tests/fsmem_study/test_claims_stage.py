@@ -17,8 +17,8 @@ from tailmem.report import paper2_values
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 from tailmem.studies.fsmem import claims_stage as fsmem_claims
 from tailmem.studies.fsmem import locomo
-from tailmem.studies.fsmem import study_tables as fsmem_study
-from tailmem.studies.fsmem.study_tables import with_paper
+from tailmem.studies.fsmem import report as fsmem_study
+from tailmem.studies.fsmem.report import with_paper
 
 DATA = "/work/shared/data"
 N = 40

@@ -5,7 +5,7 @@ import math
 
 from tailmem.llm.cost import bounds
 from tailmem.settings.llm import Price
-from tailmem.studies.fsmem.study_tables import transcripts_of
+from tailmem.studies.fsmem.report import transcripts_of
 
 PRICE = Price(input=1.0, cached_input=0.1, output=4.0)
 

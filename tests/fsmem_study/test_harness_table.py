@@ -12,7 +12,7 @@ from tailmem.fsmem.sandbox import available
 from tailmem.paths import harness_dir, variant_dir
 from tailmem.records.fsmem import FsmemBuild
 from tailmem.studies.fsmem import locomo
-from tailmem.studies.fsmem import study_tables as fsmem_study
+from tailmem.studies.fsmem import report as fsmem_study
 
 DATA = "/work/shared/data"
 

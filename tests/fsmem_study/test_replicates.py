@@ -16,7 +16,7 @@ from tailmem.errors import DataError
 from tailmem.fsmem import study
 from tailmem.paths import replicate_dir, variant_dir
 from tailmem.studies.fsmem import locomo
-from tailmem.studies.fsmem import study_tables as fsmem_study
+from tailmem.studies.fsmem import report as fsmem_study
 
 OVER = [
     "fsmem.max_questions=2",

@@ -115,14 +115,14 @@ def test_answers_under_an_overlay_are_refused(tmp_path):
 
 
 def test_rule_all_asks_for_table13():
-    """The DAG declares it (studies/fsmem/locomo.smk) among the LoCoMo tables that `all` asks for (tailmem.dag)."""
+    """The DAG declares it (studies/fsmem/rules.smk) among the LoCoMo tables that `all` asks for (tailmem.dag)."""
     from pathlib import Path
 
     from tailmem import outputs
     from tailmem.dag import dag_of
 
     repo = Path(__file__).resolve().parents[2]
-    assert "rule fsmem_table13:" in (repo / "src" / "tailmem" / "studies" / "fsmem" / "locomo.smk").read_text()
+    assert "rule fsmem_table13:" in (repo / "src" / "tailmem" / "studies" / "fsmem" / "rules.smk").read_text()
     dag = dag_of({"scale": "smoke"}, str(repo))
     assert any(f.endswith(f"/{outputs.TABLE13_LOCOMO_FILTERED}.csv") for f in dag.all_targets)
     assert answer_tokens("Shibuya crossing") > 0

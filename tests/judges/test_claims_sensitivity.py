@@ -8,7 +8,7 @@ import pytest
 
 from tailmem.errors import DataError
 from tailmem.judges.claims import ROBUST, SENSITIVE, with_sensitivity
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD
 from tailmem.studies.fsmem.claims import ANSWER_COLUMNS, claims
 

@@ -17,7 +17,7 @@ from tailmem.configs import config_dir
 from tailmem.fsmem import study
 from tailmem.judges import panel
 from tailmem.records.fsmem import FsmemAnswers
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.studies.judges import sensitivity as stage
 
 GOLD = "Lena adopted a rescue dog named Biscuit"

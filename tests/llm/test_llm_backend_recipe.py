@@ -21,8 +21,8 @@ from tailmem.errors import ConfigError
 from tailmem.fsmem.agents.models import compact
 from tailmem.llm import get_client
 from tailmem.llm.backends.base import Kind
+from tailmem.llm.group import settings
 from tailmem.llm.parallel import in_process
-from tailmem.llm.settings import settings
 from tailmem.longmemeval.answer import ModelAnswerer, chat_in_prefix_order
 from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, SEARCHER
 from tailmem.settings.llm import role_settings

@@ -9,7 +9,7 @@ from llm_testkit import llm_cfg
 from tailmem.cli import main as cli_main
 from tailmem.errors import ConfigError, LLMError
 from tailmem.llm import get_client
-from tailmem.llm.settings import settings
+from tailmem.llm.group import settings
 from tailmem.roles import ROLES
 from tailmem.settings.llm import cache_path, price, prices
 from tailmem.settings.schema import register as register_schema

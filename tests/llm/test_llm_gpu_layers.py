@@ -5,7 +5,7 @@ import sys
 import types
 
 from tailmem.llm.backends import instruct
-from tailmem.llm.settings import settings
+from tailmem.llm.group import settings
 from tailmem.settings.llm import role_settings
 from tailmem.workflow import compose_config
 

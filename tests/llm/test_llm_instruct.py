@@ -9,7 +9,7 @@ import pytest
 from llm_testkit import MODEL_THREADS
 from tailmem.errors import LLMError
 from tailmem.llm.backends.instruct import available, call_schema, grammar_text, parse_reply
-from tailmem.llm.settings import shipped_tree
+from tailmem.llm.group import shipped_tree
 
 pytestmark = pytest.mark.skipif(not available(), reason="the `local` extra (llama-cpp-python) is not installed")
 

@@ -9,7 +9,7 @@ from llm_testkit import MODEL_THREADS
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
 from tailmem.llm.backends.local import available
-from tailmem.llm.settings import shipped_tree
+from tailmem.llm.group import shipped_tree
 
 # slow: loads the model (a decode in a child first)
 pytestmark = [

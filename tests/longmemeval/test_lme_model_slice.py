@@ -171,7 +171,7 @@ def test_judge_prompts_put_the_response_last_so_arms_share_the_rest():
 
 
 def test_round_robin_caps_the_total_across_types():
-    from tailmem.studies.longmemeval.stages import round_robin
+    from tailmem.studies.longmemeval.run import round_robin
 
     class Q:
         def __init__(self, i, t):
@@ -186,7 +186,8 @@ def test_round_robin_caps_the_total_across_types():
 @pytest.mark.slow
 def test_stage_with_an_in_process_model_then_the_measured_reduction(tmp_path, data_dir, monkeypatch):
     import tailmem.llm
-    from tailmem.studies.longmemeval import stages as stage
+    from tailmem.studies.longmemeval import report as report_stage
+    from tailmem.studies.longmemeval import run as stage
 
     clients = {}
 
@@ -228,7 +229,7 @@ def test_stage_with_an_in_process_model_then_the_measured_reduction(tmp_path, da
     assert model["answer_seconds_per_question"] == pytest.approx(1.5) and model["judge_seconds_per_call"] == 0.5
     searcher = model["backend"]["searcher"]
     assert 0 < searcher["evaluated_tokens"] < searcher["sent_tokens"]  # arms of a question shared a prefix
-    stage.report(compose_config("smoke", [*over, f"out={tmp_path}/tables"]))
+    report_stage.report(compose_config("smoke", [*over, f"out={tmp_path}/tables"]))
     red = pd.read_csv(tmp_path / "tables" / "longmemeval_reduction.csv")
     assert set(red.arm) == {"ctmc-r1", "ctmc-r0.5"} and red.questions.eq(3).all()
     assert (red.token_reduction_pct > 0).all()

@@ -13,7 +13,7 @@ import pytest
 
 from tailmem.longmemeval import reduction
 from tailmem.longmemeval.reduction import evaluate
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 from tailmem.studies.longmemeval import tables as lt
 

@@ -1,4 +1,4 @@
-"""Arm names: one grammar, parsed in one module (tailmem.memory.arm), refused when spelled two ways."""
+"""Arm names: one grammar, parsed in one module (tailmem.memory.arm_names), refused when spelled two ways."""
 
 import re
 from pathlib import Path
@@ -9,7 +9,8 @@ from tailmem.control import arms as control_arms
 from tailmem.errors import ConfigError
 from tailmem.longmemeval.arms import NO_EVIDENCE, ctmc_name
 from tailmem.memory import ctmc
-from tailmem.memory.arm import ENCODINGS, ORDERS, Arm
+from tailmem.memory.arm_names import ENCODINGS, ORDERS
+from tailmem.memory.arm_names import ArmName as Arm
 from tailmem.memory.controllers import CONTROLLERS
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "tailmem"

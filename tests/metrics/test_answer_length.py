@@ -10,7 +10,7 @@ import tiktoken
 from tailmem.llm.tokens import get_encoding
 from tailmem.metrics.answer_length import COLUMN, ENCODING, answer_tokens, mean_answer_tokens
 from tailmem.studies.fsmem import personamem
-from tailmem.studies.fsmem import study_tables as fsmem_study
+from tailmem.studies.fsmem import report as fsmem_study
 from tailmem.studies.longmemeval import tables as longmemeval_tables
 
 ANSWERS = ["Shibuya crossing and Shinjuku", "His Dad", "", "I do not know: the store says nothing about it."]

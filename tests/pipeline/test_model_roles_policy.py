@@ -18,8 +18,8 @@ from tailmem.agents.graphworld import parse_transitions
 from tailmem.graphworld.build import world_from_config
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache
+from tailmem.llm.group import settings
 from tailmem.llm.records import ChatResponse, Usage
-from tailmem.llm.settings import settings
 from tailmem.roles import POLICY
 from tailmem.settings.llm import cache_path, role_settings
 from tailmem.settings.rollout import RetrievalGroup

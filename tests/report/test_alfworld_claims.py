@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from figkit import assert_readable, words
 
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.alfworld import figures as F
 from tailmem.studies.alfworld import tables as T

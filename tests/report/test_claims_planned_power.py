@@ -20,7 +20,7 @@ from tailmem.report.claims import (
     with_power,
 )
 from tailmem.stats.compare import COLUMNS
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.alfworld import claim_specs as alf_specs
 from tailmem.studies.alfworld import tables as alf

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tailmem.errors import DataError
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.fsmem.claims import ANSWER_COLUMNS, claims, paired, select
 

@@ -7,7 +7,7 @@ import pytest
 
 from tailmem.longmemeval.arms import ctmc_name
 from tailmem.report.plots import MIN_FONT_PT, readability_problems, save_figure
-from tailmem.studies.longmemeval import figure as F
+from tailmem.studies.longmemeval import figures as F
 
 RATIO = 0.5
 TYPES = ("single-session-user", "multi-session", "knowledge-update")

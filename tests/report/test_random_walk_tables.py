@@ -9,7 +9,7 @@ import pytest
 
 from tailmem import outputs
 from tailmem.report.table_io import write_table
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.random_walk import report as tables
 from tailmem.studies.random_walk import tables as rw
@@ -223,7 +223,7 @@ def test_the_notes_explain_slope_r2_r_tpl_ln_and_max_median(smoke_notes):
 def test_table2_prints_the_slope_fitted_as_the_paper_fits_it():
     """Paper 1's Table 2 slope is sigma_top10 fitted against ln(size) (issue 29): a frame holding the paper's own sigma
     values gives its slope in `slope_ln`, while the log-log `slope` is about twice as steep."""
-    from tailmem.report import paper_values as paper
+    from tailmem.report import paper1_values as paper
 
     rows = [
         {"family": f, "n": n, "seed": 0, "sigma_top10": paper.TABLE2_SIGMA[f][n]}

@@ -4,7 +4,7 @@ is named by its module (nothing in the file is silently unused), and a broken fi
 import pytest
 import yaml
 
-from tailmem.report import data_files, paper2_values, paper_values
+from tailmem.report import data_files, paper1_values, paper2_values
 
 
 @pytest.mark.parametrize(
@@ -12,7 +12,7 @@ from tailmem.report import data_files, paper2_values, paper_values
     [
         (
             "paper1.yaml",
-            paper_values,
+            paper1_values,
             {"table2_sigma", "table7_gini", "table7_top10", "table8_gini", "table3_llm", "controllers", "table6"},
         ),
         ("paper2.yaml", paper2_values, None),
@@ -28,9 +28,9 @@ def test_every_key_of_a_paper_file_is_a_module_name(name, module, expected):
 
 def test_values_come_from_the_file():
     raw = yaml.safe_load(data_files.path("paper1.yaml").read_text())
-    assert paper_values.TABLE2_SIGMA["mixed"][1000] == raw["table2_sigma"]["mixed"][1000] == 1.430
+    assert paper1_values.TABLE2_SIGMA["mixed"][1000] == raw["table2_sigma"]["mixed"][1000] == 1.430
     row = next(r for r in raw["controllers"] if (r["controller"], r["encoding"]) == ("ctmc", "compact"))
-    assert paper_values.controller_value("ctmc", "compact", "tail_error") == row["tail_error"]
+    assert paper1_values.controller_value("ctmc", "compact", "tail_error") == row["tail_error"]
     assert (
         paper2_values.ALFWORLD_CURATION_ROUNDS
         == tuple(yaml.safe_load(data_files.path("paper2.yaml").read_text())["alfworld_curation_rounds"])

@@ -14,10 +14,10 @@ from tailmem.report import data_files, table_spec
 from tailmem.report.audits import EXPLAIN
 from tailmem.report.data_files import ReportDataError
 from tailmem.settings.stage import for_stage
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.studies.controller import report as control_report
 from tailmem.studies.controller import tables as ct
-from tailmem.studies.longmemeval import stages as longmemeval
+from tailmem.studies.longmemeval import report as longmemeval
 from tailmem.studies.longmemeval import tables as lt
 from tailmem.studies.random_walk import report as tables
 from tailmem.studies.random_walk import tables as rw

@@ -8,7 +8,7 @@ from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, NOT_HELD
 from tailmem.studies.random_walk import tables as rw
 from tailmem.workflow import graph_option

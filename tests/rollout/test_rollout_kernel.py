@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from tailmem.graphworld.build import world_from_config
+from tailmem.rollout.choices import DESIGNS, STARTS
 from tailmem.rollout.randomness import draw_uniforms
 from tailmem.rollout.reference import reference_rollout
 from tailmem.rollout.run import kernel_rollout, rollout
-from tailmem.rollout.settings import DESIGNS, STARTS
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 
 GRAPHS = {

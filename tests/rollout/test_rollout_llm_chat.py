@@ -19,8 +19,8 @@ from tailmem.graphworld.build import world_from_config
 from tailmem.llm.backends.instruct import choose_messages
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache
+from tailmem.llm.group import settings
 from tailmem.llm.records import ChatResponse, Usage
-from tailmem.llm.settings import settings
 from tailmem.llm.tokens import count_message_tokens
 from tailmem.roles import POLICY
 from tailmem.rollout.run import rollout

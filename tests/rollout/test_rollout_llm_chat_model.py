@@ -6,7 +6,7 @@ import pytest
 from llm_testkit import MODEL_THREADS
 from tailmem.graphworld.build import world_from_config
 from tailmem.llm.backends.instruct import available, choose_messages
-from tailmem.llm.settings import shipped_tree
+from tailmem.llm.group import shipped_tree
 from tailmem.roles import POLICY
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import LLMPolicy

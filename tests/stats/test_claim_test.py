@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as sps
 
 from tailmem.stats.compare import COLUMNS, compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 
 S = shipped(resamples=4000, seed=0)

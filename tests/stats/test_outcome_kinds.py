@@ -9,7 +9,7 @@ import pytest
 from tailmem.longmemeval.reduction import evaluate, paired_metric
 from tailmem.stats import sign_flip
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 from tailmem.studies.fsmem.claims import ANSWER_COLUMNS, claims
 

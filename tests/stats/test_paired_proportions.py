@@ -8,7 +8,7 @@ from scipy import stats
 
 from tailmem.stats import paired_proportions as pp
 from tailmem.stats.compare import DRAWN, PAIRED_PROPORTIONS, compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 
 S = shipped()

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.random_walk import tables as rw
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD, combine, verdict
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.simulate import KINDS
 from tailmem.stats.verdict import HELD
 

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as sps
 
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 
 S = shipped(resamples=2000, seed=0)
@@ -151,7 +151,7 @@ def test_min_units_is_a_checked_setting():
     from omegaconf import OmegaConf
 
     from tailmem.errors import ConfigError
-    from tailmem.stats.settings import settings
+    from tailmem.stats.group import settings
 
     base = {
         "confidence": 0.95,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tailmem.accesslog.events import AccessLog
-from tailmem.accesslog.settings import FORMATS
+from tailmem.accesslog.group import FORMATS
 from tailmem.errors import ConfigError
 from tailmem.settings.audit_log import AuditLogGroup
 

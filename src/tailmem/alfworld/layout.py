@@ -62,7 +62,7 @@ def plays_model(cfg: DictConfig, role: str, client) -> bool:
 def agent_labels(cfg: DictConfig) -> dict[str, str]:
     """The model (or programmatic agent) of each ALFWorld role, as the llm settings name it; a role left out of
     `alfworld.model_roles` is its programmatic agent, `programmatic-<role>` (the offline config's label)."""
-    from tailmem.llm.settings import settings as llm_settings
+    from tailmem.llm.group import settings as llm_settings
     from tailmem.settings.llm import roles as played
 
     settings = played(llm_settings(cfg))

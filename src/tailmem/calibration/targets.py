@@ -1,12 +1,12 @@
 """The paper's numbers the calibration fits, as cells: Table 7's three metrics per family and size, Table 2's
-sigma_top10 slope per family, and the order of Table 8's retrieval designs (paper 1, report/paper_values.py)."""
+sigma_top10 slope per family, and the order of Table 8's retrieval designs (paper 1, report/paper1_values.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from tailmem.report import paper_values as paper
+from tailmem.report import paper1_values as paper
 
 # Table 7's metrics and where each paper value comes from (its sigma_top10 is Table 2's)
 METRICS = {"gini": paper.TABLE7_GINI, "top10_pct": paper.TABLE7_TOP10, "sigma_top10": paper.TABLE2_SIGMA}

@@ -3,7 +3,7 @@
 An arm name is readable and canonical, so it can be a folder name and a Snakemake wildcard:
 `<controller>-<encoding>` for the baselines and Graph Memory, `ctmc-<encoding>-tau<tau>-<order>` for CTMC,
 with `-matched` when CTMC's budget is Graph Memory's measured tokens on the same replay (the grammar, parsed and
-written in one place: tailmem.memory.arm).
+written in one place: tailmem.memory.arm_names).
 
 Which arms spend which budget: Table 5 and Figure 7 set CTMC beside Graph Memory at each one's own nominal
 budget (`memory.budget` in configs/memory/ctmc.yaml and graph_memory.yaml), so their tokens per step are measured
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from tailmem.errors import ConfigError
 from tailmem.memory import budget
-from tailmem.memory.arm import ENCODINGS, Arm
+from tailmem.memory.arm_names import ENCODINGS, ArmName
 
 PAPER_BASELINES = (
     "full_history",
@@ -31,23 +31,23 @@ PAPER_BASELINES = (
 def baselines() -> list[str]:
     """Table 4's controllers: the paper's, in its order, then every other `configs/memory/` option that is not
     CTMC (so a new controller joins the table by its config file alone)."""
-    from tailmem.memory.arms import catalogue
+    from tailmem.memory.catalogue import catalogue
 
     extra = sorted(n for n in catalogue() if n not in PAPER_BASELINES and n != "ctmc")
     return [*PAPER_BASELINES, *extra]
 
 
 def baseline(name: str, encoding: str = "compact") -> str:
-    return str(Arm(name, encoding))
+    return str(ArmName(name, encoding))
 
 
 def ctmc(encoding: str = "compact", tau: float = 1.0, order: str = "rank", matched: bool = True) -> str:
-    return str(Arm("ctmc", encoding, float(tau), order, matched))
+    return str(ArmName("ctmc", encoding, float(tau), order, matched))
 
 
 def overrides(arm: str) -> list[str]:
-    """Hydra overrides for an arm name (tailmem.memory.arm's grammar); a bad name raises ConfigError naming it."""
-    a = Arm.parse(arm)
+    """Hydra overrides for an arm name (tailmem.memory.arm_names's grammar); a bad name raises ConfigError naming it."""
+    a = ArmName.parse(arm)
     if a.ratio is not None or a.no_evidence:
         raise ConfigError(f"arm {arm!r}: r<ratio> and no_evidence are LongMemEval's parts, not the graph world's")
     out = [f"memory={a.controller}"]
@@ -64,7 +64,7 @@ def overrides(arm: str) -> list[str]:
 
 def matched_reference(arm: str) -> str | None:
     """The Graph Memory arm whose measured memory tokens a `-matched` CTMC arm spends, else None."""
-    a = Arm.parse(arm)
+    a = ArmName.parse(arm)
     return baseline("graph_memory", a.encoding) if a.matched else None
 
 

@@ -105,7 +105,7 @@ def check_strength_prices(cfg) -> None:
 
 def _check_priced(cfg, role: str, models) -> None:
     from tailmem.llm.backends.base import kind_of
-    from tailmem.llm.settings import settings
+    from tailmem.llm.group import settings
     from tailmem.settings.llm import price, prices
 
     if not kind_of(configured_backend(cfg, role)).paid:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import cache
 
-from tailmem.fsmem.tokens import stem, terms
+from tailmem.fsmem.terms import stem, terms
 
 LEXICON = {
     "music": "music song album concert band guitar sing singer perform stage tour record studio rapper festival",

@@ -49,7 +49,7 @@ def _compose(overrides: list[str]):
 
 
 def _cache_of(cfg, what: str) -> RunCache:
-    from tailmem.llm.settings import settings
+    from tailmem.llm.group import settings
     from tailmem.settings.llm import cache_path
 
     llm = settings(cfg)

@@ -145,7 +145,7 @@ def _compose(overrides: list[str]):
 
 def run_checks(cfg) -> list[RoleCheck]:
     from tailmem.llm.client import get_client
-    from tailmem.llm.settings import settings
+    from tailmem.llm.group import settings
 
     out, first = [], {}  # an error shared by several roles (one model file) is printed once
     for role in settings(cfg).roles:

@@ -122,7 +122,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the paid run (models, prices)")
     args = parser.parse_args(argv)
     from tailmem.llm.check import _compose
-    from tailmem.llm.settings import settings
+    from tailmem.llm.group import settings
 
     llm = settings(_compose(args.overrides))
     dbs = [args.db] if args.db else run_files(args.overrides)

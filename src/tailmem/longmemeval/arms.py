@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tailmem.errors import ConfigError
-from tailmem.memory.arm import Arm as ArmName
-from tailmem.memory.arms import arm_settings
+from tailmem.memory.arm_names import ArmName
 from tailmem.memory.budget import MATCHED
+from tailmem.memory.catalogue import arm_settings
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from tailmem.longmemeval.arms import NO_EVIDENCE
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import ArmName
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import Comparison, compare
 from tailmem.stats.verdict import HELD, combine
@@ -88,7 +88,7 @@ class ArmResult:
 
 def ctmc_arms(rows: pd.DataFrame) -> list[tuple[str, float]]:
     """The CTMC arms in the rows with their budget ratio, largest budget first (the testing order)."""
-    arms = {a: Arm.parse(a).ratio for a in rows.arm.unique() if Arm.parse(a).ratio is not None}
+    arms = {a: ArmName.parse(a).ratio for a in rows.arm.unique() if ArmName.parse(a).ratio is not None}
     return sorted(arms.items(), key=lambda kv: (-kv[1], kv[0]))
 
 

@@ -27,7 +27,7 @@ from typing import Protocol
 
 from tailmem.errors import ConfigError
 
-MATCHED = "matched"  # `memory.budget: matched`, and the arm-name part that asks for it (tailmem.memory.arm)
+MATCHED = "matched"  # `memory.budget: matched`, and the arm-name part that asks for it (tailmem.memory.arm_names)
 KEY = "budget"  # the memory settings' key (a field of memory.controllers.Controller)
 
 

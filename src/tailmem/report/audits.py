@@ -10,7 +10,7 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.records.audit import Audit
-from tailmem.report import paper_values as paper
+from tailmem.report import paper1_values as paper
 from tailmem.report.data_files import section
 from tailmem.report.table_spec import specs, text
 from tailmem.settings.stats import StatsGroup

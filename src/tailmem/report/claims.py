@@ -7,7 +7,7 @@ of four arms, a tie of every pair) lists their keys in `parts` and has no compar
 
 The records live in Python rather than in a report data file because they name arms through the functions that
 spell them (`tailmem.control.arms`) and paper values through the one module that reads them
-(`tailmem.report.paper_values`): a misspelt arm or a paper number moved in paper1.yaml fails at import, not as an
+(`tailmem.report.paper1_values`): a misspelt arm or a paper number moved in paper1.yaml fails at import, not as an
 empty row. Evidence templates are filled by the study's comparison function (`str.format` fields it names); the
 words and the paper columns are what the tables print.
 

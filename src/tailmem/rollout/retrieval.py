@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from tailmem.rollout.settings import DESIGNS
+from tailmem.rollout.choices import DESIGNS
 
 
 class Retriever:

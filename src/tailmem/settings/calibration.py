@@ -1,5 +1,5 @@
 """The `calibration` group: the searched protocol space, the worlds, the loss and the tolerance. The search
-reads this object itself (tailmem.calibration.settings.settings); its checks include the rules tying its keys
+reads this object itself (tailmem.calibration.group.settings); its checks include the rules tying its keys
 together (a held-out family among the fitted ones, sizes paper 1 reports), so composing a config catches them."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class SpaceGroup:
     sigma_unit: List[str] = MISSING
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.settings import STARTS
+        from tailmem.rollout.choices import STARTS
 
         p = Problems("calibration.space")
         for name in ("episodes", "steps", "k"):

@@ -70,7 +70,7 @@ def known_keys() -> list[str]:
 
 def check(settings: dict, prefix: str = "memory", arm: bool = False) -> list[str]:
     """The problems of one controller's settings; an arm (`arm=True`, ALFWorld's) is first completed from
-    configs/memory/<name>.yaml by memory.arms.arm_settings, as the stages build it."""
+    configs/memory/<name>.yaml by memory.catalogue.arm_settings, as the stages build it."""
     from tailmem.errors import ConfigError
     from tailmem.memory.controllers import CONTROLLERS, make_controller
 
@@ -82,7 +82,7 @@ def check(settings: dict, prefix: str = "memory", arm: bool = False) -> list[str
     full = dict(settings)
     try:
         if arm:
-            from tailmem.memory.arms import arm_settings
+            from tailmem.memory.catalogue import arm_settings
 
             full = arm_settings(full.pop("name", None), **full)
         cls = CONTROLLERS.get(full.get("name"))

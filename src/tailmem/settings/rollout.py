@@ -1,6 +1,6 @@
 """The `rollout`, `policy` and `retrieval` groups: what a random-walk or model rollout runs. A rollout
 (tailmem.rollout.run.rollout) reads these objects themselves. The names they are checked against (designs,
-policies, start rules) live in tailmem.rollout.settings."""
+policies, start rules) live in tailmem.rollout.choices."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from tailmem.settings.checks import Problems
 class RolloutGroup:
     episodes: int = MISSING  # episodes per run; memory persists across episodes
     steps: int = MISSING  # steps per episode
-    start: str = MISSING  # start-state rule of every episode (rollout.settings.STARTS)
+    start: str = MISSING  # start-state rule of every episode (rollout.choices.STARTS)
     model_episodes: Optional[int] = None  # episodes of a rollout a model plays (policy llm); None = `episodes`
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.settings import STARTS
+        from tailmem.rollout.choices import STARTS
 
         p = Problems("rollout")
         p.integer("episodes", self.episodes, lo=1)
@@ -45,10 +45,10 @@ class RolloutGroup:
 
 @dataclass
 class PolicyGroup:
-    name: str = MISSING  # rollout.settings.POLICIES
+    name: str = MISSING  # rollout.choices.POLICIES
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.settings import POLICIES
+        from tailmem.rollout.choices import POLICIES
 
         p = Problems("policy")  # the config group, not the role
         p.one_of("name", self.name, POLICIES)
@@ -57,11 +57,11 @@ class PolicyGroup:
 
 @dataclass
 class RetrievalGroup:
-    name: str = MISSING  # a retrieval design (rollout.settings.DESIGNS)
+    name: str = MISSING  # a retrieval design (rollout.choices.DESIGNS)
     k: int = MISSING  # retrieved items per step besides the current one
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.settings import DESIGNS
+        from tailmem.rollout.choices import DESIGNS
 
         p = Problems("retrieval")
         p.one_of("name", self.name, DESIGNS)
@@ -72,6 +72,6 @@ class RetrievalGroup:
     def draws(self) -> int:
         """Uniforms the design consumes per step: k for the sampling designs, which draw among a state's mates;
         none for the others, which retrieve deterministically."""
-        from tailmem.rollout.settings import SAMPLING_DESIGNS
+        from tailmem.rollout.choices import SAMPLING_DESIGNS
 
         return self.k if self.name in SAMPLING_DESIGNS else 0

@@ -40,7 +40,7 @@ class ControlScale:
     arms: str = "all"
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.settings import DESIGNS, POLICIES
+        from tailmem.rollout.choices import DESIGNS, POLICIES
 
         p = Problems("scale.control")
         p.one_of("policy", self.policy, POLICIES)  # the config key, not the role
@@ -68,7 +68,7 @@ class ScaleGroup:
     control: ControlScale = MISSING
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.settings import DESIGNS
+        from tailmem.rollout.choices import DESIGNS
 
         p = Problems("scale")
         _check_worlds(p, self, "families", ("retrieval_size",), ("sizes",))

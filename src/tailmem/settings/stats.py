@@ -1,5 +1,5 @@
 """The `stats` group: the level, resample count, RNG seed, minimum units and margins of every claim. The claims
-read this object itself (tailmem.stats.settings.settings), so a key has one name and one value, the YAML's."""
+read this object itself (tailmem.stats.group.settings), so a key has one name and one value, the YAML's."""
 
 from __future__ import annotations
 

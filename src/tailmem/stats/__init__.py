@@ -5,5 +5,5 @@ for it), `bootstrap` (the interval at larger n, seeds as an outer level), `paire
 claims get the `stats` config group), `simulate` (data of each outcome kind the claims read, to measure the
 rule's level on).
 
-Nothing is imported here, so reading the `stats` group (`stats.settings`) loads neither numpy nor scipy.
+Nothing is imported here, so reading the `stats` group (`stats.group`) loads neither numpy nor scipy.
 """

@@ -16,7 +16,7 @@ from collections import defaultdict
 from tailmem.fsmem.agents import loop
 from tailmem.fsmem.agents.accounting import Episode, Meter
 from tailmem.fsmem.agents.builder import slug, survey, system_prompt
-from tailmem.fsmem.tokens import terms
+from tailmem.fsmem.terms import terms
 from tailmem.fsmem.tools.base import Harness
 from tailmem.roles import BUILDER, programmatic_agent
 

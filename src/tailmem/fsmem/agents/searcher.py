@@ -23,7 +23,7 @@ from tailmem.fsmem.agents.models import search_prompt
 from tailmem.fsmem.dates import DAY
 from tailmem.fsmem.errors import ToolError
 from tailmem.fsmem.store import Store
-from tailmem.fsmem.tokens import STOPWORDS, stem, terms, words
+from tailmem.fsmem.terms import STOPWORDS, stem, terms, words
 from tailmem.fsmem.tools.base import Harness
 from tailmem.fsmem.tools.reading import headings
 from tailmem.roles import SEARCHER, programmatic_agent

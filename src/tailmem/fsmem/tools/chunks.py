@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tailmem.fsmem.chunks import Chunk
 from tailmem.fsmem.errors import ToolError
-from tailmem.fsmem.tokens import terms
+from tailmem.fsmem.terms import terms
 from tailmem.fsmem.tools.base import Harness, Tool, params
 
 MAX_QUERY_CHARS = 2000

@@ -6,7 +6,7 @@ import bm25s
 
 from tailmem.fsmem.errors import ToolError
 from tailmem.fsmem.store import Store
-from tailmem.fsmem.tokens import terms
+from tailmem.fsmem.terms import terms
 from tailmem.fsmem.tools.base import Tool, params
 
 MAX_QUERY_CHARS = 2000

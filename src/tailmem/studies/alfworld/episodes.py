@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def arm_settings(cfg, arm: str) -> dict:
     """An arm's controller settings: configs/memory/<name>.yaml with the arm's other keys on top."""
-    from tailmem.memory.arms import arm_settings as from_catalogue
+    from tailmem.memory.catalogue import arm_settings as from_catalogue
 
     a = cfg.alfworld
     if arm not in a.arms:

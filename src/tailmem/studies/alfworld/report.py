@@ -175,7 +175,7 @@ def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: d
     from tailmem.control.stated import planned_power
     from tailmem.report.plots import save_figure
     from tailmem.report.table_io import write_table
-    from tailmem.stats.settings import settings as stats_settings
+    from tailmem.stats.group import settings as stats_settings
     from tailmem.studies.alfworld import design_rows
     from tailmem.studies.alfworld import figures as F
     from tailmem.studies.alfworld import tables as T

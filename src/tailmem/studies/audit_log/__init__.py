@@ -7,7 +7,7 @@ names its share of the DAG (the class its rule files read their inputs from).
 from tailmem.stage_groups import Stage, declare
 
 STAGES = declare(
-    Stage("audit_log", "tailmem.studies.audit_log.stage:run", ("audit_log", "audit", "seed")),  # external logs
+    Stage("audit_log", "tailmem.studies.audit_log.audit:run", ("audit_log", "audit", "seed")),  # external logs
 )
 
 PLAN = "tailmem.studies.audit_log.plan:AuditLogPlan"

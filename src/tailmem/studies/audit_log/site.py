@@ -12,7 +12,7 @@ from tailmem.site.model import Row, Section, slug
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts
 
-FOLDER = "audit_log"  # tailmem.studies.audit_log.stage.FOLDER (not imported: that module pulls in the audit stack)
+FOLDER = "audit_log"  # tailmem.studies.audit_log.audit.FOLDER (not imported: that module pulls in the audit stack)
 AUDIT_FILE = "audit.json"
 
 

@@ -28,7 +28,7 @@ from tailmem.settings.calibration import CalibrationGroup
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stage_groups import DECLARED, code_digest
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.calibration import tables as ct
 
 log = logging.getLogger(__name__)

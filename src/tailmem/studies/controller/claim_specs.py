@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tailmem.control import arms, design
-from tailmem.report import paper_values as paper
+from tailmem.report import paper1_values as paper
 from tailmem.report.claims import Claim
 
 # -- paper 1, the controller study (claims_ctmc; tailmem.studies.controller.tables.claims) --------------------------------

@@ -31,9 +31,9 @@ from tailmem.control.predict import ProgrammaticPredictor
 from tailmem.control.replay import load_run, replay, replayed, retrieved_per_step, tail_states, window_counts
 from tailmem.graph_runs import Run, design_runs
 from tailmem.llm.client import answers_constrained
-from tailmem.memory.arm import Arm
-from tailmem.memory.arms import arm_settings
+from tailmem.memory.arm_names import ArmName
 from tailmem.memory.budget import MATCHED, SpentPerStep, controller_settings, resolve
+from tailmem.memory.catalogue import arm_settings
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
@@ -42,14 +42,14 @@ from tailmem.records.design import DesignRows
 from tailmem.roles import PREDICTOR
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 
 log = logging.getLogger(__name__)
 
 
 def _arm(arm: str, reference: SpentPerStep | None, whole_prompt: bool, seed: int):
     """(controller, budget) of a claim arm; a `-matched` arm spends `reference`'s tokens (Graph Memory's)."""
-    a = Arm.parse(arm)
+    a = ArmName.parse(arm)
     extra = {k: v for k, v in (("tau", a.tau), ("order", a.order)) if v is not None}
     settings = arm_settings(a.controller, encoding=a.encoding, **extra)
     if a.matched:

@@ -14,7 +14,7 @@ from tailmem.audit.concentration import concentration
 from tailmem.control import arms
 from tailmem.control.replay import window_counts
 from tailmem.graph_runs import ControlRun, Run, control_runs, design_runs, policy_runs
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import ArmName
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary, DesignPlan
@@ -26,7 +26,7 @@ from tailmem.roles import PREDICTOR, tail_policy
 from tailmem.settings.stage import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.controller import figures as cf
 from tailmem.studies.controller import tables as ct
 
@@ -133,7 +133,7 @@ def nominal_budgets(df: pd.DataFrame) -> dict:
     the arms' summary.json. Several values (an override per encoding) are listed, joined by '/'."""
     out = {}
     for arm in arms.table5_arms():
-        controller = Arm.parse(arm).controller
+        controller = ArmName.parse(arm).controller
         # the column is float when a budget-less controller (full history) sits in the frame: 160.0 prints as 160
         out.setdefault(controller, []).extend(f"{float(b):g}" for b in df.loc[df.arm == arm, "budget"] if pd.notna(b))
     return {c: "/".join(dict.fromkeys(v)) or "-" for c, v in out.items()}

@@ -25,9 +25,9 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.control import arms
 from tailmem.control.replay import error_rate, tail_states
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import ArmName
 from tailmem.records.control import ControlSummary
-from tailmem.report import paper_values as paper
+from tailmem.report import paper1_values as paper
 from tailmem.report.claims import Claim, build, evidence, power_of
 from tailmem.report.table_spec import specs, text
 from tailmem.roles import PREDICTOR, PROGRAMMATIC
@@ -148,8 +148,8 @@ def _aggregate(
 
 def _with_paper(out: pd.DataFrame) -> pd.DataFrame:
     """Paper 1's tokens/step and tail error beside each arm, from the one source
-    (`paper_values.controller_value`), and the paper table they come from."""
-    keys = [(a.controller, a.encoding) for a in map(Arm.parse, out.arm)]
+    (`paper1_values.controller_value`), and the paper table they come from."""
+    keys = [(a.controller, a.encoding) for a in map(ArmName.parse, out.arm)]
     for m in ("tokens_per_step", "tail_error"):
         out[f"{m}_paper"] = [paper.controller_value(c, e, m) for c, e in keys]
     out["paper_table"] = [paper.controller_table(c, e) for c, e in keys]

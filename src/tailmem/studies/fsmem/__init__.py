@@ -7,7 +7,7 @@ names its share of the DAG (the class its rule files read their inputs from).
 
 from tailmem.stage_groups import FSMEM_GROUPS, Stage, declare
 
-_TABLES = "tailmem.studies.fsmem.study_tables"
+_TABLES = "tailmem.studies.fsmem.report"
 STAGES = declare(
     Stage("fsmem_build", "tailmem.studies.fsmem.locomo:build", FSMEM_GROUPS),
     Stage("fsmem_answer", "tailmem.studies.fsmem.locomo:answer", FSMEM_GROUPS),

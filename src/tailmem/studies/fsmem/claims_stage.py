@@ -25,10 +25,10 @@ from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report.table_io import write_table
 from tailmem.roles import BUILDER, JUDGE, SEARCHER
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings
+from tailmem.stats.group import settings
 from tailmem.studies.fsmem import claims as fsmem_claims
 from tailmem.studies.fsmem import design_rows
-from tailmem.studies.fsmem.study_tables import agents_note
+from tailmem.studies.fsmem.report import agents_note
 
 log = logging.getLogger("tailmem")
 STUDIES = (("main", study.main_runs), ("harness", study.harness_runs), ("strength", study.strength_runs))
@@ -37,7 +37,7 @@ STUDIES = (("main", study.main_runs), ("harness", study.harness_runs), ("strengt
 def answers_of(run: study.Run, study_name: str) -> list[dict]:
     """One record per question of a run's answers.json, in the columns `fsmem_claims.ANSWER_COLUMNS`."""
     if not run.answers_file.exists():
-        raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/study.smk)")
+        raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/rules.smk)")
     rows = FsmemAnswers.read(run.answers_file).rows
     arm = {
         "study": study_name,

@@ -15,7 +15,7 @@ from tailmem.fsmem.questions import asked
 from tailmem.records.design import DesignRows
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.fsmem.claim_specs import DESIGN_CLAIM
 
 

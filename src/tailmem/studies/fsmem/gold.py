@@ -32,7 +32,7 @@ from tailmem.studies.fsmem.locomo import variant_dir
 
 log = logging.getLogger("tailmem")
 TABLE13_OVERLAY = "locomo/d2-v1"  # paper 2 appendix D.2
-HARNESS = MAIN_HARNESS  # the main LoCoMo table's search harness (studies/fsmem/locomo.smk rule fsmem_table)
+HARNESS = MAIN_HARNESS  # the main LoCoMo table's search harness (studies/fsmem/rules.smk rule fsmem_table)
 
 
 def answers_file(cfg, variant: str, conv: str) -> Path:

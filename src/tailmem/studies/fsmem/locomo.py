@@ -41,8 +41,8 @@ from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.variants import build as build_variant
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.llm.group import prices_of
 from tailmem.llm.parallel import run_units, units_workers
-from tailmem.llm.settings import prices_of
 from tailmem.metrics import gold_overlay, locomo_evidence
 from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
 from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE

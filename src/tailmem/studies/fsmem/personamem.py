@@ -48,10 +48,10 @@ from tailmem.fsmem.harness_pool import HarnessPool
 from tailmem.fsmem.harnesses import sandbox_provenance
 from tailmem.fsmem.personamem import build_context, open_store
 from tailmem.fsmem.store import Store
-from tailmem.fsmem.tokens import terms
+from tailmem.fsmem.terms import terms
 from tailmem.fsmem.variants import build_harness_name, check_variant, search_harness
+from tailmem.llm.group import prices_of
 from tailmem.llm.parallel import run_units, units_workers
-from tailmem.llm.settings import prices_of
 from tailmem.metrics.answer_length import COLUMN as ANSWER_TOKENS
 from tailmem.metrics.answer_length import NOTE as ANSWER_TOKENS_NOTE
 from tailmem.metrics.answer_length import mean_answer_tokens

@@ -51,7 +51,7 @@ def fsmem_answers(cfg) -> pd.DataFrame:
             continue
         seen.add(run.answers_file)
         if not run.answers_file.exists():
-            raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/study.smk)")
+            raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/rules.smk)")
         key = fsmem_answers_key(cfg.results_dir, run.answers_file)
         for i, r in enumerate(FsmemAnswers.read(run.answers_file).rows):
             lacking = [c for c in ("question", "gold", "answer", "category") if c not in r]
@@ -244,7 +244,7 @@ def note(judges: list[str], threshold: float, st, offline: bool) -> str:
 def run(cfg) -> None:
     from tailmem.fsmem.agents.models import client_for, label
     from tailmem.report.table_io import write_table
-    from tailmem.stats.settings import settings
+    from tailmem.stats.group import settings
 
     judges = panel.check_judges(cfg.judges.names)
     threshold = float(cfg.judges.f1_threshold)

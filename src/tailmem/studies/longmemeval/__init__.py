@@ -9,13 +9,13 @@ from tailmem.stage_groups import Stage, declare
 STAGES = declare(
     Stage(
         "longmemeval",
-        "tailmem.studies.longmemeval.stages:run",
+        "tailmem.studies.longmemeval.run:run",
         ("longmemeval", "seed", "llm"),
         arms="tailmem.longmemeval.arms:arm_payload",
     ),
     Stage("longmemeval_design_rows", "tailmem.studies.longmemeval.design_rows:run", ("longmemeval", "power", "stats")),
     Stage(
-        "longmemeval_report", "tailmem.studies.longmemeval.stages:report", ("longmemeval", "stats", "judges", "power")
+        "longmemeval_report", "tailmem.studies.longmemeval.report:report", ("longmemeval", "stats", "judges", "power")
     ),
 )
 

@@ -12,7 +12,7 @@ from tailmem.control import stated
 from tailmem.records.design import DesignRows
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.longmemeval.claim_specs import DESIGN_CLAIM
 
 QUESTION_TYPES = 6  # `longmemeval.max_per_type` caps each of the benchmark's six question types

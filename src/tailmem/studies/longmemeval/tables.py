@@ -24,7 +24,7 @@ from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
 from tailmem.longmemeval.arms import ctmc_name
 from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
-from tailmem.memory.arm import Arm
+from tailmem.memory.arm_names import ArmName
 from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.report.claims import Claim, with_power
 from tailmem.report.claims import rows as claim_rows
@@ -42,7 +42,7 @@ ARM_ORDER = ("graph_memory", "ctmc", "flat_retrieval", "full_history")
 
 
 def _arm_key(arm: str) -> tuple:
-    parsed = Arm.parse(arm)
+    parsed = ArmName.parse(arm)
     base, ratio = parsed.controller, -(parsed.ratio or 0.0)
     return (ARM_ORDER.index(base) if base in ARM_ORDER else len(ARM_ORDER), ratio, arm)
 
@@ -143,7 +143,7 @@ def ctmc_vs_graph(rows: pd.DataFrame, recall_ks) -> pd.DataFrame:
     per_seed = per_seed_summary(rows, recall_ks).set_index(["dataset", "seed", "arm"])
     out = []
     for (dataset, seed, arm), r in per_seed.iterrows():
-        if Arm.parse(arm).ratio is None or (dataset, seed, "graph_memory") not in per_seed.index:
+        if ArmName.parse(arm).ratio is None or (dataset, seed, "graph_memory") not in per_seed.index:
             continue
         gm = per_seed.loc[(dataset, seed, "graph_memory")]
         out.append(

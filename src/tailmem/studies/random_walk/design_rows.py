@@ -15,7 +15,7 @@ from tailmem.records.design import DesignRows
 from tailmem.roles import tail_policy
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.random_walk.claim_specs import CONCENTRATION_CLAIM, DESIGN_CLAIM
 
 # policy steps a run needs before its tail can be fitted at all (n_tail >= audit.min_tail): the semantic proxy's

@@ -21,7 +21,7 @@ from tailmem.rollout.trace import Trace
 from tailmem.settings.stage import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
+from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.random_walk import design_rows
 from tailmem.studies.random_walk import tables as rw
 

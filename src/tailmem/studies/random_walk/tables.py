@@ -14,7 +14,7 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.audit.concentration import gini, top_share
 from tailmem.audit.scaling import scaling_fit, semilog_fit
-from tailmem.report import paper_values as paper
+from tailmem.report import paper1_values as paper
 from tailmem.report.claims import ALL_PARTS, PLANNED_POWER, Claim, evidence
 from tailmem.report.claims import rows as claim_rows
 from tailmem.report.table_spec import specs

@@ -1,5 +1,5 @@
-"""Word tokens for BM25 and for the programmatic agents: lowercase words, English stopwords out,
-Porter stems (nltk's stemmer needs no downloaded data)."""
+"""Search terms for BM25 and for the programmatic agents: lowercase words, English stopwords out, Porter stems
+(nltk's stemmer needs no downloaded data). Words, not a model's tokens (those are `tailmem.llm.tokens`)."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def _out(cfg) -> Path:
 def _load(run: study.Run) -> tuple[FsmemBuild, list[dict]]:
     for f in (run.build_file, run.answers_file):
         if not f.exists():
-            raise DataError(f"{f}: missing; run its Snakemake rule first (studies/fsmem/study.smk)")
+            raise DataError(f"{f}: missing; run its Snakemake rule first (studies/fsmem/rules.smk)")
     built = FsmemBuild.read(run.build_file)
     made_with = built.build_harness
     if made_with != run.build_harness:
@@ -484,7 +484,7 @@ def transcripts_of(role: str, episodes: list[dict]) -> list[list]:
 def costs(cfg) -> None:
     """Tokens per role (uncached input, cached input, output), dollars and paper 2's intrinsic-efficiency share."""
     from tailmem.llm.cost import bounds
-    from tailmem.llm.settings import prices_of
+    from tailmem.llm.group import prices_of
     from tailmem.settings.llm import Price
 
     prices = prices_of(cfg.composed)

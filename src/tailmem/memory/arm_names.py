@@ -29,7 +29,7 @@ GRAMMAR = "<controller>[-<encoding>][-tau<tau>][-<order>][-matched][-r<ratio>][-
 
 
 @dataclass(frozen=True)
-class Arm:
+class ArmName:
     """A parsed arm name. `controller` and `encoding` pick the settings; the other fields are the variant."""
 
     controller: str
@@ -44,7 +44,7 @@ class Arm:
         self._check(str(self))
 
     @classmethod
-    def parse(cls, name: str) -> Arm:
+    def parse(cls, name: str) -> ArmName:
         """The arm `name` stands for; a name outside the grammar, or not in its canonical spelling, raises
         ConfigError naming the name and the parts it may have."""
         name = str(name)

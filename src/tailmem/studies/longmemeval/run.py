@@ -1,38 +1,32 @@
-"""Stages `longmemeval` (one dataset, one seed: every question under every arm) and `longmemeval_report`
-(Figure 8 and its tables over datasets and seeds).
+"""Stage `longmemeval` (one dataset, one seed: every question under every arm); its report is
+`studies/longmemeval/report.py`.
 
 Artifacts: {results}/longmemeval/<dataset>/<agent>/seed<seed>/{rows.parquet, summary.json, hypotheses/<arm>.jsonl,
 retrieval/retrievallog_session_bm25.jsonl (LongMemEval's official retrieval log: tailmem.exports.longmemeval_retrieval)} (summary written last, so a
-killed run leaves nothing that looks complete); {results}/tables/longmemeval_*.{csv,md} and claims_longmemeval
-(the measured token reduction: tailmem.longmemeval.reduction); {figures}/fig8_longmemeval.{png,pdf}.
+killed run leaves nothing that looks complete).
 """
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pandas as pd
 
-from tailmem import outputs
 from tailmem.data.longmemeval import load, select
 from tailmem.errors import ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.exports.longmemeval_retrieval import retrieval_record, write_retrieval_log
-from tailmem.judges.verdicts import lme_answers_key, read_verdicts, verdict_map
 from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
 from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
 from tailmem.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
-from tailmem.longmemeval.reduction import context_response, evaluate, reached_failure
-from tailmem.longmemeval.rows import ROWS_FILE, load_rows, run_dir
+from tailmem.longmemeval.rows import ROWS_FILE, run_dir
 from tailmem.memory.tokens import TokenCounter
-from tailmem.paths import out_dir, tables_dir
-from tailmem.provenance import save_provenance, table_footer
+from tailmem.paths import out_dir
+from tailmem.provenance import save_provenance
 from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows, LongMemEvalSummary
 from tailmem.roles import JUDGE, SEARCHER, plays_model
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.stats.settings import settings as stats_settings
 
 log = logging.getLogger(__name__)
 SUMMARY_FILE = "summary.json"
@@ -211,101 +205,3 @@ def _judge(cfg: StageSettings, questions, rows: list[dict]):
             judge_seconds=v.seconds,
         )
     return client
-
-
-def report_note(cfg: StageSettings, answerers: str) -> str:
-    """The sentences every LongMemEval table and Figure 8 share, from studies/longmemeval/data/longmemeval.yaml."""
-    from tailmem.studies.longmemeval import tables as longmemeval_tables
-
-    lme = cfg.longmemeval
-    return longmemeval_tables.common_note(
-        datasets=list(lme.datasets),
-        max_per_type=lme.max_per_type,
-        seeds=list(lme.seeds),
-        answerers=answerers,
-        candidates=lme.candidates,
-        graph_budget=lme.graph_budget,
-        tau=lme.tau,
-        encoding=lme.encoding,
-        turn_words=lme.turn_words,
-    )
-
-
-@typed_stage("longmemeval_report")
-def report(cfg: StageSettings) -> None:
-    from tailmem.control.stated import planned_power
-    from tailmem.judges import claims as judge_claims
-    from tailmem.report.table_io import write_table
-    from tailmem.studies.longmemeval import design_rows
-    from tailmem.studies.longmemeval import figure as longmemeval_figure
-    from tailmem.studies.longmemeval import tables as longmemeval_tables
-
-    lme = cfg.longmemeval
-    every = load_rows(cfg.composed, list(lme.datasets), list(lme.seeds))
-    rows = every[every.arm != NO_EVIDENCE]  # the context check is not an arm of the tables or the figure
-    out = out_dir(cfg, tables_dir(cfg))
-    answerers = ", ".join(sorted(rows.answerer.unique()))
-    note = report_note(cfg, answerers)
-    tables = longmemeval_tables.all_tables(rows, list(lme.recall_ks), float(lme.primary_ratio))
-    footer = table_footer(cfg)
-    for stem, (df, title) in tables.items():
-        write_table(out, stem, df, title, longmemeval_tables.note(stem, note), footer)
-        log.info("wrote %s", out / f"{stem}.md")
-    margin = float(lme.noninferiority_margin)
-    st = stats_settings(cfg)
-    results = evaluate(rows, margin, st)
-    context = {d: context_response(every[every.dataset == d], st) for d in dict.fromkeys(every.dataset)}
-    measured = longmemeval_tables.reduction_note(margin, st)
-    write_table(
-        out,
-        outputs.LONGMEMEVAL_REDUCTION,
-        longmemeval_tables.reduction(results),
-        longmemeval_tables.REDUCTION_TITLE,
-        longmemeval_tables.note(outputs.LONGMEMEVAL_REDUCTION, note, measured),
-        footer,
-    )
-    planned = planned_power(design_rows.row(cfg, st.min_units, st.alpha))  # as the design check plans them
-    claims = longmemeval_tables.claims(results, margin, context, planned)
-    judged = read_verdicts(cfg) if cfg.judges.claims else None
-    if judged is not None:  # the same claims under each judge's verdicts, to show which depend on the judge
-        claims = judge_claims.with_sensitivity(claims, lme_claims_by_judge(every, judged, margin, st))
-    write_table(
-        out,
-        outputs.CLAIMS_LONGMEMEVAL,
-        claims,
-        longmemeval_tables.CLAIMS_TITLE,
-        longmemeval_tables.note(
-            outputs.CLAIMS_LONGMEMEVAL, note, measured, judge_claims.NOTE if judged is not None else None
-        ),
-        footer,
-    )
-    for r in results:
-        if r.measured:
-            i = r.tokens.interval
-            bound = "measured" if reached_failure(results, r.dataset) else "at least (no budget failed)"
-            log.info("%s: reduction %s %.2f%% [%.2f, %.2f] at %s", r.dataset, bound, i.estimate, i.low, i.high, r.arm)
-    fig_dir = Path(cfg.figures_dir)
-    longmemeval_figure.figure8(rows, fig_dir / outputs.LONGMEMEVAL_FIGURE, float(lme.primary_ratio), note)
-    save_provenance(out, cfg, prefix="longmemeval.", agent=answerers)
-
-
-def lme_claims_by_judge(every: pd.DataFrame, verdicts: pd.DataFrame, margin: float, st) -> dict[str, pd.DataFrame]:
-    """claims_longmemeval recomputed with accuracy = each judge's verdict on the same rows (the evidence-removed
-    check included), by `longmemeval.reduction` and this study's `tables.claims` themselves."""
-    from tailmem.studies.longmemeval import tables as longmemeval_tables
-
-    keys = list(
-        zip(
-            (lme_answers_key(d, s, a) for d, s, a in zip(every["dataset"], every["seed"], every["arm"])),
-            every["qid"].astype(str),
-        )
-    )
-    out = {}
-    for judge in dict.fromkeys(verdicts[JUDGE]):
-        marks = verdict_map(verdicts[verdicts["source"] == "longmemeval"], judge)
-        col = f"judge_{judge}"
-        rows = every.assign(**{col: [marks.get(k, float("nan")) for k in keys]})
-        results = evaluate(rows[rows.arm != NO_EVIDENCE], margin, st, accuracy=col)
-        context = {d: context_response(rows[rows.dataset == d], st, accuracy=col) for d in dict.fromkeys(rows.dataset)}
-        out[judge] = longmemeval_tables.claims(results, margin, context)
-    return out
