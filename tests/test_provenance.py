@@ -351,11 +351,15 @@ def agents_part(footer: str) -> tuple[str, str]:
 
 
 def test_the_slices_table3_names_the_proxy_not_a_model_policy(fresh_caches):
-    played, idle = agents_part(provenance.table_footer(stage_settings("control_report", "scale=default_model")))
+    """A slice whose tails come from the proxy (overnight_model) names the proxy; one where the model plays the
+    policy beside it (default_model: the controller study walks the proxy, the tail rows the model) names both."""
+    played, idle = agents_part(provenance.table_footer(stage_settings("control_report", "scale=overnight_model")))
     assert played.startswith("embedded): ")
     assert "policy programmatic-semantic" in played and f"policy {MODEL}" not in played
     assert f"predictor {MODEL} (instruct)" in played
     assert idle.split(", ") == ["builder", "searcher", "executor", "judge"]
+    played, _ = agents_part(provenance.table_footer(stage_settings("control_report", "scale=default_model")))
+    assert f"policy {MODEL} (instruct) and programmatic-semantic" in played
 
 
 def test_a_model_policy_is_named_where_the_model_walked(fresh_caches):

@@ -367,7 +367,7 @@ def concentration_claims(
     def compared(c: Claim) -> dict:
         a, b = frame[f"{c.metric}_a"], frame[f"{c.metric}_b"]
         diff = (a - b).dropna()
-        fields = {"policy": policy, "a": a.mean(), "b": b.mean(), "worlds": len(diff)}
+        fields = {"policy": policy, "a": a.mean(), "b": b.mean(), "worlds": len(diff)}  # the walk, not the role
         fields["steps"] = ", ".join(str(int(x)) for x in sorted(set(frame.steps)))
         if diff.empty:
             row = missing(claim_text(c.side, c.threshold), "no world")
