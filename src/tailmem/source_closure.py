@@ -19,7 +19,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parent  # src/tailmem
 
 
 def _module_file(name: str) -> Path | None:
-    """The source file of `tailmem.x.y` (a module or a package's __init__), or None if there is none."""
+    """The source file of a dotted `name` under tailmem (a module or a package's __init__), or None if there is none."""
     parts = name.split(".")
     if parts[0] != "tailmem":
         return None
