@@ -30,7 +30,7 @@ from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 from tailmem.stats.compare import compare
-from tailmem.stats.settings import shipped
+from tailmem.stats.group import shipped
 from tailmem.studies.random_walk import tables as rw
 from tailmem.workflow import graph_option
 
