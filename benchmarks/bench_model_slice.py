@@ -2,7 +2,7 @@
 
 Runs a scale's model slice from scratch in a temporary working directory (`snakemake model_all`, so only the slice's
 jobs), then reads the slice's call cache: the sum of the calls' latencies is the time inside the model. With
-`--cores N` side by side, the share is that sum over N x the wall time; the goal of issue 28 is >= 85% (the
+`--cores N` side by side, the share is that sum over N x the wall time; the aim is >= 85% (the
 pipeline around the model must not be the bottleneck). The kv-prefix folder is moved aside for the run, so the
 figure is a fresh machine's.
 

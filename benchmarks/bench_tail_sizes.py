@@ -1,6 +1,6 @@
 """Which of a scale's tail-fit worlds have a fittable tail, and what their rollouts and audits cost.
 
-Issue 29, finding 5: at the old default length (10 episodes x 50 steps) most tails were too small to fit
+Why: at the old default length (10 episodes x 50 steps) most tails were too small to fit
 (n_tail < audit.min_tail), so Table 3 and the tail-shape claims could not be decided. This script composes a
 scale's config (plus overrides), enumerates the worlds behind Table 3 under the controller study's policy
 (`targets.policy_runs`), the tail-shape rows (`targets.tail_contrast_runs`) and the random-walk tail fits

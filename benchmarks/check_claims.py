@@ -1,4 +1,4 @@
-"""Count the claims rows of a run that say more than their data can (issue 29's done-when check).
+"""Count the claims rows of a run that say more than their data can (a run's check that no verdict overclaims).
 
 A HELD or NOT HELD row is an overclaim when it rests on fewer than `--min-units` units, or when the row's own
 one-sided test does not reject at `--alpha` on the side it reports (p_held for HELD, p_not_held for NOT HELD).

@@ -3,7 +3,7 @@
     python benchmarks/compare_tables.py DIR_A DIR_B [--rtol 1e-9] [--atol 1e-12] [--ignore-column NAME ...]
                                         [--allow-additions]
 
-Why: a refactor that moves code must leave the tables' numbers where they were (issue 30, "same numbers"). A CSV is
+Why: a refactor that moves code must leave the tables' numbers where they were (the same numbers before and after). A CSV is
 found by its path relative to each folder (`**/*.csv`), so DIR_A and DIR_B may be two results folders, or two DAG
 working folders holding `results/`. Cells are compared as the CSV writes them: two cells that both parse as numbers
 match when `math.isclose(a, b, rel_tol=rtol, abs_tol=atol)` (two NaNs or two empty cells match); any other cell must

@@ -3,7 +3,7 @@ verdicts, and the share decided (HELD or NOT HELD).
 
 Why: the design check plans each claim's calls for a power (table `design_check`), and every claims table prints
 that power beside the row's verdict (`planned_power`). A plan is judged by what it decides: of the rows planned at
-80% power, about 80% should be decided, and issue 48 asks for at least 70%. Fewer means the effects are smaller
+80% power, about 80% should be decided, and the bar is at least 70%. Fewer means the effects are smaller
 than planned or the plan's spreads are wrong. It reads the tables as written (csv), so it checks the run.
 
 Run: python benchmarks/planned_vs_decided.py RESULTS_TABLES_DIR [--target 0.8] [--bar 0.7]

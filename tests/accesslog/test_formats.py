@@ -10,7 +10,7 @@ import pytest
 
 from tailmem.accesslog.events import LogError
 from tailmem.accesslog.group import settings
-from tailmem.accesslog.jsonl import events_text, read_jsonl
+from tailmem.accesslog.jsonl import event_line, read_jsonl
 from tailmem.accesslog.longmemeval import read_longmemeval
 from tailmem.accesslog.mem0 import read_mem0
 from tailmem.errors import ConfigError
@@ -32,7 +32,7 @@ def test_jsonl_round_trip_and_counts(tmp_path):
     counts, items = log.counts()
     assert items == ["a", "b"] and counts.tolist() == [2, 1]
     assert log.describe()["tokens"] == 7 and log.describe()["episodes"] == 1
-    again = read_jsonl(write(tmp_path, "again.jsonl", events_text(log).splitlines()))
+    again = read_jsonl(write(tmp_path, "again.jsonl", "".join(event_line(e) for e in log.events).splitlines()))
     assert list(again.events) == list(log.events)
 
 

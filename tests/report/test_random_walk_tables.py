@@ -11,6 +11,7 @@ from tailmem import outputs
 from tailmem.report.table_io import write_table
 from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
+from tailmem.studies.random_walk import claim_specs
 from tailmem.studies.random_walk import report as tables
 from tailmem.studies.random_walk import tables as rw
 from tailmem.workflow import compose_config
@@ -48,7 +49,7 @@ def rows_of(tails_df: pd.DataFrame, policy: str = "semantic") -> pd.DataFrame:
 
 
 def combined(table: pd.DataFrame, policy: str = "semantic") -> pd.Series:
-    hit = table[table.claim == rw.tail_shape_claim(policy)]
+    hit = table[table.claim == claim_specs.RANDOM_WALK_TAIL_SHAPE[-1].filled(policy=policy).words]
     assert len(hit) == 1
     return hit.iloc[0]
 

@@ -103,11 +103,6 @@ def event_line(e: AccessEvent) -> str:
     return text + "\n"
 
 
-def events_text(log: AccessLog) -> str:
-    """The log's events in this format (what every importer's output is saved as, `events.jsonl`)."""
-    return "".join(event_line(e) for e in log.events)
-
-
 def write_jsonl(path: str | Path, log: AccessLog) -> Path:
     """The events streamed to `path` (renamed into place once whole)."""
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:

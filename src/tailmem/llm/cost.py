@@ -43,11 +43,6 @@ class Bounds:
         room = self.no_cache - self.perfect
         return (self.no_cache - self.measured) / room if room > 0 else math.nan
 
-    @property
-    def overstatement(self) -> float:
-        """How many times the naive no-cache sum overstates the perfect bound."""
-        return self.no_cache / self.perfect if self.perfect > 0 else math.nan
-
 
 def fresh_input_tokens(transcript: Sequence[Usage]) -> int:
     """Input tokens a perfect cache pre-fills once: each turn's prompt minus the previous prompt and output."""

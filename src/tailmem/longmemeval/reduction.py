@@ -36,7 +36,7 @@ from tailmem.longmemeval.arms import NO_EVIDENCE
 from tailmem.memory.arm_names import ArmName
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import Comparison, compare
-from tailmem.stats.verdict import HELD, combine
+from tailmem.stats.verdict import HELD
 
 REFERENCE = "graph_memory"
 PASSED, FAILED, AFTER_FAILURE = "passes", "fails", "passes after a failure"
@@ -79,11 +79,6 @@ class ArmResult:
     step: str  # PASSED, FAILED or AFTER_FAILURE
     measured: bool  # this arm's reduction is the dataset's measured reduction
     seeds: int = 1  # seeds the questions were answered in
-
-    @property
-    def noninferior(self) -> str:
-        """Accuracy and coverage both non-inferior (HELD), either shown inferior (NOT HELD), or open."""
-        return combine([self.accuracy.verdict, self.coverage.verdict])
 
 
 def ctmc_arms(rows: pd.DataFrame) -> list[tuple[str, float]]:

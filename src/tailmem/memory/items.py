@@ -27,10 +27,6 @@ class MemoryItem:
             return self.compact
         raise ValueError(f"memory.encoding must be 'verbose' or 'compact', got {encoding!r}")
 
-    @property
-    def n_facts(self) -> int:
-        return len(self.verbose) - 1
-
 
 @dataclass(frozen=True)
 class StepRecord:

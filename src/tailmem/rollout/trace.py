@@ -51,10 +51,6 @@ class Trace:
     def total_accesses(self) -> int:
         return len(self.access_item)
 
-    def visit_counts(self) -> np.ndarray:
-        """Visits per state (the accesses a design with no retrieval would make)."""
-        return np.bincount(self.states, minlength=self.n)
-
     def counts_over(self, steps: int) -> np.ndarray:
         """Accesses per item over the first `steps` steps (the whole trace's `counts` at its length): the walk's
         concentration over a shorter trace's steps, on the same world."""

@@ -115,13 +115,3 @@ def mean_interval(
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(reps, [tail, 1.0 - tail])
     return Interval(estimate, float(low), float(high), confidence, resamples, int(v.size), n_groups)
-
-
-def paired_interval(
-    a, b, groups=None, weights=None, confidence: float = 0.95, resamples: int = 2000, seed: int = 0
-) -> Interval:
-    """Interval of mean(a) - mean(b) over the same units: the bootstrap of the per-unit differences a - b."""
-    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
-    if a.shape != b.shape:
-        raise ValueError(f"paired values need the same units, got {a.shape} and {b.shape}")
-    return mean_interval(a - b, groups, weights, confidence, resamples, seed)

@@ -233,11 +233,6 @@ def _design_row(c: Claim, wide: pd.DataFrame, s: StatsGroup) -> dict:
 RANDOM_WALK = "random_walk"
 
 
-def tail_shape_claim(policy: str) -> str:
-    """The combined row's claim: paper 1's central contrast between the random walk and `policy`."""
-    return claim_specs.RANDOM_WALK_TAIL_SHAPE[-1].filled(policy=policy).words
-
-
 def _fitted_r(tails: pd.DataFrame, policy: str) -> pd.DataFrame:
     """One row per world of `policy` (family, n, seed) with its R_tpl_ln, nan where the tail fit gave no number."""
     sub = tails[tails.policy == policy]
