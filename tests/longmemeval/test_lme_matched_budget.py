@@ -14,11 +14,11 @@ import pytest
 from tailmem.data.longmemeval import Question, Session, Turn
 from tailmem.errors import ConfigError
 from tailmem.longmemeval.arms import make_arms
-from tailmem.longmemeval.evaluate import build_prompts
 from tailmem.memory.budget import SpentPerStep, resolve
 from tailmem.memory.tokens import TokenCounter
 from tailmem.records.control import ControlSummary
 from tailmem.studies.controller.control import arm_budget
+from tailmem.studies.longmemeval.evaluate import build_prompts
 
 RATIOS = (1.0, 0.7, 0.5)
 

@@ -124,8 +124,8 @@ def test_the_context_check_removes_every_answer_bearing_turn_and_the_programmati
     from tailmem.data.longmemeval import load
     from tailmem.longmemeval.answer import ProgrammaticAnswerer
     from tailmem.longmemeval.arms import make_arms
-    from tailmem.longmemeval.evaluate import build_prompts, evaluate_programmatic, without_evidence
     from tailmem.memory.tokens import TokenCounter
+    from tailmem.studies.longmemeval.evaluate import build_prompts, evaluate_programmatic, without_evidence
 
     lme = OmegaConf.load(repo_root / "configs" / "longmemeval" / "default.yaml")
     questions = [

@@ -44,7 +44,7 @@ class LongMemEvalSummary(Record):
 
 @dataclass(frozen=True, eq=False)
 class LongMemEvalRows(TableRecord):
-    """A run's `rows.parquet`: one row per question and arm (`longmemeval.evaluate.score`: the built prompt's
+    """A run's `rows.parquet`: one row per question and arm (`studies.longmemeval.evaluate.score`: the built prompt's
     tokens and coverage, the answer and its verdict; columns vary with the model and judge). The report, the judge
     panel and the site's question pages read it."""
 

@@ -18,7 +18,6 @@ from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.exports.longmemeval_retrieval import retrieval_record, write_retrieval_log
 from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
 from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
-from tailmem.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
 from tailmem.longmemeval.rows import ROWS_FILE, run_dir
 from tailmem.memory.tokens import TokenCounter
 from tailmem.paths import out_dir
@@ -27,6 +26,7 @@ from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows,
 from tailmem.roles import JUDGE, SEARCHER, plays_model
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
+from tailmem.studies.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
 
 log = logging.getLogger(__name__)
 SUMMARY_FILE = "summary.json"
