@@ -20,6 +20,21 @@ SLICE = [
     "longmemeval.datasets=[oracle]",
     "fsmem.variants=[verbatim]",
 ]
+# The rule kinds of that slice: the programmatic chain of each study the smoke DAG holds but ALFWorld's.
+SLICE_RULES = {
+    "graphworld",
+    "rollout",
+    "audit",
+    "tables_random_walk",
+    "figures_random_walk",
+    "control",
+    "control_report",
+    "longmemeval_run",
+    "longmemeval_report",
+    "fsmem_store",
+    "fsmem_answers",
+    "fsmem_table",
+}
 TARGETS = ["tables_random_walk", "figures_random_walk", "control_report", "longmemeval", "fsmem_locomo"]
 # Fields that record when, where or how fast a job ran, not what it computed.
 TIMING_KEY = re.compile(r"^(host|finished_at)$|(^|_)(latency|elapsed|wall|duration)(_s|_seconds)?$")

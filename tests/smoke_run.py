@@ -40,6 +40,22 @@ def env(data_dir: Path, hash_seed: int = HASH_SEED, **extra: str) -> dict[str, s
     }
 
 
+def command(
+    repo_root: Path,
+    workdir: Path,
+    *options: str,
+    overrides: tuple[str, ...] | list[str] = (),
+    cores: int | None = 2,
+    targets: tuple[str, ...] | list[str] = (),
+) -> list[str]:
+    """The Snakemake command line of a smoke-scale test run in `workdir` (the one place the tests build it):
+    `options` before `--config`, which takes the scale and the Hydra `overrides`, then `--` and the targets."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"), "--directory", str(workdir)]
+    cmd += ["--cores", str(cores)] if cores is not None else []
+    cmd += [*options, "--config", "scale=smoke", "overrides=[" + ",".join(f'"{o}"' for o in overrides) + "]"]
+    return cmd + (["--", *targets] if targets else [])
+
+
 def snakemake(
     workdir: Path,
     repo_root: Path,
@@ -51,22 +67,7 @@ def snakemake(
 ) -> subprocess.CompletedProcess:
     """`snakemake --cores 2` on the smoke scale in `workdir`, with the shared run's config: a dry run or a re-run
     that adds no override sees the shared run's jobs as they were made (same params, so nothing to do)."""
-    ov = "overrides=[" + ",".join(f'"{o}"' for o in [f"data_dir={data_dir}", *overrides]) + "]"
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        *extra,
-        "--config",
-        "scale=smoke",
-        ov,
-    ]
+    cmd = command(repo_root, workdir, *extra, overrides=[f"data_dir={data_dir}", *overrides])
     run_env = env(data_dir, hash_seed, **(environ or {}))
     return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root, env=run_env, timeout=3600)
 

@@ -21,24 +21,8 @@ from collections import defaultdict
 import pytest
 
 import smoke_run
-from artifact_kit import differing, tree_state
+from artifact_kit import SLICE_RULES, differing, tree_state
 
-# The rule kinds re-run: every kind of the cluster test's slice (tests/artifact_kit.py), the programmatic chain of
-# each study the smoke DAG holds but ALFWorld's.
-RULES = {
-    "graphworld",
-    "rollout",
-    "audit",
-    "tables_random_walk",
-    "figures_random_walk",
-    "control",
-    "control_report",
-    "longmemeval_run",
-    "longmemeval_report",
-    "fsmem_store",
-    "fsmem_answers",
-    "fsmem_table",
-}
 # Wildcards that name the data a job reads (a world, a conversation, a dataset, a log), not the method it runs.
 DATA_WILDCARDS = ("family", "n", "seed", "bench", "conv", "dataset", "access_log")
 
@@ -48,7 +32,7 @@ def jobs_to_rerun(smoke) -> list[smoke_run.Job]:
     design, arm, variant and harness the rule ran is re-run once (the first such world in sorted order)."""
     by_rule: dict[str, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
     for job in smoke.jobs():
-        if job.rule in RULES:
+        if job.rule in SLICE_RULES:
             world = tuple(job.wildcards.get(k, "") for k in DATA_WILDCARDS)
             by_rule[job.rule][world].append(job)
     chosen = []
@@ -66,7 +50,7 @@ def test_every_rule_kind_is_byte_identical_under_two_hash_seeds(smoke, repo_root
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(smoke.workdir, copy, ignore=shutil.ignore_patterns("locks", "log", "incomplete"))
     chosen = jobs_to_rerun(smoke)
-    assert {job.rule for job in chosen} == RULES
+    assert {job.rule for job in chosen} == SLICE_RULES
     assert len([job for job in chosen if job.rule == "control"]) == smoke.rules()["control"]  # every arm
     done = smoke_run.snakemake(copy, repo_root, data_dir, "--force", *(job.outputs[0] for job in chosen), hash_seed=2)
     out = done.stdout + done.stderr

@@ -8,7 +8,6 @@
 import ast
 import string
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
+import smoke_run
 from tailmem import paths
 from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
@@ -199,23 +199,8 @@ def test_table_notes_say_how_many_listed_games_were_excluded():
 
 def _dry_run_outputs(tmp_path, repo_root, data_dir, *overrides) -> str:
     """The dry run of `alfworld_smoke` (no job runs): its printed plan, which names every output."""
-    config = "overrides=[" + ",".join(f'"{o}"' for o in [f"data_dir={data_dir}", *overrides]) + "]"
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--cores",
-        "1",
-        "--dry-run",
-        "alfworld_smoke",
-        "--config",
-        "scale=smoke",
-        config,
-    ]
+    over = [f"data_dir={data_dir}", *overrides]
+    cmd = smoke_run.command(repo_root, tmp_path, "--dry-run", overrides=over, cores=1, targets=["alfworld_smoke"])
     run = subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root)
     assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
     return run.stdout + run.stderr

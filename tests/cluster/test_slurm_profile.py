@@ -17,25 +17,12 @@ import pytest
 import yaml
 from slurm_testkit import SingleNodeSlurm, unavailable
 
-from artifact_kit import SLICE, TARGETS
+import smoke_run
+from artifact_kit import SLICE, SLICE_RULES, TARGETS
 from artifact_kit import artifacts as _artifacts
 from artifact_kit import normalised as _normalised
 from artifact_kit import tree_state as _tree_state
 
-RULE_KINDS = {
-    "graphworld",
-    "rollout",
-    "audit",
-    "tables_random_walk",
-    "figures_random_walk",
-    "control",
-    "control_report",
-    "longmemeval_run",
-    "longmemeval_report",
-    "fsmem_store",
-    "fsmem_answers",
-    "fsmem_table",
-}
 # Poll sacct every second or so instead of the plugin's 40 s first wait: a test run, not a production one.
 # (Letting group jobs take both CPUs, --cores 2, was not faster: a 2-CPU group job holds the whole node.)
 FAST_POLL = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
@@ -47,21 +34,7 @@ def _snakemake(
     repo_root: Path, workdir: Path, env: dict, options: list[str], targets: list[str], timeout: float = TIMEOUT
 ) -> tuple[subprocess.CompletedProcess, float]:
     """Run Snakemake on the slice; past `timeout` it is killed and returns code -9 with what it printed."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--config",
-        "scale=smoke",
-        "overrides=[" + ",".join(f'"{o}"' for o in SLICE) + "]",
-        *options,
-        "--",
-        *targets,
-    ]
+    cmd = smoke_run.command(repo_root, workdir, *options, overrides=SLICE, cores=None, targets=targets)
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=repo_root, env=env)
     try:
@@ -158,7 +131,7 @@ def test_smoke_slice_through_slurm_equals_local_run_then_nothing_to_do(cluster, 
     local, local_s = _snakemake(repo_root, tmp_path / "local", _env(data_dir), ["--cores", "2"], TARGETS)
     assert local.returncode == 0, local.stderr[-4000:]
     stats = _job_stats(local.stderr)
-    assert RULE_KINDS <= set(stats), f"the slice misses rule kinds {sorted(RULE_KINDS - set(stats))}"
+    assert SLICE_RULES <= set(stats), f"the slice misses rule kinds {sorted(SLICE_RULES - set(stats))}"
 
     since = time.strftime("%Y-%m-%dT%H:%M:%S")
     env = _env(data_dir, TAILMEM_SLURM_ACCOUNT=cluster.account, TAILMEM_SLURM_PARTITION=cluster.partition)
@@ -167,7 +140,7 @@ def test_smoke_slice_through_slurm_equals_local_run_then_nothing_to_do(cluster, 
     jobs = cluster.jobs(since)
     assert jobs and all(j["state"] == "COMPLETED" for j in jobs), jobs
     # grouped: fewer submissions than rule jobs, and the groups of the profile among them
-    rule_jobs = sum(n for r, n in stats.items() if r in RULE_KINDS)
+    rule_jobs = sum(n for r, n in stats.items() if r in SLICE_RULES)
     assert len(jobs) < rule_jobs, (len(jobs), rule_jobs)
     comments = " ".join(j["comment"] for j in jobs)
     for group in ("randomwalk", "control", "fsmem"):

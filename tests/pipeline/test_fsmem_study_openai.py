@@ -3,12 +3,12 @@ loopback server played by `scripted_agent`): model builders write the stores thr
 searchers read them, the judge grades, and the tables report the model names, tokens and dollars."""
 
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
 import scripted_agent
+import smoke_run
 from llm_testkit import FakeServer
 from tailmem.llm.cache import CallCache
 
@@ -16,23 +16,8 @@ TEST_PRICE = "{input:1.0,cached_input:0.1,output:4.0}"  # a test price for every
 MODELS = "[gpt-5.4-nano,gpt-5.4-mini]"
 
 
-def _snakemake(repo_root, workdir, overrides, *targets):
-    ov = "overrides=[" + ",".join(f'"{o}"' for o in overrides) + "]"
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        *targets,
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        "--config",
-        "scale=smoke",
-        ov,
-    ]
+def _snakemake(repo_root, workdir, overrides, *targets, options=()):
+    cmd = smoke_run.command(repo_root, workdir, *options, overrides=overrides, targets=targets)
     return subprocess.run(cmd, capture_output=True, text=True, cwd=repo_root)
 
 
@@ -59,7 +44,7 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
         assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
         calls = server.requests
         assert calls > 50
-        again = _snakemake(repo_root, tmp_path, overrides, "fsmem_rq3_strength", "--forceall")
+        again = _snakemake(repo_root, tmp_path, overrides, "fsmem_rq3_strength", options=["--forceall"])
         assert again.returncode == 0, (again.stdout + again.stderr)[-4000:]
         assert server.requests == calls  # the grid's builds, answers and judgements re-run from the call cache
 
