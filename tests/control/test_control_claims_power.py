@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from control_kit import run_summaries
 from tailmem.control import arms, design
-from tailmem.control.replay import error_rate
 from tailmem.records.control import DesignPlan
 from tailmem.report.claims import PLANNED_POWER
 from tailmem.stats.group import shipped
@@ -86,14 +86,7 @@ def planned_replay():
             )
     steps = pd.concat(rows, ignore_index=True)
     g = steps.groupby(["arm", "family", "seed"])
-    summaries = pd.DataFrame(
-        [
-            {"arm": arm, "family": fam, "seed": seed, "label": arm, "encoding": "compact"}
-            | {"tokens_per_step": 100.0, "overall_error": error_rate(run), "tail_error": error_rate(run[run.in_tail])}
-            | {"overall_coverage": 1.0, "tail_coverage": 1.0}
-            for (arm, fam, seed), run in g
-        ]
-    )
+    summaries = run_summaries(steps)
     counts = {key: np.arange(STEPS) for key in g.groups}
     tau = pd.DataFrame({"tau": [0.0, 1.0] * RUNS, "seed": np.repeat(range(RUNS), 2), "family": "modular"})
     for m in ("gini", "skew", "max_median"):

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from control_kit import run_summaries
 from tailmem.control import arms, design
-from tailmem.control.replay import error_rate
 from tailmem.records.control import DesignPlan
 from tailmem.stats.group import shipped
 from tailmem.studies.controller import tables as ct
@@ -96,14 +96,7 @@ def planned(apart: str | None = None):
             )
     steps = pd.concat(rows, ignore_index=True)
     g = steps.groupby(["arm", "family", "seed"])
-    summaries = pd.DataFrame(
-        [
-            {"arm": arm, "family": fam, "seed": seed, "label": arm, "encoding": "compact"}
-            | {"tokens_per_step": 100.0, "overall_error": error_rate(run), "tail_error": error_rate(run[run.in_tail])}
-            | {"overall_coverage": 1.0, "tail_coverage": 1.0}
-            for (arm, fam, seed), run in g
-        ]
-    )
+    summaries = run_summaries(steps)
     counts = {key: np.arange(STEPS) for key in g.groups}  # each arm's own tail: its first half of the states
     return ct.with_shared_tail(summaries, steps, counts), steps, ct.pair_weight_frame(plans)
 
