@@ -95,6 +95,20 @@ class StageStats:
     dollars: float
 
 
+def wait_for_answer(cache, key: str, poll_s: float, max_poll_s: float) -> ChatResponse | None:
+    """Poll `cache` for `key` while another process holds its claim (`cache.claim_held`), backing off to
+    `max_poll_s`: the answer, or None once the claim is gone or its owner is dead. One loop for both cache layouts
+    (this sqlite file and `cache_shards.ShardedCallCache`), which differ only in where a claim is kept."""
+    while True:
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        if not cache.claim_held(key):
+            return cache.get(key)
+        time.sleep(poll_s)
+        poll_s = min(max_poll_s, poll_s * 1.5)
+
+
 class CallCache:
     """request hash -> recorded response, shared by threads (one connection each) and processes (file locks)."""
 
@@ -231,17 +245,14 @@ class CallCache:
         except sqlite3.Error:
             pass
 
+    def claim_held(self, key: str) -> bool:
+        """Another live process has claimed `key` and is paying for it."""
+        row = self._conn().execute("SELECT host, pid, created FROM pending WHERE hash = ?", (key,)).fetchone()
+        return row is not None and self._alive(*row)
+
     def wait(self, key: str, poll_s: float = 0.02, max_poll_s: float = 0.5) -> ChatResponse | None:
         """Wait while another process pays for `key`: its answer, or None once its claim is gone or dead."""
-        while True:
-            hit = self.get(key)
-            if hit is not None:
-                return hit
-            row = self._conn().execute("SELECT host, pid, created FROM pending WHERE hash = ?", (key,)).fetchone()
-            if row is None or not self._alive(*row):
-                return self.get(key)
-            time.sleep(poll_s)
-            poll_s = min(max_poll_s, poll_s * 1.5)
+        return wait_for_answer(self, key, poll_s, max_poll_s)
 
     # -- endpoints ----------------------------------------------------------------------------------------------------
     def record_endpoint(self, base_url: str, model: str, endpoint: str) -> None:

@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 from tailmem.errors import LLMError
-from tailmem.llm.cache import COUNTERS, CallCache, StageStats, canonical, claim_alive
+from tailmem.llm.cache import COUNTERS, CallCache, StageStats, canonical, claim_alive, wait_for_answer
 from tailmem.llm.records import ChatResponse
 
 SUFFIX = ".jsonl"
@@ -245,17 +245,14 @@ class ShardedCallCache:
             except OSError:
                 pass
 
+    def claim_held(self, key: str) -> bool:
+        """Another live process has claimed `key` (a claim being written, not yet readable, counts as held)."""
+        owner = self._claim_of(key)
+        return owner is not None and (owner[0] == "?" or claim_alive(*owner, self.stale_s))
+
     def wait(self, key: str, poll_s: float = 0.02, max_poll_s: float = 0.5) -> ChatResponse | None:
         """Wait while another process pays for `key`: its answer, or None once its claim is gone or dead."""
-        while True:
-            hit = self.get(key)
-            if hit is not None:
-                return hit
-            owner = self._claim_of(key)
-            if owner is None or (owner[0] != "?" and not claim_alive(*owner, self.stale_s)):
-                return self.get(key)
-            time.sleep(poll_s)
-            poll_s = min(max_poll_s, poll_s * 1.5)
+        return wait_for_answer(self, key, poll_s, max_poll_s)
 
     # -- endpoints and counts -------------------------------------------------------------------------------------------
     def record_endpoint(self, base_url: str, model: str, endpoint: str) -> None:
