@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-ROOTS = ("src", "configs", "workflows", "Snakefile")
+ROOTS = ("src", "configs", "workflows", "Snakefile", "benchmarks")
 
 # `issue 12`, `issue #12`, `issues 12`, `Issue 12`, any case
 ISSUE_NUMBER = re.compile(r"\bissues?\s*#?\s*\d", re.IGNORECASE)

@@ -78,15 +78,26 @@ def largest_size_runs(cfg: DictConfig) -> list[Run]:
     return [Run("random_walk", s.table_retrieval, fam, n, int(s.seeds[0])) for fam in s.families]
 
 
+def contrast_worlds(control) -> tuple[int, list[int]]:
+    """The tail contrast's world size and seeds (`scale.control.contrast_size` / `contrast_seeds`), the controller
+    study's `size` and `seeds` where unset: a model slice can play the policy on worlds its claim's power asks for
+    while the predictor replays the controller study's trajectories."""
+    size = control.contrast_size if control.contrast_size is not None else control.size
+    seeds = control.contrast_seeds if control.contrast_seeds is not None else control.seeds
+    return int(size), [int(s) for s in seeds]
+
+
 def tail_contrast_runs(cfg: DictConfig) -> list[Run]:
-    """Figures 3/5 and the tail-shape claim: every contrast policy on the same worlds (each family at the control
-    size, every control seed, the control retrieval design), so two policies differ in the policy alone. The
-    controller-study rows are `policy_runs`; the random-walk rows are usually also `size_runs` rows."""
+    """Figures 3/5 and the tail-shape claim: every contrast policy on the same worlds (each family at the contrast
+    size, every contrast seed, the control retrieval design: `contrast_worlds`), so two policies differ in the
+    policy alone. The controller-study rows are `policy_runs`; the random-walk rows are usually also `size_runs`
+    rows."""
     c = cfg.scale.control
+    size, seeds = contrast_worlds(c)
     return [
-        Run(policy, c.retrieval, fam, int(c.size), int(seed), paths.policy_agent(cfg, policy))
+        Run(policy, c.retrieval, fam, size, seed, paths.policy_agent(cfg, policy))
         for fam in cfg.scale.families
-        for seed in c.seeds
+        for seed in seeds
         for policy in contrast_policies(cfg)
     ]
 
@@ -94,7 +105,7 @@ def tail_contrast_runs(cfg: DictConfig) -> list[Run]:
 def figure_runs(cfg: DictConfig) -> tuple[list[Run], list[Run]]:
     """Figures 3 and 5: (the tail-contrast runs of the first control seed; the largest-size random-walk runs
     that are not among them)."""
-    first = int(cfg.scale.control.seeds[0])
+    first = contrast_worlds(cfg.scale.control)[1][0]
     contrast = [r for r in tail_contrast_runs(cfg) if r.seed == first]
     return contrast, [r for r in largest_size_runs(cfg) if r not in contrast]
 
@@ -161,10 +172,9 @@ def design_runs(cfg: DictConfig) -> list[Run]:
 
 
 def policy_runs(cfg: DictConfig) -> list[Run]:
-    """Table 3 / Figure 4 under the semantic or LLM policy (`tail_policy`): each family at the control size,
-    every seed."""
+    """Table 3 / Figure 4 under the semantic or LLM policy (`tail_policy`): each family on the contrast worlds
+    (`contrast_worlds`), every seed."""
     c, policy = cfg.scale.control, tail_policy(cfg)
     agent = paths.policy_agent(cfg, policy)
-    return [
-        Run(policy, c.retrieval, fam, int(c.size), int(seed), agent) for fam in cfg.scale.families for seed in c.seeds
-    ]
+    size, seeds = contrast_worlds(c)
+    return [Run(policy, c.retrieval, fam, size, seed, agent) for fam in cfg.scale.families for seed in seeds]

@@ -75,6 +75,9 @@ def check_dag(graph: dict, scale, overrides: Sequence[str], option) -> list[str]
         ("scale.retrieval_families", f, "scale.retrieval_size", scale.retrieval_size) for f in scale.retrieval_families
     ]
     grid += [("scale.control.families", f, "scale.control.size", scale.control.size) for f in scale.control.families]
+    if scale.control.contrast_size is not None:  # the tail contrast's own worlds (graph_runs.contrast_worlds)
+        size = scale.control.contrast_size
+        grid += [("scale.families", f, "scale.control.contrast_size", size) for f in scale.families]
     failed: set[str] = set()
     for fkey, family, nkey, n in grid:
         if family in failed:

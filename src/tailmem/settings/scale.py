@@ -35,6 +35,11 @@ class ControlScale:
     # the trajectories' own. A slice may replay the model-free proxy's trajectories for the predictor's claims
     # while a model plays the policy for the tail rows.
     tail_policy: Optional[str] = None
+    # the worlds of the tail contrast (the policy, its proxy and the random walk side by side: Table 3's policy rows,
+    # Figures 3-5, claims_random_walk's contrast rows; graph_runs.contrast_worlds); null: `size` and `seeds`. A model
+    # slice sizes them for its claim's power apart from the controller study's trajectories.
+    contrast_size: Optional[int] = None
+    contrast_seeds: Optional[List[int]] = None
     # which arms run: `all` (every table's), or `claims` (only the arms a claims_ctmc row compares, plus the tau
     # sweep's: a model slice spends its calls where a claim is decided; Table 4's other baselines are left out)
     arms: str = "all"
@@ -50,6 +55,10 @@ class ControlScale:
         p.one_of("retrieval", self.retrieval, DESIGNS)
         _check_worlds(p, self, "families", ("size",), ())
         p.integers("seeds", self.seeds, lo=0)
+        if self.contrast_size is not None:
+            _check_worlds(p, self, "families", ("contrast_size",), ())
+        if self.contrast_seeds is not None:
+            p.integers("contrast_seeds", self.contrast_seeds, lo=0)
         p.numbers("taus", self.taus, lo=0)
         p.raise_any()
 

@@ -13,7 +13,7 @@ from tailmem import outputs, paths
 from tailmem.audit.concentration import concentration
 from tailmem.control import arms
 from tailmem.control.replay import window_counts
-from tailmem.graph_runs import ControlRun, Run, control_runs, design_runs, policy_runs
+from tailmem.graph_runs import ControlRun, Run, contrast_worlds, control_runs, design_runs, policy_runs
 from tailmem.memory.arm_names import ArmName
 from tailmem.paths import TABLES
 from tailmem.provenance import save_provenance, table_footer
@@ -214,7 +214,7 @@ def run(cfg: StageSettings) -> None:
         t3,
         cfg.audit.gof_threshold,
         figures / outputs.FIG4_TAIL_AUDIT,
-        f"Figure 4: tail audit under the {tail_policy(cfg.composed)} policy (n = {c.size})",
+        f"Figure 4: tail audit under the {tail_policy(cfg.composed)} policy (n = {contrast_worlds(c)[0]})",
     )
     cf.figure6(conc, figures / outputs.FIG6_TAU, "Figure 6: access concentration vs tau (CTMC)")
     cf.figure7(red, figures / outputs.FIG7_REDUCTION, "Figure 7: prompt-token reduction of CTMC vs Graph Memory")

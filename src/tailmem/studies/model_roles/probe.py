@@ -247,12 +247,13 @@ def policy_figures(world, retrieval, seed: int, client, steps: int) -> dict:
 
 
 def probe_world(scale):
-    """The first world of the slice's policy runs (graph_runs.tail_contrast_runs: the first family at the control
-    size and first control seed, under the control retrieval design), with its family's and design's shipped keys
+    """The first world of the slice's policy runs (graph_runs.tail_contrast_runs: the first family at the contrast
+    size and first contrast seed, under the control retrieval design), with its family's and design's shipped keys
     (configs/graph/<family>.yaml, configs/retrieval/<design>.yaml), as the rollout stage composes them."""
     import yaml
 
     from tailmem.config_files import config_folder
+    from tailmem.graph_runs import contrast_worlds
     from tailmem.graphworld.build import world_from_config
     from tailmem.settings.rollout import RetrievalGroup
 
@@ -260,8 +261,9 @@ def probe_world(scale):
     family, design = scale.families[0], c.retrieval
     keys = yaml.safe_load((config_folder() / "graph" / f"{family}.yaml").read_text())
     k = yaml.safe_load((config_folder() / "retrieval" / f"{design}.yaml").read_text())["k"]
-    seed = int(c.seeds[0])
-    world = world_from_config({**keys, "family": family, "n": int(c.size)}, seed=seed)
+    size, seeds = contrast_worlds(c)
+    seed = seeds[0]
+    world = world_from_config({**keys, "family": family, "n": size}, seed=seed)
     return world, RetrievalGroup(name=design, k=int(k)), seed
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from tailmem import paths
 from tailmem.control import stated
+from tailmem.graph_runs import contrast_worlds
 from tailmem.records.design import DesignRows
 from tailmem.roles import tail_policy
 from tailmem.settings.stage import StageSettings
@@ -32,13 +33,13 @@ def model_steps(cfg) -> int:
 
 def row(cfg, min_units: int, alpha: float) -> dict:
     """The design-check row of the policy's tails: a model plays the policy (`scale.control.tail_policy` llm) in
-    every family's runs of `scale.control.seeds` (`graph_runs.policy_runs`), each calling it once a step. Runs
+    every family's runs on the contrast worlds (`graph_runs.policy_runs`), each calling it once a step. Runs
     shorter than a fit needs (TAIL_FIT_STEPS) plan no power: their calls decide no tail row."""
     s = cfg.scale
     steps = model_steps(cfg)
     tails = tail_policy(cfg)
     if tails == "llm":
-        units = len(s.families) * len(s.control.seeds)
+        units = len(s.families) * len(contrast_worlds(s.control)[1])
         out = stated.claim_row(cfg.power, "policy_tails", DESIGN_CLAIM, "runs", units, min_units, alpha, steps)
         if steps < TAIL_FIT_STEPS and not out["plan"].startswith("undecidable"):
             out |= {
@@ -61,7 +62,7 @@ def concentration_row(cfg, min_units: int, alpha: float) -> dict:
     the same runs, no fit needed, planned from the semantic twin's stated effect."""
     s, steps, tails = cfg.scale, model_steps(cfg), tail_policy(cfg)
     if tails == "llm":
-        units = len(s.families) * len(s.control.seeds)
+        units = len(s.families) * len(contrast_worlds(s.control)[1])
         return stated.claim_row(
             cfg.power, "policy_concentration", CONCENTRATION_CLAIM, "runs", units, min_units, alpha, steps
         )

@@ -10,7 +10,7 @@ import pandas as pd
 from tailmem import outputs, paths
 from tailmem.control.stated import planned_power
 from tailmem.errors import ArtifactError
-from tailmem.graph_runs import retrieval_runs, size_runs, tail_contrast_runs
+from tailmem.graph_runs import contrast_worlds, retrieval_runs, size_runs, tail_contrast_runs
 from tailmem.paths import TABLES, out_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.audits import EXPLAIN, load_audits, stats_note, table3
@@ -70,8 +70,8 @@ def tail_shape_note(cfg: StageSettings) -> str:
         R_tpl_ln=EXPLAIN["R_tpl_ln"],
         policy=policy,
         who=who,
-        size=c.size,
-        seeds=list(c.seeds),
+        size=contrast_worlds(c)[0],
+        seeds=contrast_worlds(c)[1],
         retrieval=c.retrieval,
         min_tail=cfg.audit.min_tail,
         policy_steps=cfg.rollout.for_policy(policy).total_steps,
