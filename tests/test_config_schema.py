@@ -98,6 +98,8 @@ FINDING_3 = [
     ("llm.budget.max_dollars=-1", "llm.budget.max_dollars", "-1"),
     ("scale.seeds=[abc]", "scale.seeds[0]", "'abc'"),  # Hydra's key: the list item
     ("scale.sizes=[-5]", "scale.sizes", "[-5]"),
+    ("scale.control.contrast_size=5", "scale.control.contrast_size", "5"),  # the tail contrast's own worlds
+    ("scale.control.contrast_seeds=[-1]", "scale.control.contrast_seeds", "[-1]"),
 ]
 
 
