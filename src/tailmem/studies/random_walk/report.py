@@ -65,13 +65,14 @@ def tail_shape_note(cfg: StageSettings) -> str:
     c, policy = cfg.scale.control, tail_policy(cfg.composed)
     agent = paths.policy_agent(cfg.composed, policy)
     who = _text("who_llm", agent=agent) if policy == "llm" else _text("who_proxy")
+    size, seeds = contrast_worlds(c)
     return _text(
         "tail_shape",
         R_tpl_ln=EXPLAIN["R_tpl_ln"],
         policy=policy,
         who=who,
-        size=contrast_worlds(c)[0],
-        seeds=contrast_worlds(c)[1],
+        size=size,
+        seeds=seeds,
         retrieval=c.retrieval,
         min_tail=cfg.audit.min_tail,
         policy_steps=cfg.rollout.for_policy(policy).total_steps,
