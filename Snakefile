@@ -53,9 +53,26 @@ if TAILMEM.model_slice:
     use rule * from model exclude all_but_alfworld, graph_world as model_*
 
 
+# the policy's probe plays its own world, so it reads no product and runs beside the slice's other model jobs
+rule policy_probe:
+    output:
+        TAILMEM.policy_probe,
+    params:
+        **TAILMEM.stage_params("policy_probe"),
+    log:
+        TAILMEM.log_of("policy_probe"),
+    conda:
+        TAILMEM.conda_env
+    resources:
+        llm_slots=TAILMEM.llm_slots(roles.POLICY),  # calls in flight (docs/llm.md)
+    shell:
+        "TAILMEM_LLM_SLOTS={resources.llm_slots} {params.cmd} > {log} 2>&1"
+
+
 rule role_probe:
     input:
-        TAILMEM.role_probe_inputs,  # the controller runs, the study's stores and answers, the slice's claims tables
+        TAILMEM.role_probe_inputs,  # the controller runs, the study's stores and answers, the policy probe, the
+                                    # slice's claims tables
     output:
         TAILMEM.model_roles,
     params:

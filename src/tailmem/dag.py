@@ -141,7 +141,8 @@ class Pipeline(StudyPlan):
 
     @cached_property
     def role_probe_inputs(self) -> list[str]:
-        """What model_roles reads: the controller runs, the study's stores and answers, the slice's claims."""
+        """What model_roles reads: the controller runs, the study's stores and answers, the policy probe's rows, the
+        slice's claims."""
         from tailmem import paths
 
         control, fs = self.plans["controller"], self.plans["fsmem"]
@@ -151,4 +152,12 @@ class Pipeline(StudyPlan):
             for f in (r.build_dir / paths.BUILD_FILE, r.answers_dir / paths.ANSWERS_FILE)
         ]
         claims = [str(t) for t in self.slice_claims if os.path.basename(str(t)).startswith("claims_")]
-        return [str(r.summary_file(self.results)) for r in control.control_runs] + fsmem + claims
+        runs = [str(r.summary_file(self.results)) for r in control.control_runs]
+        return runs + fsmem + [self.policy_probe] + claims
+
+    @property
+    def policy_probe(self) -> str:
+        """The policy probe's rows (stage policy_probe), which model_roles reads."""
+        from tailmem import paths
+
+        return paths.POLICY_PROBE.format(results=self.results)

@@ -44,6 +44,8 @@ PAIRS_FILE = "pairs.csv"
 TWIN_FILE = "twin.parquet"  # the design check's replay of every claim arm (stage design_plan reads it)
 # a study's rows of the design check's table (stage <study>_design_rows; the table's stage design_table reads them)
 DESIGN_ROWS = "{results}/design_check/rows/{study}.json"
+# a model slice's policy probe rows (stage policy_probe; the role probe's table, stage model_roles, reads them)
+POLICY_PROBE = "{results}/model_roles/policy_probe.json"
 CALIBRATION = (
     "{results}/calibration"  # the protocol search (studies/calibration/calibrate.py): walks/<digest>/ caches its walks
 )

@@ -9,6 +9,9 @@ from tailmem.stage_groups import Stage, declare
 
 STAGES = declare(
     Stage("model_roles", "tailmem.studies.model_roles.probe:run", ("scale", "fsmem", "control", "llm", "model_roles")),
+    Stage("policy_probe", "tailmem.studies.model_roles.probe:run_policy_probe", ("scale", "llm", "model_roles")),
 )
 
-PLAN = None  # its one rule (role_probe) reads every study's products: the Snakefile holds it
+# its rules (role_probe, which reads every study's products, and policy_probe, which reads none and so runs beside
+# the other model jobs instead of after them) sit in the Snakefile
+PLAN = None

@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs, paths
+from tailmem.artifacts import read_json, write_json
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import ControlSteps
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
@@ -294,6 +295,15 @@ def policy_probe(cfg: StageSettings, steps: int, floors) -> list[dict]:
     ]
 
 
+@typed_stage("policy_probe")
+def run_policy_probe(cfg: StageSettings) -> None:
+    """The policy's probe rows (`policy_probe`), written for model_roles to read. A stage of its own because it reads
+    no product of the slice: Snakemake runs it beside the other model jobs, not alone after every claims table."""
+    rows = policy_probe(cfg, int(cfg.model_roles.policy_probe_steps), cfg.model_roles.floors)
+    write_json(paths.POLICY_PROBE.format(results=cfg.results_dir), rows)
+    log.info("policy_probe: %d rows", len(rows))
+
+
 # claims table (name prefix) -> the roles the model plays in its rows; a row's own text narrows some of them
 CLAIM_ROLES = {
     outputs.CLAIMS_RANDOM_WALK: (POLICY,),
@@ -362,7 +372,7 @@ def run(cfg: StageSettings) -> None:
         + builder_rows(build_files, mr.floors)
         + predictor_rows(step_files, mr.floors)
         + judge_probe(cfg, int(mr.judge_probe_items), mr.floors)
-        + policy_probe(cfg, int(mr.policy_probe_steps), mr.floors)
+        + read_json(paths.POLICY_PROBE.format(results=cfg.results_dir))
     )
     df = pd.DataFrame(rows)
     below = sorted({r["role"] for r in rows if r["verdict"] == "below floor"})
