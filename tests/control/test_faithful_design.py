@@ -251,7 +251,7 @@ def test_each_scale_s_own_config_gives_its_controller_claims_enough_runs(scale):
 
 def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config():
     """A claim that no model can decide under its plan says so before any call: the default slice planned 2
-    ALFWorld games, below stats.min_units, and now plays none (its 22 LoCoMo and 6 LongMemEval questions are
+    ALFWorld games, below stats.min_units, and now plays none (its LoCoMo and 6 LongMemEval questions are
     enough); the smoke slice's LLM policy walks one world."""
     from tailmem.workflow import compose_config
 
@@ -262,7 +262,7 @@ def test_the_design_check_says_which_other_studies_cannot_decide_by_their_config
     assert two["ALFWorld"]["plan"] == "undecidable by design: 2 games planned, stats.min_units 6"
     enough = "decidable if at least 6 questions part the arms"  # 2^-6 <= 0.025
     assert rows["fsmem"]["plan"].startswith(enough) and rows["LongMemEval"]["plan"].startswith(enough)
-    # and each says its power at its stated effect (power.stated_effects): 22 questions, 6 questions
+    # and each says its power at its stated effect (power.stated_effects): 40 questions (the cap), 6 questions
     assert rows["fsmem"]["planned_power"] > 0.5 > rows["LongMemEval"]["planned_power"]
     assert "80% at 33 questions" in rows["fsmem"]["plan"]
     smoke = stated_rows(compose_config("smoke_model"), 6, 0.025)
@@ -422,8 +422,11 @@ def test_the_design_check_counts_the_locomo_questions_the_slice_can_ask():
     assert questions == 8 < cfg.fsmem.max_questions
     rows = stated_rows(cfg, 6, 0.025, questions)
     assert rows["fsmem"]["runs"] == 8
-    # the slice now keeps 6 sessions: 22 of its 24 questions have their evidence in the store
-    assert asked(compose_config("default_model").fsmem) == 22
+    # the slice now keeps 9 sessions: 35 of its 40 questions have their evidence in the store, 2 more than the
+    # stated effect needs for 80% power
+    default = compose_config("default_model")
+    assert asked(default.fsmem) == 35
+    assert stated_rows(default, 6, 0.025, 35)["fsmem"]["planned_power"] >= 0.8
 
 
 def test_a_pair_scoring_every_step_draws_as_many_other_steps_as_tail_steps():
@@ -441,3 +444,18 @@ def test_a_pair_scoring_every_step_draws_as_many_other_steps_as_tail_steps():
     drawn_tail = sum(k.startswith("tail/") for k in mine.strata)
     drawn_other = sum(k.startswith("other/") for k in mine.strata)
     assert drawn_tail == drawn_other == 6
+
+
+def test_the_fsmem_row_prices_the_judge_only_where_the_slice_judges():
+    """Finding (this plan against the default slice's measured calls): the fsmem row priced 4 judge calls a
+    question (power.stated_effects.fsmem) though the slice runs with `fsmem.judge: false`, so its core-seconds were
+    twice what its calls cost."""
+    from tailmem.workflow import compose_config
+
+    judged = stated_rows(compose_config("default_model", ["fsmem.judge=true"]), 6, 0.025, 30)["fsmem"]
+    unjudged = stated_rows(compose_config("default_model", ["fsmem.judge=false"]), 6, 0.025, 30)["fsmem"]
+    cfg = compose_config("default_model")
+    searcher = cfg.power.stated_effects.fsmem.calls_per_unit.searcher
+    assert unjudged["calls_per_unit"] == searcher < judged["calls_per_unit"]
+    assert unjudged["core_seconds"] == pytest.approx(30 * searcher * cfg.power.call_seconds.searcher)
+    assert unjudged["planned_power"] == judged["planned_power"]  # what the calls buy is the F1 row either way

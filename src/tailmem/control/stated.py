@@ -17,11 +17,16 @@ from tailmem.errors import ConfigError
 from tailmem.settings.control import ROLES_TIMED
 
 
-def stated_row(stated, units: int | None, seconds, alpha: float, target: float, min_units: int, steps: int) -> dict:
+def stated_row(
+    stated, units: int | None, seconds, alpha: float, target: float, min_units: int, steps: int, unplayed=()
+) -> dict:
     """A study's planned power, units for `target` and cost from its stated effect and per-unit SD (`stated`:
     power.stated_effects.<study>) and the per-call `seconds` of each role; `steps` counts a policy role's calls
-    per unit when the config leaves them null (the rollout's steps per run)."""
-    calls = {role: (steps if n is None else float(n)) for role, n in stated.calls_per_unit.items()}
+    per unit when the config leaves them null (the rollout's steps per run); the roles in `unplayed` (a judge
+    the study's config turns off) cost nothing."""
+    calls = {
+        role: (steps if n is None else float(n)) for role, n in stated.calls_per_unit.items() if role not in unplayed
+    }
     per_unit = sum(calls.values())
     seconds_per_unit = sum(n * getattr(seconds, role) for role, n in calls.items())
     planned = pw.decided(stated.effect, stated.sd, units, alpha) if units else float("nan")
@@ -38,16 +43,18 @@ def stated_row(stated, units: int | None, seconds, alpha: float, target: float, 
     }
 
 
-def _planned(power, study: str, units: int | None, min_units: int, alpha: float, steps: int | None) -> dict:
+def _planned(
+    power, study: str, units: int | None, min_units: int, alpha: float, steps: int | None, unplayed=()
+) -> dict:
     """`stated_row` of `study`'s stated effect (`power`: the power group); `steps`: a unit's steps, which a role
-    without a call count (the policy) is called at once each."""
+    without a call count (the policy) is called at once each; `unplayed`: roles the study does not call."""
     stated = power.stated_effects[study]
     if any(n is None for n in stated.calls_per_unit.values()) and steps is None:
         raise ConfigError(
             f"power.stated_effects.{study}.calls_per_unit: a null count (a call a step) needs the unit's steps; "
             f"the {study} study's design row gives none, so set each role's calls per unit"
         )
-    return stated_row(stated, units, power.call_seconds, alpha, float(power.target), min_units, steps or 0)
+    return stated_row(stated, units, power.call_seconds, alpha, float(power.target), min_units, steps or 0, unplayed)
 
 
 def claim_row(
@@ -59,11 +66,12 @@ def claim_row(
     min_units: int,
     alpha: float,
     steps: int | None = None,
+    unplayed: tuple[str, ...] = (),
 ) -> dict:
     """The design check's row of `study`'s paired claim (`claim`: the row's words) over `units` independent units
     (`unit`: questions, games, runs; None: the whole benchmark, enough units and no power or cost given): the
     units against `stats.min_units` and the smallest p their exact test reaches, and the power, units for
-    `power.target` and core-seconds at its stated effect (`stated_row`)."""
+    `power.target` and core-seconds at its stated effect (`stated_row`; `unplayed`: roles not called)."""
     # a yes/no outcome (correct, won) is decided by the units where the arms part only: the exact paired test's
     # smallest p is 2^-k over k discordant units, so enough units is not enough when the arms rarely part
     discordant = next(k for k in range(1, 64) if 0.5**k <= alpha)
@@ -75,7 +83,7 @@ def claim_row(
         else f"undecidable by design: {n} {unit} planned, stats.min_units {min_units}"
     )
     p = pw.smallest_p(n if n is not None else 10**6)
-    more = _planned(power, study, n, min_units, alpha, steps)
+    more = _planned(power, study, n, min_units, alpha, steps, unplayed)
     if ok and n is not None:
         need = more["units_for_80"]
         target = float(power.target)

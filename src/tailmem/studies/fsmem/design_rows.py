@@ -13,6 +13,7 @@ from tailmem import paths
 from tailmem.control import stated
 from tailmem.fsmem.questions import asked
 from tailmem.records.design import DesignRows
+from tailmem.roles import JUDGE
 from tailmem.settings.stage import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
@@ -23,7 +24,8 @@ def row(cfg, min_units: int, alpha: float, questions: int | None = None) -> dict
     """The study's design-check row; `questions`: the LoCoMo questions the answer stages ask
     (`tailmem.fsmem.questions.asked`; None: `fsmem.max_questions`, None again for every question)."""
     units = questions if questions is not None else cfg.fsmem.max_questions
-    return stated.claim_row(cfg.power, "fsmem", DESIGN_CLAIM, "questions", units, min_units, alpha)
+    unplayed = () if cfg.fsmem.judge else (JUDGE,)  # the F1 row needs no judge: a slice without one pays none
+    return stated.claim_row(cfg.power, "fsmem", DESIGN_CLAIM, "questions", units, min_units, alpha, unplayed=unplayed)
 
 
 @typed_stage("fsmem_design_rows")
