@@ -37,13 +37,17 @@ def units(cfg, stage: str) -> float:
 
         if tail_policy(cfg) != "llm" and s.control.policy != "llm":
             return 0.0
+        from tailmem.studies.random_walk.design_rows import model_steps
+
         runs = len(policy_runs(cfg)) + (
             len(s.families) * len(s.sizes) * len(s.seeds) if s.control.policy == "llm" else 0
         )
-        return runs * cfg.rollout.episodes * cfg.rollout.steps
+        return runs * model_steps(cfg)  # the steps a model plays (rollout.model_episodes where set)
     if stage == "control":  # planned predictions per run (at most: a shared prompt shares its call)
         c = s.control
         runs = len(c.families) * len(c.seeds)
+        if cfg.control.plan and cfg.control.plan_budget_s is not None:  # the calls the budget buys, all runs
+            return float(cfg.control.plan_budget_s) / float(cfg.power.call_seconds.predictor)
         if cfg.control.plan:
             from tailmem.control.design import arm_pairs, claim_arms
 
@@ -129,9 +133,13 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
     shared = units * c.plan_sample * (max(every) if every else 0.0) * len(design.claim_arms()) * b.rate
     controller_s = sum(pair_calls.values()) * b.rate + shared
     other_s = 0.0
-    studies = (fsmem_rows, longmemeval_rows, alfworld_rows, policy_rows)  # each study's design-check row
-    for r in (study.row(target, st.min_units, st.alpha) for study in studies):
-        other_s += r["core_seconds"] if r["core_seconds"] == r["core_seconds"] else 0.0
+    studies = (fsmem_rows, longmemeval_rows, alfworld_rows)  # each study's design-check row(s)
+    stated = [study.row(target, st.min_units, st.alpha) for study in studies]
+    policy = policy_rows.rows(target, st.min_units, st.alpha)  # two claims on the same runs: their calls once
+    policy_s = max((r["core_seconds"] for r in policy if r["core_seconds"] == r["core_seconds"]), default=0.0)
+    other_s += policy_s
+    for r in stated + policy:
+        other_s += r["core_seconds"] if r in stated and r["core_seconds"] == r["core_seconds"] else 0.0
         print(
             f"| {r['claim']} | {r['stated_effect']:+.3f} (stated) | {r['stated_sd']:.3f} | {r['calls_per_unit']:,.0f} "
             f"per {r['scope'][:-1]} | {r['planned_calls']:,.0f} | {r['core_seconds'] / 3600:.1f} | "
@@ -142,7 +150,12 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
         f"\ncontroller claims: {controller_s / 3600:.1f} core-hours{against} (pairs of arms counted once, the shared "
         f"{c.plan_sample:g} sample included, at most: pairs sharing an arm share calls); expected decisions "
         f"{sum(power.values()):.1f} of {len(twins)}; the other studies' rows: {other_s / 3600:.1f} core-hours at "
-        "power.call_seconds"
+        "power.call_seconds (the LLM policy's two rows share their runs' calls)"
+    )
+    whole = (controller_s + other_s) / 3600
+    print(
+        f"{target.scale.name}'s planned claims in all: {whole:.1f} core-hours, about {whole / 2:.1f} h with 2 model "
+        "jobs side by side (the probes and judge_sensitivity are in the table above, not here)"
     )
 
 

@@ -68,7 +68,7 @@ def concentration_row(cfg, min_units: int, alpha: float) -> dict:
         )
     why = (
         f"not run at this scale (scale.control.tail_policy {tails}): the model plays the policy where tail_policy "
-        "is llm (smoke_model, default_model, paper_model)"
+        "is llm (smoke_model, default_model, overnight_model, paper_model)"
     )
     return stated.unplayed_row(
         cfg.power, "policy_concentration", CONCENTRATION_CLAIM, "runs", why, min_units, alpha, steps
