@@ -52,7 +52,8 @@ class Recorder:
 
 
 def _unreadable_and_old(results: Path) -> None:
-    """A damaged file of each kind, and a controller arm and a LongMemEval run saved before the blocks were kept."""
+    """A damaged file of each kind, a controller arm and a LongMemEval run saved before the blocks were kept, and an
+    answer set whose store kept no snapshot."""
     for rel in (
         "fsmem/locomo/conv-99/programmatic/verbatim/answers/center/programmatic/answers.json",
         "longmemeval/oracle/programmatic/seed9/rows.parquet",
@@ -68,6 +69,9 @@ def _unreadable_and_old(results: Path) -> None:
     old = results / "control/semantic/programmatic/recency/modular/n30/seed1/programmatic/graph_memory-compact"
     steps = ControlSteps.read(run / "graph_memory-compact" / "steps.parquet").frame
     ControlSteps(steps.drop(columns=["memory", "marks"])).write(old / "steps.parquet")
+    snapshots = results / "fsmem/locomo/conv-50/programmatic/verbatim"
+    no_snapshots = snapshots.with_name("verbatim_store_only")  # a store page read from store/, not a snapshot
+    shutil.copytree(snapshots, no_snapshots, ignore=shutil.ignore_patterns("snapshots"))
     lme = results / "longmemeval/oracle/programmatic/seed0/rows.parquet"
     rows = LongMemEvalRows.read(lme).frame
     LongMemEvalRows(pd.DataFrame(rows.drop(columns=["memory", "marks"]))).write(
@@ -130,3 +134,5 @@ def test_the_pin_covers_every_kind_of_item_and_note(collected):
     assert any("re-run stage control" in n for n in collected["control"]["notes"])
     assert any("re-run stage longmemeval" in n for n in collected["longmemeval"]["notes"])
     assert ["<results>/audit_log/reads/ccdf.png", "audit_log/reads_ccdf.png"] in collected["audit_log"]["copies"]
+    stores = [page for page, template, _ in collected["fsmem"]["pages"] if template == "store.html"]
+    assert len(stores) == 3 and any("verbatim_store_only" in page for page in stores)
