@@ -77,38 +77,37 @@ def _cell(found: Found) -> str:
 
 def _game_rows(cell: Found) -> list[Row]:
     """One row per game of a memory cell."""
-    data, name, out = cell.data, _cell(cell), []
-    for ep in data.get("episodes", []):
-        filters = {
-            "setting": "memory",
-            "arm": data.get("arm", cell.rel.parts[-1]),
-            "protocol": "",
-            "cell": name,
-            "family": ep.get("family", ""),
-            "success": verdict(bool(ep.get("success"))) if ep.get("loaded") else "-",
-        }
-        cells = ["memory", name, ep["id"], ep.get("family"), filters["success"], ep.get("steps"), ep.get("invalid")]
-        out.append(
-            Row(f"{cell.folder}/{slug(ep['id'])}.html", cells, filters, f"{ep['id']} {ep.get('goal', '')} {name}")
-        )
-    return out
+    arm, name = cell.data.get("arm", cell.rel.parts[-1]), _cell(cell)
+    return [
+        _row(cell, "memory", arm, "", ep, ep.get("loaded"), f"{slug(ep['id'])}.html", f"{ep.get('goal', '')} {name}")
+        for ep in cell.data.get("episodes", [])
+    ]
 
 
 def _task_rows(cell: Found) -> list[Row]:
     """One row per task of a skill cell."""
-    data, name, out = cell.data, _cell(cell), []
-    for t in data.get("tasks", []):
-        filters = {
-            "setting": "skills",
-            "arm": data.get("variant", cell.rel.parts[-1]),
-            "protocol": data.get("protocol", ""),
-            "cell": name,
-            "family": t.get("family", ""),
-            "success": verdict(bool(t.get("success"))) if t.get("ran") else "-",
-        }
-        cells = ["skills", name, t["id"], t.get("family"), filters["success"], t.get("steps"), t.get("invalid")]
-        out.append(Row(f"{cell.folder}/task-{int(t['index']):04d}.html", cells, filters, f"{t['id']} {name}"))
-    return out
+    data = cell.data
+    arm, protocol = data.get("variant", cell.rel.parts[-1]), data.get("protocol", "")
+    return [
+        _row(cell, "skills", arm, protocol, t, t.get("ran"), f"task-{int(t['index']):04d}.html", _cell(cell))
+        for t in data.get("tasks", [])
+    ]
+
+
+def _row(cell: Found, setting: str, arm: str, protocol: str, item: dict, played, page: str, text: str) -> Row:
+    """A game's or a task's row: its success only where it was played (loaded, ran), else `-`."""
+    name = _cell(cell)
+    success = verdict(bool(item.get("success"))) if played else "-"
+    filters = {
+        "setting": setting,
+        "arm": arm,
+        "protocol": protocol,
+        "cell": name,
+        "family": item.get("family", ""),
+        "success": success,
+    }
+    cells = [setting, name, item["id"], item.get("family"), success, item.get("steps"), item.get("invalid")]
+    return Row(f"{cell.folder}/{page}", cells, filters, f"{item['id']} {text}")
 
 
 def _draw_games(w: Writer, cells: list[Found], transcripts: Transcripts) -> None:
