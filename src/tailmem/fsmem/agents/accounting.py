@@ -11,6 +11,7 @@ the agent) is the cost proxy comparable across both kinds of agent.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
@@ -140,6 +141,24 @@ def run_setting_counts(search_rows: Iterable[Mapping], build_episodes: Iterable[
         searched = sum(_count(r.get(f"search_{field}")) for r in search_rows)
         out[label] = searched + sum(_count(e.get(field)) for e in build_episodes)
     return out
+
+
+SEARCH_COSTS = ("tool calls/q", "rounds/q", "chars read/q", "cents/q", "tokens/q")
+
+
+def search_costs(rows) -> dict[str, float]:
+    """What a search cost per question answered, over answer rows (a DataFrame of their `search_<field>` columns):
+    tool calls, rounds, characters read, cents and tokens. NaN each where no question was answered: a mean over
+    nothing, which a 0 would report as a free search."""
+    if not len(rows):
+        return dict.fromkeys(SEARCH_COSTS, math.nan)
+    return {
+        "tool calls/q": rows["search_tool_calls"].mean(),
+        "rounds/q": rows["search_rounds"].mean(),
+        "chars read/q": rows["search_chars_read"].mean(),
+        "cents/q": rows["search_dollars"].mean() * 100,
+        "tokens/q": (rows["search_prompt_tokens"] + rows["search_completion_tokens"]).mean(),
+    }
 
 
 def dollars(ep: Episode, prices: dict | None) -> float:

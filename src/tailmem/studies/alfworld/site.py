@@ -6,12 +6,13 @@ sha256); the site draws each blob once per cell and every task's store as a list
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from tailmem.alfworld.layout import snapshot_label
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
 from tailmem.roles import EXECUTOR, is_programmatic
+from tailmem.site.collect import Files, Found, from_files
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts
@@ -54,109 +55,101 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
             ("success", "success"),
         ],
     )
-    root = results / "alfworld"
-    memory, skills = [], []
-    for path in sorted((root / "memory").rglob("episodes.json")) if (root / "memory").is_dir() else []:
-        try:
-            data = AlfworldMemoryCell.read(path).to_json()
-        except Exception as exc:  # noqa: BLE001
-            section.notes.append(f"{path}: unreadable ({exc})")
-            continue
-        rel = PurePosixPath(path.parent.relative_to(root).as_posix())
-        cell = "/".join(rel.parts[1:])
-        folder = f"alfworld/{rel}"
-        memory.append((path, data, cell, folder))
-        for ep in data.get("episodes", []):
-            href = f"{folder}/{slug(ep['id'])}.html"
-            filters = {
-                "setting": "memory",
-                "arm": data.get("arm", rel.parts[-1]),
-                "protocol": "",
-                "cell": cell,
-                "family": ep.get("family", ""),
-                "success": verdict(bool(ep.get("success"))) if ep.get("loaded") else "-",
-            }
-            section.rows.append(
-                Row(
-                    href,
-                    [
-                        "memory",
-                        cell,
-                        ep["id"],
-                        ep.get("family"),
-                        filters["success"],
-                        ep.get("steps"),
-                        ep.get("invalid"),
-                    ],
-                    filters,
-                    f"{ep['id']} {ep.get('goal', '')} {cell}",
+    memory = Files(
+        "memory/**/episodes.json",
+        read=lambda path: AlfworldMemoryCell.read(path).to_json(),
+        rows=_game_rows,
+        draw=lambda w, cells: _draw_games(w, cells, transcripts),
+    )
+    skills = Files(
+        "skills/**/chain.json",
+        read=lambda path: AlfworldChain.read(path).to_json(),
+        rows=_task_rows,
+        draw=lambda w, cells: _draw_tasks(w, cells, transcripts),
+    )
+    return from_files(section, results, memory, skills)
+
+
+def _cell(found: Found) -> str:
+    """A cell's name: its folder below memory/ or skills/."""
+    return "/".join(found.rel.parts[1:])
+
+
+def _game_rows(cell: Found) -> list[Row]:
+    """One row per game of a memory cell."""
+    arm, name = cell.data.get("arm", cell.rel.parts[-1]), _cell(cell)
+    return [
+        _row(cell, "memory", arm, "", ep, ep.get("loaded"), f"{slug(ep['id'])}.html", f"{ep.get('goal', '')} {name}")
+        for ep in cell.data.get("episodes", [])
+    ]
+
+
+def _task_rows(cell: Found) -> list[Row]:
+    """One row per task of a skill cell."""
+    data = cell.data
+    arm, protocol = data.get("variant", cell.rel.parts[-1]), data.get("protocol", "")
+    return [
+        _row(cell, "skills", arm, protocol, t, t.get("ran"), f"task-{int(t['index']):04d}.html", _cell(cell))
+        for t in data.get("tasks", [])
+    ]
+
+
+def _row(cell: Found, setting: str, arm: str, protocol: str, item: dict, played, page: str, text: str) -> Row:
+    """A game's or a task's row: its success only where it was played (loaded, ran), else `-`."""
+    name = _cell(cell)
+    success = verdict(bool(item.get("success"))) if played else "-"
+    filters = {
+        "setting": setting,
+        "arm": arm,
+        "protocol": protocol,
+        "cell": name,
+        "family": item.get("family", ""),
+        "success": success,
+    }
+    cells = [setting, name, item["id"], item.get("family"), success, item.get("steps"), item.get("invalid")]
+    return Row(f"{cell.folder}/{page}", cells, filters, f"{item['id']} {text}")
+
+
+def _draw_games(w: Writer, cells: list[Found], transcripts: Transcripts) -> None:
+    """One page per game of each memory cell."""
+    for found in cells:
+        data, cell, folder = found.data, _cell(found), found.folder
+        eps = data.get("episodes", [])
+        for k, ep in enumerate(eps):
+            agent = ep.get("agent") or data.get(EXECUTOR, "")
+            call, matched = None, 0
+            if not is_programmatic(agent) and ep.get("goal"):  # the goal, and the last block (arms differ)
+                last = next((b[0] for b in reversed(ep.get("blocks") or []) if b and b[0]), None)
+                call, matched = transcripts.transcript(
+                    EXECUTOR, "alfworld_memory", [ep["goal"], *([last] if last else [])]
                 )
+            w.write(
+                f"{folder}/{slug(ep['id'])}.html",
+                "alfworld_game.html",
+                title=f"ALFWorld memory · {cell} · {ep['id']}",
+                cell=cell,
+                ep=ep,
+                steps=_steps(ep),
+                settings=data.get("settings", {}),
+                agent=agent,
+                programmatic=is_programmatic(agent),
+                call=call,
+                matched=matched,
+                accesses=sorted((ep.get("accesses") or {}).items(), key=lambda kv: (-kv[1], kv[0])),
+                prev_href=f"{folder}/{slug(eps[k - 1]['id'])}.html" if k > 0 else None,
+                next_href=f"{folder}/{slug(eps[k + 1]['id'])}.html" if k + 1 < len(eps) else None,
+                back="alfworld/index.html",
             )
-    for path in sorted((root / "skills").rglob("chain.json")) if (root / "skills").is_dir() else []:
-        try:
-            data = AlfworldChain.read(path).to_json()
-        except Exception as exc:  # noqa: BLE001
-            section.notes.append(f"{path}: unreadable ({exc})")
-            continue
-        rel = PurePosixPath(path.parent.relative_to(root).as_posix())
-        cell = "/".join(rel.parts[1:])
-        folder = f"alfworld/{rel}"
-        skills.append((path, data, cell, folder))
-        for t in data.get("tasks", []):
-            href = f"{folder}/task-{int(t['index']):04d}.html"
-            filters = {
-                "setting": "skills",
-                "arm": data.get("variant", rel.parts[-1]),
-                "protocol": data.get("protocol", ""),
-                "cell": cell,
-                "family": t.get("family", ""),
-                "success": verdict(bool(t.get("success"))) if t.get("ran") else "-",
-            }
-            section.rows.append(
-                Row(
-                    href,
-                    ["skills", cell, t["id"], t.get("family"), filters["success"], t.get("steps"), t.get("invalid")],
-                    filters,
-                    f"{t['id']} {cell}",
-                )
-            )
-
-    def draw(w: Writer) -> None:
-        for path, data, cell, folder in memory:
-            eps = data.get("episodes", [])
-            for k, ep in enumerate(eps):
-                agent = ep.get("agent") or data.get(EXECUTOR, "")
-                call, matched = None, 0
-                if not is_programmatic(agent) and ep.get("goal"):  # the goal, and the last block (arms differ)
-                    last = next((b[0] for b in reversed(ep.get("blocks") or []) if b and b[0]), None)
-                    call, matched = transcripts.transcript(
-                        EXECUTOR, "alfworld_memory", [ep["goal"], *([last] if last else [])]
-                    )
-                w.write(
-                    f"{folder}/{slug(ep['id'])}.html",
-                    "alfworld_game.html",
-                    title=f"ALFWorld memory · {cell} · {ep['id']}",
-                    cell=cell,
-                    ep=ep,
-                    steps=_steps(ep),
-                    settings=data.get("settings", {}),
-                    agent=agent,
-                    programmatic=is_programmatic(agent),
-                    call=call,
-                    matched=matched,
-                    accesses=sorted((ep.get("accesses") or {}).items(), key=lambda kv: (-kv[1], kv[0])),
-                    prev_href=f"{folder}/{slug(eps[k - 1]['id'])}.html" if k > 0 else None,
-                    next_href=f"{folder}/{slug(eps[k + 1]['id'])}.html" if k + 1 < len(eps) else None,
-                    back="alfworld/index.html",
-                )
-        for path, data, cell, folder in skills:
-            _draw_skill_cell(w, path.parent, data, cell, folder, transcripts)
-
-    section.draw = draw
-    return section
 
 
-def _draw_skill_cell(w: Writer, cell_dir: Path, data: dict, cell: str, folder: str, transcripts: Transcripts) -> None:
+def _draw_tasks(w: Writer, cells: list[Found], transcripts: Transcripts) -> None:
+    for found in cells:
+        _draw_skill_cell(w, found, transcripts)
+
+
+def _draw_skill_cell(w: Writer, found: Found, transcripts: Transcripts) -> None:
+    """One page per task of a skill cell, and one per blob of the stores it saw before them."""
+    cell_dir, data, cell, folder = found.path.parent, found.data, _cell(found), found.folder
     manifests = cell_dir / "snapshots" / "manifests"
     objects = cell_dir / "snapshots" / "objects"
     drawn: set[str] = set()

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tailmem.errors import ArtifactError
 from tailmem.records.audit import AccessLogAudit
+from tailmem.site.collect import Files, Found, from_files
 from tailmem.site.model import Row, Section, slug
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts
@@ -18,7 +18,7 @@ AUDIT_FILE = "audit.json"
 
 def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
     section = Section(
-        key="audit_log",
+        key=FOLDER,
         title="Audited access logs: the tail audit of external runs",
         blurb="One row per access log audited by `python -m tailmem audit-log` or the Snakemake rule audit_log "
         "(docs/access-log.md). Each page gives the log's size, the internal audit's numbers on its reads per "
@@ -26,58 +26,53 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
         columns=["log", "format", "reads", "items", "gini", "tail", "alpha", "p_gof", "favoured"],
         filters=[("format", "format"), ("tail", "tail")],
     )
-    root = results / FOLDER
-    audits = []
-    for path in sorted(root.glob(f"*/{AUDIT_FILE}")) if root.is_dir() else []:
-        try:
-            body = AccessLogAudit.read(path).to_json()
-        except (OSError, ArtifactError) as exc:
-            section.notes.append(f"{path}: unreadable ({exc})")
-            continue
-        name = path.parent.name
-        here = f"{FOLDER}/{slug(name)}.html"
-        audits.append((here, path.parent, body))
-        c, t, g, log = body.get("concentration") or {}, body["tail"], body["gof"], body.get("log", {})
-        favoured = _favoured(t)
-        section.rows.append(
-            Row(
-                here,
-                [
-                    name,
-                    log.get("format"),
-                    body["counts"]["total"],
-                    body["counts"]["n_items"],
-                    c.get("gini"),
-                    t["status"],
-                    t.get("alpha"),
-                    g.get("p"),
-                    favoured,
-                ],
-                {"format": log.get("format", ""), "tail": t["status"]},
-                f"{name} {log.get('path', '')}",
-            )
+    audits = Files(f"*/{AUDIT_FILE}", read=lambda path: AccessLogAudit.read(path).to_json(), rows=_rows, draw=_draw)
+    return from_files(section, results, audits)
+
+
+def _page(audit: Found) -> str:
+    return f"{FOLDER}/{slug(audit.path.parent.name)}.html"
+
+
+def _rows(audit: Found) -> list[Row]:
+    name, body = audit.path.parent.name, audit.data
+    c, t, g, log = body.get("concentration") or {}, body["tail"], body["gof"], body.get("log", {})
+    cells = [
+        name,
+        log.get("format"),
+        body["counts"]["total"],
+        body["counts"]["n_items"],
+        c.get("gini"),
+        t["status"],
+        t.get("alpha"),
+        g.get("p"),
+        _favoured(t),
+    ]
+    return [
+        Row(
+            _page(audit), cells, {"format": log.get("format", ""), "tail": t["status"]}, f"{name} {log.get('path', '')}"
         )
+    ]
 
-    def draw(w: Writer) -> None:
-        for here, folder, body in audits:
-            figure = None
-            if (folder / "ccdf.png").is_file():
-                figure = f"{FOLDER}/{slug(folder.name)}_ccdf.png"
-                w.copy(folder / "ccdf.png", figure)
-            table = (folder / "audit_log.md").read_text() if (folder / "audit_log.md").is_file() else None
-            w.write(
-                here,
-                "audit_log.html",
-                title=f"Access log {folder.name}",
-                a=body,
-                figure=figure,
-                table=table,
-                favoured=_favoured(body["tail"]),
-                back=f"{FOLDER}/index.html",
-            )
 
-    section.draw = draw
-    return section
+def _draw(w: Writer, audits: list[Found]) -> None:
+    for audit in audits:
+        folder, body = audit.path.parent, audit.data
+        figure = None
+        if (folder / "ccdf.png").is_file():
+            figure = f"{FOLDER}/{slug(folder.name)}_ccdf.png"
+            w.copy(folder / "ccdf.png", figure)
+        table = (folder / "audit_log.md").read_text() if (folder / "audit_log.md").is_file() else None
+        w.write(
+            _page(audit),
+            "audit_log.html",
+            title=f"Access log {folder.name}",
+            a=body,
+            figure=figure,
+            table=table,
+            favoured=_favoured(body["tail"]),
+            back=f"{FOLDER}/index.html",
+        )
 
 
 def _favoured(tail: dict) -> str:

@@ -21,7 +21,7 @@ from tailmem.errors import DataError
 from tailmem.exports import locomo as locomo_export
 from tailmem.fsmem import tool_outputs
 from tailmem.fsmem.agents import searcher
-from tailmem.fsmem.agents.accounting import dollars, run_setting_counts
+from tailmem.fsmem.agents.accounting import dollars, run_setting_counts, search_costs
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.benchmarks import (
     BENCHMARKS,
@@ -291,14 +291,7 @@ def summarize(rows: list[dict], built: FsmemBuild, benchmark: str = MAIN_BENCHMA
     if len(df) and df["judge_correct"].notna().any():
         out["judge correct"] = df["judge_correct"].mean()
         out["judge citation"] = df["judge_citation"].mean()
-    for key, col in (
-        ("tool calls/q", "search_tool_calls"),
-        ("rounds/q", "search_rounds"),
-        ("chars read/q", "search_chars_read"),
-        ("cents/q", "search_dollars"),
-    ):
-        out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
-    out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
+    out |= search_costs(df)
     out[ANSWER_TOKENS] = mean_answer_tokens(df["answer"]) if len(df) else float("nan")  # lenient judges reward length
     if len(df) and df[JUDGE].notna().any():  # replies the judge rule could not read (left out of its means)
         out["judge unparsed"] = int(df.get("judge_unparsed", pd.Series(0, index=df.index)).fillna(0).sum())

@@ -41,7 +41,7 @@ from tailmem.data.personamem import (
 )
 from tailmem.errors import ConfigError
 from tailmem.fsmem.agents import searcher
-from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, Meter, dollars, run_setting_counts
+from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, Meter, dollars, run_setting_counts, search_costs
 from tailmem.fsmem.agents.models import client_for, label
 from tailmem.fsmem.errors import FsmemError
 from tailmem.fsmem.harness_pool import HarnessPool
@@ -271,14 +271,7 @@ def summarize(tier: str, variant: str, n_q: int, rows: list, builds: list, label
     }  # the reply, before its option
     for t, g in df.groupby("question_type") if len(df) else ():
         out[f"acc {t}"] = g["correct"].mean()
-    for key, col in (
-        ("tool calls/q", "search_tool_calls"),
-        ("rounds/q", "search_rounds"),
-        ("chars read/q", "search_chars_read"),
-        ("cents/q", "search_dollars"),
-    ):
-        out[key] = (df[col].mean() * (100 if key == "cents/q" else 1)) if len(df) else float("nan")
-    out["tokens/q"] = (df["search_prompt_tokens"] + df["search_completion_tokens"]).mean() if len(df) else float("nan")
+    out |= search_costs(df)
     for k in ("files", "sections", "bytes"):
         out[f"store {k}"] = sum(s[k] for s in stores) / len(stores) if stores else float("nan")
     out["build tool calls"] = sum(b.tool_calls for b in builds)

@@ -22,6 +22,7 @@ from tailmem.fsmem.tool_outputs import call_key
 from tailmem.paths import ANSWERS_FILE, BUILD_FILE, CONFIG_FILE
 from tailmem.records.fsmem import FsmemBuild, read_answer_set
 from tailmem.roles import BUILDER, JUDGE, SEARCHER, is_programmatic
+from tailmem.site.collect import Files, Found, from_files
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts
@@ -205,38 +206,21 @@ def _correct(row: dict) -> str:
 def _store_files(store_folder: Path) -> tuple[str, list[dict]]:
     """The files of the store the set was answered over: its final snapshot if the build kept one, else `store/`."""
     manifests = store_folder / "snapshots" / "manifests"
-    label = "final" if (manifests / "final.json").is_file() else None
-    files = []
-    if label:
-        snap = SnapshotLog(store_folder / "snapshots").load(label)
-        for path, digest in sorted(snap.files.items()):
-            blob = store_folder / "snapshots" / "objects" / digest
-            text = blob.read_bytes().decode(errors="replace") if blob.is_file() else ""
-            files.append(
-                {
-                    "path": path,
-                    "text": text[:STORE_FILE_CHARS],
-                    "cut": max(0, len(text) - STORE_FILE_CHARS),
-                    "size": len(text),
-                    "anchor": "f-" + slug(path),
-                }
-            )
-        return f"snapshot `{label}`", files
+    if (manifests / "final.json").is_file():
+        snap = SnapshotLog(store_folder / "snapshots").load("final")
+        objects = store_folder / "snapshots" / "objects"
+        blobs = sorted((path, objects / digest) for path, digest in snap.files.items())
+        return "snapshot `final`", [_store_file(path, blob) for path, blob in blobs]
     root = store_folder / "store"
-    if root.is_dir():
-        for p in sorted(q for q in root.rglob("*") if q.is_file()):
-            text = p.read_bytes().decode(errors="replace")
-            rel = p.relative_to(root).as_posix()
-            files.append(
-                {
-                    "path": rel,
-                    "text": text[:STORE_FILE_CHARS],
-                    "cut": max(0, len(text) - STORE_FILE_CHARS),
-                    "size": len(text),
-                    "anchor": "f-" + slug(rel),
-                }
-            )
-    return "store/ folder", files
+    files = sorted(q for q in root.rglob("*") if q.is_file()) if root.is_dir() else []
+    return "store/ folder", [_store_file(p.relative_to(root).as_posix(), p) for p in files]
+
+
+def _store_file(path: str, file: Path) -> dict:
+    """A store file as its page shows it: the text cut at STORE_FILE_CHARS (empty where the blob is missing)."""
+    text = file.read_bytes().decode(errors="replace") if file.is_file() else ""
+    cut = max(0, len(text) - STORE_FILE_CHARS)
+    return {"path": path, "text": text[:STORE_FILE_CHARS], "cut": cut, "size": len(text), "anchor": "f-" + slug(path)}
 
 
 def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
@@ -256,106 +240,98 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
             ("correct", "correct"),
         ],
     )
-    root = results / "fsmem"
-    sets = sorted(root.rglob(ANSWERS_FILE)) if root.is_dir() else []
-    loaded = []
-    for path in sets:
-        try:
-            data = _answer_set(path)
-        except Exception as exc:  # noqa: BLE001
-            section.notes.append(f"{path}: unreadable ({exc})")
-            continue
-        rel = PurePosixPath(path.parent.relative_to(root).as_posix())
-        bench = data.get("benchmark") or ("personamem" if "tier" in data else "?")
-        folder = f"fsmem/{rel}"
-        store_folder = _store_folder(path)
-        store_page = (
-            f"fsmem/{PurePosixPath(store_folder.relative_to(root).as_posix())}/store.html"
-            if bench != "personamem"
-            else None
-        )
-        loaded.append((path, data, rel, bench, folder, store_folder, store_page))
-        for row in data.get("rows", []):
-            qid = row.get("qid", row.get("question_id"))
-            href = f"{folder}/q-{slug(str(qid))}.html"
-            question = row.get("question") or f"PersonaMem {row.get('question_id')}"
-            score = row.get("f1") if "f1" in row else row.get("correct")
-            judge = "-" if row.get("judge_correct") is None else verdict(row["judge_correct"])
-            filters = {
-                "study": _study(rel, data),
-                "benchmark": bench,
-                "variant": data.get("variant", row.get("variant")),
-                "harness": row.get("harness", data.get("harness")),
-                "category": _category(bench, row),
-                "correct": _correct(row),
-            }
-            section.rows.append(
-                Row(
-                    href,
-                    [
-                        filters["study"],
-                        bench,
-                        filters["variant"],
-                        filters["harness"],
-                        filters["category"],
-                        question,
-                        score,
-                        judge,
-                    ],
-                    filters,
-                    f"{question} {row.get('gold', '')} {row.get('answer', row.get('reply', ''))}",
-                )
+    answers = Files(
+        f"**/{ANSWERS_FILE}", read=_answer_set, rows=_rows, draw=lambda w, sets: _draw(w, sets, cfg, transcripts)
+    )
+    return from_files(section, results, answers)
+
+
+def _bench(answers: Found) -> str:
+    return answers.data.get("benchmark") or ("personamem" if "tier" in answers.data else "?")
+
+
+def _store_page(answers: Found) -> str | None:
+    """The page of the store a set was answered over (PersonaMem's stores are per question: none)."""
+    if _bench(answers) == "personamem":
+        return None
+    return f"fsmem/{PurePosixPath(_store_folder(answers.path).relative_to(answers.root).as_posix())}/store.html"
+
+
+def _rows(answers: Found) -> list[Row]:
+    """One row per question of an answer set."""
+    data, bench, out = answers.data, _bench(answers), []
+    for row in data.get("rows", []):
+        qid = row.get("qid", row.get("question_id"))
+        question = row.get("question") or f"PersonaMem {row.get('question_id')}"
+        score = row.get("f1") if "f1" in row else row.get("correct")
+        judge = "-" if row.get("judge_correct") is None else verdict(row["judge_correct"])
+        filters = {
+            "study": _study(answers.rel, data),
+            "benchmark": bench,
+            "variant": data.get("variant", row.get("variant")),
+            "harness": row.get("harness", data.get("harness")),
+            "category": _category(bench, row),
+            "correct": _correct(row),
+        }
+        cells = [filters[k] for k in ("study", "benchmark", "variant", "harness", "category")] + [
+            question,
+            score,
+            judge,
+        ]
+        text = f"{question} {row.get('gold', '')} {row.get('answer', row.get('reply', ''))}"
+        out.append(Row(f"{answers.folder}/q-{slug(str(qid))}.html", cells, filters, text))
+    return out
+
+
+def _draw(w: Writer, sets: list[Found], cfg, transcripts: Transcripts) -> None:
+    """Each store's page once, then one page per question of each answer set."""
+    tiers = {s.data.get("tier") for s in sets if s.data.get("tier")}
+    pm_questions = _pm_questions(cfg, tiers) if tiers else {}
+    anchors: dict[str, dict[str, str]] = {}  # store page -> {file path: anchor}
+    for answers in sets:
+        path, data, rel, folder, bench = answers.path, answers.data, answers.rel, answers.folder, _bench(answers)
+        store_folder, store_page = _store_folder(path), _store_page(answers)
+        run_cfg = _config(path.parent, cfg)
+        if store_page and store_page not in anchors:
+            label, files = _store_files(store_folder)
+            anchors[store_page] = {f["path"]: f["anchor"] for f in files}
+            built = store_folder / BUILD_FILE
+            build = FsmemBuild.read(built) if built.is_file() else None
+            w.write(
+                store_page,
+                "store.html",
+                title=f"Store: {store_folder.relative_to(answers.root)}",
+                label=label,
+                files=files,
+                build=build,
+                back="fsmem/index.html",
             )
-
-    def draw(w: Writer) -> None:
-        tiers = {d.get("tier") for _, d, *_ in loaded if d.get("tier")}
-        pm_questions = _pm_questions(cfg, tiers) if tiers else {}
-        anchors: dict[str, dict[str, str]] = {}  # store page -> {file path: anchor}
-        for path, data, rel, bench, folder, store_folder, store_page in loaded:
-            run_cfg = _config(path.parent, cfg)
-            if store_page and store_page not in anchors:
-                label, files = _store_files(store_folder)
-                anchors[store_page] = {f["path"]: f["anchor"] for f in files}
-                built = store_folder / BUILD_FILE
-                build = FsmemBuild.read(built) if built.is_file() else None
-                w.write(
+        rows = data.get("rows", [])
+        model_searched = any(not is_programmatic(r.get(SEARCHER)) for r in rows)
+        replayer = None if model_searched else _Replayer(store_folder, data, run_cfg, path.parent)
+        evidence = _evidence(rows, replayer)
+        try:
+            for i, row in enumerate(rows):
+                _draw_item(
+                    w,
+                    row,
+                    i,
+                    rows,
+                    data,
+                    bench,
+                    folder,
                     store_page,
-                    "store.html",
-                    title=f"Store: {store_folder.relative_to(root)}",
-                    label=label,
-                    files=files,
-                    build=build,
-                    back="fsmem/index.html",
+                    replayer,
+                    transcripts,
+                    pm_questions,
+                    evidence[i] if evidence else None,
+                    _study(rel, data),
+                    str(rel),
+                    anchors.get(store_page, {}),
                 )
-            rows = data.get("rows", [])
-            model_searched = any(not is_programmatic(r.get(SEARCHER)) for r in rows)
-            replayer = None if model_searched else _Replayer(store_folder, data, run_cfg, path.parent)
-            evidence = _evidence(rows, replayer)
-            try:
-                for i, row in enumerate(rows):
-                    _draw_item(
-                        w,
-                        row,
-                        i,
-                        rows,
-                        data,
-                        bench,
-                        folder,
-                        store_page,
-                        replayer,
-                        transcripts,
-                        pm_questions,
-                        evidence[i] if evidence else None,
-                        _study(rel, data),
-                        str(rel),
-                        anchors.get(store_page, {}),
-                    )
-            finally:
-                if replayer is not None:
-                    replayer.close()
-
-    section.draw = draw
-    return section
+        finally:
+            if replayer is not None:
+                replayer.close()
 
 
 def _answer_set(path: Path) -> dict:

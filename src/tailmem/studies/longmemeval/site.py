@@ -4,12 +4,13 @@ verdicts. The blocks are the ones the stage built (`rows.parquet` keeps `memory`
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import pandas as pd
 
 from tailmem.records.longmemeval import LongMemEvalRows
 from tailmem.roles import JUDGE, PROGRAMMATIC, SEARCHER, is_programmatic
+from tailmem.site.collect import Files, Found, from_files
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts
@@ -52,91 +53,95 @@ def collect(results: Path, cfg, transcripts: Transcripts) -> Section:
             ("correct", "correct"),
         ],
     )
-    root = results / "longmemeval"
-    runs = []
-    for path in sorted(root.rglob(ROWS_FILE)) if root.is_dir() else []:
-        try:
-            df = LongMemEvalRows.read(path).frame
-        except Exception as exc:  # noqa: BLE001
-            section.notes.append(f"{path}: unreadable ({exc})")
-            continue
-        rel = PurePosixPath(path.parent.relative_to(root).as_posix())
-        folder = f"longmemeval/{rel}"
-        if "memory" not in df.columns:
-            section.notes.append(
-                f"{path.parent}: saved before the stage kept memory blocks; re-run stage longmemeval to see them"
+    run = Files(
+        f"**/{ROWS_FILE}",
+        read=lambda path: LongMemEvalRows.read(path).frame,
+        rows=_rows,
+        draw=lambda w, found: _draw(w, found, transcripts),
+        note=_without_blocks,
+    )
+    return from_files(section, results, run)
+
+
+def _without_blocks(run: Found) -> str | None:
+    if "memory" not in run.data.columns:
+        return f"{run.path.parent}: saved before the stage kept memory blocks; re-run stage longmemeval to see them"
+    return None
+
+
+def _rows(run: Found) -> list[Row]:
+    """One row per (question, arm) of a run."""
+    out = []
+    for r in run.data.to_dict("records"):
+        href = f"{run.folder}/{slug(r['qid'])}.html#arm-{slug(r['arm'])}"
+        dataset = str(r.get("dataset", run.rel.parts[0] if run.rel.parts else ""))
+        filters = {
+            "dataset": dataset,
+            "seed": str(r.get("seed", "")),
+            "arm": r["arm"],
+            "question_type": r.get("question_type", ""),
+            "correct": _correct(r),
+        }
+        out.append(
+            Row(
+                href,
+                [
+                    dataset,
+                    r.get("seed"),
+                    r.get("question_type"),
+                    r.get("question") or r["qid"],
+                    r["arm"],
+                    r.get("prompt_tokens"),
+                    r.get("coverage"),
+                    filters["correct"],
+                ],
+                filters,
+                f"{r.get('question', '')} {r['qid']} {r.get('gold', '')} {r.get('answer', '')}",
             )
-        records = df.to_dict("records")
-        runs.append((folder, rel, records))
+        )
+    return out
+
+
+def _draw(w: Writer, runs: list[Found], transcripts: Transcripts) -> None:
+    """One page per question of a run, its arms side by side."""
+    for run in runs:
+        folder, records = run.folder, run.data.to_dict("records")
+        by_q: dict[str, list[dict]] = {}
         for r in records:
-            href = f"{folder}/{slug(r['qid'])}.html#arm-{slug(r['arm'])}"
-            dataset = str(r.get("dataset", rel.parts[0] if rel.parts else ""))
-            filters = {
-                "dataset": dataset,
-                "seed": str(r.get("seed", "")),
-                "arm": r["arm"],
-                "question_type": r.get("question_type", ""),
-                "correct": _correct(r),
-            }
-            section.rows.append(
-                Row(
-                    href,
-                    [
-                        dataset,
-                        r.get("seed"),
-                        r.get("question_type"),
-                        r.get("question") or r["qid"],
-                        r["arm"],
-                        r.get("prompt_tokens"),
-                        r.get("coverage"),
-                        filters["correct"],
-                    ],
-                    filters,
-                    f"{r.get('question', '')} {r['qid']} {r.get('gold', '')} {r.get('answer', '')}",
+            by_q.setdefault(r["qid"], []).append(r)
+        qids = list(by_q)
+        for k, qid in enumerate(qids):
+            arms = by_q[qid]
+            first = arms[0]
+            cards = []
+            for r in arms:
+                agent = r.get("answerer", "")
+                call, matched = (None, 0)
+                if not is_programmatic(agent) and first.get("question"):
+                    needles = [str(first["question"])]
+                    if r.get("memory"):
+                        needles.append(str(r["memory"]).split("\n", 1)[0])
+                    call, matched = transcripts.transcript(SEARCHER, "longmemeval", needles)
+                cards.append(
+                    {
+                        "r": r,
+                        "anchor": "arm-" + slug(r["arm"]),
+                        "correct": _correct(r),
+                        JUDGE: _value(r, "judge_correct"),
+                        "judge_reply": _value(r, "judge_reply"),
+                        "call": call,
+                        "matched": matched,
+                        PROGRAMMATIC: is_programmatic(agent),
+                    }
                 )
+            w.write(
+                f"{folder}/{slug(qid)}.html",
+                "longmemeval_item.html",
+                title=f"LongMemEval {first.get('dataset', '')} · {qid} · seed {first.get('seed', '')}",
+                q=first,
+                cards=cards,
+                run=str(run.rel),
+                prev_href=f"{folder}/{slug(qids[k - 1])}.html" if k > 0 else None,
+                next_href=f"{folder}/{slug(qids[k + 1])}.html" if k + 1 < len(qids) else None,
+                back="longmemeval/index.html",
             )
-
-    def draw(w: Writer) -> None:
-        for folder, rel, records in runs:
-            by_q: dict[str, list[dict]] = {}
-            for r in records:
-                by_q.setdefault(r["qid"], []).append(r)
-            qids = list(by_q)
-            for k, qid in enumerate(qids):
-                arms = by_q[qid]
-                first = arms[0]
-                cards = []
-                for r in arms:
-                    agent = r.get("answerer", "")
-                    call, matched = (None, 0)
-                    if not is_programmatic(agent) and first.get("question"):
-                        needles = [str(first["question"])]
-                        if r.get("memory"):
-                            needles.append(str(r["memory"]).split("\n", 1)[0])
-                        call, matched = transcripts.transcript(SEARCHER, "longmemeval", needles)
-                    cards.append(
-                        {
-                            "r": r,
-                            "anchor": "arm-" + slug(r["arm"]),
-                            "correct": _correct(r),
-                            JUDGE: _value(r, "judge_correct"),
-                            "judge_reply": _value(r, "judge_reply"),
-                            "call": call,
-                            "matched": matched,
-                            PROGRAMMATIC: is_programmatic(agent),
-                        }
-                    )
-                w.write(
-                    f"{folder}/{slug(qid)}.html",
-                    "longmemeval_item.html",
-                    title=f"LongMemEval {first.get('dataset', '')} · {qid} · seed {first.get('seed', '')}",
-                    q=first,
-                    cards=cards,
-                    run=str(rel),
-                    prev_href=f"{folder}/{slug(qids[k - 1])}.html" if k > 0 else None,
-                    next_href=f"{folder}/{slug(qids[k + 1])}.html" if k + 1 < len(qids) else None,
-                    back="longmemeval/index.html",
-                )
-
-    section.draw = draw
-    return section
