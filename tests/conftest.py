@@ -24,22 +24,24 @@ def data_dir() -> Path:
 # The files that run longest (one or two DAGs, stage chains or model sessions each) start first, longest first, then
 # the other files with slow tests, then the rest, so that the two workers finish together. pytest-xdist hands out
 # whole files in this order (--no-loadscope-reorder in pyproject.toml; it would otherwise start the files with the
-# most tests first). test_workflow.py's smoke tests make the session's shared smoke run (tests/smoke_run.py); the
-# other files that read it come last, so that the run is finished when they ask for it (a worker that asks
-# earlier waits for it). Seconds measured file by file on this shared machine (load 2-7 on 2 cores, so quiet-machine
-# seconds are lower): the shared smoke run 243 (load 2-3.5; 969 at load 4-11), test_llm_instruct 280 (its three model
-# tests), fsmem_study_openai 107, test_determinism 50-78 (a re-run of 45-70 of the shared run's jobs),
-# test_extending 73 (its slow tests), alfworld_determinism 60, alfworld_excluded 50, test_rerun_digests 25 (dry
-# runs of the shared run).
+# most tests first), and gives a worker its next file once its current one has 2 tests or fewer left to run.
+# test_workflow.py's smoke tests make the session's shared smoke run (tests/smoke_run.py): that worker is busy with
+# it while the other one runs the rest. The other files that read it come last, longest first, so that the run is
+# finished when they ask for it (a worker that asks earlier waits for it) and the last file handed out is short.
+# Seconds on a quiet machine (the suite on 8c71026): the shared smoke run 374, fsmem_study_openai 85,
+# alfworld_excluded 57, alfworld_determinism 43, test_determinism 31 (a re-run of the shared run's jobs under
+# another hash seed), test_extending 29, test_rerun_digests and test_design_rows_per_study a few dry runs of the
+# shared run each; test_llm_instruct's two model tests took as long as alfworld_excluded beside it at load 7-8
+# (115 s and 103 s).
 LONGEST_FIRST = (
     "test_workflow.py",
-    "llm/test_llm_instruct.py",
     "pipeline/test_fsmem_study_openai.py",
+    "llm/test_llm_instruct.py",
     "alfworld/test_alfworld_excluded.py",
     "alfworld/test_alfworld_determinism.py",
     "test_extending.py",
 )
-READ_THE_SMOKE_RUN = ("test_rerun_digests.py", "test_determinism.py")
+READ_THE_SMOKE_RUN = ("test_determinism.py", "test_rerun_digests.py", "control/test_design_rows_per_study.py")
 
 
 def pytest_collection_modifyitems(config, items):

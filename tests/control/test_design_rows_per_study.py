@@ -2,9 +2,9 @@
 and policy-tail studies were once decided by the controller study's `design_check_report`, which therefore read
 their config groups, so editing an fsmem setting reran a controller job.
 
-The slow test runs the design check's table on the smoke scale in a folder of its own (about 20 s: one world, one
-trajectory, its twin and plan), edits `fsmem.max_questions` (then a LongMemEval key, then an ALFWorld key) in a copy
-of `configs/`, and reads which jobs a dry run schedules: that study's rows and the table, no controller job.
+The slow test reads the session's finished smoke run (tests/smoke_run.py), whose design check table is one of its
+targets, edits `fsmem.max_questions` (then a LongMemEval key, then an ALFWorld key) in a copy of `configs/`, and reads
+which jobs a dry run of that table schedules: that study's rows and the table, no controller job.
 """
 
 from __future__ import annotations
@@ -67,29 +67,25 @@ def test_each_study_declares_its_design_rows_stage_with_its_own_groups():
 
 
 @pytest.mark.slow
-def test_an_edit_of_another_studys_key_reruns_no_controller_job(tmp_path, repo_root, data_dir):
+def test_an_edit_of_another_studys_key_reruns_no_controller_job(smoke, tmp_path, repo_root, data_dir):
     configs = tmp_path / "configs"
     shutil.copytree(repo_root / "configs", configs)
     env = {"TAILMEM_CONFIGS": str(configs)}
     results = compose_config("smoke").results_dir
     table = f"{paths.TABLES.format(results=results)}/{outputs.DESIGN_CHECK}.csv"
-    made = smoke_run.snakemake(tmp_path / "run", repo_root, data_dir, table, environ=env)
-    assert made.returncode == 0, (made.stdout + made.stderr)[-3000:]
-    assert (tmp_path / "run" / table).is_file()
-    again = smoke_run.snakemake(tmp_path / "run", repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env)
+    assert (smoke.workdir / table).is_file()
+    again = smoke_run.snakemake(smoke.workdir, repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env)
     assert _rules(again) == set()  # the run is complete: nothing to do before the edit
 
-    smoke = configs / "scale" / "smoke.yaml"
-    text = smoke.read_text()
+    scale = configs / "scale" / "smoke.yaml"
+    text = scale.read_text()
     for line, edited, rows in EDITS:
-        assert line in text, f"{smoke}: the line {line!r} moved"
-        smoke.write_text(text.replace(line, edited))
+        assert line in text, f"{scale}: the line {line!r} moved"
+        scale.write_text(text.replace(line, edited))
         try:
-            dry = smoke_run.snakemake(
-                tmp_path / "run", repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env
-            )
+            dry = smoke_run.snakemake(smoke.workdir, repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env)
         finally:
-            smoke.write_text(text)
+            scale.write_text(text)
         rules = _rules(dry)
         assert rows in rules, f"{edited.strip()!r}: the study's design row did not follow it: {rules}"
         assert not rules & set(controller.STAGES), (edited, rules)

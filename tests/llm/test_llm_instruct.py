@@ -81,9 +81,14 @@ def embedded_cfg(tmp_path, n_ctx=2048):
 
 
 @pytest.mark.slow
-def test_tool_round_prefix_reuse_cache_and_overflow(tmp_path):
+def test_tool_round_prefix_reuse_kv_from_disk_cache_and_overflow(tmp_path, monkeypatch):
+    """One tool round and its answer; a fresh llama.cpp context (another role: its own context, as another job's
+    process would have) reads the saved KV of the shared system prompt and tools instead of evaluating them, and
+    samples the same call; the call cache answers a rerun; an overflowing prompt names role, stage and tokens."""
     from tailmem.llm import get_client
+    from tailmem.llm.backends import kv_prefix
 
+    monkeypatch.setattr(kv_prefix, "folder", lambda: tmp_path / "kv")
     client = get_client(embedded_cfg(tmp_path), "searcher", "test")
     messages = [
         {
@@ -96,6 +101,13 @@ def test_tool_round_prefix_reuse_cache_and_overflow(tmp_path):
     first = client.chat(messages, tools=[READ], tool_choice="required")
     assert first.content is None and first.tool_calls[0].name == "read_file"
     assert first.tool_calls[0].arguments["path"] in ("/a.md", "/b.md")  # the grammar allows nothing else
+    assert first.usage.cached_tokens == 0 and len(list((tmp_path / "kv").glob("*.kv"))) == 1
+    other = embedded_cfg(tmp_path / "other")  # its own call cache, so the call is really made
+    other["llm"]["roles"]["judge"] = other["llm"]["roles"].pop("searcher")
+    fresh = get_client(other, "judge", "test").chat(messages, tools=[READ], tool_choice="required")
+    assert not fresh.from_cache
+    assert fresh.usage.cached_tokens >= kv_prefix.MIN_TOKENS  # the system prompt and tools came from disk
+    assert fresh.tool_calls == first.tool_calls
     call = first.tool_calls[0]
     messages += [
         {
@@ -122,30 +134,6 @@ def test_tool_round_prefix_reuse_cache_and_overflow(tmp_path):
     small = get_client(embedded_cfg(tmp_path / "small", n_ctx=256), "searcher", "overflow_stage")
     with pytest.raises(LLMError, match=r"stage overflow_stage, role searcher: the prompt is \d+ tokens"):
         small.chat([{"role": "user", "content": "word " * 400}])
-
-
-@pytest.mark.slow
-def test_a_second_process_loads_the_system_prompt_kv_from_disk(tmp_path, monkeypatch):
-    """A fresh llama.cpp context (another role: its own context, as another job's process would have) reads the
-    saved KV of the shared system prompt and tools instead of evaluating them, and samples the same reply."""
-    from tailmem.llm import get_client
-    from tailmem.llm.backends import kv_prefix
-
-    monkeypatch.setattr(kv_prefix, "folder", lambda: tmp_path / "kv")
-    system = {
-        "role": "system",
-        "content": "You answer from a store of files: /a.md holds Alice's trips, /b.md "
-        "Bob's pets. Look the answer up first, then answer in a few words.",
-    }
-    ask = [system, {"role": "user", "content": "Which pets does Bob keep?"}]
-    first = get_client(embedded_cfg(tmp_path), "searcher", "test").chat(ask, tools=[READ], tool_choice="required")
-    assert first.usage.cached_tokens == 0 and len(list((tmp_path / "kv").glob("*.kv"))) == 1
-    other = embedded_cfg(tmp_path / "other")  # its own call cache, so the call is really made
-    other["llm"]["roles"]["judge"] = other["llm"]["roles"].pop("searcher")
-    second = get_client(other, "judge", "test").chat(ask, tools=[READ], tool_choice="required")
-    assert not second.from_cache
-    assert second.usage.cached_tokens >= kv_prefix.MIN_TOKENS  # the system prompt and tools came from disk
-    assert second.tool_calls == first.tool_calls
 
 
 @pytest.mark.slow
