@@ -469,7 +469,7 @@ TOY_STUDY = {
     "__init__.py": '''
         """Toy study: each world's degree census (its states, their mean and largest degree)."""
 
-        from tailmem.stage_groups import Stage, declare
+        from tailmem.stage import Stage, declare
 
         STAGES = declare(Stage("toy_census", "tailmem.studies.toy_census.census:run", ("scale",)))
         PLAN = "tailmem.studies.toy_census.plan:ToyCensusPlan"
@@ -903,7 +903,7 @@ TOY_QUIZ_FILES = {
     "src/tailmem/studies/toy_quiz/__init__.py": '''
         """The toy quiz study: how many of the quiz's questions fall in each category, and how long their answers are."""
 
-        from tailmem.stage_groups import Stage, declare
+        from tailmem.stage import Stage, declare
 
         STAGES = declare(Stage("toy_quiz", "tailmem.studies.toy_quiz.categories:run", ("toy_quiz",)))
         PLAN = "tailmem.studies.toy_quiz.plan:ToyQuizPlan"

@@ -2,7 +2,7 @@
 
 Why a module of its own: the .smk files declare these files as rule outputs and the stages write them; both read
 the names here, so a renamed table cannot leave a rule waiting for a file no stage writes. It imports nothing, so
-a stage importing it keeps its code digest (tailmem.stage_groups) independent of the DAG's own modules.
+a stage importing it keeps its code digest (tailmem.digests) independent of the DAG's own modules.
 Each table stem is written as `<stem>.csv` and `<stem>.md` (tailmem.paths.TABLE), each figure as .png and .pdf.
 """
 

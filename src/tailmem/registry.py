@@ -8,7 +8,7 @@ package declares its `STAGES` without importing a stage module, so importing the
 from __future__ import annotations
 
 from tailmem import design_table, site_stage
-from tailmem.stage_groups import Stage
+from tailmem.stage import Stage
 from tailmem.studies import (
     alfworld,
     audit_log,

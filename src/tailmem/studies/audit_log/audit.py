@@ -12,7 +12,7 @@ from tailmem.accesslog.group import NAME, settings
 from tailmem.errors import ConfigError
 from tailmem.paths import out_dir
 from tailmem.settings.audit import settings as audit_settings
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 
 log = logging.getLogger("tailmem")

@@ -20,7 +20,7 @@ from tailmem.longmemeval.rows import load_rows
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.roles import JUDGE
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
 

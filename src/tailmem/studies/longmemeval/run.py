@@ -24,7 +24,7 @@ from tailmem.paths import out_dir
 from tailmem.provenance import save_provenance
 from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows, LongMemEvalSummary
 from tailmem.roles import JUDGE, SEARCHER, plays_model
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
 

@@ -38,7 +38,7 @@ from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
 from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, PROGRAMMATIC, SEARCHER, plays_model
 from tailmem.rollout.semantic import LLMPolicy, Semantic
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 
 log = logging.getLogger(__name__)
