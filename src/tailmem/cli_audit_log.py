@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import argparse
 
-from tailmem.accesslog.group import FORMATS, RESULT_PARSERS
 from tailmem.runner import run_hydra
+from tailmem.studies.audit_log.group import FORMATS, RESULT_PARSERS
 
 
 def parser() -> argparse.ArgumentParser:
