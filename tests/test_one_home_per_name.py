@@ -185,6 +185,14 @@ def test_a_stage_is_one_module():
     assert staged == ["settings/stage_settings.py", "stage.py"], staged
 
 
+def test_no_library_module_is_named_study():
+    """Before: `fsmem/study.py`, the fsmem study's run list (read by that study, the judges, the model-roles probe
+    and the DAG), sat in the library named "study", beside `studies/fsmem/`. A study is a folder of studies/; what
+    the library holds for one is named for what it is (`fsmem/run_list.py`)."""
+    named = [p.as_posix() for p in _stems("*.py") if p.stem in ("study", "studies") and p.parts[0] != "studies"]
+    assert named == [], named
+
+
 def _library_packages() -> set[str]:
     import tomllib
 

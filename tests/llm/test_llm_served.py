@@ -57,7 +57,7 @@ def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
 
 
 def test_the_strength_grid_keeps_served_folders_apart_and_sends_the_model_name():
-    from tailmem.fsmem.study import strength_runs
+    from tailmem.fsmem.run_list import strength_runs
     from tailmem.studies.fsmem.plan import FsmemPlan
 
     for overrides, suffix in ((["llm=served"], "-served"), ([], "")):

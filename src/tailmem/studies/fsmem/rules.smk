@@ -96,7 +96,7 @@ rule fsmem_table13:
 # The filesystem-memory study: one target per research question, each a table or figure.
 #   snakemake --cores 2 fsmem_study          # everything below
 #   snakemake --cores 2 fsmem_rq3_strength   # one study
-# Runs are enumerated by tailmem/fsmem/study.py from the same config the stages read (through tailmem.dag);
+# Runs are enumerated by tailmem/fsmem/run_list.py from the same config the stages read (through tailmem.dag);
 # the main stores and answers are the rules above.
 
 rule fsmem_study:
