@@ -7,8 +7,8 @@ from functools import cached_property
 
 from tailmem import outputs
 from tailmem.fsmem import run_list as fsmem_runs
+from tailmem.haystack.rows import summary_files
 from tailmem.judges.verdicts import verdicts_path
-from tailmem.longmemeval.rows import summary_files
 from tailmem.plan import StudyPlan
 
 

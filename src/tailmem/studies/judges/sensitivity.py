@@ -74,7 +74,7 @@ def fsmem_answers(cfg) -> pd.DataFrame:
 
 def lme_answers(cfg) -> pd.DataFrame:
     """Every LongMemEval row of every dataset and seed (the evidence-removed check too: its claim is judged)."""
-    from tailmem.longmemeval.rows import load_rows
+    from tailmem.haystack.rows import load_rows
     from tailmem.metrics.locomo_f1 import token_f1
 
     lme = cfg.longmemeval

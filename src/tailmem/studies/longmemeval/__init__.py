@@ -11,7 +11,7 @@ STAGES = declare(
         "longmemeval",
         "tailmem.studies.longmemeval.run:run",
         ("longmemeval", "seed", "llm"),
-        arms="tailmem.longmemeval.arms:arm_payload",
+        arms="tailmem.haystack.arms:arm_payload",
     ),
     Stage("longmemeval_design_rows", "tailmem.studies.longmemeval.design_rows:run", ("longmemeval", "power", "stats")),
     Stage(
