@@ -203,17 +203,17 @@ def _library_packages() -> set[str]:
 
 # Library packages that still share a study's name, and why they stay below the studies under it.
 NAMED_LIKE_A_STUDY = {
-    "fsmem": "the filesystem memory (store, tools, harnesses, agents) the fsmem, ALFWorld, judges and model-roles "
-    "studies share; renaming it touches a test file another engineer owns",
+    "fsmem": "the filesystem memory (store, tools, harnesses, agents) the fsmem, ALFWorld, judge-sensitivity and "
+    "model-roles studies share; renaming it touches a test file another engineer owns",
     "alfworld": "the ALFWorld environment and its agents, whose registries (games, executors, roles, protocols) the "
     "`alfworld` group's checks in settings/ look names up in",
-    "judges": "the judge panel the fsmem, LongMemEval and judges studies share",
 }
 
 
 def test_no_library_package_is_named_like_a_study():
     """Before: `tailmem.longmemeval` beside `studies/longmemeval/`, `tailmem.calibration` beside
-    `studies/calibration/` (and the same for fsmem, ALFWorld and the judges): "the LongMemEval code" named two
+    `studies/calibration/`, the judge panel `tailmem.judges` beside the judge-sensitivity study `studies/judges/` (and
+    the same for fsmem and ALFWorld): "the LongMemEval code" named two
     folders. A library package is named for what it is; one only a study uses lives in the study."""
     studies = {p.name for p in _study_folders()}
     assert sorted(_library_packages() & studies) == sorted(NAMED_LIKE_A_STUDY)

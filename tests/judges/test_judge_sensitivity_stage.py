@@ -18,7 +18,7 @@ from tailmem.fsmem import run_list
 from tailmem.judges import panel
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.stats.group import shipped
-from tailmem.studies.judges import sensitivity as stage
+from tailmem.studies.judge_sensitivity import sensitivity as stage
 
 GOLD = "Lena adopted a rescue dog named Biscuit"
 ANSWERS = [

@@ -221,7 +221,7 @@ for _stage, (_outs, _runs) in FSMEM.fsmem_study.items():
             _stage
         input:
             FSMEM.fsmem_files(_runs),
-            FSMEM.judged_inputs if _stage == "fsmem_claims" else [],  # studies/judges/rules.smk
+            FSMEM.judged_inputs if _stage == "fsmem_claims" else [],  # studies/judge_sensitivity/rules.smk
         output:
             _outs,
         params:

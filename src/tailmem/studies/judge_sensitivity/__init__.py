@@ -8,8 +8,10 @@ from tailmem.stage import FSMEM_GROUPS, Stage, declare
 
 STAGES = declare(
     Stage(
-        "judge_sensitivity", "tailmem.studies.judges.sensitivity:run", (*FSMEM_GROUPS, "longmemeval", "stats", "judges")
+        "judge_sensitivity",
+        "tailmem.studies.judge_sensitivity.sensitivity:run",
+        (*FSMEM_GROUPS, "longmemeval", "stats", "judges"),
     ),
 )
 
-PLAN = "tailmem.studies.judges.plan:JudgesPlan"
+PLAN = "tailmem.studies.judge_sensitivity.plan:JudgesPlan"
