@@ -235,3 +235,12 @@ def test_a_library_package_one_study_alone_imports_lives_in_it():
         if len(studies) == 1 and not library:
             alone[package] = studies.pop()
     assert alone == {"alfworld": "alfworld"}, alone
+
+
+def test_the_tail_audit_has_one_library_name_and_one_study():
+    """Before: `audit/` (the tail statistics), `accesslog/` (the external logs' readers), `studies/audit_log/` and
+    `cli_audit_log.py` (its command): four top-level names for two things. Now `audit/` is the tail statistics the
+    `audit` group configures, and the external-log audit (its readers, stage and command) is `studies/audit_log/`."""
+    top = sorted(p.stem for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists())
+    assert [n for n in top if "audit" in n or "accesslog" in n] == ["audit"]
+    assert (PACKAGE / "studies" / "audit_log" / "command.py").exists()

@@ -1,6 +1,6 @@
 """Stage `audit_log`: the tail audit of an external memory-access log, `audit_log.file` read as
 `audit_log.format`, into `<results>/audit_log/<name>/` (or `out=`). `python -m tailmem audit-log FILE --format F`
-runs this stage (tailmem.cli_audit_log); the Snakemake rule runs it once per entry of `audit_log.logs`.
+runs this stage (tailmem.studies.audit_log.command); the Snakemake rule runs it once per entry of `audit_log.logs`.
 """
 
 from __future__ import annotations
