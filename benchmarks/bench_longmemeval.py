@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from tailmem.data.longmemeval import load, select
-from tailmem.longmemeval.haystack_memory import build_store
-from tailmem.longmemeval.retrieval import _index, _scores, rank
+from tailmem.haystack.haystack_memory import build_store
+from tailmem.haystack.retrieval import _index, _scores, rank
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.query import Query
 from tailmem.memory.tokens import TokenCounter

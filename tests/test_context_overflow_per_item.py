@@ -80,7 +80,7 @@ def test_client_keeps_the_overflow_type_with_the_stage(tmp_path, monkeypatch):
 
 
 def test_longmemeval_arm_without_answer_is_counted_and_the_others_answered():
-    from tailmem.longmemeval.answer import ModelAnswerer
+    from tailmem.haystack.answer import ModelAnswerer
     from tailmem.studies.longmemeval.tables import per_seed_summary
 
     class Client(OverflowingClient):

@@ -174,7 +174,7 @@ def toy_harness(tmp_path, monkeypatch):
 
 def test_a_toy_harness_builds_and_answers_through_the_stages(toy_harness, tmp_path, data_dir):
     from tailmem import paths
-    from tailmem.fsmem import study
+    from tailmem.fsmem import run_list
     from tailmem.workflow import compose_config, wildcard_patterns
 
     toy, _ = toy_harness
@@ -184,7 +184,7 @@ def test_a_toy_harness_builds_and_answers_through_the_stages(toy_harness, tmp_pa
     cfg = compose_config("smoke", [f"data_dir={data_dir}", "fsmem.harness=toy_wordcount"])
     assert re.fullmatch(wildcard_patterns()["harness"], "toy_wordcount")
     assert re.fullmatch(wildcard_patterns()["bharness"], "toy_wordcount")
-    assert "toy_wordcount" in {r.harness for r in study.harness_runs(cfg)}
+    assert "toy_wordcount" in {r.harness for r in run_list.harness_runs(cfg)}
     _stage("fsmem_build", *run, "fsmem.build_harness=toy_wordcount")
     _stage("fsmem_answer", *run, "fsmem.harness=toy_wordcount")
     store = paths.variant_dir(results, "locomo", "conv-50", "verbatim", paths.PROGRAMMATIC)
@@ -316,7 +316,7 @@ def toy_benchmark(tmp_path, repo_root, monkeypatch):
 
 def test_a_toy_benchmark_is_registered_checked_and_read_through_the_registry(toy_benchmark, data_dir, monkeypatch):
     from tailmem.errors import ConfigError
-    from tailmem.fsmem import benchmarks, study
+    from tailmem.fsmem import benchmarks, run_list
     from tailmem.settings.fsmem import benchmarks as registered
     from tailmem.workflow import compose_config, wildcard_patterns
 
@@ -329,9 +329,11 @@ def test_a_toy_benchmark_is_registered_checked_and_read_through_the_registry(toy
     assert benchmarks.category_names("toy_chats") == {1: "recall", 2: "when"}
     conv = benchmarks.conversation(fs, "toy_chats", "c1")
     assert [len(s.turns) for s in conv.sessions] == [2, 2] and len(conv.qa) == 3
-    assert {(r.benchmark, r.conversation) for r in study.main_runs(cfg)} >= {("toy_chats", "c1")}
+    assert {(r.benchmark, r.conversation) for r in run_list.main_runs(cfg)} >= {("toy_chats", "c1")}
     rq5 = compose_config("smoke", [f"data_dir={data_dir}", "fsmem.study.harness_benchmarks=[toy_chats]"])
-    assert {(r.benchmark, r.conversation) for r in study.harness_runs(rq5)} == {("toy_chats", "c1")}  # smoke: realtalk
+    assert {(r.benchmark, r.conversation) for r in run_list.harness_runs(rq5)} == {
+        ("toy_chats", "c1")
+    }  # smoke: realtalk
     with pytest.raises(ConfigError, match=r"fsmem\.benchmarks\.toy_chats\.categories=\[1, 3\]: .*expected one of"):
         compose_config("smoke", [f"data_dir={data_dir}", "fsmem.benchmarks.toy_chats.categories=[1,3]"])
     monkeypatch.delenv("TAILMEM_CONFIGS")  # the shipped configs: the toy is registered but has no block
@@ -469,7 +471,7 @@ TOY_STUDY = {
     "__init__.py": '''
         """Toy study: each world's degree census (its states, their mean and largest degree)."""
 
-        from tailmem.stage_groups import Stage, declare
+        from tailmem.stage import Stage, declare
 
         STAGES = declare(Stage("toy_census", "tailmem.studies.toy_census.census:run", ("scale",)))
         PLAN = "tailmem.studies.toy_census.plan:ToyCensusPlan"
@@ -903,7 +905,7 @@ TOY_QUIZ_FILES = {
     "src/tailmem/studies/toy_quiz/__init__.py": '''
         """The toy quiz study: how many of the quiz's questions fall in each category, and how long their answers are."""
 
-        from tailmem.stage_groups import Stage, declare
+        from tailmem.stage import Stage, declare
 
         STAGES = declare(Stage("toy_quiz", "tailmem.studies.toy_quiz.categories:run", ("toy_quiz",)))
         PLAN = "tailmem.studies.toy_quiz.plan:ToyQuizPlan"

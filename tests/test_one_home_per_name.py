@@ -49,7 +49,7 @@ OTHER_MEANING = {
     "report/plots.py",
     "studies/longmemeval/figures.py",
     "site/markdown.py",
-    "accesslog/audit_write.py",
+    "studies/audit_log/audit_write.py",
 }  # text alignment, not the harness
 
 
@@ -154,3 +154,93 @@ def test_a_study_s_report_stage_lives_in_its_report_module():
         name: m for name, m in reports.items() if not (m.startswith("tailmem.studies.") and m.endswith(".report"))
     }
     assert elsewhere == {}, f"a study's report stage outside its report.py: {elsewhere}"
+
+
+# -- a stage, the settings folder, the library's packages -------------------------------------------------------
+# settings/ holds one schema per config group and the three modules that make a config typed: the checks, the whole
+# schema, and what a stage function receives.
+SETTINGS_FRAMEWORK = {"__init__", "checks", "schema", "stage_settings"}
+
+
+def test_a_settings_module_is_a_config_group_s_schema():
+    """Before: `settings/stage_settings.py` held what a stage function receives, while `stage` is the config key naming the
+    stage to run (a string, no group): "the stage settings" named the key and the typed view. Every other module of
+    settings/ is named for a config group the schema types with a dataclass (or an open group)."""
+    import dataclasses
+
+    from tailmem.settings.schema import Settings, group_dataclasses
+
+    groups = set(group_dataclasses()) | {"graph", "memory"}
+    assert groups <= {f.name for f in dataclasses.fields(Settings)}
+    odd = sorted(p.stem for p in _stems(f"{SCHEMA_FOLDER}/*.py") if p.stem not in groups | SETTINGS_FRAMEWORK)
+    assert odd == [], f"settings/<x>.py where x is no config group: {odd}"
+
+
+def test_a_stage_is_one_module():
+    """Before: `stage.py` (the typed entry of a stage function) beside `stage_groups.py` (the `Stage` record, its
+    declaration, the group tuples and both digests): two modules for "a stage", neither saying which. Now
+    `stage.py` is a stage (its record, its declaration, its typed entry) and `digests.py` says when its artifact is
+    current; no other module is named `stage` or `stage_*`."""
+    staged = sorted(p.as_posix() for p in _stems("*.py") if p.stem == "stage" or p.stem.startswith("stage_"))
+    assert staged == ["settings/stage_settings.py", "stage.py"], staged
+
+
+def test_no_library_module_is_named_study():
+    """Before: `fsmem/study.py`, the fsmem study's run list (read by that study, the judges, the model-roles probe
+    and the DAG), sat in the library named "study", beside `studies/fsmem/`. A study is a folder of studies/; what
+    the library holds for one is named for what it is (`fsmem/run_list.py`)."""
+    named = [p.as_posix() for p in _stems("*.py") if p.stem in ("study", "studies") and p.parts[0] != "studies"]
+    assert named == [], named
+
+
+def _library_packages() -> set[str]:
+    import tomllib
+
+    contracts = tomllib.loads((PACKAGE.parents[1] / "pyproject.toml").read_text())["tool"]["importlinter"]
+    library = next(c for c in contracts["contracts"] if c["id"] == "library-below-pipeline")["source_modules"]
+    return {m.split(".", 1)[1] for m in library if (PACKAGE / m.split(".", 1)[1] / "__init__.py").exists()}
+
+
+# Library packages that still share a study's name, and why they stay below the studies under it.
+NAMED_LIKE_A_STUDY = {
+    "fsmem": "the filesystem memory (store, tools, harnesses, agents) the fsmem, ALFWorld, judge-sensitivity and "
+    "model-roles studies share; renaming it touches a test file another engineer owns",
+    "alfworld": "the ALFWorld environment and its agents, whose registries (games, executors, roles, protocols) the "
+    "`alfworld` group's checks in settings/ look names up in",
+}
+
+
+def test_no_library_package_is_named_like_a_study():
+    """Before: `tailmem.longmemeval` beside `studies/longmemeval/`, `tailmem.calibration` beside
+    `studies/calibration/`, the judge panel `tailmem.judges` beside the judge-sensitivity study `studies/judges/` (and
+    the same for fsmem and ALFWorld): "the LongMemEval code" named two
+    folders. A library package is named for what it is; one only a study uses lives in the study."""
+    studies = {p.name for p in _study_folders()}
+    assert sorted(_library_packages() & studies) == sorted(NAMED_LIKE_A_STUDY)
+
+
+def test_a_library_package_one_study_alone_imports_lives_in_it():
+    """Before: `tailmem.accesslog` (read only by the external-log audit) and `tailmem.calibration` (read only by the
+    calibration study) sat in the library. A package that one study alone imports (no library module does) moves
+    into that study; ALFWorld's stays for the config checks that look its registries up (see NAMED_LIKE_A_STUDY)."""
+    import grimp
+
+    graph = grimp.build_graph("tailmem", include_external_packages=False, cache_dir=None)
+    alone = {}
+    for package in sorted(_library_packages()):
+        inside = {f"tailmem.{package}"} | graph.find_descendants(f"tailmem.{package}")
+        importers = {i for m in inside for i in graph.find_modules_that_directly_import(m)} - inside
+        studies = {i.split(".")[2] for i in importers if i.startswith("tailmem.studies.")}
+        library = {i for i in importers if i.split(".")[1] in _library_packages() | {"settings"}}
+        if len(studies) == 1 and not library:
+            alone[package] = studies.pop()
+    assert alone == {"alfworld": "alfworld"}, alone
+
+
+def test_the_tail_audit_has_one_library_name_and_one_study():
+    """Before: `audit/` (the tail statistics), `accesslog/` (the external logs' readers), `studies/audit_log/` and
+    `cli_audit_log.py` (its command): four top-level names for two things. Now `audit/` is the tail statistics the
+    `audit` group configures, and the external-log audit (its readers, stage and command) is `studies/audit_log/`."""
+    top = sorted(p.stem for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists())
+    assert [n for n in top if "audit" in n or "accesslog" in n] == ["audit"]
+    assert (PACKAGE / "studies" / "audit_log" / "command.py").exists()

@@ -22,11 +22,11 @@ from hydra import compose, initialize_config_dir
 
 from tailmem import provenance
 from tailmem.configs import config_dir
+from tailmem.digests import config_digest
 from tailmem.errors import DataError
 from tailmem.registry import STAGES
 from tailmem.report.table_io import write_table
-from tailmem.settings.stage import for_stage
-from tailmem.stage_groups import config_digest
+from tailmem.settings.stage_settings import for_stage
 
 SRC = Path(provenance.__file__).resolve().parent
 
@@ -277,7 +277,7 @@ FORBIDDEN_MODULES = (
     "tailmem.configs",
     "tailmem.workflow",
     "tailmem.registry",
-    "tailmem.stage_groups",
+    "tailmem.digests",
     "tailmem.runner",
     "tailmem.graph_runs",
     "hydra",

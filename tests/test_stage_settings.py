@@ -11,7 +11,14 @@ from tailmem.errors import ConfigError
 from tailmem.runner import compose_stage
 from tailmem.settings import schema
 from tailmem.settings.llm import LLMGroup
-from tailmem.settings.stage import GraphSettings, MemorySettings, StageSettings, for_stage, known_groups, schemas
+from tailmem.settings.stage_settings import (
+    GraphSettings,
+    MemorySettings,
+    StageSettings,
+    for_stage,
+    known_groups,
+    schemas,
+)
 
 BUILT_HERE = {"seed": int, "graph": GraphSettings, "memory": MemorySettings, "llm": LLMGroup}
 

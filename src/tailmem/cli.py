@@ -19,7 +19,7 @@ COMMANDS: dict[str, str] = {
     "llm_check": "tailmem.llm.check:main",
     "llm_cost": "tailmem.llm.estimate:main",
     "data": "tailmem.data.fetch:main",
-    "audit-log": "tailmem.cli_audit_log:main",  # the `audit_log` stage on one external log
+    "audit-log": "tailmem.cli:audit_log",  # the `audit_log` stage on one external log
 }
 
 
@@ -45,6 +45,14 @@ def main(argv: list[str]) -> int:
         print(f"tailmem: unknown stage {name!r}\n{usage()}", file=sys.stderr)
         return 2
     return run_hydra(name, rest)
+
+
+def audit_log(argv: list[str]) -> int:
+    """`python -m tailmem audit-log FILE --format F`: the `audit_log` stage on one log, its options made into the
+    stage's overrides by the study (tailmem.studies.audit_log.command)."""
+    from tailmem.studies.audit_log.command import stage_overrides
+
+    return run_hydra("audit_log", stage_overrides(argv))
 
 
 def warm_up() -> None:

@@ -25,6 +25,6 @@ def config_dir() -> Path:
 
 @functools.cache
 def _register_schema() -> None:
-    # by name, not an import statement: a stage's code digest follows its import statements (tailmem.stage_groups),
+    # by name, not an import statement: a stage's code digest follows its import statements (tailmem.digests),
     # and registering the schema for a composition is no part of what any stage computes
     resolve("tailmem.settings.schema:register")()

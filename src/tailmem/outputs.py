@@ -2,7 +2,7 @@
 
 Why a module of its own: the .smk files declare these files as rule outputs and the stages write them; both read
 the names here, so a renamed table cannot leave a rule waiting for a file no stage writes. It imports nothing, so
-a stage importing it keeps its code digest (tailmem.stage_groups) independent of the DAG's own modules.
+a stage importing it keeps its code digest (tailmem.digests) independent of the DAG's own modules.
 Each table stem is written as `<stem>.csv` and `<stem>.md` (tailmem.paths.TABLE), each figure as .png and .pdf.
 """
 
@@ -38,7 +38,7 @@ DESIGN_CHECK = "design_check"
 MODEL_ROLES = "model_roles"  # a model slice: probe figures per role (studies/model_roles/probe.py)
 MODEL_CLAIMS = "model_claims"  # a model slice: every claims row with the roles it rests on (same stage)
 JUDGE_SENSITIVITY = (
-    "judge_sensitivity"  # the same answers under several judges, agreement (studies/judges/sensitivity.py)
+    "judge_sensitivity"  # the same answers under several judges, agreement (studies/judge_sensitivity/sensitivity.py)
 )
 JUDGE_VERDICTS = f"{JUDGE_SENSITIVITY}.verdicts.parquet"  # its per-answer verdicts, read by the claims stages
 CONTROL_TABLES = (TABLE3_POLICY, TABLE4_BASELINES, TABLE5_GRAPH_VS_CTMC, TABLE6_ABLATION, CLAIMS_CTMC)

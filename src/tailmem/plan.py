@@ -82,7 +82,7 @@ class StudyPlan:
 
     def stage_params(self, stage, args=None, family=None) -> dict:
         """`params:` of a rule running `stage`: `cmd`, and the `config` and `code` digests that rerun the job
-        when they change (tailmem.stage_groups). `args(wildcards)` gives the job's overrides (`seed=1`),
+        when they change (tailmem.digests). `args(wildcards)` gives the job's overrides (`seed=1`),
         `family(wildcards)` the graph family whose keys the user's graph overrides may set."""
 
         def job(wc):

@@ -43,7 +43,7 @@ from tailmem.roles import (
 )
 
 if TYPE_CHECKING:
-    from tailmem.settings.stage import StageSettings
+    from tailmem.settings.stage_settings import StageSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout an editable install runs from
 DISTRIBUTION = "tailmem"
@@ -192,18 +192,18 @@ def data_records(files: Iterable[str | os.PathLike], data_dir: str | os.PathLike
     return dict(sorted(out.items()))
 
 
-# --- config: digest of the groups a stage reads (tailmem.stage_groups) -----------------------------------------
+# --- config: digest of the groups a stage reads (tailmem.digests) -----------------------------------------
 
 
 def config_record(cfg: StageSettings, groups: Sequence[str] | None = None) -> tuple[list[str], str]:
     """(groups, digest) of the stage's settings `cfg`: its own groups and digest (its memory arms included), the
     pair the DAG computes for its jobs; or, for a stage that records a narrower set, `groups` with
-    `stage_groups.config_digest` of the composed config."""
-    from tailmem import stage_groups
+    `digests.config_digest` of the composed config."""
+    from tailmem import digests
 
     if groups is None:
-        return list(cfg.groups), stage_groups.config_digest(cfg.composed, cfg.groups, arms=cfg.arms)
-    return list(groups), stage_groups.config_digest(cfg.composed, groups)
+        return list(cfg.groups), digests.config_digest(cfg.composed, cfg.groups, arms=cfg.arms)
+    return list(groups), digests.config_digest(cfg.composed, groups)
 
 
 # --- agents: model or programmatic agent per role ------------------------------------------------------------
@@ -257,7 +257,7 @@ def walked_policies(cfg: DictConfig, groups: Sequence[str]) -> set[str]:
     """The graph-world policies whose walks the rows of a stage reading `groups` come from: a run's own policy (the
     `policy` group); the runs a report enumerates from the scale: the random-walk tables' tail contrast (`rollout`),
     the controller study's trajectories and Table 3's tail policy (`control`)."""
-    from tailmem.stage_groups import POLICY_GROUP
+    from tailmem.stage import POLICY_GROUP
 
     walked = set()
     if POLICY_GROUP in groups and cfg.get(POLICY_GROUP) is not None:

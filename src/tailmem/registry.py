@@ -8,14 +8,14 @@ package declares its `STAGES` without importing a stage module, so importing the
 from __future__ import annotations
 
 from tailmem import design_table, site_stage
-from tailmem.stage_groups import Stage
+from tailmem.stage import Stage
 from tailmem.studies import (
     alfworld,
     audit_log,
     calibration,
     controller,
     fsmem,
-    judges,
+    judge_sensitivity,
     longmemeval,
     model_roles,
     random_walk,
@@ -23,7 +23,17 @@ from tailmem.studies import (
 
 # Every study, in the order the DAG runs them: a new study is its folder plus its name here and its rule files'
 # `include:` in the Snakefile.
-STUDIES = (random_walk, controller, calibration, fsmem, longmemeval, judges, alfworld, model_roles, audit_log)
+STUDIES = (
+    random_walk,
+    controller,
+    calibration,
+    fsmem,
+    longmemeval,
+    judge_sensitivity,
+    alfworld,
+    model_roles,
+    audit_log,
+)
 
 # every study's stages, then the two above the studies: the design check's table (tailmem.design_table) and the
 # site (tailmem.site_stage)

@@ -11,9 +11,8 @@ from pathlib import Path
 
 from tailmem.paths import out_dir
 from tailmem.provenance import code_state
-from tailmem.settings.stage import StageSettings
-from tailmem.stage import typed_stage
-from tailmem.stage_groups import Stage, declare
+from tailmem.settings.stage_settings import StageSettings
+from tailmem.stage import Stage, declare, typed_stage
 
 log = logging.getLogger("tailmem")
 

@@ -4,7 +4,7 @@ docstrings (`ast.dump`, so comments, docstrings and formatting do not count: rew
 nothing).
 
 A library module, so the library can key a cache by its own code (tailmem.alfworld.episode) without importing
-the pipeline, which builds each stage's code digest from the same walk (tailmem.stage_groups).
+the pipeline, which builds each stage's code digest from the same walk (tailmem.digests).
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from functools import lru_cache
 from omegaconf import DictConfig
 
 from tailmem.configs import config_dir
+from tailmem.digests import GLOBAL_KEYS, base_payload, code_digest, digest_of, digest_view, view_payload, with_sets
 from tailmem.errors import ConfigError
 from tailmem.registry import stage as get_stage
-from tailmem.stage_groups import GLOBAL_KEYS, base_payload, code_digest, digest_of, digest_view, view_payload, with_sets
 
 # What a rule runs: `python -m tailmem <stage>` through the warm server (tailmem.warmstart; TAILMEM_WARMSTART=0
 # runs it cold, in the job's own process).

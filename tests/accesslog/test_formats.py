@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from tailmem.accesslog.events import LogError
-from tailmem.accesslog.group import settings
-from tailmem.accesslog.jsonl import event_line, read_jsonl
-from tailmem.accesslog.longmemeval import read_longmemeval
-from tailmem.accesslog.mem0 import read_mem0
 from tailmem.errors import ConfigError
 from tailmem.settings.audit_log import LogSpec
+from tailmem.studies.audit_log.events import LogError
+from tailmem.studies.audit_log.formats.jsonl import event_line, read_jsonl
+from tailmem.studies.audit_log.formats.longmemeval import read_longmemeval
+from tailmem.studies.audit_log.formats.mem0 import read_mem0
+from tailmem.studies.audit_log.group import settings
 
 
 def write(tmp_path, name, lines):

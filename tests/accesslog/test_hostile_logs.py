@@ -8,9 +8,9 @@ import tracemalloc
 
 import pytest
 
-from tailmem.accesslog.events import LogError
-from tailmem.accesslog.jsonl import read_jsonl, write_jsonl
-from tailmem.accesslog.mem0 import read_mem0
+from tailmem.studies.audit_log.events import LogError
+from tailmem.studies.audit_log.formats.jsonl import read_jsonl, write_jsonl
+from tailmem.studies.audit_log.formats.mem0 import read_mem0
 
 SEPARATORS = "\u2028\u2029\x85"
 

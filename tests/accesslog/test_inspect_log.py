@@ -14,9 +14,9 @@ from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import generate, use_tools
 from inspect_ai.tool import tool
 
-from tailmem.accesslog.events import LogError
-from tailmem.accesslog.inspect_log import read_inspect
 from tailmem.settings.audit_log import ToolSpec
+from tailmem.studies.audit_log.events import LogError
+from tailmem.studies.audit_log.formats.inspect_log import read_inspect
 
 pytestmark = pytest.mark.slow
 

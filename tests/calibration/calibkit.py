@@ -3,11 +3,11 @@ the others, so the search's answer is known in advance."""
 
 from __future__ import annotations
 
-from tailmem.calibration.protocol import Walk
-from tailmem.calibration.search import Fit
-from tailmem.calibration.targets import cells
 from tailmem.report import paper1_values as paper
 from tailmem.settings.calibration import ITEMS, SIGMA_UNITS
+from tailmem.studies.calibration.protocol import Walk
+from tailmem.studies.calibration.search import Fit
+from tailmem.studies.calibration.targets import cells
 
 FAMILIES = ("uniform", "scale_free", "modular")
 SIZES = (100, 500, 1000)

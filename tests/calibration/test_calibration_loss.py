@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tailmem.calibration.loss import residuals, score
-from tailmem.calibration.targets import CELL_KEYS, cells, relations, table8
+from tailmem.studies.calibration.loss import residuals, score
+from tailmem.studies.calibration.targets import CELL_KEYS, cells, relations, table8
 
 
 def planted(families=("uniform", "mixed"), factor=1.0):

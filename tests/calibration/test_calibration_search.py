@@ -4,10 +4,10 @@ its space reproducibly."""
 import pytest
 from calibkit import PLANTED, distance, fit, records
 
-from tailmem.calibration.protocol import Protocol, grid, sample
-from tailmem.calibration.search import WalkCache, run_search
 from tailmem.settings.calibration import SpaceGroup
 from tailmem.studies.calibration import tables as ct
+from tailmem.studies.calibration.protocol import Protocol, grid, sample
+from tailmem.studies.calibration.search import WalkCache, run_search
 
 SPACE = SpaceGroup(
     episodes=[5, 20, 50],

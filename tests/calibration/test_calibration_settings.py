@@ -3,8 +3,8 @@
 import pytest
 import yaml
 
-from tailmem.calibration.group import settings
 from tailmem.errors import ConfigError
+from tailmem.studies.calibration.group import settings
 
 
 @pytest.fixture(scope="module")

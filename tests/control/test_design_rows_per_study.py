@@ -16,7 +16,7 @@ import pytest
 
 import smoke_run
 from tailmem import outputs, paths
-from tailmem.stage_groups import DECLARED
+from tailmem.stage import DECLARED
 from tailmem.studies import controller
 from tailmem.workflow import compose_config
 
@@ -106,7 +106,7 @@ def test_the_table_keeps_the_studies_order_and_puts_the_plans_draws_last():
     columns as they first appear and `draws_per_run` (the controller plan's; empty for a stated row) last."""
     import math
 
-    from tailmem.design_table.stage import table
+    from tailmem.design_table.gather import table
     from tailmem.records.design import DesignRows
 
     pair = {"claim": "Table 5", "runs": 6, "draws_per_run": 4.0, "planned_power": 0.9}

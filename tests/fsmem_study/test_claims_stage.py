@@ -10,7 +10,7 @@ from hydra import compose, initialize_config_dir
 from record_kit import placeholder
 from tailmem import outputs
 from tailmem.configs import config_dir
-from tailmem.fsmem import study
+from tailmem.fsmem import run_list
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.registry import STAGES
 from tailmem.report import paper2_values
@@ -42,7 +42,7 @@ def cfg_for(tmp_path):
         )
 
 
-def write_answers(run: study.Run, f1: np.ndarray, chars) -> None:
+def write_answers(run: run_list.Run, f1: np.ndarray, chars) -> None:
     chars = np.broadcast_to(np.asarray(chars, dtype=float), (N,))
     rows = [
         {
@@ -62,9 +62,9 @@ def test_stage_writes_claims_fsmem_from_every_study(tmp_path):
     cfg = cfg_for(tmp_path)
     base = np.random.default_rng(0).uniform(0.3, 0.7, N)
     shift = {"closed_book": -0.3, "verbatim": 0.0, "agent_curated": 0.0}
-    for run in study.main_runs(cfg):
+    for run in run_list.main_runs(cfg):
         write_answers(run, base + shift[run.variant], 4000.0 if run.variant == "verbatim" else 1000.0 - base * 10)
-    for run in study.harness_runs(cfg) + study.strength_runs(cfg):
+    for run in run_list.harness_runs(cfg) + run_list.strength_runs(cfg):
         if not run.answers_file.exists():  # the center harness run reuses the main answers
             write_answers(run, base, 1000.0)
     fsmem_claims.run(cfg)
@@ -147,7 +147,7 @@ def test_study_tables_print_paper_2_beside_ours(tmp_path):
                 ],
             )
 
-    for run in study.main_runs(cfg()) + study.strength_runs(cfg()):
+    for run in run_list.main_runs(cfg()) + run_list.strength_runs(cfg()):
         common = [
             f"fsmem.benchmark={run.benchmark}",
             f"fsmem.conversation={run.conversation}",

@@ -7,7 +7,7 @@ from hydra import compose, initialize_config_dir
 
 from tailmem.configs import config_dir
 from tailmem.errors import DataError
-from tailmem.fsmem import study
+from tailmem.fsmem import run_list
 from tailmem.fsmem.sandbox import available
 from tailmem.paths import harness_dir, variant_dir
 from tailmem.records.fsmem import FsmemBuild
@@ -34,19 +34,19 @@ def cfg_for(tmp_path, *extra):
 
 
 def test_harness_runs_pair_build_and_search_harness(tmp_path):
-    runs = study.harness_runs(cfg_for(tmp_path))
+    runs = run_list.harness_runs(cfg_for(tmp_path))
     assert [(r.harness, r.build_harness) for r in runs] == [(h, h) for h in ("center", "center_bm25", "shell")]
     assert runs[0].build_dir == variant_dir(tmp_path, "locomo", "conv-50", "verbatim")  # center reuses the main store
     assert runs[2].build_dir == harness_dir(tmp_path, "locomo", "conv-50", "shell", "verbatim")
     assert runs[2].answers_file == runs[2].build_dir / "answers/shell/programmatic/answers.json"  # searcher named
     # a main build through another harness moves the reuse to that harness
-    moved = study.harness_runs(cfg_for(tmp_path, "fsmem.build_harness=shell"))
+    moved = run_list.harness_runs(cfg_for(tmp_path, "fsmem.build_harness=shell"))
     assert moved[2].build_dir == variant_dir(tmp_path, "locomo", "conv-50", "verbatim")
     assert moved[0].build_dir == harness_dir(tmp_path, "locomo", "conv-50", "center", "verbatim")
 
 
 def _run_all(cfg, tmp_path):
-    for run in study.harness_runs(cfg):
+    for run in run_list.harness_runs(cfg):
         common = [
             f"fsmem.benchmark={run.benchmark}",
             f"fsmem.conversation={run.conversation}",
@@ -65,7 +65,7 @@ def _run_all(cfg, tmp_path):
 def test_rq5_table_has_one_row_per_harness(tmp_path):
     cfg = cfg_for(tmp_path, f"out={tmp_path / 'tables'}")
     _run_all(cfg, tmp_path)
-    for run in study.harness_runs(cfg):
+    for run in run_list.harness_runs(cfg):
         assert FsmemBuild.read(run.build_file).build_harness == run.harness
     fsmem_study.harness(cfg)
     df = pd.read_csv(tmp_path / "tables/fsmem_rq5_harness.csv")
@@ -93,7 +93,7 @@ def test_rq5_table_has_one_row_per_harness(tmp_path):
 
 def test_a_store_built_through_the_wrong_harness_is_named(tmp_path):
     cfg = cfg_for(tmp_path, "fsmem.study.harnesses=[center_bm25]")
-    run = study.harness_runs(cfg)[0]
+    run = run_list.harness_runs(cfg)[0]
     common = ["fsmem.benchmark=locomo", "fsmem.conversation=conv-50", "fsmem.variant=verbatim"]
     locomo.build(cfg_for(tmp_path, *common, f"out={run.build_dir}"))  # through center, not center_bm25
     locomo.answer(

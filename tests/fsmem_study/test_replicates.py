@@ -13,7 +13,7 @@ from llm_testkit import FakeServer
 from tailmem import provenance
 from tailmem.configs import config_dir
 from tailmem.errors import DataError
-from tailmem.fsmem import study
+from tailmem.fsmem import run_list
 from tailmem.paths import replicate_dir, variant_dir
 from tailmem.studies.fsmem import locomo
 from tailmem.studies.fsmem import report as fsmem_study
@@ -56,18 +56,18 @@ def _build_and_answer(cfg_of, runs):
 
 def test_replicate_0_is_the_main_store_and_the_others_have_folders_of_their_own(tmp_path, data_dir):
     cfg = _cfg(tmp_path, data_dir)
-    runs = study.replicate_runs(cfg)
+    runs = run_list.replicate_runs(cfg)
     assert [r.replicate for r in runs] == [0, 1, 2]
     assert runs[0].build_dir == variant_dir(tmp_path, "locomo", "conv-50", "agent_curated")
     assert len({r.build_dir for r in runs}) == 3 and all("replicate" in r.build_dir.parts for r in runs[1:])
     assert runs[2].build_dir == replicate_dir(tmp_path, "locomo", "conv-50", "agent_curated", 2)
-    assert {r.answers_file for r in runs} <= {r.answers_file for r in study.all_runs(cfg)}  # their cost is counted
+    assert {r.answers_file for r in runs} <= {r.answers_file for r in run_list.all_runs(cfg)}  # their cost is counted
 
 
 @pytest.mark.slow
 def test_programmatic_replicates_are_identical_and_the_table_says_why(tmp_path, data_dir, fresh_caches):
     cfg = _cfg(tmp_path, data_dir)
-    _build_and_answer(lambda *o: _cfg(tmp_path, data_dir, *o), study.replicate_runs(cfg))
+    _build_and_answer(lambda *o: _cfg(tmp_path, data_dir, *o), run_list.replicate_runs(cfg))
     fsmem_study.replicates(cfg)
     df = pd.read_csv(tmp_path / "tables/fsmem_store_replicates.csv")
     assert set(df["replicates"]) == {3} and (df["sd"] == 0).all()
@@ -110,7 +110,7 @@ def test_a_model_builders_replicates_are_separate_samples_with_a_spread(tmp_path
             "+llm.prices.default={input:1.0,cached_input:0.1,output:4.0}",
         ]
         cfg = _cfg(tmp_path, data_dir, *llm)
-        runs = study.replicate_runs(cfg)
+        runs = run_list.replicate_runs(cfg)
         _build_and_answer(lambda *o: _cfg(tmp_path, data_dir, *llm, *o), runs)
         builder = [b for b in server.bodies if "chunk to integrate" in json.dumps(b["messages"])]
         seeds = [b.get("seed") for b in builder]
@@ -130,7 +130,7 @@ def test_a_model_builders_replicates_are_separate_samples_with_a_spread(tmp_path
 @pytest.mark.slow
 def test_a_store_built_as_another_replicate_is_refused(tmp_path, data_dir, fresh_caches):
     cfg = _cfg(tmp_path, data_dir, "fsmem.study.replicates.count=2")
-    runs = study.replicate_runs(cfg)
+    runs = run_list.replicate_runs(cfg)
     _build_and_answer(lambda *o: _cfg(tmp_path, data_dir, "fsmem.study.replicates.count=2", *o), runs)
     build = runs[1].build_file
     build.write_text(json.dumps({**json.loads(build.read_text()), "replicate": 0}))

@@ -3,7 +3,7 @@
 import pytest
 
 from tailmem.errors import ConfigError
-from tailmem.fsmem.study import check_strength_prices
+from tailmem.fsmem.run_list import check_strength_prices
 from tailmem.workflow import compose_config
 
 

@@ -14,11 +14,11 @@ from record_kit import placeholder
 from tailmem import outputs
 from tailmem.cli import main
 from tailmem.configs import config_dir
-from tailmem.fsmem import study
+from tailmem.fsmem import run_list
 from tailmem.judges import panel
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.stats.group import shipped
-from tailmem.studies.judges import sensitivity as stage
+from tailmem.studies.judge_sensitivity import sensitivity as stage
 
 GOLD = "Lena adopted a rescue dog named Biscuit"
 ANSWERS = [
@@ -119,7 +119,7 @@ def test_stage_then_claims_carry_a_verdict_per_judge(tmp_path):
     assert main(["longmemeval", *over, "longmemeval.dataset=oracle", "seed=0"]) == 0
     cfg = cfg_for(tmp_path, "judge_sensitivity")
     rng = np.random.default_rng(0)
-    for run in study.main_runs(cfg) + study.strength_runs(cfg):
+    for run in run_list.main_runs(cfg) + run_list.strength_runs(cfg):
         if run.answers_file.exists():
             continue
         rows = [

@@ -71,8 +71,8 @@ def test_model_requests_are_the_answer_stages_own():
     """paper = the fsmem judge's correctness prompt with no task; per_type = LongMemEval's judge_prompt with its task."""
     from tailmem.data.longmemeval import Question
     from tailmem.fsmem.agents.models import prompt
-    from tailmem.longmemeval.answer import JUDGE_TASK
-    from tailmem.longmemeval.judge import judge_prompt
+    from tailmem.haystack.answer import JUDGE_TASK
+    from tailmem.haystack.judge import judge_prompt
 
     item = Item("How many days?", "18", "19 days", "q1", "temporal-reasoning")
     paper = panel.request("paper", item)

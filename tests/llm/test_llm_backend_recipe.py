@@ -19,11 +19,11 @@ from llm_testkit import llm_cfg
 from tailmem.control.predict import ModelPredictor
 from tailmem.errors import ConfigError
 from tailmem.fsmem.agents.models import compact
+from tailmem.haystack.answer import ModelAnswerer, chat_in_prefix_order
 from tailmem.llm import get_client
 from tailmem.llm.backends.base import Kind
 from tailmem.llm.group import settings
 from tailmem.llm.parallel import in_process
-from tailmem.longmemeval.answer import ModelAnswerer, chat_in_prefix_order
 from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, SEARCHER
 from tailmem.settings.llm import role_settings
 
@@ -177,7 +177,7 @@ TOY_RUN = """
     from tailmem.control.predict import ModelPredictor
     from tailmem.fsmem.agents.models import compact
     from tailmem.llm import get_client
-    from tailmem.longmemeval.answer import chat_in_prefix_order
+    from tailmem.haystack.answer import chat_in_prefix_order
     from tailmem.roles import ROLES
     from tailmem.workflow import compose_config
 

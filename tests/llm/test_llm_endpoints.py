@@ -73,8 +73,8 @@ def test_stages_pass_no_sampling_parameters_of_their_own(tmp_path):
     """LongMemEval answer + judge and the controller study's chat predictor, against a reasoning model."""
     from tailmem.control.predict import ModelPredictor
     from tailmem.data.longmemeval import Question
-    from tailmem.longmemeval.answer import ModelAnswerer
-    from tailmem.longmemeval.judge import judge_many
+    from tailmem.haystack.answer import ModelAnswerer
+    from tailmem.haystack.judge import judge_many
 
     with FakeServer(reasoning=True, reply=lambda body: "yes S3") as server:
         cfg = reasoning_cfg(tmp_path, server.base_url)

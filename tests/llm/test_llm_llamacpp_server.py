@@ -140,8 +140,8 @@ def test_fsmem_answer_with_tools_offered(llama_server, tmp_path):
 
 def test_longmemeval_answer_and_judge(llama_server, tmp_path):
     from tailmem.data.longmemeval import Question
-    from tailmem.longmemeval.answer import ModelAnswerer
-    from tailmem.longmemeval.judge import judge_many
+    from tailmem.haystack.answer import ModelAnswerer
+    from tailmem.haystack.judge import judge_many
 
     c = cfg(tmp_path, llama_server)
     answerer = ModelAnswerer(get_client(c, "searcher", "longmemeval"), seed=0)

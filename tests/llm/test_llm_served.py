@@ -46,7 +46,7 @@ def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
     from tailmem.paths import role_label
     from tailmem.provenance import agents, table_footer
     from tailmem.registry import STAGES
-    from tailmem.settings.stage import for_stage
+    from tailmem.settings.stage_settings import for_stage
 
     assert role_label(cfg, PREDICTOR) == "qwen2.5-coder-1.5b-instruct-q4_k_m-served"
     assert role_label(compose_config("smoke", ["llm=embedded"]), PREDICTOR) == "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -57,7 +57,7 @@ def test_the_served_preset_keeps_the_embedded_caps_and_names_itself():
 
 
 def test_the_strength_grid_keeps_served_folders_apart_and_sends_the_model_name():
-    from tailmem.fsmem.study import strength_runs
+    from tailmem.fsmem.run_list import strength_runs
     from tailmem.studies.fsmem.plan import FsmemPlan
 
     for overrides, suffix in ((["llm=served"], "-served"), ([], "")):

@@ -5,9 +5,9 @@ import pytest
 from llm_testkit import FakeServer, llm_cfg
 from tailmem.data.longmemeval import Question, Session, Turn
 from tailmem.errors import ConfigError
+from tailmem.haystack.answer import ModelAnswerer
+from tailmem.haystack.judge import judge_many, parse_verdict, template_name
 from tailmem.llm import get_client
-from tailmem.longmemeval.answer import ModelAnswerer
-from tailmem.longmemeval.judge import judge_many, parse_verdict, template_name
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 
 from tailmem.data.longmemeval import Question, Session, Turn
 from tailmem.errors import ConfigError
-from tailmem.longmemeval.arms import make_arms
+from tailmem.haystack.arms import make_arms
 from tailmem.memory.budget import SpentPerStep, resolve
 from tailmem.memory.tokens import TokenCounter
 from tailmem.records.control import ControlSummary

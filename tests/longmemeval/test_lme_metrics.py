@@ -3,16 +3,16 @@
 import math
 
 from tailmem.data.longmemeval import Question, Session, Turn
-from tailmem.longmemeval.answer import ABSTAIN, ProgrammaticAnswerer
-from tailmem.longmemeval.haystack_memory import build_store
-from tailmem.longmemeval.metrics import (
+from tailmem.haystack.answer import ABSTAIN, ProgrammaticAnswerer
+from tailmem.haystack.haystack_memory import build_store
+from tailmem.haystack.metrics import (
     abstains,
     evidence_coverage,
     sessions_in_prompt,
     substring_correct,
     substring_match,
 )
-from tailmem.longmemeval.retrieval import rank, recall_at_k
+from tailmem.haystack.retrieval import rank, recall_at_k
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.query import Query
 from tailmem.memory.tokens import TokenCounter

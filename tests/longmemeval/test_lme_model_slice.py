@@ -7,13 +7,13 @@ import pytest
 
 from tailmem.data.longmemeval import Question, Session, Turn
 from tailmem.errors import ConfigError
+from tailmem.haystack import answer as A
+from tailmem.haystack.arms import ARM_FAMILIES, families, make_arms
+from tailmem.haystack.haystack_memory import CLIPPED, build_store, clip
+from tailmem.haystack.judge import judge_many, judge_prompt
+from tailmem.haystack.metrics import evidence_coverage
+from tailmem.haystack.retrieval import rank
 from tailmem.llm.records import ChatResponse, Usage
-from tailmem.longmemeval import answer as A
-from tailmem.longmemeval.arms import ARM_FAMILIES, families, make_arms
-from tailmem.longmemeval.haystack_memory import CLIPPED, build_store, clip
-from tailmem.longmemeval.judge import judge_many, judge_prompt
-from tailmem.longmemeval.metrics import evidence_coverage
-from tailmem.longmemeval.retrieval import rank
 from tailmem.records.longmemeval import LongMemEvalSummary
 from tailmem.workflow import compose_config
 

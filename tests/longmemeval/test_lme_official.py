@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from tailmem.data.longmemeval import QUESTION_TYPES, Question, Session, Turn, parse
-from tailmem.longmemeval.judge import (
+from tailmem.haystack.judge import (
     TEMPLATES,
     judge_prompt,
     official_verdict,
@@ -18,7 +18,7 @@ from tailmem.longmemeval.judge import (
     read_reply,
     template_name,
 )
-from tailmem.longmemeval.retrieval import (
+from tailmem.haystack.retrieval import (
     correct_sessions,
     official_metrics,
     official_retrieval_question,

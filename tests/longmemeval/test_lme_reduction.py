@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tailmem.longmemeval.reduction import AFTER_FAILURE, FAILED, PASSED, evaluate, measured
+from tailmem.haystack.reduction import AFTER_FAILURE, FAILED, PASSED, evaluate, measured
 from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.longmemeval import tables as lt

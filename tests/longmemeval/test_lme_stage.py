@@ -8,7 +8,7 @@ import pytest
 
 from llm_testkit import FakeServer
 from tailmem.cli import main
-from tailmem.longmemeval.arms import NO_EVIDENCE
+from tailmem.haystack.arms import NO_EVIDENCE
 from tailmem.records.longmemeval import LongMemEvalSummary
 
 

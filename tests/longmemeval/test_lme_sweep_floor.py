@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tailmem.longmemeval import reduction
-from tailmem.longmemeval.reduction import evaluate
+from tailmem.haystack import reduction
+from tailmem.haystack.reduction import evaluate
 from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE
 from tailmem.studies.longmemeval import tables as lt
@@ -25,7 +25,7 @@ def planted(drops: dict[float, float], reader_responds: bool | None, questions: 
     """Graph Memory right on 60% of questions; CTMC at ratio r loses drops[r] of those. With `reader_responds`
     set, Graph Memory is also answered with the gold evidence removed: wrong everywhere when the reader responds to
     its context, exactly as with the evidence when it does not."""
-    from tailmem.longmemeval.arms import NO_EVIDENCE
+    from tailmem.haystack.arms import NO_EVIDENCE
 
     rng = np.random.default_rng(0)
     recs = []
@@ -122,8 +122,8 @@ def test_the_context_check_removes_every_answer_bearing_turn_and_the_programmati
     from omegaconf import OmegaConf
 
     from tailmem.data.longmemeval import load
-    from tailmem.longmemeval.answer import ProgrammaticAnswerer
-    from tailmem.longmemeval.arms import make_arms
+    from tailmem.haystack.answer import ProgrammaticAnswerer
+    from tailmem.haystack.arms import make_arms
     from tailmem.memory.tokens import TokenCounter
     from tailmem.studies.longmemeval.evaluate import build_prompts, evaluate_programmatic, without_evidence
 

@@ -7,7 +7,7 @@ import pytest
 
 from tailmem.control import arms as control_arms
 from tailmem.errors import ConfigError
-from tailmem.longmemeval.arms import NO_EVIDENCE, ctmc_name
+from tailmem.haystack.arms import NO_EVIDENCE, ctmc_name
 from tailmem.memory import ctmc
 from tailmem.memory.arm_names import ENCODINGS, ORDERS
 from tailmem.memory.arm_names import ArmName as Arm

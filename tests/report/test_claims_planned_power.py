@@ -104,7 +104,7 @@ def test_fsmem_prints_its_plan_beside_the_locomo_token_f1_rows_only():
 def test_longmemeval_prints_its_plan_beside_the_accuracy_row():
     from tests.longmemeval.test_lme_reduction import planted
 
-    from tailmem.longmemeval.reduction import evaluate
+    from tailmem.haystack.reduction import evaluate
 
     rows, _ = planted({1.0: 0.0, 0.5: 0.4}, questions=60, seeds=(0,))
     df = lt.claims(evaluate(rows, 0.05, S), 0.05, planned={lme_specs.DESIGN_CLAIM: 0.42})

@@ -5,7 +5,7 @@ abbreviations; the figure passes save_figure's check."""
 import pandas as pd
 import pytest
 
-from tailmem.longmemeval.arms import ctmc_name
+from tailmem.haystack.arms import ctmc_name
 from tailmem.report.plots import MIN_FONT_PT, readability_problems, save_figure
 from tailmem.studies.longmemeval import figures as F
 

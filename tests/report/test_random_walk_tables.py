@@ -191,7 +191,7 @@ def test_table7_markdown_is_at_most_12_columns_wide_and_the_csv_keeps_every_colu
 @pytest.fixture(scope="module")
 def smoke_notes():
     from tailmem.registry import STAGES
-    from tailmem.settings.stage import for_stage
+    from tailmem.settings.stage_settings import for_stage
 
     cfg = for_stage(compose_config("smoke"), "tables", STAGES["tables"].groups)  # what the stage receives
     return cfg, tables.notes(cfg, S)

@@ -70,8 +70,8 @@ def test_package_data_is_declared():
 def test_data_files_are_part_of_the_code_digest():
     """Moving numbers out of .py files must not hide them from the digest that decides what reruns: a stage whose
     closure reads report data covers its files, a stage that does not read them ignores them."""
+    from tailmem.digests import source_files
     from tailmem.registry import stage
-    from tailmem.stage_groups import source_files
 
     def covered(name):
         return {p.name for p in source_files(stage(name).module, stage(name).groups)}

@@ -13,7 +13,7 @@ from tailmem.registry import STAGES
 from tailmem.report import data_files, table_spec
 from tailmem.report.audits import EXPLAIN
 from tailmem.report.data_files import ReportDataError
-from tailmem.settings.stage import for_stage
+from tailmem.settings.stage_settings import for_stage
 from tailmem.stats.group import shipped
 from tailmem.studies.controller import report as control_report
 from tailmem.studies.controller import tables as ct

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tailmem.longmemeval.reduction import evaluate, paired_metric
+from tailmem.haystack.reduction import evaluate, paired_metric
 from tailmem.stats import sign_flip
 from tailmem.stats.compare import compare
 from tailmem.stats.group import shipped

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tailmem.artifacts import write_text
 from tailmem.data.longmemeval import Question, Session
-from tailmem.longmemeval.retrieval import Ranking, official_metrics
+from tailmem.haystack.retrieval import Ranking, official_metrics
 
 RETRIEVAL_DIR = "retrieval"
 RETRIEVAL_FILE = "retrievallog_session_bm25.jsonl"  # session granularity, tailmem's BM25 (bm25s)

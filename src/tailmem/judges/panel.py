@@ -7,7 +7,7 @@ judge prompt and 35% under another), so a claim read off one judge is only as go
 - `paper`: paper 2's correctness judge, the prompt the fsmem answer stage sends (configs/prompts/fsmem/
   judge_correctness.md), read by its JSON rule (1 / 0, anything else unparsed);
 - `per_type`: LongMemEval's per-type rules (configs/prompts/longmemeval/judge_*.md, chosen by question type as
-  `tailmem.longmemeval.judge` chooses them), read the official way ("yes" in the reply). A LoCoMo temporal
+  `tailmem.haystack.judge` chooses them), read the official way ("yes" in the reply). A LoCoMo temporal
   question (category 2) gets the temporal rules, every other LoCoMo question the default ones;
 - `gist`: ours (configs/prompts/judges/judge_gist.md): right when the response conveys the main point of the
   correct answer, whatever its length, wording or extra material; read like `per_type`.
@@ -46,7 +46,7 @@ _STOP = frozenset(
     "a an the and or of to in on at for from by with is are was were be been it its this that as "
     "he she they his her their i you we my your our".split()
 )
-# LongMemEval question types -> the kind of rule; `tailmem.longmemeval.judge.TEMPLATES` names the same split
+# LongMemEval question types -> the kind of rule; `tailmem.haystack.judge.TEMPLATES` names the same split
 _LME_KIND = {
     "temporal-reasoning": "temporal",
     "knowledge-update": "knowledge_update",
@@ -108,7 +108,7 @@ def _share(gold: list[str], answer: list[str]) -> float:
 
 
 def _abstains(answer: str) -> bool:
-    from tailmem.longmemeval.metrics import abstains
+    from tailmem.haystack.metrics import abstains
 
     return abstains(answer)
 
@@ -171,9 +171,9 @@ def request(judge: str, item: Item) -> dict:
                 }
             ]
         }
-    if judge == "per_type":  # exactly tailmem.longmemeval.judge.judge_many's request
-        from tailmem.longmemeval.answer import JUDGE_TASK
-        from tailmem.longmemeval.judge import judge_prompt
+    if judge == "per_type":  # exactly tailmem.haystack.judge.judge_many's request
+        from tailmem.haystack.answer import JUDGE_TASK
+        from tailmem.haystack.judge import judge_prompt
 
         return {
             "messages": [{"role": "user", "content": judge_prompt(_lme_question(item), item.answer)}],
@@ -202,7 +202,7 @@ def read(judge: str, reply: str | None) -> float | None:
         from tailmem.fsmem.agents.judge import _score
 
         return _score(reply or "", "correct", (0.0, 1.0))
-    from tailmem.longmemeval.judge import official_verdict
+    from tailmem.haystack.judge import official_verdict
 
     return float(official_verdict(reply))
 
@@ -212,7 +212,7 @@ def judge_all(client, judge: str, items: list[Item]) -> list[Verdict]:
     the requests sent in shared-prefix order (`longmemeval.answer.chat_in_prefix_order`)."""
     if client is None:
         return [Verdict(float(rule_verdict(judge, it))) for it in items]
-    from tailmem.longmemeval.answer import chat_in_prefix_order
+    from tailmem.haystack.answer import chat_in_prefix_order
 
     replies = chat_in_prefix_order(client, [request(judge, it) for it in items])
     return [Verdict(read(judge, r.content), r.content, float(r.latency_s), bool(r.from_cache)) for r in replies]

@@ -5,8 +5,8 @@ Where things are:
   type is checked by Hydra (OmegaConf) when it composes: an unknown key or a value of the wrong type fails there,
   with Hydra's message. A range (`>= 1`, one of a registry's names) is checked in the dataclass's `__post_init__`,
   which raises `tailmem.errors.ConfigError` naming the key, the value and what was expected (`checks.Problems`).
-- `tailmem/settings/stage.py`: `StageSettings`, what a stage function receives: the typed object of each group its
-  entry in tailmem.stage_groups lists, built on first read; a group it does not list is refused by name.
+- `tailmem/settings/stage_settings.py`: `StageSettings`, what a stage function receives: the typed object of each group its
+  entry in tailmem.stage lists, built on first read; a group it does not list is refused by name.
 - `tailmem/settings/schema.py`: the top-level `Settings` (the top-level keys and one field per group), registered
   in Hydra's ConfigStore as `tailmem_schema`, the first entry of `configs/config.yaml`'s defaults list; and
   `validate`, which turns a composed config into the typed objects (running every `__post_init__`).

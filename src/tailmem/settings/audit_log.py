@@ -1,7 +1,7 @@
 """The `audit_log` group (configs/audit_log/default.yaml): the external access log one run audits, how an
 inspect_ai log's tool calls become reads, and the list of logs the Snakemake rule `audit_log` audits.
 
-The audit reads this object itself (tailmem.accesslog.group.settings). The names its checks accept (formats,
+The audit reads this object itself (tailmem.studies.audit_log.group.settings). The names its checks accept (formats,
 result parsers, the folder-name pattern) are defined here, below the readers, so checking the group loads neither
 inspect_ai nor powerlaw.
 """

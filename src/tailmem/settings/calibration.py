@@ -1,5 +1,5 @@
 """The `calibration` group: the searched protocol space, the worlds, the loss and the tolerance. The search
-reads this object itself (tailmem.calibration.group.settings); its checks include the rules tying its keys
+reads this object itself (tailmem.studies.calibration.group.settings); its checks include the rules tying its keys
 together (a held-out family among the fitted ones, sizes paper 1 reports), so composing a config catches them."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def _unset(*values) -> bool:
 
 @dataclass
 class SpaceGroup:
-    """The searched values of each open parameter of the access protocol (tailmem.calibration.protocol)."""
+    """The searched values of each open parameter of the access protocol (tailmem.studies.calibration.protocol)."""
 
     episodes: List[int] = MISSING
     steps: List[int] = MISSING

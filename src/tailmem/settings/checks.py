@@ -6,7 +6,7 @@ runs when `tailmem.settings.schema.validate` turns the composed config into the 
 its group's problems in `Problems` and raises one ConfigError with a line per problem.
 
 The module sits below every group and imports nothing of the package but its errors and the resolver, so it also
-holds what the groups and the code their checks import share with a stage's typed settings (tailmem.settings.stage):
+holds what the groups and the code their checks import share with a stage's typed settings (tailmem.settings.stage_settings):
 reading a group (`typed`, `plain`), a registry's names (`registry`) and the stand-in for an unlisted group
 (`Unread`).
 """
@@ -198,7 +198,7 @@ class Unread:
         stage, group = self._where
         read = f"{group}.{name}" if name else f"the {group} group"
         return ConfigError(
-            f"stage {stage} reads {read}, but its entry in tailmem.stage_groups does not list the {group!r} "
+            f"stage {stage} reads {read}, but its entry in tailmem.stage does not list the {group!r} "
             "group: add it there, so that the stage's config digest covers it"
         )
 

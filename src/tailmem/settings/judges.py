@@ -1,5 +1,5 @@
 """The `judges` group: which judges score the same answers again, and the F1 line each is compared with
-(studies/judges/sensitivity.py, table judge_sensitivity; docs/judges.md)."""
+(studies/judge_sensitivity/sensitivity.py, table judge_sensitivity; docs/judges.md)."""
 
 from __future__ import annotations
 

@@ -54,7 +54,7 @@ class LongMemEvalGroup:
         p.integer("max_per_type", self.max_per_type, lo=1, null=True)
         p.integer("max_questions", self.max_questions, lo=1, null=True)
         p.one_of("encoding", self.encoding, registry("tailmem.control.arms:ENCODINGS"))
-        p.names("arms", self.arms, registry("tailmem.longmemeval.arms:ARM_FAMILIES"))
+        p.names("arms", self.arms, registry("tailmem.haystack.arms:ARM_FAMILIES"))
         p.integer("turn_words", self.turn_words, lo=1, null=True)
         for name in ("candidates", "graph_budget", "flat_k"):
             p.integer(name, getattr(self, name), lo=1)

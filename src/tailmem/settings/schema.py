@@ -4,7 +4,7 @@
 typed nodes: a key no dataclass has, or a value of the wrong type, fails at composition (`explain` turns Hydra's
 exception into one line naming the key). `validate` then builds the typed objects (each dataclass's `__post_init__`
 checks its ranges) and runs the checks of the open groups (graph, memory, llm), returning one ConfigError with a line
-per problem. A stage function receives its groups as typed objects (`tailmem.settings.stage.StageSettings`).
+per problem. A stage function receives its groups as typed objects (`tailmem.settings.stage_settings.StageSettings`).
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def _dataclass_of(cls, name: str):
 
 def group_dataclasses() -> dict[str, type]:
     """group -> its dataclass, for every group `Settings` types with one (all but the open groups `graph` and
-    `memory`), in `Settings`' order: what a stage's typed settings build (tailmem.settings.stage)."""
+    `memory`), in `Settings`' order: what a stage's typed settings build (tailmem.settings.stage_settings)."""
     out = {}
     for f in dataclasses.fields(Settings):
         cls = _dataclass_of(Settings, f.name)
@@ -211,7 +211,7 @@ def unknown(key: str) -> str:
 
 
 def _scope(cfg, groups: Iterable[str] | None) -> set[str] | None:
-    """The groups to read: a stage's own (`groups`, which its caller takes from tailmem.stage_groups: the settings are
+    """The groups to read: a stage's own (`groups`, which its caller takes from tailmem.stage: the settings are
     library and never import the pipeline), or None (all) for the DAG's config or when no groups are given."""
     if cfg.get("stage") == WORKFLOW or groups is None:
         return None
@@ -329,5 +329,5 @@ def typed(cfg, group: str):
 
 
 def groups(cfg, names: Iterable[str]) -> dict[str, Any]:
-    """The typed objects of `names` (a stage's groups, tailmem.stage_groups)."""
+    """The typed objects of `names` (a stage's groups, tailmem.stage)."""
     return {name: typed(cfg, name) for name in names}

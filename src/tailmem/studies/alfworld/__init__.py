@@ -4,7 +4,7 @@
 names its share of the DAG (the class its rule files read their inputs from).
 """
 
-from tailmem.stage_groups import ALFWORLD_GROUPS, MEMORY_ARMS, Stage, declare
+from tailmem.stage import ALFWORLD_GROUPS, MEMORY_ARMS, Stage, declare
 
 # the episodes' controllers draw from `seed` (make_controller), so `seed` is in their digest
 STAGES = declare(

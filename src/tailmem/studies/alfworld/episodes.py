@@ -17,7 +17,7 @@ from tailmem.paths import out_dir
 from tailmem.provenance import save_provenance
 from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
 from tailmem.roles import BUILDER, EXECUTOR, SEARCHER, model_free, programmatic_agent
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.alfworld.games import game_file, manifest_of, subset_games
 

@@ -15,7 +15,7 @@ from tailmem.errors import ConfigError
 from tailmem.paths import out_dir
 from tailmem.provenance import save_provenance
 from tailmem.records.alfworld import AlfworldGames
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.alfworld import AlfworldChain, AlfworldGames, AlfworldMemoryCell
 from tailmem.roles import BUILDER, EXECUTOR, SEARCHER
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.alfworld.games import manifest_path
 

@@ -1,6 +1,6 @@
 """Stage `audit_log`: the tail audit of an external memory-access log, `audit_log.file` read as
 `audit_log.format`, into `<results>/audit_log/<name>/` (or `out=`). `python -m tailmem audit-log FILE --format F`
-runs this stage (tailmem.cli_audit_log); the Snakemake rule runs it once per entry of `audit_log.logs`.
+runs this stage (tailmem.studies.audit_log.command); the Snakemake rule runs it once per entry of `audit_log.logs`.
 """
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from tailmem.accesslog.group import NAME, settings
 from tailmem.errors import ConfigError
 from tailmem.paths import out_dir
 from tailmem.settings.audit import settings as audit_settings
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
+from tailmem.studies.audit_log.group import NAME, settings
 
 log = logging.getLogger("tailmem")
 FOLDER = "audit_log"  # <results>/audit_log/<name>/
@@ -48,10 +48,10 @@ def _summary(body: dict) -> str:
 
 @typed_stage("audit_log")
 def run(cfg: StageSettings) -> Path:
-    from tailmem.accesslog.audit_write import write_audit
-    from tailmem.accesslog.load import load_log
     from tailmem.paths import AUDIT_FILE
     from tailmem.provenance import save_provenance, table_footer
+    from tailmem.studies.audit_log.audit_write import write_audit
+    from tailmem.studies.audit_log.formats.load import load_log
 
     s, a = settings(cfg), audit_settings(cfg)
     if s.file is None:

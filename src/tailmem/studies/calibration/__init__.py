@@ -4,7 +4,7 @@
 names its share of the DAG (the class its rule files read their inputs from).
 """
 
-from tailmem.stage_groups import Stage, declare
+from tailmem.stage import Stage, declare
 
 STAGES = declare(
     Stage("calibration", "tailmem.studies.calibration.calibrate:run", ("calibration", "stats", "rollout", "retrieval")),

@@ -16,20 +16,20 @@ from pathlib import Path
 
 from tailmem import outputs, paths
 from tailmem.artifacts import write_text
-from tailmem.calibration.measure import Graph, measure_walk
-from tailmem.calibration.protocol import Protocol, sample
-from tailmem.calibration.search import Fit, SearchResult, WalkCache, run_search
-from tailmem.calibration.targets import cells as paper_cells
+from tailmem.digests import code_digest
 from tailmem.graph_runs import calibration_worlds
 from tailmem.graphworld.world import World
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.table_io import write_table
 from tailmem.settings.calibration import CalibrationGroup
-from tailmem.settings.stage import StageSettings
-from tailmem.stage import typed_stage
-from tailmem.stage_groups import DECLARED, code_digest
+from tailmem.settings.stage_settings import StageSettings
+from tailmem.stage import DECLARED, typed_stage
 from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.calibration import tables as ct
+from tailmem.studies.calibration.measure import Graph, measure_walk
+from tailmem.studies.calibration.protocol import Protocol, sample
+from tailmem.studies.calibration.search import Fit, SearchResult, WalkCache, run_search
+from tailmem.studies.calibration.targets import cells as paper_cells
 
 log = logging.getLogger(__name__)
 

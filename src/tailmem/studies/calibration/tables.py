@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from tailmem.calibration import targets
-from tailmem.calibration.protocol import Protocol
-from tailmem.calibration.targets import CELL_KEYS, METRICS
+from tailmem.studies.calibration import targets
+from tailmem.studies.calibration.protocol import Protocol
+from tailmem.studies.calibration.targets import CELL_KEYS, METRICS
 
 if TYPE_CHECKING:  # a table reads the search's result; it never runs the search (pyproject: the layers)
-    from tailmem.calibration.search import SearchResult
+    from tailmem.studies.calibration.search import SearchResult
 
 # The CSV's columns (docs/calibration.md): one row per paper cell.
 COLUMNS = [

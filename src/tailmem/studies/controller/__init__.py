@@ -5,7 +5,7 @@ the report with its claims.
 names its share of the DAG (the class its rule files read their inputs from).
 """
 
-from tailmem.stage_groups import GRAPH_RUN, MEMORY_ARMS, Stage, declare
+from tailmem.stage import GRAPH_RUN, MEMORY_ARMS, Stage, declare
 
 STAGES = declare(
     Stage(

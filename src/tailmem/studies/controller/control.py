@@ -23,7 +23,7 @@ from tailmem.memory.tokens import TokenCounter
 from tailmem.provenance import save_provenance
 from tailmem.records.control import ControlCounts, ControlSteps, ControlSummary, DesignPlan
 from tailmem.roles import PREDICTOR, plays_model
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 
 log = logging.getLogger(__name__)

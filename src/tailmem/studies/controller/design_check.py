@@ -40,7 +40,7 @@ from tailmem.provenance import save_provenance
 from tailmem.records.control import DesignPlan, DesignTwin
 from tailmem.records.design import DesignRows
 from tailmem.roles import PREDICTOR
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
 

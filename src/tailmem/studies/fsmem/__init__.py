@@ -5,7 +5,7 @@ retrieval, strength, harness, costs, replicates, growth, access) and PersonaMem.
 names its share of the DAG (the class its rule files read their inputs from).
 """
 
-from tailmem.stage_groups import FSMEM_GROUPS, Stage, declare
+from tailmem.stage import FSMEM_GROUPS, Stage, declare
 
 _TABLES = "tailmem.studies.fsmem.report"
 STAGES = declare(

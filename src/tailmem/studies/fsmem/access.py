@@ -20,7 +20,7 @@ from tailmem.artifacts import write_text
 from tailmem.audit.bootstrap import bootstrap_gof
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
-from tailmem.fsmem import study
+from tailmem.fsmem import run_list
 from tailmem.fsmem.access import count_reads
 from tailmem.fsmem.benchmarks import conversation, conversation_file
 from tailmem.fsmem.chunks import chunk_conversation
@@ -36,7 +36,7 @@ log = logging.getLogger("tailmem")
 UNITS = outputs.FSMEM_ACCESS_UNITS
 
 
-def _retriever(cfg, run: study.Run):
+def _retriever(cfg, run: run_list.Run):
     if run.variant != "chunk_retrieval":
         return None
     fs = cfg.fsmem
@@ -46,7 +46,7 @@ def _retriever(cfg, run: study.Run):
     return lambda q: [f"chunks/{c.id}.md" for c in index.top(q, fs.retrieval_k)] if q.strip() else []
 
 
-def pooled_counts(cfg, runs: list[study.Run]) -> dict[str, np.ndarray]:
+def pooled_counts(cfg, runs: list[run_list.Run]) -> dict[str, np.ndarray]:
     """Read counts per unit, pooled over the runs' conversations (items keep their conversation)."""
     out = {u: [] for u in UNITS}
     for run in runs:
@@ -138,7 +138,7 @@ def run(cfg) -> None:
 
     groups: dict[tuple, list] = {}
     seen = set()
-    for r in study.main_runs(cfg.composed) + study.harness_runs(cfg.composed):
+    for r in run_list.main_runs(cfg.composed) + run_list.harness_runs(cfg.composed):
         if r.variant != "closed_book" and r.answers_file not in seen:
             seen.add(r.answers_file)
             tools = "chunks" if r.variant == "chunk_retrieval" else r.harness  # chunk retrieval has its own tool

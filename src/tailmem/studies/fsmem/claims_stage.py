@@ -1,6 +1,6 @@
 """Stage fsmem_claims: paper 2's claims checked on the study's per-question answers (table `claims_fsmem`).
 
-Reads the answers of every study run (`tailmem.fsmem.study`: main = RQ1/RQ2, harness = RQ5, strength = RQ3),
+Reads the answers of every study run (`tailmem.fsmem.run_list`: main = RQ1/RQ2, harness = RQ5, strength = RQ3),
 flattens them to one row per question and arm, and hands them to `tailmem.studies.fsmem.claims.claims`; the
 intervals, tests and margin come from the `stats` config group.
 """
@@ -14,7 +14,7 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.control.stated import planned_power
 from tailmem.errors import DataError
-from tailmem.fsmem import study
+from tailmem.fsmem import run_list
 from tailmem.fsmem.benchmarks import conversation_file
 from tailmem.fsmem.questions import asked
 from tailmem.judges import claims as judge_claims
@@ -31,10 +31,10 @@ from tailmem.studies.fsmem import design_rows
 from tailmem.studies.fsmem.report import agents_note
 
 log = logging.getLogger("tailmem")
-STUDIES = (("main", study.main_runs), ("harness", study.harness_runs), ("strength", study.strength_runs))
+STUDIES = (("main", run_list.main_runs), ("harness", run_list.harness_runs), ("strength", run_list.strength_runs))
 
 
-def answers_of(run: study.Run, study_name: str) -> list[dict]:
+def answers_of(run: run_list.Run, study_name: str) -> list[dict]:
     """One record per question of a run's answers.json, in the columns `fsmem_claims.ANSWER_COLUMNS`."""
     if not run.answers_file.exists():
         raise DataError(f"{run.answers_file}: missing; run its Snakemake rule first (studies/fsmem/rules.smk)")

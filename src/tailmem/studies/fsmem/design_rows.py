@@ -14,7 +14,7 @@ from tailmem.control import stated
 from tailmem.fsmem.questions import asked
 from tailmem.records.design import DesignRows
 from tailmem.roles import JUDGE
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.fsmem.claim_specs import DESIGN_CLAIM

@@ -16,7 +16,7 @@ import pandas as pd
 from tailmem import outputs
 from tailmem.artifacts import write_text
 from tailmem.errors import DataError
-from tailmem.fsmem import study
+from tailmem.fsmem import run_list
 from tailmem.fsmem.growth import atlas
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.paths import out_dir, tables_dir
@@ -114,7 +114,7 @@ def run(cfg) -> None:
     from tailmem.report import plots
 
     st = cfg.fsmem.study
-    runs = [r for r in study.main_runs(cfg.composed) if r.variant == st.growth_variant]
+    runs = [r for r in run_list.main_runs(cfg.composed) if r.variant == st.growth_variant]
     summary, steps_all = [], []
     for r in runs:
         if not r.build_file.exists():

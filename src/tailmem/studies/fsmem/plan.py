@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from tailmem import outputs, paths
-from tailmem.fsmem import study as fsmem_runs
+from tailmem.fsmem import run_list as fsmem_runs
 from tailmem.fsmem.benchmarks import MAIN_BENCHMARK, conversation_ids
 from tailmem.plan import StudyPlan
 from tailmem.roles import PROGRAMMATIC

@@ -1,5 +1,5 @@
 """Stages of the filesystem-memory study: one table per research question, read from the build and
-answer artifacts that `tailmem.fsmem.study` enumerates.
+answer artifacts that `tailmem.fsmem.run_list` enumerates.
 
 fsmem_shape      RQ1  store shape per builder and variant
 fsmem_hierarchy       paper 2 Table 14: shape and taxonomy-contract metrics B1-B4
@@ -21,7 +21,7 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.errors import DataError
-from tailmem.fsmem import harnesses, study
+from tailmem.fsmem import harnesses, run_list
 from tailmem.fsmem.agents.accounting import RUN_SETTINGS_NOTE, run_setting_counts
 from tailmem.fsmem.agents.searcher import INVALID_CITATIONS_NOTE, invalid_citation_count
 from tailmem.fsmem.benchmarks import category_names, conversation, conversation_file
@@ -65,7 +65,7 @@ def _out(cfg) -> Path:
     return out_dir(cfg, tables_dir(cfg))
 
 
-def _load(run: study.Run) -> tuple[FsmemBuild, list[dict]]:
+def _load(run: run_list.Run) -> tuple[FsmemBuild, list[dict]]:
     for f in (run.build_file, run.answers_file):
         if not f.exists():
             raise DataError(f"{f}: missing; run its Snakemake rule first (studies/fsmem/rules.smk)")
@@ -157,7 +157,7 @@ def _finish(cfg, stem: str, df: pd.DataFrame, title: str, note: str, data_files=
 def shape(cfg) -> None:
     """RQ1: store shape per builder and variant, averaged over each benchmark's conversations."""
     recs = []
-    for run in study.main_runs(cfg.composed):
+    for run in run_list.main_runs(cfg.composed):
         if run.variant == "closed_book":
             continue
         built, _ = _load(run)
@@ -181,7 +181,7 @@ def shape(cfg) -> None:
         )
     df = pd.DataFrame(recs).groupby(["benchmark", BUILDER, "variant"], sort=False).mean(numeric_only=True).reset_index()
     df = with_paper(df, ["benchmark", "variant"], paper.shape_row, ["files", "sections", "cross-refs"])
-    n = Counter(r.benchmark for r in study.main_runs(cfg.composed) if r.variant == cfg.fsmem.study.variants[0])
+    n = Counter(r.benchmark for r in run_list.main_runs(cfg.composed) if r.variant == cfg.fsmem.study.variants[0])
     _finish(
         cfg,
         outputs.FSMEM_STUDY_TABLES["fsmem_shape"],
@@ -190,7 +190,7 @@ def shape(cfg) -> None:
         f"Mean over conversations ({dict(n)}). bytes/input = store bytes over the rendered transcript's bytes; "
         "cross-refs = mentions of another file's path; locators = source locators like [D3:1]. `*_paper` = "
         "paper 2's example LoCoMo conv-50 store (appendix B: a management agent's, 3 files), agent_curated only. ",
-        _data_files(cfg, (r for r in study.main_runs(cfg.composed) if r.variant != "closed_book")),
+        _data_files(cfg, (r for r in run_list.main_runs(cfg.composed) if r.variant != "closed_book")),
     )
 
 
@@ -198,7 +198,7 @@ def shape(cfg) -> None:
 def hierarchy(cfg) -> None:
     """Paper 2 Table 14: the hierarchy panel per store, averaged over conversations."""
     recs = []
-    for run in study.main_runs(cfg.composed) + study.harness_runs(cfg.composed):
+    for run in run_list.main_runs(cfg.composed) + run_list.harness_runs(cfg.composed):
         if run.variant == "closed_book" or run.harness != harnesses.MAIN_HARNESS:
             continue
         built, _ = _load(run)
@@ -244,7 +244,7 @@ def hierarchy(cfg) -> None:
 def retrieval(cfg) -> None:
     """RQ2: correctness and search cost per variant per benchmark (question-weighted over conversations)."""
     recs = []
-    runs = study.main_runs(cfg.composed)
+    runs = run_list.main_runs(cfg.composed)
     for bench in dict.fromkeys(r.benchmark for r in runs):
         for variant in dict.fromkeys(r.variant for r in runs):
             rows, files = [], []
@@ -280,7 +280,7 @@ def retrieval(cfg) -> None:
 def strength(cfg) -> None:
     """RQ3: the builder x searcher grid."""
     recs = []
-    for run in study.strength_runs(cfg.composed):
+    for run in run_list.strength_runs(cfg.composed):
         built, rows = _load(run)
         df = pd.DataFrame(rows)
         recs.append(
@@ -296,7 +296,7 @@ def strength(cfg) -> None:
             }
         )
     s = cfg.fsmem.study.strength
-    grid = f"{len(study._role_models(cfg.composed, BUILDER, s.builders))} x {len(study._role_models(cfg.composed, SEARCHER, s.searchers))}"
+    grid = f"{len(run_list._role_models(cfg.composed, BUILDER, s.builders))} x {len(run_list._role_models(cfg.composed, SEARCHER, s.searchers))}"
     degenerate = (
         " Offline the grid degenerates to programmatic x programmatic (1 x 1): the configured models "
         f"{list(s.builders)} x {list(s.searchers)} run with llm=openai (any OpenAI-compatible endpoint)."
@@ -325,7 +325,7 @@ def strength(cfg) -> None:
 def harness(cfg) -> None:
     """RQ5: each store built AND searched through every harness of the study (paper 2 Tables 9 and 10, D.3)."""
     per_run, tools, rows_of = [], {}, {}
-    for run in study.harness_runs(cfg.composed):
+    for run in run_list.harness_runs(cfg.composed):
         built, rows = _load(run)
         key = (run.benchmark, run.variant, run.harness)
         st, eps, chunks = built.store, built.episodes, _chunks(cfg, run.benchmark, run.conversation)
@@ -370,8 +370,8 @@ def harness(cfg) -> None:
         paper.harness_row,
         ["store files", "build rounds/chunk", "build tool calls/chunk", "judge correct low", "judge correct high"],
     )
-    n = Counter((r.benchmark, r.variant, r.harness) for r in study.harness_runs(cfg.composed))
-    files = _data_files(cfg, study.harness_runs(cfg.composed))
+    n = Counter((r.benchmark, r.variant, r.harness) for r in run_list.harness_runs(cfg.composed))
+    files = _data_files(cfg, run_list.harness_runs(cfg.composed))
     names = harnesses.study_harnesses(cfg.fsmem.study.harnesses)
     _finish(
         cfg,
@@ -412,7 +412,7 @@ def replicates(cfg) -> None:
     builder's sampling seed. One row per conversation and metric: mean, sample SD, min, max over replicates,
     and the values themselves."""
     recs = []
-    for run in study.replicate_runs(cfg.composed):
+    for run in run_list.replicate_runs(cfg.composed):
         built, rows = _load(run)
         if int(built.replicate) != run.replicate:
             raise DataError(
@@ -467,7 +467,7 @@ def replicates(cfg) -> None:
             if programmatic
             else ""
         ),
-        _data_files(cfg, study.replicate_runs(cfg.composed)),
+        _data_files(cfg, run_list.replicate_runs(cfg.composed)),
     )
 
 
@@ -499,9 +499,9 @@ def costs(cfg) -> None:
 
     groups: dict[tuple, list] = {}
     seen_builds = set()
-    strength_files = {r.answers_file for r in study.strength_runs(cfg.composed)}
-    replicate_files = {r.answers_file for r in study.replicate_runs(cfg.composed) if r.replicate > 0}
-    for run in study.all_runs(cfg.composed):
+    strength_files = {r.answers_file for r in run_list.strength_runs(cfg.composed)}
+    replicate_files = {r.answers_file for r in run_list.replicate_runs(cfg.composed) if r.replicate > 0}
+    for run in run_list.all_runs(cfg.composed):
         built, rows = _load(run)
         kind = (
             "strength"

@@ -96,7 +96,7 @@ rule fsmem_table13:
 # The filesystem-memory study: one target per research question, each a table or figure.
 #   snakemake --cores 2 fsmem_study          # everything below
 #   snakemake --cores 2 fsmem_rq3_strength   # one study
-# Runs are enumerated by tailmem/fsmem/study.py from the same config the stages read (through tailmem.dag);
+# Runs are enumerated by tailmem/fsmem/run_list.py from the same config the stages read (through tailmem.dag);
 # the main stores and answers are the rules above.
 
 rule fsmem_study:
@@ -221,7 +221,7 @@ for _stage, (_outs, _runs) in FSMEM.fsmem_study.items():
             _stage
         input:
             FSMEM.fsmem_files(_runs),
-            FSMEM.judged_inputs if _stage == "fsmem_claims" else [],  # studies/judges/rules.smk
+            FSMEM.judged_inputs if _stage == "fsmem_claims" else [],  # studies/judge_sensitivity/rules.smk
         output:
             _outs,
         params:

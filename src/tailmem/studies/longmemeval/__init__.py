@@ -4,14 +4,14 @@
 names its share of the DAG (the class its rule files read their inputs from).
 """
 
-from tailmem.stage_groups import Stage, declare
+from tailmem.stage import Stage, declare
 
 STAGES = declare(
     Stage(
         "longmemeval",
         "tailmem.studies.longmemeval.run:run",
         ("longmemeval", "seed", "llm"),
-        arms="tailmem.longmemeval.arms:arm_payload",
+        arms="tailmem.haystack.arms:arm_payload",
     ),
     Stage("longmemeval_design_rows", "tailmem.studies.longmemeval.design_rows:run", ("longmemeval", "power", "stats")),
     Stage(

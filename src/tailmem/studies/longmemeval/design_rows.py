@@ -10,7 +10,7 @@ from __future__ import annotations
 from tailmem import paths
 from tailmem.control import stated
 from tailmem.records.design import DesignRows
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.longmemeval.claim_specs import DESIGN_CLAIM

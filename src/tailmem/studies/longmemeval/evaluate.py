@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tailmem.data.longmemeval import Question, Session
-from tailmem.longmemeval import metrics
-from tailmem.longmemeval.answer import ProgrammaticAnswerer, full_prompt
-from tailmem.longmemeval.arms import NO_EVIDENCE, Arm
-from tailmem.longmemeval.haystack_memory import build_store
-from tailmem.longmemeval.retrieval import (
+from tailmem.haystack import metrics
+from tailmem.haystack.answer import ProgrammaticAnswerer, full_prompt
+from tailmem.haystack.arms import NO_EVIDENCE, Arm
+from tailmem.haystack.haystack_memory import build_store
+from tailmem.haystack.retrieval import (
     Ranking,
     correct_sessions,
     official_metrics,

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from tailmem.data.longmemeval import QUESTION_TYPES
-from tailmem.longmemeval.arms import ctmc_name
+from tailmem.haystack.arms import ctmc_name
 from tailmem.report.plots import plt, save_figure
 
 SHORT = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from tailmem import outputs
-from tailmem.longmemeval.rows import summary_files
+from tailmem.haystack.rows import summary_files
 from tailmem.plan import StudyPlan
 
 

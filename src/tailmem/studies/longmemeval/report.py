@@ -2,7 +2,7 @@
 and seeds the `longmemeval` stage ran (`studies/longmemeval/run.py`).
 
 Artifacts: {results}/tables/longmemeval_*.{csv,md} and claims_longmemeval (the measured token reduction:
-tailmem.longmemeval.reduction); {figures}/fig8_longmemeval.{png,pdf}.
+tailmem.haystack.reduction); {figures}/fig8_longmemeval.{png,pdf}.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs
+from tailmem.haystack.arms import NO_EVIDENCE
+from tailmem.haystack.reduction import context_response, evaluate, reached_failure
+from tailmem.haystack.rows import load_rows
 from tailmem.judges.verdicts import lme_answers_key, read_verdicts, verdict_map
-from tailmem.longmemeval.arms import NO_EVIDENCE
-from tailmem.longmemeval.reduction import context_response, evaluate, reached_failure
-from tailmem.longmemeval.rows import load_rows
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.roles import JUDGE
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
 

@@ -32,7 +32,7 @@ rule longmemeval_run:
 rule longmemeval_report:
     input:
         LONGMEMEVAL.longmemeval_summaries,
-        LONGMEMEVAL.judged_inputs,  # studies/judges/rules.smk (claims_longmemeval per judge)
+        LONGMEMEVAL.judged_inputs,  # studies/judge_sensitivity/rules.smk (claims_longmemeval per judge)
     output:
         [report(t, category="LongMemEval", subcategory="tables") for t in LONGMEMEVAL.longmemeval_tables],
         [report(f, category="LongMemEval", subcategory="figures") for f in LONGMEMEVAL.longmemeval_figures],

@@ -16,15 +16,15 @@ from tailmem.data.longmemeval import load, select
 from tailmem.errors import ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.exports.longmemeval_retrieval import retrieval_record, write_retrieval_log
-from tailmem.longmemeval.answer import ModelAnswerer, ProgrammaticAnswerer
-from tailmem.longmemeval.arms import NO_EVIDENCE, make_arms
-from tailmem.longmemeval.rows import ROWS_FILE, run_dir
+from tailmem.haystack.answer import ModelAnswerer, ProgrammaticAnswerer
+from tailmem.haystack.arms import NO_EVIDENCE, make_arms
+from tailmem.haystack.rows import ROWS_FILE, run_dir
 from tailmem.memory.tokens import TokenCounter
 from tailmem.paths import out_dir
 from tailmem.provenance import save_provenance
 from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows, LongMemEvalSummary
 from tailmem.roles import JUDGE, SEARCHER, plays_model
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
 
@@ -187,8 +187,8 @@ def _judge(cfg: StageSettings, questions, rows: list[dict]):
     """Add `judge_correct` (LongMemEval's reading, 1/0), `judge_correct_ours` (1/0, None when unparsed), the reply
     and the call's seconds to every row when a judge model is configured; returns the judge's client (None
     offline)."""
+    from tailmem.haystack.judge import judge_many
     from tailmem.llm import get_client
-    from tailmem.longmemeval.judge import judge_many
 
     client = get_client(cfg, JUDGE, stage="longmemeval")
     if not plays_model(client):

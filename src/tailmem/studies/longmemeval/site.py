@@ -15,7 +15,7 @@ from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts
 
-ROWS_FILE = "rows.parquet"  # tailmem.longmemeval.rows.ROWS_FILE (not imported: the site never imports stages)
+ROWS_FILE = "rows.parquet"  # tailmem.haystack.rows.ROWS_FILE (not imported: the site never imports stages)
 
 
 def _value(row: dict, key: str):

@@ -10,7 +10,7 @@ lower-cased reply); `judge_*_ours` reads the first verdict word and leaves unpar
 `judge_unparsed` counts those replies. Session retrieval: `recall_any@k`, `recall_all@k`, `ndcg_any@k` are
 LongMemEval's, averaged over its question filter (no abstention, some user turn marked has_answer;
 `retrieval_questions` counts them); `ours_recall@k` is our fraction of answer sessions in the top k over every
-question (tailmem.longmemeval.retrieval).
+question (tailmem.haystack.retrieval).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import pandas as pd
 
 from tailmem import outputs
 from tailmem.data.longmemeval import QUESTION_TYPES
-from tailmem.longmemeval.arms import ctmc_name
-from tailmem.longmemeval.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
+from tailmem.haystack.arms import ctmc_name
+from tailmem.haystack.reduction import ArmResult, accuracy_differs_nowhere, first_failure, measured, reached_failure
 from tailmem.memory.arm_names import ArmName
 from tailmem.metrics.answer_length import mean_answer_tokens
 from tailmem.report.claims import Claim, with_power

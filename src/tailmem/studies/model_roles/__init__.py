@@ -5,7 +5,7 @@ rests on.
 names its share of the DAG (the class its rule files read their inputs from).
 """
 
-from tailmem.stage_groups import Stage, declare
+from tailmem.stage import Stage, declare
 
 STAGES = declare(
     Stage("model_roles", "tailmem.studies.model_roles.probe:run", ("scale", "fsmem", "control", "llm", "model_roles")),

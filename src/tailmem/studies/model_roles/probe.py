@@ -38,7 +38,7 @@ from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 from tailmem.report.table_io import write_table
 from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, PROGRAMMATIC, SEARCHER, plays_model
 from tailmem.rollout.semantic import LLMPolicy, Semantic
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 
 log = logging.getLogger(__name__)
@@ -358,12 +358,12 @@ def claim_rows(tables: Path, below: set[str]) -> pd.DataFrame:
 
 @typed_stage("model_roles")
 def run(cfg: StageSettings) -> None:
-    from tailmem.fsmem import study
+    from tailmem.fsmem import run_list
     from tailmem.graph_runs import control_runs
 
     mr = cfg.model_roles
     out = paths.out_dir(cfg, paths.tables_dir(cfg))
-    runs = list(dict.fromkeys(study.main_runs(cfg.composed) + study.harness_runs(cfg.composed)))
+    runs = list(dict.fromkeys(run_list.main_runs(cfg.composed) + run_list.harness_runs(cfg.composed)))
     answer_files = [r.answers_dir / paths.ANSWERS_FILE for r in runs]
     build_files = list(dict.fromkeys(r.build_dir / paths.BUILD_FILE for r in runs if r.variant == "agent_curated"))
     step_files = [r.folder(cfg.results_dir) / paths.STEPS_FILE for r in control_runs(cfg.composed)]

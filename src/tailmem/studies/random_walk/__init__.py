@@ -5,7 +5,7 @@ and the tables and figures over them. The controller study replays the same worl
 names its share of the DAG (the class its rule files read their inputs from).
 """
 
-from tailmem.stage_groups import GRAPH_RUN, POLICY_GROUP, Stage, declare
+from tailmem.stage import GRAPH_RUN, POLICY_GROUP, Stage, declare
 
 STAGES = declare(
     Stage("graphworld", "tailmem.studies.random_walk.graphworld:run", ("graph", "seed")),

@@ -14,7 +14,7 @@ from tailmem.paths import AUDIT_FILE, TRACE_FILE, audit_dir, out_dir, rollout_di
 from tailmem.provenance import save_provenance
 from tailmem.records.audit import Audit
 from tailmem.settings.audit import AuditSettings, settings  # noqa: F401  (the audit group's schema)
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 
 log = logging.getLogger("tailmem")

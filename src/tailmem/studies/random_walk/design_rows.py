@@ -14,7 +14,7 @@ from tailmem.control import stated
 from tailmem.graph_runs import contrast_worlds
 from tailmem.records.design import DesignRows
 from tailmem.roles import tail_policy
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.random_walk.claim_specs import CONCENTRATION_CLAIM, DESIGN_CLAIM

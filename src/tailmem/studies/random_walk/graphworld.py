@@ -9,7 +9,7 @@ from tailmem.graphworld.build import world_from_config
 from tailmem.graphworld.world import World
 from tailmem.paths import WORLD_FILE, graphworld_dir, out_dir
 from tailmem.provenance import save_provenance
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 
 log = logging.getLogger("tailmem.graphworld")

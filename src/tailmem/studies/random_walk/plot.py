@@ -15,7 +15,7 @@ from tailmem.records.audit import Audit
 from tailmem.records.rollout import RolloutTrace
 from tailmem.report import plots
 from tailmem.roles import contrast_policies
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.random_walk import figures as rwf
 

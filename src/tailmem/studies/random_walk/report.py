@@ -18,7 +18,7 @@ from tailmem.report.table_io import write_table
 from tailmem.report.table_spec import text
 from tailmem.roles import tail_policy
 from tailmem.rollout.trace import Trace
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.settings.stats import StatsGroup
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings

@@ -19,7 +19,7 @@ from tailmem.provenance import save_provenance
 from tailmem.roles import POLICY, plays_model
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import LLMPolicy, Semantic
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.random_walk.graphworld import make_world, save_world
 

@@ -1,5 +1,5 @@
-"""What a stage's artifacts depend on: the config groups each stage reads, and the two digests that decide
-whether a job's artifact is still current.
+"""When a stage's artifact is still current: the two digests of what it depends on, the config groups it reads
+and the code it runs.
 
 - the *config digest*: sha256 of the canonical JSON of the resolved config of the stage's groups (defaults +
   overrides, so a comment-only YAML edit changes nothing), minus the keys a job sets from its wildcards;
@@ -7,16 +7,14 @@ whether a job's artifact is still current.
   `tailmem` module the stage imports, found by a static walk of `import` statements from the stage module
   (imports inside functions included), plus the prompt files under `configs/prompts/<group>/` of its groups.
 
-A study declares its stages with `Stage` records in its package (`tailmem.studies.<study>.STAGES`), each stage
-function is wrapped with its record (tailmem.stage.typed_stage), provenance records the same digests, and the
-registry (tailmem.registry) gathers every study's records. This module names no stage module.
+A stage's record (tailmem.stage.Stage) names its groups and gives its config digest from here; provenance records
+the same digests, and the workflow computes them for every job of the DAG. This module names no stage module.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
@@ -32,51 +30,6 @@ if TYPE_CHECKING:
 GLOBAL_KEYS = ("results_dir", "figures_dir", "data_dir")
 # Keys that only point a job at its input artifacts (set by Snakemake); never part of a digest.
 PATH_KEYS = ("control.world", "control.matched_from", "control.plan_file")
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One `python -m tailmem <name>` stage: `target` is its "module:function"; `groups` the top-level config keys
-    (Hydra groups or plain sections) it reads; for a stage that builds several memory arms, `arms`, the
-    "module:function" giving their settings from the config. Each study declares its stages in its package
-    (`STAGES`); the registry gathers them."""
-
-    name: str
-    target: str
-    groups: tuple[str, ...]
-    arms: str | None = None
-
-    @property
-    def module(self) -> str:
-        return self.target.split(":")[0]
-
-    def function(self):
-        return resolve(self.target)
-
-    def config_digest(self, cfg: DictConfig) -> str:
-        """This stage's config digest of the composed config `cfg` (see the module docstring)."""
-        return config_digest(cfg, self.groups, arms=self.arms)
-
-
-# Every stage declared so far, by name. A study's package declares its stages when it is imported, and Python
-# imports a package before any module in it, so a stage module finds its own record here without importing the
-# package that names it (tailmem.stage.typed_stage).
-DECLARED: dict[str, Stage] = {}
-
-
-def declare(*entries: Stage) -> dict[str, Stage]:
-    """A study's `STAGES`: its stages by name, in the order given, each also entered in `DECLARED`."""
-    for s in entries:
-        if DECLARED.setdefault(s.name, s) != s:
-            raise LookupError(f"stage {s.name} is declared twice: {DECLARED[s.name].target} and {s.target}")
-    return {s.name: s for s in entries}
-
-
-POLICY_GROUP = "policy"  # the config group of the walk policy, not the role
-GRAPH_RUN = ("graph", "seed", POLICY_GROUP, "retrieval")  # the keys naming one graph-world run
-FSMEM_GROUPS = ("fsmem", "llm")
-ALFWORLD_GROUPS = ("alfworld", "llm")
-MEMORY_ARMS = "tailmem.memory.catalogue:catalogue_payload"  # the controllers' settings a multi-arm stage builds
 
 
 # -- config digest -------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from tailmem.design_table.rows import STUDIES, rows_files
 from tailmem.provenance import table_footer
 from tailmem.records.design import DesignRows
 from tailmem.report.table_io import write_table
-from tailmem.settings.stage import StageSettings
+from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies import alfworld, controller, fsmem, longmemeval, random_walk
 

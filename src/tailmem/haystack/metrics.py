@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from tailmem.data.longmemeval import Question
-from tailmem.longmemeval.haystack_memory import clip, flat
+from tailmem.haystack.haystack_memory import clip, flat
 
 _WORD = re.compile(r"[a-z0-9]+")
 _ABSTAIN = re.compile(

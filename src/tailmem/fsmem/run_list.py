@@ -1,5 +1,5 @@
-"""Which runs each filesystem-memory study (RQ1-RQ5) reads, enumerated from the config, so the Snakemake rules
-that make the artifacts and the table stages that read them can never disagree.
+"""The filesystem-memory study's run list: which runs each research question (RQ1-RQ5) reads, enumerated from the
+config, so the Snakemake rules that make the artifacts and the table stages that read them can never disagree.
 
 A run is (benchmark, conversation, variant, harness, builder, searcher, build folder, answers folder, build harness).
 RQ1/RQ2: every `fsmem.study.variants` store of every conversation, built through `fsmem.build_harness` (center)

@@ -17,10 +17,10 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
-from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
-from tailmem.accesslog.jsonl import log_file
 from tailmem.errors import ConfigError
 from tailmem.settings.audit_log import ToolSpec
+from tailmem.studies.audit_log.events import AccessEvent, AccessLog, LogError
+from tailmem.studies.audit_log.formats.jsonl import log_file
 
 SUFFIXES = (".eval", ".json")
 

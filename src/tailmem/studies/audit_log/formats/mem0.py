@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
-from tailmem.accesslog.jsonl import json_lines
+from tailmem.studies.audit_log.events import AccessEvent, AccessLog, LogError
+from tailmem.studies.audit_log.formats.jsonl import json_lines
 
 
 def returned_ids(obj: dict, path: Path, line: int) -> list[str]:

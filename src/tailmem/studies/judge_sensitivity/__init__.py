@@ -4,12 +4,14 @@
 names its share of the DAG (the class its rule files read their inputs from).
 """
 
-from tailmem.stage_groups import FSMEM_GROUPS, Stage, declare
+from tailmem.stage import FSMEM_GROUPS, Stage, declare
 
 STAGES = declare(
     Stage(
-        "judge_sensitivity", "tailmem.studies.judges.sensitivity:run", (*FSMEM_GROUPS, "longmemeval", "stats", "judges")
+        "judge_sensitivity",
+        "tailmem.studies.judge_sensitivity.sensitivity:run",
+        (*FSMEM_GROUPS, "longmemeval", "stats", "judges"),
     ),
 )
 
-PLAN = "tailmem.studies.judges.plan:JudgesPlan"
+PLAN = "tailmem.studies.judge_sensitivity.plan:JudgesPlan"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from tailmem.data.longmemeval import Question, Session
-from tailmem.longmemeval.retrieval import Ranking
+from tailmem.haystack.retrieval import Ranking
 from tailmem.memory import MemoryItem, MemoryStore, StepRecord
 
 _SPACE = re.compile(r"\s+")

@@ -116,7 +116,7 @@ class StageSettings:
 
 def for_stage(cfg, stage: str, groups: Iterable[str], arms: str | None = None) -> StageSettings:
     """The typed settings a stage reads from the composed config `cfg` (validated: tailmem.settings.schema);
-    `arms` as the stage's record gives it (tailmem.stage_groups.Stage), for its config digest."""
+    `arms` as the stage's record gives it (tailmem.stage.Stage), for its config digest."""
     if isinstance(cfg, StageSettings):
         return cfg
     listed = tuple(groups)

@@ -32,7 +32,7 @@ class Arm:
 # The arm families `longmemeval.arms` may list, in the order they run (CTMC's budgets are read from Graph Memory).
 ARM_FAMILIES = ("graph_memory", "ctmc", "full_history", "flat_retrieval")
 # Graph Memory on the haystack without its answer-bearing turns (`longmemeval.context_check`): not an arm of the
-# comparison but the check that the reader's accuracy responds to its context (tailmem.longmemeval.reduction).
+# comparison but the check that the reader's accuracy responds to its context (tailmem.haystack.reduction).
 NO_EVIDENCE = str(ArmName("graph_memory", no_evidence=True))
 
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from tailmem.data.longmemeval import Question
-from tailmem.longmemeval.answer import JUDGE_TASK, chat_in_prefix_order, prompt_template
+from tailmem.haystack.answer import JUDGE_TASK, chat_in_prefix_order, prompt_template
 
 TEMPLATES = {
     "single-session-user": "judge_default",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from functools import cached_property
 
 from tailmem import outputs
-from tailmem.fsmem import study as fsmem_runs
+from tailmem.fsmem import run_list as fsmem_runs
+from tailmem.haystack.rows import summary_files
 from tailmem.judges.verdicts import verdicts_path
-from tailmem.longmemeval.rows import summary_files
 from tailmem.plan import StudyPlan
 
 

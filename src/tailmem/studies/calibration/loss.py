@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tailmem.calibration.targets import CELL_KEYS
+from tailmem.studies.calibration.targets import CELL_KEYS
 
 
 def residuals(cells: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:

@@ -14,11 +14,11 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from tailmem.calibration.loss import residuals, score
-from tailmem.calibration.measure import WalkSummary, protocol_cells, summarize
-from tailmem.calibration.protocol import Protocol, Walk
-from tailmem.calibration.targets import relations
 from tailmem.records.calibration import CalibrationWalk
+from tailmem.studies.calibration.loss import residuals, score
+from tailmem.studies.calibration.measure import WalkSummary, protocol_cells, summarize
+from tailmem.studies.calibration.protocol import Protocol, Walk
+from tailmem.studies.calibration.targets import relations
 
 
 class WalkCache:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from tailmem.longmemeval.arms import NO_EVIDENCE
+from tailmem.haystack.arms import NO_EVIDENCE
 from tailmem.memory.arm_names import ArmName
 from tailmem.settings.stats import StatsGroup
 from tailmem.stats.compare import Comparison, compare

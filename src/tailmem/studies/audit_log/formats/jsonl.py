@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
 from tailmem.artifacts import atomic_path
+from tailmem.studies.audit_log.events import AccessEvent, AccessLog, LogError
 
 REQUIRED = ("run", "episode", "step", "item")
 OPTIONAL = ("tokens", "source")

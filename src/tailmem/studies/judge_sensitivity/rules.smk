@@ -4,7 +4,7 @@
 from tailmem import roles
 from tailmem.dag import plan_of
 
-JUDGES = plan_of(config, workflow.basedir, "judges")  # judges/plan.py
+JUDGES = plan_of(config, workflow.basedir, "judge_sensitivity")  # judge_sensitivity/plan.py
 
 
 rule judge_sensitivity:

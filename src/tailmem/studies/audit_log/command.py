@@ -1,14 +1,14 @@
 """`python -m tailmem audit-log FILE --format {jsonl,inspect,longmemeval,mem0} [options] [key=value ...]`: the
 `audit_log` stage on one log, its options turned into that stage's overrides (trailing `key=value` overrides, e.g.
 `audit.bootstrap=200`, pass through), so the command and the Snakemake rule run the same code on the same config.
+The CLI (tailmem.cli) runs the stage with the overrides made here.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from tailmem.accesslog.group import FORMATS, RESULT_PARSERS
-from tailmem.runner import run_hydra
+from tailmem.studies.audit_log.group import FORMATS, RESULT_PARSERS
 
 
 def parser() -> argparse.ArgumentParser:
@@ -66,6 +66,6 @@ def overrides(args: argparse.Namespace) -> list[str]:
     return out + list(args.overrides)
 
 
-def main(argv: list[str]) -> int:
-    args = parser().parse_intermixed_args(argv)
-    return run_hydra("audit_log", overrides(args))
+def stage_overrides(argv: list[str]) -> list[str]:
+    """The `audit_log` stage's overrides for the command line `argv` (after `audit-log`)."""
+    return overrides(parser().parse_intermixed_args(argv))

@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tailmem.accesslog.events import AccessLog
-from tailmem.accesslog.jsonl import write_jsonl
 from tailmem.audit.record import audit_counts
 from tailmem.paths import AUDIT_FILE, TRACE_FILE
 from tailmem.records.audit import AccessLogAudit, AccessLogCounts
 from tailmem.records.base import VERSION_KEY
 from tailmem.settings.audit import AuditSettings
+from tailmem.studies.audit_log.events import AccessLog
+from tailmem.studies.audit_log.formats.jsonl import write_jsonl
 
 EVENTS_FILE = "events.jsonl"
 TABLE_STEM = "audit_log"

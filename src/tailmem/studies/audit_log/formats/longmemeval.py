@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tailmem.accesslog.events import AccessEvent, AccessLog, LogError
-from tailmem.accesslog.jsonl import json_lines
+from tailmem.studies.audit_log.events import AccessEvent, AccessLog, LogError
+from tailmem.studies.audit_log.formats.jsonl import json_lines
 
 
 def ranked_ids(obj, path: Path, line: int) -> tuple[str, list[str]]:

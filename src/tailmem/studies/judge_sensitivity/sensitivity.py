@@ -41,12 +41,12 @@ VERDICT_KEYS = ["source", "benchmark", "answers", "qid"]  # one answer; `answers
 # -- the answers -------------------------------------------------------------------------------------------------
 def fsmem_answers(cfg) -> pd.DataFrame:
     """Every answer of the fsmem study runs that claims_fsmem reads (each answer set once)."""
-    from tailmem.fsmem import study
+    from tailmem.fsmem import run_list
     from tailmem.metrics.locomo_f1 import locomo_f1
 
     recs, seen = [], set()
     composed = cfg.composed
-    for run in study.main_runs(composed) + study.harness_runs(composed) + study.strength_runs(composed):
+    for run in run_list.main_runs(composed) + run_list.harness_runs(composed) + run_list.strength_runs(composed):
         if run.answers_file in seen:
             continue
         seen.add(run.answers_file)
@@ -74,7 +74,7 @@ def fsmem_answers(cfg) -> pd.DataFrame:
 
 def lme_answers(cfg) -> pd.DataFrame:
     """Every LongMemEval row of every dataset and seed (the evidence-removed check too: its claim is judged)."""
-    from tailmem.longmemeval.rows import load_rows
+    from tailmem.haystack.rows import load_rows
     from tailmem.metrics.locomo_f1 import token_f1
 
     lme = cfg.longmemeval
