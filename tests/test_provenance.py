@@ -351,9 +351,11 @@ def agents_part(footer: str) -> tuple[str, str]:
 
 
 def test_the_slices_table3_names_the_proxy_not_a_model_policy(fresh_caches):
-    """A slice whose tails come from the proxy (overnight_model) names the proxy; one where the model plays the
-    policy beside it (default_model: the controller study walks the proxy, the tail rows the model) names both."""
-    played, idle = agents_part(provenance.table_footer(stage_settings("control_report", "scale=overnight_model")))
+    """A slice whose tails come from the proxy (a model slice with scale.control.tail_policy semantic) names the
+    proxy; one where the model plays the policy beside it (default_model: the controller study walks the proxy, the
+    tail rows the model) names both."""
+    proxy = stage_settings("control_report", "scale=overnight_model", "scale.control.tail_policy=semantic")
+    played, idle = agents_part(provenance.table_footer(proxy))
     assert played.startswith("embedded): ")
     assert "policy programmatic-semantic" in played and f"policy {MODEL}" not in played
     assert f"predictor {MODEL} (instruct)" in played

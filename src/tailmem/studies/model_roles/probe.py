@@ -31,10 +31,10 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs, paths
-from tailmem.artifacts import read_json, write_json
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.control import ControlSteps
 from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
+from tailmem.records.model_roles import PolicyProbeRows
 from tailmem.report.table_io import write_table
 from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, PROGRAMMATIC, SEARCHER, plays_model
 from tailmem.rollout.semantic import LLMPolicy, Semantic
@@ -300,7 +300,7 @@ def run_policy_probe(cfg: StageSettings) -> None:
     """The policy's probe rows (`policy_probe`), written for model_roles to read. A stage of its own because it reads
     no product of the slice: Snakemake runs it beside the other model jobs, not alone after every claims table."""
     rows = policy_probe(cfg, int(cfg.model_roles.policy_probe_steps), cfg.model_roles.floors)
-    write_json(paths.POLICY_PROBE.format(results=cfg.results_dir), rows)
+    PolicyProbeRows(rows).write(paths.POLICY_PROBE.format(results=cfg.results_dir))
     log.info("policy_probe: %d rows", len(rows))
 
 
@@ -372,7 +372,7 @@ def run(cfg: StageSettings) -> None:
         + builder_rows(build_files, mr.floors)
         + predictor_rows(step_files, mr.floors)
         + judge_probe(cfg, int(mr.judge_probe_items), mr.floors)
-        + read_json(paths.POLICY_PROBE.format(results=cfg.results_dir))
+        + PolicyProbeRows.read(paths.POLICY_PROBE.format(results=cfg.results_dir)).rows
     )
     df = pd.DataFrame(rows)
     below = sorted({r["role"] for r in rows if r["verdict"] == "below floor"})
