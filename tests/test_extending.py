@@ -605,7 +605,7 @@ def add_toy_study(repo: Path) -> None:
         (folder / name).write_text(textwrap.dedent(text).lstrip("\n"))
     registry = repo / "src" / "tailmem" / "registry.py"
     _edit(registry, "    random_walk,\n)", "    random_walk,\n    toy_census,\n)")
-    _edit(registry, "model_roles, audit_log)", "model_roles, audit_log, toy_census)")
+    _edit(registry, "    audit_log,\n)", "    audit_log,\n    toy_census,\n)")
     _edit(
         repo / "Snakefile",
         'include: "workflows/site.smk"',
@@ -985,7 +985,7 @@ def add_toy_benchmark_study(repo: Path, quiz: Path) -> None:
         (repo / name).write_text(textwrap.dedent(text).lstrip("\n"))
     src = repo / "src" / "tailmem"
     _edit(src / "registry.py", "    random_walk,\n)", "    random_walk,\n    toy_quiz,\n)")
-    _edit(src / "registry.py", "model_roles, audit_log)", "model_roles, audit_log, toy_quiz)")
+    _edit(src / "registry.py", "    audit_log,\n)", "    audit_log,\n    toy_quiz,\n)")
     _edit(
         repo / "Snakefile",
         'include: "workflows/site.smk"',
