@@ -134,11 +134,15 @@ class ControlRun:
 
 
 def control_arms(cfg: DictConfig) -> list[str]:
-    """The controller study's arms at this scale: every table's, or (`scale.control.arms: claims`) only those a
-    claims_ctmc row compares and the tau sweep's."""
+    """The controller study's arms at this scale: every table's, (`scale.control.arms: claims`) only those a
+    claims_ctmc row compares and the tau sweep's, or (`first_claim`) the first claim pair's two and the tau
+    sweep's, after Graph Memory (compact), whose measured tokens a matched arm spends."""
     from tailmem.control import arms, design
 
     taus = arms.tau_arms(cfg.scale.control.taus)
+    if cfg.scale.control.arms == "first_claim":
+        first = design.claim_pairs()[0]
+        return list(dict.fromkeys([arms.baseline("graph_memory"), first.b, first.a, *taus]))
     if cfg.scale.control.arms == "claims":
         return list(dict.fromkeys(design.claim_arms() + taus))
     return list(dict.fromkeys(arms.table4_arms() + arms.table5_arms() + arms.table6_arms() + taus))

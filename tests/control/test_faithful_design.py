@@ -411,6 +411,25 @@ def test_a_claims_only_scale_runs_every_claim_pair_s_arms_and_nothing_else():
     assert "full_history-compact" in targets.control_arms(compose_config("default"))
 
 
+def test_the_smoke_slice_plays_the_predictor_on_the_first_claim_pair_only():
+    """Issue 51 (the suite in ten minutes): the smoke slice tests the predictor's path, which one claim pair holds
+    as well as eight arms did (8 model_control jobs, 39 s inside llama.cpp on a quiet machine).
+    `scale.control.arms: first_claim` runs that pair's two arms and the tau sweep's (Figure 6), after the Graph
+    Memory arm whose tokens the matched one spends; the scale check knows the name."""
+    from tailmem import graph_runs as targets
+    from tailmem.errors import ConfigError
+    from tailmem.workflow import compose_config
+
+    first = design.claim_pairs()[0]
+    assert first.label.startswith("Table 5 (verbose)")
+    cfg = compose_config("smoke_model")
+    ran = targets.control_arms(cfg)
+    assert ran == [arms.baseline("graph_memory"), first.b, first.a, *arms.tau_arms(cfg.scale.control.taus)]
+    assert len(ran) == 4 < len(targets.control_arms(compose_config("smoke_model", ["scale.control.arms=claims"])))
+    with pytest.raises(ConfigError, match="scale.control"):
+        compose_config("smoke_model", ["scale.control.arms=first_pair"])
+
+
 def test_the_design_check_counts_the_locomo_questions_the_slice_can_ask():
     """Finding (default_model's measured run): the design check planned 12 LoCoMo questions from
     `fsmem.max_questions`, but the store keeps 3 sessions, which hold the evidence of 8 stratified questions of

@@ -39,6 +39,9 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
             f"fsmem.study.strength.searchers={MODELS}",
             "fsmem.chunk.max_turns=32",
             "fsmem.chunk.max_chars=12000",  # fewer, larger build episodes
+            # the model's variants: the builder writes agent_curated, the searcher reads it, closed book asks without
+            # a store (chunk_retrieval's programmatic store adds jobs, not a role: the smoke DAG runs it)
+            "fsmem.study.variants=[closed_book,agent_curated]",
         ]
         run = _snakemake(repo_root, tmp_path, overrides, "fsmem_study")
         assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]

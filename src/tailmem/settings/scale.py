@@ -20,7 +20,7 @@ def _check_worlds(p: Problems, obj, families: str, size_keys: tuple[str, ...], s
         p.integers(name, getattr(obj, name), lo=MIN_STATES)
 
 
-ARM_SETS = ("all", "claims")
+ARM_SETS = ("all", "claims", "first_claim")
 
 
 @dataclass
@@ -40,8 +40,10 @@ class ControlScale:
     # slice sizes them for its claim's power apart from the controller study's trajectories.
     contrast_size: Optional[int] = None
     contrast_seeds: Optional[List[int]] = None
-    # which arms run: `all` (every table's), or `claims` (only the arms a claims_ctmc row compares, plus the tau
-    # sweep's: a model slice spends its calls where a claim is decided; Table 4's other baselines are left out)
+    # which arms run: `all` (every table's), `claims` (only the arms a claims_ctmc row compares, plus the tau
+    # sweep's: a model slice spends its calls where a claim is decided; Table 4's other baselines are left out), or
+    # `first_claim` (the first claims_ctmc pair's two arms, Table 5 verbose, and the tau sweep's: the predictor's
+    # path at least cost)
     arms: str = "all"
 
     def __post_init__(self) -> None:
