@@ -69,6 +69,9 @@ def test_smoke_dag_end_to_end(smoke):
     claims = pd.read_csv(model / "model_claims.csv")
     assert {"claims_ctmc", "claims_fsmem", "claims_random_walk"} <= set(claims.table)
     assert "predictor" in set(claims[claims.table == "claims_ctmc"].roles.str.split(", ").sum())
+    # the slice runs one claim pair and the tau arm (scale.control.arms: first_claim): Table 6 has the row it ran
+    ablation = pd.read_csv(model / "table6_allocation_ablation.csv")
+    assert list(ablation.allocation) == ["CTMC (tau=1)"] and (ablation.runs == 1).all()
     # with the data, every benchmark's rules ran (a clone without it: the test below), and no fetch was asked for
     assert {"fsmem_store", "longmemeval_run", "alfworld_games", "fsmem_table", "fsmem_table13"} <= set(smoke.rules())
     assert "python -m tailmem data" not in smoke.output()

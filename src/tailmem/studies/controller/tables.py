@@ -178,14 +178,17 @@ def table5_note(budgets: dict) -> str:
 
 
 ABLATION_NAMES = ("ctmc", "uniform", "shuffled", "reversed")
+ALLOCATIONS = ("CTMC (tau=1)", "Uniform (tau=0)", "Shuffled ranks (tau=1)", "Reversed ranks (tau=1)")
 
 
 def table6(df: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
-    """`cells`: a planned replay's errors along the claims' pairs (`planned_cells`)."""
+    """One row per ablation arm that ran (`scale.control.arms: first_claim` runs only tau = 1's); `cells`: a
+    planned replay's errors along the claims' pairs (`planned_cells`)."""
     out = _aggregate(df, arms.table6_arms(), cells=cells)
-    out.insert(1, "allocation", ["CTMC (tau=1)", "Uniform (tau=0)", "Shuffled ranks (tau=1)", "Reversed ranks (tau=1)"])
+    names = [dict(zip(arms.table6_arms(), ABLATION_NAMES))[arm] for arm in out.get("arm", [])]
+    out.insert(1, "allocation", [dict(zip(ABLATION_NAMES, ALLOCATIONS))[name] for name in names])
     for m in ("tokens_per_step", "overall_error", "tail_error"):
-        out[f"{m}_paper"] = [paper.TABLE6[name][m] for name in ABLATION_NAMES]
+        out[f"{m}_paper"] = [paper.TABLE6[name][m] for name in names]
     return SPECS[outputs.TABLE6_ABLATION].check(out)
 
 
