@@ -99,7 +99,7 @@ def test_the_old_plan_is_nearly_powerless_and_the_new_one_reaches_its_stated_pow
     calls = twin.calls_for(b.RUNS, ALPHA, 0.8)
     stated = twin.power(b.RUNS, twin.draws(calls, calls), ALPHA)
     assert stated >= 0.8 and 4 < calls <= b.DECISIVE + b.FORMAT
-    reps = 150
+    reps = 100
     rate = b.held_rate(pair, -0.045, calls, reps, seed=4, stats=s)
     # simulation error, and up to 0.05 the exact test loses to ties of run means on a grid of 1/100 (measured: 0.035)
     assert abs(rate - stated) <= 3 * np.sqrt(stated * (1 - stated) / reps) + 0.05, (rate, stated)

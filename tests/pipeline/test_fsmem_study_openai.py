@@ -42,6 +42,9 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
             # the model's variants: the builder writes agent_curated, the searcher reads it, closed book asks without
             # a store (chunk_retrieval's programmatic store adds jobs, not a role: the smoke DAG runs it)
             "fsmem.study.variants=[closed_book,agent_curated]",
+            # one replicate: a rebuild's model path is tested in tests/fsmem_study/test_replicates.py against the
+            # same kind of server; here it added jobs, not roles
+            "fsmem.study.replicates.count=1",
         ]
         run = _snakemake(repo_root, tmp_path, overrides, "fsmem_study")
         assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
