@@ -44,13 +44,6 @@ LONGEST_FIRST = (
 READ_THE_SMOKE_RUN = ("test_determinism.py", "test_rerun_digests.py", "control/test_design_rows_per_study.py")
 
 
-def pytest_xdist_auto_num_workers(config) -> int:
-    """`-n auto` (pyproject.toml): one worker per core and one more. Many tests wait on a subprocess, a server or a
-    fake endpoint's latency: with one worker per core the 2 cores here sat idle 7.1% of a suite run, with one more
-    2.2% (/proc/stat over the run)."""
-    return (os.cpu_count() or 1) + 1
-
-
 def pytest_collection_modifyitems(config, items):
     def file_of(item) -> str:
         return item.nodeid.split("::", 1)[0].removeprefix("tests/")

@@ -176,27 +176,24 @@ class FakeServer:
                     server.statuses[status] += 1
                     server.active += 1
                     server.max_active = max(server.max_active, server.active)
+                # In flight from arrival until the reply is ready, not until it is written: the client may read the
+                # reply and send its next request before this thread writes its last byte and returns, and counting
+                # to then showed 2 in flight under a concurrency of 1 on a loaded machine.
                 try:
                     if server.on_request:
                         server.on_request(n)
                     time.sleep(server.latency_s)
                     if status == 200:
-                        self._send(200, server.answer(body))
+                        reply = (200, server.answer(body), None)
                     else:
                         message = refused[1] if refused and status == refused[0] else f"scripted {status}"
-                        self._send(
-                            status,
-                            {
-                                "error": {
-                                    "message": message,
-                                    "type": "invalid_request_error" if status < 500 else "server_error",
-                                }
-                            },
-                            {"Retry-After": "0"} if status == 429 else None,
-                        )
+                        kind = "invalid_request_error" if status < 500 else "server_error"
+                        retry = {"Retry-After": "0"} if status == 429 else None
+                        reply = (status, {"error": {"message": message, "type": kind}}, retry)
                 finally:
                     with server._lock:
                         server.active -= 1
+                self._send(*reply)
 
         return Handler
 
