@@ -17,6 +17,15 @@ from tailmem.workflow import wildcard_patterns
 TAILMEM = dag_of(config, workflow.basedir)
 
 
+# A local run starts jobs as cores free up, with no cap on starts per second. Snakemake's default cap (100 a
+# second) wakes its scheduler every second to re-select among all ready jobs, statting each one's inputs: with 99
+# jobs waiting behind two model jobs that took 34% of a core (benchmarks/bench_scheduler.py). A cluster profile
+# keeps the cap it sets.
+onstart:
+    if workflow.local_exec:
+        workflow.scheduler.job_rate_limiter = None
+
+
 wildcard_constraints:  # every rule's, whichever file defines it (Snakemake applies them to rules defined before too)
     **wildcard_patterns(),
 

@@ -41,7 +41,12 @@ LONGEST_FIRST = (
     "alfworld/test_alfworld_determinism.py",
     "test_extending.py",
 )
-READ_THE_SMOKE_RUN = ("test_determinism.py", "test_rerun_digests.py", "control/test_design_rows_per_study.py")
+READ_THE_SMOKE_RUN = (
+    "test_determinism.py",
+    "test_rerun_digests.py",
+    "control/test_design_rows_per_study.py",
+    "test_registries.py",
+)
 
 
 def pytest_collection_modifyitems(config, items):

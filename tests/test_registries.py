@@ -8,7 +8,6 @@ end on the smoke data"): every controller in `memory.controllers.CONTROLLERS` ru
 import pytest
 import yaml
 
-from fs_testkit import conv50_overrides
 from tailmem import paths
 from tailmem.cli import main
 from tailmem.configs import config_dir
@@ -22,7 +21,8 @@ from tailmem.records.fsmem import FsmemAnswers, FsmemBuild
 pytestmark = pytest.mark.slow
 
 WORLD = ["scale=smoke", "graph=modular", "graph.n=30", "policy=semantic", "seed=0"]
-QUESTIONS = 3
+QUESTIONS = 3  # answers each judge scores
+SMOKE_CHAT = "Chat_1_Emi_Elise"  # configs/scale/smoke.yaml fsmem.realtalk.chats
 
 
 @pytest.fixture(scope="module")
@@ -53,16 +53,13 @@ def test_every_controller_runs_the_control_stage_within_its_budget(rollout, name
 
 
 @pytest.fixture(scope="module")
-def answered(tmp_path_factory, data_dir):
-    """Each harness's store and answers on three LoCoMo conv-50 questions, built through the stages."""
-    results = tmp_path_factory.mktemp("harnesses")
+def answered(smoke):
+    """Each harness's store and answers, built through the stages by the session's smoke run: its RQ5 study builds
+    and searches one REALTALK store through every harness of the registry (`fsmem.study.harnesses: null`)."""
+    results = smoke.workdir / "results" / "smoke"
     out = {}
     for name in sorted(HARNESSES):
-        folder = results / name
-        args = conv50_overrides(folder, data_dir, QUESTIONS)
-        assert main(["fsmem_build", *args, f"fsmem.build_harness={name}"]) == 0, name
-        assert main(["fsmem_answer", *args, f"fsmem.harness={name}"]) == 0, name
-        store = paths.variant_dir(folder, "locomo", "conv-50", "verbatim", paths.PROGRAMMATIC)
+        store = paths.harness_build_dir(results, "realtalk", SMOKE_CHAT, name, "agent_curated", main_harness="center")
         out[name] = (FsmemBuild.read(store / paths.BUILD_FILE), paths.answers_dir(store, name) / paths.ANSWERS_FILE)
     return out
 
@@ -72,7 +69,7 @@ def test_every_harness_builds_and_answers_through_the_stages(answered, name):
     build, answers_file = answered[name]
     answers = FsmemAnswers.read(answers_file)
     assert build.build_harness == name and build.store["files"] > 0
-    assert answers.harness == name and len(answers.rows) == QUESTIONS
+    assert answers.harness == name and len(answers.rows) > 0
     assert all(row["search_trace"] for row in answers.rows), "the searcher used no tool of the harness"
 
 
@@ -80,7 +77,7 @@ def test_every_harness_builds_and_answers_through_the_stages(answered, name):
 def test_every_judge_gives_a_verdict_on_every_answer(answered, judge):
     """The offline rule of each judge (the model plays them in the slice: tests/judges/test_panel.py)."""
     _, answers_file = answered[sorted(HARNESSES)[0]]
-    rows = FsmemAnswers.read(answers_file).rows
+    rows = FsmemAnswers.read(answers_file).rows[:QUESTIONS]
     items = [panel.locomo_item(r["question"], r["gold"], r["answer"], r["qid"], r["category"]) for r in rows]
     verdicts = panel.judge_all(None, judge, items)
     assert len(verdicts) == QUESTIONS and {v.correct for v in verdicts} <= {0.0, 1.0}
