@@ -45,6 +45,9 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
             # one replicate: a rebuild's model path is tested in tests/fsmem_study/test_replicates.py against the
             # same kind of server; here it added jobs, not roles
             "fsmem.study.replicates.count=1",
+            # RQ5 through the main build's harness and the shell (center_bm25's build and answers are the same
+            # tool-call path; the smoke DAG and tests/test_registries.py run every harness)
+            "fsmem.study.harnesses=[center,shell]",
         ]
         run = _snakemake(repo_root, tmp_path, overrides, "fsmem_study")
         assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
