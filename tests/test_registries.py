@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow
 WORLD = ["scale=smoke", "graph=modular", "graph.n=30", "policy=semantic", "seed=0"]
 QUESTIONS = 3  # answers each judge scores
 SMOKE_CHAT = "Chat_1_Emi_Elise"  # configs/scale/smoke.yaml fsmem.realtalk.chats
+SMOKE_QUESTIONS = 10  # configs/scale/smoke.yaml fsmem.max_questions: each harness answers every one
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +70,7 @@ def test_every_harness_builds_and_answers_through_the_stages(answered, name):
     build, answers_file = answered[name]
     answers = FsmemAnswers.read(answers_file)
     assert build.build_harness == name and build.store["files"] > 0
-    assert answers.harness == name and len(answers.rows) > 0
+    assert answers.harness == name and len(answers.rows) == SMOKE_QUESTIONS
     assert all(row["search_trace"] for row in answers.rows), "the searcher used no tool of the harness"
 
 

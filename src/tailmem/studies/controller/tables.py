@@ -185,7 +185,8 @@ def table6(df: pd.DataFrame, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per ablation arm that ran (`scale.control.arms: first_claim` runs only tau = 1's); `cells`: a
     planned replay's errors along the claims' pairs (`planned_cells`)."""
     out = _aggregate(df, arms.table6_arms(), cells=cells)
-    ran = [arms.table6_arms().index(arm) for arm in out.get("arm", [])]
+    order = arms.table6_arms()
+    ran = [order.index(arm) for arm in out.get("arm", [])]
     names = [ABLATION_NAMES[i] for i in ran]
     out.insert(1, "allocation", [ALLOCATIONS[i] for i in ran])
     for m in ("tokens_per_step", "overall_error", "tail_error"):
