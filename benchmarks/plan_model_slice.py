@@ -135,7 +135,7 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
     other_s = 0.0
     studies = (fsmem_rows, longmemeval_rows, alfworld_rows)  # each study's design-check row(s)
     stated = [study.row(target, st.min_units, st.alpha) for study in studies]
-    policy = policy_rows.rows(target, st.min_units, st.alpha)  # two claims on the same runs: their calls once
+    policy = policy_rows.rows(target, st.min_units, st.alpha)  # claims on the same runs: their calls once
     policy_s = max((r["core_seconds"] for r in policy if r["core_seconds"] == r["core_seconds"]), default=0.0)
     other_s += policy_s
     for r in stated + policy:
@@ -150,7 +150,7 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
         f"\ncontroller claims: {controller_s / 3600:.1f} core-hours{against} (pairs of arms counted once, the shared "
         f"{c.plan_sample:g} sample included, at most: pairs sharing an arm share calls); expected decisions "
         f"{sum(power.values()):.1f} of {len(twins)}; the other studies' rows: {other_s / 3600:.1f} core-hours at "
-        "power.call_seconds (the LLM policy's two rows share their runs' calls)"
+        "power.call_seconds (the LLM policy's rows share their runs' calls)"
     )
     whole = (controller_s + other_s) / 3600
     print(

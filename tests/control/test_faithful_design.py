@@ -389,10 +389,11 @@ def test_the_tail_rows_policy_is_apart_from_the_controller_trajectories():
     assert targets.contrast_policies(default) == ["random_walk", "llm"] and len(targets.policy_runs(default)) == 8
     assert {(r.n, r.seed) for r in targets.policy_runs(default)} == {(150, s) for s in (0, 1, 2, 3)}  # its own
     assert {r.n for r in targets.design_runs(default)} == {500}  # the predictor's trajectories stay the study's
-    tails, concentration = policy_rows.rows(default, 6, 0.025)
+    tails, gini, sigma = policy_rows.rows(default, 6, 0.025)
     assert tails["plan"].startswith("undecidable by design: 50 policy steps") and tails["planned_power"] == 0
-    assert concentration["planned_units"] == 8 and concentration["planned_power"] >= 0.8
-    assert concentration["planned_calls"] == 8 * 50
+    assert gini["planned_units"] == 8 and gini["planned_power"] >= 0.8
+    assert gini["planned_calls"] == sigma["planned_calls"] == 8 * 50  # the same runs, read by two measures
+    assert 0 < sigma["planned_power"] < gini["planned_power"]
 
 
 def test_a_claims_only_scale_runs_every_claim_pair_s_arms_and_nothing_else():

@@ -1,4 +1,4 @@
-"""The model's short traces set beside the random walk: concentration (Gini, top-10% share) read over the same steps
+"""The model's short traces set beside the random walk: concentration (Gini, sigma_top10) read over the same steps
 on the same world, so a model that can afford 100 steps is not compared with a walk of 8,000."""
 
 import numpy as np
@@ -9,7 +9,7 @@ from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 from tailmem.stats.group import shipped
-from tailmem.stats.verdict import HELD, NOT_HELD
+from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
 from tailmem.studies.random_walk import tables as rw
 from tailmem.workflow import graph_option
 
@@ -56,15 +56,16 @@ def test_the_goal_directed_proxy_is_more_concentrated_than_the_walk_over_the_sam
     )
     assert len(frame) == 6 and set(frame.steps) == {200}
     rows = rw.concentration_claims(frame, "semantic", S)
-    assert [r["verdict"] for r in rows] == [HELD], rows
-    assert rows[0]["claim"] == "concentration: Gini of semantic minus random walk > 0 (same world, same steps)"
+    # sigma_top10's twin power is about one half at this size (benchmarks/bench_concentration_verdict.py): it is
+    # larger for the proxy here, but these 6 worlds do not decide it
+    assert [r["verdict"] for r in rows] == [HELD, INCONCLUSIVE], rows
+    assert rows[1]["estimate"] > 0 and rows[1]["ci_low"] < 0 < rows[1]["ci_high"]
+    assert [r["claim"] for r in rows] == [
+        "concentration: Gini of semantic minus random walk > 0 (same world, same steps)",
+        "concentration: sigma_top10 of semantic minus random walk > 0 (same world, same steps)",
+    ]
     # the same worlds with the arms swapped: the walk is not more concentrated than the proxy
-    swapped = frame.rename(
-        columns={
-            "gini_a": "gini_b",
-            "gini_b": "gini_a",
-            "top10_share_a": "top10_share_b",
-            "top10_share_b": "top10_share_a",
-        }
-    )
-    assert [r["verdict"] for r in rw.concentration_claims(swapped, "semantic", S)] == [NOT_HELD]
+    swapped = frame.rename(columns=lambda c: c[:-1] + {"a": "b", "b": "a"}[c[-1]] if c[-2:] in ("_a", "_b") else c)
+    back = rw.concentration_claims(swapped, "semantic", S)
+    assert [r["verdict"] for r in back] == [NOT_HELD, INCONCLUSIVE]
+    assert back[1]["estimate"] == pytest.approx(-rows[1]["estimate"])

@@ -17,7 +17,8 @@ STUDY_ROWS = (
     "longmemeval",
     "alfworld",
     "policy_tails",
-    "policy_concentration",
+    "policy_gini",
+    "policy_sigma_top10",
 )  # the design check's rows for the other studies
 ROLES_TIMED = (PREDICTOR, SEARCHER, JUDGE, "reader", EXECUTOR, POLICY)  # "reader": LongMemEval's answering searcher
 
@@ -107,7 +108,7 @@ class PowerGroup:
     target: float = MISSING  # the power a claim is planned to reach (units_for_80 and calls_for_80 at 0.8)
     least: float = MISSING  # a claim whose power stays below this at any affordable plan gets no call
     call_seconds: CallSeconds = MISSING
-    stated_effects: Dict[str, StatedEffect] = MISSING  # fsmem, longmemeval, alfworld, policy_tails
+    stated_effects: Dict[str, StatedEffect] = MISSING  # one per STUDY_ROWS key
 
     def __post_init__(self) -> None:
         p = Problems("power")

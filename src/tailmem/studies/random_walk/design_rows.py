@@ -17,7 +17,7 @@ from tailmem.roles import tail_policy
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
-from tailmem.studies.random_walk.claim_specs import CONCENTRATION_CLAIM, DESIGN_CLAIM
+from tailmem.studies.random_walk.claim_specs import CONCENTRATION, DESIGN_CLAIM
 
 # policy steps a run needs before its tail can be fitted at all (n_tail >= audit.min_tail): the semantic proxy's
 # tails fit in 33-50% of runs at 2,000 steps on 150-500 states and in 77% on 1,000 states
@@ -57,27 +57,24 @@ def row(cfg, min_units: int, alpha: float) -> dict:
     return stated.unplayed_row(cfg.power, "policy_tails", DESIGN_CLAIM, "runs", why, min_units, alpha, steps)
 
 
-def concentration_row(cfg, min_units: int, alpha: float) -> dict:
-    """The design-check row of the concentration contrast (the policy's Gini minus the walk's over the same steps):
-    the same runs, no fit needed, planned from the semantic twin's stated effect."""
-    s, steps, tails = cfg.scale, model_steps(cfg), tail_policy(cfg)
+def concentration_row(cfg, metric: str, min_units: int, alpha: float) -> dict:
+    """The design-check row of the concentration contrast by one measure (`claim_specs.CONCENTRATION`: the
+    policy's Gini or sigma_top10 minus the walk's over the same steps): the same runs, no fit
+    needed, planned from the semantic twin's stated effect of that measure."""
+    s, steps, tails, c = cfg.scale, model_steps(cfg), tail_policy(cfg), CONCENTRATION[metric]
     if tails == "llm":
         units = len(s.families) * len(contrast_worlds(s.control)[1])
-        return stated.claim_row(
-            cfg.power, "policy_concentration", CONCENTRATION_CLAIM, "runs", units, min_units, alpha, steps
-        )
+        return stated.claim_row(cfg.power, c.stated, c.design_claim, "runs", units, min_units, alpha, steps)
     why = (
         f"not run at this scale (scale.control.tail_policy {tails}): the model plays the policy where tail_policy "
         "is llm (smoke_model, default_model, overnight_model, paper_model)"
     )
-    return stated.unplayed_row(
-        cfg.power, "policy_concentration", CONCENTRATION_CLAIM, "runs", why, min_units, alpha, steps
-    )
+    return stated.unplayed_row(cfg.power, c.stated, c.design_claim, "runs", why, min_units, alpha, steps)
 
 
 def rows(cfg, min_units: int, alpha: float) -> list[dict]:
-    """The study's rows of the design check: the tail-shape pair, then the concentration pair."""
-    return [row(cfg, min_units, alpha), concentration_row(cfg, min_units, alpha)]
+    """The study's rows of the design check: the tail-shape pair, then the concentration pair by each measure."""
+    return [row(cfg, min_units, alpha), *(concentration_row(cfg, m, min_units, alpha) for m in CONCENTRATION)]
 
 
 @typed_stage("random_walk_design_rows")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.audit.concentration import gini, top_share
+from tailmem.audit.concentration import gini, sigma_top, top_share
 from tailmem.audit.scaling import scaling_fit, semilog_fit
 from tailmem.report import paper1_values as paper
 from tailmem.report.claims import ALL_PARTS, PLANNED_POWER, Claim, evidence
@@ -328,10 +328,10 @@ def tail_shape_claims(
 def concentration_frame(
     policy_counts: Mapping[tuple, np.ndarray], walk_counts: Mapping[tuple, np.ndarray], top_fraction: float
 ) -> pd.DataFrame:
-    """One row per world (family, n, seed): the Gini and top-share of `policy`'s access counts and of the random
-    walk's on the same world over the same number of steps (`walk_counts` already cut to the policy trace's
-    steps, `trace_counts`), with those steps. Why cut the walk: a short trace leaves most states unread, which
-    raises both metrics, so a model's 100-step trace set beside the walk's 8,000 steps would compare lengths."""
+    """One row per world (family, n, seed): the Gini, top share and sigma_top10 of `policy`'s access counts and of
+    the random walk's on the same world over the same number of steps (`walk_counts` already cut to the policy
+    trace's steps, `trace_counts`), with those steps. Why cut the walk: a short trace leaves most states unread,
+    which raises every measure, so a model's 100-step trace set beside the walk's 8,000 steps would compare lengths."""
     rows = []
     for key, counts in policy_counts.items():
         (family, n, seed), steps = key[:3], key[3]
@@ -346,6 +346,8 @@ def concentration_frame(
                 "gini_b": gini(walk),
                 "top10_share_a": top_share(counts, top_fraction),
                 "top10_share_b": top_share(walk, top_fraction),
+                "sigma_top10_a": sigma_top(counts, top_fraction),
+                "sigma_top10_b": sigma_top(walk, top_fraction),
             }
         )
     return pd.DataFrame(rows)
@@ -355,7 +357,7 @@ def concentration_claims(
     frame: pd.DataFrame, policy: str, s: StatsGroup, planned: Mapping[str, float] | None = None
 ) -> list[dict]:
     """The policy's concentration minus the random walk's on the same world and steps, > 0: one row per claim of
-    `claim_specs.RANDOM_WALK_CONCENTRATION` (Gini), worlds (family x seed) as units. No fit is needed, so a trace
+    `claim_specs.RANDOM_WALK_CONCENTRATION` (Gini, sigma_top10), worlds (family x seed) as units. No fit is needed, so a trace
     a model can afford decides it."""
     spec = [c.filled(policy=policy).at(scope=ALL) for c in claim_specs.RANDOM_WALK_CONCENTRATION]
 
