@@ -11,8 +11,10 @@ same configs (Hydra's own, the schema, `config.yaml`, the groups' defaults) befo
   out as a fresh unpickled copy, since Hydra edits what it loads;
 - merging the defaults list (`ConfigLoaderImpl._compose_config_from_defaults_list`): the config after merging
   its first k entries, kept per those entries (each entry's path, package, flags and what it is loaded from). A
-  composition starts from a copy of the longest prefix kept and merges the rest as Hydra does. Prefixes are kept
-  only by `learn()` (what the warm server calls, before forking jobs that share them): a job composes once.
+  composition starts from a copy of the longest prefix kept and merges the rest as Hydra does. A composition keeps
+  its prefixes (a pickle per merged entry, about 0.04 s) inside `learning()`, which the warm server uses before
+  forking jobs that share them, and in a process that composed before (a test session, Snakemake's DAG build): a
+  stage job composes once and keeps nothing.
 
 The command-line overrides are applied after the merge, as always. So a composition equals Hydra's own, node for
 node (benchmarks/bench_compose.py and tests/warmstart/test_compose_cache.py compare them); an edited config file
@@ -27,12 +29,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 HYDRA = "1.3.8"  # the Hydra whose internals the two patched steps reproduce
-MAX_PREFIXES = 4000  # prefixes kept (each a pickled config of ~50 KB at most): a bound, not a tuning knob
+MAX_PREFIXES = 1000  # prefixes kept (each a pickled config of ~60 KB at most): a bound on memory, not a knob
 
 _loads: dict[tuple, bytes] = {}  # (search path, config path, stamp) -> pickled ConfigResult
 _prefixes: dict[tuple, bytes] = {}  # (entry key, ...) -> pickled config after merging those entries
 _pinned: dict[int, object] = {}  # ConfigStore entries whose id() is part of a key: kept alive, so ids stay unique
-_state = {"learning": False}
+_state = {"learning": False, "composed_in": None}  # composed_in: the pid of the process that composed last
 
 
 def _stamp(sources: Sequence, config_path: str) -> tuple | None:
@@ -107,6 +109,8 @@ def _compose_from_defaults(self, defaults, repo):
             break
     if cfg is None:
         cfg = OmegaConf.create()
+    learn = _state["learning"] or _state["composed_in"] == os.getpid()
+    _state["composed_in"] = os.getpid()
     with flag_override(cfg, "no_deepcopy_set_nodes", True):
         for k in range(start, len(defaults)):
             default = defaults[k]
@@ -117,7 +121,7 @@ def _compose_from_defaults(self, defaults, repo):
                 raise ConfigCompositionException(
                     f"In '{default.config_path}': {type(e).__name__} raised while composing config:\n{e}"
                 ).with_traceback(e.__traceback__)
-            if _state["learning"] and len(_prefixes) < MAX_PREFIXES and keys[k][5] is not None:
+            if learn and len(_prefixes) < MAX_PREFIXES and keys[k][5] is not None:
                 prefix = tuple(keys[: k + 1])
                 if prefix not in _prefixes:  # kept as after the loop: without the merge-only flag
                     cfg._set_flag("no_deepcopy_set_nodes", None)
@@ -160,7 +164,7 @@ def active() -> Iterator[None]:
 
 @contextmanager
 def learning() -> Iterator[None]:
-    """Inside, every composition also keeps its merged prefixes (the warm server, before it forks jobs)."""
+    """Inside, every composition also keeps its merged prefixes, its process's first too (the warm server)."""
     _state["learning"] = True
     try:
         with active():
@@ -174,3 +178,4 @@ def clear() -> None:
     _loads.clear()
     _prefixes.clear()
     _pinned.clear()
+    _state["composed_in"] = None

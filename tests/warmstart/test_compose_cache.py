@@ -59,6 +59,13 @@ def test_compositions_from_kept_loads_and_prefixes_equal_hydra_s_own(fresh):
         assert_same_nodes(compose_stage(stage, overrides), plain(stage, overrides))  # from a copy, not the kept one
 
 
+def test_a_process_keeps_prefixes_from_its_second_composition_on(fresh):
+    compose_stage("audit", ["scale=smoke"])  # a stage job's one composition: nothing kept for later
+    assert not compose_cache._prefixes
+    compose_stage("audit", ["scale=smoke"])
+    assert compose_cache._prefixes
+
+
 def test_an_edited_config_file_is_read_again(fresh, tmp_path, repo_root, monkeypatch):
     configs = tmp_path / "configs"
     shutil.copytree(repo_root / "configs", configs)
