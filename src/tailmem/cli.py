@@ -72,7 +72,7 @@ _LEARNED: set[tuple[str, ...]] = set()  # the config-group choices the warm serv
 def learn(argv: list[str]) -> None:
     """In the warm server, after it forked the job `argv`: compose the job's config groups once more, keeping the
     merged prefixes (tailmem.compose_cache), so the next jobs that choose the same groups start from them (the
-    smoke DAG's 207 jobs choose 37 sets of groups; one composition costs what 4 from a kept prefix do). Only the
+    smoke DAG's 207 jobs choose 39 sets of groups; one composition costs what 4 from a kept prefix do). Only the
     group choices are composed: a job's other overrides apply after the merge and change no prefix."""
     from tailmem import compose_cache
     from tailmem.configs import config_dir
