@@ -582,6 +582,16 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+def _register_study(registry: Path, name: str) -> None:
+    """A study's two registrations in tailmem.registry: its import and its place at the end of STUDIES (after any
+    study an earlier recipe added there)."""
+    text = registry.read_text()
+    for opening in ("from tailmem.studies import (\n", "STUDIES = (\n"):
+        end = text.index("\n)", text.index(opening))
+        text = f"{text[:end]}\n    {name},{text[end:]}"
+    registry.write_text(text)
+
+
 def _snakemake(repo: Path, data_dir, *args, overrides=()) -> subprocess.CompletedProcess:
     # The jobs go through the copy's own warm server (tailmem.warmstart keys it by the checkout): the stack is imported
     # once, not once per job; the recipes' run took 48.8 s of CPU with every job cold, 27.4 s warm (server included).
@@ -603,9 +613,7 @@ def add_toy_study(repo: Path) -> None:
     folder.mkdir()
     for name, text in TOY_STUDY.items():
         (folder / name).write_text(textwrap.dedent(text).lstrip("\n"))
-    registry = repo / "src" / "tailmem" / "registry.py"
-    _edit(registry, "    random_walk,\n)", "    random_walk,\n    toy_census,\n)")
-    _edit(registry, "    audit_log,\n)", "    audit_log,\n    toy_census,\n)")
+    _register_study(repo / "src" / "tailmem" / "registry.py", "toy_census")
     _edit(
         repo / "Snakefile",
         'include: "workflows/site.smk"',
@@ -711,32 +719,46 @@ def add_toy_table(repo: Path) -> None:
 
 @dataclass
 class Recipes:
-    """The copy of the repository the study, stage and table recipes were followed in, one after another."""
+    """The copy of the repository the study, stage, table and benchmark-study recipes were followed in, one after
+    another, and its data folder (the shared benchmark files, linked, and the toy benchmark's quiz file)."""
 
     repo: Path
     touched: dict[str, set[str]]  # recipe -> the files its edits added or changed (each committed before the next)
-    dry: subprocess.CompletedProcess  # a dry run of `all` with all three
-    run: subprocess.CompletedProcess  # one Snakemake run of what the three added, on 4 worlds
+    dry: subprocess.CompletedProcess  # a dry run of `all` with all four
+    run: subprocess.CompletedProcess  # one Snakemake run of what the four added, on 4 worlds
     world: str  # the world the toy stage ran on
 
 
 @pytest.fixture(scope="module")
 def recipes(repo_root, tmp_path_factory, data_dir) -> Recipes:
-    """One copy of the repository for the three recipes that edit the package (a copy, and a Snakemake run, each:
-    the recipes touch disjoint files and the worlds they read are shared), and one run of what they added."""
-    repo = _repo_copy(repo_root, tmp_path_factory.mktemp("recipes"))
+    """One copy of the repository for the four recipes that edit the package, one dry run and one run of what they
+    added (a copy, a dry run and a run of its own cost the benchmark study 16.7 s more, on a loaded machine): the
+    recipes touch disjoint files, and the worlds they read are shared."""
+    tmp = tmp_path_factory.mktemp("recipes")
+    data = tmp / "data"
+    data.mkdir()
+    for entry in Path(data_dir).iterdir():
+        (data / entry.name).symlink_to(entry)
+    quiz = data / "toy_quiz" / "quiz.json"
+    quiz.parent.mkdir()
+    quiz.write_text(json.dumps(TOY_QUIZ))
+    repo = _repo_copy(repo_root, tmp)
     touched = {}
-    for name, follow in (("study", add_toy_study), ("stage", add_toy_stage), ("table", add_toy_table)):
+    for name, follow in (
+        ("study", add_toy_study),
+        ("stage", add_toy_stage),
+        ("table", add_toy_table),
+        ("benchmark study", lambda r: add_toy_benchmark_study(r, quiz)),
+    ):
         follow(repo)
         touched[name] = _touched(repo)
         _commit(repo, f"the {name} recipe")
-    dry = _snakemake(repo, data_dir, "-n", "--quiet", "rules")
+    dry = _snakemake(repo, data, "-n", "--quiet", "rules")
     # 4 worlds keep the run short: the toy study's census reads them all, the tables their audits, the toy stage one
     scale = ["scale.families=[modular,uniform]", "scale.sizes=[30,60]", "scale.retrieval_families=[modular]"]
     world = "results/smoke/graphworld/modular/n30/seed0"
-    run = _snakemake(
-        repo, data_dir, "--cores", "2", "toy_census", "tables_random_walk", f"{world}/degrees.json", overrides=scale
-    )
+    targets = ("toy_census", "tables_random_walk", f"{world}/degrees.json", "toy_quiz")
+    run = _snakemake(repo, data, "--cores", "2", *targets, overrides=scale)
     return Recipes(repo, touched, dry, run, world)
 
 
@@ -984,8 +1006,7 @@ def add_toy_benchmark_study(repo: Path, quiz: Path) -> None:
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(textwrap.dedent(text).lstrip("\n"))
     src = repo / "src" / "tailmem"
-    _edit(src / "registry.py", "    random_walk,\n)", "    random_walk,\n    toy_quiz,\n)")
-    _edit(src / "registry.py", "    audit_log,\n)", "    audit_log,\n    toy_quiz,\n)")
+    _register_study(src / "registry.py", "toy_quiz")
     _edit(
         repo / "Snakefile",
         'include: "workflows/site.smk"',
@@ -1027,23 +1048,10 @@ class BenchmarkStudy:
 
 
 @pytest.fixture(scope="module")
-def benchmark_study(repo_root, tmp_path_factory, data_dir) -> BenchmarkStudy:
-    """A data folder holding the shared benchmark files (linked) and the toy's quiz file, and a copy of the
-    repository with the benchmark-study recipe followed in it."""
-    tmp = tmp_path_factory.mktemp("benchmark_study")
-    data = tmp / "data"
-    data.mkdir()
-    for entry in Path(data_dir).iterdir():
-        (data / entry.name).symlink_to(entry)
-    quiz = data / "toy_quiz" / "quiz.json"
-    quiz.parent.mkdir()
-    quiz.write_text(json.dumps(TOY_QUIZ))
-    repo = _repo_copy(repo_root, tmp)
-    add_toy_benchmark_study(repo, quiz)
-    touched = _touched(repo)
-    dry = _snakemake(repo, data, "-n", "--quiet", "rules")
-    run = _snakemake(repo, data, "--cores", "1", "toy_quiz")
-    return BenchmarkStudy(repo, touched, dry, run)
+def benchmark_study(recipes) -> BenchmarkStudy:
+    """The benchmark-study recipe, followed last in the recipes' copy of the repository (its data folder holds the
+    toy's quiz file), and that copy's dry run and run."""
+    return BenchmarkStudy(recipes.repo, recipes.touched["benchmark study"], recipes.dry, recipes.run)
 
 
 @pytest.mark.slow

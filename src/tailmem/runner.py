@@ -62,11 +62,15 @@ def _run_stage(stage: str, cfg) -> int:
 
 
 def compose_stage(stage: str, overrides: list[str]):
-    """The config of `stage` with `overrides`, composed once with Hydra's compose API."""
+    """The config of `stage` with `overrides`, composed once with Hydra's compose API, from the config files' loads
+    and merged prefixes this process (or the warm server that forked it) already made (tailmem.compose_cache)."""
     from hydra import compose, initialize_config_dir
 
-    with initialize_config_dir(version_base="1.3", config_dir=str(config_dir()), job_name=f"tailmem_{stage}"):
-        return compose(config_name="config", overrides=[*overrides, f"stage={stage}"])
+    from tailmem import compose_cache
+
+    with compose_cache.active():
+        with initialize_config_dir(version_base="1.3", config_dir=str(config_dir()), job_name=f"tailmem_{stage}"):
+            return compose(config_name="config", overrides=[*overrides, f"stage={stage}"])
 
 
 def _compose_once(stage: str, overrides: list[str]) -> int:

@@ -10,8 +10,9 @@ Each job is still its own process, its own Snakemake job and its own log, so rer
 only the imports are shared (copy-on-write).
 
 Safety rules: the server is single-threaded (forking a threaded process can deadlock the child) and never runs a
-stage itself; a child starts a new process group, killed when its client goes away (Snakemake killed the job);
-the socket lives in a 0700 folder of the user and a peer of another uid is refused. Staleness: the server refuses
+stage itself (between jobs it composes the config groups of the jobs it forked, so that later jobs compose from
+what it kept: tailmem.compose_cache); a child starts a new process group, killed when its client goes away
+(Snakemake killed the job); the socket lives in a 0700 folder of the user and a peer of another uid is refused. Staleness: the server refuses
 jobs and exits once any tailmem source file or an import-path folder (a pip install) changed since it started,
 and exits after `IDLE_S` seconds without a job. One server per socket name: it holds `<socket>.lock` while it
 serves, and a client that finds no socket starts a server only if nobody holds the lock, then waits a few
@@ -40,6 +41,7 @@ from tailmem.lazy import resolve
 IDLE_S = float(os.environ.get("TAILMEM_WARMSTART_IDLE_S", 120))  # the server exits after this long without a job
 START_WAIT_S = 5.0  # how long a job waits for a starting server before it runs cold
 ENTRY = "tailmem.cli:main"  # what a job runs: fn(argv) -> exit code
+LEARN = "tailmem.cli:learn"  # fn(argv): composes a forked job's config groups, for the next jobs (compose_cache)
 PACKAGE = Path(__file__).resolve().parent
 ENV_SWITCH = "TAILMEM_WARMSTART"
 T0_ENV = "TAILMEM_JOB_T0"  # the client's start (epoch s), so a child's startup timing counts the client's too
@@ -287,12 +289,12 @@ def preload_core() -> None:
     from tailmem import cli  # noqa: F401
 
 
-def preload_one(name: str) -> None:
-    """Import `module`, or for `module:function` also call the function (a cached loader) once."""
+def preload_one(name: str, *args) -> None:
+    """Import `module`, or for `module:function` also call the function (a cached loader) once, with `args`."""
     try:
         loaded = resolve(name)
         if ":" in name:
-            loaded()
+            loaded(*args)
     except Exception:  # noqa: BLE001 - an optional extra missing: its stage imports cold
         pass
 
@@ -355,6 +357,7 @@ class _Server:
         self.stamp = fingerprint()
         self.stale = False
         self.running: dict[int, socket.socket] = {}  # child pid -> its client's connection
+        self.to_learn: list[list[str]] = []  # forked jobs' argv whose config the server composes between jobs
         self.sel = selectors.DefaultSelector()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         fresh = f"{path}.{os.getpid()}"
@@ -407,6 +410,9 @@ class _Server:
         for fd in fds:
             os.close(fd)
         self.running[pid] = conn
+        same_configs = request["env"].get("TAILMEM_CONFIGS") == os.environ.get("TAILMEM_CONFIGS")
+        if request.get("entry", ENTRY) == ENTRY and same_configs:
+            self.to_learn.append(request["argv"])
         self.sel.register(conn, selectors.EVENT_READ, pid)
         try:
             conn.sendall(FORKED)
@@ -431,7 +437,7 @@ def serve(path: Path, lock: int | None = None) -> None:
     last = time.monotonic()
     try:
         while running or not server.stale:
-            events = sel.select(timeout=0 if pending else 0.05)
+            events = sel.select(timeout=0 if pending or server.to_learn else 0.05)
             for key, _ in events:
                 if key.fileobj is server.listener:
                     server.accept()
@@ -461,6 +467,10 @@ def serve(path: Path, lock: int | None = None) -> None:
                 last = time.monotonic()
             if server.stale:
                 pending.clear()  # no more jobs will come: only the running ones finish
+                server.to_learn.clear()
+            elif server.to_learn and not events:  # nothing to answer: compose a job's groups for the next jobs
+                preload_one(LEARN, server.to_learn.pop(0))
+                last = time.monotonic()
             elif pending and not events:  # nothing to answer: one more import for the next jobs
                 preload_one(pending.pop(0))
                 last = time.monotonic()

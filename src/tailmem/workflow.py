@@ -36,11 +36,12 @@ def compose_config(scale: str, overrides: Sequence[str] = ()) -> DictConfig:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from tailmem import compose_cache
     from tailmem.settings.schema import explain, validate
 
     GlobalHydra.instance().clear()
     try:
-        with initialize_config_dir(config_dir=str(config_dir()), version_base="1.3"):
+        with compose_cache.active(), initialize_config_dir(config_dir=str(config_dir()), version_base="1.3"):
             cfg = compose(config_name="config", overrides=[f"scale={scale}", *overrides, "stage=workflow"])
     except (HydraException, OmegaConfBaseException) as exc:
         raise explain(exc, overrides) from exc

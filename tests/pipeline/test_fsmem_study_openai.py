@@ -10,6 +10,7 @@ import pytest
 import scripted_agent
 import smoke_run
 from llm_testkit import FakeServer
+from tailmem import paths
 from tailmem.llm.cache import CallCache
 
 TEST_PRICE = "{input:1.0,cached_input:0.1,output:4.0}"  # a test price for every model (the paper gives only mini's)
@@ -53,9 +54,20 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
         assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
         calls = server.requests
         assert calls > 50
-        again = _snakemake(repo_root, tmp_path, overrides, "fsmem_rq3_strength", options=["--forceall"])
-        assert again.returncode == 0, (again.stdout + again.stderr)[-4000:]
-        assert server.requests == calls  # the grid's builds, answers and judgements re-run from the call cache
+        # One cell of the RQ3 grid (the second builder's store, the other model's answers on it and their
+        # judgements) re-run from scratch asks the server nothing: every call comes from the call cache. A re-run of
+        # the whole grid took the same path for both builds and all four cells.
+        strength = tmp_path / "results" / "smoke" / "fsmem" / "strength"
+        cell = sorted(strength.glob(f"*/*/gpt-5.4-nano/agent_curated/answers/*/gpt-5.4-mini/{paths.ANSWERS_FILE}"))
+        assert len(cell) == 1, sorted(strength.rglob(paths.ANSWERS_FILE))
+        target = str(cell[0].relative_to(tmp_path))
+        again = _snakemake(repo_root, tmp_path, overrides, target, options=["--forceall"])
+        out = again.stdout + again.stderr
+        assert again.returncode == 0, out[-4000:]
+        assert {"fsmem_strength_store", "fsmem_strength_answers"} <= {j.rule for j in smoke_run.jobs_in(out)}, out[
+            -3000:
+        ]
+        assert server.requests == calls
 
     tables = tmp_path / "results" / "smoke" / "tables"
     strength = pd.read_csv(tables / "fsmem_rq3_strength.csv")
