@@ -73,9 +73,7 @@ def test_an_edit_of_another_studys_key_reruns_no_controller_job(smoke, tmp_path,
     env = {"TAILMEM_CONFIGS": str(configs)}
     results = compose_config("smoke").results_dir
     table = f"{paths.TABLES.format(results=results)}/{outputs.DESIGN_CHECK}.csv"
-    assert (smoke.workdir / table).is_file()
-    again = smoke_run.snakemake(smoke.workdir, repo_root, data_dir, table, "-n", "--quiet", "rules", environ=env)
-    assert _rules(again) == set()  # the run is complete: nothing to do before the edit
+    assert (smoke.workdir / table).is_file()  # with nothing to do before an edit (test_rerun_digests' no-op rerun)
 
     scale = configs / "scale" / "smoke.yaml"
     text = scale.read_text()
