@@ -28,10 +28,6 @@ def data_dir() -> Path:
 # test_workflow.py's smoke tests make the session's shared smoke run (tests/smoke_run.py): that worker is busy with
 # it while the other one runs the rest. The other files that read it come last, longest first, so that the run is
 # finished when they ask for it (a worker that asks earlier waits for it) and the last file handed out is short.
-# test_determinism.py reads it too but runs with the other slow files: it is one test of ~33 s, and a file of 2
-# tests or fewer draws the next file onto its worker at once, so as the first of the last files it ran with
-# test_rerun_digests queued behind it while the other worker finished 31 s earlier (a per-worker timeline of the
-# suite on 62c76a4). Among the slow files it is handed out after ~400 s, the shared run finished at ~280 s.
 # Seconds on a quiet machine (the suite on 8c71026): the shared smoke run 374, fsmem_study_openai 85,
 # alfworld_excluded 57, alfworld_determinism 43, test_determinism 31 (a re-run of the shared run's jobs under
 # another hash seed), test_extending 29, test_rerun_digests and test_design_rows_per_study a few dry runs of the
@@ -46,6 +42,7 @@ LONGEST_FIRST = (
     "test_extending.py",
 )
 READ_THE_SMOKE_RUN = (
+    "test_determinism.py",
     "test_rerun_digests.py",
     "control/test_design_rows_per_study.py",
     "test_registries.py",
