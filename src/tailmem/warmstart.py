@@ -12,9 +12,9 @@ only the imports are shared (copy-on-write).
 Safety rules: the server is single-threaded (forking a threaded process can deadlock the child) and never runs a
 stage itself (between jobs it composes the config groups of the jobs it forked, so that later jobs compose from
 what it kept: tailmem.compose_cache); a child starts a new process group, killed when its client goes away
-(Snakemake killed the job); the socket lives in a 0700 folder of the user and a peer of another uid is refused. Staleness: the server refuses
-jobs and exits once any tailmem source file or an import-path folder (a pip install) changed since it started,
-and exits after `IDLE_S` seconds without a job. One server per socket name: it holds `<socket>.lock` while it
+(Snakemake killed the job); the socket lives in a 0700 folder of the user and a peer of another uid is refused.
+Staleness: the server refuses jobs and exits once any tailmem source file or an import-path folder (a pip
+install) changed since it started, and exits after `IDLE_S` seconds without a job. One server per socket name: it holds `<socket>.lock` while it
 serves, and a client that finds no socket starts a server only if nobody holds the lock, then waits a few
 seconds for it to listen. Whenever the server is absent, stale or refuses, the client runs the stage in its own
 process (the cold path, same result).

@@ -59,8 +59,8 @@ def row(cfg, min_units: int, alpha: float) -> dict:
 
 def concentration_row(cfg, metric: str, min_units: int, alpha: float) -> dict:
     """The design-check row of the concentration contrast by one measure (`claim_specs.CONCENTRATION`: the
-    policy's Gini or sigma_top10 minus the walk's over the same steps): the same runs, no fit
-    needed, planned from the semantic twin's stated effect of that measure."""
+    policy's Gini or sigma_top10 minus the walk's over the same steps): the same runs, no fit needed, planned
+    from the semantic twin's stated effect of that measure."""
     s, steps, tails, c = cfg.scale, model_steps(cfg), tail_policy(cfg), CONCENTRATION[metric]
     if tails == "llm":
         units = len(s.families) * len(contrast_worlds(s.control)[1])

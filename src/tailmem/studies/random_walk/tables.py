@@ -357,8 +357,8 @@ def concentration_claims(
     frame: pd.DataFrame, policy: str, s: StatsGroup, planned: Mapping[str, float] | None = None
 ) -> list[dict]:
     """The policy's concentration minus the random walk's on the same world and steps, > 0: one row per claim of
-    `claim_specs.RANDOM_WALK_CONCENTRATION` (Gini, sigma_top10), worlds (family x seed) as units. No fit is needed, so a trace
-    a model can afford decides it."""
+    `claim_specs.RANDOM_WALK_CONCENTRATION` (Gini, sigma_top10), worlds (family x seed) as units. No fit is
+    needed, so a trace a model can afford decides it."""
     spec = [c.filled(policy=policy).at(scope=ALL) for c in claim_specs.RANDOM_WALK_CONCENTRATION]
 
     def compared(c: Claim) -> dict:
