@@ -254,6 +254,23 @@ def test_compact_builder_prompt_and_heading(tmp_path):
     assert len(fake.requests) == 1  # at a cap of 1 the episode ends after its write
 
 
+def test_the_small_builder_is_offered_append_section_only_and_the_reorganizer_keeps_its_tools(tmp_path):
+    """The compact build prompt asks for append_section calls only; the six other write tools' schemas were 46% of
+    the smoke slice's one build prompt (1,849 tokens). The reorganizer renames, merges and deletes: it keeps them."""
+    s = store(tmp_path)
+    chunk = Chunk("S04-1", 4, "1:00 pm on 1 May, 2023", (Turn("D4:1", "Dave", "I opened my own shop!"),))
+    fake = Scripted(["DONE"], backend="instruct")
+    builder.integrate_model(fake, chunk, management(s), max_rounds=1)
+    assert [t["function"]["name"] for t in fake.requests[0]["tools"]] == ["append_section"]
+    big = Scripted(["DONE"])
+    builder.integrate_model(big, chunk, management(s), max_rounds=1)
+    assert len(big.requests[0]["tools"]) == len(management(s).tools)  # a large model keeps every write tool
+    fake = Scripted(["DONE"], backend="instruct")
+    reorganizer.reorganize_model(fake, management(store(tmp_path / "r")), "preserve", max_rounds=1, passes=1)
+    offered = {t["function"]["name"] for t in fake.requests[0]["tools"]}
+    assert {"rename", "delete", "str_replace", "append_section"} <= offered
+
+
 def test_run_setting_columns_include_the_loop_protocol():
     labels = [label for label, _ in RUN_SETTING_COLUMNS]
     assert {"no lookup", "malformed calls", "capped", "no answer"} <= set(labels)

@@ -188,6 +188,10 @@ def integrate_programmatic(chunk: Chunk, harness: Harness, known: dict | None = 
 
 # Prompts of the build roles on the Shell harness (configs/prompts/fsmem/): the store is at /memory, bash only.
 SHELL_PROMPTS = {"management": "management_shell", "reorganize": "management_reorganize_shell"}
+# The one tool the embedded builder is offered: its compact prompt files facts with append_section alone, and the
+# schemas of the six other write tools were 46% of its build prompt (smoke slice: 1,849 tokens, ~30 s on a core
+# whenever the disk's KV prefix is cold). The reorganizer keeps them: it renames, merges and deletes.
+COMPACT_BUILD_TOOLS = ("append_section",)
 
 
 def system_prompt(harness: Harness, name: str = "management", client=None, **values) -> str:
@@ -196,7 +200,9 @@ def system_prompt(harness: Harness, name: str = "management", client=None, **val
     if is_shell(harness):
         return prompt(SHELL_PROMPTS[name], **values)
     if "append_section" in harness.tools:
-        offered = harness.small_tools() if compact(client) else list(harness.tools)
+        offered = list(harness.tools)
+        if compact(client):
+            offered = list(COMPACT_BUILD_TOOLS) if name == "management" else harness.small_tools()
         return role_prompt(client, name, tools=", ".join(offered), **values)
     return prompt(name, tools=", ".join(harness.tools), **values)
 
@@ -207,9 +213,19 @@ def integrate_model(client, chunk: Chunk, harness: Harness, max_rounds: int) -> 
     current = survey(harness)
     system = system_prompt(harness, client=client)
     user = f"Current store (names and descriptions):\n{current}\n\nNew chunk to integrate:\n{chunk.render()}"
+    small_offer = None
     if compact(client) and "append_section" in harness.tools:
         user += f"\n\nHeading for this chunk's facts: {session_heading(chunk.session, chunk.date_time)}"
+        small_offer = COMPACT_BUILD_TOOLS
     _, episode, _ = loop.run(
-        client, BUILDER, system, user, harness, max_rounds, final_answer_on_cap=False, require_lookup=True
+        client,
+        BUILDER,
+        system,
+        user,
+        harness,
+        max_rounds,
+        final_answer_on_cap=False,
+        require_lookup=True,
+        small_offer=small_offer,
     )
     return episode

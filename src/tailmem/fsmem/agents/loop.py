@@ -93,10 +93,12 @@ def run(
     final_answer_on_cap: bool = True,
     task: str | None = None,
     require_lookup: bool | None = None,
+    small_offer: tuple[str, ...] | None = None,
 ) -> tuple[str, Episode, list[dict]]:
     """Returns the final text, the episode's accounting and the transcript (OpenAI wire format).
     `require_lookup` (default: the role is in LOOKUP_ROLES) holds back any answer until a tool call has run
-    (the searcher's lookup; a builder's first write, when its caller asks for it)."""
+    (the searcher's lookup; a builder's first write, when its caller asks for it). `small_offer`: the only tools
+    the embedded model is offered, when its role needs fewer than the harness's (the compact builder)."""
     settings = getattr(client, "settings", None)
     threshold = getattr(settings, "compact_prompt_tokens", None)
     if harness is not None and getattr(settings, "tool_output_max_chars", None):
@@ -104,7 +106,7 @@ def run(
     meter = Meter(role, str(client.model), harness)
     messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     small = small_model(client)  # the embedded model: each tool's compact call form (Tool.compact)
-    tools = harness.schemas(small) if harness and harness.tools else None
+    tools = harness.schemas(small, small_offer if small else None) if harness and harness.tools else None
     must_look = tools is not None and (role in LOOKUP_ROLES if require_lookup is None else require_lookup)
     answering = final_answer_on_cap and tools is not None
     looked_up = False

@@ -108,9 +108,11 @@ class Harness:
     def add(self, tool: Tool) -> None:
         self.tools[tool.name] = tool
 
-    def schemas(self, compact: bool = False) -> list[dict]:
-        """The tools' schemas; `compact`: the small model's, of the tools it is offered (Tool.small)."""
-        return [t.schema(compact) for t in self.tools.values() if t.small or not compact]
+    def schemas(self, compact: bool = False, only: tuple[str, ...] | None = None) -> list[dict]:
+        """The tools' schemas; `compact`: the small model's, of the tools it is offered (Tool.small); `only`: of
+        these tools alone (a role that needs fewer than the harness has)."""
+        offered = [t for t in self.tools.values() if (t.small or not compact) and (only is None or t.name in only)]
+        return [t.schema(compact) for t in offered]
 
     def small_tools(self) -> list[str]:
         """The names of the tools a small model is offered."""
