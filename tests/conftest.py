@@ -26,8 +26,10 @@ def data_dir() -> Path:
 # whole files in this order (--no-loadscope-reorder in pyproject.toml; it would otherwise start the files with the
 # most tests first), and gives a worker its next file once its current one has 2 tests or fewer left to run.
 # test_workflow.py's smoke tests make the session's shared smoke run (tests/smoke_run.py): that worker is busy with
-# it while the other one runs the rest. The other files that read it come last, longest first, so that the run is
-# finished when they ask for it (a worker that asks earlier waits for it) and the last file handed out is short.
+# it while the other one runs the other longest files. The files that read the run come next, longest first: the
+# other worker asks for the first of them before the run is finished and waits for it (the run's two jobs then have
+# both cores), and the many short files come last, so the two workers finish together. Handed out last, they had
+# left one worker idle for the last 32 s (test_rerun_digests' dry runs after test_determinism's re-run).
 # Seconds on a quiet machine (the suite on 8c71026): the shared smoke run 374, fsmem_study_openai 85,
 # alfworld_excluded 57, alfworld_determinism 43, test_determinism 31 (a re-run of the shared run's jobs under
 # another hash seed), test_extending 29, test_rerun_digests and test_design_rows_per_study a few dry runs of the
@@ -60,7 +62,7 @@ def pytest_collection_modifyitems(config, items):
         if f in LONGEST_FIRST:
             return 0, LONGEST_FIRST.index(f)
         if f in READ_THE_SMOKE_RUN:
-            return 3, READ_THE_SMOKE_RUN.index(f)
+            return 0, len(LONGEST_FIRST) + READ_THE_SMOKE_RUN.index(f)
         return (1 if f in with_slow else 2), 0
 
     items.sort(key=rank)  # stable: each file keeps its own order

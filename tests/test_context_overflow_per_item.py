@@ -37,7 +37,7 @@ class Harness:
     max_output_chars = None
     calls = errors = chars_read = truncations = 0
 
-    def schemas(self, small):
+    def schemas(self, small, only=None):
         return [{"type": "function", "function": {"name": "search", "parameters": {}}}]
 
     def call(self, name, args):
