@@ -4,8 +4,12 @@ A few smoke games are rebuilt for the installed alfworld (no expert check) into 
 played along the same fixed walk (at step k an admissible command with the kth verb of a list that opens, takes,
 cleans and moves things) twice: once with the patches uninstalled (the reference), once installed. The texts and
 admissible commands of both must be equal; the script prints per-step and per-load times and their ratio.
+With `--expert N`, the hand-coded expert also plays the first N games the splits exclude (it loses each after
+its 200 steps: what tests/alfworld/test_alfworld_excluded.py checks four times per game) with and without the
+memoised digit stripping (`speedup._install_expert_memo`), the other patches installed both times; the
+walkthroughs must be equal.
 
-    python benchmarks/bench_alfworld.py [--games 3] [--steps 30]
+    python benchmarks/bench_alfworld.py [--games 3] [--steps 30] [--expert 2]
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=3)
     ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--expert", type=int, default=0, help="excluded games the expert plays (0: none)")
     args = ap.parse_args()
 
     from omegaconf import OmegaConf
@@ -84,6 +89,39 @@ def main() -> None:
         f"mean step: {sp * 1e3:.1f} ms plain, {sf * 1e3:.1f} ms patched (ratio {sp / sf:.2f}); "
         "the plain load includes the SAS translation the patch caches"
     )
+    if args.expert:
+        expert(data, args.expert)
+
+
+def expert(data: Path, n: int) -> None:
+    """The expert's seeded attempt on each of the first `n` excluded games, without and with the memo."""
+    from tailmem.alfworld import regenerate as R
+    from tailmem.alfworld import speedup
+    from tailmem.alfworld.games import EXCLUDED, manifest
+
+    by_key = {g.key: g for g in manifest(data)}
+    domain, grammar = R.installed_logic()
+    with tempfile.TemporaryDirectory() as tmp:
+        speedup.install(Path(tmp) / "sas")
+        for key in list(EXCLUDED)[:n]:
+            g = by_key[key]
+            rec = R.regenerate(g, data / "json_2.1.1", Path(tmp), domain, grammar, seed=0, expert_check=False)
+            assert rec.ok, rec.error
+            path = Path(tmp) / g.split / g.id / R.GAME_FILE
+            seconds, plans = [], []
+            for memo in (False, True):
+                (speedup._install_expert_memo if memo else speedup._uninstall_expert_memo)()
+                t0 = time.perf_counter()
+                try:
+                    plans.append(R.expert_walkthrough(path, "bench"))
+                except RuntimeError as exc:  # the expert does not win these: its error is its outcome
+                    plans.append(str(exc))
+                seconds.append(time.perf_counter() - t0)
+            assert plans[0] == plans[1], f"{key}: the memoised expert walked otherwise"
+            print(
+                f"expert on {g.id[:60]}: {seconds[0]:.2f} s plain, {seconds[1]:.2f} s memoised "
+                f"(ratio {seconds[0] / seconds[1]:.2f})"
+            )
 
 
 if __name__ == "__main__":

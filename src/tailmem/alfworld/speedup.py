@@ -121,6 +121,8 @@ def _install_expert_memo() -> None:
     except ImportError:  # the alfworld extra is not installed: nothing plays the expert
         return
     policy = handcoded_expert.BasePolicy
+    if hasattr(policy, "_original_remove_num_ids"):  # installed already
+        return
     original = policy.remove_num_ids
     memo = functools.lru_cache(maxsize=1 << 16)(lambda text: original(None, text))  # it never reads self
     policy.remove_num_ids = lambda self, text: memo(text)
