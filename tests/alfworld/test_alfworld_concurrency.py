@@ -50,7 +50,7 @@ def test_a_memory_cells_games_run_side_by_side(four_games, tmp_path, monkeypatch
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.delenv("TAILMEM_LLM_SLOTS", raising=False)
     runs = {}
-    with FakeServer(latency_s=1.5, reasoning=True, reply=reply) as server:
+    with FakeServer(reasoning=True, reply=reply) as server:
         for concurrency in (1, GAMES):
             out, cache = tmp_path / f"cell{concurrency}", tmp_path / f"cache{concurrency}.sqlite"
             argv = [
@@ -66,6 +66,7 @@ def test_a_memory_cells_games_run_side_by_side(four_games, tmp_path, monkeypatch
                 "llm.retries=0",
             ]
             server.max_active, before = 0, server.requests
+            server.latency_s = 1.5 if concurrency > 1 else 0.0  # one at a time needs no slow reply to show it
             assert main(argv) == 0
             episodes = json.loads((out / "episodes.json").read_text())["episodes"]
             with sqlite3.connect(cache) as conn:

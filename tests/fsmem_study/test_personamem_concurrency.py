@@ -20,7 +20,7 @@ def test_questions_run_side_by_side_with_the_rows_of_one_at_a_time(tmp_path, per
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.delenv("TAILMEM_LLM_SLOTS", raising=False)
     runs = {}
-    with FakeServer(latency_s=0.2, reasoning=True, reply=lambda body: "(a) [1]") as server:
+    with FakeServer(reasoning=True, reply=lambda body: "(a) [1]") as server:
         for concurrency in (1, 4):
             folder = tmp_path / f"c{concurrency}"
             cfg = _cfg(
@@ -35,6 +35,7 @@ def test_questions_run_side_by_side_with_the_rows_of_one_at_a_time(tmp_path, per
                 f"llm.concurrency={concurrency}",
             )
             server.max_active = 0
+            server.latency_s = 0.2 if concurrency > 1 else 0.0  # one at a time needs no slow reply to show it
             stage.run(cfg)
             runs[concurrency] = (server.max_active, _rows(folder / "results"))
     (flight1, rows1), (flight, rows) = runs[1], runs[4]

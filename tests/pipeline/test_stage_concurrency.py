@@ -73,6 +73,7 @@ def test_the_controller_replay_sends_its_predictions_together(server, tmp_path):
     assert main(["rollout", *common]) == 0  # a programmatic walk: the trajectory replayed below
     runs = {}
     for concurrency in (1, CONCURRENCY):
+        server.latency_s = LATENCY_S if concurrency > 1 else 0.0  # one at a time needs no slow reply to show it
         out, cache = tmp_path / f"control{concurrency}", tmp_path / f"cache{concurrency}.sqlite"
         argv = ["control", "memory=graph_memory", f"out={out}", *common, *openai(server, cache, concurrency)]
         sent, in_flight = measure(server, lambda: main(argv))
@@ -97,6 +98,7 @@ def test_fsmem_answers_and_their_judge_run_side_by_side(server, tmp_path, data_d
     assert main(["fsmem_build", "fsmem.variant=verbatim", f"out={store}", *common]) == 0  # no model call
     runs = {}
     for concurrency in (1, CONCURRENCY):
+        server.latency_s = LATENCY_S if concurrency > 1 else 0.0  # one at a time needs no slow reply to show it
         out, cache = tmp_path / f"answers{concurrency}", tmp_path / f"cache{concurrency}.sqlite"
         argv = ["fsmem_answer", "fsmem.variant=verbatim", f"input={store}", f"out={out}", *common]
         sent, in_flight = measure(server, lambda: main([*argv, *openai(server, cache, concurrency)]))
