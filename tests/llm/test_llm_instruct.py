@@ -94,7 +94,7 @@ def test_tool_round_prefix_reuse_kv_from_disk_cache_and_overflow(tmp_path, monke
         {
             "role": "system",
             "content": "You answer from a store of files: /a.md holds Alice's trips, /b.md "
-            "Bob's pets. Look the answer up first.",
+            "Bob's pets. Look the answer up first, then reply with the answer alone.",  # 18 tokens, not 48
         },
         {"role": "user", "content": "Where did Alice go in 2021?"},
     ]

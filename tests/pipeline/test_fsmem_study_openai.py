@@ -38,6 +38,7 @@ def test_study_targets_run_against_an_endpoint(tmp_path, repo_root, data_dir, mo
             "fsmem.personamem.max_questions=2",
             f"fsmem.study.strength.builders={MODELS}",
             f"fsmem.study.strength.searchers={MODELS}",
+            "fsmem.max_sessions=3",  # the stores of the first sessions: every role's path, fewer build episodes
             "fsmem.chunk.max_turns=32",
             "fsmem.chunk.max_chars=12000",  # fewer, larger build episodes
             # the model's variants: the builder writes agent_curated, the searcher reads it, closed book asks without
