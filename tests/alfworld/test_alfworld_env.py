@@ -95,8 +95,9 @@ def test_memoised_queries_change_no_observation_in_a_kitchen(data_dir, tmp_path)
 
 
 def test_the_memoised_expert_walks_the_same_plan(easy_game):
-    """The expert's digit stripping, memoised (838,926 calls for two of the excluded games' four attempts each, 13%
-    of their time), returns the original's value for any name and leaves the expert's walkthrough as it was."""
+    """The expert's digit stripping, memoised (838,926 calls for two of the excluded games' four attempts each,
+    about a third of the expert's time), returns the original's value for any name and leaves the expert's
+    walkthrough as it was."""
     from alfworld.agents.expert.handcoded_expert import BasePolicy
 
     _, path, _ = easy_game

@@ -189,8 +189,9 @@ def integrate_programmatic(chunk: Chunk, harness: Harness, known: dict | None = 
 # Prompts of the build roles on the Shell harness (configs/prompts/fsmem/): the store is at /memory, bash only.
 SHELL_PROMPTS = {"management": "management_shell", "reorganize": "management_reorganize_shell"}
 # The one tool the embedded builder is offered: its compact prompt files facts with append_section alone, and the
-# schemas of the six other write tools were 46% of its build prompt (smoke slice: 1,849 tokens, ~30 s on a core
-# whenever the disk's KV prefix is cold). The reorganizer keeps them: it renames, merges and deletes.
+# schemas of the six other write tools were a third of its build prompt (the smoke slice's: 1,849 tokens, 1,209
+# without them; ~23 s on a core whenever the disk holds no KV of the prefix). The reorganizer keeps them: it
+# renames, merges and deletes.
 COMPACT_BUILD_TOOLS = ("append_section",)
 
 
