@@ -4,7 +4,7 @@ A row is `judge_sensitive` when its verdict is not the same under every judge (H
 INCONCLUSIVE under another); it is `robust` (`held_under_every_judge`) only when it is HELD under every one. A
 row no judge can move (a search-cost claim, a claim scored by token F1 because no judge covered its questions)
 has the same verdict under each and is not judge-sensitive. The recomputation itself is the claims module's own
-(`report.fsmem_claims.claims`, `report.longmemeval_tables.claims`), handed other correctness columns.
+(`studies.fsmem.claims.claims`, `studies.longmemeval.tables.claims`), handed other correctness columns.
 """
 
 from __future__ import annotations

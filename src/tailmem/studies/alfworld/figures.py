@@ -1,5 +1,5 @@
 """ALFWorld figures: the memory arms' access concentration and cost, and the skill setting's growth, curation
-effort and running success by goal family along a chain. Captions take their words from `report.alfworld_text`.
+effort and running success by goal family along a chain. Captions take their words from `studies.alfworld.text`.
 
 Pure drawing: frames in, Matplotlib figures out (the stage saves them).
 """

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 
 def memory_episodes(cfg, subset: str, arms: list[str]) -> pd.DataFrame:
-    """One row per (arm, game) of the memory cells, for `report.alfworld_tables.memory_tables`."""
+    """One row per (arm, game) of the memory cells, for `studies.alfworld.tables.memory_tables`."""
     rows = [
         {"arm": arm, **e}
         for arm in arms
@@ -33,7 +33,7 @@ def memory_episodes(cfg, subset: str, arms: list[str]) -> pd.DataFrame:
 
 
 def skill_tasks(cfg, subset: str, protocols: list[str], variants: list[str], seeds=(0,)) -> pd.DataFrame:
-    """One row per (protocol, variant, chain seed, task) of the skill cells, for `report.alfworld_tables`."""
+    """One row per (protocol, variant, chain seed, task) of the skill cells, for `studies.alfworld.tables`."""
     rows = [
         {"protocol": p, "variant": v, "seed": int(s), **t}
         for p in protocols
@@ -63,7 +63,7 @@ def _skill_cells(cfg, subset: str, protocols: list[str], variants: list[str], se
 
 def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str], seed: int = 0) -> pd.DataFrame:
     """One row per (protocol, variant, task): the hierarchy panel (fsmem.hierarchy.measure) of the store the task
-    was given, restored from the cell's `before_<game>` snapshot, for `report.alfworld_tables.store_table`."""
+    was given, restored from the cell's `before_<game>` snapshot, for `studies.alfworld.tables.store_table`."""
     import tempfile
 
     from tailmem.fsmem.hierarchy import measure
@@ -88,7 +88,7 @@ def skill_stores(cfg, subset: str, protocols: list[str], variants: list[str], se
 
 
 def skill_effort(cfg, subset: str, protocols: list[str], variants: list[str], seed: int = 0) -> pd.DataFrame:
-    """One row per (protocol, variant, task): what curating it cost (report.alfworld_tables.EFFORT_COLUMNS), from
+    """One row per (protocol, variant, task): what curating it cost (studies.alfworld.tables.EFFORT_COLUMNS), from
     the task rows, the `before_`/`after_` snapshots around the curation and a model curator's episodes."""
     nan = float("nan")
     rows = []

@@ -4,8 +4,8 @@ skill-side analyses (claims at the game unit, the store and the curation effort 
 family against the control). Every table says how many games ran of how many were listed.
 
 Pure computation: frames in, frames out. What each table is (its columns, source, title and note) is its spec in
-`studies/alfworld/data/alfworld.yaml` (`report.table_spec`); the words are filled by `report.alfworld_text`, the figures drawn
-by `report.alfworld_figures`. The stage (`stages/alfworld.report`) reads the cells and writes the files.
+`studies/alfworld/data/alfworld.yaml` (`report.table_spec`); the words are filled by `studies.alfworld.text`, the figures drawn
+by `studies.alfworld.figures`. The stage (`studies.alfworld.report`) reads the cells and writes the files.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 
 def load_summaries(runs: list[ControlRun], results: str) -> pd.DataFrame:
-    """One row per arm, family and seed of the controller study (`report.control_tables.summary_row`)."""
+    """One row per arm, family and seed of the controller study (`studies.controller.tables.summary_row`)."""
     return pd.DataFrame(
         [ct.summary_row(r.arm, r.family, r.seed, ControlSummary.read(r.summary_file(results))) for r in runs]
     )
