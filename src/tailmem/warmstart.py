@@ -16,9 +16,8 @@ what it kept: tailmem.compose_cache); a child starts a new process group, killed
 Staleness: the server refuses jobs and exits once any tailmem source file or an import-path folder (a pip
 install) changed since it started, and exits after `IDLE_S` seconds without a job.
 One server per socket name: it holds `<socket>.lock` while it serves, and a client that finds no socket starts a
-server only if nobody holds the lock, then waits a few
-seconds for it to listen. Whenever the server is absent, stale or refuses, the client runs the stage in its own
-process (the cold path, same result).
+server only if nobody holds the lock, then waits a few seconds for it to listen. Whenever the server is absent,
+stale or refuses, the client runs the stage in its own process (the cold path, same result).
 `TAILMEM_WARMSTART=0` turns the warm path off; inside a SLURM job it is off unless `TAILMEM_WARMSTART=1`.
 """
 

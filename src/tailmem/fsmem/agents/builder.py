@@ -201,9 +201,7 @@ def system_prompt(harness: Harness, name: str = "management", client=None, **val
     if is_shell(harness):
         return prompt(SHELL_PROMPTS[name], **values)
     if "append_section" in harness.tools:
-        offered = list(harness.tools)
-        if compact(client):
-            offered = list(COMPACT_BUILD_TOOLS) if name == "management" else harness.small_tools()
+        offered = harness.small_tools() if compact(client) else list(harness.tools)
         return role_prompt(client, name, tools=", ".join(offered), **values)
     return prompt(name, tools=", ".join(harness.tools), **values)
 
