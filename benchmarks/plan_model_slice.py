@@ -133,8 +133,11 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
     shared = units * c.plan_sample * (max(every) if every else 0.0) * len(design.claim_arms()) * b.rate
     controller_s = sum(pair_calls.values()) * b.rate + shared
     other_s = 0.0
-    studies = (fsmem_rows, longmemeval_rows, alfworld_rows)  # each study's design-check row(s)
-    stated = [study.row(target, st.min_units, st.alpha) for study in studies]
+    stated = [  # each study's design-check rows
+        fsmem_rows.row(target, st.min_units, st.alpha),
+        *longmemeval_rows.rows(target, st.min_units, st.alpha),
+        alfworld_rows.row(target, st.min_units, st.alpha),
+    ]
     policy = policy_rows.rows(target, st.min_units, st.alpha)  # claims on the same runs: their calls once
     policy_s = max((r["core_seconds"] for r in policy if r["core_seconds"] == r["core_seconds"]), default=0.0)
     other_s += policy_s

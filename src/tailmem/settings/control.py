@@ -15,6 +15,7 @@ from tailmem.settings.checks import Problems
 STUDY_ROWS = (
     "fsmem",
     "longmemeval",
+    "longmemeval_context",
     "alfworld",
     "policy_tails",
     "policy_gini",

@@ -10,13 +10,15 @@ from tailmem.report.claims import Claim
 
 # the claim column of the study's row of the design check (design_rows.py): the claims rows it plans name it
 DESIGN_CLAIM = "LongMemEval: arms on the same questions"
+CONTEXT_DESIGN_CLAIM = "LongMemEval: the reader with and without the evidence"
 
 # -- paper 1, LongMemEval (claims_longmemeval; tailmem.studies.longmemeval.tables.claims) ------------------------------
 # One set per dataset (`columns` dataset), decided at the measured budget: the last CTMC budget of the sweep whose
 # accuracy and coverage stay non-inferior (margin "noninferiority": longmemeval.noninferiority_margin, absolute).
 # Evidence fields: head (the measured budget, or why there is none), measured (the comparison, `+d [lo, hi]`),
 # sweep (the measured reduction or its lower bound), check (the context check's comparison, when it ran).
-# planned: the design check plans the accuracy row (power.stated_effects.longmemeval: accuracy per question).
+# planned: the design check plans the accuracy row (power.stated_effects.longmemeval: accuracy per question) and
+# the context row (power.stated_effects.longmemeval_context).
 
 LONGMEMEVAL_TOKEN_REDUCTION_PCT = 24.48  # CTMC vs Graph Memory on LongMemEval, "while maintaining aggregate accuracy"
 _LME_PAPER = f"{LONGMEMEVAL_TOKEN_REDUCTION_PCT}% fewer prompt tokens, aggregate accuracy maintained"
@@ -79,6 +81,7 @@ LONGMEMEVAL = (
         evidence="Graph Memory with - without the answer-bearing turns, same questions{check}",
         paper="not in paper 1 (its reader is a model); ours, so that non-inferior accuracy means something",
         key="context",
+        planned=CONTEXT_DESIGN_CLAIM,
     ),
     Claim(
         f"Paper 1: CTMC cuts prompt tokens by {LONGMEMEVAL_TOKEN_REDUCTION_PCT}% while maintaining accuracy",

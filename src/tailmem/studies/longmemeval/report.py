@@ -78,7 +78,9 @@ def report(cfg: StageSettings) -> None:
         longmemeval_tables.note(outputs.LONGMEMEVAL_REDUCTION, note, measured),
         footer,
     )
-    planned = planned_power(design_rows.row(cfg, st.min_units, st.alpha))  # as the design check plans them
+    planned = {  # as the design check plans them
+        k: v for r in design_rows.rows(cfg, st.min_units, st.alpha) for k, v in planned_power(r).items()
+    }
     claims = longmemeval_tables.claims(results, margin, context, planned)
     judged = read_verdicts(cfg) if cfg.judges.claims else None
     if judged is not None:  # the same claims under each judge's verdicts, to show which depend on the judge

@@ -12,8 +12,6 @@ import logging
 
 import pandas as pd
 
-from tailmem.data.longmemeval import load, select
-from tailmem.errors import ConfigError
 from tailmem.exports.longmemeval import write_hypotheses
 from tailmem.exports.longmemeval_retrieval import retrieval_record, write_retrieval_log
 from tailmem.haystack.answer import ModelAnswerer, ProgrammaticAnswerer
@@ -26,48 +24,11 @@ from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows,
 from tailmem.roles import JUDGE, SEARCHER, plays_model
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
+from tailmem.studies.longmemeval.questions import asked, context_checked
 from tailmem.studies.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
 
 log = logging.getLogger(__name__)
 SUMMARY_FILE = "summary.json"
-
-
-def _questions(cfg: StageSettings):
-    lme = cfg.longmemeval
-    dataset = str(lme.dataset)
-    if dataset not in lme.files:
-        raise ConfigError(f"longmemeval.dataset: {dataset!r} has no file; expected one of {list(lme.files)}")
-    limit = lme.max_per_type
-    if limit is not None and int(limit) < 1:
-        raise ConfigError(f"longmemeval.max_per_type: expected null or >= 1, got {limit}")
-    chosen = select(load(lme.files[dataset]), None if limit is None else int(limit))
-    total = lme.max_questions
-    if total is not None and int(total) < 1:
-        raise ConfigError(f"longmemeval.max_questions: expected null or >= 1, got {total}")
-    return dataset, chosen if total is None else round_robin(chosen, int(total))
-
-
-def round_robin(questions: list, n: int) -> list:
-    """The first `n` questions taking one of each type in turn (types in order of first appearance), so a cap
-    below the number of types still spans as many types as it can; the kept questions stay in their order."""
-    by_type: dict[str, list[int]] = {}
-    for i, q in enumerate(questions):
-        by_type.setdefault(q.qtype, []).append(i)
-    picked: list[int] = []
-    depth = 0
-    while len(picked) < min(n, len(questions)):
-        for idx in by_type.values():
-            if depth < len(idx) and len(picked) < n:
-                picked.append(idx[depth])
-        depth += 1
-    return [questions[i] for i in sorted(picked)]
-
-
-def context_checked(questions: list, limit) -> set[str]:
-    """The ids of the questions answered again without their gold evidence (`longmemeval.context_check`): the first
-    `limit` that have answer-bearing turns and are not abstention questions (None = all of them, 0 = none)."""
-    eligible = [q.qid for q in questions if q.evidence and not q.abstention]
-    return set(eligible if limit is None else eligible[: int(limit)])
 
 
 @typed_stage("longmemeval")
@@ -77,7 +38,7 @@ def run(cfg: StageSettings) -> None:
 
     lme = cfg.longmemeval
     seed = int(cfg.seed)
-    dataset, questions = _questions(cfg)
+    dataset, questions = asked(cfg.longmemeval)
     arms = make_arms(lme)
     counter = TokenCounter(encoding=cfg.llm.encoding)
     searcher = get_client(cfg, SEARCHER, stage="longmemeval")
