@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the loopback chat-completions server 
 
 from llm_testkit import FakeServer, llm_cfg  # noqa: E402
 from tailmem.llm import count_tokens, get_client  # noqa: E402
+from tailmem.llm.group import shipped_tree  # noqa: E402
 from tailmem.llm.backends.local import available  # noqa: E402
 
 
@@ -65,7 +66,7 @@ def bench_local(calls: int = 20) -> None:
         return
     role = {"backend": "local", "model": "gemma-3-270m-q4_k_m", "n_ctx": 512, "n_threads": 2}
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = {"llm": {"cache_path": str(Path(tmp) / "c.sqlite"), "prices": {}, "roles": {"policy": role}}}
+        cfg = {"llm": shipped_tree(cache_path=str(Path(tmp) / "c.sqlite"), prices={}, roles={"policy": role})}
         client = get_client(cfg, "policy", "bench")
         options = [
             "take the stone stairway toward the forest district",
@@ -91,11 +92,15 @@ def bench_local(calls: int = 20) -> None:
 EMBEDDED = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 
-def _instruct_client(tmp: str, role: str = "searcher"):
+def instruct_config(tmp: str, role: str = "searcher") -> dict:
+    """A whole config whose `role` is the embedded instruct model: the shipped offline group with that role
+    changed (a partial `llm` node fails the group's checks)."""
     spec = {"backend": "instruct", "model": EMBEDDED, "n_ctx": 4096, "n_threads": 2, "max_output_tokens": 64}
-    return get_client(
-        {"llm": {"cache_path": str(Path(tmp) / "c.sqlite"), "prices": {}, "roles": {role: spec}}}, role, "bench"
-    )
+    return {"llm": shipped_tree(cache_path=str(Path(tmp) / "c.sqlite"), prices={}, roles={role: spec})}
+
+
+def _instruct_client(tmp: str, role: str = "searcher"):
+    return get_client(instruct_config(tmp, role), role, "bench")
 
 
 def bench_instruct_speed(gen_tokens: int = 64) -> None:

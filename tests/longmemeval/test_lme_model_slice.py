@@ -171,7 +171,7 @@ def test_judge_prompts_put_the_response_last_so_arms_share_the_rest():
 
 
 def test_round_robin_caps_the_total_across_types():
-    from tailmem.studies.longmemeval.run import round_robin
+    from tailmem.studies.longmemeval.questions import round_robin
 
     class Q:
         def __init__(self, i, t):

@@ -48,7 +48,7 @@ def run(cfg: StageSettings) -> None:
     turn_words = None if turn_words is None else int(turn_words)
     graph = next((a for a in arms if a.name == "graph_memory"), None)
     checked = context_checked(questions, lme.context_check) if graph is not None else set()
-    rows, retrieval, asked = [], [], []
+    rows, retrieval, pending = [], [], []
     for q in questions:
         built = build_prompts(q, arms, seed, int(lme.candidates), list(lme.recall_ks), counter, turn_words)
         retrieval.append(retrieval_record(q, built[0].haystack, built[0].ranking))
@@ -59,13 +59,13 @@ def run(cfg: StageSettings) -> None:
         if model is None:
             rows.extend(evaluate_programmatic(q, built, programmatic))
         else:
-            asked.append((q, built, [model.request(b.memory, q.question, q.date) for b in built]))
+            pending.append((q, built, [model.request(b.memory, q.question, q.date) for b in built]))
     if model is not None:
         # an in-process model: one question's arms together, their prompts share a prefix it reuses; an endpoint:
         # every question's answers together, `llm.concurrency` in flight (the questions do not depend on each other)
-        batches = [r for _, _, r in asked] if in_process(searcher) else [[x for _, _, r in asked for x in r]]
+        batches = [r for _, _, r in pending] if in_process(searcher) else [[x for _, _, r in pending for x in r]]
         answers = iter([a for batch in batches for a in model.answer_many(batch)])
-        for q, built, _ in asked:
+        for q, built, _ in pending:
             rows.extend(score(q, b.row, a.text, a.agent, **a.accounting()) for b, a in zip(built, answers))
     judge_client = _judge(cfg, questions, rows) if lme.judge else None
     judge_label = None if judge_client is None else f"{judge_client.backend}:{judge_client.model}"
