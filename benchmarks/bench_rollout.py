@@ -15,10 +15,10 @@ import time
 import numpy as np
 
 from tailmem.graphworld.build import world_from_config
-from tailmem.rollout.choices import DESIGNS, SAMPLING_DESIGNS
 from tailmem.rollout.randomness import draw_uniforms
 from tailmem.rollout.reference import reference_rollout
 from tailmem.rollout.run import kernel_rollout
+from tailmem.settings.rollout import DESIGNS, SAMPLING_DESIGNS
 
 
 def best_time(fn, repeats: int) -> float:

@@ -15,7 +15,8 @@ import pytest
 
 from tailmem.configs import config_dir
 from tailmem.errors import ConfigError
-from tailmem.settings.schema import Settings, errors, known_keys
+from tailmem.settings.schema import Settings
+from tailmem.validation import errors, known_keys
 from tailmem.workflow import compose_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,8 +73,8 @@ def test_a_missing_key_is_named():
 def test_controller_keys_are_the_controllers_fields():
     """The memory group's keys come from the controllers' own dataclasses (one list, in the registry)."""
     from tailmem.memory.controllers import CONTROLLERS
+    from tailmem.memory.group import known_keys as memory_keys
     from tailmem.settings.fsmem import ACCESS_UNITS
-    from tailmem.settings.memory import known_keys as memory_keys
     from tailmem.studies.fsmem.access import UNITS
 
     controller_fields = {f for c in CONTROLLERS.values() for f in c.__dataclass_fields__ if not f.startswith("_")}

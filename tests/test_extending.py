@@ -2,7 +2,7 @@
 
 A controller is a class registered in `memory.controllers.CONTROLLERS` plus `configs/memory/<name>.yaml`
 (2 files), even with a setting no other controller has: the class's fields are the memory group's schema
-(tailmem.settings.memory), so the new key is typed and range-checked with no settings file edited; it then joins
+(tailmem.memory.group), so the new key is typed and range-checked with no settings file edited; it then joins
 Table 4's arms and the DAG without any other edit. A harness is a module with its tools
 plus one `Spec` in `fsmem.harnesses.HARNESSES` (2 files); its name then passes the config check, matches the
 rules, joins the RQ5 study and runs through the build and answer stages. Here the registry entries are made at
@@ -317,10 +317,9 @@ def toy_benchmark(tmp_path, repo_root, monkeypatch):
 def test_a_toy_benchmark_is_registered_checked_and_read_through_the_registry(toy_benchmark, data_dir, monkeypatch):
     from tailmem.errors import ConfigError
     from tailmem.fsmem import benchmarks, run_list
-    from tailmem.settings.fsmem import benchmarks as registered
     from tailmem.workflow import compose_config, wildcard_patterns
 
-    assert "toy_chats" in registered() and re.fullmatch(wildcard_patterns()["bench"], "toy_chats")
+    assert "toy_chats" in benchmarks.BENCHMARKS and re.fullmatch(wildcard_patterns()["bench"], "toy_chats")
     cfg = compose_config("smoke", [f"data_dir={data_dir}"])
     assert "toy_chats" in cfg.fsmem.study.benchmarks  # the config check accepts the name and its block
     fs = cfg.fsmem
@@ -389,7 +388,7 @@ def test_every_registered_benchmark_loads_its_first_conversation_and_names_its_c
     """Conformance of the registry: each entry reads the shared data through its block, and its categories (the
     tables' columns) have names; the categories a run asks are ones it may ask."""
     from tailmem.fsmem import benchmarks
-    from tailmem.settings.fsmem import categories as allowed
+    from tailmem.fsmem.benchmarks import allowed_categories as allowed
     from tailmem.workflow import compose_config
 
     fs = compose_config("smoke", [f"data_dir={data_dir}"]).fsmem
@@ -444,8 +443,8 @@ def toy_family(tmp_path, repo_root, monkeypatch):
 def test_a_toy_graph_family_is_checked_and_walked_through_the_stages(toy_family, tmp_path):
     """The family recipe's two files: its key is range-checked by name, and the graphworld and rollout stages
     draw and walk its world with no other edit."""
+    from tailmem.graphworld.group import check
     from tailmem.graphworld.world import World
-    from tailmem.settings.graph import check
     from tailmem.workflow import compose_config
 
     assert compose_config("smoke", ["graph=toy_ring"]).graph.k == 2

@@ -60,7 +60,7 @@ def warm_up() -> None:
     first composition also builds Hydra's override parser and lazy imports, and its first validation the schema
     tables, which every forked job paid again (smoke DAG: 37.0 -> 27.5 s of start-up over its 154 jobs)."""
     from tailmem import compose_cache
-    from tailmem.settings.schema import validate
+    from tailmem.validation import validate
 
     with compose_cache.learning():
         validate(compose_stage("graphworld", ["scale=smoke"]))

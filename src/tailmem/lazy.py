@@ -7,7 +7,7 @@ whose body runs at its first attribute access (the standard library's `importlib
 that uses the module wants; the saving is for the processes that never do.
 
 `resolve("package.module:name")` is the one reader of the "module:name" strings by which the stage registry,
-the CLI's commands, the warm server's entry point and the settings' registries name code: reading such a table
+the CLI's commands, the warm server's entry point and the typed settings' readers name code: reading such a table
 imports nothing, and the module loads when its entry is used. A string import is still an import:
 tests/test_layers.py counts these strings when it looks for import loops.
 """

@@ -217,8 +217,7 @@ def agents(cfg: DictConfig) -> dict:
     the agents of its run."""
     if not cfg.get("llm"):
         return {}
-    from tailmem.llm.group import settings
-    from tailmem.settings.llm import roles
+    from tailmem.llm.group import roles, settings
 
     try:
         llm = settings(cfg)

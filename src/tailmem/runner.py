@@ -46,7 +46,7 @@ TIMING = (
 def _run_stage(stage: str, cfg) -> int:
     """Validate `cfg`, run the stage on it and log its timing line; 1 on a TailmemError (logged)."""
     try:
-        from tailmem.settings.schema import validate
+        from tailmem.validation import validate
 
         # ranges and the open groups' keys of the stage's own groups (Hydra checked types and keys), before any work
         validate(cfg, groups=STAGES[stage].groups)
@@ -80,7 +80,7 @@ def _compose_once(stage: str, overrides: list[str]) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from tailmem.settings.schema import explain
+    from tailmem.validation import explain
 
     try:
         cfg = compose_stage(stage, overrides)

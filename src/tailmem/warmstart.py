@@ -268,7 +268,7 @@ def preload_order() -> list[str]:
         "tailmem.studies.random_walk.audit",
         "pandas",
         "matplotlib.pyplot",
-        "tailmem.settings.schema",
+        "tailmem.validation",
         "tailmem.cli:warm_up",
         "tailmem.llm.tokens:get_encoding",
     )  # tiktoken's o200k table: 1.3 s in every job that counts tokens

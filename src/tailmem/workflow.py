@@ -37,7 +37,7 @@ def compose_config(scale: str, overrides: Sequence[str] = ()) -> DictConfig:
     from omegaconf.errors import OmegaConfBaseException
 
     from tailmem import compose_cache
-    from tailmem.settings.schema import explain, validate
+    from tailmem.validation import explain, validate
 
     GlobalHydra.instance().clear()
     try:
@@ -207,7 +207,7 @@ def wildcard_patterns() -> dict[str, str]:
     from tailmem.fsmem.harnesses import HARNESSES
     from tailmem.fsmem.variants import VARIANTS
     from tailmem.graphworld.families import FAMILIES
-    from tailmem.rollout.choices import DESIGNS, POLICIES
+    from tailmem.settings.rollout import DESIGNS, POLICIES
 
     def one_of(names) -> str:
         return "|".join(sorted(map(str, names), key=len, reverse=True))

@@ -137,7 +137,7 @@ def test_settings_validate_each_key():
 def test_schema_reads_the_group():
     """The group's schema (tailmem.settings.audit_log) runs the importers' own rules when a config is composed."""
     from tailmem.runner import compose_stage
-    from tailmem.settings.schema import errors
+    from tailmem.validation import errors
 
     assert errors(compose_stage("audit_log", [])) == []
     assert errors(compose_stage("audit_log", ["audit_log.format=csv"])) == [

@@ -19,10 +19,10 @@ from tailmem.llm.backends.programmatic import ProgrammaticBackend
 from tailmem.llm.backends.replay import ReplayBackend
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
-from tailmem.llm.group import settings
+from tailmem.llm.group import role_settings, settings
 from tailmem.llm.records import ChatResponse, Usage
 from tailmem.roles import PROGRAMMATIC, SEARCHER
-from tailmem.settings.llm import cache_path, role_settings
+from tailmem.settings.llm import cache_path
 
 CLASSES = (OpenAIBackend, LocalBackend, InstructBackend, ReplayBackend, ProgrammaticBackend)
 CHAT_ARGS = ["self", "model", "messages", "tools", "params", "on_send"]

@@ -22,10 +22,9 @@ from tailmem.fsmem.agents.models import compact
 from tailmem.haystack.answer import ModelAnswerer, chat_in_prefix_order
 from tailmem.llm import get_client
 from tailmem.llm.backends.base import Kind
-from tailmem.llm.group import settings
+from tailmem.llm.group import role_settings, settings
 from tailmem.llm.parallel import in_process
 from tailmem.roles import BUILDER, EXECUTOR, JUDGE, POLICY, PREDICTOR, SEARCHER
-from tailmem.settings.llm import role_settings
 
 # The toy's module: a deterministic chat model in this process and a scoring-only one. It imports what any backend
 # may (the errors and the records), not the registry that names it nor the settings, so no import loop closes.

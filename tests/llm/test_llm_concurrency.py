@@ -9,10 +9,9 @@ import pytest
 from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import ConfigError
 from tailmem.llm import get_client, pacing
-from tailmem.llm.group import settings
+from tailmem.llm.group import roles, settings
 from tailmem.llm.pacing import Pacer
 from tailmem.llm.parallel import SLOTS_ENV, llm_slots, run_units, units_workers, workers_for
-from tailmem.settings.llm import roles
 
 
 class Client:

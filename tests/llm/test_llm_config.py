@@ -99,7 +99,8 @@ def test_the_llm_setting_recipe_holds():
     import yaml
     from omegaconf import MISSING
 
-    from tailmem.settings.llm import ROLE_KEYS, UNSET_IN_PRESETS, RoleGroup, role_settings
+    from tailmem.llm.group import role_settings
+    from tailmem.settings.llm import ROLE_KEYS, UNSET_IN_PRESETS, RoleGroup
 
     assert all(f.default == MISSING for f in dataclasses.fields(RoleGroup))
     offline = yaml.safe_load((CONFIGS / "llm" / "offline.yaml").read_text())

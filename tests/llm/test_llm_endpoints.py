@@ -18,9 +18,8 @@ from test_llm_config import CONFIGS
 from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import LLMError
 from tailmem.llm import get_client
-from tailmem.llm.group import settings
+from tailmem.llm.group import roles, settings
 from tailmem.llm.params import DEFAULT_FAMILIES, families, family_of, refused_parameter
-from tailmem.settings.llm import roles
 
 PRICE = {"input": 0.75, "cached_input": 0.075, "output": 4.50}
 

@@ -5,8 +5,7 @@ import sys
 import types
 
 from tailmem.llm.backends import instruct
-from tailmem.llm.group import settings
-from tailmem.settings.llm import role_settings
+from tailmem.llm.group import role_settings, settings
 from tailmem.workflow import compose_config
 
 

@@ -11,10 +11,9 @@ from llm_testkit import FakeServer, llm_cfg
 from tailmem.errors import ConfigError
 from tailmem.llm import get_client
 from tailmem.llm.backends.instruct import available
-from tailmem.llm.group import settings
+from tailmem.llm.group import role_settings, roles, settings
 from tailmem.llm.structured import call_text, history, parse, request
 from tailmem.roles import BUILDER, POLICY, PREDICTOR, SEARCHER
-from tailmem.settings.llm import role_settings, roles
 from tailmem.workflow import compose_config
 
 VIEW = {

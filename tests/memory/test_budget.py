@@ -84,7 +84,7 @@ def test_the_settings_check_builds_no_controller_with_a_stand_in_budget(monkeypa
     """The check used to build `memory.budget=matched` as budget 1; now the budget is checked by
     `memory.budget.problem` and the controller is built without it (no stand-in value)."""
     from tailmem.memory import controllers
-    from tailmem.settings.memory import check
+    from tailmem.memory.group import check
 
     built = []
     real = controllers.make_controller

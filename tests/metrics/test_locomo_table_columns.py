@@ -65,7 +65,7 @@ def test_category_5_is_scored_when_opted_in(tmp_path, data_dir):
 
 
 def test_the_config_schema_accepts_the_category_5_opt_in():
-    from tailmem.settings.schema import validate
+    from tailmem.validation import validate
 
     with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
         ok = compose(config_name="config", overrides=["fsmem.categories=[1,2,3,4,5]", "stage=fsmem_answer"])

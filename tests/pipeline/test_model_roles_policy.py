@@ -18,10 +18,10 @@ from tailmem.agents.graphworld import parse_transitions
 from tailmem.graphworld.build import world_from_config
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache
-from tailmem.llm.group import settings
+from tailmem.llm.group import role_settings, settings
 from tailmem.llm.records import ChatResponse, Usage
 from tailmem.roles import POLICY
-from tailmem.settings.llm import cache_path, role_settings
+from tailmem.settings.llm import cache_path
 from tailmem.settings.rollout import RetrievalGroup
 from tailmem.studies.model_roles.probe import _reference, _row, policy_figures
 

@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 
 from tailmem.graphworld.build import world_from_config
-from tailmem.rollout.choices import DESIGNS, STARTS
 from tailmem.rollout.randomness import draw_uniforms
 from tailmem.rollout.reference import reference_rollout
 from tailmem.rollout.run import kernel_rollout, rollout
-from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
+from tailmem.settings.rollout import DESIGNS, STARTS, RetrievalGroup, RolloutGroup
 
 GRAPHS = {
     "scale_free": dict(family="scale_free", n=40, m=2),

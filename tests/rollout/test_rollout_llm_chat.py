@@ -19,13 +19,13 @@ from tailmem.graphworld.build import world_from_config
 from tailmem.llm.backends.instruct import choose_messages
 from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache
-from tailmem.llm.group import settings
+from tailmem.llm.group import role_settings, settings
 from tailmem.llm.records import ChatResponse, Usage
 from tailmem.llm.tokens import count_message_tokens
 from tailmem.roles import POLICY
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import GoalDirected, LLMPolicy
-from tailmem.settings.llm import cache_path, role_settings
+from tailmem.settings.llm import cache_path
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 
 LENGTH = RolloutGroup(episodes=3, steps=20, start="uniform")

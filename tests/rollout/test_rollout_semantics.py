@@ -5,10 +5,9 @@ import pytest
 
 from tailmem.errors import ConfigError
 from tailmem.graphworld.build import world_from_config
-from tailmem.rollout.choices import DESIGNS
 from tailmem.rollout.policy import Observation, Policy
 from tailmem.rollout.run import rollout
-from tailmem.settings.rollout import PolicyGroup, RetrievalGroup, RolloutGroup
+from tailmem.settings.rollout import DESIGNS, PolicyGroup, RetrievalGroup, RolloutGroup
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from tailmem.alfworld.curator import sources
 from tailmem.alfworld.episode import EpisodeRecord
 from tailmem.alfworld.games import Game
 from tailmem.fsmem.store import Store
+from tailmem.settings.alfworld import PROTOCOLS as NAMES
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,9 @@ class Protocol:
     reverse: bool = False
 
 
+# How each protocol `alfworld.protocols` may name runs: one entry per name of the group's schema, in its order.
 PROTOCOLS = {"three_chain": Protocol(3), "full_chain": Protocol(1), "reversed_chain": Protocol(1, reverse=True)}
+assert tuple(PROTOCOLS) == NAMES, f"alfworld.chain.PROTOCOLS {list(PROTOCOLS)} != tailmem.settings.alfworld {NAMES}"
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from tailmem.fsmem.agents.accounting import Episode
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.management import append_section, management
 from tailmem.roles import BUILDER, programmatic_agent
+from tailmem.settings.alfworld import VARIANTS  # the skill settings, named by the group's schema
 
-VARIANTS = ("no_store", "episode_log", "curated_skills", "curated_skills_memory", "guidance_synthesis")
 WITH_MEMORY = ("curated_skills_memory", "guidance_synthesis")
 _TAKE = re.compile(r"^take ([a-z]+) \d+ from ([a-z]+) \d+$")
 _VERB = re.compile(r"^(clean|heat|cool) ([a-z]+) \d+ with ([a-z]+) \d+$")

@@ -17,6 +17,7 @@ from tailmem.alfworld.goal import Goal, kind, seen_objects
 from tailmem.alfworld.guidance import Priors, priors
 from tailmem.alfworld.observations import Knowledge
 from tailmem.roles import EXECUTOR, plays_model, programmatic_agent
+from tailmem.settings.alfworld import EXECUTORS  # `alfworld.model_executor`'s values, named by the group's schema
 
 _ARRIVE = re.compile(r"You arrive at ([a-z]+ \d+)\.")
 _PICK = re.compile(r"You pick up the ([a-z]+ \d+) from the ([a-z]+ \d+)\.")
@@ -295,9 +296,6 @@ class _Counts:
     def of(cls, client) -> "_Counts":
         impl = getattr(client, "_impl", None)
         return cls(int(getattr(impl, "sent_tokens", 0)), int(getattr(impl, "evaluated", 0)))
-
-
-EXECUTORS = ("react", "choose")
 
 
 def make_executor(client, mode: str = "react"):

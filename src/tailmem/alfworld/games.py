@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tailmem.errors import DataError
+from tailmem.settings.alfworld import SPLITS  # the splits a subset may be, named by the group's schema
 
 FAMILIES = (
     "pick_and_place_simple",
@@ -28,7 +29,6 @@ SHORT = {
     "pick_cool_then_place_in_recep": "cool",
     "pick_two_obj_and_place": "puttwo",
 }
-SPLITS = ("valid_seen", "valid_unseen")
 MANIFEST = "manifest_solvable.json"
 
 # Games left out of every run, the same on every machine: `<split>/<task>/<trial>` -> why. A game is listed here

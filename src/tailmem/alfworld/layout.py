@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tailmem import paths, roles
-from tailmem.roles import BUILDER, EXECUTOR, SEARCHER
+from tailmem.settings.alfworld import ROLES  # the roles a model may play here, named by the group's schema
 
 if TYPE_CHECKING:
     from omegaconf import DictConfig
 
-ROLES = (EXECUTOR, BUILDER, SEARCHER)  # executor acts; builder curates the store; searcher retrieves
 GAME_FILES = "{results}/alfworld/games/files/{split}"  # regenerated game files, shared by every subset
 EPISODES = "{results}/alfworld/episodes"  # content-keyed cache of programmatic episodes (the key names the agent)
 SAS = "{results}/alfworld/sas"  # content-keyed cache of games' PDDL -> SAS translations (alfworld.speedup)
@@ -62,8 +61,8 @@ def plays_model(cfg: DictConfig, role: str, client) -> bool:
 def agent_labels(cfg: DictConfig) -> dict[str, str]:
     """The model (or programmatic agent) of each ALFWorld role, as the llm settings name it; a role left out of
     `alfworld.model_roles` is its programmatic agent, `programmatic-<role>` (the offline config's label)."""
+    from tailmem.llm.group import roles as played
     from tailmem.llm.group import settings as llm_settings
-    from tailmem.settings.llm import roles as played
 
     settings = played(llm_settings(cfg))
     playing = model_roles(cfg)

@@ -62,6 +62,18 @@ def overrides(arm: str) -> list[str]:
     return out
 
 
+def arm_problem(arm: str) -> str | None:
+    """What is wrong with the arm name `control.arm` (None: nothing), as the arm parser says what it expected: the
+    `control` group's check, run where the composed config is checked whole (tailmem.validation), since the parser
+    reads the controllers, which sit above the settings."""
+    try:
+        overrides(arm)
+    except ConfigError as exc:
+        text = str(exc)
+        return text[text.index("expected ") :] if "expected " in text else text
+    return None
+
+
 def matched_reference(arm: str) -> str | None:
     """The Graph Memory arm whose measured memory tokens a `-matched` CTMC arm spends, else None."""
     a = ArmName.parse(arm)

@@ -23,16 +23,8 @@ from tailmem.fsmem.tools.chunks import chunk_retrieval
 from tailmem.fsmem.tools.management import management
 from tailmem.fsmem.topics import dominant_topic
 from tailmem.roles import BUILDER
+from tailmem.settings.fsmem import VARIANTS  # the variants `fsmem.variant(s)` accept, named by the group's schema
 
-VARIANTS = (
-    "closed_book",
-    "chunk_retrieval",
-    "verbatim",
-    "foldered",
-    "reorganized_condense",
-    "reorganized_preserve",
-    "agent_curated",
-)
 CURATED = ("reorganized_condense", "reorganized_preserve", "agent_curated")
 
 

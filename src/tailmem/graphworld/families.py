@@ -17,10 +17,9 @@ from tailmem.errors import ConfigError
 from tailmem.graphworld.connect import draw_connected
 from tailmem.graphworld.seeds import derive_rng, derive_seed
 from tailmem.lazy import lazy
+from tailmem.settings.graph import MIN_STATES  # the smallest world: the scale's sizes are checked against it
 
 nx = lazy("networkx")  # the config checks here run at every stage's start; only drawing needs networkx
-
-MIN_STATES = 10  # below this a "world" has too few states for any tail statistic
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from tailmem.errors import ConfigError
 from tailmem.memory.arm_names import ArmName
 from tailmem.memory.budget import MATCHED
 from tailmem.memory.catalogue import arm_settings
+from tailmem.settings.longmemeval import ARM_FAMILIES  # the families `longmemeval.arms` may list
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,6 @@ class Arm:
     ratio: float | None = None  # CTMC only: its `matched` budget is ratio x Graph Memory's memory tokens
 
 
-# The arm families `longmemeval.arms` may list, in the order they run (CTMC's budgets are read from Graph Memory).
-ARM_FAMILIES = ("graph_memory", "ctmc", "full_history", "flat_retrieval")
 # Graph Memory on the haystack without its answer-bearing turns (`longmemeval.context_check`): not an arm of the
 # comparison but the check that the reader's accuracy responds to its context (tailmem.haystack.reduction).
 NO_EVIDENCE = str(ArmName("graph_memory", no_evidence=True))

@@ -35,8 +35,8 @@ import re
 from dataclasses import dataclass
 
 from tailmem.errors import ConfigError
+from tailmem.settings.judges import JUDGES  # the judges `judges.names` may list, named by the group's schema
 
-JUDGES = ("paper", "per_type", "gist")
 KINDS = ("default", "temporal", "knowledge_update", "preference", "abstention")
 STRICT_LENGTH_FACTOR, STRICT_LENGTH_SLACK = 3, 3
 GIST_SHARE = 0.5

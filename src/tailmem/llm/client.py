@@ -32,13 +32,14 @@ from tailmem.llm.budget import Budget
 from tailmem.llm.cache import CallCache, request_hash
 from tailmem.llm.cache_shards import ShardedCallCache, shards_dir
 from tailmem.llm.cost import dollars
+from tailmem.llm.group import role_settings
 from tailmem.llm.group import settings as llm_settings
 from tailmem.llm.pacing import pacer_for
 from tailmem.llm.parallel import run_units, workers_for
 from tailmem.llm.params import families, family_of, request_params
 from tailmem.llm.records import ChatResponse
 from tailmem.llm.tokens import count_message_tokens, count_tokens
-from tailmem.settings.llm import LLMGroup, Role, cache_path, price, prices, role_settings
+from tailmem.settings.llm import LLMGroup, Role, cache_path, price, prices
 
 log = logging.getLogger("tailmem.llm")
 # An answer billed under this share of the client's prompt estimate means the server dropped part of the prompt

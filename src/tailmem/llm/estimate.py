@@ -67,7 +67,8 @@ def run_files(overrides: list[str]) -> list[Path]:
 def estimate(rows: list[tuple], llm, times: dict[str, float]) -> list[Line]:
     """Each measured (role, stage) priced with the role's configured model (`llm`: the group, LLMGroup), scaled by
     times[stage] (default 1)."""
-    from tailmem.settings.llm import price, prices, role_settings
+    from tailmem.llm.group import role_settings
+    from tailmem.settings.llm import price, prices
 
     table = prices(llm)
     out = []

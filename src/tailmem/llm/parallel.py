@@ -80,8 +80,8 @@ def llm_slots(cfg, roles) -> int:
     """The Snakemake resource `llm_slots` a job declares: the most calls it holds in flight to a shared endpoint,
     the largest `in_flight` among `roles` played there (a job's units call its roles in turn), 0 when none is
     (an in-process model, a programmatic agent, replay from the cache)."""
+    from tailmem.llm.group import roles as played
     from tailmem.llm.group import settings as llm_settings
-    from tailmem.settings.llm import roles as played
 
     settings = played(llm_settings(cfg))
     return max(

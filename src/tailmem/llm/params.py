@@ -10,7 +10,7 @@ role (and, for restructuring, its task) and this module writes the parameters.
 
 A model's family is `llm.roles.<role>.family` when set, else the first `llm.model_families` pattern (a shell
 glob, matched case-insensitively against the model name and against its last `/` segment) that matches it, else
-`standard`. DEFAULT_FAMILIES is the shipped table (configs/llm/offline.yaml repeats it).
+`standard`. DEFAULT_FAMILIES (tailmem.settings.llm) is the shipped table (configs/llm/offline.yaml repeats it).
 """
 
 from __future__ import annotations
@@ -20,39 +20,8 @@ from fnmatch import fnmatchcase
 
 from tailmem.errors import ConfigError
 
-# the values of llm.roles.<role>.structured_outputs (how tailmem.llm.structured sends a constraint); here, beside
-# the other request parameters, so the settings check reads it without importing the request builders
-STRUCTURED_MODES = ("gbnf", "vllm", "json_schema")
-
-FAMILIES = ("reasoning", "standard")
-EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "none")
-
-# First match wins; a model matching none is `standard`. gpt-5 chat variants are not reasoning models.
-DEFAULT_FAMILIES: tuple[tuple[str, str], ...] = (
-    ("gpt-5*-chat*", "standard"),
-    ("gpt-5*", "reasoning"),
-    ("o1*", "reasoning"),
-    ("o3*", "reasoning"),
-    ("o4*", "reasoning"),
-)
-
-
-def read_families(entries) -> tuple[tuple[str, str], ...]:
-    """`llm.model_families` (a list of {pattern, family}) as (glob, family) pairs; None -> DEFAULT_FAMILIES."""
-    if entries is None:
-        return DEFAULT_FAMILIES
-    if not isinstance(entries, (list, tuple)):
-        raise ConfigError(f"llm.model_families must be a list of {{pattern, family}}, got {type(entries).__name__}")
-    out = []
-    for i, e in enumerate(entries):
-        if not isinstance(e, dict) or set(e) != {"pattern", "family"}:
-            raise ConfigError(
-                f"llm.model_families[{i}] must be {{pattern: <glob>, family: reasoning|standard}}, got {e!r}"
-            )
-        if e["family"] not in FAMILIES:
-            raise ConfigError(f"llm.model_families[{i}].family is {e['family']!r}; expected one of {FAMILIES}")
-        out.append((str(e["pattern"]).lower(), str(e["family"])))
-    return tuple(out)
+# the model families, the shipped table and the reader of `llm.model_families`: the settings' names, which check them
+from tailmem.settings.llm import DEFAULT_FAMILIES, FAMILIES, read_families
 
 
 def families(llm) -> tuple[tuple[str, str], ...]:

@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 
 from tailmem.errors import LLMError
-from tailmem.llm.params import STRUCTURED_MODES as MODES
 from tailmem.llm.records import ToolCall
+from tailmem.settings.llm import STRUCTURED_MODES as MODES
 
 # What a request names its closed set of answers by (the predictor's state codes); never sent as is.
 CHOICES = "answer_choices"

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from tailmem.errors import ConfigError
 from tailmem.memory.budget import MATCHED  # the part `-matched` asks for `memory.budget: matched`
+from tailmem.settings.memory import ENCODINGS  # the encodings the memory group and longmemeval.encoding accept
 
 SEPARATOR = "-"
-ENCODINGS = ("verbose", "compact")
 ORDERS = ("rank", "shuffled", "reversed")  # memory.ctmc.ORDERS (checked equal in tests/memory/test_arm.py)
 NO_EVIDENCE = "no_evidence"
 GRAMMAR = "<controller>[-<encoding>][-tau<tau>][-<order>][-matched][-r<ratio>][-no_evidence]"

@@ -35,7 +35,7 @@ class Controller(ABC):
     `Query.budget`)."""
 
     encoding: str = "compact"
-    budget: int | None = field(default=None, metadata={"min": 1})  # a field's range: tailmem.settings.memory
+    budget: int | None = field(default=None, metadata={"min": 1})  # a field's range: tailmem.memory.group
 
     name = "controller"
 

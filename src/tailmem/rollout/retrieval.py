@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from tailmem.rollout.choices import DESIGNS
+from tailmem.settings.rollout import DESIGNS
 
 
 class Retriever:

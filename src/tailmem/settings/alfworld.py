@@ -1,7 +1,9 @@
 """The `alfworld` group: the text-only environment, paper 1's observation memory, paper 2's skill setting.
 
 `arms` maps an arm name to a memory controller's settings (`name` picks configs/memory/<name>.yaml, the other keys
-override it): an open mapping whose keys `memory.check` reads against the controller's dataclass.
+override it): an open mapping whose keys are read against the controller's dataclass by tailmem.memory.group.check,
+which needs the controllers (above the settings) and so runs where the composed config is checked whole
+(tailmem.validation). The names the other keys accept are defined here, and the ALFWorld code imports them.
 """
 
 from __future__ import annotations
@@ -11,7 +13,16 @@ from typing import Any, Dict, List, Optional
 
 from omegaconf import MISSING
 
-from tailmem.settings.checks import Problems, registry
+from tailmem.roles import BUILDER, EXECUTOR, SEARCHER
+from tailmem.settings.checks import Problems
+
+SPLITS = ("valid_seen", "valid_unseen")  # a subset besides `smoke` (tailmem.alfworld.games)
+EXECUTORS = ("react", "choose")  # `model_executor`: ReAct or choose an offered action (tailmem.alfworld.executor)
+# `model_roles`: executor acts; builder curates the store; searcher retrieves (tailmem.alfworld.layout)
+ROLES = (EXECUTOR, BUILDER, SEARCHER)
+# the skill settings a store is curated under (tailmem.alfworld.curator)
+VARIANTS = ("no_store", "episode_log", "curated_skills", "curated_skills_memory", "guidance_synthesis")
+PROTOCOLS = ("three_chain", "full_chain", "reversed_chain")  # how the game order is chained (tailmem.alfworld.chain)
 
 
 @dataclass
@@ -64,32 +75,24 @@ class AlfworldGroup:
     claims: Claims = MISSING
 
     def __post_init__(self) -> None:
-        from tailmem.settings.memory import check as check_memory
-
         p = Problems("alfworld")
-        subsets = ["smoke", *registry("tailmem.alfworld.games:SPLITS")]
+        subsets = ["smoke", *SPLITS]
         p.names("subsets", self.subsets, subsets, empty=True)  # none: a slice whose design cannot decide a game claim
         p.one_of("subset", self.subset, subsets)
         p.integer("max_games", self.max_games, lo=1, null=True)
         p.integer("max_steps", self.max_steps, lo=1)
-        p.one_of("model_executor", self.model_executor, registry("tailmem.alfworld.executor:EXECUTORS"))
-        p.names("model_roles", self.model_roles, registry("tailmem.alfworld.layout:ROLES"))
+        p.one_of("model_executor", self.model_executor, EXECUTORS)
+        p.names("model_roles", self.model_roles, ROLES)
         p.strings("smoke_games", self.smoke_games)
-        variants, protocols = (
-            registry("tailmem.alfworld.curator:VARIANTS"),
-            registry("tailmem.alfworld.chain:PROTOCOLS"),
-        )
-        p.names("variants", self.variants, variants)
-        p.names("protocols", self.protocols, protocols)
-        p.one_of("variant", self.variant, variants)
-        p.one_of("protocol", self.protocol, protocols)
+        p.names("variants", self.variants, VARIANTS)
+        p.names("protocols", self.protocols, PROTOCOLS)
+        p.one_of("variant", self.variant, VARIANTS)
+        p.one_of("protocol", self.protocol, PROTOCOLS)
         p.integers("seeds", self.seeds, lo=0)
         p.integer("seed", self.seed, lo=0)
         for name in ("retrieval_k", "curator_rounds", "retriever_rounds"):
             p.integer(name, getattr(self, name), lo=1)
-        arms = dict(self.arms) if isinstance(self.arms, dict) else {}
-        for name, settings in arms.items():
-            p.lines += check_memory(dict(settings or {}), f"alfworld.arms.{name}", arm=True)
+        arms = dict(self.arms) if isinstance(self.arms, dict) else {}  # each one's settings: memory.group.check
         for key in ("arm", "executor_arm"):
             p.check(
                 key,

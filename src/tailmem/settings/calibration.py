@@ -10,6 +10,7 @@ from typing import List, Optional
 from omegaconf import MISSING
 
 from tailmem.settings.checks import Problems
+from tailmem.settings.rollout import STARTS
 
 ITEMS = ("all", "stored")  # concentration over every state (ours), or over the stored items (visited states) only
 SIGMA_UNITS = ("mean", "count")  # sigma_top10 in units of the mean count (ours), or in raw access counts
@@ -34,8 +35,6 @@ class SpaceGroup:
     sigma_unit: List[str] = MISSING
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.choices import STARTS
-
         p = Problems("calibration.space")
         for name in ("episodes", "steps", "k"):
             p.integers(name, getattr(self, name), lo=1)

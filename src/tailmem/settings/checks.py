@@ -1,14 +1,14 @@
 """The range checks of the settings dataclasses: each names the key, the value and what was expected.
 
 Hydra (OmegaConf) checks a key exists and its value has the field's type when it composes; what a type cannot say
-(`>= 1`, one of a registry's names, a non-empty list) is checked here, in each dataclass's `__post_init__`, which
-runs when `tailmem.settings.schema.validate` turns the composed config into the typed objects. A check collects
-its group's problems in `Problems` and raises one ConfigError with a line per problem.
+(`>= 1`, one of a fixed list of names, a non-empty list) is checked here, in each dataclass's `__post_init__`, which
+runs when `tailmem.validation.validate` turns the composed config into the typed objects. A check collects its
+group's problems in `Problems` and raises one ConfigError with a line per problem. The checks of the names a
+registry above the settings owns (tailmem.validation says which) use the same `Problems`, so their lines read alike.
 
-The module sits below every group and imports nothing of the package but its errors and the resolver, so it also
-holds what the groups and the code their checks import share with a stage's typed settings (tailmem.settings.stage_settings):
-reading a group (`typed`, `plain`), a registry's names (`registry`) and the stand-in for an unlisted group
-(`Unread`).
+The module sits below every group and imports nothing of the package but its errors, so it also holds what the
+groups and the code their checks import share with a stage's typed settings (tailmem.settings.stage_settings):
+reading a group (`typed`, `plain`) and the stand-in for an unlisted group (`Unread`).
 """
 
 from __future__ import annotations
@@ -146,14 +146,6 @@ def _shown(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():  # OmegaConf made a float of the `-1` the user wrote
         return repr(int(value))
     return repr(value)
-
-
-def registry(target: str) -> list:
-    """The names of the registry `target` ("package.module:NAME", tailmem.lazy.resolve), imported when a check
-    first needs them (the DAG composes without the heavy stacks)."""
-    from tailmem.lazy import resolve
-
-    return list(resolve(target))
 
 
 def hydra_line(exc: Exception) -> tuple[str, str]:

@@ -1,4 +1,10 @@
-"""The `fsmem` group (paper 2): the benchmark, the store variants, the harnesses, the model's rounds, the studies."""
+"""The `fsmem` group (paper 2): the benchmark, the store variants, the harnesses, the model's rounds, the studies.
+
+The benchmarks and the harnesses are registries a new entry joins with no settings edit (docs/extending.md): the
+names they accept, a benchmark's categories and its block are checked against them by tailmem.fsmem.group, which
+runs where the composed config is checked whole (tailmem.validation), since the registries sit above the settings.
+The store variants are a fixed list, named here and read by the builders (tailmem.fsmem.variants).
+"""
 
 from __future__ import annotations
 
@@ -7,30 +13,20 @@ from typing import Dict, List, Optional
 
 from omegaconf import MISSING
 
-from tailmem.settings.checks import Problems, registry, string_problem
+from tailmem.settings.checks import Problems, string_problem
 
 ACCESS_UNITS = ("file", "section")  # stages.fsmem_access.UNITS (a test keeps the two equal)
 PERSONAMEM_TIERS = ("32k", "128k", "1M")  # data.personamem: the official tiers
-
-
-def benchmarks() -> list:
-    return registry("tailmem.fsmem.benchmarks:BENCHMARKS")
-
-
-def variants() -> list:
-    return registry("tailmem.fsmem.variants:VARIANTS")
-
-
-def harnesses() -> list:
-    return registry("tailmem.fsmem.harnesses:HARNESSES")
-
-
-def categories(benchmark: str) -> list:
-    """Categories a run may answer: the benchmark's scored ones, then its opt-in ones (LoCoMo's 1-4, then 5,
-    adversarial, scored by LoCoMo's own rule)."""
-    from tailmem.fsmem.benchmarks import allowed_categories
-
-    return allowed_categories(benchmark)
+# the store variants `fsmem.variant(s)` name, each built by tailmem.fsmem.variants
+VARIANTS = (
+    "closed_book",
+    "chunk_retrieval",
+    "verbatim",
+    "foldered",
+    "reorganized_condense",
+    "reorganized_preserve",
+    "agent_curated",
+)
 
 
 def _positive(p: Problems, obj, names) -> None:
@@ -87,8 +83,7 @@ class Realtalk:
 
     def __post_init__(self) -> None:
         p = Problems("fsmem.realtalk")
-        p.strings("chats", self.chats, null=True)
-        p.names("categories", self.categories, categories("realtalk"))
+        p.strings("chats", self.chats, null=True)  # the categories: the benchmark's (tailmem.fsmem.group)
         p.raise_any()
 
 
@@ -121,7 +116,7 @@ class Personamem:
         p.names("tiers", self.tiers, PERSONAMEM_TIERS)
         p.integer("max_questions", self.max_questions, lo=1, null=True)
         p.integer("contexts", self.contexts, lo=1, null=True)
-        p.names("variants", self.variants, variants(), null=True)
+        p.names("variants", self.variants, VARIANTS, null=True)
         p.integer("block_messages", self.block_messages, lo=1)
         p.raise_any()
 
@@ -135,10 +130,8 @@ class Strength:
     searchers: List[str] = MISSING
 
     def __post_init__(self) -> None:
-        p = Problems("fsmem.study.strength")
-        p.one_of("benchmark", self.benchmark, benchmarks())
-        p.one_of("variant", self.variant, variants())
-        p.one_of("harness", self.harness, harnesses())
+        p = Problems("fsmem.study.strength")  # the benchmark and the harness: tailmem.fsmem.group
+        p.one_of("variant", self.variant, VARIANTS)
         p.strings("builders", self.builders)
         p.strings("searchers", self.searchers)
         p.raise_any()
@@ -153,11 +146,9 @@ class Replicates:
     conversations: int = MISSING
 
     def __post_init__(self) -> None:
-        p = Problems("fsmem.study.replicates")
+        p = Problems("fsmem.study.replicates")  # the benchmark and the harness: tailmem.fsmem.group
         _positive(p, self, ("count", "conversations"))
-        p.one_of("benchmark", self.benchmark, benchmarks())
-        p.one_of("variant", self.variant, variants())
-        p.one_of("harness", self.harness, harnesses())
+        p.one_of("variant", self.variant, VARIANTS)
         p.raise_any()
 
 
@@ -176,14 +167,11 @@ class Study:
     access_unit: List[str] = MISSING
 
     def __post_init__(self) -> None:
-        p = Problems("fsmem.study")
-        p.names("benchmarks", self.benchmarks, benchmarks())
-        p.names("variants", self.variants, variants())
-        p.names("harness_variants", self.harness_variants, variants())
-        p.names("harnesses", self.harnesses, harnesses(), null=True)
-        p.names("harness_benchmarks", self.harness_benchmarks, benchmarks(), empty=True)
+        p = Problems("fsmem.study")  # the benchmarks and the harnesses: tailmem.fsmem.group
+        p.names("variants", self.variants, VARIANTS)
+        p.names("harness_variants", self.harness_variants, VARIANTS)
         p.integer("harness_conversations", self.harness_conversations, lo=1)
-        p.one_of("growth_variant", self.growth_variant, variants())
+        p.one_of("growth_variant", self.growth_variant, VARIANTS)
         p.number("early_fraction", self.early_fraction, 0, 1, lo_open=True)
         p.names("access_unit", self.access_unit, ACCESS_UNITS)
         p.raise_any()
@@ -217,36 +205,13 @@ class FsmemGroup:
     study: Study = MISSING
 
     def __post_init__(self) -> None:
-        p = Problems("fsmem")
-        p.one_of("benchmark", self.benchmark, benchmarks())
+        p = Problems("fsmem")  # the benchmarks, harnesses, categories and blocks: tailmem.fsmem.group
         p.strings("conversations", self.conversations)
-        p.names("variants", self.variants, variants())
-        p.one_of("variant", self.variant, variants())
+        p.names("variants", self.variants, VARIANTS)
+        p.one_of("variant", self.variant, VARIANTS)
         p.integer("replicate", self.replicate, lo=0)
-        p.one_of("harness", self.harness, harnesses())
-        p.one_of("build_harness", self.build_harness, harnesses())
-        p.names("categories", self.categories, categories("locomo"))
         p.integer("max_questions", self.max_questions, lo=1, null=True)
         p.integer("max_sessions", self.max_sessions, lo=1, null=True)
         p.check("gold_overlay", self.gold_overlay, string_problem(self.gold_overlay, null=True))
         p.integer("retrieval_k", self.retrieval_k, lo=1)
-        self._check_blocks(p)
         p.raise_any()
-
-    def _check_blocks(self, p: Problems) -> None:
-        """Each block belongs to a registered benchmark and lists its categories; a benchmark the run or a study
-        names has its block (a missing one would fail only when its job runs)."""
-        from tailmem.fsmem.benchmarks import block_keys
-
-        if not isinstance(self.benchmarks, dict) or not isinstance(self.study, Study):
-            return  # a default object (MISSING values are Hydra's to refuse)
-        known = benchmarks()
-        for name, block in self.benchmarks.items():
-            if name not in known:
-                p.add(f"fsmem.benchmarks.{name}: not a registered benchmark (tailmem.fsmem.benchmarks: {known})")
-            else:
-                p.names(f"benchmarks.{name}.categories", block.categories, categories(name))
-        named = [self.benchmark, *self.study.benchmarks, *self.study.harness_benchmarks]
-        for name in dict.fromkeys(n for n in named if n in known):
-            if block_keys(name)[0].startswith("benchmarks.") and name not in self.benchmarks:
-                p.add(f"fsmem.benchmarks.{name}: no block for benchmark {name!r} (data, conversations, categories)")

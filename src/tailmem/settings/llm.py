@@ -1,13 +1,17 @@
 """The `llm` group: the model of each role (`roles`, a mapping role -> RoleGroup), prices, budget, cache.
 
 Every role key may also be set group-wide (`llm.<key>`): a role's unset key (MISSING) inherits it, and
-`role_settings` returns a role with that merge done. So this object keeps unset keys unset: it is built from the
-composed group by `read` (not `OmegaConf.to_object`, which refuses a MISSING value), and `__post_init__` checks the
-ranges of every key that is set, then the rules tying roles, backends and models together on each role's merged
-keys. Those rules, the merge and the price table live here, beside the schema, because the schema's checks run
-them: the model code (tailmem.llm) imports this module, and this module imports from tailmem.llm only the names
-its checks accept (the backends `KINDS` registers, families, efforts, structured-output modes), inside the checks,
-so no import closes a loop.
+`tailmem.llm.group.role_settings` returns a role with that merge done. So this object keeps unset keys unset: it is
+built from the composed group by `read` (not `OmegaConf.to_object`, which refuses a MISSING value), and
+`__post_init__` checks the ranges of every key that is set and the prices. The price table lives here, beside the
+schema, because the schema's checks run it, and so do the names the keys accept (model families, efforts,
+structured-output modes), which the model code (tailmem.llm) imports from here.
+
+A role's backend is a name the backends' registry (`tailmem.llm.backends.base.KINDS`) registers, a new backend by
+its row alone (docs/extending.md), and its kind's traits tie it to the role's other keys (a model to play, no
+served constraints on weights in process). The registry sits above the settings, so those rules and the merge they
+read (`role_settings`) are the model code's (tailmem.llm.group): they run wherever the model code reads the group
+and where the composed config is checked whole (tailmem.validation).
 """
 
 from __future__ import annotations
@@ -24,9 +28,19 @@ from tailmem.errors import ConfigError
 from tailmem.roles import ROLES, player_label
 from tailmem.settings.checks import Problems, Unread, plain
 
-# The names the checks accept come from tailmem.llm (the backends `KINDS` registers, FAMILIES, EFFORTS, the
-# structured-output modes) and are imported inside the functions that read them: the package tailmem.llm loads its
-# client, which imports this module, so an import of it here would run while this module is half built.
+# the values of llm.roles.<role>.structured_outputs (how tailmem.llm.structured sends a constraint)
+STRUCTURED_MODES = ("gbnf", "vllm", "json_schema")
+FAMILIES = ("reasoning", "standard")  # a model's request parameters (tailmem.llm.params)
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "none")
+# `llm.model_families` when null: first match wins; a model matching none is `standard`. gpt-5 chat variants are not
+# reasoning models. configs/llm/offline.yaml repeats it.
+DEFAULT_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("gpt-5*-chat*", "standard"),
+    ("gpt-5*", "reasoning"),
+    ("o1*", "reasoning"),
+    ("o3*", "reasoning"),
+    ("o4*", "reasoning"),
+)
 CACHE_LAYOUTS = ("file", "shards")  # tailmem.llm.cache (one SQLite file), tailmem.llm.cache_shards (a file per process)
 
 # The value of each role key that offline.yaml, the base every preset extends, leaves unset group-wide (a preset
@@ -90,13 +104,8 @@ class RoleGroup:
     choose_retries: int = MISSING  # re-asks when a chat model's reply names no valid option
 
     def check(self, p: Problems) -> None:
-        """The ranges of the keys that are set (unset ones are checked where they are inherited from)."""
-        from tailmem.llm.backends.base import KINDS
-        from tailmem.llm.params import EFFORTS, FAMILIES
-        from tailmem.llm.params import STRUCTURED_MODES as MODES
-
-        p.one_of("backend", self.backend, list(KINDS))
-        p.one_of("recorded_backend", self.recorded_backend, list(KINDS))
+        """The ranges of the keys that are set (unset ones are checked where they are inherited from). The backends'
+        names are the backends' registry's (tailmem.llm.group.kind_problems)."""
         if self.base_url is not None and not str(self.base_url).startswith(("http://", "https://", MISSING)):
             p.check("base_url", self.base_url, "expected an http(s):// URL or null")
         for name in ("n_gpu_layers", "retries", "choose_retries"):
@@ -108,7 +117,7 @@ class RoleGroup:
         p.number("timeout_s", self.timeout_s, lo=0, lo_open=True)
         p.one_of("family", self.family, FAMILIES, null=True)
         p.one_of("reasoning_effort", self.reasoning_effort, EFFORTS, null=True)
-        p.one_of("structured_outputs", self.structured_outputs, MODES, null=True)
+        p.one_of("structured_outputs", self.structured_outputs, STRUCTURED_MODES, null=True)
         p.number("temperature", self.temperature, 0, 2, null=True)
         p.integer("max_output_tokens", self.max_output_tokens, lo=1, null=True)
         p.integer("compact_prompt_tokens", self.compact_prompt_tokens, lo=1000, null=True)
@@ -170,8 +179,9 @@ class LLMGroup(RoleGroup):
     roles: Dict[str, RoleGroup] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        """Every key's range (the group-wide ones and each role's), then the rules on each role's merged keys and
-        the prices (prices_file included), so a wrong setting fails at start-up and names itself."""
+        """Every key's range (the group-wide ones and each role's), then the prices (prices_file included), so a
+        wrong setting fails at start-up and names itself. The rules on each role's merged keys need the backends'
+        kinds: tailmem.llm.group checks them."""
         p = Problems("llm")
         self.check(p)
         for model, price in (self.prices or {}).items():
@@ -192,8 +202,6 @@ class LLMGroup(RoleGroup):
                 p.lines += rp.lines
         p.raise_any()
         try:
-            for name in self.roles:
-                role_settings(self, name)
             prices(self)
         except ConfigError as exc:
             p.lines += str(exc).splitlines()
@@ -215,7 +223,7 @@ def _label(self) -> str:
 
 
 # One role's keys after inheritance: the role's name and RoleGroup's fields (what each means is written there),
-# frozen, every value set. Built by `role_settings` only, so it has no defaults of its own.
+# frozen, every value set. Built by `tailmem.llm.group.role_settings` only, so it has no defaults of its own.
 Role = dataclasses.make_dataclass(
     "Role",
     [("role", str), *((f.name, f.type) for f in dataclasses.fields(RoleGroup))],
@@ -224,53 +232,9 @@ Role = dataclasses.make_dataclass(
 )
 
 
-def _set(value) -> bool:
+def is_set(value) -> bool:
+    """Whether a key has a value: not the schema's MISSING (an unset role key inherits the group's)."""
     return not (isinstance(value, str) and value == MISSING)
-
-
-def role_settings(llm: LLMGroup, role: str) -> Role:
-    """`role`'s keys: its own where set, else the group's (`llm.<key>`), else `UNSET_IN_PRESETS`. A null at the
-    role inherits, except for the keys in NULLABLE, where it means "not sent" / "off". `params` and
-    `task_max_output_tokens` are the group's mapping updated by the role's."""
-    from tailmem.llm.backends.base import KINDS, kind_of
-
-    spec = llm.roles.get(role)
-    if spec is None:
-        raise ConfigError(f"llm.roles.{role} is not configured in llm={llm.name}")
-    merged = {}
-    for key in ROLE_KEYS:
-        own, shared = getattr(spec, key), getattr(llm, key)
-        if _set(own) and (own is not None or key in NULLABLE):
-            merged[key] = own
-        elif _set(shared):
-            merged[key] = shared
-        elif key in UNSET_IN_PRESETS:
-            merged[key] = UNSET_IN_PRESETS[key]
-        elif key != "backend":
-            raise ConfigError(f"llm.roles.{role}.{key}: no value; set it at the role or group-wide as llm.{key}")
-    for key in ("params", "task_max_output_tokens"):
-        own, shared = getattr(spec, key), getattr(llm, key)
-        merged[key] = {**(shared if _set(shared) and shared else {}), **(own if _set(own) and own else {})}
-    backend = merged.get("backend")
-    if backend not in KINDS:
-        raise ConfigError(f"llm.roles.{role}.backend is {backend!r}; expected one of {list(KINDS)}")
-    kind = kind_of(backend)
-    if kind.plays_model and not merged["model"]:
-        raise ConfigError(f"llm.roles.{role}.model is required for backend {backend!r}")
-    mode = merged["structured_outputs"]
-    if mode is not None:
-        played = KINDS.get(merged["recorded_backend"]) if kind.replays else kind
-        if played is not None and played.embedded:  # weights in process: their grammar is their own
-            raise ConfigError(
-                f"llm.roles.{role}.structured_outputs={mode} is for a served model (backend openai); backend "
-                f"{backend!r} constrains its own decoding or none: set it to null"
-            )
-    return Role(role=role, **merged)
-
-
-def roles(llm: LLMGroup) -> dict[str, Role]:
-    """Every configured role's keys after inheritance (`role_settings`)."""
-    return {role: role_settings(llm, role) for role in llm.roles}
 
 
 def cache_path(llm: LLMGroup) -> Path:
@@ -288,7 +252,7 @@ def price_entries(llm) -> dict:
         llm = plain(llm) or {}
         table, path = llm.get("prices"), llm.get("prices_file")
     out = dict(table or {})
-    if path and _set(path):
+    if path and is_set(path):
         import yaml
 
         path = Path(os.path.expanduser(str(path)))
@@ -325,6 +289,24 @@ def price(table: dict[str, Price], model: str) -> Price:
     raise ConfigError(f"llm.prices has no entry for model {model!r} and no `default` entry")
 
 
+def read_families(entries) -> tuple[tuple[str, str], ...]:
+    """`llm.model_families` (a list of {pattern, family}) as (glob, family) pairs; None -> DEFAULT_FAMILIES."""
+    if entries is None:
+        return DEFAULT_FAMILIES
+    if not isinstance(entries, (list, tuple)):
+        raise ConfigError(f"llm.model_families must be a list of {{pattern, family}}, got {type(entries).__name__}")
+    out = []
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or set(e) != {"pattern", "family"}:
+            raise ConfigError(
+                f"llm.model_families[{i}] must be {{pattern: <glob>, family: reasoning|standard}}, got {e!r}"
+            )
+        if e["family"] not in FAMILIES:
+            raise ConfigError(f"llm.model_families[{i}].family is {e['family']!r}; expected one of {FAMILIES}")
+        out.append((str(e["pattern"]).lower(), str(e["family"])))
+    return tuple(out)
+
+
 def read(cfg) -> LLMGroup:
     """The `llm` group of `cfg` (the whole config: a composed one, a stage's settings, or plain data) as LLMGroup,
     its unset keys unset and its checks run; a key the schema does not have raises ConfigError naming it (Hydra
@@ -358,17 +340,6 @@ def read(cfg) -> LLMGroup:
         raise ConfigError(f"llm.budget has unknown key(s) {sorted(bad)}; expected max_dollars, max_tokens")
     llm["budget"] = Budget(**{"max_dollars": None, "max_tokens": None, **budget})
     if llm.get("model_families") is not None:
-        from tailmem.llm.params import read_families
-
         read_families(llm["model_families"])  # each entry is {pattern, family}, of a known family
         llm["model_families"] = [FamilyPattern(str(e["pattern"]), str(e["family"])) for e in llm["model_families"]]
     return LLMGroup(**llm, roles=roles)
-
-
-def check(cfg) -> list[str]:
-    """Every problem of the `llm` group of the composed config `cfg`, one line each (tailmem.settings.schema)."""
-    try:
-        read(cfg)
-    except ConfigError as exc:
-        return str(exc).splitlines()
-    return []

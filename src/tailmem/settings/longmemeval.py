@@ -1,4 +1,7 @@
-"""The `longmemeval` group (paper 1 Figure 8): the datasets, the arms and their budgets, the reader and judge."""
+"""The `longmemeval` group (paper 1 Figure 8): the datasets, the arms and their budgets, the reader and judge.
+
+The arm families it may list are named here and read by the arms' builder (tailmem.haystack.arms); the encodings are
+the memory group's (tailmem.settings.memory)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,11 @@ from typing import Dict, List, Optional
 
 from omegaconf import MISSING
 
-from tailmem.settings.checks import Problems, registry
+from tailmem.settings.checks import Problems
+from tailmem.settings.memory import ENCODINGS
+
+# The arm families `longmemeval.arms` may list, in the order they run (CTMC's budgets are read from Graph Memory).
+ARM_FAMILIES = ("graph_memory", "ctmc", "full_history", "flat_retrieval")
 
 
 @dataclass
@@ -53,8 +60,8 @@ class LongMemEvalGroup:
         p.integers("seeds", self.seeds, lo=0)
         p.integer("max_per_type", self.max_per_type, lo=1, null=True)
         p.integer("max_questions", self.max_questions, lo=1, null=True)
-        p.one_of("encoding", self.encoding, registry("tailmem.control.arms:ENCODINGS"))
-        p.names("arms", self.arms, registry("tailmem.haystack.arms:ARM_FAMILIES"))
+        p.one_of("encoding", self.encoding, ENCODINGS)
+        p.names("arms", self.arms, ARM_FAMILIES)
         p.integer("turn_words", self.turn_words, lo=1, null=True)
         for name in ("candidates", "graph_budget", "flat_k"):
             p.integer(name, getattr(self, name), lo=1)

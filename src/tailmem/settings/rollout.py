@@ -1,6 +1,7 @@
 """The `rollout`, `policy` and `retrieval` groups: what a random-walk or model rollout runs. A rollout
 (tailmem.rollout.run.rollout) reads these objects themselves. The names they are checked against (designs,
-policies, start rules) live in tailmem.rollout.choices."""
+policies, start rules) are defined here, in the schema that accepts them, and the rollout code imports them from
+here: the settings sit below the rollout, so a check never reaches up for its names."""
 
 from __future__ import annotations
 
@@ -11,17 +12,22 @@ from omegaconf import MISSING
 
 from tailmem.settings.checks import Problems
 
+DESIGNS = ("none", "recency", "state_mate_uniform", "state_aware_frequency")  # paper 1, Table 8
+SAMPLING_DESIGNS = ("state_mate_uniform", "state_aware_frequency")  # draw k uniforms per step
+POLICIES = ("random_walk", "semantic", "llm")  # semantic: model-free proxy; llm: the policy role's model
+# Where each episode starts (rollout/loop.py): a fresh uniform draw, the first episode's state every time, or where
+# the previous episode ended. Paper 1 does not say; `uniform` is ours, the calibration study searches all three.
+STARTS = ("uniform", "fixed", "continue")
+
 
 @dataclass
 class RolloutGroup:
     episodes: int = MISSING  # episodes per run; memory persists across episodes
     steps: int = MISSING  # steps per episode
-    start: str = MISSING  # start-state rule of every episode (rollout.choices.STARTS)
+    start: str = MISSING  # start-state rule of every episode (STARTS)
     model_episodes: Optional[int] = None  # episodes of a rollout a model plays (policy llm); None = `episodes`
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.choices import STARTS
-
         p = Problems("rollout")
         p.integer("episodes", self.episodes, lo=1)
         p.integer("steps", self.steps, lo=1)
@@ -45,11 +51,9 @@ class RolloutGroup:
 
 @dataclass
 class PolicyGroup:
-    name: str = MISSING  # rollout.choices.POLICIES
+    name: str = MISSING  # POLICIES
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.choices import POLICIES
-
         p = Problems("policy")  # the config group, not the role
         p.one_of("name", self.name, POLICIES)
         p.raise_any()
@@ -57,12 +61,10 @@ class PolicyGroup:
 
 @dataclass
 class RetrievalGroup:
-    name: str = MISSING  # a retrieval design (rollout.choices.DESIGNS)
+    name: str = MISSING  # a retrieval design (DESIGNS)
     k: int = MISSING  # retrieved items per step besides the current one
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.choices import DESIGNS
-
         p = Problems("retrieval")
         p.one_of("name", self.name, DESIGNS)
         p.integer("k", self.k, lo=0)
@@ -72,6 +74,4 @@ class RetrievalGroup:
     def draws(self) -> int:
         """Uniforms the design consumes per step: k for the sampling designs, which draw among a state's mates;
         none for the others, which retrieve deterministically."""
-        from tailmem.rollout.choices import SAMPLING_DESIGNS
-
         return self.k if self.name in SAMPLING_DESIGNS else 0

@@ -1,4 +1,9 @@
-"""The `scale` group: what the DAG enumerates (families x sizes x seeds, the retrieval and controller studies)."""
+"""The `scale` group: what the DAG enumerates (families x sizes x seeds, the retrieval and controller studies).
+
+The sizes, seeds, policies and designs are checked here; the families' names are the family registry's
+(`graphworld.families.FAMILIES`, which a new family joins: docs/extending.md), so their check lives beside it
+(tailmem.graphworld.group.scale_problems) and runs where the composed config is checked whole (tailmem.validation).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,12 @@ from typing import List, Optional
 
 from omegaconf import MISSING
 
-from tailmem.settings.checks import Problems, registry
+from tailmem.settings.checks import Problems
+from tailmem.settings.graph import MIN_STATES
+from tailmem.settings.rollout import DESIGNS, POLICIES
 
 
-def _check_worlds(p: Problems, obj, families: str, size_keys: tuple[str, ...], sizes: tuple[str, ...]) -> None:
-    from tailmem.graphworld.families import MIN_STATES
-
-    p.names(families, getattr(obj, families), registry("tailmem.graphworld.families:FAMILIES"))
+def _check_sizes(p: Problems, obj, size_keys: tuple[str, ...], sizes: tuple[str, ...]) -> None:
     for name in size_keys:
         p.integer(name, getattr(obj, name), lo=MIN_STATES)
     for name in sizes:
@@ -47,18 +51,16 @@ class ControlScale:
     arms: str = "all"
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.choices import DESIGNS, POLICIES
-
         p = Problems("scale.control")
         p.one_of("policy", self.policy, POLICIES)  # the config key, not the role
         p.one_of("arms", self.arms, ARM_SETS)
         if self.tail_policy is not None:
             p.one_of("tail_policy", self.tail_policy, POLICIES)
         p.one_of("retrieval", self.retrieval, DESIGNS)
-        _check_worlds(p, self, "families", ("size",), ())
+        _check_sizes(p, self, ("size",), ())
         p.integers("seeds", self.seeds, lo=0)
         if self.contrast_size is not None:
-            _check_worlds(p, self, "families", ("contrast_size",), ())
+            _check_sizes(p, self, ("contrast_size",), ())
         if self.contrast_seeds is not None:
             p.integers("contrast_seeds", self.contrast_seeds, lo=0)
         p.numbers("taus", self.taus, lo=0)
@@ -79,11 +81,8 @@ class ScaleGroup:
     control: ControlScale = MISSING
 
     def __post_init__(self) -> None:
-        from tailmem.rollout.choices import DESIGNS
-
         p = Problems("scale")
-        _check_worlds(p, self, "families", ("retrieval_size",), ("sizes",))
-        _check_worlds(p, self, "retrieval_families", (), ())
+        _check_sizes(p, self, ("retrieval_size",), ("sizes",))
         p.integers("seeds", self.seeds, lo=0)
         p.one_of("table_retrieval", self.table_retrieval, DESIGNS)
         p.names("retrieval_designs", self.retrieval_designs, DESIGNS)

@@ -9,8 +9,8 @@ the provenance (config.yaml, the config digest) and the folder names the DAG der
 
 The groups' dataclasses are those of `tailmem.settings.schema.Settings` (`schemas()`), and the schema and the
 `llm` group's reader are named here ("module:name", tailmem.lazy.resolve), not imported: a stage's code digest
-follows its import statements (tailmem.source_closure), and importing the schema would put every registry the
-checks consult (each controller, each harness) into every stage's digest. Nothing those modules import reads this
+follows its import statements (tailmem.source_closure), and importing the schema would put every group's schema
+(and what their checks import) into every stage's digest, so an edit to one group's checks would rerun them all. Nothing those modules import reads this
 one, so naming them closes no import loop.
 
 Library code that reads raw config keys (the provenance's agents, the roles' configured models, the folders the

@@ -8,8 +8,8 @@ plan reads them without loading a model (`answers_within_options`), and the sett
 
 A row names its backend's code by a "module:callable" string, imported when a role is opened, so reading the
 traits loads no model library. A backend module therefore imports neither this module nor the settings (it takes
-the role's record as it is given, and raises `tailmem.errors.ContextOverflow`): either import would close a loop
-through the string (tests/test_layers.py).
+the role's record as it is given, and raises `tailmem.errors.ContextOverflow`): the first would close a loop
+through the string (tests/test_layers.py), and the role's record is all of the settings it reads.
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ import pandas as pd
 
 from tailmem.audit.concentration import gini, sigma_top, top_share
 from tailmem.audit.scaling import semilog_fit
-from tailmem.rollout.choices import SAMPLING_DESIGNS
 from tailmem.rollout.randomness import draw_uniforms, world_seed
 from tailmem.rollout.run import kernel_rollout
 from tailmem.settings.calibration import ITEMS, SIGMA_UNITS
+from tailmem.settings.rollout import SAMPLING_DESIGNS
 from tailmem.studies.calibration.protocol import Protocol, Walk
 from tailmem.studies.calibration.targets import CELL_KEYS, METRICS, SLOPE, TABLE8_DESIGNS
 

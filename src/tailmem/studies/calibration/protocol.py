@@ -2,7 +2,7 @@
 
 Paper 1 gives the random walk's concentration (Tables 2, 7, 8) but not how long its walks were, where they started,
 how far back the recency window reached, nor exactly over what its metrics were taken. A Protocol fixes each:
-`episodes` x `steps` (the walk's length, one memory over all episodes), `start` (rollout.choices.STARTS), `k`
+`episodes` x `steps` (the walk's length, one memory over all episodes), `start` (settings.rollout.STARTS), `k`
 (the recency window in steps, and the most items the state-mate designs retrieve), `items` (concentration over every
 state, never-accessed ones as zeros, or over the stored items only: the states visited at least once) and
 `sigma_unit` (sigma_top10 in units of the mean count, or in raw access counts, the paper's literal wording). The first
