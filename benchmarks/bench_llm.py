@@ -20,8 +20,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # the loopback chat-completions server 
 
 from llm_testkit import FakeServer, llm_cfg  # noqa: E402
 from tailmem.llm import count_tokens, get_client  # noqa: E402
-from tailmem.llm.group import shipped_tree  # noqa: E402
 from tailmem.llm.backends.local import available  # noqa: E402
+from tailmem.llm.group import shipped_tree  # noqa: E402
 
 
 def bench_tokens() -> None:

@@ -58,7 +58,9 @@ def context_row(cfg, min_units: int, alpha: float) -> dict:
     lme = cfg.longmemeval
     if lme.context_check is not None and int(lme.context_check) == 0:
         why = "not run at this scale (longmemeval.context_check = 0)"
-        return stated.unplayed_row(cfg.power, "longmemeval_context", CONTEXT_DESIGN_CLAIM, "questions", why, min_units, alpha)
+        return stated.unplayed_row(
+            cfg.power, "longmemeval_context", CONTEXT_DESIGN_CLAIM, "questions", why, min_units, alpha
+        )
     return stated.claim_row(
         cfg.power, "longmemeval_context", CONTEXT_DESIGN_CLAIM, "questions", checked(lme), min_units, alpha
     )

@@ -24,8 +24,8 @@ from tailmem.records.longmemeval import ArmStats, ContextCheck, LongMemEvalRows,
 from tailmem.roles import JUDGE, SEARCHER, plays_model
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
-from tailmem.studies.longmemeval.questions import asked, context_checked
 from tailmem.studies.longmemeval.evaluate import build_prompts, build_without_evidence, evaluate_programmatic, score
+from tailmem.studies.longmemeval.questions import asked, context_checked
 
 log = logging.getLogger(__name__)
 SUMMARY_FILE = "summary.json"
