@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from omegaconf import MISSING
 
 from tailmem.errors import ConfigError
-from tailmem.settings.checks import Problems, expected_type
+from tailmem.settings.checks import Problems, error_lines, expected_type
 from tailmem.settings.llm import ROLE_KEYS
 from tailmem.settings.schema import TOP_KEYS, WORKFLOW, Settings, _dataclass_of, typed
 
@@ -125,14 +125,6 @@ def _scope(cfg, groups: Iterable[str] | None) -> set[str] | None:
     return set(groups)
 
 
-def _lines(call) -> list[str]:
-    try:
-        call()
-    except ConfigError as exc:
-        return str(exc).splitlines()
-    return []
-
-
 def errors(cfg, overrides: Sequence[str] = (), graph_option=None, groups: Iterable[str] | None = None) -> list[str]:
     """Every problem of the composed config `cfg`, one line each (empty when it is valid).
 
@@ -157,7 +149,7 @@ def errors(cfg, overrides: Sequence[str] = (), graph_option=None, groups: Iterab
     bad = {k.split(".", 1)[0] for k in missing}
     for name in TOP_KEYS:
         if name not in bad:
-            found += _lines(lambda n=name: _top(cfg, n))
+            found += error_lines(lambda n=name: _top(cfg, n))
     for group in (f.name for f in dataclasses.fields(Settings) if f.name not in TOP_KEYS):
         if group in bad or (scope is not None and group not in scope) or group not in cfg:
             continue
@@ -192,7 +184,7 @@ def _group_lines(cfg, group: str) -> list[str]:
     owning its names can tell (`OWNED`), read from the composed node."""
     from omegaconf import OmegaConf
 
-    found = _lines(lambda: OmegaConf.to_object(cfg[group]))
+    found = error_lines(lambda: OmegaConf.to_object(cfg[group]))
     owned = OWNED.get(group)
     if owned is not None:
         found += owned(OmegaConf.to_container(cfg[group], resolve=True))

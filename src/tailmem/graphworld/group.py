@@ -11,22 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tailmem.errors import ConfigError
 from tailmem.graphworld.families import FAMILIES, check_graph_config
-from tailmem.settings.checks import Problems
+from tailmem.settings.checks import Problems, error_lines
 from tailmem.settings.graph import unknown
 
 
 def known_keys() -> list[str]:
     return sorted({"family", "n"} | {k for f in FAMILIES.values() for k in f.keys})
-
-
-def _lines(call) -> list[str]:
-    try:
-        call()
-    except ConfigError as exc:
-        return str(exc).splitlines()
-    return []
 
 
 def check(graph: dict, stage: bool) -> list[str]:
@@ -42,7 +33,7 @@ def check(graph: dict, stage: bool) -> list[str]:
                 f"graph.{key}: not a key of graph family {family!r} (its keys: "
                 f"{', '.join('graph.' + k for k in own)}); it is a key of {', '.join(owners)}"
             )
-    return errors or _lines(lambda: check_graph_config(graph))
+    return errors or error_lines(lambda: check_graph_config(graph))
 
 
 def check_dag(graph: dict, scale, overrides: Sequence[str], option) -> list[str]:
@@ -67,7 +58,7 @@ def check_dag(graph: dict, scale, overrides: Sequence[str], option) -> list[str]
             continue  # one line per family: its first failing size
         params = {**option(family), "family": family, "n": n}
         params.update({k: graph[k] for k in FAMILIES[family].keys if k in changed and k in graph})
-        lines = _lines(lambda p=params: check_graph_config(p))
+        lines = error_lines(lambda p=params: check_graph_config(p))
         if lines:
             failed.add(family)
             errors += [f"{line} [graph family {family} from {fkey}, graph.n={n} from {nkey}]" for line in lines]

@@ -89,6 +89,16 @@ def list_problem(
     return None
 
 
+def error_lines(call: Callable[[], Any]) -> list[str]:
+    """The lines of the ConfigError `call` raises (empty when it raises none): a check whose problems come as an
+    error, read as problem lines beside the others."""
+    try:
+        call()
+    except ConfigError as exc:
+        return str(exc).splitlines()
+    return []
+
+
 class Problems:
     """The problems of one settings object, raised together: `check(key, value, problem)` records one line."""
 
