@@ -117,7 +117,7 @@ def test_build_stage_records_the_build_harness(tmp_path):
 
 def test_unknown_build_harness_is_named(tmp_path):
     cfg = cfg_for(tmp_path, **{"fsmem.variant": "verbatim", "fsmem.build_harness": "emacs"})
-    with pytest.raises(ConfigError, match="fsmem.build_harness"):  # refused as the stage reads its typed group
+    with pytest.raises(ConfigError, match="fsmem.build_harness"):  # refused at the stage's first line
         locomo.build(cfg)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tailmem.errors import ConfigError
 from tailmem.fsmem.errors import FsmemError
 
 # The harness names other modules need to say (the rest reach a harness through `fsmem.harness` and this table).
@@ -112,9 +113,10 @@ HARNESSES: dict[str, Spec] = {
 
 
 def spec(name: str, key: str = "fsmem.harness") -> Spec:
-    """The entry of `name`; an unknown name fails naming the config key it came from."""
+    """The entry of `name`; an unknown name is a ConfigError naming the config key it came from (a job's config
+    is checked before it starts, tailmem.validation; a stage called directly meets it here, at its first line)."""
     if name not in HARNESSES:
-        raise FsmemError(f"{key}: {name!r} is not one of {list(HARNESSES)}")
+        raise ConfigError(f"{key}: {name!r} is not one of {list(HARNESSES)}")
     return HARNESSES[name]
 
 
