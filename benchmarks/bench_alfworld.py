@@ -1,4 +1,5 @@
-"""Time an ALFWorld step and a game load with tailmem.alfworld.speedup against TextWorld's own code, same run.
+"""Time an ALFWorld step and a game load with tailmem.studies.alfworld.play.speedup against TextWorld's own code,
+same run.
 
 A few smoke games are rebuilt for the installed alfworld (no expert check) into a temporary folder, then each is
 played along the same fixed walk (at step k an admissible command with the kth verb of a list that opens, takes,
@@ -25,7 +26,7 @@ VERBS = ("go to", "open", "take", "clean", "heat", "cool", "move", "go to", "clo
 
 def walk(path: Path, steps: int) -> tuple[list, float, float]:
     """(observations, seconds to load and reset, seconds per step)."""
-    from tailmem.alfworld.env import GameEnv
+    from tailmem.studies.alfworld.play.env import GameEnv
 
     t0 = time.perf_counter()
     env = GameEnv(path, max_steps=steps + 1)
@@ -51,9 +52,9 @@ def main() -> None:
 
     from omegaconf import OmegaConf
 
-    from tailmem.alfworld import regenerate as R
-    from tailmem.alfworld import speedup
-    from tailmem.alfworld.games import select, split_games
+    from tailmem.studies.alfworld.play import regenerate as R
+    from tailmem.studies.alfworld.play import speedup
+    from tailmem.studies.alfworld.play.games import select, split_games
 
     repo = Path(__file__).resolve().parents[1]
     data = Path(os.environ.get("TAILMEM_DATA_DIR", repo.parent / "shared" / "data")) / "alfworld"
@@ -95,9 +96,9 @@ def main() -> None:
 
 def expert(data: Path, n: int) -> None:
     """The expert's seeded attempt on each of the first `n` excluded games, without and with the memo."""
-    from tailmem.alfworld import regenerate as R
-    from tailmem.alfworld import speedup
-    from tailmem.alfworld.games import EXCLUDED, manifest
+    from tailmem.studies.alfworld.play import regenerate as R
+    from tailmem.studies.alfworld.play import speedup
+    from tailmem.studies.alfworld.play.games import EXCLUDED, manifest
 
     by_key = {g.key: g for g in manifest(data)}
     domain, grammar = R.installed_logic()

@@ -205,8 +205,6 @@ def _library_packages() -> set[str]:
 NAMED_LIKE_A_STUDY = {
     "fsmem": "the filesystem memory (store, tools, harnesses, agents) the fsmem, ALFWorld, judge-sensitivity and "
     "model-roles studies share; renaming it touches a test file another engineer owns",
-    "alfworld": "the ALFWorld environment and its agents; the names its group accepts (splits, executors, roles, "
-    "variants, protocols) now live in settings/alfworld.py, so only its study imports it: it has yet to move there",
 }
 
 
@@ -221,8 +219,9 @@ def test_no_library_package_is_named_like_a_study():
 
 def test_a_library_package_one_study_alone_imports_lives_in_it():
     """Before: `tailmem.accesslog` (read only by the external-log audit) and `tailmem.calibration` (read only by the
-    calibration study) sat in the library. A package that one study alone imports (no library module does) moves
-    into that study; ALFWorld's has yet to (see NAMED_LIKE_A_STUDY)."""
+    calibration study) sat in the library, and so did `tailmem.alfworld` (the ALFWorld environment and its agents,
+    now `studies/alfworld/play/`). A package that one study alone imports (no library module does) moves into that
+    study."""
     import grimp
 
     graph = grimp.build_graph("tailmem", include_external_packages=False, cache_dir=None)
@@ -234,7 +233,7 @@ def test_a_library_package_one_study_alone_imports_lives_in_it():
         library = {i for i in importers if i.split(".")[1] in _library_packages() | {"settings"}}
         if len(studies) == 1 and not library:
             alone[package] = studies.pop()
-    assert alone == {"alfworld": "alfworld"}, alone
+    assert alone == {}, alone
 
 
 def test_the_tail_audit_has_one_library_name_and_one_study():

@@ -68,8 +68,9 @@ LONGMEMEVAL = "{results}/longmemeval/{dataset}/{agent}/seed{seed}"  # agent: sea
 ALFWORLD = "{results}/alfworld"
 ALFWORLD_GAMES = "{results}/alfworld/games/{subset}"
 # ALFWorld cells: one segment per role the cell depends on, each the role's model or programmatic agent label
-# (`tailmem.alfworld.layout.agent_segments`): a memory cell on the executor alone; a skill cell also on the curator
-# ({builder}) and the retriever ({searcher}), so a rerun with another model lands beside the first, not over it.
+# (`tailmem.studies.alfworld.play.layout.agent_segments`): a memory cell on the executor alone; a skill cell also on
+# the curator ({builder}) and the retriever ({searcher}), so a rerun with another model lands beside the first, not
+# over it.
 ALFWORLD_MEMORY = "{results}/alfworld/memory/{subset}/{executor}/{arm}"
 # {seed}: the chain seed (alfworld.seed): 0 plays the fixed order, s > 0 a seeded permutation of it.
 ALFWORLD_SKILLS = (

@@ -3,8 +3,9 @@
 docstrings (`ast.dump`, so comments, docstrings and formatting do not count: rewording an explanation reruns
 nothing).
 
-A library module, so the library can key a cache by its own code (tailmem.alfworld.episode) without importing
-the pipeline, which builds each stage's code digest from the same walk (tailmem.digests).
+A library module, so code below the pipeline can key a cache by its own code (ALFWorld's episode cache,
+tailmem.studies.alfworld.play.episode) without importing the pipeline, which builds each stage's code digest from the
+same walk (tailmem.digests).
 """
 
 from __future__ import annotations

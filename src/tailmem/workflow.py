@@ -234,5 +234,5 @@ def wildcard_patterns() -> dict[str, str]:
         skill_variant=segment,
         agent=segment,
         predictor=segment,
-        executor=segment,  # ALFWorld: the executor's agent label (tailmem.alfworld.layout.agent_segments)
+        executor=segment,  # ALFWorld: the executor's agent label (tailmem.studies.alfworld.play.layout.agent_segments)
     )

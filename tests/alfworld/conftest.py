@@ -9,8 +9,8 @@ EASY = "pick_and_place_simple-Book-None-SideTable-329/trial_T20190908_050633_745
 def easy_game(data_dir, tmp_path_factory):
     pytest.importorskip("alfworld")
     pytest.importorskip("textworld")
-    from tailmem.alfworld import regenerate as R
-    from tailmem.alfworld.games import split_games
+    from tailmem.studies.alfworld.play import regenerate as R
+    from tailmem.studies.alfworld.play.games import split_games
 
     root = data_dir / "alfworld"
     game = next(g for g in split_games(root, "valid_seen") if g.id == EASY)

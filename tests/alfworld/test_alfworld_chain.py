@@ -2,12 +2,12 @@
 
 import pytest
 
-from tailmem.alfworld.chain import run_chain, segments
-from tailmem.alfworld.curator import VARIANTS, ProgrammaticCurator, sources
-from tailmem.alfworld.episode import EpisodeRecord
-from tailmem.alfworld.games import FAMILIES, Game, interleaved
-from tailmem.alfworld.goal import parse_goal
-from tailmem.alfworld.retriever import retrieve
+from tailmem.studies.alfworld.play.chain import run_chain, segments
+from tailmem.studies.alfworld.play.curator import VARIANTS, ProgrammaticCurator, sources
+from tailmem.studies.alfworld.play.episode import EpisodeRecord
+from tailmem.studies.alfworld.play.games import FAMILIES, Game, interleaved
+from tailmem.studies.alfworld.play.goal import parse_goal
+from tailmem.studies.alfworld.play.retriever import retrieve
 
 GOALS = {
     "pick_and_place_simple": (

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from tailmem.alfworld import layout
-from tailmem.alfworld.executor import (
+from tailmem.errors import ConfigError
+from tailmem.studies.alfworld.play import layout
+from tailmem.studies.alfworld.play.executor import (
     NOT_OFFERED,
     ChooseExecutor,
     ProgrammaticExecutor,
@@ -15,8 +16,7 @@ from tailmem.alfworld.executor import (
     StepInput,
     make_executor,
 )
-from tailmem.alfworld.goal import parse_goal
-from tailmem.errors import ConfigError
+from tailmem.studies.alfworld.play.goal import parse_goal
 from tailmem.workflow import compose_config
 
 START = (
@@ -106,10 +106,10 @@ def test_make_executor_modes():
 
 
 def test_choose_executor_wins_an_easy_game(easy_game):
-    from tailmem.alfworld import speedup
-    from tailmem.alfworld.episode import run_episode
     from tailmem.memory.controllers import make_controller
     from tailmem.memory.tokens import TokenCounter
+    from tailmem.studies.alfworld.play import speedup
+    from tailmem.studies.alfworld.play.episode import run_episode
 
     game, path, _ = easy_game
     plan = json.loads(path.read_text())["walkthrough"]

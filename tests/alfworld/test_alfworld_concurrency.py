@@ -1,7 +1,7 @@
 """A memory cell's games are independent, so a model executor plays them side by side: against the strict test
 server (200 ms a reply) the cell holds min(concurrency, games) requests in flight, and its episodes are those of
 one game at a time (the same rows in the same order, the same requests in the call cache). The env steps take
-turns on one lock (tailmem.alfworld.env); the model calls overlap."""
+turns on one lock (tailmem.studies.alfworld.play.env); the model calls overlap."""
 
 import json
 import sqlite3
@@ -27,8 +27,8 @@ def reply(body):
 @pytest.fixture(scope="module")
 def four_games(data_dir, tmp_path_factory):
     """Four games of one family, regenerated for the installed alfworld: four different prompts per step."""
-    from tailmem.alfworld import regenerate as R
-    from tailmem.alfworld.games import split_games
+    from tailmem.studies.alfworld.play import regenerate as R
+    from tailmem.studies.alfworld.play.games import split_games
 
     root = data_dir / "alfworld"
     picked = [g for g in split_games(root, "valid_seen") if g.family == "pick_and_place_simple"][:GAMES]

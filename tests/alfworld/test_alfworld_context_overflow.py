@@ -6,11 +6,11 @@ import pytest
 pytest.importorskip("alfworld")
 pytest.importorskip("textworld")
 
-from tailmem.alfworld.episode import run_episode  # noqa: E402
-from tailmem.alfworld.executor import ProgrammaticExecutor  # noqa: E402
 from tailmem.llm.backends.base import ContextOverflow  # noqa: E402
 from tailmem.memory.controllers import make_controller  # noqa: E402
 from tailmem.memory.tokens import TokenCounter  # noqa: E402
+from tailmem.studies.alfworld.play.episode import run_episode  # noqa: E402
+from tailmem.studies.alfworld.play.executor import ProgrammaticExecutor  # noqa: E402
 
 
 class Overflowing(ProgrammaticExecutor):

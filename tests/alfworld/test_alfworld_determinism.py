@@ -20,9 +20,9 @@ import pytest
 pytest.importorskip("alfworld")
 pytest.importorskip("textworld")
 
-from tailmem.alfworld import regenerate as R  # noqa: E402
-from tailmem.alfworld.games import EXCLUDED, Game, manifest, playable  # noqa: E402
 from tailmem.records.alfworld import AlfworldRegenerated  # noqa: E402
+from tailmem.studies.alfworld.play import regenerate as R  # noqa: E402
+from tailmem.studies.alfworld.play.games import EXCLUDED, Game, manifest, playable  # noqa: E402
 
 PICK_TWO = "pick_two_obj_and_place-SoapBar-None-GarbageCan-418/trial_T20190909_055649_717880"  # the issue's game
 SEED = 20240229  # configs/alfworld/default.yaml regenerate.seed
@@ -87,7 +87,7 @@ def test_expert_seed_decides_the_walkthrough(data_dir, tmp_path):
     root = data_dir / "alfworld"
     if not (root / "json_2.1.1" / "valid_seen" / PICK_TWO).exists():
         pytest.skip(f"{PICK_TWO} not in the data")
-    from tailmem.alfworld import speedup
+    from tailmem.studies.alfworld.play import speedup
 
     speedup.install()
     game = Game("valid_seen", PICK_TWO, "pick_two_obj_and_place")
@@ -183,7 +183,7 @@ def test_alfworld_smoke_is_byte_identical_under_two_hash_seeds(data_dir, tmp_pat
     finally:
         shutil.rmtree(runtime, ignore_errors=True)  # the servers idle out after 10 s
     assert sorted(runs[1]) == sorted(runs[2])
-    # The PDDL -> SAS cache (alfworld.speedup) holds pickled translations whose sets pickle in hash order: the same
+    # The PDDL -> SAS cache (play.speedup) holds pickled translations whose sets pickle in hash order: the same
     # keys (its file names hash the input), bytes that may differ; everything read from it above is identical.
     differ = [name for name in runs[1] if runs[1][name] != runs[2][name] and "/alfworld/sas/" not in name]
     assert not differ, differ
@@ -214,7 +214,7 @@ def test_a_split_plays_every_game_but_the_excluded_ones(data_dir, repo_root):
 
 def test_cached_episodes_are_keyed_by_the_code_that_played_them(monkeypatch):
     """A cache filled by another commit must not be reused: it would make two machines' artifacts differ."""
-    from tailmem.alfworld import episode
+    from tailmem.studies.alfworld.play import episode
 
     game = Game("valid_seen", "pick_and_place_simple-X-None-Y-1/trial_T0", "pick_and_place_simple")
     key = episode.episode_key(game, {"name": "ctmc"}, "", 50, "programmatic-executor")

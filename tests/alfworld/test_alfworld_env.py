@@ -9,14 +9,14 @@ import pytest
 pytest.importorskip("alfworld")
 pytest.importorskip("textworld")
 
-from tailmem.alfworld import regenerate as R  # noqa: E402
-from tailmem.alfworld import speedup  # noqa: E402
-from tailmem.alfworld.env import GameEnv, alfred_game_files  # noqa: E402
-from tailmem.alfworld.episode import run_episode  # noqa: E402
-from tailmem.alfworld.executor import ProgrammaticExecutor  # noqa: E402
-from tailmem.alfworld.games import Game  # noqa: E402
 from tailmem.memory.controllers import make_controller  # noqa: E402
 from tailmem.memory.tokens import TokenCounter  # noqa: E402
+from tailmem.studies.alfworld.play import regenerate as R  # noqa: E402
+from tailmem.studies.alfworld.play import speedup  # noqa: E402
+from tailmem.studies.alfworld.play.env import GameEnv, alfred_game_files  # noqa: E402
+from tailmem.studies.alfworld.play.episode import run_episode  # noqa: E402
+from tailmem.studies.alfworld.play.executor import ProgrammaticExecutor  # noqa: E402
+from tailmem.studies.alfworld.play.games import Game  # noqa: E402
 
 # slow: regenerates and plays real games (1-5 s each)
 pytestmark = pytest.mark.slow
@@ -77,7 +77,7 @@ def test_memoised_queries_change_no_observation_in_a_kitchen(data_dir, tmp_path)
     """Issue 18: the memoised condition parse, the per-state sorted facts and the pickled template copies give
     the same text and admissible commands as TextWorld's own code, step for step, in a game with many
     receptacles, appliances and conditional feedback."""
-    from tailmem.alfworld.games import split_games
+    from tailmem.studies.alfworld.play.games import split_games
 
     root = data_dir / "alfworld"
     game = next(g for g in split_games(root, "valid_seen") if g.id == KITCHEN)

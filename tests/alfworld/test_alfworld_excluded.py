@@ -1,13 +1,13 @@
-"""The games left out of every split (tailmem.alfworld.games.EXCLUDED) really are games the seeded expert cannot
-win. Its own file so that pytest-xdist runs it beside the ALFWorld determinism test (about 50 s each)."""
+"""The games left out of every split (tailmem.studies.alfworld.play.games.EXCLUDED) really are games the seeded
+expert cannot win. Its own file so that pytest-xdist runs it beside the ALFWorld determinism test (about 50 s each)."""
 
 import pytest
 
 pytest.importorskip("alfworld")
 pytest.importorskip("textworld")
 
-from tailmem.alfworld import regenerate as R  # noqa: E402
-from tailmem.alfworld.games import EXCLUDED, manifest  # noqa: E402
+from tailmem.studies.alfworld.play import regenerate as R  # noqa: E402
+from tailmem.studies.alfworld.play.games import EXCLUDED, manifest  # noqa: E402
 
 
 @pytest.mark.slow
@@ -15,7 +15,7 @@ def test_excluded_games_fail_the_expert(data_dir, tmp_path, repo_root):
     """Each excluded game really is one the expert cannot win in its seeded attempts."""
     from omegaconf import OmegaConf
 
-    from tailmem.alfworld import speedup
+    from tailmem.studies.alfworld.play import speedup
 
     seed = OmegaConf.load(repo_root / "configs" / "alfworld" / "default.yaml").regenerate.seed
     speedup.install()

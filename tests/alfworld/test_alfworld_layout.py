@@ -18,9 +18,9 @@ from omegaconf import OmegaConf
 
 import smoke_run
 from tailmem import paths
-from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
 from tailmem.llm.group import shipped_tree
+from tailmem.studies.alfworld.play import layout
 
 REPO = Path(__file__).resolve().parents[2]
 

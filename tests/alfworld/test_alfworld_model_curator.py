@@ -6,15 +6,15 @@ import json
 import re
 
 from llm_testkit import FakeServer, llm_cfg
-from tailmem.alfworld.chain import run_chain
-from tailmem.alfworld.curator import ModelCurator, sources
-from tailmem.alfworld.episode import EpisodeRecord
-from tailmem.alfworld.games import SHORT, Game
-from tailmem.alfworld.goal import parse_goal
-from tailmem.alfworld.retriever import retrieve_model
 from tailmem.fsmem.store import Store
 from tailmem.llm import get_client
 from tailmem.records.alfworld import AlfworldChain
+from tailmem.studies.alfworld.play.chain import run_chain
+from tailmem.studies.alfworld.play.curator import ModelCurator, sources
+from tailmem.studies.alfworld.play.episode import EpisodeRecord
+from tailmem.studies.alfworld.play.games import SHORT, Game
+from tailmem.studies.alfworld.play.goal import parse_goal
+from tailmem.studies.alfworld.play.retriever import retrieve_model
 
 GOAL = "put some book on sidetable"
 FAMILY = "pick_and_place_simple"
@@ -181,11 +181,11 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
     the models are in meta.json and their episodes in chain.json, and the episode cache stays on."""
     from hydra import compose, initialize_config_dir
 
-    from tailmem.alfworld import episode as E
-    from tailmem.alfworld import speedup
     from tailmem.artifacts import read_json
     from tailmem.configs import config_dir
     from tailmem.studies.alfworld import episodes as stage
+    from tailmem.studies.alfworld.play import episode as E
+    from tailmem.studies.alfworld.play import speedup
 
     order = [Game("valid_seen", f"{FAMILY}-X-{i}/trial", FAMILY) for i in range(3)]
     monkeypatch.setattr(stage, "subset_games", lambda cfg, subset: order)
@@ -217,7 +217,7 @@ def test_skills_stage_runs_model_curator_and_retriever(tmp_path, monkeypatch):
                 ],
             )
         stage.skills(cfg)
-    from tailmem.alfworld import layout
+    from tailmem.studies.alfworld.play import layout
 
     out = layout.skills_dir(cfg, "valid_seen", "full_chain", "curated_skills")
     assert out.is_relative_to(tmp_path / "alfworld" / "skills")

@@ -11,12 +11,12 @@ pytest.importorskip("alfworld")
 pytest.importorskip("textworld")
 
 from llm_testkit import FakeServer, llm_cfg  # noqa: E402
-from tailmem.alfworld import speedup  # noqa: E402
-from tailmem.alfworld.episode import run_episode  # noqa: E402
-from tailmem.alfworld.executor import ReactExecutor, make_executor  # noqa: E402
 from tailmem.llm import get_client  # noqa: E402
 from tailmem.memory.controllers import make_controller  # noqa: E402
 from tailmem.memory.tokens import TokenCounter  # noqa: E402
+from tailmem.studies.alfworld.play import speedup  # noqa: E402
+from tailmem.studies.alfworld.play.episode import run_episode  # noqa: E402
+from tailmem.studies.alfworld.play.executor import ReactExecutor, make_executor  # noqa: E402
 
 
 def test_react_executor_plays_through_the_endpoint(easy_game, tmp_path):

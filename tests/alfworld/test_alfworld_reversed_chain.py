@@ -6,10 +6,10 @@ import re
 import pytest
 from test_alfworld_chain import GOALS, fake_attempt, games
 
-from tailmem.alfworld.chain import PROTOCOLS, chain_order, run_chain, segments
-from tailmem.alfworld.curator import ProgrammaticCurator, sources
-from tailmem.alfworld.goal import parse_goal
-from tailmem.alfworld.retriever import retrieve
+from tailmem.studies.alfworld.play.chain import PROTOCOLS, chain_order, run_chain, segments
+from tailmem.studies.alfworld.play.curator import ProgrammaticCurator, sources
+from tailmem.studies.alfworld.play.goal import parse_goal
+from tailmem.studies.alfworld.play.retriever import retrieve
 
 
 def test_reversed_chain_is_one_chain_over_the_reversed_order():
@@ -50,7 +50,7 @@ def test_a_chain_seed_plays_a_seeded_permutation_and_no_task_leaks(tmp_path):
     every protocol cuts that order, the reversed chain reverses it, and the store still holds only earlier tasks."""
     import numpy as np
 
-    from tailmem.alfworld.chain import seeded_order
+    from tailmem.studies.alfworld.play.chain import seeded_order
 
     order = games(9)
     assert seeded_order(order, 0) == order

@@ -4,14 +4,14 @@ what curating it changed (`before_`/`after_` snapshots), from a small programmat
 from test_alfworld_chain import GOALS, fake_attempt, games
 
 from record_kit import placeholder
-from tailmem.alfworld.chain import run_chain, to_rows
-from tailmem.alfworld.curator import ProgrammaticCurator
-from tailmem.alfworld.goal import parse_goal
-from tailmem.alfworld.layout import snapshot_label
-from tailmem.alfworld.retriever import retrieve
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.records.alfworld import AlfworldChain
 from tailmem.studies.alfworld import report as stage
+from tailmem.studies.alfworld.play.chain import run_chain, to_rows
+from tailmem.studies.alfworld.play.curator import ProgrammaticCurator
+from tailmem.studies.alfworld.play.goal import parse_goal
+from tailmem.studies.alfworld.play.layout import snapshot_label
+from tailmem.studies.alfworld.play.retriever import retrieve
 
 
 def _cell(folder, variant, n=5):

@@ -193,8 +193,9 @@ ALLOWED = {
     "data/longmemeval.py": "benchmark input: LongMemEval's shipped files",
     "data/locomo.py": "benchmark input: LoCoMo's shipped file",
     "data/realtalk.py": "benchmark input: REALTALK's shipped chats",
-    "alfworld/games.py": "benchmark input: the ALFWorld game manifest shipped with the repository",
-    "alfworld/regenerate.py": "benchmark input: ALFWorld's traj_data.json of each trial (its done file is a record)",
+    "studies/alfworld/play/games.py": "benchmark input: the ALFWorld game manifest shipped with the repository",
+    "studies/alfworld/play/regenerate.py": "benchmark input: ALFWorld's traj_data.json of each trial "
+    "(its done file is a record)",
     "llm/model_file.py": "a downloaded model's stamp file, compared as a whole; not a pipeline artifact",
     "source_closure.py": "the import-closure cache of the code digest, keyed by the source files themselves",
 }

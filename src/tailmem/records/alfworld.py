@@ -1,8 +1,9 @@
 """ALFWorld's artifacts: a subset's regenerated-games `manifest.json` (stage `alfworld_games`), a memory cell's
 `episodes.json` (`alfworld_memory`: one arm over the subset's games) and a skill cell's `chain.json`
 (`alfworld_skills`: one protocol, variant and chain seed). Their inner lists stay JSON objects (an episode is
-`alfworld.episode.EpisodeRecord.to_json`, a task `alfworld.chain.to_rows`); the top level is typed here. Two caches
-follow: a regenerated game's `regenerated.json` and a programmatic episode played before."""
+`studies.alfworld.play.episode.EpisodeRecord.to_json`, a task `studies.alfworld.play.chain.to_rows`); the top
+level is typed here. Two caches follow: a regenerated game's `regenerated.json` and a programmatic episode played
+before."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class AlfworldGames(Record):
 
     subset: str
     split: str
-    games: list[dict]  # one per listed game: alfworld.regenerate's record and whether AlfredTWEnv collects it
+    games: list[dict]  # per listed game: studies.alfworld.play.regenerate's record, whether AlfredTWEnv collects it
     n: int
     ok: int
     excluded: list[dict]  # games.EXCLUDED among the listed: id, family, reason
@@ -63,20 +64,21 @@ class AlfworldChain(Record):
 @dataclass(frozen=True)
 class AlfworldRegenerated(Record):
     """A regenerated game's `regenerated.json` (stage `alfworld_games`), beside its game file: the outcome
-    (`alfworld.regenerate.Regenerated`'s fields) and the recipe it was made with; reused while the recipe matches."""
+    (`studies.alfworld.play.regenerate.Regenerated`'s fields) and the recipe it was made with; reused while the
+    recipe matches."""
 
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "ALFWorld regenerated.json"
     rule: ClassVar[str] = "alfworld_games"
     cache: ClassVar[bool] = True  # one per game under the regenerated-games folder
 
-    recipe: dict  # alfworld.regenerate.recipe: seed, expert check, engine versions
-    game: dict  # alfworld.regenerate.Regenerated's fields
+    recipe: dict  # studies.alfworld.play.regenerate.recipe: seed, expert check, engine versions
+    game: dict  # studies.alfworld.play.regenerate.Regenerated's fields
 
 
 @dataclass(frozen=True)
 class AlfworldEpisodeCache(Record):
-    """A programmatic episode played before (`alfworld.episode.cached`, stages `alfworld_memory` and
+    """A programmatic episode played before (`studies.alfworld.play.episode.cached`, stages `alfworld_memory` and
     `alfworld_skills`): `episodes/<key[:2]>/<key>.json`, reused by every cell that plays the same content key."""
 
     format_version: ClassVar[int] = 1
@@ -84,5 +86,5 @@ class AlfworldEpisodeCache(Record):
     rule: ClassVar[str] = "alfworld_memory"
     cache: ClassVar[bool] = True
 
-    key: str  # alfworld.episode.episode_key
-    episode: dict  # alfworld.episode.EpisodeRecord.to_json
+    key: str  # studies.alfworld.play.episode.episode_key
+    episode: dict  # studies.alfworld.play.episode.EpisodeRecord.to_json

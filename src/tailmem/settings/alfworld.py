@@ -16,13 +16,14 @@ from omegaconf import MISSING
 from tailmem.roles import BUILDER, EXECUTOR, SEARCHER
 from tailmem.settings.checks import Problems
 
-SPLITS = ("valid_seen", "valid_unseen")  # a subset besides `smoke` (tailmem.alfworld.games)
-EXECUTORS = ("react", "choose")  # `model_executor`: ReAct or choose an offered action (tailmem.alfworld.executor)
-# `model_roles`: executor acts; builder curates the store; searcher retrieves (tailmem.alfworld.layout)
+# Each list is read by a module of the study's package tailmem.studies.alfworld.play (named in brackets).
+SPLITS = ("valid_seen", "valid_unseen")  # a subset besides `smoke` (games)
+EXECUTORS = ("react", "choose")  # `model_executor`: ReAct or choose an offered action (executor)
+# `model_roles`: executor acts; builder curates the store; searcher retrieves (layout)
 ROLES = (EXECUTOR, BUILDER, SEARCHER)
-# the skill settings a store is curated under (tailmem.alfworld.curator)
+# the skill settings a store is curated under (curator)
 VARIANTS = ("no_store", "episode_log", "curated_skills", "curated_skills_memory", "guidance_synthesis")
-PROTOCOLS = ("three_chain", "full_chain", "reversed_chain")  # how the game order is chained (tailmem.alfworld.chain)
+PROTOCOLS = ("three_chain", "full_chain", "reversed_chain")  # how the game order is chained (chain)
 
 
 @dataclass

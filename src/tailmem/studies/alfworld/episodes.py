@@ -1,5 +1,5 @@
 """Stages alfworld_memory and alfworld_skills: paper 1's memory arms and paper 2's skill chains played over a
-subset's games. Artifacts under `<results>/alfworld/...` (folders: `alfworld.layout`, one segment per agent role a
+subset's games. Artifacts under `<results>/alfworld/...` (folders: `play.layout`, one segment per agent role a
 cell depends on)."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import time
 
 from tqdm import tqdm
 
-from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
 from tailmem.llm.parallel import run_units, units_workers
 from tailmem.paths import out_dir
@@ -20,6 +19,7 @@ from tailmem.roles import BUILDER, EXECUTOR, SEARCHER, model_free, programmatic_
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.alfworld.games import game_file, manifest_of, subset_games
+from tailmem.studies.alfworld.play import layout
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def _agent(client) -> str:
 def _executor(cfg, client):
     """The episode's executor: the model's (`alfworld.model_executor`) when the executor role plays a model in
     ALFWorld (`alfworld.model_roles`), else the programmatic one."""
-    from tailmem.alfworld.executor import make_executor
+    from tailmem.studies.alfworld.play.executor import make_executor
 
     return make_executor(
         client if layout.plays_model(cfg, EXECUTOR, client) else None,
@@ -77,10 +77,10 @@ def _counter(cfg):
 @typed_stage("alfworld_memory")
 def memory(cfg: StageSettings) -> None:
     """Stage `alfworld_memory`: every game of the subset under one memory arm (paper 1 on ALFWorld)."""
-    from tailmem.alfworld import speedup
-    from tailmem.alfworld.episode import cached, episode_key, run_episode
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
+    from tailmem.studies.alfworld.play import speedup
+    from tailmem.studies.alfworld.play.episode import cached, episode_key, run_episode
 
     composed = cfg.composed
     speedup.install(layout.sas_dir(composed))
@@ -113,8 +113,8 @@ def memory(cfg: StageSettings) -> None:
         progress.update()
         return rec.to_json() | ({"seconds": round(time.perf_counter() - start, 3)} if model else {})
 
-    # a model executor's games side by side (their env steps take turns: tailmem.alfworld.env); a programmatic
-    # one's in turn, as it calls no model
+    # a model executor's games side by side (their env steps take turns: play.env); a programmatic one's in turn, as
+    # it calls no model
     try:
         rows = run_units(play, gs, units_workers(len(gs), client) if model else 1, name="game")
     finally:
@@ -131,15 +131,15 @@ def memory(cfg: StageSettings) -> None:
 @typed_stage("alfworld_skills")
 def skills(cfg: StageSettings) -> None:
     """Stage `alfworld_skills`: one cell (protocol x variant) of the skill setting over the fixed order."""
-    from tailmem.alfworld import speedup
-    from tailmem.alfworld.chain import PROTOCOLS, chain_order, run_chain, to_rows
-    from tailmem.alfworld.curator import VARIANTS, ModelCurator, ProgrammaticCurator
-    from tailmem.alfworld.episode import cached, episode_key, run_episode
-    from tailmem.alfworld.goal import parse_goal
-    from tailmem.alfworld.retriever import Retrieved, retrieve, retrieve_model
     from tailmem.fsmem.snapshots import SnapshotLog
     from tailmem.llm import get_client
     from tailmem.memory.controllers import make_controller
+    from tailmem.studies.alfworld.play import speedup
+    from tailmem.studies.alfworld.play.chain import PROTOCOLS, chain_order, run_chain, to_rows
+    from tailmem.studies.alfworld.play.curator import VARIANTS, ModelCurator, ProgrammaticCurator
+    from tailmem.studies.alfworld.play.episode import cached, episode_key, run_episode
+    from tailmem.studies.alfworld.play.goal import parse_goal
+    from tailmem.studies.alfworld.play.retriever import Retrieved, retrieve, retrieve_model
 
     composed = cfg.composed
     speedup.install(layout.sas_dir(composed))

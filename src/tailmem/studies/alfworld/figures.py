@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tailmem.alfworld.games import FAMILIES, SHORT
+from tailmem.studies.alfworld.play.games import FAMILIES, SHORT
 from tailmem.studies.alfworld.tables import effort_table
 from tailmem.studies.alfworld.text import PROTOCOL_WORDS, VARIANT_WORDS, arm_sentence
 

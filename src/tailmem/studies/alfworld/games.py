@@ -9,14 +9,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from tailmem.alfworld import games as G
-from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
 from tailmem.paths import out_dir
 from tailmem.provenance import save_provenance
 from tailmem.records.alfworld import AlfworldGames
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
+from tailmem.studies.alfworld.play import games as G
+from tailmem.studies.alfworld.play import layout
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +63,9 @@ def split_of(subset: str) -> str:
 @typed_stage("alfworld_games")
 def regenerate_games(cfg: StageSettings) -> None:
     """Stage `alfworld_games`: rebuild every game of `alfworld.subset` for the installed alfworld."""
-    from tailmem.alfworld import regenerate as R
-    from tailmem.alfworld import speedup
-    from tailmem.alfworld.env import alfred_game_files
+    from tailmem.studies.alfworld.play import regenerate as R
+    from tailmem.studies.alfworld.play import speedup
+    from tailmem.studies.alfworld.play.env import alfred_game_files
 
     composed = cfg.composed
     speedup.install(
@@ -130,14 +130,14 @@ def job_workers() -> int:
 
 
 def _regenerate_one(job):
-    from tailmem.alfworld import regenerate as R
+    from tailmem.studies.alfworld.play import regenerate as R
 
     return R.regenerate(*job)
 
 
 def _data_files(data: Path, games: list[G.Game]) -> list[Path]:
     """The data files a regeneration reads: each game's trajectory and initial state."""
-    from tailmem.alfworld import regenerate as R
+    from tailmem.studies.alfworld.play import regenerate as R
 
     return [data / g.split / g.id / name for g in games for name in (R.TRAJ_FILE, R.PROBLEM_FILE)]
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.alfworld import layout
 from tailmem.errors import ConfigError
 from tailmem.paths import out_dir, tables_dir
 from tailmem.provenance import save_provenance, table_footer
@@ -18,6 +17,7 @@ from tailmem.roles import BUILDER, EXECUTOR, SEARCHER
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.studies.alfworld.games import manifest_path
+from tailmem.studies.alfworld.play import layout
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ import re
 
 from tailmem import roles
 from tailmem import paths
-from tailmem.alfworld.layout import agent_segments
+from tailmem.studies.alfworld.play.layout import agent_segments
 from tailmem.dag import plan_of
 
 ALFWORLD = plan_of(config, workflow.basedir, "alfworld")  # alfworld/plan.py

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tailmem.alfworld.layout import snapshot_label
 from tailmem.fsmem.snapshots import SnapshotLog
 from tailmem.records.alfworld import AlfworldChain, AlfworldMemoryCell
 from tailmem.roles import EXECUTOR, is_programmatic
@@ -16,6 +15,7 @@ from tailmem.site.collect import Files, Found, from_files
 from tailmem.site.model import Row, Section, slug, verdict
 from tailmem.site.pages import Writer
 from tailmem.site.transcripts import Transcripts
+from tailmem.studies.alfworld.play.layout import snapshot_label
 
 BLOB_CHARS = 60000
 

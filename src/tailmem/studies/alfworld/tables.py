@@ -16,7 +16,6 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from tailmem.alfworld.games import FAMILIES, SHORT
 from tailmem.audit.concentration import concentration
 from tailmem.audit.tailfit import fit_tail
 from tailmem.report import claims as claims_builder
@@ -29,10 +28,11 @@ from tailmem.stats.paired_tests import sign_test
 from tailmem.stats.verdict import INCONCLUSIVE, claim_text, verdict
 from tailmem.studies.alfworld import claim_specs as specs_
 from tailmem.studies.alfworld import text
+from tailmem.studies.alfworld.play.games import FAMILIES, SHORT
 
 SPECS: dict[str, TableSpec] = specs(text.FILE)
 
-# One row per (arm, game): the columns of an episode record (alfworld.episode.EpisodeRecord) plus `arm`.
+# One row per (arm, game): the columns of an episode record (play.episode.EpisodeRecord) plus `arm`.
 EPISODE_COLUMNS = (
     "arm",
     "family",
@@ -44,7 +44,7 @@ EPISODE_COLUMNS = (
     "context_tokens",
     "accesses",
 )
-# One row per (protocol, variant, task): a chain's task rows (alfworld.chain.to_rows) plus protocol and variant.
+# One row per (protocol, variant, task): a chain's task rows (play.chain.to_rows) plus protocol and variant.
 TASK_COLUMNS = (
     "protocol",
     "variant",

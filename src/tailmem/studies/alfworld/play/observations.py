@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tailmem.alfworld.goal import Goal, kind
 from tailmem.memory import MemoryItem, MemoryStore, StepRecord
 from tailmem.memory.query import Query
+from tailmem.studies.alfworld.play.goal import Goal, kind
 
 _LOC = re.compile(r"^(?:At )?([a-z]+ \d+)\b")
 _OBJ = re.compile(r"([a-z]+ \d+)")

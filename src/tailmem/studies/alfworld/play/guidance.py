@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from tailmem.alfworld.goal import Goal
+from tailmem.studies.alfworld.play.goal import Goal
 
 _FOUND = re.compile(r"\b(\w+) (?:\d+ )?(?:was |were )?found (?:at|in|on):? ([a-z, ]+)")
 _VERB_WITH = re.compile(r"\b(clean|heat|cool) (?:the |a |some )?\w+(?: \d+)? (?:with|using) (?:the |a )?([a-z]+)")

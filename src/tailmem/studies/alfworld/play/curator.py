@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import re
 
-from tailmem.alfworld.episode import EpisodeRecord
-from tailmem.alfworld.games import SHORT
-from tailmem.alfworld.goal import kind, parse_goal
 from tailmem.fsmem.agents import models
 from tailmem.fsmem.agents.accounting import Episode
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.management import append_section, management
 from tailmem.roles import BUILDER, programmatic_agent
 from tailmem.settings.alfworld import VARIANTS  # the skill settings, named by the group's schema
+from tailmem.studies.alfworld.play.episode import EpisodeRecord
+from tailmem.studies.alfworld.play.games import SHORT
+from tailmem.studies.alfworld.play.goal import kind, parse_goal
 
 WITH_MEMORY = ("curated_skills_memory", "guidance_synthesis")
 _TAKE = re.compile(r"^take ([a-z]+) \d+ from ([a-z]+) \d+$")

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tailmem.alfworld.curator import sources
-from tailmem.alfworld.episode import EpisodeRecord
-from tailmem.alfworld.games import Game
 from tailmem.fsmem.store import Store
 from tailmem.settings.alfworld import PROTOCOLS as NAMES
+from tailmem.studies.alfworld.play.curator import sources
+from tailmem.studies.alfworld.play.episode import EpisodeRecord
+from tailmem.studies.alfworld.play.games import Game
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Protocol:
 
 # How each protocol `alfworld.protocols` may name runs: one entry per name of the group's schema, in its order.
 PROTOCOLS = {"three_chain": Protocol(3), "full_chain": Protocol(1), "reversed_chain": Protocol(1, reverse=True)}
-assert tuple(PROTOCOLS) == NAMES, f"alfworld.chain.PROTOCOLS {list(PROTOCOLS)} != tailmem.settings.alfworld {NAMES}"
+assert tuple(PROTOCOLS) == NAMES, f"play.chain.PROTOCOLS {list(PROTOCOLS)} != tailmem.settings.alfworld {NAMES}"
 
 
 @dataclass(frozen=True)

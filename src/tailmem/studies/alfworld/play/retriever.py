@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tailmem.alfworld.games import SHORT
-from tailmem.alfworld.goal import Goal
-from tailmem.alfworld.guidance import priors
 from tailmem.fsmem.agents.accounting import Episode
 from tailmem.fsmem.errors import ToolError
 from tailmem.fsmem.store import Store
 from tailmem.fsmem.tools.ranked import FileIndex
 from tailmem.fsmem.tools.reading import read_section
 from tailmem.roles import SEARCHER
+from tailmem.studies.alfworld.play.games import SHORT
+from tailmem.studies.alfworld.play.goal import Goal
+from tailmem.studies.alfworld.play.guidance import priors
 
 NO_EXPERIENCE = "No relevant experience in memory."
 
@@ -80,9 +80,9 @@ def retrieve_model(
     client, variant: str, store: Store | None, goal: Goal, family: str, max_rounds: int, k: int = 3
 ) -> Retrieved:
     """Guidance for the goal from one search-agent episode; `files` are the store files its tools opened."""
-    from tailmem.alfworld.curator import prompt
     from tailmem.fsmem.agents import loop
     from tailmem.fsmem.tools.center import center
+    from tailmem.studies.alfworld.play.curator import prompt
 
     if variant == "no_store" or store is None or not store.files():
         return Retrieved("", 0, ())

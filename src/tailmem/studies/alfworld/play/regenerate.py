@@ -22,9 +22,9 @@ import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tailmem.alfworld.games import Game
 from tailmem.artifacts import write_json
 from tailmem.records.alfworld import AlfworldRegenerated
+from tailmem.studies.alfworld.play.games import Game
 
 GAME_FILE = "game.tw-pddl"
 TRAJ_FILE = "traj_data.json"

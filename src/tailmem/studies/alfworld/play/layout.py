@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 GAME_FILES = "{results}/alfworld/games/files/{split}"  # regenerated game files, shared by every subset
 EPISODES = "{results}/alfworld/episodes"  # content-keyed cache of programmatic episodes (the key names the agent)
-SAS = "{results}/alfworld/sas"  # content-keyed cache of games' PDDL -> SAS translations (alfworld.speedup)
+SAS = "{results}/alfworld/sas"  # content-keyed cache of games' PDDL -> SAS translations (play.speedup)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 

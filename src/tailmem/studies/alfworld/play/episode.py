@@ -13,15 +13,15 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from tailmem.alfworld.env import GameEnv
-from tailmem.alfworld.executor import StepInput
-from tailmem.alfworld.games import Game
-from tailmem.alfworld.goal import parse_goal, seen_objects
-from tailmem.alfworld.observations import LocationMemory
 from tailmem.llm.backends.base import ContextOverflow
 from tailmem.memory.marks import line_marks
 from tailmem.memory.tokens import TokenCounter
 from tailmem.records.alfworld import AlfworldEpisodeCache
+from tailmem.studies.alfworld.play.env import GameEnv
+from tailmem.studies.alfworld.play.executor import StepInput
+from tailmem.studies.alfworld.play.games import Game
+from tailmem.studies.alfworld.play.goal import parse_goal, seen_objects
+from tailmem.studies.alfworld.play.observations import LocationMemory
 
 log = logging.getLogger("tailmem")
 
@@ -158,9 +158,9 @@ def run_episode(
 
 # What plays an episode besides its inputs: the code of these modules (and what they import) and the game engine.
 EPISODE_CODE = (
-    "tailmem.alfworld.episode",
-    "tailmem.alfworld.executor",
-    "tailmem.alfworld.speedup",
+    "tailmem.studies.alfworld.play.episode",
+    "tailmem.studies.alfworld.play.executor",
+    "tailmem.studies.alfworld.play.speedup",
     "tailmem.memory.controllers",
 )
 

@@ -6,9 +6,9 @@ TextWorld's `max_episode_steps`.
 
 Games played side by side (a memory cell's games, tailmem.llm.parallel) share one lock for every env call:
 TextWorld registers each game in gym's process-wide registry, its text generator and the PDDL translation
-(fast_downward, and our memos in tailmem.alfworld.speedup) keep module-level state, and none is documented as
-thread-safe. So env steps run one at a time, which costs little beside a model's call, and the games overlap in
-what takes the time: their executors' model calls.
+(fast_downward, and our memos in tailmem.studies.alfworld.play.speedup) keep module-level state, and none is
+documented as thread-safe. So env steps run one at a time, which costs little beside a model's call, and the games
+overlap in what takes the time: their executors' model calls.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from tailmem.alfworld.games import FAMILIES
+from tailmem.studies.alfworld.play.games import FAMILIES
 
 TASK_TYPE_IDS = [1, 2, 3, 4, 5, 6]  # alfworld's TASK_TYPES keys: all six families
 _ENV_LOCK = threading.RLock()  # every TextWorld call of this process (see the module docstring)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tailmem.alfworld.goal import Goal, kind, seen_objects
-from tailmem.alfworld.guidance import Priors, priors
-from tailmem.alfworld.observations import Knowledge
 from tailmem.roles import EXECUTOR, plays_model, programmatic_agent
 from tailmem.settings.alfworld import EXECUTORS  # `alfworld.model_executor`'s values, named by the group's schema
+from tailmem.studies.alfworld.play.goal import Goal, kind, seen_objects
+from tailmem.studies.alfworld.play.guidance import Priors, priors
+from tailmem.studies.alfworld.play.observations import Knowledge
 
 _ARRIVE = re.compile(r"You arrive at ([a-z]+ \d+)\.")
 _PICK = re.compile(r"You pick up the ([a-z]+ \d+) from the ([a-z]+ \d+)\.")
