@@ -85,7 +85,7 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
     from tailmem.graph_runs import design_runs
     from tailmem.stats.group import settings as stats_settings
     from tailmem.studies.alfworld import design_rows as alfworld_rows
-    from tailmem.studies.controller.design_check import allotment, budget, planned_powers
+    from tailmem.studies.controller.design_check import allotment, plan_budget, planned_powers
     from tailmem.studies.fsmem import design_rows as fsmem_rows
     from tailmem.studies.longmemeval import design_rows as longmemeval_rows
     from tailmem.studies.random_walk import design_rows as policy_rows
@@ -108,7 +108,7 @@ def claim_plan(target, twin_scale: str, budget_hours: float | None, twin_overrid
         target = OmegaConf.merge(target, {"control": {"plan_budget_s": budget_hours * 3600}})
     st = stats_settings(target)
     units = len(design_runs(target))
-    b = budget(target)
+    b = plan_budget(target)
     calls = allotment(target, twins, units)  # as the design_plan stage allots them (the shared sample first)
     power = planned_powers(twins, calls, units, st.alpha)
     how = f"control.plan_calls {calls} per pair" if b.seconds is None else f"a budget of {b.seconds / 3600:.1f} h"

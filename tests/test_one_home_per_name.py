@@ -243,3 +243,20 @@ def test_the_tail_audit_has_one_library_name_and_one_study():
     top = sorted(p.stem for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists())
     assert [n for n in top if "audit" in n or "accesslog" in n] == ["audit"]
     assert (PACKAGE / "studies" / "audit_log" / "command.py").exists()
+
+
+def test_a_class_named_budget_is_the_endpoint_spending_cap():
+    """Issue 50, finding 4: "budget" meant memory tokens, a plan's predictor seconds and an endpoint's spending
+    cap, and two unrelated classes were named `Budget` (the spending guard and the design check's plan). A bare
+    `Budget` is now the endpoint's cap alone (its guard and its settings); the others name what they budget."""
+    bare = {
+        path for path, tree in _modules() for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "Budget"
+    }
+    assert bare == {"llm/budget.py", "settings/llm.py"}
+    qualified = {
+        n.name
+        for _, tree in _modules()
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ClassDef) and n.name.endswith("Budget")
+    }
+    assert {"MemoryBudget", "PlanBudget"} <= qualified

@@ -141,7 +141,7 @@ def twin_rows(pair: design.ClaimPair, runs: int, evidence: int, effects) -> pd.D
     return pd.DataFrame(rows)
 
 
-BUDGET = design.Budget(seconds=None, rate=6.2, target=0.8, least=0.5, alpha=ALPHA)
+BUDGET = design.PlanBudget(seconds=None, rate=6.2, target=0.8, least=0.5, alpha=ALPHA)
 
 
 def test_a_claim_whose_arms_never_differ_in_evidence_is_zero_by_design_and_gets_no_call():
@@ -184,13 +184,13 @@ def test_a_budget_buys_the_claims_it_can_decide_and_nothing_it_cannot():
     twins = design.twins(rows)
     need = {label: t.calls_for(8, ALPHA, 0.8) for label, t in twins.items()}
     cost = {label: 2 * 8 * n * 6.2 for label, n in need.items()}
-    small = design.Budget(cost[strong.label] * 1.3, 6.2, 0.8, 0.5, ALPHA)
+    small = design.PlanBudget(cost[strong.label] * 1.3, 6.2, 0.8, 0.5, ALPHA)
     spent = design.spend_budget(twins, 8, small)
     assert set(spent) == {(strong.a, strong.b)}
     total = sum(2 * 8 * tail * 6.2 for tail, _ in spent.values())
     assert total <= small.seconds
     assert twins[strong.label].power(8, twins[strong.label].draws(*spent[(strong.a, strong.b)]), ALPHA) >= 0.5
-    both = design.spend_budget(twins, 8, design.Budget(sum(cost.values()) * 1.5, 6.2, 0.8, 0.5, ALPHA))
+    both = design.spend_budget(twins, 8, design.PlanBudget(sum(cost.values()) * 1.5, 6.2, 0.8, 0.5, ALPHA))
     assert set(both) == {(strong.a, strong.b), (weak.a, weak.b)}
 
 

@@ -410,7 +410,7 @@ def drawn(plans, pair: ClaimPair, runs: tuple[tuple[str, int], ...]) -> np.ndarr
 
 
 @dataclass(frozen=True)
-class Budget:
+class PlanBudget:
     """What a plan may spend and how it values a claim: `seconds` of predictor calls (None: no budget), at
     `rate` seconds a call; `target` the power a claim is planned to, `least` the power below which a claim is
     not worth a call; `alpha` the one-sided level of the claims' tests."""
@@ -431,7 +431,9 @@ def _grid(top: int) -> list[int]:
     return out + [top] if top else out
 
 
-def spend_budget(twin_of: dict[str, ClaimTwin], units: int, budget: Budget) -> dict[tuple[str, str], tuple[int, int]]:
+def spend_budget(
+    twin_of: dict[str, ClaimTwin], units: int, budget: PlanBudget
+) -> dict[tuple[str, str], tuple[int, int]]:
     """Calls per run, (tail, other), for each pair of arms, so that the claims' planned powers (`ClaimTwin.power`)
     sum to the most `budget.seconds` buys over `units` runs (`power.spend`). A claim counts only where its power
     reaches `budget.least`: a plan does not buy a claim it would decide a few times in ten; a claim whose twin
@@ -470,7 +472,7 @@ def plan_text(
     units_80: int | None,
     calls_80: int | None,
     every_80: int | None,
-    budget: Budget,
+    budget: PlanBudget,
     designed: str,
 ) -> str:
     """What the plan can do for a claim, in words: the design check's reasons first (`feasibility`), then its
@@ -509,7 +511,7 @@ def plan_text(
     return f"undecidable at any budget: the twin's effect {twin.effect:+.3f} reaches {at} at no number of runs"
 
 
-def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: Budget, plans=()) -> pd.DataFrame:
+def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: PlanBudget, plans=()) -> pd.DataFrame:
     """The design_check table: one row per claim pair over every run of the study, with its planned power at the
     twin's effect under the `plans` (`DesignPlan`s; none: every step called) and what 80% would take."""
     out = []

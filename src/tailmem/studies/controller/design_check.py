@@ -105,11 +105,11 @@ def run(cfg: StageSettings) -> None:
     )
 
 
-def budget(cfg) -> design.Budget:
+def plan_budget(cfg) -> design.PlanBudget:
     """What the plan may spend (`control.plan_budget_s` at the predictor's `power.call_seconds`) and the power it
     plans for, from the stage's settings."""
     c, pw = cfg.control, cfg.power
-    return design.Budget(
+    return design.PlanBudget(
         seconds=None if c.plan_budget_s is None else float(c.plan_budget_s),
         rate=float(pw.call_seconds.predictor),
         target=float(pw.target),
@@ -130,7 +130,7 @@ def allotment(cfg, twin_of: dict[str, design.ClaimTwin], units: int) -> int | di
     """Calls per run for each pair of arms: `control.plan_calls` each (tail, and as many other where a claim scores
     every step), or with `control.plan_budget_s` the calls that budget buys to decide the most claims, less what the
     shared sample costs (`design.spend_budget`)."""
-    b = budget(cfg)
+    b = plan_budget(cfg)
     if b.seconds is None:
         return int(cfg.control.plan_calls)
     every = [t.steps.mean() for t in twin_of.values() if t.pair.scope == "all"]  # a run's replayed steps
@@ -183,8 +183,8 @@ def plan_run(cfg: StageSettings) -> None:
         pairs=[vars(p) for p in planned.pairs],
         blind_exact=blind_exact,
         pair_calls=[{"a": a, "b": b, "tail": t, "other": o} for (a, b), (t, o) in allotted.items()],
-        planned_power=planned_powers(twin_of, calls, units, budget(cfg).alpha),
-        budget_s=budget(cfg).seconds,
+        planned_power=planned_powers(twin_of, calls, units, plan_budget(cfg).alpha),
+        budget_s=plan_budget(cfg).seconds,
     ).write(out / paths.PLAN_FILE)
     log.info(
         "%s seed %s: %d of %d steps informative for some claim pair; plan: %d shared steps, %d pair draws",
@@ -232,7 +232,7 @@ def report(cfg: StageSettings) -> None:
     runs = design_runs(cfg.composed)
     rows = twin_rows(cfg)
     plans = [DesignPlan.read(design_file(r, results, paths.PLAN_FILE)) for r in runs]
-    b = budget(cfg)
+    b = plan_budget(cfg)
     table = design.summarize_pairs(rows, st.min_units, b, plans)
     calls = sum(len(p.arm_calls(a)) for p in plans for a in p.arms)  # at most: a shared prompt shares its call
     table["draws_per_run"] = [draws_per_run(plans, claim) for claim in table.claim]
