@@ -389,10 +389,11 @@ def test_the_tail_rows_policy_is_apart_from_the_controller_trajectories():
     assert targets.contrast_policies(default) == ["random_walk", "llm"] and len(targets.policy_runs(default)) == 8
     assert {(r.n, r.seed) for r in targets.policy_runs(default)} == {(150, s) for s in (0, 1, 2, 3)}  # its own
     assert {r.n for r in targets.design_runs(default)} == {500}  # the predictor's trajectories stay the study's
-    tails, gini, sigma = policy_rows.rows(default, 6, 0.025)
+    tails, gini, share, sigma = policy_rows.rows(default, 6, 0.025)
     assert tails["plan"].startswith("undecidable by design: 50 policy steps") and tails["planned_power"] == 0
-    assert gini["planned_units"] == 8 and gini["planned_power"] >= 0.8
-    assert gini["planned_calls"] == sigma["planned_calls"] == 8 * 50  # the same runs, read by two measures
+    # planned at the p each is read at (tests/report/test_concentration_level.py): 68%, 74% and 45% here
+    assert gini["planned_units"] == 8 and gini["planned_power"] >= 0.6 and share["planned_power"] >= 0.6
+    assert gini["planned_calls"] == share["planned_calls"] == sigma["planned_calls"] == 8 * 50  # the same runs
     assert 0 < sigma["planned_power"] < gini["planned_power"]
 
 

@@ -1,5 +1,5 @@
-"""The model's short traces set beside the random walk: concentration (Gini, sigma_top10) read over the same steps
-on the same world, so a model that can afford 100 steps is not compared with a walk of 8,000."""
+"""The model's short traces set beside the random walk: concentration (Gini, top-10% share, sigma_top10) read over the
+same steps on the same world, so a model that can afford 100 steps is not compared with a walk of 8,000."""
 
 import numpy as np
 import pytest
@@ -7,6 +7,7 @@ import pytest
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
+from tailmem.settings.control import SimulatedLevel
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD
@@ -16,6 +17,9 @@ from tailmem.workflow import graph_option
 S = shipped(resamples=1000, seed=0)
 SHORT, LONG = RolloutGroup(episodes=4, steps=50, start="uniform"), RolloutGroup(episodes=40, steps=50, start="uniform")
 RETRIEVAL = RetrievalGroup(name="recency", k=5)
+# a level as if simulated for 6 worlds: read at the smallest p 6 worlds reach, 1/64 (the mechanics, not a measurement)
+SIX = SimulatedLevel(units=6, critical_p=1 / 64, at_alpha=0.03, false_held=0.02)
+LEVELS = {"gini": SIX, "top10_share": SIX, "sigma_top10": SIX}
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +59,23 @@ def test_the_goal_directed_proxy_is_more_concentrated_than_the_walk_over_the_sam
         0.1,
     )
     assert len(frame) == 6 and set(frame.steps) == {200}
-    rows = rw.concentration_claims(frame, "semantic", S)
+    rows = rw.concentration_claims(frame, "semantic", S, levels=LEVELS)
     # sigma_top10's twin power is about one half at this size (benchmarks/bench_concentration_verdict.py): it is
     # larger for the proxy here, but these 6 worlds do not decide it
-    assert [r["verdict"] for r in rows] == [HELD, INCONCLUSIVE], rows
-    assert rows[1]["estimate"] > 0 and rows[1]["ci_low"] < 0 < rows[1]["ci_high"]
+    assert [r["verdict"] for r in rows] == [HELD, HELD, INCONCLUSIVE], rows
+    assert rows[2]["estimate"] > 0 and rows[2]["ci_low"] < 0 < rows[2]["ci_high"]
     assert [r["claim"] for r in rows] == [
         "concentration: Gini of semantic minus random walk > 0 (same world, same steps)",
+        "concentration: top-10% share of semantic minus random walk > 0 (same world, same steps)",
         "concentration: sigma_top10 of semantic minus random walk > 0 (same world, same steps)",
     ]
+    assert "read at p <= 0.01562" in rows[0]["evidence"]
     # the same worlds with the arms swapped: the walk is not more concentrated than the proxy
     swapped = frame.rename(columns=lambda c: c[:-1] + {"a": "b", "b": "a"}[c[-1]] if c[-2:] in ("_a", "_b") else c)
-    back = rw.concentration_claims(swapped, "semantic", S)
-    assert [r["verdict"] for r in back] == [NOT_HELD, INCONCLUSIVE]
-    assert back[1]["estimate"] == pytest.approx(-rows[1]["estimate"])
+    back = rw.concentration_claims(swapped, "semantic", S, levels=LEVELS)
+    assert [r["verdict"] for r in back] == [NOT_HELD, NOT_HELD, INCONCLUSIVE]
+    assert back[2]["estimate"] == pytest.approx(-rows[2]["estimate"])
+    # without a level simulated for its units no row is read, whatever its worlds say
+    unread = rw.concentration_claims(frame, "semantic", S)
+    assert {r["verdict"] for r in unread} == {INCONCLUSIVE}
+    assert all("not simulated" in r["reason"] for r in unread), unread

@@ -18,6 +18,7 @@ STUDY_ROWS = (
     "alfworld",
     "policy_tails",
     "policy_gini",
+    "policy_top10_share",
     "policy_sigma_top10",
 )  # the design check's rows for the other studies
 ROLES_TIMED = (PREDICTOR, SEARCHER, JUDGE, "reader", EXECUTOR, POLICY)  # "reader": LongMemEval's answering searcher
@@ -42,6 +43,28 @@ class CallSeconds:
 
 
 @dataclass
+class SimulatedLevel:
+    """A claims row's test simulated on the twin's own per-unit differences at `units` units, drawn centred on the
+    claim's boundary (benchmarks/bench_concentration_verdict.py): its false HELD read at stats.alpha (`at_alpha`)
+    and the largest p the exact test reaches whose false HELD stays within alpha (`critical_p`, at which the row
+    is read; `false_held`: its rate there). Why: a test whose assumption the data break (the sign-flip rule's
+    symmetry, on skewed differences) holds its stated level only where it was simulated to."""
+
+    units: int = MISSING
+    critical_p: float = MISSING
+    at_alpha: float = MISSING
+    false_held: float = MISSING
+
+    def __post_init__(self) -> None:
+        p = Problems("power.stated_effects.<row>.level")
+        p.integer("units", self.units, lo=1)
+        p.number("critical_p", self.critical_p, 0, 1)
+        p.number("at_alpha", self.at_alpha, 0, 1)
+        p.number("false_held", self.false_held, 0, 1)
+        p.raise_any()
+
+
+@dataclass
 class StatedEffect:
     """A study's paired claim as the design check plans it without a twin: the effect and per-unit SD it assumes
     (or took from a measured run: the comment beside each value says which) and the model calls per unit."""
@@ -52,6 +75,8 @@ class StatedEffect:
         MISSING  # role -> calls per unit (policy: null = rollout episodes x steps)
     )
     source: str = MISSING  # where effect and sd come from: printed in the design_check table's note
+    level: Optional[SimulatedLevel] = None  # the row's test simulated on the twin (the concentration rows'); null:
+    # the row's test holds its level on the data's kind by construction (compare's outcome paths)
 
     def __post_init__(self) -> None:
         p = Problems("power.stated_effects")

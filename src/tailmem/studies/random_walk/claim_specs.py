@@ -24,16 +24,33 @@ class Concentration:
     stated: str
 
 
-# The measures of paper 1 (Tables 2 and 7) whose rows hold their level on the twin, keyed by the
-# `tables.concentration_frame` columns (`<metric>_a`, `<metric>_b`) their rows compare. Why not the top-10% share:
-# its per-world differences are skewed, and the sign-flip rule's false HELD on them was 3.0% (sd 0.3) at
-# default_model's design and 3.5% (0.4) at 500 states and 100 steps, above the 2.5% it claims.
+# The measures of paper 1 (Tables 2 and 7, Figure 5's top-ranked share), keyed by the `tables.concentration_frame`
+# columns (`<metric>_a`, `<metric>_b`) their rows compare.
 CONCENTRATION = {
     "gini": Concentration("Gini", "LLM policy vs random walk: Gini over the same steps", "policy_gini"),
+    "top10_share": Concentration(
+        "top-10% share", "LLM policy vs random walk: top-10% share over the same steps", "policy_top10_share"
+    ),
     "sigma_top10": Concentration(
         "sigma_top10", "LLM policy vs random walk: sigma_top10 over the same steps", "policy_sigma_top10"
     ),
 }
+
+
+def read_at(level, units: int, alpha: float) -> tuple[float | None, str]:
+    """The one-sided p a concentration row over `units` worlds is read at, or None and why it cannot be read.
+    `level`: its measure's `power.stated_effects.<stated>.level` (settings.control.SimulatedLevel; None: never
+    simulated). The sign-flip rule's false HELD on the twin's skewed differences is above alpha at stats.alpha
+    (studies/random_walk/twin.py), so a row is read only at the critical p simulated for its own number of units."""
+    if level is None:
+        return None, "its test's level was not simulated for this design (benchmarks/bench_concentration_verdict.py)"
+    if int(level.units) != int(units):
+        return None, (
+            f"its test's level was simulated at {int(level.units)} worlds, not {int(units)} "
+            f"(benchmarks/bench_concentration_verdict.py --units {int(units)})"
+        )
+    return min(float(level.critical_p), float(alpha)), ""
+
 
 # -- paper 1, the random walk (claims_random_walk; tailmem.studies.random_walk.tables.claims) --------------------------
 # Each family on its own, then every family pooled (`columns` scope). Evidence fields: a, b (mean Gini of the arm
@@ -133,11 +150,9 @@ RANDOM_WALK_TAIL_SHAPE = (
 
 # The same contrast read without a tail fit, at the length a model can afford: a world's access concentration under
 # `{policy}` against the random walk's over the same steps on the same world (the walk's trace cut to the policy
-# trace's length; `tables.concentration_frame`), one row per measure of CONCENTRATION. Evidence fields: a, b (mean
-# of policy and walk), steps, worlds. The sign-flip rule these rows use assumes differences symmetric under the null:
-# its false HELD on the twin's per-world differences (benchmarks/bench_concentration_verdict.py, 30 worlds each) was
-# 2.6% (sd 0.3) for Gini and 1.5% (0.2) for sigma_top10 at default_model's design (150 states, 50 steps, 8 units),
-# 2.8% (0.4) and 2.5% (0.4) at 500 states and 100 steps (6 units).
+# trace's length; `tables.concentration_frame`), one row per measure of CONCENTRATION, each read at the p its
+# test's level was simulated for (`read_at`). Evidence fields: a, b (mean of policy and walk), steps, worlds, read
+# (the p the row is read at and the rule's simulated false HELD there).
 # planned: the design check's row of each measure (power.stated_effects.policy_<metric>).
 RANDOM_WALK_CONCENTRATION = tuple(
     Claim(
@@ -146,8 +161,8 @@ RANDOM_WALK_CONCENTRATION = tuple(
         baseline="random_walk",
         metric=metric,
         side="greater",
-        evidence="{policy} {a:.3f}, random walk {b:.3f} over the first {steps} steps of {worlds} worlds",
-        page="Tables 2, 3 and 7",
+        evidence="{policy} {a:.3f}, random walk {b:.3f} over the first {steps} steps of {worlds} worlds; {read}",
+        page="Tables 2, 3 and 7; Figure 5",
         planned=c.design_claim,
     )
     for metric, c in CONCENTRATION.items()

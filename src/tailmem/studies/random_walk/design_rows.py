@@ -17,7 +17,7 @@ from tailmem.roles import tail_policy
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
-from tailmem.studies.random_walk.claim_specs import CONCENTRATION, DESIGN_CLAIM
+from tailmem.studies.random_walk.claim_specs import CONCENTRATION, DESIGN_CLAIM, read_at
 
 # policy steps a run needs before its tail can be fitted at all (n_tail >= audit.min_tail): the semantic proxy's
 # tails fit in 33-50% of runs at 2,000 steps on 150-500 states and in 77% on 1,000 states
@@ -59,12 +59,24 @@ def row(cfg, min_units: int, alpha: float) -> dict:
 
 def concentration_row(cfg, metric: str, min_units: int, alpha: float) -> dict:
     """The design-check row of the concentration contrast by one measure (`claim_specs.CONCENTRATION`: the
-    policy's Gini or sigma_top10 minus the walk's over the same steps): the same runs, no fit needed, planned
-    from the semantic twin's stated effect of that measure."""
+    policy's Gini, top-10% share or sigma_top10 minus the walk's over the same steps): the same runs, no fit
+    needed, planned from the semantic twin's stated effect of that measure at the p the row is read at (its
+    test's level simulated on the twin for these units: `claim_specs.read_at`)."""
     s, steps, tails, c = cfg.scale, model_steps(cfg), tail_policy(cfg), CONCENTRATION[metric]
     if tails == "llm":
         units = len(s.families) * len(contrast_worlds(s.control)[1])
-        return stated.claim_row(cfg.power, c.stated, c.design_claim, "runs", units, min_units, alpha, steps)
+        level = cfg.power.stated_effects[c.stated].level
+        critical, why = read_at(level, units, alpha)
+        out = stated.claim_row(cfg.power, c.stated, c.design_claim, "runs", units, min_units, alpha, steps)
+        if out["plan"].startswith("undecidable"):  # too few runs: the level does not matter
+            return out
+        if critical is None:
+            return out | {"plan": f"undecidable as set: {why}", "planned_power": 0.0}
+        out = stated.claim_row(cfg.power, c.stated, c.design_claim, "runs", units, min_units, critical, steps)
+        return out | {
+            "plan": f"{out['plan']}; read at p <= {critical:.4g}, where the twin's false HELD is "
+            f"{level.false_held:.1%} ({level.at_alpha:.1%} at {alpha:g})"
+        }
     why = (
         f"not run at this scale (scale.control.tail_policy {tails}): the model plays the policy where tail_policy "
         "is llm (smoke_model, default_model, overnight_model, paper_model)"

@@ -24,6 +24,7 @@ from tailmem.stage import typed_stage
 from tailmem.stats.group import settings as stats_settings
 from tailmem.studies.random_walk import design_rows
 from tailmem.studies.random_walk import tables as rw
+from tailmem.studies.random_walk.claim_specs import CONCENTRATION
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +162,7 @@ def run(cfg: StageSettings) -> None:
             tail_policy(composed),
             {k: v for r in design_rows.rows(cfg, st.min_units, st.alpha) for k, v in planned_power(r).items()},
             same_steps_concentration(contrast, results, cfg.audit.top_fraction),
+            {m: cfg.power.stated_effects[c.stated].level for m, c in CONCENTRATION.items()},
         ),
     }
     footer = table_footer(cfg)

@@ -7,6 +7,7 @@ numeric columns for the CSV; `report.table_io.markdown` renders mean +- sd over 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -166,6 +167,7 @@ def claims(
     policy: str = "semantic",
     planned: Mapping[str, float] | None = None,
     concentration: pd.DataFrame | None = None,
+    levels: Mapping[str, object] | None = None,
 ) -> pd.DataFrame:
     """Paper 1's random-walk claims, one compared metric per row with its bootstrap interval over seeds (and
     graphs, pooled), the claim's one-sided test and a HELD / NOT HELD / INCONCLUSIVE verdict with its reason
@@ -175,9 +177,9 @@ def claims(
     retrieval designs on the same world and seed, ordered as the paper says; recency and state-mate count as
     equal within `s.margins.gini`. Tail-shape rows (with `tails`, the audit frame of the random walk and `policy`
     on the same worlds): see `tail_shape_claims`; concentration rows (with `concentration`,
-    `concentration_frame`'s): see `concentration_claims`. A claim with several parts ends with a row combining their
-    verdicts. `planned`: the design check's planned powers (`tailmem.control.stated.planned_power` of the study's
-    `design_rows.rows`), beside the rows they plan.
+    `concentration_frame`'s, read at `levels`): see `concentration_claims`. A claim with several parts ends with a
+    row combining their verdicts. `planned`: the design check's planned powers
+    (`tailmem.control.stated.planned_power` of the study's `design_rows.rows`), beside the rows they plan.
     """
     rows = []
     for claim in claim_specs.RANDOM_WALK_SIZE:
@@ -192,7 +194,7 @@ def claims(
     if tails is not None:
         rows += tail_shape_claims(tails, policy, s, planned)
     if concentration is not None and policy != RANDOM_WALK:
-        rows += concentration_claims(concentration, policy, s, planned)
+        rows += concentration_claims(concentration, policy, s, planned, levels)
     return SPECS[outputs.CLAIMS_RANDOM_WALK].check(pd.DataFrame(rows))
 
 
@@ -354,11 +356,17 @@ def concentration_frame(
 
 
 def concentration_claims(
-    frame: pd.DataFrame, policy: str, s: StatsGroup, planned: Mapping[str, float] | None = None
+    frame: pd.DataFrame,
+    policy: str,
+    s: StatsGroup,
+    planned: Mapping[str, float] | None = None,
+    levels: Mapping[str, object] | None = None,
 ) -> list[dict]:
     """The policy's concentration minus the random walk's on the same world and steps, > 0: one row per claim of
-    `claim_specs.RANDOM_WALK_CONCENTRATION` (Gini, sigma_top10), worlds (family x seed) as units. No fit is
-    needed, so a trace a model can afford decides it."""
+    `claim_specs.RANDOM_WALK_CONCENTRATION` (Gini, top-10% share, sigma_top10), worlds (family x seed) as units.
+    No fit is needed, so a trace a model can afford decides it. `levels`: measure -> its test's level simulated on
+    the twin (`power.stated_effects.<stated>.level`); a row is read at that critical p, its interval at the
+    confidence that inverts it (`claim_specs.read_at`), and one without a level for its units is INCONCLUSIVE."""
     spec = [c.filled(policy=policy).at(scope=ALL) for c in claim_specs.RANDOM_WALK_CONCENTRATION]
 
     def compared(c: Claim) -> dict:
@@ -366,11 +374,22 @@ def concentration_claims(
         diff = (a - b).dropna()
         fields = {"policy": policy, "a": a.mean(), "b": b.mean(), "worlds": len(diff)}  # the walk, not the role
         fields["steps"] = ", ".join(str(int(x)) for x in sorted(set(frame.steps)))
+        level = (levels or {}).get(c.metric)
+        critical, why = claim_specs.read_at(level, len(diff), s.alpha)
+        fields["read"] = (
+            f"read at p <= {critical:.4g} (the sign-flip rule's false HELD on the twin: {level.at_alpha:.1%} at "
+            f"{s.alpha:g}, {level.false_held:.1%} here)"
+            if critical is not None
+            else f"not read: {why}"
+        )
         if diff.empty:
             row = missing(claim_text(c.side, c.threshold), "no world")
         else:
-            row = compare(diff, _units(frame.loc[diff.index]), direction=c.side, threshold=c.threshold, settings=s)
+            at = s if critical is None else replace(s, confidence=1.0 - 2.0 * critical)
+            row = compare(diff, _units(frame.loc[diff.index]), direction=c.side, threshold=c.threshold, settings=at)
             row = row.row()
+            if critical is None and len(diff) >= s.min_units:  # enough worlds, a test of unknown level
+                row |= {"verdict": INCONCLUSIVE, "reason": why}
         return {"unit": "world (family x seed)", **row, "evidence": evidence(c, **fields)}
 
     return claim_rows(spec, compared, planned=planned)
