@@ -64,7 +64,7 @@ def main() -> None:
             f"({lv.sd(lv.level):.4f}), power {lv.power:.3f} ({lv.sd(lv.power):.3f})"
         )
         print(
-            f"    level: {{units: {lv.units}, critical_p: {lv.critical_p:.6g}, at_alpha: {lv.at_alpha:.4f}, "
+            f"    level: {{units: {lv.units}, critical_p: {lv.critical_p!r}, at_alpha: {lv.at_alpha:.4f}, "
             f"false_held: {lv.level:.4f}}}   # effect {diff.mean():.3f}, sd {diff.std(ddof=1):.3f}"
         )
 
