@@ -14,10 +14,12 @@ its per-world differences of each measure are then drawn `--units` at a time, `-
 Printed per measure: the twin's mean, sd and skew (the stated effect), the rates with their simulation sd, and the
 `level` entry of `power.stated_effects.policy_<measure>` the row is read at.
 
-Measured at default_model's design (2 families x 300 worlds of 150 states, 50 steps, 8 units, 100,000 reps; README,
-"Model slices"): Gini +0.052 (sd 0.045, skew -0.34), false HELD 3.09% at 0.025, critical p 4/256 (2.09%), power
-66%; top-10% share +0.185 (0.151, -0.40), 3.15%, 4/256 (2.13%), 70%; sigma_top10 +1.91 (2.42, +0.58), 1.14%,
-6/256, 49%. A twin of 30 worlds (the earlier default) put Gini at 2.6% and the share at 3.0%: within its own noise.
+Measured at default_model's design (2 families x 300 worlds of 150 states, 50 steps, 8 units, 100,000 draws;
+configs/scale/default_model.yaml): Gini +0.049 (sd 0.044, skew -0.24), false HELD 3.02% at 0.025, critical p 4/256
+(2.10%), power 64%; top-10% share +0.176 (0.147, -0.29), 3.18%, 4/256 (2.18%), 68%; sigma_top10 +1.85 (2.40, +0.65),
+1.03%, 6/256, 47%. At paper_model's (200 worlds of 500 states, 160 x 50 steps, 10 units, 40,000 draws): Gini 2.49%
+at 0.025, 25/1024; the share 2.67%, 23/1024; sigma_top10 (skew -0.93) 6.11%, 5/1024, power 13%. A twin of 30 worlds
+(the earlier default) put Gini at 2.6% and the share at 3.0%: within its own noise of each other.
 
     python benchmarks/bench_concentration_verdict.py [--families scale_free modular] [--worlds 300] [--n 150]
         [--episodes 1] [--steps 50] [--units 8] [--reps 100000]
@@ -60,12 +62,12 @@ def main() -> None:
         print(
             f"{measure:12s} mean {diff.mean():+.3f} sd {diff.std(ddof=1):.3f} skew {skew(diff):+.2f} | "
             f"false HELD at {alpha:g}: {lv.at_alpha:.4f} ({lv.sd(lv.at_alpha):.4f}); at the critical p "
-            f"{lv.critical_p:.6g} ({round(lv.critical_p * 2**args.units)}/{2**args.units}): {lv.level:.4f} "
-            f"({lv.sd(lv.level):.4f}), power {lv.power:.3f} ({lv.sd(lv.power):.3f})"
+            f"{lv.critical_p:.6g} ({round(lv.critical_p * 2**args.units)}/{2**args.units}): {lv.false_held:.4f} "
+            f"({lv.sd(lv.false_held):.4f}), power {lv.power:.3f} ({lv.sd(lv.power):.3f})"
         )
         print(
             f"    level: {{units: {lv.units}, critical_p: {lv.critical_p!r}, at_alpha: {lv.at_alpha:.4f}, "
-            f"false_held: {lv.level:.4f}}}   # effect {diff.mean():.3f}, sd {diff.std(ddof=1):.3f}"
+            f"false_held: {lv.false_held:.4f}}}   # effect {diff.mean():.3f}, sd {diff.std(ddof=1):.3f}"
         )
 
 

@@ -42,7 +42,7 @@ def test_the_sign_flip_rule_read_at_alpha_overclaims_on_the_twins_differences(le
     for measure in ("gini", "top10_share"):
         lv = levels[measure]
         assert lv.at_alpha > ALPHA + 3 * lv.sd(ALPHA), (measure, lv)  # 3.2% and 3.4% here
-        assert lv.critical_p < ALPHA and lv.level <= ALPHA, (measure, lv)
+        assert lv.critical_p < ALPHA and lv.false_held <= ALPHA, (measure, lv)
     lv = levels["sigma_top10"]  # skewed the other way: the rule is conservative, and read at alpha's own p
     assert lv.at_alpha < ALPHA and lv.critical_p == 6 / 256
 

@@ -4,8 +4,8 @@ The rows of `claims_random_walk` that set the LLM policy's access concentration 
 world and steps (`tables.concentration_claims`) read one difference per world with the sign-flip rule of
 `stats.compare`, which is exact when the differences are symmetric about the claim's boundary. The twin's are not:
 the semantic proxy (the model-free stand-in for the LLM policy) beside the random walk on 600 worlds of
-default_model's design gives per-world differences skewed -0.34 (Gini) and -0.40 (top-10% share). Drawn 8 at a time
-and centred on 0, where every HELD is false, the rule read at stats.alpha (p <= 0.025) holds 3.1% of them.
+default_model's design gives per-world differences skewed -0.24 (Gini) and -0.29 (top-10% share). Drawn 8 at a time
+and centred on 0, where every HELD is false, the rule read at stats.alpha (p <= 0.025) holds 3.0% and 3.2% of them.
 
 So each measure's row is read at a critical p fixed beforehand on the twin (`power.stated_effects.policy_<measure>
 .level`): the largest p the exact test reaches whose simulated false HELD stays within alpha, at the units the row
@@ -26,11 +26,12 @@ from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 from tailmem.stats import sign_flip
+from tailmem.studies.random_walk.claim_specs import CONCENTRATION
 from tailmem.studies.random_walk.tables import concentration_frame
 
 RETRIEVAL = RetrievalGroup(name="recency", k=5)  # the model slices' retrieval design (scale.retrieval_designs)
 TOP_FRACTION = 0.1  # audit.top_fraction: the share's and sigma_top10's top 10% of items
-MEASURES = ("gini", "top10_share", "sigma_top10")  # concentration_frame's measures
+MEASURES = tuple(CONCENTRATION)  # the measures the claims rows read (concentration_frame's columns)
 
 
 def frame(
@@ -60,14 +61,14 @@ def differences(twin: pd.DataFrame, measure: str) -> np.ndarray:
 @dataclass(frozen=True)
 class Level:
     """The sign-flip rule on `units` of a measure's differences: its false HELD read at alpha (`at_alpha`), the
-    largest p the exact test reaches whose false HELD stays within alpha (`critical_p`, with its rate `level`),
+    largest p the exact test reaches whose false HELD stays within alpha (`critical_p`, with its rate `false_held`),
     and the power at the twin's own effect read there (`power`). `sd`: a rate's simulation sd at `reps`."""
 
     units: int
     alpha: float
     at_alpha: float
     critical_p: float
-    level: float
+    false_held: float
     power: float
     reps: int
 
@@ -99,7 +100,7 @@ def level(diff: np.ndarray, units: int, alpha: float, reps: int = 100_000, seed:
         alpha=alpha,
         at_alpha=float(np.mean(null <= alpha + tol)),
         critical_p=critical,
-        level=float(np.mean(null <= critical + tol)),
+        false_held=float(np.mean(null <= critical + tol)),
         power=float(np.mean(alt <= critical + tol)),
         reps=reps,
     )
