@@ -84,7 +84,8 @@ def p_values(diff: np.ndarray, units: int, reps: int, rng: np.random.Generator) 
 def level(diff: np.ndarray, units: int, alpha: float, reps: int = 100_000, seed: int = 0) -> Level:
     """Simulate the rule on `units` draws of `diff` centred on 0 (the claim's boundary: every HELD false) and as
     measured. The critical p is one of the exact test's reachable values, k / 2^units, at most alpha. Only the
-    p is read here: the row's interval inverts the same test at 1 - 2 x critical_p (`critical_confidence`)."""
+    p is read here: the row's interval inverts the same test at confidence 1 - 2 x critical_p
+    (`tables.concentration_claims`)."""
     if units > sign_flip.EXACT_MAX:
         raise ValueError(f"{units} units: the level is simulated for the exact test (at most {sign_flip.EXACT_MAX})")
     rng = np.random.default_rng(seed)
@@ -104,8 +105,3 @@ def level(diff: np.ndarray, units: int, alpha: float, reps: int = 100_000, seed:
         power=float(np.mean(alt <= critical + tol)),
         reps=reps,
     )
-
-
-def critical_confidence(critical_p: float) -> float:
-    """The two-sided confidence whose one-sided level is `critical_p` (`StatsGroup.alpha` is (1 - confidence) / 2)."""
-    return 1.0 - 2.0 * critical_p
