@@ -51,18 +51,18 @@ def main() -> None:
     args = ap.parse_args()
     start = time.perf_counter()
     frame = twin.frame({f: graph_option(f) for f in args.families}, args.worlds, args.n, args.episodes, args.steps)
-    alpha = shipped().alpha
+    stats = shipped()
     print(
         f"semantic twin vs random walk, {len(frame)} worlds of {args.n} states ({', '.join(args.families)}), "
         f"{args.episodes} x {args.steps} steps, in {time.perf_counter() - start:.0f} s; {args.units} units, {args.reps:,} draws a rate"
     )
     for measure in twin.MEASURES:
         diff = twin.differences(frame, measure)
-        lv = twin.level(diff, args.units, alpha, args.reps)
+        lv = twin.level(diff, args.units, stats.alpha, args.reps, resamples=stats.resamples, flips_seed=stats.seed)
         print(
             f"{measure:12s} mean {diff.mean():+.3f} sd {diff.std(ddof=1):.3f} skew {skew(diff):+.2f} | "
-            f"false HELD at {alpha:g}: {lv.at_alpha:.4f} ({lv.sd(lv.at_alpha):.4f}); at the critical p "
-            f"{lv.critical_p:.6g} ({round(lv.critical_p * 2**args.units)}/{2**args.units}): {lv.false_held:.4f} "
+            f"false HELD at {stats.alpha:g}: {lv.at_alpha:.4f} ({lv.sd(lv.at_alpha):.4f}); at the critical p "
+            f"{lv.critical_p:.6g}: {lv.false_held:.4f} "
             f"({lv.sd(lv.false_held):.4f}), power {lv.power:.3f} ({lv.sd(lv.power):.3f})"
         )
         print(

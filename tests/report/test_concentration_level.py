@@ -110,3 +110,12 @@ def test_the_design_check_plans_each_measure_at_its_critical_p(default_model):
     )
     gini = design_rows.rows(unset, st.min_units, st.alpha)[1]
     assert gini["planned_power"] == 0.0 and "not simulated" in gini["plan"]
+
+
+def test_a_critical_p_of_random_flips_is_not_rounded_away():
+    """12 / 2001 (random flips above 15 units) read through a confidence came back 1e-17 below itself, so a row
+    whose p was exactly the critical p would have been undecided."""
+    for k in range(1, 51):
+        for critical in (k / 2001, k / 2**10):
+            alpha = rw.read_at_p(S, critical).alpha
+            assert critical <= alpha < critical * (1 + 1e-6), (k, critical, alpha)

@@ -76,25 +76,47 @@ class Level:
         return float(np.sqrt(rate * (1.0 - rate) / self.reps))
 
 
-def p_values(diff: np.ndarray, units: int, reps: int, rng: np.random.Generator) -> np.ndarray:
-    """One-sided p ("greater", threshold 0) of `stats.sign_flip.p_value` on `reps` draws of `units` of `diff`."""
-    return np.array([sign_flip.p_value(rng.choice(diff, units, replace=True)) for _ in range(reps)])
+def p_values(
+    diff: np.ndarray, units: int, reps: int, rng: np.random.Generator, resamples: int, seed: int
+) -> np.ndarray:
+    """One-sided p ("greater", threshold 0) of `stats.sign_flip.p_value` on `reps` draws of `units` of `diff`, with
+    the random flips (`resamples`, `seed`: the stats group's) it uses above `sign_flip.EXACT_MAX` units."""
+    return np.array(
+        [
+            sign_flip.p_value(rng.choice(diff, units, replace=True), None, 0.0, "greater", resamples, seed)
+            for _ in range(reps)
+        ]
+    )
 
 
-def level(diff: np.ndarray, units: int, alpha: float, reps: int = 100_000, seed: int = 0) -> Level:
+def reachable(units: int, resamples: int) -> np.ndarray:
+    """Every p the rule can give: k / 2^units with every flip enumerated, else (k + 1) / (resamples + 1)."""
+    if units <= sign_flip.EXACT_MAX:
+        return np.arange(1, 2**units + 1) / 2**units
+    return np.arange(1, resamples + 2) / (resamples + 1)
+
+
+def level(
+    diff: np.ndarray,
+    units: int,
+    alpha: float,
+    reps: int = 100_000,
+    seed: int = 0,
+    resamples: int = 2000,
+    flips_seed: int = 0,
+) -> Level:
     """Simulate the rule on `units` draws of `diff` centred on 0 (the claim's boundary: every HELD false) and as
-    measured. The critical p is one of the exact test's reachable values, k / 2^units, at most alpha. Only the
-    p is read here: the row's interval inverts the same test at confidence 1 - 2 x critical_p
-    (`tables.concentration_claims`)."""
-    if units > sign_flip.EXACT_MAX:
-        raise ValueError(f"{units} units: the level is simulated for the exact test (at most {sign_flip.EXACT_MAX})")
+    measured. The critical p is one of the p values the rule can give (`reachable`), at most alpha. Only the p is
+    read here: the row's interval inverts the same test at confidence 1 - 2 x critical_p
+    (`tables.concentration_claims`). `resamples`, `flips_seed`: the stats group's, for the random flips above
+    `sign_flip.EXACT_MAX` units."""
     rng = np.random.default_rng(seed)
-    null = p_values(diff - diff.mean(), units, reps, rng)
-    alt = p_values(diff, units, reps, rng)
+    null = p_values(diff - diff.mean(), units, reps, rng, resamples, flips_seed)
+    alt = p_values(diff, units, reps, rng, resamples, flips_seed)
     tol = 1e-12
-    reachable = np.arange(1, int(np.floor(alpha * 2**units + 1e-9)) + 1) / 2**units
-    rates = [float(np.mean(null <= c + tol)) for c in reachable]
-    ok = [c for c, r in zip(reachable, rates) if r <= alpha]
+    candidates = reachable(units, resamples)
+    candidates = candidates[candidates <= alpha + tol]
+    ok = [c for c in candidates if np.mean(null <= c + tol) <= alpha]
     critical = float(ok[-1]) if ok else 0.0
     return Level(
         units=units,
