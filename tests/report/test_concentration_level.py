@@ -117,5 +117,5 @@ def test_a_critical_p_of_random_flips_is_not_rounded_away():
     whose p was exactly the critical p would have been undecided."""
     for k in range(1, 51):
         for critical in (k / 2001, k / 2**10):
-            alpha = rw.read_at_p(S, critical).alpha
+            alpha = rw.settings_at(S, critical).alpha
             assert critical <= alpha < critical * (1 + 1e-6), (k, critical, alpha)

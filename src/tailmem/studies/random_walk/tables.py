@@ -355,7 +355,7 @@ def concentration_frame(
     return pd.DataFrame(rows)
 
 
-def read_at_p(s: StatsGroup, critical: float) -> StatsGroup:
+def settings_at(s: StatsGroup, critical: float) -> StatsGroup:
     """`s` at the confidence whose one-sided alpha is `critical`, nudged up a billionth so that (1 - confidence) / 2
     does not round below a p the rule gives (k / 2001 with random flips: 12 / 2001 came back 1e-17 short); the next
     such p lies far above it."""
@@ -392,7 +392,7 @@ def concentration_claims(
         if diff.empty:
             row = missing(claim_text(c.side, c.threshold), "no world")
         else:
-            at = s if critical is None else read_at_p(s, critical)
+            at = s if critical is None else settings_at(s, critical)
             row = compare(diff, _units(frame.loc[diff.index]), direction=c.side, threshold=c.threshold, settings=at)
             row = row.row()
             if critical is None and len(diff) >= s.min_units:  # enough worlds, a test of unknown level
