@@ -46,8 +46,8 @@ class CallSeconds:
 class SimulatedLevel:
     """A claims row's test simulated on the twin's own per-unit differences at `units` units, drawn centred on the
     claim's boundary (benchmarks/bench_concentration_verdict.py): its false HELD read at stats.alpha (`at_alpha`)
-    and the largest p the exact test reaches whose false HELD stays within alpha (`critical_p`, at which the row
-    is read; `false_held`: its rate there). Why: a test whose assumption the data break (the sign-flip rule's
+    and the largest p the rule gives (exact or random flips) whose false HELD stays within alpha (`critical_p`, at
+    which the row is read; `false_held`: its rate there). Why: a test whose assumption the data break (the sign-flip rule's
     symmetry, on skewed differences) holds its stated level only where it was simulated to."""
 
     units: int = MISSING
@@ -58,9 +58,8 @@ class SimulatedLevel:
     def __post_init__(self) -> None:
         p = Problems("power.stated_effects.<row>.level")
         p.integer("units", self.units, lo=1)
-        p.number("critical_p", self.critical_p, 0, 1)
-        p.number("at_alpha", self.at_alpha, 0, 1)
-        p.number("false_held", self.false_held, 0, 1)
+        for name in ("critical_p", "at_alpha", "false_held"):  # a p and two rates
+            p.number(name, getattr(self, name), 0, 1)
         p.raise_any()
 
 

@@ -8,7 +8,7 @@ default_model's design gives per-world differences skewed -0.24 (Gini) and -0.29
 and centred on 0, where every HELD is false, the rule read at stats.alpha (p <= 0.025) holds 3.0% and 3.2% of them.
 
 So each measure's row is read at a critical p fixed beforehand on the twin (`power.stated_effects.policy_<measure>
-.level`): the largest p the exact test reaches whose simulated false HELD stays within alpha, at the units the row
+.level`): the largest p the rule gives whose simulated false HELD stays within alpha, at the units the row
 has. Why a fixed number and not a simulation in the stage: the twin of a design takes about a minute of rollouts,
 and a stated effect is measured the same way (benchmarks/bench_concentration_verdict.py prints both).
 """
@@ -61,7 +61,7 @@ def differences(twin: pd.DataFrame, measure: str) -> np.ndarray:
 @dataclass(frozen=True)
 class Level:
     """The sign-flip rule on `units` of a measure's differences: its false HELD read at alpha (`at_alpha`), the
-    largest p the exact test reaches whose false HELD stays within alpha (`critical_p`, with its rate `false_held`),
+    largest p the rule gives whose false HELD stays within alpha (`critical_p`, with its rate `false_held`),
     and the power at the twin's own effect read there (`power`). `sd`: a rate's simulation sd at `reps`."""
 
     units: int
