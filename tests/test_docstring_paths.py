@@ -1,6 +1,6 @@
 """Every dotted path a docstring names under `tailmem.` resolves: a module, or an attribute reached from one.
 
-Why: docstrings are how a newcomer finds where a table or a number comes from ("`tailmem.control.stated`", "see
+Why: docstrings are how a newcomer finds where a table or a number comes from ("`tailmem.power.stated`", "see
 `tailmem.report.claims.Claim.planned`"); after a module is renamed or a function moves, a stale path sends them
 nowhere. Parsed with `ast` (docstrings only, not comments); a path is resolved by its longest importable module
 prefix, then attribute by attribute."""

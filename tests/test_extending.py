@@ -90,10 +90,11 @@ def test_a_toy_controller_s_new_setting_is_typed_and_checked_with_no_settings_ed
 
 def test_a_toy_controller_joins_table_4_and_runs_through_the_control_stage(toy_configs, tmp_path):
     from tailmem.control import arms
+    from tailmem.memory import arm_names
     from tailmem.workflow import Dag
 
     assert "toy_oldest-compact" in arms.table4_arms()
-    assert arms.overrides("toy_oldest-compact") == ["memory=toy_oldest", "memory.encoding=compact"]
+    assert arm_names.graph_overrides("toy_oldest-compact") == ["memory=toy_oldest", "memory.encoding=compact"]
     results = tmp_path / "results"
     run = ["scale=smoke", "graph=modular", "graph.n=30", "seed=0", f"results_dir={results}"]
     policy = ["policy=semantic", "retrieval=recency"]

@@ -201,6 +201,15 @@ def _library_packages() -> set[str]:
     return {m.split(".", 1)[1] for m in library if (PACKAGE / m.split(".", 1)[1] / "__init__.py").exists()}
 
 
+def _study_kit() -> set[str]:
+    """The modules the studies share below the pipeline (the `studies-below-pipeline` contract's, but the studies)."""
+    import tomllib
+
+    contracts = tomllib.loads((PACKAGE.parents[1] / "pyproject.toml").read_text())["tool"]["importlinter"]
+    kit = next(c for c in contracts["contracts"] if c["id"] == "studies-below-pipeline")["source_modules"]
+    return {m.split(".", 1)[1] for m in kit} - {"studies"}
+
+
 # Library packages that still share a study's name, and why they stay below the studies under it.
 NAMED_LIKE_A_STUDY = {
     "fsmem": "the filesystem memory (store, tools, harnesses, agents) the fsmem, ALFWorld, judge-sensitivity and "
@@ -220,8 +229,10 @@ def test_no_library_package_is_named_like_a_study():
 def test_a_library_package_one_study_alone_imports_lives_in_it():
     """Before: `tailmem.accesslog` (read only by the external-log audit) and `tailmem.calibration` (read only by the
     calibration study) sat in the library, and so did `tailmem.alfworld` (the ALFWorld environment and its agents,
-    now `studies/alfworld/play/`). A package that one study alone imports (no library module does) moves into that
-    study."""
+    now `studies/alfworld/play/`). A package that one study alone imports moves into that study. A second user is a library
+    package or a module of the kit the studies share (`tailmem.graph_runs`, the run lists, names the controller
+    study's arms from `tailmem.control`): moving such a package into one study would make every study that reads
+    the kit depend on that one (the studies-independent contract). The pipeline above (cli, registry) is no user."""
     import grimp
 
     graph = grimp.build_graph("tailmem", include_external_packages=False, cache_dir=None)
@@ -230,7 +241,7 @@ def test_a_library_package_one_study_alone_imports_lives_in_it():
         inside = {f"tailmem.{package}"} | graph.find_descendants(f"tailmem.{package}")
         importers = {i for m in inside for i in graph.find_modules_that_directly_import(m)} - inside
         studies = {i.split(".")[2] for i in importers if i.startswith("tailmem.studies.")}
-        library = {i for i in importers if i.split(".")[1] in _library_packages() | {"settings"}}
+        library = {i for i in importers if i.split(".")[1] in _library_packages() | {"settings"} | _study_kit()}
         if len(studies) == 1 and not library:
             alone[package] = studies.pop()
     assert alone == {}, alone

@@ -7,7 +7,7 @@ new entry joins with no settings edit (docs/extending.md): a graph family's keys
 controller's settings (the `memory` group and ALFWorld's memory arms) and the arm names that pick one, a backend's
 kind and what it asks of a role, a benchmark (its categories and block) and a harness. Those registries sit above the
 settings, so their checks live in the packages that own them (tailmem.graphworld.group, tailmem.memory.group,
-tailmem.llm.group, tailmem.fsmem.group, tailmem.control.arms) and run from here, the module above them all: the
+tailmem.llm.group, tailmem.fsmem.group, tailmem.memory.arm_names) and run from here, the module above them all: the
 DAG's config when it is composed (tailmem.workflow) and a stage's own groups when its job starts (tailmem.runner),
 so a wrong value fails naming its key before any work, as each group's `__post_init__` would. Each registry is
 imported by the check that needs it, so a job pays only for the groups it reads.
@@ -201,7 +201,7 @@ def _control(node: dict) -> list[str]:
     arm = node.get("arm")
     if arm is None or arm == MISSING:  # set by Snakemake for a job of the controller study
         return []
-    from tailmem.control.arms import arm_problem
+    from tailmem.memory.arm_names import arm_problem
 
     p = Problems("control")
     p.check("arm", arm, arm_problem(arm))

@@ -14,6 +14,7 @@ from tailmem.control.replay import replay, summarize, tail_states
 from tailmem.control.world_memory import WorldMemory, place_and_region, short_action
 from tailmem.errors import ConfigError
 from tailmem.graphworld.build import build_world
+from tailmem.memory import arm_names
 from tailmem.memory.controllers import make_controller
 from tailmem.memory.tokens import TokenCounter
 from tailmem.records.control import ControlSummary
@@ -127,8 +128,8 @@ def test_ctmc_keeps_the_tail_that_graph_memory_drops(world):
 
 
 def test_arm_names_round_trip_to_overrides():
-    assert arms.overrides("graph_memory-verbose") == ["memory=graph_memory", "memory.encoding=verbose"]
-    assert arms.overrides(arms.ctmc("compact", 1.5, "reversed")) == [
+    assert arm_names.graph_overrides("graph_memory-verbose") == ["memory=graph_memory", "memory.encoding=verbose"]
+    assert arm_names.graph_overrides(arms.ctmc("compact", 1.5, "reversed")) == [
         "memory=ctmc",
         "memory.encoding=compact",
         "memory.tau=1.5",
@@ -139,9 +140,9 @@ def test_arm_names_round_trip_to_overrides():
     assert arms.matched_reference("graph_memory-compact") is None
     assert len(set(arms.table6_arms())) == 4
     with pytest.raises(ConfigError, match="unknown part"):
-        arms.overrides("graph_memory-tau2")
+        arm_names.graph_overrides("graph_memory-tau2")
     with pytest.raises(ConfigError, match="unknown controller"):
-        arms.overrides("magic-compact")
+        arm_names.graph_overrides("magic-compact")
 
 
 @pytest.mark.slow
@@ -158,7 +159,7 @@ def test_control_stage_matched_budget_end_to_end(tmp_path):
         main(
             [
                 "control",
-                *arms.overrides(arm),
+                *arm_names.graph_overrides(arm),
                 f"control.arm={arm}",
                 f"control.matched_from={base}/graph_memory-compact/summary.json",
                 *common,
@@ -171,5 +172,5 @@ def test_control_stage_matched_budget_end_to_end(tmp_path):
     assert ct.budget == round(gm.tokens_per_step)
     assert ct.memory_tokens_per_step < ct.tokens_per_step <= ct.budget + 2
     # a matched arm without its reference is a config error, and writes nothing
-    assert main(["control", *arms.overrides(arm), "control.arm=orphan", *common]) == 1
+    assert main(["control", *arm_names.graph_overrides(arm), "control.arm=orphan", *common]) == 1
     assert not (base / "orphan").exists()

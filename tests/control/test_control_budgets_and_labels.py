@@ -9,6 +9,7 @@ import yaml
 
 from tailmem.cli import main
 from tailmem.control import arms
+from tailmem.memory import arm_names
 from tailmem.records.control import ControlSummary
 from tailmem.report import plots
 from tailmem.studies.controller import figures as cf
@@ -22,10 +23,10 @@ def test_table5_ctmc_arms_spend_their_own_nominal_budget_and_only_table6_is_matc
     assert len(ctmc5) == 2
     for arm in ctmc5:
         assert arms.matched_reference(arm) is None
-        assert not any(o.startswith("memory.budget") for o in arms.overrides(arm))
+        assert not any(o.startswith("memory.budget") for o in arm_names.graph_overrides(arm))
     for arm in arms.table6_arms():
         assert arms.matched_reference(arm) == "graph_memory-compact"
-        assert "memory.budget=matched" in arms.overrides(arm)
+        assert "memory.budget=matched" in arm_names.graph_overrides(arm)
 
 
 def test_ctmc_and_graph_memory_nominal_budgets_are_configured_alike():
@@ -39,7 +40,7 @@ def test_a_table5_ctmc_arm_runs_without_graph_memory_and_spends_ctmc_yaml_budget
     assert main(["graphworld", *common]) == 0
     assert main(["rollout", *common]) == 0
     arm = next(a for a in arms.table5_arms() if a.startswith("ctmc-verbose"))
-    assert main(["control", *arms.overrides(arm), f"control.arm={arm}", *common]) == 0
+    assert main(["control", *arm_names.graph_overrides(arm), f"control.arm={arm}", *common]) == 0
     base = tmp_path / "control/semantic/programmatic/recency/modular/n30/seed0/programmatic"
     summary = ControlSummary.read(base / arm / "summary.json")
     assert summary.budget == yaml.safe_load((CONFIGS / "memory/ctmc.yaml").read_text())["budget"]

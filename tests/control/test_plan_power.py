@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tailmem.control import design, power
+from tailmem.control import design
+from tailmem.power import paired
 from tailmem.stats.compare import compare
 from tailmem.stats.group import shipped
 
@@ -28,7 +29,7 @@ def bench():
 @pytest.mark.parametrize("units,effect", [(6, 1.4), (8, 0.9), (8, 1.2), (20, 0.6)])
 def test_the_planned_power_is_the_row_s_test_s_power(units, effect):
     """Normal unit means, read by the claims row's own comparison (exact sign flips up to 15 units, random flips
-    above): the share HELD matches `power.power` within simulation error."""
+    above): the share HELD matches `paired.power` within simulation error."""
     rng = np.random.default_rng(units)
     s = shipped(resamples=200)
     reps = 400
@@ -36,38 +37,38 @@ def test_the_planned_power_is_the_row_s_test_s_power(units, effect):
     for _ in range(reps):
         x = rng.normal(effect, 1.0, units)
         held += compare(x, np.arange(units), None, direction="greater", settings=s, clustered=True).verdict == "HELD"
-    planned = power.power(effect, 1.0, units, ALPHA, "greater")
+    planned = paired.power(effect, 1.0, units, ALPHA, "greater")
     assert abs(held / reps - planned) < 3 * np.sqrt(planned * (1 - planned) / reps) + 0.02
-    assert power.power(-effect, 1.0, units, ALPHA, "greater") < ALPHA  # the other side: no power
-    assert power.power(effect, 1.0, 5, ALPHA, "greater") == 0.0  # 2^-5 > 0.025: no test can decide
+    assert paired.power(-effect, 1.0, units, ALPHA, "greater") < ALPHA  # the other side: no power
+    assert paired.power(effect, 1.0, 5, ALPHA, "greater") == 0.0  # 2^-5 > 0.025: no test can decide
 
 
 def test_units_for_is_the_first_number_of_units_that_reaches_the_target():
-    n = power.units_for(0.5, 1.0, ALPHA, target=0.8)
-    assert power.decided(0.5, 1.0, n, ALPHA) >= 0.8 > power.decided(0.5, 1.0, n - 1, ALPHA)
-    assert power.units_for(-0.5, 1.0, ALPHA) == n  # a row is decided on either side (NOT HELD here)
-    assert power.units_for(0.0, 1.0, ALPHA) is None  # no effect: no number of units decides it
-    assert power.units_for(0.5, 1.0, ALPHA, least=40) == 40
+    n = paired.units_for(0.5, 1.0, ALPHA, target=0.8)
+    assert paired.decided(0.5, 1.0, n, ALPHA) >= 0.8 > paired.decided(0.5, 1.0, n - 1, ALPHA)
+    assert paired.units_for(-0.5, 1.0, ALPHA) == n  # a row is decided on either side (NOT HELD here)
+    assert paired.units_for(0.0, 1.0, ALPHA) is None  # no effect: no number of units decides it
+    assert paired.units_for(0.5, 1.0, ALPHA, least=40) == 40
 
 
 def test_the_draw_variance_is_the_stratified_estimate_s_variance():
     """Enumerated: every sample of 2 of 5 steps in one stratum and 1 of 3 in another, each weighing size / drawn,
-    plus 2 steps known exactly; the weighted mean's variance over all samples is `power.draw_variance`."""
+    plus 2 steps known exactly; the weighted mean's variance over all samples is `paired.draw_variance`."""
     from itertools import combinations
 
     s1, s2 = np.array([1.0, -1.0, 0.0, 1.0, 0.0]), np.array([0.0, 1.0, 1.0])
     total = 10
     means = [(sum(s1[list(i)]) * 5 / 2 + s2[j] * 3) / total for i in combinations(range(5), 2) for j in range(3)]
-    assert np.var(means) == pytest.approx(power.draw_variance([5, 3], [s1.std(ddof=1), s2.std(ddof=1)], [2, 1], 10))
-    assert power.draw_variance([5, 3], [1.0, 1.0], [5, 3], 10) == 0.0  # every step drawn
-    assert power.draw_variance([5, 3], [1.0, 1.0], [2, 0], 10) == np.inf  # an undrawn stratum: no estimate
+    assert np.var(means) == pytest.approx(paired.draw_variance([5, 3], [s1.std(ddof=1), s2.std(ddof=1)], [2, 1], 10))
+    assert paired.draw_variance([5, 3], [1.0, 1.0], [5, 3], 10) == 0.0  # every step drawn
+    assert paired.draw_variance([5, 3], [1.0, 1.0], [2, 0], 10) == np.inf  # an undrawn stratum: no estimate
 
 
 def test_neyman_draws_where_the_spread_is():
-    assert power.neyman([30, 20], [0.5, 0.0], 10) == [9, 1]  # one draw at least in a stratum of no spread
-    assert sum(power.neyman([30, 20], [0.5, 0.5], 10)) == 10
-    assert power.neyman([3, 20], [1.0, 0.1], 10)[0] == 3  # never more than a stratum holds
-    assert power.neyman([0, 20], [1.0, 0.1], 5) == [0, 5]
+    assert paired.neyman([30, 20], [0.5, 0.0], 10) == [9, 1]  # one draw at least in a stratum of no spread
+    assert sum(paired.neyman([30, 20], [0.5, 0.5], 10)) == 10
+    assert paired.neyman([3, 20], [1.0, 0.1], 10)[0] == 3  # never more than a stratum holds
+    assert paired.neyman([0, 20], [1.0, 0.1], 5) == [0, 5]
 
 
 def test_pair_counts_give_each_stratum_s_size_and_the_twin_s_spread():

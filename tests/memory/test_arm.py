@@ -8,7 +8,7 @@ import pytest
 from tailmem.control import arms as control_arms
 from tailmem.errors import ConfigError
 from tailmem.haystack.arms import NO_EVIDENCE, ctmc_name
-from tailmem.memory import ctmc
+from tailmem.memory import arm_names, ctmc
 from tailmem.memory.arm_names import ENCODINGS, ORDERS
 from tailmem.memory.arm_names import ArmName as Arm
 from tailmem.memory.controllers import CONTROLLERS
@@ -27,7 +27,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "tailmem"
 )
 def test_an_arm_spelled_a_second_way_is_refused_not_silently_read(name):
     with pytest.raises(ConfigError, match=re.escape(repr(name))):
-        control_arms.overrides(name)
+        arm_names.graph_overrides(name)
 
 
 def test_every_arm_the_studies_name_parses_back_to_its_own_name():

@@ -1,7 +1,7 @@
 """Every claims table prints, beside each verdict, the power the design check planned the row for, and a scale can
 check its verdicts against its plan (of the rows planned at 80% power or more, the share decided).
 
-The other studies' rows are planned at their stated effects (`tailmem.control.stated`: each study's
+The other studies' rows are planned at their stated effects (`tailmem.power.stated`: each study's
 `design_rows.row`, the design check's last rows); a row names the design-check row that plans it (`Claim.planned`), and a row no plan covers (a model-free
 metric, a combined row, another benchmark) is blank."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tailmem.control.stated import planned_power
+from tailmem.power.stated import planned_power
 from tailmem.report.claims import (
     PLANNED_POWER,
     SHARED,

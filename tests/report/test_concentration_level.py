@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tailmem.runner import compose_stage
-from tailmem.settings.control import SimulatedLevel
+from tailmem.settings.power import SimulatedLevel
 from tailmem.stats.group import settings as stats_settings
 from tailmem.stats.group import shipped
 from tailmem.stats.sign_flip import p_value

@@ -7,7 +7,7 @@ import pytest
 from tailmem.graphworld.build import world_from_config
 from tailmem.rollout.run import rollout
 from tailmem.rollout.semantic import Semantic
-from tailmem.settings.control import SimulatedLevel
+from tailmem.settings.power import SimulatedLevel
 from tailmem.settings.rollout import RetrievalGroup, RolloutGroup
 from tailmem.stats.group import shipped
 from tailmem.stats.verdict import HELD, INCONCLUSIVE, NOT_HELD

@@ -1,9 +1,9 @@
-"""Named experimental arms of the controller study, and the Hydra overrides each stands for.
+"""Named experimental arms of the controller study: which arms each table and claim compares.
 
 An arm name is readable and canonical, so it can be a folder name and a Snakemake wildcard:
 `<controller>-<encoding>` for the baselines and Graph Memory, `ctmc-<encoding>-tau<tau>-<order>` for CTMC,
 with `-matched` when CTMC's budget is Graph Memory's measured tokens on the same replay (the grammar, parsed and
-written in one place: tailmem.memory.arm_names).
+written in one place, with the Hydra overrides each name stands for: tailmem.memory.arm_names).
 
 Which arms spend which budget: Table 5 and Figure 7 set CTMC beside Graph Memory at each one's own nominal
 budget (`memory.budget` in configs/memory/ctmc.yaml and graph_memory.yaml), so their tokens per step are measured
@@ -13,8 +13,6 @@ sweep of Figure 6 pin CTMC to Graph Memory's measured tokens (`-matched`), so al
 
 from __future__ import annotations
 
-from tailmem.errors import ConfigError
-from tailmem.memory import budget
 from tailmem.memory.arm_names import ENCODINGS, ArmName
 
 PAPER_BASELINES = (
@@ -43,35 +41,6 @@ def baseline(name: str, encoding: str = "compact") -> str:
 
 def ctmc(encoding: str = "compact", tau: float = 1.0, order: str = "rank", matched: bool = True) -> str:
     return str(ArmName("ctmc", encoding, float(tau), order, matched))
-
-
-def overrides(arm: str) -> list[str]:
-    """Hydra overrides for an arm name (tailmem.memory.arm_names's grammar); a bad name raises ConfigError naming it."""
-    a = ArmName.parse(arm)
-    if a.ratio is not None or a.no_evidence:
-        raise ConfigError(f"arm {arm!r}: r<ratio> and no_evidence are LongMemEval's parts, not the graph world's")
-    out = [f"memory={a.controller}"]
-    if a.encoding is not None:
-        out.append(f"memory.encoding={a.encoding}")
-    if a.tau is not None:
-        out.append(f"memory.tau={a.tau}")
-    if a.order is not None:
-        out.append(f"memory.order={a.order}")
-    if a.matched:
-        out.append(f"memory.{budget.KEY}={budget.MATCHED}")  # resolved by tailmem.memory.budget.resolve
-    return out
-
-
-def arm_problem(arm: str) -> str | None:
-    """What is wrong with the arm name `control.arm` (None: nothing), as the arm parser says what it expected: the
-    `control` group's check, run where the composed config is checked whole (tailmem.validation), since the parser
-    reads the controllers, which sit above the settings."""
-    try:
-        overrides(arm)
-    except ConfigError as exc:
-        text = str(exc)
-        return text[text.index("expected ") :] if "expected " in text else text
-    return None
 
 
 def matched_reference(arm: str) -> str | None:

@@ -23,7 +23,7 @@ arm's error and each pair's difference stay unbiased (`control.replay.error_rate
 
 Whether the calls can decide a claim is the twin's to say too (`ClaimTwin`): its per-run differences give the
 effect a claim is planned for and its spread between runs, its per-step differences per stratum the spread a
-sampled run's estimate adds, so each claim gets a planned power (`tailmem.control.power`), the runs and calls that
+sampled run's estimate adds, so each claim gets a planned power (`tailmem.power.paired`), the runs and calls that
 would reach the target, and a cost. A claim whose arms never differ in evidence is zero by design and gets no
 call; with a budget (`spend_budget`) the plan buys the calls that decide the most claims.
 """
@@ -36,8 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tailmem.control import arms, power
+from tailmem.control import arms
 from tailmem.graphworld.seeds import derive_seed
+from tailmem.power import paired
 
 CATEGORIES = ("identical", "blind", "format", "mention", "evidence")
 KNOWN = ("identical", "blind")  # the difference is exactly 0 without a call (blind: for a constrained predictor)
@@ -175,12 +176,12 @@ class Plan:
 
 
 def allocate(sizes: dict[str, int], calls: int, sds: dict[str, float] | None = None) -> dict[str, int]:
-    """Calls per stratum: the Neyman allocation (`power.neyman`) of `calls` by each stratum's size and SD (the
+    """Calls per stratum: the Neyman allocation (`paired.neyman`) of `calls` by each stratum's size and SD (the
     twin's `sds`, floored at `STRATUM_SD`; the floor alone without them), at least one call in a non-empty
     stratum, never more than its size."""
     keys = list(sizes)
     sd = [floored(k, (sds or {}).get(k, 0.0)) for k in keys]
-    return dict(zip(keys, power.neyman([sizes[k] for k in keys], sd, calls)))
+    return dict(zip(keys, paired.neyman([sizes[k] for k in keys], sd, calls)))
 
 
 def arm_pairs() -> dict[tuple[str, str], set[str]]:
@@ -280,8 +281,8 @@ def feasibility(units: int, informative_units: int, informative_steps: int, min_
         reasons.append("0 informative steps")
     if units < min_units:
         reasons.append(f"{units} runs planned, stats.min_units {min_units}")
-    elif power.smallest_p(units) > alpha:
-        reasons.append(f"smallest p {power.smallest_p(units):.3g} > {alpha:g}")
+    elif paired.smallest_p(units) > alpha:
+        reasons.append(f"smallest p {paired.smallest_p(units):.3g} > {alpha:g}")
     if informative_steps and informative_units < min_units:
         reasons.append(f"{informative_units} runs with an informative step, stats.min_units {min_units}")
     return f"undecidable by design: {'; '.join(reasons)}" if reasons else "decidable"
@@ -347,15 +348,15 @@ class ClaimTwin:
         if draws is None:
             return self.sd_between
         within = [
-            power.draw_variance(self.sizes[r], self.sds[r], draws[r], self.steps[r]) if self.steps[r] else 0.0
+            paired.draw_variance(self.sizes[r], self.sds[r], draws[r], self.steps[r]) if self.steps[r] else 0.0
             for r in range(len(self.sizes))
         ]
         return math.sqrt(self.sd_between**2 + float(np.mean(within))) if within else float("nan")
 
     def power(self, units: int, draws: np.ndarray | None, alpha: float) -> float:
-        """The chance the claims row is decided (HELD or NOT HELD, `power.decided`) at the twin's effect with
+        """The chance the claims row is decided (HELD or NOT HELD, `paired.decided`) at the twin's effect with
         `units` runs and `draws` (runs x strata; None: every step called)."""
-        return power.decided(self.effect, self.unit_sd(draws), units, alpha)
+        return paired.decided(self.effect, self.unit_sd(draws), units, alpha)
 
     @property
     def expects(self) -> str:
@@ -435,7 +436,7 @@ def spend_budget(
     twin_of: dict[str, ClaimTwin], units: int, budget: PlanBudget
 ) -> dict[tuple[str, str], tuple[int, int]]:
     """Calls per run, (tail, other), for each pair of arms, so that the claims' planned powers (`ClaimTwin.power`)
-    sum to the most `budget.seconds` buys over `units` runs (`power.spend`). A claim counts only where its power
+    sum to the most `budget.seconds` buys over `units` runs (`paired.spend`). A claim counts only where its power
     reaches `budget.least`: a plan does not buy a claim it would decide a few times in ten; a claim whose twin
     effect is zero by design (`ClaimTwin.zero_by_design`) counts nothing. A pair left out draws nothing."""
     groups: dict[tuple[str, str], list[ClaimTwin]] = {}
@@ -460,7 +461,7 @@ def spend_budget(
                 opts.append((2.0 * units * float(per_run.mean()) * budget.rate, value))
                 choice.append((tail, other))
         options.append((opts, choice))
-    picks = power.spend([o for o, _ in options], float(budget.seconds or 0.0))
+    picks = paired.spend([o for o, _ in options], float(budget.seconds or 0.0))
     return {key: choice[i] for key, (_, choice), i in zip(keys, options, picks) if choice[i] != (0, 0)}
 
 
@@ -524,8 +525,8 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: PlanBudget, plan
         twin, units = twin_of[claim], len(g)
         draws = drawn(plans, twin.pair, twin.runs) if plans else None
         planned = 0.0 if twin.zero_by_design else twin.power(units, draws, alpha)
-        units_80 = power.units_for(twin.effect, twin.unit_sd(draws), alpha, target=budget.target, least=min_units)
-        every_80 = power.units_for(twin.effect, twin.sd_between, alpha, target=budget.target, least=min_units)
+        units_80 = paired.units_for(twin.effect, twin.unit_sd(draws), alpha, target=budget.target, least=min_units)
+        every_80 = paired.units_for(twin.effect, twin.sd_between, alpha, target=budget.target, least=min_units)
         per_run = twin.calls_for(units, alpha, budget.target)
         calls_80 = None if per_run is None else twin.calls(twin.draws(per_run, per_run), units)
         calls = 0.0 if twin.zero_by_design or draws is None else twin.calls(draws, units)
@@ -542,7 +543,7 @@ def summarize_pairs(rows: pd.DataFrame, min_units: int, budget: PlanBudget, plan
                 "informative_per_run": float(g.informative.mean()),
                 "runs_informative": informative_units,
                 "min_units": min_units,
-                "smallest_p": power.smallest_p(units),
+                "smallest_p": paired.smallest_p(units),
                 "twin_coverage_diff": float(g.twin_coverage_diff.mean()),
                 "twin_effect": twin.effect,
                 "sd_between": twin.sd_between,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from tailmem import outputs, paths
-from tailmem.control import stated
 from tailmem.design_table.rows import STUDIES, rows_files
+from tailmem.power import stated
 from tailmem.provenance import table_footer
 from tailmem.records.design import DesignRows
 from tailmem.report.table_io import write_table

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 from tailmem.errors import ConfigError
+from tailmem.memory.budget import KEY as BUDGET_KEY
 from tailmem.memory.budget import MATCHED  # the part `-matched` asks for `memory.budget: matched`
 from tailmem.settings.memory import ENCODINGS  # the encodings the memory group and longmemeval.encoding accept
 
@@ -132,3 +133,33 @@ def _controllers() -> list[str]:
     from tailmem.memory.controllers import CONTROLLERS  # read at call time: a registered controller joins at once
 
     return sorted(CONTROLLERS)
+
+
+def graph_overrides(arm: str) -> list[str]:
+    """The Hydra overrides a controller-study arm name stands for (the `memory` group's keys on a graph-world
+    replay); a bad name, or one with LongMemEval's parts, raises ConfigError naming it."""
+    a = ArmName.parse(arm)
+    if a.ratio is not None or a.no_evidence:
+        raise ConfigError(f"arm {arm!r}: r<ratio> and no_evidence are LongMemEval's parts, not the graph world's")
+    out = [f"memory={a.controller}"]
+    if a.encoding is not None:
+        out.append(f"memory.encoding={a.encoding}")
+    if a.tau is not None:
+        out.append(f"memory.tau={a.tau}")
+    if a.order is not None:
+        out.append(f"memory.order={a.order}")
+    if a.matched:
+        out.append(f"memory.{BUDGET_KEY}={MATCHED}")  # resolved by tailmem.memory.budget.resolve
+    return out
+
+
+def arm_problem(arm: str) -> str | None:
+    """What is wrong with the arm name `control.arm` (None: nothing), as the arm parser says what it expected: the
+    `control` group's check, run where the composed config is checked whole (tailmem.validation), since the parser
+    reads the controllers, which sit above the settings."""
+    try:
+        graph_overrides(arm)
+    except ConfigError as exc:
+        text = str(exc)
+        return text[text.index("expected ") :] if "expected " in text else text
+    return None

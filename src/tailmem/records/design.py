@@ -13,7 +13,7 @@ from tailmem.records.base import Record
 class DesignRows(Record):
     """`rows`: the study's rows of the design_check table, one dict per claim (column -> value, NaN kept: JSON's
     NaN reads back as the same float); `note`: what the rows show, for the table's note (empty: a stated-effect
-    row, which the table's note describes once for every study, `tailmem.control.stated.note`)."""
+    row, which the table's note describes once for every study, `tailmem.power.stated.note`)."""
 
     format_version: ClassVar[int] = 1
     kind: ClassVar[str] = "design-check rows"

@@ -22,11 +22,13 @@ from tailmem.settings.alfworld import AlfworldGroup
 from tailmem.settings.audit import AuditSettings
 from tailmem.settings.audit_log import AuditLogGroup
 from tailmem.settings.calibration import CalibrationGroup
-from tailmem.settings.control import ControlGroup, ModelRolesGroup, PowerGroup
+from tailmem.settings.control import ControlGroup
 from tailmem.settings.fsmem import FsmemGroup
 from tailmem.settings.judges import JudgesGroup
 from tailmem.settings.llm import LLMGroup
 from tailmem.settings.longmemeval import LongMemEvalGroup
+from tailmem.settings.model_roles import ModelRolesGroup
+from tailmem.settings.power import PowerGroup
 from tailmem.settings.rollout import PolicyGroup, RetrievalGroup, RolloutGroup
 from tailmem.settings.scale import ScaleGroup
 from tailmem.settings.stats import StatsGroup

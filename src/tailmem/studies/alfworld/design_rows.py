@@ -1,14 +1,14 @@
 """Stage `alfworld_design_rows`: ALFWorld's row of the design check, before any model call.
 
 The study's paired claim (games won, the episode log against no store, per game) is planned from its stated effect
-(`tailmem.control.stated`) over the games each subset's chain plays, or says the scale plays none. The row reads
+(`tailmem.power.stated`) over the games each subset's chain plays, or says the scale plays none. The row reads
 the `alfworld`, `power` and `stats` groups only; `alfworld_report` prints the same row's power beside its verdicts.
 """
 
 from __future__ import annotations
 
 from tailmem import paths
-from tailmem.control import stated
+from tailmem.power import stated
 from tailmem.records.design import DesignRows
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage

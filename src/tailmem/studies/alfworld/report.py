@@ -172,7 +172,7 @@ def report(cfg: StageSettings) -> None:
 def _skill_side(cfg, tasks: pd.DataFrame, tables: Path, figures: Path, labels: dict, footer: str) -> None:
     """Paper 2's skill-side analyses: claims at the game unit with chain seeds as the outer level; the
     store, the curation effort and running success by goal family against no store along the first seed's chain."""
-    from tailmem.control.stated import planned_power
+    from tailmem.power.stated import planned_power
     from tailmem.report.plots import save_figure
     from tailmem.report.table_io import write_table
     from tailmem.stats.group import settings as stats_settings

@@ -260,7 +260,7 @@ def skill_claims(
     the cells the run holds), one paired comparison at the game unit per row: every store variant wins more games
     than the control (`baseline`) under each protocol ("> 0"); and, where the reversed chain ran, each variant's
     success does not depend on the order of the chain: full chain and reversed chain within `order_margin` (a share
-    of games) on the same games. `planned`: the design check's planned powers (`tailmem.control.stated.planned_power`
+    of games) on the same games. `planned`: the design check's planned powers (`tailmem.power.stated.planned_power`
     of the study's `design_rows.row`)."""
     _require(tasks, PAIR_COLUMNS, "skill tasks")
     protocols = list(pd.unique(tasks.protocol))

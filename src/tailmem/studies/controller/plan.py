@@ -8,6 +8,7 @@ from functools import cached_property
 
 from tailmem import graph_runs, outputs, paths
 from tailmem.control import arms as control_arms
+from tailmem.memory import arm_names
 from tailmem.plan import GraphRunPlan
 
 
@@ -88,7 +89,7 @@ class ControllerPlan(GraphRunPlan):
 
     def control_args(self, wc) -> list[str]:
         """The run's overrides, then the arm's (`memory=ctmc memory.tau=1.0 ...`)."""
-        return self.run_args(wc) + control_arms.overrides(wc.arm) + [f"control.arm={wc.arm}"]
+        return self.run_args(wc) + arm_names.graph_overrides(wc.arm) + [f"control.arm={wc.arm}"]
 
     @staticmethod
     def artifact_args(wc, input) -> str:

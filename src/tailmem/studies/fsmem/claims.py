@@ -203,7 +203,7 @@ def claims(
     """The `claims_fsmem` rows (`claim_specs.FSMEM_*`) from the per-question answers (`ANSWER_COLUMNS`); `margin`
     is the absolute tie margin of correctness (stats.margins.fsmem_tie); `searcher_ladder` orders the RQ3
     searchers weakest first (default: their order in `answers`); `planned`: the design check's planned powers
-    (`tailmem.control.stated.planned_power` of the study's `design_rows.row`), beside the LoCoMo rows it plans."""
+    (`tailmem.power.stated.planned_power` of the study's `design_rows.row`), beside the LoCoMo rows it plans."""
     lacking = [c for c in ANSWER_COLUMNS if c not in answers.columns]
     if lacking:
         raise DataError(f"answers frame: missing columns {lacking} (expected {list(ANSWER_COLUMNS)})")

@@ -12,7 +12,6 @@ import logging
 import pandas as pd
 
 from tailmem import outputs
-from tailmem.control.stated import planned_power
 from tailmem.errors import DataError
 from tailmem.fsmem import run_list
 from tailmem.fsmem.benchmarks import conversation_file
@@ -20,6 +19,7 @@ from tailmem.fsmem.questions import asked
 from tailmem.judges import claims as judge_claims
 from tailmem.judges import verdicts as judge_verdicts
 from tailmem.paths import out_dir, tables_dir
+from tailmem.power.stated import planned_power
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.records.fsmem import FsmemAnswers
 from tailmem.report.table_io import write_table

@@ -1,7 +1,7 @@
 """Stage `fsmem_design_rows`: the filesystem-memory study's row of the design check, before any model call.
 
 The study's paired claim (LoCoMo F1, an arm against the closed book, per question) is planned from its stated
-effect (`tailmem.control.stated`) over the LoCoMo questions the answer stages ask: counted from the data when it is
+effect (`tailmem.power.stated`) over the LoCoMo questions the answer stages ask: counted from the data when it is
 there (the kept sessions may hold the evidence of fewer questions than `fsmem.max_questions`), else the cap. The row
 reads the `fsmem`, `power` and `stats` groups only, so an fsmem setting reruns this study's row, not the controller
 study's design check; `fsmem_claims` prints the same row's power beside its verdicts.
@@ -10,8 +10,8 @@ study's design check; `fsmem_claims` prints the same row's power beside its verd
 from __future__ import annotations
 
 from tailmem import paths
-from tailmem.control import stated
 from tailmem.fsmem.questions import asked
+from tailmem.power import stated
 from tailmem.records.design import DesignRows
 from tailmem.roles import JUDGE
 from tailmem.settings.stage_settings import StageSettings

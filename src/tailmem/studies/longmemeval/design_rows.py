@@ -1,6 +1,6 @@
 """Stage `longmemeval_design_rows`: LongMemEval's rows of the design check, before any model call.
 
-The study's paired claims are planned from their stated effects (`tailmem.control.stated`) over the questions the
+The study's paired claims are planned from their stated effects (`tailmem.power.stated`) over the questions the
 scale asks: accuracy, Graph Memory against CTMC at the primary ratio (`power.stated_effects.longmemeval`), and the
 reader's response to its context, Graph Memory with against without the answer-bearing turns
 (`power.stated_effects.longmemeval_context`) over the questions the stage checks (`questions.context_checked`,
@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 
 from tailmem import paths
-from tailmem.control import stated
 from tailmem.errors import DataError
+from tailmem.power import stated
 from tailmem.records.design import DesignRows
 from tailmem.settings.stage_settings import StageSettings
 from tailmem.stage import typed_stage

@@ -47,8 +47,8 @@ def report_note(cfg: StageSettings, answerers: str) -> str:
 
 @typed_stage("longmemeval_report")
 def report(cfg: StageSettings) -> None:
-    from tailmem.control.stated import planned_power
     from tailmem.judges import claims as judge_claims
+    from tailmem.power.stated import planned_power
     from tailmem.report.table_io import write_table
     from tailmem.studies.longmemeval import design_rows
     from tailmem.studies.longmemeval import figures as longmemeval_figures

@@ -286,7 +286,7 @@ def claims(
     """Paper 1's LongMemEval claim per dataset, at the measured budget: accuracy and coverage non-inferior, fewer
     tokens, and at least paper 1's 24.48% fewer; the reader's response to its context (`context`: per dataset,
     `reduction.context_response`); the last row combines the parts that make the paper's sentence. `planned`: the
-    design check's planned powers (`tailmem.control.stated.planned_power` of the study's `design_rows.row`), beside
+    design check's planned powers (`tailmem.power.stated.planned_power` of the study's `design_rows.row`), beside
     the rows it plans."""
     context = context or {}
     out = []

@@ -39,7 +39,7 @@ CONCENTRATION = {
 
 def read_at(level, units: int, alpha: float) -> tuple[float | None, str]:
     """The one-sided p a concentration row over `units` worlds is read at, or None and why it cannot be read.
-    `level`: its measure's `power.stated_effects.<stated>.level` (settings.control.SimulatedLevel; None: never
+    `level`: its measure's `power.stated_effects.<stated>.level` (settings.power.SimulatedLevel; None: never
     simulated). The sign-flip rule's false HELD on the twin's skewed differences is above alpha at stats.alpha
     (studies/random_walk/twin.py), so a row is read only at the critical p simulated for its own number of units."""
     if level is None:

@@ -2,7 +2,7 @@
 before any model call.
 
 The paired tail-shape claim (the LLM policy's tail against the random walk's on the same world, per run) is planned
-from its stated effect (`tailmem.control.stated`) over the runs a model plays the policy in, or says the scale's
+from its stated effect (`tailmem.power.stated`) over the runs a model plays the policy in, or says the scale's
 tails come from the model-free proxy. The row reads the `scale`, `rollout`, `power` and `stats` groups only; the
 study's claims table prints the same row's power beside its verdicts.
 """
@@ -10,8 +10,8 @@ study's claims table prints the same row's power beside its verdicts.
 from __future__ import annotations
 
 from tailmem import paths
-from tailmem.control import stated
 from tailmem.graph_runs import contrast_worlds
+from tailmem.power import stated
 from tailmem.records.design import DesignRows
 from tailmem.roles import tail_policy
 from tailmem.settings.stage_settings import StageSettings

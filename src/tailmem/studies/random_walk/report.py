@@ -8,10 +8,10 @@ import logging
 import pandas as pd
 
 from tailmem import outputs, paths
-from tailmem.control.stated import planned_power
 from tailmem.errors import ArtifactError
 from tailmem.graph_runs import contrast_worlds, retrieval_runs, size_runs, tail_contrast_runs
 from tailmem.paths import TABLES, out_dir
+from tailmem.power.stated import planned_power
 from tailmem.provenance import save_provenance, table_footer
 from tailmem.report.audits import EXPLAIN, load_audits, stats_note, table3
 from tailmem.report.table_io import write_table

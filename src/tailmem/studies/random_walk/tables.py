@@ -179,7 +179,7 @@ def claims(
     on the same worlds): see `tail_shape_claims`; concentration rows (with `concentration`,
     `concentration_frame`'s, read at `levels`): see `concentration_claims`. A claim with several parts ends with a
     row combining their verdicts. `planned`: the design check's planned powers
-    (`tailmem.control.stated.planned_power` of the study's `design_rows.rows`), beside the rows they plan.
+    (`tailmem.power.stated.planned_power` of the study's `design_rows.rows`), beside the rows they plan.
     """
     rows = []
     for claim in claim_specs.RANDOM_WALK_SIZE:

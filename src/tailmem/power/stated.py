@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from tailmem.control import power as pw
 from tailmem.errors import ConfigError
-from tailmem.settings.control import ROLES_TIMED
+from tailmem.power import paired as pw
+from tailmem.settings.power import ROLES_TIMED
 
 
 def stated_row(
