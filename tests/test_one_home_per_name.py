@@ -226,6 +226,22 @@ def test_no_library_package_is_named_like_a_study():
     assert sorted(_library_packages() & studies) == sorted(NAMED_LIKE_A_STUDY)
 
 
+def test_only_the_controller_study_reads_the_controller_library():
+    """Before (3e9c467): the fsmem, LongMemEval, ALFWorld and random-walk studies planned their design rows through
+    `tailmem.control.stated` and `tailmem.control.power`, so four studies read the controller study's library (its
+    arms, replay and predictors) for a planned power none of them is about. Planned power is its own package
+    (`tailmem.power`); `tailmem.control` is read by the controller study and the run lists alone."""
+    import grimp
+
+    graph = grimp.build_graph("tailmem", include_external_packages=False, cache_dir=None)
+    inside = {"tailmem.control"} | graph.find_descendants("tailmem.control")
+    importers = {i for m in inside for i in graph.find_modules_that_directly_import(m)} - inside
+    studies = {i.split(".")[2] for i in importers if i.startswith("tailmem.studies.")}
+    others = {i for i in importers if not i.startswith("tailmem.studies.")}
+    assert studies == {"controller"}, studies
+    assert others == {"tailmem.graph_runs"}, others
+
+
 def test_a_library_package_one_study_alone_imports_lives_in_it():
     """Before: `tailmem.accesslog` (read only by the external-log audit) and `tailmem.calibration` (read only by the
     calibration study) sat in the library, and so did `tailmem.alfworld` (the ALFWorld environment and its agents,
