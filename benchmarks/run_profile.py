@@ -8,7 +8,8 @@ machine's excess is seen where it is, and a cut is sized before a two-hour run i
 
 It reads what the run itself wrote: Snakemake's job records (`.snakemake/metadata`: each output's job, rule,
 start and end) and every call cache under `results/` (the `calls` table: role, tokens, latency per call actually
-made). A call served from the cache is not in it, so a resumed run counts each call once.
+made). A call served from the cache is not in it, so a resumed run counts each call once; a results folder that
+earlier runs wrote to holds their calls too, so profile a fresh clone's run.
 
 Run: python benchmarks/run_profile.py [CHECKOUT] [--cores 2] [--rules 15]
 """
