@@ -7,18 +7,20 @@ runs); this splits those job-seconds into the model's calls (the call caches' la
 machine's excess is seen where it is, and a cut is sized before a two-hour run is spent on it.
 
 It reads what the run itself wrote: Snakemake's job records (`.snakemake/metadata`: each output's job, rule,
-start and end) and every call cache under `results/` (the `calls` table: role, tokens, latency per call actually
-made). A call served from the cache is not in it, so a resumed run counts each call once; a results folder that
-earlier runs wrote to holds their calls too, so profile a fresh clone's run.
+start and end) and the call caches the run records (`tailmem.llm.cache_cli.run_caches`, as `cache stats` finds
+them: tokens and latency per call actually made). A call served from the cache is not in it, so a resumed run
+counts each call once; a results folder that earlier runs wrote to holds their calls too, so profile a fresh
+clone's run.
 
-Run: python benchmarks/run_profile.py [CHECKOUT] [--cores 2] [--rules 15]
+Run: python benchmarks/run_profile.py [overrides...] [--dir CHECKOUT] [--cores 2] [--rules 15]
+(the run's Hydra overrides, e.g. scale=smoke, as given to Snakemake's --config)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
+import os
 import sys
 from pathlib import Path
 
@@ -45,22 +47,21 @@ def jobs(checkout: Path) -> pd.DataFrame:
     return out.assign(seconds=out.end - out.start)
 
 
-def calls(checkout: Path) -> pd.DataFrame:
+def calls(checkout: Path, overrides: list[str]) -> pd.DataFrame:
     """Per role: calls, prompt tokens evaluated (sent minus those served from the KV prefix), generated tokens and
-    seconds inside the model, summed over every call cache of the run (the model slice keeps its own)."""
-    frames = []
-    for db in sorted((checkout / "results").rglob("llm_cache.sqlite")):
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-            frames.append(
-                pd.read_sql_query(
-                    "SELECT role, COUNT(*) AS calls, SUM(prompt_tokens - cached_tokens) AS evaluated, "
-                    "SUM(completion_tokens) AS generated, SUM(latency_s) AS seconds FROM calls GROUP BY role",
-                    conn,
-                )
-            )
-    if not frames:
-        return pd.DataFrame(columns=["role", "calls", "evaluated", "generated", "seconds"])
-    return pd.concat(frames).groupby("role", as_index=False).sum()
+    seconds inside the model, over the caches a run with `overrides` records (its scale's and its model slice's,
+    in either layout: `python -m tailmem cache stats` finds and reads them the same way)."""
+    from tailmem.llm.cache_cli import run_caches
+
+    os.chdir(checkout)  # llm.cache_path is relative to the folder the run was made in
+    rows = []
+    for c in run_caches(overrides):
+        if c.location.exists():
+            rows += [
+                (r.role, r.calls, r.prompt_tokens - r.cached_tokens, r.completion_tokens, r.seconds) for r in c.stats()
+            ]
+    out = pd.DataFrame(rows, columns=["role", "calls", "evaluated", "generated", "seconds"])
+    return out.groupby("role", as_index=False).sum()
 
 
 def busy_shares(job_rows: pd.DataFrame, cores: int) -> dict[int, float]:
@@ -78,7 +79,8 @@ def busy_shares(job_rows: pd.DataFrame, cores: int) -> dict[int, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("checkout", type=Path, nargs="?", default=Path("."), help="the folder the run was made in")
+    ap.add_argument("overrides", nargs="*", help="the run's Hydra overrides (scale=smoke...)")
+    ap.add_argument("--dir", dest="checkout", type=Path, default=Path("."), help="the folder the run was made in")
     ap.add_argument("--cores", type=int, default=2, help="the cores the run had (snakemake --cores)")
     ap.add_argument("--rules", type=int, default=15, help="how many rules to list, the dearest first")
     args = ap.parse_args()
@@ -87,12 +89,13 @@ def main() -> None:
         sys.exit(f"{args.checkout}: no finished job recorded")
     wall = done.end.max() - done.start.min()
     job_s = done.seconds.sum()
-    model = calls(args.checkout)
+    model = calls(args.checkout.resolve(), args.overrides)
     model_s = float(model.seconds.sum())
     print(f"{len(done)} jobs in {wall / 60:.1f} min of wall time on {args.cores} cores")
     print(
         f"job-seconds {job_s:,.0f}: model calls {model_s:,.0f} ({int(model.calls.sum()):,} calls), "
-        f"the rest {job_s - model_s:,.0f}; at {args.cores} cores no schedule ends before {job_s / args.cores / 60:.1f} min"
+        f"the rest {job_s - model_s:,.0f}; at {args.cores} cores no schedule ends before "
+        f"{job_s / args.cores / 60:.1f} min"
     )
     shares = busy_shares(done, args.cores)
     print("share of wall time with k jobs running: " + ", ".join(f"{k}: {v:.1%}" for k, v in shares.items()))

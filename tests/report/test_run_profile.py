@@ -1,7 +1,7 @@
 """benchmarks/run_profile.py, the default run's time account: run as a script on a toy checkout (Snakemake job
-records as Snakemake 9 writes them, a call cache with the project's schema), it must count a job of several
-outputs once, add the model's seconds per role from every cache under results/, and bound the wall time by the
-job-seconds over the cores."""
+records as Snakemake 9 writes them, call caches with the project's schema where the default scale and its model
+slice record them), it must count a job of several outputs once, add the model's seconds per role from both caches,
+and bound the wall time by the job-seconds over the cores."""
 
 import json
 import sqlite3
@@ -20,7 +20,7 @@ def _record(folder: Path, name: str, rule: str, job: int, start: float, end: flo
 
 
 def _cache(path: Path, rows: list[tuple[str, int, int, int, float]]) -> None:
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(path) as conn:
         conn.executescript(SCHEMA)
         for i, (role, prompt, cached, completion, latency) in enumerate(rows):
@@ -43,8 +43,8 @@ def test_jobs_calls_and_the_bound(tmp_path):
     (meta / "c").write_text(json.dumps({"rule": "site", "job_hash": 10, "starttime": 150.0, "endtime": None}))
     (meta / "d").write_text("{not json")  # a record being written
     _cache(tmp_path / "results" / "model" / "llm_cache.sqlite", [("predictor", 100, 60, 3, 20.0)] * 2)
-    _cache(tmp_path / "results" / "smoke" / "llm_cache.sqlite", [("policy", 50, 0, 1, 5.0)])
-    out = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True)
+    _cache(tmp_path / "results" / "llm_cache.sqlite", [("policy", 50, 0, 1, 5.0)])
+    out = subprocess.run([sys.executable, str(SCRIPT), "--dir", str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "3 jobs in 1.2 min of wall time on 2 cores"
@@ -57,6 +57,6 @@ def test_jobs_calls_and_the_bound(tmp_path):
 
 
 def test_a_folder_with_no_run_says_so(tmp_path):
-    out = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, str(SCRIPT), "--dir", str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 1
     assert "no Snakemake job records" in out.stderr

@@ -93,6 +93,7 @@ class StageStats:
     cached_tokens: int
     completion_tokens: int
     dollars: float
+    seconds: float  # inside the model: the recorded calls' latencies (what a slow machine spends them on)
 
 
 def wait_for_answer(cache, key: str, poll_s: float, max_poll_s: float) -> ChatResponse | None:
@@ -321,7 +322,7 @@ class CallCache:
         return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
 
     def stats(self) -> list[StageStats]:
-        """Hits, misses, recorded tokens and dollars per (role, stage)."""
+        """Hits, misses, recorded tokens, dollars and seconds per (role, stage)."""
         self.flush()
         return read_stats(self._conn())
 
@@ -347,7 +348,7 @@ def read_stats(conn: sqlite3.Connection) -> list[StageStats]:
         (r, s): rest
         for r, s, *rest in conn.execute(
             "SELECT role, stage, COUNT(*), SUM(prompt_tokens), SUM(cached_tokens), SUM(completion_tokens), "
-            "SUM(dollars) FROM calls GROUP BY role, stage"
+            "SUM(dollars), SUM(latency_s) FROM calls GROUP BY role, stage"
         )
     }
     have = {row[1] for row in conn.execute("PRAGMA table_info(counts)")}
@@ -355,7 +356,7 @@ def read_stats(conn: sqlite3.Connection) -> list[StageStats]:
     counts = {(r, s): rest for r, s, *rest in conn.execute(f"SELECT role, stage, hits, misses, {extra} FROM counts")}
     out = []
     for key in sorted(set(sums) | set(counts)):
-        n, p, c, o, d = sums.get(key, (0, 0, 0, 0, 0.0))
+        n, p, c, o, d, t = sums.get(key, (0, 0, 0, 0, 0.0, 0.0))
         h, m, sent, short = counts.get(key, (0, 0, 0, 0))
-        out.append(StageStats(key[0], key[1], h, m, sent, short, n, p or 0, c or 0, o or 0, d or 0.0))
+        out.append(StageStats(key[0], key[1], h, m, sent, short, n, p or 0, c or 0, o or 0, d or 0.0, t or 0.0))
     return out

@@ -1,6 +1,6 @@
-"""`python -m tailmem cache stats|merge [--db PATH] [overrides...]`: hits, misses, tokens and dollars per role and
-stage; `merge` folds a sharded cache (`llm.cache_layout=shards`: a folder of per-process files) into the one SQLite
-file `llm.cache_path` names, for the tools that read that file (the site's transcripts, `llm_cost`).
+"""`python -m tailmem cache stats|merge [--db PATH] [overrides...]`: hits, misses, tokens, seconds and dollars per
+role and stage; `merge` folds a sharded cache (`llm.cache_layout=shards`: a folder of per-process files) into the one
+SQLite file `llm.cache_path` names, for the tools that read that file (the site's transcripts, `llm_cost`).
 
 `sent` is the number of HTTP requests really sent (retries and failed requests included): what was paid for.
 `short` counts answers billed far fewer prompt tokens than the client sent (the server dropped part of the prompt).
@@ -37,6 +37,13 @@ class RunCache:
         if self.layout == "file" or self.path.is_dir():
             return self.path
         return shards_dir(self.path)
+
+    def stats(self):
+        """Its StageStats rows, read by the class of its layout."""
+        from tailmem.llm.cache import CallCache
+        from tailmem.llm.cache_shards import ShardedCallCache
+
+        return (ShardedCallCache if self.layout == "shards" else CallCache)(self.location).stats()
 
 
 def _compose(overrides: list[str]):
@@ -83,12 +90,13 @@ def recorded(caches: list[RunCache]) -> list[RunCache]:
 
 
 def table(rows) -> str:
-    head = ("role", "stage", "hits", "misses", "sent", "short", "calls", "prompt", "cached", "output", "dollars")
+    head = tuple("role stage hits misses sent short calls prompt cached output seconds dollars".split())
     keys = ("hits", "misses", "sent", "short_prompts", "calls", "prompt_tokens", "cached_tokens", "completion_tokens")
-    body = [(r.role, r.stage, *(getattr(r, k) for k in keys), f"{r.dollars:.4f}") for r in rows]
+    body = [(r.role, r.stage, *(getattr(r, k) for k in keys), f"{r.seconds:.1f}", f"{r.dollars:.4f}") for r in rows]
     if rows:
+        seconds, dollars = sum(r.seconds for r in rows), sum(r.dollars for r in rows)
         body.append(
-            ("total", "", *(sum(getattr(r, k) for r in rows) for k in keys), f"{sum(r.dollars for r in rows):.4f}")
+            ("total", "", *(sum(getattr(r, k) for r in rows) for k in keys), f"{seconds:.1f}", f"{dollars:.4f}")
         )
     cells = [head, *[tuple(str(c) for c in row) for row in body]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(head))]
@@ -105,7 +113,6 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the run (scale=smoke...)")
     args = parser.parse_args(argv)
-    from tailmem.llm.cache import CallCache
     from tailmem.llm.cache_shards import ShardedCallCache, shards_dir
 
     caches = [given_cache(args.db)] if args.db else run_caches(args.overrides)
@@ -126,6 +133,5 @@ def main(argv: list[str]) -> int:
             print(f"call cache {c.location} ({c.what}): nothing recorded\n")
     for c in there:
         print(f"call cache {c.location}" + ("" if c.what == "--db" else f" ({c.what})"))
-        cache = ShardedCallCache(c.location) if c.layout == "shards" else CallCache(c.location)
-        print(table(cache.stats()) + "\n")
+        print(table(c.stats()) + "\n")
     return 0

@@ -67,7 +67,7 @@ class ShardedCallCache:
         self.own: Path | None = None
         self._offsets: dict[str, int] = {}  # file name -> bytes read up to the last whole line
         self._calls: dict[str, str] = {}  # hash -> response JSON text
-        self._sums: dict[str, tuple] = {}  # hash -> (role, stage, prompt, cached, completion, dollars)
+        self._sums: dict[str, tuple] = {}  # hash -> (role, stage, prompt, cached, completion, dollars, seconds)
         self._counts: Counter = Counter()  # (role, stage, counter) -> n, misses included
         self._endpoints: list[tuple] = []  # (base_url, model, endpoint, created)
         self._pending_hits: Counter = Counter()
@@ -136,6 +136,7 @@ class ShardedCallCache:
                         int(meta["cached_tokens"]),
                         int(meta["completion_tokens"]),
                         float(meta["dollars"]),
+                        float(meta["latency_s"]),
                     )
                 self._counts[(meta["role"], meta["stage"], "misses")] += 1
             elif kind == "N":
@@ -298,20 +299,20 @@ class ShardedCallCache:
         return len(self._calls)
 
     def stats(self) -> list[StageStats]:
-        """Hits, misses, recorded tokens and dollars per (role, stage), over every process's file."""
+        """Hits, misses, recorded tokens, dollars and seconds per (role, stage), over every process's file."""
         self.flush()
         self.refresh()
         sums: dict[tuple, list] = {}
-        for role, stage, p, c, o, d in self._sums.values():
-            acc = sums.setdefault((role, stage), [0, 0, 0, 0, 0.0])
-            for i, v in enumerate((1, p, c, o, d)):
+        for role, stage, p, c, o, d, t in self._sums.values():
+            acc = sums.setdefault((role, stage), [0, 0, 0, 0, 0.0, 0.0])
+            for i, v in enumerate((1, p, c, o, d, t)):
                 acc[i] += v
         keys = set(sums) | {(r, s) for r, s, _ in self._counts}
         out = []
         for r, s in sorted(keys):
-            n, p, c, o, d = sums.get((r, s), (0, 0, 0, 0, 0.0))
+            n, p, c, o, d, t = sums.get((r, s), (0, 0, 0, 0, 0.0, 0.0))
             h, m, sent, short = (self._counts[(r, s, k)] for k in ("hits", "misses", "sent", "short_prompts"))
-            out.append(StageStats(r, s, h, m, sent, short, n, p, c, o, d))
+            out.append(StageStats(r, s, h, m, sent, short, n, p, c, o, d, t))
         return out
 
     # -- one file for the tools that read SQLite -----------------------------------------------------------------------
